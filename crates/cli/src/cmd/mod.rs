@@ -1,0 +1,1 @@
+//! One module per subcommand: argument struct and the farm it runs.

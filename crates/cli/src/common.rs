@@ -1,0 +1,69 @@
+//! Arguments and conventions shared by every subcommand.
+
+use seqfarm_farm::FarmConfig;
+use seqfarm_io::output::Overwrite;
+
+/// How many workers to run and where.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FarmArgs {
+    /// Worker threads [default: all cores]
+    #[arg(short = 't', long = "threads", value_name = "N")]
+    pub threads: Option<usize>,
+    /// Pin worker threads to cores
+    #[arg(long)]
+    pub pin: bool,
+}
+
+impl FarmArgs {
+    /// The farm layout these arguments ask for (ordered; callers change what differs).
+    pub fn config(&self) -> FarmConfig {
+        let workers = self
+            .threads
+            .filter(|&n| n > 0)
+            .unwrap_or_else(seqfarm_farm::available_cores);
+        FarmConfig::new(workers).pin(self.pin)
+    }
+}
+
+/// Whether an existing output may be replaced.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ForceArg {
+    /// Overwrite an existing output file
+    #[arg(long)]
+    pub force: bool,
+}
+
+impl ForceArg {
+    /// The IO layer's overwrite policy.
+    pub fn overwrite(&self) -> Overwrite {
+        if self.force {
+            Overwrite::Allow
+        } else {
+            Overwrite::Refuse
+        }
+    }
+}
+
+/// Whether `error` comes from writing into a closed pipe.
+pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return io.kind() == std::io::ErrorKind::BrokenPipe;
+        }
+        cause
+            .downcast_ref::<seqfarm_io::Error>()
+            .is_some_and(seqfarm_io::Error::is_broken_pipe)
+    })
+}
+
+/// Turns a farm error into an `anyhow` error: a role's own error as it is (it names the
+/// file and record), a panic or spawn failure as its message.
+pub fn farm_error<E>(error: seqfarm_farm::FarmError<E>) -> anyhow::Error
+where
+    E: Into<anyhow::Error> + std::fmt::Display,
+{
+    match error.into_source() {
+        Ok(source) => source.into(),
+        Err(other) => anyhow::anyhow!("{other}"),
+    }
+}

@@ -1,0 +1,38 @@
+//! Progress bars on a terminal, nothing otherwise.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// A byte-count progress bar on standard error, hidden when standard error is not a
+/// terminal (pipelines and logs stay clean).
+pub fn bytes(total: u64, label: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total), draw_target());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{prefix} {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_prefix(label.to_string());
+    bar
+}
+
+/// A counter of items (reads, sites, sequences) with no known total.
+pub fn items(label: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(None, draw_target());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} {human_pos} {per_sec} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.set_prefix(label.to_string());
+    bar
+}
+
+fn draw_target() -> ProgressDrawTarget {
+    if std::io::stderr().is_terminal() {
+        ProgressDrawTarget::stderr()
+    } else {
+        ProgressDrawTarget::hidden()
+    }
+}

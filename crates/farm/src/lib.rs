@@ -1,0 +1,119 @@
+//! The task-farm runtime every seqfarm command runs on.
+//!
+//! A farm has three roles:
+//!
+//! * an **emitter** that cuts the input into tasks (it only finds record or block
+//!   boundaries; the heavy parsing is left to the workers),
+//! * `N` **workers**, each with private state created on its own thread (after it is
+//!   pinned, so the memory is first touched on the worker's NUMA node), that process
+//!   tasks,
+//! * a **collector** that receives processed tasks, in input order when asked.
+//!
+//! Emitter and collector share one thread, the *master* (the caller's thread), as in the
+//! Bowtie2-FF design: the master hands a task to a worker, and when the task comes back
+//! it collects the result and refills the same task object with new input.
+//!
+//! Between the master and each worker there are two bounded lock-free
+//! single-producer/single-consumer rings ([`rtrb`]): one carrying tasks out, one carrying
+//! them back (the feedback channel). The farm owns a fixed pool of
+//! `workers × queue_depth` task objects; they travel out and back and are refilled in
+//! place, so the memory a farm holds is bounded by
+//! `task size × workers × queue depth`, whatever the input size.
+//!
+//! Scheduling is on demand: the next task goes to the next worker (round robin) that has
+//! a free slot in its ring, so a slow task never holds up the others. Threads that run
+//! out of work spin briefly and then park; the thread that hands them work wakes them.
+//! There is no lock on the task path.
+//!
+//! The first error (or panic) in any role stops the farm: every thread notices within
+//! one task, and [`run`] returns the error with the role and task it came from. A farm
+//! never returns a partial result as a success.
+//!
+//! ```
+//! use seqfarm_farm::{run, FarmConfig, Fill};
+//!
+//! let mut next = 0u64;
+//! let mut total = 0u64;
+//! let config = FarmConfig::new(2);
+//! let report = run(
+//!     &config,
+//!     || 0u64,
+//!     &mut |task: &mut u64| -> Result<Fill, String> {
+//!         if next == 1000 { return Ok(Fill::End) }
+//!         *task = next;
+//!         next += 1;
+//!         Ok(Fill::Task)
+//!     },
+//!     |_| Ok(|task: &mut u64| -> Result<(), String> { *task *= 2; Ok(()) }),
+//!     &mut |task: &mut u64| -> Result<(), String> { total += *task; Ok(()) },
+//! )
+//! .unwrap();
+//! assert_eq!(total, 999 * 1000);
+//! assert_eq!(report.tasks, 1000);
+//! ```
+
+mod bell;
+mod config;
+mod error;
+mod master;
+mod pin;
+mod worker;
+
+pub use config::FarmConfig;
+pub use error::{FarmError, Stage};
+pub use master::{run, FarmReport};
+pub use pin::available_cores;
+
+/// What the emitter did with the task it was handed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fill {
+    /// The task was filled with new input and should be processed.
+    Task,
+    /// The input is exhausted; the task was left untouched.
+    End,
+}
+
+/// Cuts the input into tasks. Runs on the master thread.
+pub trait Emitter<T, E> {
+    /// Fills `task` (a recycled object: reset what you reuse) with the next piece of input.
+    fn fill(&mut self, task: &mut T) -> Result<Fill, E>;
+}
+
+/// Processes tasks with private state. One per worker thread.
+pub trait Worker<T, E> {
+    /// Processes one task in place.
+    fn process(&mut self, task: &mut T) -> Result<(), E>;
+}
+
+/// Receives processed tasks. Runs on the master thread.
+pub trait Collector<T, E> {
+    /// Takes the results out of `task`; the task object then goes back to the emitter.
+    fn collect(&mut self, task: &mut T) -> Result<(), E>;
+}
+
+impl<T, E, F: FnMut(&mut T) -> Result<Fill, E>> Emitter<T, E> for F {
+    fn fill(&mut self, task: &mut T) -> Result<Fill, E> {
+        self(task)
+    }
+}
+
+impl<T, E, F: FnMut(&mut T) -> Result<(), E>> Worker<T, E> for F {
+    fn process(&mut self, task: &mut T) -> Result<(), E> {
+        self(task)
+    }
+}
+
+impl<T, E, F: FnMut(&mut T) -> Result<(), E>> Collector<T, E> for F {
+    fn collect(&mut self, task: &mut T) -> Result<(), E> {
+        self(task)
+    }
+}
+
+/// What a worker factory is told about the worker it creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerInfo {
+    /// The worker's index, `0..workers`.
+    pub index: usize,
+    /// The core the worker is pinned to, when pinning was asked for and succeeded.
+    pub core: Option<usize>,
+}

@@ -1,0 +1,296 @@
+//! The master loop: emitter and collector on the caller's thread.
+
+use rtrb::{Consumer, Producer, RingBuffer};
+
+use crate::bell::{Bell, Patience};
+use crate::worker::{guarded, Parcel, Shared, Slot, WorkerSeat};
+use crate::{Collector, Emitter, FarmConfig, FarmError, Fill, Stage, Worker, WorkerInfo};
+
+/// What a finished farm hands back.
+pub struct FarmReport<W> {
+    /// Each worker's private state, in worker order, for merging per-worker totals.
+    pub workers: Vec<W>,
+    /// Tasks processed.
+    pub tasks: u64,
+    /// Tasks processed by each worker (a load-balance check).
+    pub tasks_per_worker: Vec<u64>,
+}
+
+impl<W> std::fmt::Debug for FarmReport<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FarmReport")
+            .field("workers", &self.workers.len())
+            .field("tasks", &self.tasks)
+            .field("tasks_per_worker", &self.tasks_per_worker)
+            .finish()
+    }
+}
+
+/// Runs a farm to completion.
+///
+/// `new_task` makes the pool's `config.pool_size()` task objects up front; `emitter`
+/// fills them, one worker per thread (made by `make_worker` on that thread, after
+/// pinning) processes them, and `collector` receives them (in emission order when
+/// `config.ordered`). Returns each worker's state, or the first error.
+pub fn run<T, E, Em, W, Mk, Co>(
+    config: &FarmConfig,
+    mut new_task: impl FnMut() -> T,
+    emitter: &mut Em,
+    make_worker: Mk,
+    collector: &mut Co,
+) -> Result<FarmReport<W>, FarmError<E>>
+where
+    T: Send,
+    E: Send,
+    Em: Emitter<T, E> + ?Sized,
+    W: Worker<T, E> + Send,
+    Mk: Fn(WorkerInfo) -> Result<W, E> + Sync,
+    Co: Collector<T, E> + ?Sized,
+{
+    let workers = config.workers.max(1);
+    let depth = config.queue_depth.max(1);
+    let pool_size = workers * depth;
+    let patience = Patience::for_threads(workers + 1);
+    let shared = Shared::<E>::new();
+    let master_bell = Bell::default();
+    master_bell.attach();
+    let worker_bells: Vec<Bell> = (0..workers).map(|_| Bell::default()).collect();
+
+    let mut to_workers = Vec::with_capacity(workers);
+    let mut from_workers = Vec::with_capacity(workers);
+    let mut seats = Vec::with_capacity(workers);
+    for (index, bell) in worker_bells.iter().enumerate() {
+        let (task_tx, task_rx) = RingBuffer::new(depth);
+        // A worker can hold at most the whole pool, so its result ring never fills.
+        let (result_tx, result_rx) = RingBuffer::new(pool_size);
+        to_workers.push(task_tx);
+        from_workers.push(result_rx);
+        seats.push(WorkerSeat {
+            index,
+            pin: config.pin,
+            input: task_rx,
+            output: result_tx,
+            bell,
+            master_bell: &master_bell,
+            shared: &shared,
+            patience,
+        });
+    }
+    let pool: Vec<Parcel<T>> = (0..pool_size)
+        .map(|_| {
+            Box::new(Slot {
+                seq: 0,
+                task: new_task(),
+            })
+        })
+        .collect();
+
+    let outcome = std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(workers);
+        for seat in seats {
+            let make_worker = &make_worker;
+            let spawned = std::thread::Builder::new()
+                .name(format!("seqfarm-worker-{}", seat.index))
+                .stack_size(8 << 20)
+                .spawn_scoped(scope, move || seat.run(make_worker));
+            match spawned {
+                Ok(handle) => handles.push(handle),
+                Err(e) => {
+                    shared.fail(FarmError::Spawn(e));
+                    break;
+                }
+            }
+        }
+        let tasks = if shared.stopped() {
+            0
+        } else {
+            let mut master = Master {
+                to_workers,
+                from_workers,
+                worker_bells: &worker_bells,
+                bell: &master_bell,
+                shared: &shared,
+                patience,
+                ordered: config.ordered,
+                free: pool,
+                reorder: (0..pool_size).map(|_| None).collect(),
+                next_seq: 0,
+                next_collect: 0,
+                in_flight: 0,
+                next_worker: 0,
+            };
+            match master.run(emitter, collector) {
+                Ok(()) => master.next_seq,
+                Err(e) => {
+                    shared.fail(e);
+                    0
+                }
+            }
+        };
+        // Whether done or failed, every worker must leave its loop now.
+        shared.close_input();
+        for bell in &worker_bells {
+            bell.ring_always();
+        }
+        let results: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
+        (tasks, results)
+    });
+
+    if let Some(error) = shared.take_error() {
+        return Err(error);
+    }
+    let (tasks, results) = outcome;
+    let mut report = FarmReport {
+        workers: Vec::with_capacity(workers),
+        tasks,
+        tasks_per_worker: Vec::with_capacity(workers),
+    };
+    for (index, joined) in results.into_iter().enumerate() {
+        match joined {
+            Ok(Some((state, done))) => {
+                report.workers.push(state);
+                report.tasks_per_worker.push(done);
+            }
+            // A worker only gives up after recording an error, and a panic is caught
+            // inside it; reaching here means a panic escaped while unwinding.
+            _ => {
+                return Err(FarmError::Panicked {
+                    stage: Stage::Worker { index, task: None },
+                    message: "worker thread ended without a result".into(),
+                })
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// The master's side of the farm: the pool, the rings, the reorder buffer.
+struct Master<'a, T, E> {
+    to_workers: Vec<Producer<Parcel<T>>>,
+    from_workers: Vec<Consumer<Parcel<T>>>,
+    worker_bells: &'a [Bell],
+    bell: &'a Bell,
+    shared: &'a Shared<E>,
+    patience: Patience,
+    ordered: bool,
+    /// Task objects ready to be filled.
+    free: Vec<Parcel<T>>,
+    /// Processed tasks waiting for their turn, at `seq mod pool size` (ordered mode).
+    /// At most `pool size` tasks exist, so the tasks in flight or waiting span fewer
+    /// than `pool size` sequence numbers and never collide.
+    reorder: Vec<Option<Parcel<T>>>,
+    next_seq: u64,
+    next_collect: u64,
+    in_flight: usize,
+    next_worker: usize,
+}
+
+impl<T, E> Master<'_, T, E> {
+    fn run<Em, Co>(&mut self, emitter: &mut Em, collector: &mut Co) -> Result<(), FarmError<E>>
+    where
+        Em: Emitter<T, E> + ?Sized,
+        Co: Collector<T, E> + ?Sized,
+    {
+        let mut input_done = false;
+        loop {
+            if self.shared.stopped() {
+                return Ok(());
+            }
+            let mut progressed = self.collect(collector)?;
+            // With a free task object, some worker has room: the pool holds exactly
+            // `workers × depth` objects and each ring holds `depth`.
+            while !input_done {
+                let Some(worker) = self.worker_with_room() else {
+                    break;
+                };
+                let Some(mut parcel) = self.free.pop() else {
+                    break;
+                };
+                match guarded(Stage::Emitter, || emitter.fill(&mut parcel.task))? {
+                    Fill::Task => {
+                        parcel.seq = self.next_seq;
+                        self.next_seq += 1;
+                        if self.to_workers[worker].push(parcel).is_err() {
+                            // Only this thread pushes, and it just saw room.
+                            return Err(FarmError::Panicked {
+                                stage: Stage::Emitter,
+                                message: "task ring full after a room check".into(),
+                            });
+                        }
+                        self.worker_bells[worker].ring();
+                        self.in_flight += 1;
+                        progressed = true;
+                    }
+                    Fill::End => {
+                        self.free.push(parcel);
+                        input_done = true;
+                        self.shared.close_input();
+                        for bell in self.worker_bells {
+                            bell.ring_always();
+                        }
+                    }
+                }
+            }
+            if input_done && self.in_flight == 0 {
+                return Ok(());
+            }
+            if !progressed {
+                let from_workers = &self.from_workers;
+                let shared = self.shared;
+                self.patience.wait(
+                    self.bell,
+                    || from_workers.iter().any(|ring| !ring.is_empty()),
+                    || shared.stopped(),
+                );
+            }
+        }
+    }
+
+    /// Takes every processed task off the result rings and collects what may be
+    /// collected; returns whether anything came back.
+    fn collect<Co>(&mut self, collector: &mut Co) -> Result<bool, FarmError<E>>
+    where
+        Co: Collector<T, E> + ?Sized,
+    {
+        let pool_size = self.reorder.len() as u64;
+        let mut any = false;
+        for ring in 0..self.from_workers.len() {
+            while let Ok(mut parcel) = self.from_workers[ring].pop() {
+                any = true;
+                self.in_flight -= 1;
+                if self.ordered {
+                    let at = (parcel.seq % pool_size) as usize;
+                    self.reorder[at] = Some(parcel);
+                } else {
+                    guarded(Stage::Collector, || collector.collect(&mut parcel.task))?;
+                    self.free.push(parcel);
+                }
+            }
+        }
+        if self.ordered {
+            loop {
+                let at = (self.next_collect % pool_size) as usize;
+                let Some(mut parcel) = self.reorder[at].take() else {
+                    break;
+                };
+                guarded(Stage::Collector, || collector.collect(&mut parcel.task))?;
+                self.free.push(parcel);
+                self.next_collect += 1;
+            }
+        }
+        Ok(any)
+    }
+
+    /// The next worker, round robin, with room in its task ring.
+    fn worker_with_room(&mut self) -> Option<usize> {
+        let n = self.to_workers.len();
+        for k in 0..n {
+            let w = (self.next_worker + k) % n;
+            if !self.to_workers[w].is_full() {
+                self.next_worker = (w + 1) % n;
+                return Some(w);
+            }
+        }
+        None
+    }
+}

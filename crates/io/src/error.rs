@@ -1,0 +1,87 @@
+//! The error type of the IO layer: every variant names the file it is about.
+
+use std::path::{Path, PathBuf};
+
+/// Result with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An input or output problem, with the file (and, for bad data, where in it).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The operating system refused or failed an operation on the file.
+    #[error("{}: {source}", display_path(path))]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// The file's content is not what its format requires.
+    #[error("{}: {message} (at byte offset {offset})", display_path(path))]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// Byte offset in the file (compressed offset for compressed files).
+        offset: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// A record of the file is malformed.
+    #[error("{}: record {record}: {message}", display_path(path))]
+    Record {
+        /// The file.
+        path: PathBuf,
+        /// 1-based record number (line number for line-based formats where stated).
+        record: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The output file exists and overwriting was not asked for.
+    #[error("{}: already exists (use --force to overwrite)", display_path(path))]
+    Exists {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl Error {
+    /// An [`Error::Io`] for `path`.
+    pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.as_ref().to_path_buf(),
+            source,
+        }
+    }
+
+    /// An [`Error::Format`] for `path` at byte `offset`.
+    pub fn format(path: impl AsRef<Path>, offset: u64, message: impl Into<String>) -> Self {
+        Error::Format {
+            path: path.as_ref().to_path_buf(),
+            offset,
+            message: message.into(),
+        }
+    }
+
+    /// An [`Error::Record`] for record `record` (1-based) of `path`.
+    pub fn record(path: impl AsRef<Path>, record: u64, message: impl Into<String>) -> Self {
+        Error::Record {
+            path: path.as_ref().to_path_buf(),
+            record,
+            message: message.into(),
+        }
+    }
+
+    /// Whether this is a broken pipe on output (the reader went away: not a failure).
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+/// `-` is shown as "standard input/output" in messages.
+fn display_path(path: &Path) -> String {
+    if path == Path::new("-") {
+        "(standard stream)".to_string()
+    } else {
+        path.display().to_string()
+    }
+}

@@ -1,0 +1,151 @@
+//! Outputs that appear only when complete.
+//!
+//! [`Output::create`] writes to a hidden temporary file in the destination's directory;
+//! [`Output::commit`] flushes it and renames it over the destination. Dropping an
+//! uncommitted output deletes the temporary file, so an error or a panic never leaves a
+//! truncated file under the real name. `-` writes to standard output directly.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Result};
+
+/// Write buffer size.
+const BUFFER: usize = 1 << 20;
+
+/// Whether an existing destination may be replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overwrite {
+    /// Refuse: the run fails with [`Error::Exists`] before any work is done.
+    Refuse,
+    /// Replace the existing file on success (`--force`).
+    Allow,
+}
+
+/// An output being written: standard output, or a temporary file renamed on commit.
+pub struct Output {
+    path: PathBuf,
+    temp: Option<PathBuf>,
+    writer: BufWriter<Box<dyn Write + Send>>,
+}
+
+impl Output {
+    /// Opens `path` for writing (`-` for standard output). Fails at once if the file
+    /// exists and `overwrite` is [`Overwrite::Refuse`].
+    pub fn create(path: impl AsRef<Path>, overwrite: Overwrite) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        if path == Path::new("-") {
+            return Ok(Self {
+                path,
+                temp: None,
+                writer: BufWriter::with_capacity(BUFFER, Box::new(io::stdout())),
+            });
+        }
+        if overwrite == Overwrite::Refuse && path.exists() {
+            return Err(Error::Exists { path });
+        }
+        let temp = temp_path(&path);
+        let file = File::create(&temp).map_err(|e| Error::io(&path, e))?;
+        Ok(Self {
+            path,
+            temp: Some(temp),
+            writer: BufWriter::with_capacity(BUFFER, Box::new(file)),
+        })
+    }
+
+    /// The destination path (`-` for standard output).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Wraps an I/O error from writing this output with its path.
+    pub fn error(&self, source: io::Error) -> Error {
+        Error::io(&self.path, source)
+    }
+
+    /// Writes all of `bytes`, with the path in any error.
+    pub fn put(&mut self, bytes: &[u8]) -> Result<()> {
+        self.writer
+            .write_all(bytes)
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// Flushes everything and moves the file into place.
+    pub fn commit(mut self) -> Result<()> {
+        self.writer.flush().map_err(|e| Error::io(&self.path, e))?;
+        if let Some(temp) = self.temp.take() {
+            std::fs::rename(&temp, &self.path).map_err(|e| {
+                let _ = std::fs::remove_file(&temp);
+                Error::io(&self.path, e)
+            })?;
+        }
+        Ok(())
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.writer.write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer.flush()
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if let Some(temp) = self.temp.take() {
+            let _ = std::fs::remove_file(temp);
+        }
+    }
+}
+
+/// `dir/.name.seqfarm-PID.tmp`: hidden, in the same directory (so the rename is atomic),
+/// and unique per process.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    path.with_file_name(format!(".{name}.seqfarm-{}.tmp", std::process::id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appears_only_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.txt");
+        let mut out = Output::create(&dest, Overwrite::Refuse).unwrap();
+        out.put(b"partial").unwrap();
+        assert!(!dest.exists());
+        drop(out);
+        assert!(!dest.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let mut out = Output::create(&dest, Overwrite::Refuse).unwrap();
+        out.put(b"whole").unwrap();
+        out.commit().unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), b"whole");
+    }
+
+    #[test]
+    fn existing_file_needs_force() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.txt");
+        std::fs::write(&dest, b"old").unwrap();
+        let err = Output::create(&dest, Overwrite::Refuse).err().unwrap();
+        assert!(err.to_string().contains("already exists"));
+        let mut out = Output::create(&dest, Overwrite::Allow).unwrap();
+        out.put(b"new").unwrap();
+        out.commit().unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), b"new");
+    }
+}

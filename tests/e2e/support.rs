@@ -1,0 +1,42 @@
+//! Running the binary and finding test data.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// The `seqfarm` binary built for these tests.
+pub fn seqfarm() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_seqfarm"))
+}
+
+/// Runs `seqfarm ARGS`, returning its output.
+pub fn run(args: &[&str]) -> Output {
+    seqfarm().args(args).output().expect("seqfarm runs")
+}
+
+/// `tests/data/NAME` in the repository.
+pub fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data")
+        .join(name)
+}
+
+/// The shared data directory beside the repository, when it is there (larger optional
+/// tests use it; they are skipped without it).
+#[allow(dead_code)]
+pub fn shared_data(rel: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("SEQFARM_SHARED_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"));
+    let path = dir.join(rel);
+    path.exists().then_some(path)
+}
+
+/// Whether `tool` is on the PATH (peer tools for cross-checks).
+#[allow(dead_code)]
+pub fn have(tool: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {tool} >/dev/null")])
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
