@@ -11,7 +11,7 @@
 use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::thread::Thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Longest a parked thread sleeps before it re-checks on its own (a safety net only).
 const PARK_LIMIT: Duration = Duration::from_millis(50);
@@ -52,22 +52,28 @@ impl Bell {
 /// How long a thread spins before it parks.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Patience {
-    spins: u32,
+    spin: Duration,
+    yields: u32,
     park_limit: Duration,
 }
 
 impl Patience {
-    /// Spins long enough to cover a round trip through a ring when every thread has a
-    /// core of its own; barely at all when threads outnumber cores, where a spinning
-    /// thread would only take time from the one it waits for.
+    /// When every thread has a core of its own, spins for 200 µs: long enough to cover
+    /// the other side's round trip, and a parked thread costs far more (a futex wake-up
+    /// plus the scheduler's latency, 20-50 µs on a virtual machine, paid on both sides of
+    /// every hand-over once threads start to sleep in turn). When threads outnumber cores,
+    /// a spinning thread would only take time from the one it waits for: it barely
+    /// spins, then yields its core a few times (letting the thread it waits for run)
+    /// before it parks.
     pub(crate) fn for_threads(threads: usize) -> Self {
-        let spins = if threads <= crate::available_cores() {
-            4096
+        let (spin, yields) = if threads <= crate::available_cores() {
+            (Duration::from_micros(200), 0)
         } else {
-            64
+            (Duration::from_micros(2), 8)
         };
         Self {
-            spins,
+            spin,
+            yields,
             park_limit: PARK_LIMIT,
         }
     }
@@ -80,11 +86,26 @@ impl Patience {
         mut ready: impl FnMut() -> bool,
         stop: impl Fn() -> bool,
     ) {
-        for _ in 0..self.spins {
+        if ready() || stop() {
+            return;
+        }
+        let start = Instant::now();
+        'spin: loop {
+            for _ in 0..32 {
+                std::hint::spin_loop();
+                if ready() || stop() {
+                    return;
+                }
+            }
+            if start.elapsed() >= self.spin {
+                break 'spin;
+            }
+        }
+        for _ in 0..self.yields {
+            std::thread::yield_now();
             if ready() || stop() {
                 return;
             }
-            std::hint::spin_loop();
         }
         loop {
             bell.sleeping.store(true, Ordering::SeqCst);
@@ -116,7 +137,8 @@ mod tests {
         let counter = Arc::new(AtomicU64::new(0));
         let ack = Arc::new(AtomicU64::new(0));
         let patience = Patience {
-            spins: 0,
+            spin: Duration::ZERO,
+            yields: 0,
             park_limit: Duration::from_secs(60),
         };
         let start = std::time::Instant::now();

@@ -118,6 +118,7 @@ where
                 next_collect: 0,
                 in_flight: 0,
                 next_worker: 0,
+                pending: None,
             };
             match master.run(emitter, collector) {
                 Ok(()) => master.next_seq,
@@ -183,6 +184,8 @@ struct Master<'a, T, E> {
     next_collect: u64,
     in_flight: usize,
     next_worker: usize,
+    /// A filled task no ring had room for.
+    pending: Option<Parcel<T>>,
 }
 
 impl<T, E> Master<'_, T, E> {
@@ -197,41 +200,49 @@ impl<T, E> Master<'_, T, E> {
                 return Ok(());
             }
             let mut progressed = self.collect(collector)?;
-            // With a free task object, some worker has room: the pool holds exactly
-            // `workers × depth` objects and each ring holds `depth`.
-            while !input_done {
-                let Some(worker) = self.worker_with_room() else {
-                    break;
-                };
-                let Some(mut parcel) = self.free.pop() else {
-                    break;
-                };
-                match guarded(Stage::Emitter, || emitter.fill(&mut parcel.task))? {
-                    Fill::Task => {
-                        parcel.seq = self.next_seq;
-                        self.next_seq += 1;
-                        if self.to_workers[worker].push(parcel).is_err() {
-                            // Only this thread pushes, and it just saw room.
-                            return Err(FarmError::Panicked {
-                                stage: Stage::Emitter,
-                                message: "task ring full after a room check".into(),
-                            });
+            loop {
+                let parcel = match self.pending.take() {
+                    Some(parcel) => parcel,
+                    None => {
+                        if input_done {
+                            break;
                         }
-                        self.worker_bells[worker].ring();
+                        let Some(mut parcel) = self.free.pop() else {
+                            break;
+                        };
+                        match guarded(Stage::Emitter, || emitter.fill(&mut parcel.task))? {
+                            Fill::Task => {
+                                parcel.seq = self.next_seq;
+                                self.next_seq += 1;
+                                parcel
+                            }
+                            Fill::End => {
+                                self.free.push(parcel);
+                                input_done = true;
+                                self.shared.close_input();
+                                for bell in self.worker_bells {
+                                    bell.ring_always();
+                                }
+                                break;
+                            }
+                        }
+                    }
+                };
+                match self.push_to_worker(parcel) {
+                    Ok(()) => {
                         self.in_flight += 1;
                         progressed = true;
                     }
-                    Fill::End => {
-                        self.free.push(parcel);
-                        input_done = true;
-                        self.shared.close_input();
-                        for bell in self.worker_bells {
-                            bell.ring_always();
-                        }
+                    Err(parcel) => {
+                        // Every ring is full: wait for results. (With the pool's size
+                        // equal to the rings' total room this does not happen, but a
+                        // filled task must never be lost.)
+                        self.pending = Some(parcel);
+                        break;
                     }
                 }
             }
-            if input_done && self.in_flight == 0 {
+            if input_done && self.in_flight == 0 && self.pending.is_none() {
                 return Ok(());
             }
             if !progressed {
@@ -281,16 +292,23 @@ impl<T, E> Master<'_, T, E> {
         Ok(any)
     }
 
-    /// The next worker, round robin, with room in its task ring.
-    fn worker_with_room(&mut self) -> Option<usize> {
+    /// Hands `parcel` to the next worker, round robin, with room in its ring, and wakes
+    /// it; gives the parcel back when every ring is full. A push only reads the
+    /// consumer's position when its cached copy says the ring is full, so the common
+    /// case touches no cache line the worker writes.
+    fn push_to_worker(&mut self, mut parcel: Parcel<T>) -> Result<(), Parcel<T>> {
         let n = self.to_workers.len();
         for k in 0..n {
             let w = (self.next_worker + k) % n;
-            if !self.to_workers[w].is_full() {
-                self.next_worker = (w + 1) % n;
-                return Some(w);
+            match self.to_workers[w].push(parcel) {
+                Ok(()) => {
+                    self.worker_bells[w].ring();
+                    self.next_worker = (w + 1) % n;
+                    return Ok(());
+                }
+                Err(rtrb::PushError::Full(back)) => parcel = back,
             }
         }
-        None
+        Err(parcel)
     }
 }

@@ -153,7 +153,12 @@ fn pool_is_bounded_whatever_the_input_size() {
             buf[0] = 1;
             Ok(Fill::Task)
         },
-        |_| Ok(|buf: &mut Vec<u8>| -> Result<(), String> { Ok(buf[1] = buf[0]) }),
+        |_| {
+            Ok(|buf: &mut Vec<u8>| -> Result<(), String> {
+                buf[1] = buf[0];
+                Ok(())
+            })
+        },
         &mut |_: &mut Vec<u8>| -> Result<(), String> { Ok(()) },
     )
     .unwrap();
