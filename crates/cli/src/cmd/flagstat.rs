@@ -29,7 +29,7 @@ mod sam;
 /// Compressed bytes per indexed work unit, at most.
 const RANGE_UNIT: u64 = 4 << 20;
 /// Compressed bytes per batch of blocks in the unindexed part.
-const BLOCK_BATCH: u64 = 512 << 10;
+const BLOCK_BATCH: u64 = 256 << 10;
 /// Bytes read from the input to recognise its format.
 const HEAD: usize = 1 << 17;
 
