@@ -191,6 +191,7 @@ impl Worker<Task, Error> for FlagWorker<'_> {
         match (&task.work, self.bam) {
             (Work::Range(range), Some(bam)) => {
                 let counts = &mut self.counts;
+                bam.prefetch(range.start.compressed()..range.end.compressed() + 65536);
                 self.reader.for_each(bam, *range, |r| {
                     count_record(counts, &r);
                     ControlFlow::Continue(())
@@ -199,6 +200,7 @@ impl Worker<Task, Error> for FlagWorker<'_> {
             }
             (Work::Blocks(batch), Some(bam)) => {
                 let blocks = batch.blocks.clone();
+                bam.prefetch(blocks.clone());
                 task.inflated.clear();
                 let bytes = &bam.bytes()[blocks.start as usize..blocks.end as usize];
                 self.inflater

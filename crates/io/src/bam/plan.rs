@@ -69,7 +69,8 @@ impl WorkPlan {
     /// Every record of the BAM as a sequence of [`WorkUnit`]s, in file order: ranges of
     /// at most twice the unit size as they are, and the rest (ranges the index could not
     /// cut finely enough, such as deep coverage of a small region, and the tail) as
-    /// batches of whole blocks of about `batch_bytes` compressed bytes, walked by one
+    /// batches of whole blocks of about `batch_bytes` compressed bytes (and at most about
+    /// four times that inflated), walked by one
     /// [`RecordStitcher`](super::RecordStitcher) per segment.
     pub fn units<'a>(&self, bam: &'a BamFile, batch_bytes: u64) -> WorkUnits<'a> {
         let mut segments = Vec::with_capacity(self.ranges.len() + 1);
@@ -232,7 +233,12 @@ impl Segment<'_> {
     fn batch(&mut self, batch_bytes: u64) -> Result<BlockBatch, BgzfError> {
         let first_block = self.scanner.position();
         let mut inflated = 0usize;
-        while !self.scanner.is_done() && self.scanner.position() - first_block < batch_bytes {
+        // Highly compressible data (no SEQ/QUAL) inflates to many times its size: cap
+        // the inflated bytes too, so a batch's buffer stays small.
+        while !self.scanner.is_done()
+            && self.scanner.position() - first_block < batch_bytes
+            && (inflated as u64) < 4 * batch_bytes
+        {
             let Some(block) = self.scanner.next() else {
                 break;
             };
