@@ -9,12 +9,13 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The operating system refused or failed an operation on the file.
-    #[error("{}: {source}", display_path(path))]
+    #[error("{}: {cause}", display_path(path))]
     Io {
         /// The file.
         path: PathBuf,
-        /// What the operating system said.
-        source: std::io::Error,
+        /// What the operating system said. (Shown in the message, not chained as a
+        /// source, so `{:#}` does not print it twice.)
+        cause: std::io::Error,
     },
     /// The file's content is not what its format requires.
     #[error("{}: {message} (at byte offset {offset})", display_path(path))]
@@ -46,10 +47,10 @@ pub enum Error {
 
 impl Error {
     /// An [`Error::Io`] for `path`.
-    pub fn io(path: impl AsRef<Path>, source: std::io::Error) -> Self {
+    pub fn io(path: impl AsRef<Path>, cause: std::io::Error) -> Self {
         Error::Io {
             path: path.as_ref().to_path_buf(),
-            source,
+            cause,
         }
     }
 
@@ -73,7 +74,7 @@ impl Error {
 
     /// Whether this is a broken pipe on output (the reader went away: not a failure).
     pub fn is_broken_pipe(&self) -> bool {
-        matches!(self, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe)
+        matches!(self, Error::Io { cause, .. } if cause.kind() == std::io::ErrorKind::BrokenPipe)
     }
 }
 
