@@ -272,7 +272,7 @@ impl FmIndex {
     /// The reference: packed bases plus ambiguity mask, by global coordinate.
     pub fn reference(&self) -> Reference<'_> {
         let bases = PackedBases::new(self.reference_words, self.genome_len())
-            .unwrap_or_else(|| unreachable_bases());
+            .unwrap_or_else(unreachable_bases);
         Reference::new(bases, &self.mask)
     }
 
