@@ -238,8 +238,9 @@ impl FmIndex {
         matches!(self.backing, Backing::Copied(_))
     }
 
-    /// The index file's bytes.
-    pub(crate) fn bytes(&self) -> &[u8] {
+    /// The memory holding the whole index (the file mapping, or the anonymous copy):
+    /// what a NUMA policy (`mbind`, `madvise`) would be applied to.
+    pub fn bytes(&self) -> &[u8] {
         self.backing.bytes()
     }
 
