@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use seqfarm_core::nucleotide::AMBIGUOUS;
-use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
+use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions, SmemScratch};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -95,6 +95,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         hits.len(),
         secs * 1e9 / hits.len().max(1) as f64,
         index.sa_rate()
+    );
+
+    // SMEMs of 100,000 150-bp reads: genome pieces with a substitution every ~50 bases.
+    let mut reads = Vec::with_capacity(100_000);
+    while reads.len() < 100_000 {
+        let start = next() % (index.genome_len() - 150);
+        reference.fetch_codes(start, start + 150, &mut window);
+        if window.contains(&AMBIGUOUS) {
+            continue;
+        }
+        for base in window.iter_mut() {
+            if next() % 50 == 0 {
+                *base = (*base + 1 + (next() % 3) as u8) % 4;
+            }
+        }
+        reads.push(window.clone());
+    }
+    let mut scratch = SmemScratch::default();
+    let mut smems = Vec::new();
+    let mut total = 0;
+    let t = Instant::now();
+    for read in &reads {
+        index.smems(read, 19, &mut scratch, &mut smems);
+        total += smems.len();
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "smems\t{secs:.4}\t100000 150-bp reads (2% substitutions), {total} SMEMs of 19+ bases, {:.1} us per read",
+        secs * 1e6 / 1e5
     );
     Ok(())
 }
