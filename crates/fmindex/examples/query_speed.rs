@@ -1,5 +1,5 @@
 //! Times loading an index and running queries on it:
-//! `cargo run --release -p seqfarm-fmindex --example query_speed -- INDEX.sfi [N] [LEN]`.
+//! `cargo run --release -p seqfarm-fmindex --example query_speed -- INDEX.sfi [N] [LEN] [mmap|copy]`.
 //!
 //! Prints one `name<TAB>seconds<TAB>detail` line per measurement: load (memory-mapped,
 //! with and without checksum verification, and copied), N counts of random LEN-mers,
@@ -18,6 +18,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("usage: query_speed INDEX.sfi [N] [LEN]")?;
     let n: usize = args.get(2).map_or(Ok(1_000_000), |s| s.parse())?;
     let len: usize = args.get(3).map_or(Ok(20), |s| s.parse())?;
+    let mode = match args.get(4).map(String::as_str) {
+        None | Some("mmap") => LoadMode::Mmap,
+        Some("copy") => LoadMode::Copy,
+        Some(other) => return Err(format!("unknown load mode {other:?}").into()),
+    };
 
     for (name, mode, verify) in [
         ("load_mmap_verified", LoadMode::Mmap, true),
@@ -38,7 +43,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             index.file_len()
         );
     }
-    let index = FmIndex::open(path, LoadOptions::default())?;
+    let index = FmIndex::open(
+        path,
+        LoadOptions {
+            mode,
+            verify_checksums: true,
+        },
+    )?;
+    println!("queries_on\t0\t{mode:?}-loaded index");
 
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = move || {

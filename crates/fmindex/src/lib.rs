@@ -24,7 +24,7 @@
 //! multi-threaded; 32-bit values when the text has fewer than 2^31 characters, 64-bit
 //! otherwise) and writes the blocks, samples and k-mer table. [`IndexImage::write_to`]
 //! writes one versioned file (magic, version, parameters, per-section xxh3 checksums,
-//! page-aligned sections, see [`format`]); [`FmIndex::open`] maps it (or copies it into
+//! page-aligned sections, see [`mod@format`]); [`FmIndex::open`] maps it (or copies it into
 //! anonymous memory, [`LoadMode::Copy`]) and uses it in place, with no rebuilding.
 //! [`FmIndex::check`] verifies every invariant.
 //!

@@ -114,7 +114,10 @@ fn index_is_shared_between_threads() {
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
-    assert_eq!(counts, vec![index.count(&[0, 0, 3]), index.count(&[1, 1, 2])]);
+    assert_eq!(
+        counts,
+        vec![index.count(&[0, 0, 3]), index.count(&[1, 1, 2])]
+    );
 }
 
 #[test]
