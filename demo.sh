@@ -13,3 +13,8 @@ step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
 # flagstat: samtools-identical FLAG statistics, parallel through the BAM index.
 step "$sf" flagstat -t 2 "$data/bam/chm1.bam"
 step "$sf" flagstat -O tsv "$data/bam/sarscov2.bam"
+# Index a small genome (E. coli and human chr20 pieces; chr20 starts with 60 kbp of N) and
+# look up a few patterns on both strands.
+step "$sf" index -t 2 -o "$out/piece" "$data/index_ref.fa.gz"
+step "$sf" index --check "$out/piece"
+step "$sf" locate -x "$out/piece" --max-hits 5 AGCTTTTCATTCTGACTGCAACGG GGATCC NNNNNNNNNN

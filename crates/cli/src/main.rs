@@ -25,12 +25,16 @@ struct Cli {
 enum Command {
     /// FLAG statistics of a BAM/SAM, identical to samtools flagstat (parallel through the index)
     Flagstat(cmd::flagstat::FlagstatArgs),
+    Index(cmd::index::IndexArgs),
+    Locate(cmd::locate::LocateArgs),
 }
 
 impl Command {
     fn run(self) -> anyhow::Result<()> {
         match self {
             Command::Flagstat(args) => cmd::flagstat::run(args),
+            Command::Index(args) => args.run(),
+            Command::Locate(args) => args.run(),
         }
     }
 }

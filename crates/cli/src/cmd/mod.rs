@@ -1,2 +1,4 @@
 //! One module per subcommand: argument struct and the farm it runs.
 pub mod flagstat;
+pub mod index;
+pub mod locate;
