@@ -22,11 +22,16 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// FLAG statistics of a BAM/SAM, identical to samtools flagstat (parallel through the index)
+    Flagstat(cmd::flagstat::FlagstatArgs),
+}
 
 impl Command {
     fn run(self) -> anyhow::Result<()> {
-        match self {}
+        match self {
+            Command::Flagstat(args) => cmd::flagstat::run(args),
+        }
     }
 }
 

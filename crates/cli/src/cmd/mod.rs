@@ -1,1 +1,2 @@
 //! One module per subcommand: argument struct and the farm it runs.
+pub mod flagstat;

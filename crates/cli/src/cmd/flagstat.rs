@@ -1,0 +1,349 @@
+//! `seqfarm flagstat`: samtools-identical FLAG statistics, parallel through the BAM index.
+//!
+//! * An indexed BAM is memory-mapped and cut by its index into work units of about equal
+//!   compressed size that start at record boundaries; each worker inflates its own blocks
+//!   and counts into private [`FlagCounts`], merged at the end.
+//! * The unplaced unmapped reads after the last indexed record, and the whole file when
+//!   there is no index (or the BAM comes from standard input), are cut at BGZF blocks:
+//!   workers inflate, and the collector walks the records across blocks in order.
+//! * SAM (plain or gzip) is read sequentially.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Cursor, Read};
+use std::ops::{ControlFlow, Range};
+use std::path::{Path, PathBuf};
+
+use seqfarm_farm::{FarmConfig, Fill, Worker};
+use seqfarm_io::bam::{
+    BamFile, BamIndex, BamStream, RangeReader, Record, RecordStitcher, WorkPlan,
+};
+use seqfarm_io::bgzf::{self, InflateBuffer, Inflater, VirtualRange};
+use seqfarm_io::output::Output;
+use seqfarm_io::Error;
+use seqfarm_regions::{FlagCounts, FlagstatFormat};
+
+use crate::common::{farm_error, FarmArgs, ForceArg};
+
+mod sam;
+
+/// Compressed bytes per indexed work unit, at most.
+const RANGE_UNIT: u64 = 4 << 20;
+/// Compressed bytes per batch of blocks in the unindexed part.
+const BLOCK_BATCH: u64 = 512 << 10;
+/// Bytes read from the input to recognise its format.
+const HEAD: usize = 1 << 17;
+
+/// Counts reads by FLAG category, as `samtools flagstat` does (same output, byte for byte).
+#[derive(Debug, clap::Args)]
+pub struct FlagstatArgs {
+    #[command(flatten)]
+    farm: FarmArgs,
+    /// Output format: default, json or tsv (as samtools flagstat -O)
+    #[arg(short = 'O', long = "output-fmt", value_name = "FORMAT", default_value = "default", value_parser = parse_format)]
+    format: FlagstatFormat,
+    /// Write the report to FILE instead of standard output (appears only when complete)
+    #[arg(short = 'o', long = "output", value_name = "FILE", default_value = "-")]
+    output: PathBuf,
+    #[command(flatten)]
+    force: ForceArg,
+    /// Input: BAM (indexed or not), SAM or gzip-compressed SAM; `-` for standard input
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+}
+
+fn parse_format(s: &str) -> Result<FlagstatFormat, String> {
+    match s {
+        "default" => Ok(FlagstatFormat::Default),
+        "json" | "JSON" => Ok(FlagstatFormat::Json),
+        "tsv" | "TSV" => Ok(FlagstatFormat::Tsv),
+        other => Err(format!("unknown format {other:?} (default, json or tsv)")),
+    }
+}
+
+/// Runs `seqfarm flagstat`.
+pub fn run(args: FlagstatArgs) -> anyhow::Result<()> {
+    let config = args.farm.config();
+    let mut out = Output::create(&args.output, args.force.overwrite())?;
+    let counts = count(&args.input, &config)?;
+    out.put(counts.render(args.format).as_bytes())?;
+    out.commit()?;
+    Ok(())
+}
+
+/// Counts the records of `input` (a path or `-`).
+pub fn count(input: &Path, config: &FarmConfig) -> anyhow::Result<FlagCounts> {
+    let stdin = input == Path::new("-");
+    let mut raw: Box<dyn Read + Send> = if stdin {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(File::open(input).map_err(|e| Error::io(input, e))?)
+    };
+    let mut head = Vec::with_capacity(HEAD);
+    (&mut raw)
+        .take(HEAD as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(input, e))?;
+    let is_bam =
+        sniff_bam(&head).map_err(|e| Error::format(input, e.offset, e.kind.to_string()))?;
+    let reader = Cursor::new(head).chain(raw);
+    if is_bam && !stdin {
+        drop(reader);
+        count_bam_file(input, config)
+    } else if is_bam {
+        count_bam_stream(input, reader, config)
+    } else if looks_binary(reader.get_ref().0.get_ref()) {
+        Err(Error::format(
+            input,
+            0,
+            "not a BAM, SAM or gzip-compressed SAM file (binary data without a BGZF block)",
+        )
+        .into())
+    } else {
+        count_sam(input, reader)
+    }
+}
+
+/// Whether the first bytes are binary: neither text nor gzip.
+fn looks_binary(head: &[u8]) -> bool {
+    !head.starts_with(&[0x1f, 0x8b])
+        && head
+            .iter()
+            .take(4096)
+            .any(|&b| b == 0 || (b < 0x20 && !b"\t\r\n".contains(&b)))
+}
+
+/// Whether `head` starts a BAM. A BGZF file whose first block is corrupt is an error
+/// here (not a guess that it might be SAM).
+fn sniff_bam(head: &[u8]) -> Result<bool, bgzf::BgzfError> {
+    if !head.starts_with(&[0x1f, 0x8b, 0x08, 0x04]) {
+        return Ok(false);
+    }
+    match bgzf::block_at(head, 0) {
+        Ok(info) => {
+            let mut out = InflateBuffer::new();
+            Inflater::new().inflate_raw(&head[..info.size], 0, &mut out)?;
+            Ok(out.as_slice().starts_with(b"BAM\x01"))
+        }
+        Err(e) if e.kind == bgzf::BgzfErrorKind::NotBgzf => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// What one task carries.
+#[derive(Debug, Clone)]
+enum Work {
+    /// Nothing yet (a fresh task object).
+    Idle,
+    /// Records in a virtual-offset range: the worker counts them itself.
+    Range(VirtualRange),
+    /// Whole blocks at this byte range of the mapped file: inflated by the worker,
+    /// walked by the collector.
+    Blocks(Range<u64>),
+    /// Whole blocks copied from a stream into `raw`, the first at this stream offset.
+    Copied(u64),
+}
+
+/// A task object; its buffers are reused from task to task.
+struct Task {
+    work: Work,
+    raw: Vec<u8>,
+    inflated: InflateBuffer,
+}
+
+fn new_task() -> Task {
+    Task {
+        work: Work::Idle,
+        raw: Vec::new(),
+        inflated: InflateBuffer::new(),
+    }
+}
+
+/// A worker's private state: its inflater, range reader and counts.
+struct FlagWorker<'a> {
+    bam: Option<&'a BamFile>,
+    name: &'a Path,
+    reader: RangeReader,
+    inflater: Inflater,
+    counts: FlagCounts,
+}
+
+impl<'a> FlagWorker<'a> {
+    fn new(bam: Option<&'a BamFile>, name: &'a Path) -> Self {
+        Self {
+            bam,
+            name,
+            reader: RangeReader::new(),
+            inflater: Inflater::new(),
+            counts: FlagCounts::default(),
+        }
+    }
+}
+
+#[inline(always)]
+fn count_record(counts: &mut FlagCounts, r: &Record<'_>) {
+    counts.count(r.flag(), r.ref_id(), r.next_ref_id(), r.mapq());
+}
+
+impl Worker<Task, Error> for FlagWorker<'_> {
+    fn process(&mut self, task: &mut Task) -> Result<(), Error> {
+        let name = self.name;
+        let bgzf_error = |e: bgzf::BgzfError| Error::format(name, e.offset, e.kind.to_string());
+        match (&task.work, self.bam) {
+            (Work::Range(range), Some(bam)) => {
+                let counts = &mut self.counts;
+                self.reader.for_each(bam, *range, |r| {
+                    count_record(counts, &r);
+                    ControlFlow::Continue(())
+                })?;
+                bam.release(range.start.compressed()..range.end.compressed());
+            }
+            (Work::Blocks(blocks), Some(bam)) => {
+                task.inflated.clear();
+                let bytes = &bam.bytes()[blocks.start as usize..blocks.end as usize];
+                self.inflater
+                    .inflate_blocks(bytes, blocks.start, &mut task.inflated)
+                    .map_err(bgzf_error)?;
+                bam.release(blocks.clone());
+            }
+            (Work::Copied(first), _) => {
+                task.inflated.clear();
+                self.inflater
+                    .inflate_blocks(&task.raw, *first, &mut task.inflated)
+                    .map_err(bgzf_error)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Collector side of the unindexed part: walks records across inflated batches.
+fn stitch(
+    stitcher: &mut RecordStitcher,
+    counts: &mut FlagCounts,
+    task: &Task,
+    name: &Path,
+) -> Result<(), Error> {
+    let at = match &task.work {
+        Work::Blocks(b) => b.start,
+        Work::Copied(first) => *first,
+        _ => return Ok(()),
+    };
+    stitcher
+        .feed(task.inflated.as_slice(), |r| count_record(counts, &r))
+        .map_err(|e| Error::format(name, at, format!("{} (in the blocks from here on)", e.0)))
+}
+
+/// An indexed or unindexed BAM file, memory-mapped.
+fn count_bam_file(path: &Path, config: &FarmConfig) -> anyhow::Result<FlagCounts> {
+    let bam = BamFile::open(path)?;
+    let index = match BamIndex::find(path) {
+        Some(index_path) => Some(BamIndex::open(index_path, &bam)?),
+        None => None,
+    };
+    let per_worker = bam.len() / (config.workers as u64 * 8).max(1);
+    let unit = per_worker.clamp(64 << 10, RANGE_UNIT);
+    let plan = WorkPlan::new(&bam, index.as_ref(), unit);
+    let mut ranges = plan.ranges.iter();
+    let mut batches = plan.tail_batches(&bam, BLOCK_BATCH.min(unit));
+    let mut stitcher = RecordStitcher::new(bam.header().references.len(), plan.tail_skip());
+    let mut tail_counts = FlagCounts::default();
+    let bar = crate::progress::bytes(bam.len(), "flagstat");
+    let report = seqfarm_farm::run(
+        config,
+        new_task,
+        &mut |task: &mut Task| -> Result<Fill, Error> {
+            if let Some(range) = ranges.next() {
+                task.work = Work::Range(*range);
+                return Ok(Fill::Task);
+            }
+            match batches.next() {
+                Some(Ok(blocks)) => {
+                    task.work = Work::Blocks(blocks);
+                    Ok(Fill::Task)
+                }
+                Some(Err(e)) => Err(bam.bgzf_error(e)),
+                None => Ok(Fill::End),
+            }
+        },
+        |_| Ok(FlagWorker::new(Some(&bam), path)),
+        &mut |task: &mut Task| -> Result<(), Error> {
+            bar.inc(match &task.work {
+                Work::Range(r) => r.end.compressed().saturating_sub(r.start.compressed()),
+                Work::Blocks(b) => b.end - b.start,
+                _ => 0,
+            });
+            stitch(&mut stitcher, &mut tail_counts, task, path)
+        },
+    )
+    .map_err(farm_error)?;
+    bar.finish_and_clear();
+    stitcher
+        .finish()
+        .map_err(|e| bam.error_at(bam.data_end(), e.0))?;
+    Ok(merge(report.workers, tail_counts))
+}
+
+/// A BAM from a stream: a reader thread (the emitter) copies blocks, workers inflate,
+/// the collector walks the records in order.
+fn count_bam_stream(
+    name: &Path,
+    reader: impl Read,
+    config: &FarmConfig,
+) -> anyhow::Result<FlagCounts> {
+    let mut stream = BamStream::open(name, BufReader::with_capacity(1 << 20, reader))?;
+    let mut counts = FlagCounts::default();
+    let mut stitcher = stream.stitcher(|r| count_record(&mut counts, &r))?;
+    let bar = crate::progress::items("flagstat: reads");
+    let report = seqfarm_farm::run(
+        config,
+        new_task,
+        &mut |task: &mut Task| -> Result<Fill, Error> {
+            task.raw.clear();
+            let first = stream.read_blocks(&mut task.raw, BLOCK_BATCH as usize)?;
+            if task.raw.is_empty() {
+                return Ok(Fill::End);
+            }
+            task.work = Work::Copied(first);
+            Ok(Fill::Task)
+        },
+        |_| Ok(FlagWorker::new(None, name)),
+        &mut |task: &mut Task| {
+            stitch(&mut stitcher, &mut counts, task, name)?;
+            bar.set_position(stitcher.records());
+            Ok(())
+        },
+    )
+    .map_err(farm_error)?;
+    bar.finish_and_clear();
+    stitcher
+        .finish()
+        .map_err(|e| Error::format(name, stream.position(), e.0))?;
+    Ok(merge(report.workers, counts))
+}
+
+fn merge(workers: Vec<FlagWorker<'_>>, mut counts: FlagCounts) -> FlagCounts {
+    for w in workers {
+        counts += w.counts;
+    }
+    counts
+}
+
+/// SAM text (plain or gzip), read sequentially; the fields are interpreted as htslib
+/// does (unknown references and zero positions make a read unmapped).
+fn count_sam(name: &Path, reader: impl Read + Send + 'static) -> anyhow::Result<FlagCounts> {
+    let mut buffered = BufReader::with_capacity(1 << 20, reader);
+    let gzipped = buffered
+        .fill_buf()
+        .map_err(|e| Error::io(name, e))?
+        .starts_with(&[0x1f, 0x8b]);
+    let lines: Box<dyn BufRead> = if gzipped {
+        Box::new(BufReader::with_capacity(
+            1 << 20,
+            flate2::bufread::MultiGzDecoder::new(buffered),
+        ))
+    } else {
+        Box::new(buffered)
+    };
+    Ok(sam::count(name, lines)?)
+}
