@@ -164,3 +164,36 @@ fn foreign_or_stale_indexes_are_refused() {
     std::fs::write(&junk, b"BAI\x01\x05").unwrap();
     assert!(BamIndex::open(&junk, &bam).is_err());
 }
+
+#[test]
+fn records_before_the_min_offset_end_before_the_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = copy_pair(dir.path(), "na12878_chrM.bam");
+    let bam = BamFile::open(&path).unwrap();
+    let index = BamIndex::open(BamIndex::find(&path).unwrap(), &bam).unwrap();
+    let end = VirtualOffset::new(bam.data_end(), 0);
+    let mut reader = RangeReader::new();
+    // Mapped records on reference 0 that reach 1-based position `pos` or beyond.
+    let mut reaching = |start: VirtualOffset, pos: u64| {
+        let mut n = 0usize;
+        reader
+            .for_each(&bam, VirtualRange { start, end }, |r| {
+                if r.ref_id() == 0 && r.flag() & 0x4 == 0 && r.alignment_end() >= pos as i64 {
+                    n += 1;
+                }
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+        n
+    };
+    let mut previous = VirtualOffset::default();
+    for pos in [1u64, 5_000, 16_385, 16_500] {
+        let min = index.min_offset(0, pos).unwrap().max(bam.records_start());
+        assert!(min >= previous, "offsets grow with the position");
+        previous = min;
+        let all = reaching(bam.records_start(), pos);
+        assert!(all > 0);
+        assert_eq!(reaching(min, pos), all, "{pos}");
+    }
+    assert!(previous > bam.records_start(), "the index skips something");
+}
