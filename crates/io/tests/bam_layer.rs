@@ -197,3 +197,24 @@ fn records_before_the_min_offset_end_before_the_position() {
     }
     assert!(previous > bam.records_start(), "the index skips something");
 }
+
+#[test]
+fn bam_sets_need_indexes_and_one_reference_list() {
+    use seqfarm_io::bam::BamSet;
+    let dir = tempfile::tempdir().unwrap();
+    let chm1 = copy_pair(dir.path(), "chm1.bam");
+    let chrm = copy_pair(dir.path(), "na12878_chrM.bam");
+    let set = BamSet::open(&[chm1.clone(), chm1.clone()]).unwrap();
+    assert_eq!(set.len(), 2);
+    assert!(set.bytes_between(0, 10_000, 90_000) > 0);
+    assert_eq!(set.bytes_between(0, 50_000, 50_000), 0);
+    let e = BamSet::open(&[chm1.clone(), chrm]).unwrap_err().to_string();
+    assert!(
+        e.contains("same reference") && e.contains("na12878_chrM.bam"),
+        "{e}"
+    );
+    let bare = dir.path().join("bare.bam");
+    std::fs::copy(&chm1, &bare).unwrap();
+    let e = BamSet::open(&[bare]).unwrap_err().to_string();
+    assert!(e.contains("no index") && e.contains("bare.bam"), "{e}");
+}
