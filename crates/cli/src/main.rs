@@ -25,12 +25,15 @@ struct Cli {
 enum Command {
     /// FLAG statistics of a BAM/SAM, identical to samtools flagstat (parallel through the index)
     Flagstat(cmd::flagstat::FlagstatArgs),
+    /// Allele counts at VCF sites in tumor/normal BAMs, identical to FACETS snp-pileup
+    SnpPileup(cmd::snp_pileup::SnpPileupArgs),
 }
 
 impl Command {
     fn run(self) -> anyhow::Result<()> {
         match self {
             Command::Flagstat(args) => cmd::flagstat::run(args),
+            Command::SnpPileup(args) => cmd::snp_pileup::run(args),
         }
     }
 }
