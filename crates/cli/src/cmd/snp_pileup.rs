@@ -25,8 +25,11 @@ mod collect;
 mod plan;
 mod replay;
 
-/// Compressed BAM bytes per task and BAM, by default.
-const TASK_BYTES_PER_BAM: u64 = 4 << 20;
+/// Tasks per worker the BAMs are cut into, about (load balance against the re-reading
+/// each task does at its edges).
+const TASKS_PER_WORKER: u64 = 16;
+/// Compressed BAM bytes per task (all BAMs together), at least and at most.
+const TASK_BYTES: std::ops::RangeInclusive<u64> = (2 << 20)..=(32 << 20);
 
 /// Allele counts at VCF sites in one or more BAMs, identical to FACETS snp-pileup.
 #[derive(Debug, clap::Args)]
@@ -186,11 +189,13 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         },
         bams.len(),
     );
-    let task_bytes = args
-        .task_bytes
-        .unwrap_or(TASK_BYTES_PER_BAM * bams.len() as u64)
-        .max(1);
-    let mut planner = plan::SitePlanner::new(vcf, &bams, args.pseudo_snps, task_bytes);
+    let config = args.farm.config();
+    let total: u64 = bams.files().iter().map(|(bam, _)| bam.len()).sum();
+    let task_bytes = args.task_bytes.unwrap_or_else(|| {
+        (total / (config.workers as u64 * TASKS_PER_WORKER))
+            .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
+    });
+    let mut planner = plan::SitePlanner::new(vcf, &bams, args.pseudo_snps, task_bytes.max(1));
     let mut collector = collect::RowCollector::new(
         walker,
         collect::Sink::new(out, args.gzip),
@@ -199,8 +204,7 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         names,
         args.progress,
     )?;
-    let config = args.farm.config();
-    seqfarm_farm::run(
+    let report = seqfarm_farm::run(
         &config,
         Task::default,
         &mut |task: &mut Task| planner.fill(task),
@@ -208,6 +212,19 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         &mut collector,
     )
     .map_err(farm_error)?;
+    if args.verbose {
+        let mut stats = replay::ReplayStats::default();
+        let mut blocks = 0;
+        for worker in &report.workers {
+            stats += worker.stats;
+            blocks += worker.blocks_inflated();
+        }
+        eprintln!(
+            "{} tasks of {} compressed bytes, {} site clusters replayed ({} widened back, \
+             {} read further), {blocks} BGZF blocks inflated",
+            report.tasks, task_bytes, stats.clusters, stats.widened_back, stats.widened_forward
+        );
+    }
     collector
         .finish()
         .with_context(|| format!("writing {}", output.display()))?;

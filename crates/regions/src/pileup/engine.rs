@@ -19,8 +19,7 @@
 //! decision they could sway. Counts touched by an unknown are marked uncertain; coverage
 //! reached by an unknown read is reported by [`FileEngine::unknown_reach`].
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::cigar::Cigar;
@@ -97,8 +96,6 @@ struct Observation {
 /// A read that entered the replay (kept or unknown).
 #[derive(Debug, Clone, Copy)]
 struct Slot {
-    name_at: u32,
-    name_len: u32,
     name_hash: u64,
     unknown: bool,
     tainted: bool,
@@ -171,9 +168,9 @@ pub struct FileEngine {
     seen_new: bool,
     live_kept: i64,
     live_unknown: i64,
-    removal: BinaryHeap<Reverse<(i64, u32)>>,
+    /// Reads in the buffer as `(end, slot)`, sorted by end.
+    buffer: VecDeque<(i64, u32)>,
     slots: Vec<Slot>,
-    names: Vec<u8>,
     rewritten: Vec<u8>,
     waiting: HashMap<u64, u32, BuildHasherDefault<PassThrough>>,
     mates: Vec<WaitingMate>,
@@ -213,9 +210,8 @@ impl FileEngine {
         self.seen_new = false;
         self.live_kept = 0;
         self.live_unknown = 0;
-        self.removal.clear();
+        self.buffer.clear();
         self.slots.clear();
-        self.names.clear();
         self.rewritten.clear();
         self.waiting.clear();
         self.free_mates = (0..self.mates.len() as u32).collect();
@@ -277,7 +273,7 @@ impl FileEngine {
             self.taint(hash);
         }
         if !same_pos || end > beg {
-            let slot = self.new_slot(read.name, hash, unknown);
+            let slot = self.new_slot(hash, unknown);
             if self.params.detect_overlaps {
                 self.overlap_push(read, slot, end)?;
             }
@@ -289,7 +285,16 @@ impl FileEngine {
                 self.live_kept += 1;
                 self.cover(beg, end);
             }
-            self.removal.push(Reverse((end, slot)));
+            // Reads mostly end in the order they start: look for the place from the back.
+            let mut at = self.buffer.len();
+            while at > 0 && self.buffer[at - 1].0 > end {
+                at -= 1;
+            }
+            if at == self.buffer.len() {
+                self.buffer.push_back((end, slot));
+            } else {
+                self.buffer.insert(at, (end, slot));
+            }
         }
         if !same_pos {
             self.last_pos = Some(beg);
@@ -304,24 +309,16 @@ impl FileEngine {
         self.finalize_before(i64::MAX);
     }
 
-    fn new_slot(&mut self, name: &[u8], hash: u64, unknown: bool) -> u32 {
+    fn new_slot(&mut self, hash: u64, unknown: bool) -> u32 {
         let slot = self.slots.len() as u32;
         let tainted = !self.tainted.is_empty() && self.tainted.contains(&hash);
         self.slots.push(Slot {
-            name_at: self.names.len() as u32,
-            name_len: name.len() as u32,
             name_hash: hash,
             unknown,
             tainted,
             rewritten: None,
         });
-        self.names.extend_from_slice(name);
         slot
-    }
-
-    fn slot_name(&self, slot: u32) -> &[u8] {
-        let s = &self.slots[slot as usize];
-        &self.names[s.name_at as usize..(s.name_at + s.name_len) as usize]
     }
 
     /// Marks a name whose reads' overlap rewrites are not known.
@@ -330,8 +327,8 @@ impl FileEngine {
             return;
         }
         self.tainted.push(hash);
-        for Reverse((_, slot)) in self.removal.iter() {
-            let s = &mut self.slots[*slot as usize];
+        for &(_, slot) in &self.buffer {
+            let s = &mut self.slots[slot as usize];
             if s.name_hash == hash {
                 s.tainted = true;
             }
@@ -493,13 +490,15 @@ impl FileEngine {
         }
     }
 
-    /// Step 3: reads ending before `pos` leave the buffer.
+    /// Step 3: reads ending before `pos` leave the buffer, and their names the overlap
+    /// table. The read leaving is known by its 64-bit name hash only (the chance that
+    /// another name in the table shares it is about one in 10^18 per run).
     fn remove_ended(&mut self, pos: i64) {
-        while let Some(&Reverse((end, slot))) = self.removal.peek() {
+        while let Some(&(end, slot)) = self.buffer.front() {
             if end >= pos {
                 break;
             }
-            self.removal.pop();
+            self.buffer.pop_front();
             let s = self.slots[slot as usize];
             if s.unknown {
                 self.live_unknown -= 1;
@@ -507,10 +506,12 @@ impl FileEngine {
                 self.live_kept -= 1;
             }
             if !self.waiting.is_empty() {
-                let range = s.name_at as usize..(s.name_at + s.name_len) as usize;
-                let name = std::mem::take(&mut self.names);
-                self.forget_waiting(&name[range], s.name_hash);
-                self.names = name;
+                if let Some(&head) = self.waiting.get(&s.name_hash) {
+                    // The first waiting mate with this hash: htslib deletes by name.
+                    let name = std::mem::take(&mut self.mates[head as usize].name);
+                    self.forget_waiting(&name, s.name_hash);
+                    self.mates[head as usize].name = name;
+                }
             }
         }
     }
@@ -611,15 +612,15 @@ impl FileEngine {
         if tainted_names > 1 && c.certain {
             // Two reads of one tainted name here: whether they rewrote each other is
             // not known.
-            let mut seen: Vec<&[u8]> = Vec::new();
+            let mut seen: Vec<u64> = Vec::new();
             for o in observations {
-                if self.slots[o.slot as usize].tainted {
-                    let name = self.slot_name(o.slot);
-                    if seen.contains(&name) {
+                let s = &self.slots[o.slot as usize];
+                if s.tainted {
+                    if seen.contains(&s.name_hash) {
                         c.certain = false;
                         break;
                     }
-                    seen.push(name);
+                    seen.push(s.name_hash);
                 }
             }
         }

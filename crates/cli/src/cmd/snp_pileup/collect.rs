@@ -85,24 +85,14 @@ impl<'a> ContigProbe<'a> {
         let whole = contig.len() + (1 << 20);
         let mut first: Option<i64> = None;
         for file in 0..self.bams.len() {
-            let mut end = 1i64 << 16;
-            loop {
-                let end_now = end.min(whole);
-                self.engine.reset(self.params, ref_id, 0, &[]);
-                contig.push_reads(
-                    file,
-                    ReadWindow::new(0, end_now),
-                    &mut self.reader,
-                    &mut self.engine,
-                )?;
-                if let Some(&(s, _)) = self.engine.coverage().first() {
-                    first = Some(first.map_or(s, |f: i64| f.min(s)));
-                    break;
-                }
-                if end_now >= whole || first.is_some_and(|f| f < end_now) {
-                    break;
-                }
-                end = end.saturating_mul(16);
+            self.engine.reset(self.params, ref_id, 0, &[]);
+            let window = ReadWindow {
+                until_covered: Some(0),
+                ..ReadWindow::new(0, first.map_or(whole, |f| f + 1))
+            };
+            contig.push_reads(file, window, &mut self.reader, &mut self.engine)?;
+            if let Some(&(s, _)) = self.engine.coverage().first() {
+                first = Some(first.map_or(s, |f: i64| f.min(s)));
             }
         }
         let Some(pos) = first else {

@@ -46,7 +46,9 @@ pub fn aligned<'r>(record: &Record<'r>) -> AlignedRead<'r> {
 }
 
 /// Which reads of a contig a replay step pushes: those starting in `resume..end`, and
-/// before `start` only those that reach `start - 1` (older reads cannot matter).
+/// before `start` only those that reach `start - 1` (older reads cannot matter). With
+/// `until_covered: Some(q)` the step stops after the reads at the first position from
+/// which the BAM covers `q` or beyond.
 #[derive(Debug, Clone, Copy)]
 pub struct ReadWindow {
     /// Where the replay starts: earlier reads are unknown to it.
@@ -55,6 +57,8 @@ pub struct ReadWindow {
     pub resume: i64,
     /// Reads starting here or later are left for a later step.
     pub end: i64,
+    /// Stop once something at or after this position is covered.
+    pub until_covered: Option<i64>,
 }
 
 impl ReadWindow {
@@ -64,8 +68,15 @@ impl ReadWindow {
             start,
             resume: i64::MIN,
             end,
+            until_covered: None,
         }
     }
+}
+
+/// The first position at or after `q` in `coverage` (sorted, merged intervals).
+fn first_covered(coverage: &[(i64, i64)], q: i64) -> Option<i64> {
+    let i = coverage.partition_point(|&(_, e)| e <= q);
+    coverage.get(i).map(|&(s, _)| s.max(q))
 }
 
 /// The BAMs, the pileup settings and one contig: what every replay step needs.
@@ -87,14 +98,15 @@ impl Contig<'_> {
             .map_or(0, |h| i64::from(h.references[self.ref_id as usize].length))
     }
 
-    /// Pushes the filtered reads of BAM `file` in `window` into `engine`.
+    /// Pushes the filtered reads of BAM `file` in `window` into `engine`. Returns where
+    /// the step stopped: every read starting before it was pushed, none after.
     pub fn push_reads(
         &self,
         file: usize,
         window: ReadWindow,
         reader: &mut RangeReader,
         engine: &mut FileEngine,
-    ) -> anyhow::Result<()> {
+    ) -> anyhow::Result<i64> {
         let (bam, index) = &self.bams.files()[file];
         let ref_id = self.ref_id;
         // A query reaches at most OVERHANG past the contig end, and no further than the
@@ -111,20 +123,25 @@ impl Contig<'_> {
             .min(self.len() + OVERHANG)
             .clamp(first as i64, limit) as u64;
         let mut failure = None;
+        let mut stopped_at = None;
+        // Once coverage from `until_covered` shows up: the last position to push.
+        let mut last_group: Option<i64> = None;
         for chunk in index.query(ref_id as usize, first, last)? {
-            let mut stop = false;
             reader.for_each(bam, chunk, |record| {
                 if record.ref_id() != ref_id {
-                    stop = record.ref_id() > ref_id;
-                    return if stop {
-                        ControlFlow::Break(())
-                    } else {
-                        ControlFlow::Continue(())
-                    };
+                    if record.ref_id() > ref_id {
+                        stopped_at = Some(window.end);
+                        return ControlFlow::Break(());
+                    }
+                    return ControlFlow::Continue(());
                 }
                 let pos = i64::from(record.pos());
                 if pos >= window.end {
-                    stop = true;
+                    stopped_at = Some(window.end);
+                    return ControlFlow::Break(());
+                }
+                if last_group.is_some_and(|g| pos > g) {
+                    stopped_at = Some(pos);
                     return ControlFlow::Break(());
                 }
                 if pos < window.resume
@@ -138,22 +155,25 @@ impl Contig<'_> {
                 if pos < window.start && pos + read.cigar.reference_span() < window.start - 1 {
                     return ControlFlow::Continue(());
                 }
-                match engine.push(&read) {
-                    Ok(()) => ControlFlow::Continue(()),
-                    Err(e) => {
-                        failure = Some(e);
-                        ControlFlow::Break(())
+                if let Err(e) = engine.push(&read) {
+                    failure = Some(e);
+                    return ControlFlow::Break(());
+                }
+                if let (Some(q), None) = (window.until_covered, last_group) {
+                    if let Some(at) = first_covered(engine.coverage(), q) {
+                        last_group = Some(at.max(pos));
                     }
                 }
+                ControlFlow::Continue(())
             })?;
             if let Some(e) = failure.take() {
                 return Err(anyhow!("{}: {e}", bam.path().display()));
             }
-            if stop {
+            if stopped_at.is_some() {
                 break;
             }
         }
-        Ok(())
+        Ok(stopped_at.unwrap_or(window.end))
     }
 
     /// Each BAM's `[counted, depth]` at `pos`, replayed from far enough back.
@@ -192,6 +212,27 @@ pub struct Replayer<'a> {
     engines: Vec<FileEngine>,
     needed: Vec<i64>,
     coverage: Vec<(i64, i64)>,
+    /// What this worker did, for `--verbose`.
+    pub stats: ReplayStats,
+}
+
+/// A worker's work, summed over its tasks.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ReplayStats {
+    /// Clusters replayed.
+    pub clusters: u64,
+    /// Replays started again from further back.
+    pub widened_back: u64,
+    /// Replays continued further forward.
+    pub widened_forward: u64,
+}
+
+impl std::ops::AddAssign for ReplayStats {
+    fn add_assign(&mut self, other: Self) {
+        self.clusters += other.clusters;
+        self.widened_back += other.widened_back;
+        self.widened_forward += other.widened_forward;
+    }
 }
 
 impl<'a> Replayer<'a> {
@@ -205,7 +246,13 @@ impl<'a> Replayer<'a> {
             engines: (0..bams.len()).map(|_| FileEngine::new()).collect(),
             needed: Vec::new(),
             coverage: Vec::new(),
+            stats: ReplayStats::default(),
         }
+    }
+
+    /// BGZF blocks this worker inflated.
+    pub fn blocks_inflated(&self) -> u64 {
+        self.reader.blocks_inflated()
     }
 
     /// Replays one cluster of the task: the sites of `task.sites[sites]` on the task's
@@ -241,33 +288,46 @@ impl<'a> Replayer<'a> {
             self.needed.dedup();
         }
         let unbounded = contig.len() + OVERHANG;
+        self.stats.clusters += 1;
         let mut lookback = LOOKBACK;
         let mut end = loop {
             let start = (span.start - lookback).max(0);
-            let mut end = (span.end + MARGIN).min(unbounded);
+            let first_end = (span.end + MARGIN).min(unbounded);
+            let mut pushed = Vec::with_capacity(self.engines.len());
             for (file, engine) in self.engines.iter_mut().enumerate() {
                 engine.reset(self.params, contig.ref_id, start, &self.needed);
-                contig.push_reads(file, ReadWindow::new(start, end), &mut self.reader, engine)?;
+                let window = ReadWindow::new(start, first_end);
+                pushed.push(contig.push_reads(file, window, &mut self.reader, engine)?);
             }
-            // Read on until every site's next covered positions are known.
-            let mut step = MARGIN;
-            loop {
+            // Read on until every site's next covered positions are known: each BAM up
+            // to its first coverage from the first unknown one.
+            let end = loop {
+                let end = pushed.iter().copied().min().unwrap_or(unbounded);
                 self.merge_coverage();
-                let settled = |q: i64| self.next_covered(q, end, unbounded).is_some();
-                if end >= unbounded || positions.iter().all(|&p| settled(p) && settled(p + 1)) {
-                    break;
-                }
-                step = step.saturating_mul(16);
-                let window = ReadWindow {
-                    start,
-                    resume: end,
-                    end: end.saturating_add(step).min(unbounded),
+                let unsettled = positions
+                    .iter()
+                    .flat_map(|&p| [p, p + 1])
+                    .find(|&q| self.next_covered(q, end, unbounded).is_none());
+                let Some(q) = unsettled else {
+                    break end;
                 };
+                self.stats.widened_forward += 1;
                 for (file, engine) in self.engines.iter_mut().enumerate() {
-                    contig.push_reads(file, window, &mut self.reader, engine)?;
+                    let reach = pushed[file];
+                    if reach >= unbounded
+                        || first_covered(engine.coverage(), q).is_some_and(|c| c < reach)
+                    {
+                        continue;
+                    }
+                    let window = ReadWindow {
+                        start,
+                        resume: reach,
+                        end: unbounded,
+                        until_covered: Some(q),
+                    };
+                    pushed[file] = contig.push_reads(file, window, &mut self.reader, engine)?;
                 }
-                end = window.end;
-            }
+            };
             for engine in &mut self.engines {
                 engine.finish();
             }
@@ -279,6 +339,7 @@ impl<'a> Replayer<'a> {
                 break end;
             }
             lookback = lookback.saturating_mul(8);
+            self.stats.widened_back += 1;
         };
         if end >= unbounded {
             end = i64::MAX;
