@@ -7,6 +7,7 @@
 //!   recognised by its magic bytes;
 //! * [`fasta`]: streaming FASTA records into a reused buffer;
 //! * [`vcf`]: the site columns of a VCF, streamed;
+//! * [`bed`]: BED regions read the way bedtools reads them;
 //! * [`output`]: an output written to a temporary file beside its destination and renamed
 //!   into place only when complete, so a failed run never leaves a file that looks whole;
 //!   an existing destination is refused unless overwriting is allowed;
@@ -22,6 +23,7 @@
 
 #[allow(unsafe_code)]
 pub mod bam;
+pub mod bed;
 pub mod bgzf;
 pub mod bgzf_writer;
 pub mod fasta;
