@@ -27,6 +27,8 @@ enum Command {
     Flagstat(cmd::flagstat::FlagstatArgs),
     /// Allele counts at VCF sites in tumor/normal BAMs, identical to FACETS snp-pileup
     SnpPileup(cmd::snp_pileup::SnpPileupArgs),
+    /// Reads per region (BED) or window in BAMs, identical to bedtools multicov
+    Count(cmd::count::CountArgs),
 }
 
 impl Command {
@@ -34,6 +36,7 @@ impl Command {
         match self {
             Command::Flagstat(args) => cmd::flagstat::run(args),
             Command::SnpPileup(args) => cmd::snp_pileup::run(args),
+            Command::Count(args) => cmd::count::run(args),
         }
     }
 }

@@ -175,7 +175,7 @@ pub struct FileEngine {
     waiting: HashMap<u64, u32, BuildHasherDefault<PassThrough>>,
     mates: Vec<WaitingMate>,
     free_mates: Vec<u32>,
-    tainted: Vec<u64>,
+    tainted: std::collections::HashSet<u64, BuildHasherDefault<PassThrough>>,
     open_lo: usize,
     open: VecDeque<Vec<Observation>>,
     spare: Vec<Vec<Observation>>,
@@ -323,10 +323,9 @@ impl FileEngine {
 
     /// Marks a name whose reads' overlap rewrites are not known.
     fn taint(&mut self, hash: u64) {
-        if self.tainted.contains(&hash) {
+        if !self.tainted.insert(hash) {
             return;
         }
-        self.tainted.push(hash);
         for &(_, slot) in &self.buffer {
             let s = &mut self.slots[slot as usize];
             if s.name_hash == hash {

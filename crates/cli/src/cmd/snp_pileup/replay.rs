@@ -341,6 +341,7 @@ impl<'a> Replayer<'a> {
             lookback = lookback.saturating_mul(8);
             self.stats.widened_back += 1;
         };
+        self.release(contig.ref_id, span.start - lookback, end);
         if end >= unbounded {
             end = i64::MAX;
         }
@@ -417,6 +418,19 @@ impl<'a> Replayer<'a> {
             task.pseudo_counts.extend(counts);
         }
         Ok(())
+    }
+
+    /// Drops the mapped pages of the BAM bytes between two positions from this process
+    /// (they stay in the page cache): a pass over large BAMs keeps a bounded resident set.
+    fn release(&self, ref_id: i32, from: i64, to: i64) {
+        for (bam, index) in self.bams.files() {
+            let offset = |pos: i64| {
+                index
+                    .min_offset(ref_id as usize, pos.clamp(0, 1 << 40) as u64 + 1)
+                    .map_or(0, |v| v.compressed())
+            };
+            bam.release(offset(from)..offset(to));
+        }
     }
 
     /// The union of the BAMs' covered intervals.
