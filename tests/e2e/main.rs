@@ -3,4 +3,6 @@
 mod support;
 
 mod cli;
+mod count;
 mod flagstat;
+mod snp_pileup;

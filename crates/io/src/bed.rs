@@ -142,7 +142,9 @@ impl BedRegions {
 mod tests {
     use super::*;
 
-    fn regions(text: &str) -> Result<Vec<(String, i64, i64, String, (i64, i64))>> {
+    type Seen = (String, i64, i64, String, (i64, i64));
+
+    fn regions(text: &str) -> Result<Vec<Seen>> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("r.bed");
         std::fs::write(&path, text).unwrap();

@@ -22,8 +22,8 @@ use crate::common::{farm_error, FarmArgs, ForceArg};
 const MAX_REGIONS: usize = 1 << 14;
 /// Regions further apart than this are read separately.
 const STRETCH_GAP: i64 = 1 << 16;
-/// The estimated cost of one separate read, per BAM.
-const STRETCH_COST: u64 = 64 << 10;
+/// A separate read starts this far before its region (the BAI's linear-index window).
+const WINDOW: i64 = 1 << 14;
 /// Tasks per worker the BAMs are cut into, about.
 const TASKS_PER_WORKER: u64 = 16;
 /// Compressed BAM bytes per task, at least and at most.
@@ -192,12 +192,14 @@ impl RegionPlanner<'_> {
                 let near = previous.is_some_and(|p| {
                     p.ref_id == region.ref_id && (region.start - p.stop).abs() <= STRETCH_GAP
                 });
-                cost += if near {
-                    self.bams
-                        .bytes_between(region.ref_id as usize, region.start, region.stop)
+                let from = if near {
+                    region.start
                 } else {
-                    STRETCH_COST * self.bams.len() as u64
+                    region.start - WINDOW
                 };
+                cost += self
+                    .bams
+                    .bytes_between(region.ref_id as usize, from, region.stop);
                 previous = Some(region);
             }
             task.regions.push(region);

@@ -103,6 +103,9 @@ pub struct SnpPileupArgs {
     /// Compressed BAM bytes per task (for tests of task boundaries)
     #[arg(long = "task-bytes", hide = true)]
     task_bytes: Option<u64>,
+    /// Bases per task, at most (for tests of task boundaries)
+    #[arg(long = "task-span", hide = true, default_value_t = i64::MAX)]
+    task_span: i64,
     /// VCF of the sites (plain or bgzipped); only biallelic SNVs are used
     #[arg(value_name = "VCF")]
     vcf: PathBuf,
@@ -195,7 +198,13 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         (total / (config.workers as u64 * TASKS_PER_WORKER))
             .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
     });
-    let mut planner = plan::SitePlanner::new(vcf, &bams, args.pseudo_snps, task_bytes.max(1));
+    let mut planner = plan::SitePlanner::new(
+        vcf,
+        &bams,
+        args.pseudo_snps,
+        task_bytes.max(1),
+        args.task_span,
+    );
     let mut collector = collect::RowCollector::new(
         walker,
         collect::Sink::new(out, args.gzip),

@@ -22,10 +22,12 @@ const MAX_SITES: usize = 1 << 17;
 /// Pseudo-SNP positions per task, at most.
 const MAX_PSEUDO: i64 = 1 << 17;
 /// Sites further apart than this are replayed separately (see `replay`); the planner
-/// charges such a gap as a fixed cost instead of the bytes between the sites.
+/// charges such a site the bytes of the stretch before it that its replay reads, not
+/// the bytes between the sites.
 pub const CLUSTER_GAP: i64 = 20_000;
-/// The estimated cost of one separate replay, per BAM.
-const CLUSTER_COST: u64 = 64 << 10;
+/// What a separate replay reads before its first site, about: the BAI's linear-index
+/// window and the replay's lookback.
+const CLUSTER_LEAD: i64 = (1 << 14) + 2_000;
 
 /// Reads the VCF and fills tasks (see the module docs).
 pub struct SitePlanner<'a> {
@@ -37,6 +39,8 @@ pub struct SitePlanner<'a> {
     contigs: HashMap<Vec<u8>, i32>,
     pseudo_every: i64,
     task_bytes: u64,
+    /// Bases per task, at most.
+    task_span: i64,
     /// The furthest site so far: (reference index, position, VCF contig name).
     furthest: Option<(i32, i64)>,
     furthest_name: Vec<u8>,
@@ -47,8 +51,15 @@ pub struct SitePlanner<'a> {
 }
 
 impl<'a> SitePlanner<'a> {
-    /// A planner over `vcf` for `bams`.
-    pub fn new(vcf: VcfSites, bams: &'a BamSet, pseudo_every: i64, task_bytes: u64) -> Self {
+    /// A planner over `vcf` for `bams`: tasks of about `task_bytes` compressed bytes and
+    /// at most `task_span` bases.
+    pub fn new(
+        vcf: VcfSites,
+        bams: &'a BamSet,
+        pseudo_every: i64,
+        task_bytes: u64,
+        task_span: i64,
+    ) -> Self {
         let names: Vec<&str> = bams
             .header()
             .map(|h| h.references.iter().map(|r| r.name.as_str()).collect())
@@ -72,6 +83,7 @@ impl<'a> SitePlanner<'a> {
             contigs: HashMap::new(),
             pseudo_every,
             task_bytes,
+            task_span: task_span.max(1),
             furthest: None,
             furthest_name: Vec::new(),
             lookahead: None,
@@ -192,13 +204,17 @@ impl<'a> SitePlanner<'a> {
                         None => (task.sites.len() >= MAX_SITES).then_some(site.pos),
                     }
                 } else {
-                    cost += if site.pos - previous > CLUSTER_GAP {
-                        CLUSTER_COST * self.bams.len() as u64
+                    let from = if site.pos - previous > CLUSTER_GAP {
+                        site.pos - CLUSTER_LEAD
                     } else {
-                        self.bams
-                            .bytes_between(site.ref_id as usize, previous, site.pos)
+                        previous
                     };
-                    (cost >= self.task_bytes || task.sites.len() >= MAX_SITES)
+                    cost += self
+                        .bams
+                        .bytes_between(site.ref_id as usize, from, site.pos);
+                    (cost >= self.task_bytes
+                        || task.sites.len() >= MAX_SITES
+                        || site.pos - task.range.start >= self.task_span)
                         .then_some(previous + 1)
                 };
                 if let Some(end) = end {
@@ -217,7 +233,9 @@ impl<'a> SitePlanner<'a> {
     /// `to`, or `None` if `[from, to]` fits in one task.
     fn cut(&self, ref_id: i32, from: i64, to: i64) -> Option<i64> {
         let ref_id = ref_id as usize;
-        let longest = MAX_PSEUDO.saturating_mul(self.pseudo_every.abs().max(1));
+        let longest = MAX_PSEUDO
+            .saturating_mul(self.pseudo_every.abs().max(1))
+            .min(self.task_span);
         let fits = |end: i64| {
             end - from <= longest && self.bams.bytes_between(ref_id, from, end) < self.task_bytes
         };
