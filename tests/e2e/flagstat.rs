@@ -290,6 +290,43 @@ fn generated_edge_cases_match_samtools() {
 }
 
 #[test]
+fn long_reads_and_large_headers_match_samtools() {
+    if !samtools_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // A header of several BGZF blocks, and reads of 150 kb that straddle blocks.
+    let mut sam = String::from("@HD\tVN:1.6\n@SQ\tSN:chrA\tLN:2000000\n@SQ\tSN:chrB\tLN:2000000\n");
+    for i in 0..4000 {
+        sam.push_str(&format!("@SQ\tSN:contig_with_a_long_name_{i}\tLN:1000\n"));
+    }
+    let long = "ACGT".repeat(37_500);
+    let qual = "F".repeat(long.len());
+    for i in 0..12u32 {
+        let pos = 1000 + i * 90_000;
+        let (flag, rnext, mapq) = match i % 3 {
+            0 => (97, "chrB", 30),
+            1 => (99, "=", 60),
+            _ => (0, "*", 3),
+        };
+        sam.push_str(&format!(
+            "long{i}\t{flag}\tchrA\t{pos}\t{mapq}\t150000M\t{rnext}\t{pos}\t0\t{long}\t{qual}\n"
+        ));
+        sam.push_str(&format!(
+            "short{i}\t16\tchrA\t{pos}\t60\t4M\t*\t0\t0\tACGT\tFFFF\n"
+        ));
+    }
+    sam.push_str(&format!(
+        "unplaced\t4\t*\t0\t0\t*\t*\t0\t0\t{long}\t{qual}\n"
+    ));
+    let bam = make_bam(dir.path(), "long", &sam, Some(""));
+    assert_same_as_samtools(&bam);
+    let bare = dir.path().join("long_bare.bam");
+    std::fs::copy(&bam, &bare).unwrap();
+    assert_same_as_samtools(&bare);
+}
+
+#[test]
 fn report_goes_to_a_file_only_when_complete() {
     let dir = tempfile::tempdir().unwrap();
     let bam = copy_with_index(dir.path(), "sarscov2.bam");

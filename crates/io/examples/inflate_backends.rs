@@ -6,6 +6,9 @@
 //! ```sh
 //! cargo run --release -p seqfarm-io --features isal --example inflate_backends -- a.bam ...
 //! ```
+//!
+//! `--only libdeflate` or `--only isal` times one back end (the other column shows 0),
+//! for measuring each under `perf stat` on a busy machine.
 
 use std::time::Instant;
 
@@ -16,7 +19,13 @@ use seqfarm_io::bgzf::{BlockInfo, BlockScanner, InflateBuffer, Inflater};
 const PASSES: usize = 3;
 
 fn main() {
-    let paths: Vec<String> = std::env::args().skip(1).collect();
+    let mut paths: Vec<String> = std::env::args().skip(1).collect();
+    let mut only = None;
+    if paths.first().is_some_and(|a| a == "--only") && paths.len() >= 2 {
+        only = Some(paths[1].clone());
+        paths.drain(..2);
+    }
+    let run = |backend: &str| only.as_deref().is_none_or(|o| o == backend);
     if paths.is_empty() {
         eprintln!("usage: inflate_backends FILE.bam...");
         std::process::exit(2);
@@ -42,7 +51,7 @@ fn main() {
         let inflated: usize = blocks.iter().map(|b| b.inflated_size).sum();
         let mut inflater = Inflater::new();
         let mut out = InflateBuffer::new();
-        let libdeflate = best_of(|| {
+        let libdeflate = best_of(run("libdeflate"), || {
             for b in &blocks {
                 out.clear();
                 if let Err(e) = inflater.inflate_block(&file, b.offset, &mut out) {
@@ -53,7 +62,7 @@ fn main() {
         });
         let mut isa = IsalInflater::new();
         let mut buf = vec![0u8; 65536];
-        let isal = best_of(|| {
+        let isal = best_of(run("isal"), || {
             for b in &blocks {
                 let raw = &file[b.offset as usize..b.end() as usize];
                 if let Err(e) = isa.inflate(raw, &mut buf) {
@@ -73,7 +82,10 @@ fn main() {
     }
 }
 
-fn best_of(mut pass: impl FnMut()) -> f64 {
+fn best_of(wanted: bool, mut pass: impl FnMut()) -> f64 {
+    if !wanted {
+        return 0.0;
+    }
     (0..PASSES)
         .map(|_| {
             let t = Instant::now();

@@ -1,16 +1,18 @@
 //! BGZF: the blocked gzip that BAM, CSI and bgzip files are made of.
 //!
-//! A BGZF file is a series of gzip members ("blocks") of at most 64 KiB each, way
-//! markers in their extra field (`BC`, the block's compressed size), ending with a fixed
-//! 28-byte empty block (the EOF marker). Because every block starts afresh, blocks can be
+//! A BGZF file is a series of gzip members ("blocks") of at most 64 KiB each, each with
+//! a `BC` extra field holding its compressed size, ending with a fixed 28-byte empty
+//! block (the EOF marker). Because every block starts afresh, blocks can be
 //! inflated independently and in any order: this module finds block boundaries without
 //! inflating ([`block_at`], [`BlockScanner`]) and inflates one block into a caller's
 //! buffer with the CRC32 and ISIZE checks ([`Inflater`]). Positions inside the
 //! decompressed stream are [`VirtualOffset`]s: the block's file offset and the offset
 //! inside its inflated bytes.
 //!
-//! Inflate uses libdeflate: on this project's BAMs it was measured against ISA-L
-//! (`examples/inflate_backends.rs`, see BENCHMARKS.md) and kept as the faster one.
+//! Inflate uses libdeflate. It was measured against ISA-L on real BGZF blocks
+//! (`examples/inflate_backends.rs`, numbers in BENCHMARKS.md): the two are within a few
+//! percent of each other (ISA-L ahead on the large benchmark BAM, libdeflate on the small
+//! real ones), and libdeflate builds from source with no system library, so it stays.
 
 use std::fmt;
 
@@ -294,6 +296,11 @@ impl InflateBuffer {
     /// Forgets every byte in use (keeps the memory).
     pub fn clear(&mut self) {
         self.len = 0;
+    }
+
+    /// Keeps only the first `len` bytes in use.
+    pub fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
     }
 
     /// Drops the first `n` bytes in use, moving the rest to the front.

@@ -10,12 +10,13 @@
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Read};
-use std::ops::{ControlFlow, Range};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use seqfarm_farm::{FarmConfig, Fill, Worker};
 use seqfarm_io::bam::{
-    BamFile, BamIndex, BamStream, RangeReader, Record, RecordStitcher, WorkPlan,
+    BamFile, BamIndex, BamStream, BlockBatch, RangeReader, Record, RecordError, RecordStitcher,
+    WorkPlan, WorkUnit,
 };
 use seqfarm_io::bgzf::{self, InflateBuffer, Inflater, VirtualRange};
 use seqfarm_io::output::Output;
@@ -28,8 +29,8 @@ mod sam;
 
 /// Compressed bytes per indexed work unit, at most.
 const RANGE_UNIT: u64 = 4 << 20;
-/// Compressed bytes per batch of blocks in the unindexed part.
-const BLOCK_BATCH: u64 = 512 << 10;
+/// Compressed bytes per batch of blocks where no record start is known.
+const BLOCK_BATCH: u64 = 256 << 10;
 /// Bytes read from the input to recognise its format.
 const HEAD: usize = 1 << 17;
 
@@ -136,9 +137,8 @@ enum Work {
     Idle,
     /// Records in a virtual-offset range: the worker counts them itself.
     Range(VirtualRange),
-    /// Whole blocks at this byte range of the mapped file: inflated by the worker,
-    /// walked by the collector.
-    Blocks(Range<u64>),
+    /// Whole blocks of the mapped file: inflated by the worker, walked by the collector.
+    Blocks(BlockBatch),
     /// Whole blocks copied from a stream into `raw`, the first at this stream offset.
     Copied(u64),
 }
@@ -191,19 +191,23 @@ impl Worker<Task, Error> for FlagWorker<'_> {
         match (&task.work, self.bam) {
             (Work::Range(range), Some(bam)) => {
                 let counts = &mut self.counts;
+                bam.prefetch(range.start.compressed()..range.end.compressed() + 65536);
                 self.reader.for_each(bam, *range, |r| {
                     count_record(counts, &r);
                     ControlFlow::Continue(())
                 })?;
                 bam.release(range.start.compressed()..range.end.compressed());
             }
-            (Work::Blocks(blocks), Some(bam)) => {
+            (Work::Blocks(batch), Some(bam)) => {
+                let blocks = batch.blocks.clone();
+                bam.prefetch(blocks.clone());
                 task.inflated.clear();
                 let bytes = &bam.bytes()[blocks.start as usize..blocks.end as usize];
                 self.inflater
                     .inflate_blocks(bytes, blocks.start, &mut task.inflated)
                     .map_err(bgzf_error)?;
-                bam.release(blocks.clone());
+                task.inflated.truncate(batch.end);
+                bam.release(blocks);
             }
             (Work::Copied(first), _) => {
                 task.inflated.clear();
@@ -217,21 +221,40 @@ impl Worker<Task, Error> for FlagWorker<'_> {
     }
 }
 
-/// Collector side of the unindexed part: walks records across inflated batches.
+/// Collector side of the block batches: walks records across them in order, one
+/// stitcher per segment.
 fn stitch(
     stitcher: &mut RecordStitcher,
     counts: &mut FlagCounts,
     task: &Task,
     name: &Path,
+    n_ref: usize,
 ) -> Result<(), Error> {
-    let at = match &task.work {
-        Work::Blocks(b) => b.start,
-        Work::Copied(first) => *first,
+    let (at, data) = match &task.work {
+        Work::Blocks(batch) => {
+            if batch.starts_segment {
+                *stitcher = RecordStitcher::new(n_ref, 0);
+            }
+            let bytes = task.inflated.as_slice();
+            let data = bytes
+                .get(batch.start..batch.end.min(bytes.len()))
+                .unwrap_or_default();
+            (batch.blocks.start, data)
+        }
+        Work::Copied(first) => (*first, task.inflated.as_slice()),
         _ => return Ok(()),
     };
+    let error =
+        |e: RecordError| Error::format(name, at, format!("{} (in the blocks from here on)", e.0));
     stitcher
-        .feed(task.inflated.as_slice(), |r| count_record(counts, &r))
-        .map_err(|e| Error::format(name, at, format!("{} (in the blocks from here on)", e.0)))
+        .feed(data, |r| count_record(counts, &r))
+        .map_err(error)?;
+    if let Work::Blocks(batch) = &task.work {
+        if batch.ends_segment {
+            stitcher.finish().map_err(error)?;
+        }
+    }
+    Ok(())
 }
 
 /// An indexed or unindexed BAM file, memory-mapped.
@@ -244,44 +267,36 @@ fn count_bam_file(path: &Path, config: &FarmConfig) -> anyhow::Result<FlagCounts
     let per_worker = bam.len() / (config.workers as u64 * 8).max(1);
     let unit = per_worker.clamp(64 << 10, RANGE_UNIT);
     let plan = WorkPlan::new(&bam, index.as_ref(), unit);
-    let mut ranges = plan.ranges.iter();
-    let mut batches = plan.tail_batches(&bam, BLOCK_BATCH.min(unit));
-    let mut stitcher = RecordStitcher::new(bam.header().references.len(), plan.tail_skip());
-    let mut tail_counts = FlagCounts::default();
+    let mut units = plan.units(&bam, BLOCK_BATCH.min(unit));
+    let n_ref = bam.header().references.len();
+    let mut stitcher = RecordStitcher::new(n_ref, 0);
+    let mut block_counts = FlagCounts::default();
     let bar = crate::progress::bytes(bam.len(), "flagstat");
     let report = seqfarm_farm::run(
         config,
         new_task,
         &mut |task: &mut Task| -> Result<Fill, Error> {
-            if let Some(range) = ranges.next() {
-                task.work = Work::Range(*range);
-                return Ok(Fill::Task);
-            }
-            match batches.next() {
-                Some(Ok(blocks)) => {
-                    task.work = Work::Blocks(blocks);
-                    Ok(Fill::Task)
-                }
-                Some(Err(e)) => Err(bam.bgzf_error(e)),
-                None => Ok(Fill::End),
-            }
+            task.work = match units.next() {
+                Some(Ok(WorkUnit::Range(range))) => Work::Range(range),
+                Some(Ok(WorkUnit::Blocks(batch))) => Work::Blocks(batch),
+                Some(Err(e)) => return Err(bam.bgzf_error(e)),
+                None => return Ok(Fill::End),
+            };
+            Ok(Fill::Task)
         },
         |_| Ok(FlagWorker::new(Some(&bam), path)),
         &mut |task: &mut Task| -> Result<(), Error> {
             bar.inc(match &task.work {
                 Work::Range(r) => r.end.compressed().saturating_sub(r.start.compressed()),
-                Work::Blocks(b) => b.end - b.start,
+                Work::Blocks(b) => b.blocks.end - b.blocks.start,
                 _ => 0,
             });
-            stitch(&mut stitcher, &mut tail_counts, task, path)
+            stitch(&mut stitcher, &mut block_counts, task, path, n_ref)
         },
     )
     .map_err(farm_error)?;
     bar.finish_and_clear();
-    stitcher
-        .finish()
-        .map_err(|e| bam.error_at(bam.data_end(), e.0))?;
-    Ok(merge(report.workers, tail_counts))
+    Ok(merge(report.workers, block_counts))
 }
 
 /// A BAM from a stream: a reader thread (the emitter) copies blocks, workers inflate,
@@ -292,6 +307,7 @@ fn count_bam_stream(
     config: &FarmConfig,
 ) -> anyhow::Result<FlagCounts> {
     let mut stream = BamStream::open(name, BufReader::with_capacity(1 << 20, reader))?;
+    let n_ref = stream.header().references.len();
     let mut counts = FlagCounts::default();
     let mut stitcher = stream.stitcher(|r| count_record(&mut counts, &r))?;
     let bar = crate::progress::items("flagstat: reads");
@@ -309,7 +325,7 @@ fn count_bam_stream(
         },
         |_| Ok(FlagWorker::new(None, name)),
         &mut |task: &mut Task| {
-            stitch(&mut stitcher, &mut counts, task, name)?;
+            stitch(&mut stitcher, &mut counts, task, name, n_ref)?;
             bar.set_position(stitcher.records());
             Ok(())
         },

@@ -52,6 +52,9 @@ pub(crate) enum HeaderParse {
     NeedMore,
 }
 
+/// The longest header text accepted (a guard against a corrupt length field).
+const MAX_TEXT: usize = 1 << 30;
+
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
 }
@@ -68,6 +71,9 @@ pub(crate) fn parse_header(data: &[u8]) -> Result<HeaderParse, String> {
         return Ok(HeaderParse::NeedMore);
     }
     let l_text = u32_at(data, 4) as usize;
+    if l_text > MAX_TEXT {
+        return Err(format!("implausible BAM header text length {l_text}"));
+    }
     let mut at = 8 + l_text;
     if data.len() < at + 4 {
         return Ok(HeaderParse::NeedMore);

@@ -13,9 +13,11 @@ use crate::bgzf::{BgzfError, BlockScanner, VirtualOffset, VirtualRange};
 ///   [`RangeReader`](super::RangeReader), on its own.
 /// * the tail, from `tail_start` to the EOF marker: the unplaced unmapped reads after the
 ///   last indexed record, or the whole file when there is no index. No record start is
-///   known inside it, so it is cut at BGZF block boundaries ([`WorkPlan::tail_batches`]):
-///   workers inflate the batches, and a [`RecordStitcher`](super::RecordStitcher) started
-///   with [`WorkPlan::tail_skip`] walks them in order.
+///   known inside it, so it is cut at BGZF block boundaries: workers inflate the batches,
+///   and a [`RecordStitcher`](super::RecordStitcher) walks them in order.
+///
+/// [`WorkPlan::units`] hands out both kinds in file order, and also turns ranges the
+/// index could not cut finely enough into block batches, so every unit stays small.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkPlan {
     /// Self-contained ranges, in file order.
@@ -24,6 +26,8 @@ pub struct WorkPlan {
     pub tail_start: VirtualOffset,
     /// File offset of the EOF marker.
     pub data_end: u64,
+    /// The unit size the plan was made for.
+    pub unit_bytes: u64,
 }
 
 impl WorkPlan {
@@ -58,6 +62,37 @@ impl WorkPlan {
             ranges,
             tail_start,
             data_end: bam.data_end(),
+            unit_bytes,
+        }
+    }
+
+    /// Every record of the BAM as a sequence of [`WorkUnit`]s, in file order: ranges of
+    /// at most twice the unit size as they are, and the rest (ranges the index could not
+    /// cut finely enough, such as deep coverage of a small region, and the tail) as
+    /// batches of whole blocks of about `batch_bytes` compressed bytes (and at most about
+    /// four times that inflated), walked by one
+    /// [`RecordStitcher`](super::RecordStitcher) per segment.
+    pub fn units<'a>(&self, bam: &'a BamFile, batch_bytes: u64) -> WorkUnits<'a> {
+        let mut segments = Vec::with_capacity(self.ranges.len() + 1);
+        for range in &self.ranges {
+            let span = range.end.compressed() - range.start.compressed();
+            segments.push((*range, span > 2 * self.unit_bytes));
+        }
+        if self.has_tail() {
+            let end = VirtualOffset::new(self.data_end, 0);
+            segments.push((
+                VirtualRange {
+                    start: self.tail_start,
+                    end,
+                },
+                true,
+            ));
+        }
+        WorkUnits {
+            file: bam.bytes(),
+            segments: segments.into_iter(),
+            current: None,
+            batch_bytes: batch_bytes.max(1),
         }
     }
 
@@ -112,5 +147,121 @@ impl Iterator for BlockBatches<'_> {
             }
         }
         Some(Ok(start..self.scanner.position()))
+    }
+}
+
+/// One piece of work of a [`WorkPlan`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WorkUnit {
+    /// Records whose first byte lies in the range: read on its own with a
+    /// [`RangeReader`](super::RangeReader).
+    Range(VirtualRange),
+    /// Whole blocks of a segment with no known record starts inside.
+    Blocks(BlockBatch),
+}
+
+/// Consecutive whole BGZF blocks of one stitched segment, and which part of their
+/// inflated bytes belongs to the segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockBatch {
+    /// File byte range of the blocks.
+    pub blocks: Range<u64>,
+    /// The segment's bytes in the batch's inflated data: `inflated[start..end]` (the
+    /// first batch skips what precedes the segment's first record, the last one stops
+    /// where the next segment begins).
+    pub start: usize,
+    /// See `start`.
+    pub end: usize,
+    /// The first batch of its segment: start a new stitcher.
+    pub starts_segment: bool,
+    /// The last batch of its segment: the walk must end on a record boundary.
+    pub ends_segment: bool,
+}
+
+/// The units of a [`WorkPlan`], produced lazily (block headers are read as batches are
+/// cut).
+#[derive(Debug)]
+pub struct WorkUnits<'a> {
+    file: &'a [u8],
+    segments: std::vec::IntoIter<(VirtualRange, bool)>,
+    current: Option<Segment<'a>>,
+    batch_bytes: u64,
+}
+
+/// A stitched segment being cut into batches.
+#[derive(Debug)]
+struct Segment<'a> {
+    scanner: BlockScanner<'a>,
+    end: VirtualOffset,
+    skip: usize,
+    first: bool,
+}
+
+impl Iterator for WorkUnits<'_> {
+    type Item = Result<WorkUnit, BgzfError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(segment) = &mut self.current {
+                if segment.scanner.is_done() {
+                    self.current = None;
+                    continue;
+                }
+                return Some(segment.batch(self.batch_bytes).map(WorkUnit::Blocks));
+            }
+            let (range, stitched) = self.segments.next()?;
+            if !stitched {
+                return Some(Ok(WorkUnit::Range(range)));
+            }
+            let (s, e) = (range.start, range.end);
+            let stop = if e.uncompressed() > 0 {
+                e.compressed() + 1
+            } else {
+                e.compressed()
+            };
+            self.current = Some(Segment {
+                scanner: BlockScanner::new(self.file, s.compressed(), stop),
+                end: e,
+                skip: s.uncompressed() as usize,
+                first: true,
+            });
+        }
+    }
+}
+
+impl Segment<'_> {
+    fn batch(&mut self, batch_bytes: u64) -> Result<BlockBatch, BgzfError> {
+        let first_block = self.scanner.position();
+        let mut inflated = 0usize;
+        // Highly compressible data (no SEQ/QUAL) inflates to many times its size: cap
+        // the inflated bytes too, so a batch's buffer stays small.
+        while !self.scanner.is_done()
+            && self.scanner.position() - first_block < batch_bytes
+            && (inflated as u64) < 4 * batch_bytes
+        {
+            let Some(block) = self.scanner.next() else {
+                break;
+            };
+            let block = block?;
+            inflated += if block.offset == self.end.compressed() {
+                (self.end.uncompressed() as usize).min(block.inflated_size)
+            } else {
+                block.inflated_size
+            };
+        }
+        let start = if self.first {
+            self.skip.min(inflated)
+        } else {
+            0
+        };
+        let batch = BlockBatch {
+            blocks: first_block..self.scanner.position(),
+            start,
+            end: inflated,
+            starts_segment: self.first,
+            ends_segment: self.scanner.is_done(),
+        };
+        self.first = false;
+        Ok(batch)
     }
 }

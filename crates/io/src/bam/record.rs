@@ -181,7 +181,9 @@ impl<'a> Record<'a> {
         self.seq_start() + self.l_seq().div_ceil(2)
     }
 
-    /// CIGAR operations as stored (`len << 4 | op`).
+    /// CIGAR operations as stored (`len << 4 | op`). A record with more than 65535
+    /// operations keeps its real CIGAR in the `CG` tag; this is then the placeholder
+    /// the record stores (soft clip plus skip), as the BAM specification describes.
     pub fn cigar(&self) -> Cigar<'a> {
         Cigar(&self.data[self.cigar_start()..self.seq_start()])
     }

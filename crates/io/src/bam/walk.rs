@@ -244,3 +244,141 @@ impl RecordStitcher {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bam::test_bam;
+    use crate::bgzf::{BlockScanner, VirtualRange};
+
+    /// A BAM of 40 records compressed in blocks of `chunk` bytes (records straddle
+    /// blocks), with an empty block spliced in after every third block.
+    fn tiny_bam(chunk: usize) -> (tempfile::TempDir, BamFile) {
+        let mut data = test_bam::header("", &[("c", 1000)]);
+        for i in 0..40i32 {
+            let seq = vec![b'A'; (i as usize * 7) % 50];
+            data.extend(test_bam::record(
+                &format!("r{i}"),
+                0,
+                0,
+                i,
+                9,
+                &[],
+                &seq,
+                -1,
+            ));
+        }
+        let packed = test_bam::bgzf(&data, chunk);
+        let empty = test_bam::bgzf(b"", 1);
+        let empty_block = &empty[..empty.len() - 28];
+        let mut file = Vec::new();
+        let blocks: Vec<_> = BlockScanner::new(&packed, 0, packed.len() as u64)
+            .map(|b| b.unwrap())
+            .collect();
+        for (i, b) in blocks.iter().enumerate() {
+            file.extend_from_slice(&packed[b.offset as usize..b.end() as usize]);
+            if i % 3 == 2 && i + 1 < blocks.len() {
+                file.extend_from_slice(empty_block);
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tiny.bam");
+        std::fs::write(&path, &file).unwrap();
+        let bam = BamFile::open(&path).unwrap();
+        (dir, bam)
+    }
+
+    fn names(bam: &BamFile, range: VirtualRange) -> Vec<String> {
+        let mut out = Vec::new();
+        RangeReader::new()
+            .for_each(bam, range, |r| {
+                out.push(String::from_utf8_lossy(r.read_name()).into_owned());
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn ranges_between_any_record_starts_partition_the_records() {
+        for chunk in [7, 33, 100_000] {
+            let (_dir, bam) = tiny_bam(chunk);
+            let end = VirtualOffset::new(bam.data_end(), 0);
+            let whole = VirtualRange {
+                start: bam.records_start(),
+                end,
+            };
+            let all = names(&bam, whole);
+            assert_eq!(all.len(), 40, "chunk {chunk}");
+            // Find every record's virtual offset by stopping after k records.
+            let mut starts = vec![bam.records_start()];
+            for k in 1..40 {
+                let mut seen = 0;
+                let mut next = None;
+                let mut reader = RangeReader::new();
+                // The start of record k is where a range from it yields record k first:
+                // search the block offsets for it.
+                for b in BlockScanner::new(bam.bytes(), 0, bam.data_end()) {
+                    let b = b.unwrap();
+                    for u in 0..=b.inflated_size.min(65535) {
+                        let v = VirtualOffset::new(b.offset, u as u16);
+                        if v <= starts[k - 1] || next.is_some() {
+                            continue;
+                        }
+                        let mut first = None;
+                        let got = reader.for_each(&bam, VirtualRange { start: v, end }, |r| {
+                            first = Some(String::from_utf8_lossy(r.read_name()).into_owned());
+                            ControlFlow::Break(())
+                        });
+                        if got.is_ok() && first.as_deref() == Some(all[k].as_str()) {
+                            next = Some(v);
+                        }
+                        seen += 1;
+                    }
+                }
+                assert!(seen > 0);
+                starts.push(next.expect("record start found"));
+            }
+            // Any cut at record starts gives every record exactly once.
+            for cut in [1usize, 5, 17, 39] {
+                let mut got = names(
+                    &bam,
+                    VirtualRange {
+                        start: starts[0],
+                        end: starts[cut],
+                    },
+                );
+                got.extend(names(
+                    &bam,
+                    VirtualRange {
+                        start: starts[cut],
+                        end,
+                    },
+                ));
+                assert_eq!(got, all, "chunk {chunk} cut {cut}");
+            }
+            // A stitcher fed one block at a time sees the same records.
+            let mut inflater = Inflater::new();
+            let mut stitched = Vec::new();
+            let mut stitcher = RecordStitcher::new(1, bam.records_start().uncompressed() as usize);
+            for b in BlockScanner::new(
+                bam.bytes(),
+                bam.records_start().compressed(),
+                bam.data_end(),
+            ) {
+                let b = b.unwrap();
+                let mut buf = InflateBuffer::new();
+                inflater
+                    .inflate_block(bam.bytes(), b.offset, &mut buf)
+                    .unwrap();
+                stitcher
+                    .feed(buf.as_slice(), |r| {
+                        stitched.push(String::from_utf8_lossy(r.read_name()).into_owned())
+                    })
+                    .unwrap();
+            }
+            stitcher.finish().unwrap();
+            assert_eq!(stitched, all, "chunk {chunk}");
+        }
+    }
+}
