@@ -244,6 +244,10 @@ impl RegionCounter<'_> {
             };
             let first = from.clamp(0, limit - 1) as u64 + 1;
             let last = (to - 1).clamp(first as i64, limit) as u64;
+            bam.prefetch(
+                index.min_offset(ref_id as usize, first)?.compressed()
+                    ..index.min_offset(ref_id as usize, last)?.compressed() + (1 << 16),
+            );
             let mut sweep = RegionSweep::new(regions.clone());
             let filter = self.filter;
             for chunk in index.query(ref_id as usize, first, last)? {

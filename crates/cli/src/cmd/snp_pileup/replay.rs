@@ -293,6 +293,7 @@ impl<'a> Replayer<'a> {
         let mut end = loop {
             let start = (span.start - lookback).max(0);
             let first_end = (span.end + MARGIN).min(unbounded);
+            self.prefetch(contig.ref_id, start, first_end);
             let mut pushed = Vec::with_capacity(self.engines.len());
             for (file, engine) in self.engines.iter_mut().enumerate() {
                 engine.reset(self.params, contig.ref_id, start, &self.needed);
@@ -418,6 +419,20 @@ impl<'a> Replayer<'a> {
             task.pseudo_counts.extend(counts);
         }
         Ok(())
+    }
+
+    /// Maps in the pages of the BAM bytes a replay between two positions reads, with one
+    /// call per BAM.
+    fn prefetch(&self, ref_id: i32, from: i64, to: i64) {
+        for (bam, index) in self.bams.files() {
+            let offset = |pos: i64| {
+                index
+                    .min_offset(ref_id as usize, pos.clamp(0, 1 << 40) as u64 + 1)
+                    .map_or(0, |v| v.compressed())
+            };
+            // The block holding the range's last records lies past the last offset.
+            bam.prefetch(offset(from)..offset(to) + (1 << 16));
+        }
     }
 
     /// Drops the mapped pages of the BAM bytes between two positions from this process
