@@ -18,3 +18,13 @@ step "$sf" flagstat -O tsv "$data/bam/sarscov2.bam"
 step "$sf" index -t 2 -o "$out/piece" "$data/index_ref.fa.gz"
 step "$sf" index --check "$out/piece"
 step "$sf" locate -x "$out/piece" --max-hits 5 AGCTTTTCATTCTGACTGCAACGG GGATCC NNNNNNNNNN
+
+# snp-pileup: FACETS snp-pileup's allele counts, byte for byte, on a tumor/normal slice.
+step "$sf" snp-pileup -t 2 -q15 -Q20 -P100 -r10,0 "$data/snp-pileup/sites_slice.vcf.gz" \
+  "$out/pileup.csv" "$data/snp-pileup/normal_slice.bam" "$data/snp-pileup/tumor_slice.bam"
+step head -5 "$out/pileup.csv"
+
+# count: reads per 20 kb window in both BAMs, as bedtools multicov counts them.
+step "$sf" count -t 2 --window 20000 -o "$out/windows.tsv" \
+  "$data/snp-pileup/normal_slice.bam" "$data/snp-pileup/tumor_slice.bam"
+step awk '$4 + $5 > 0' "$out/windows.tsv"

@@ -3,5 +3,7 @@
 mod support;
 
 mod cli;
+mod count;
 mod flagstat;
 mod index;
+mod snp_pileup;

@@ -27,6 +27,10 @@ enum Command {
     Flagstat(cmd::flagstat::FlagstatArgs),
     Index(cmd::index::IndexArgs),
     Locate(cmd::locate::LocateArgs),
+    /// Allele counts at VCF sites in tumor/normal BAMs, identical to FACETS snp-pileup
+    SnpPileup(cmd::snp_pileup::SnpPileupArgs),
+    /// Reads per region (BED) or window in BAMs, identical to bedtools multicov
+    Count(cmd::count::CountArgs),
 }
 
 impl Command {
@@ -35,6 +39,8 @@ impl Command {
             Command::Flagstat(args) => cmd::flagstat::run(args),
             Command::Index(args) => args.run(),
             Command::Locate(args) => args.run(),
+            Command::SnpPileup(args) => cmd::snp_pileup::run(args),
+            Command::Count(args) => cmd::count::run(args),
         }
     }
 }

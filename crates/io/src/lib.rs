@@ -6,11 +6,14 @@
 //! * [`input`]: opening an input by path, `-` for standard input, gzip (and BGZF)
 //!   recognised by its magic bytes;
 //! * [`fasta`]: streaming FASTA records into a reused buffer;
+//! * [`vcf`]: the site columns of a VCF, streamed;
+//! * [`bed`]: BED regions read the way bedtools reads them;
 //! * [`output`]: an output written to a temporary file beside its destination and renamed
 //!   into place only when complete, so a failed run never leaves a file that looks whole;
 //!   an existing destination is refused unless overwriting is allowed;
 //! * [`bgzf`]: BGZF block boundaries, virtual offsets, and inflate of one block into a
 //!   caller's buffer with its CRC32 and size checked;
+//! * [`bgzf_writer`]: writing BGZF (compressed outputs that htslib and tabix read);
 //! * [`bam`]: BAM files by memory map, their header and index, work plans that cut a BAM
 //!   into units for parallel workers, and record views that read fields in place;
 //! * [`Error`]: every error names the file, and where it applies the record or byte offset.
@@ -20,10 +23,13 @@
 
 #[allow(unsafe_code)]
 pub mod bam;
+pub mod bed;
 pub mod bgzf;
+pub mod bgzf_writer;
 pub mod fasta;
 pub mod input;
 pub mod output;
+pub mod vcf;
 
 mod error;
 pub use error::{Error, Result};

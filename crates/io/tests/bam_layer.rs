@@ -229,3 +229,57 @@ fn foreign_or_stale_indexes_are_refused() {
     std::fs::write(&junk, b"BAI\x01\x05").unwrap();
     assert!(BamIndex::open(&junk, &bam).is_err());
 }
+
+#[test]
+fn records_before_the_min_offset_end_before_the_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = copy_pair(dir.path(), "na12878_chrM.bam");
+    let bam = BamFile::open(&path).unwrap();
+    let index = BamIndex::open(BamIndex::find(&path).unwrap(), &bam).unwrap();
+    let end = VirtualOffset::new(bam.data_end(), 0);
+    let mut reader = RangeReader::new();
+    // Mapped records on reference 0 that reach 1-based position `pos` or beyond.
+    let mut reaching = |start: VirtualOffset, pos: u64| {
+        let mut n = 0usize;
+        reader
+            .for_each(&bam, VirtualRange { start, end }, |r| {
+                if r.ref_id() == 0 && r.flag() & 0x4 == 0 && r.alignment_end() >= pos as i64 {
+                    n += 1;
+                }
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+        n
+    };
+    let mut previous = VirtualOffset::default();
+    for pos in [1u64, 5_000, 16_385, 16_500] {
+        let min = index.min_offset(0, pos).unwrap().max(bam.records_start());
+        assert!(min >= previous, "offsets grow with the position");
+        previous = min;
+        let all = reaching(bam.records_start(), pos);
+        assert!(all > 0);
+        assert_eq!(reaching(min, pos), all, "{pos}");
+    }
+    assert!(previous > bam.records_start(), "the index skips something");
+}
+
+#[test]
+fn bam_sets_need_indexes_and_one_reference_list() {
+    use seqfarm_io::bam::BamSet;
+    let dir = tempfile::tempdir().unwrap();
+    let chm1 = copy_pair(dir.path(), "chm1.bam");
+    let chrm = copy_pair(dir.path(), "na12878_chrM.bam");
+    let set = BamSet::open(&[chm1.clone(), chm1.clone()]).unwrap();
+    assert_eq!(set.len(), 2);
+    assert!(set.bytes_between(0, 10_000, 90_000) > 0);
+    assert_eq!(set.bytes_between(0, 50_000, 50_000), 0);
+    let e = BamSet::open(&[chm1.clone(), chrm]).unwrap_err().to_string();
+    assert!(
+        e.contains("same reference") && e.contains("na12878_chrM.bam"),
+        "{e}"
+    );
+    let bare = dir.path().join("bare.bam");
+    std::fs::copy(&chm1, &bare).unwrap();
+    let e = BamSet::open(&[bare]).unwrap_err().to_string();
+    assert!(e.contains("no index") && e.contains("bare.bam"), "{e}");
+}

@@ -7,8 +7,13 @@
 //!
 //! * [`flagstat`]: [`FlagCounts`], the counts of `samtools flagstat` (1.13 and later)
 //!   split by QC pass/fail, and its three output formats byte for byte.
+//! * [`pileup`]: FACETS snp-pileup's allele counts on htslib 1.16's pileup, replayed
+//!   range by range with the same results.
+//! * [`count`]: reads per region as bedtools multicov counts them.
 #![forbid(unsafe_code)]
 
+pub mod count;
 pub mod flagstat;
+pub mod pileup;
 
 pub use flagstat::{FlagCounts, FlagstatFormat};

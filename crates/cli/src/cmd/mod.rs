@@ -1,4 +1,6 @@
 //! One module per subcommand: argument struct and the farm it runs.
+pub mod count;
 pub mod flagstat;
 pub mod index;
 pub mod locate;
+pub mod snp_pileup;

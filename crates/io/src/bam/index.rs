@@ -203,13 +203,60 @@ impl BamIndex {
             Data::Csi(i) => i.query(ref_id, interval),
         }
         .map_err(|e| Error::format(&self.path, 0, format!("index query failed: {e}")))?;
+        // Records before the first one that can overlap `start` are skipped (as htslib
+        // does): a chunk that begins earlier is cut at that record.
+        let first = self.min_offset(ref_id, start)?;
         Ok(chunks
             .iter()
             .map(|c| VirtualRange {
-                start: VirtualOffset::from_raw(u64::from(c.start())),
+                start: VirtualOffset::from_raw(u64::from(c.start())).max(first),
                 end: VirtualOffset::from_raw(u64::from(c.end())),
             })
+            .filter(|r| r.end > r.start)
             .collect())
+    }
+
+    /// The virtual offset of the first record that can overlap 1-based position `pos` of
+    /// reference `ref_id` (the linear index for BAI, bin offsets for CSI); records before
+    /// it end before `pos`. `0` when the index knows nothing before `pos`. O(1) and
+    /// monotone in `pos` for BAI: cheap enough to estimate how many compressed bytes a
+    /// region spans.
+    pub fn min_offset(&self, ref_id: usize, pos: u64) -> Result<VirtualOffset> {
+        let position = usize::try_from(pos.max(1))
+            .ok()
+            .and_then(Position::new)
+            .ok_or_else(|| Error::format(&self.path, 0, format!("invalid position {pos}")))?;
+        let missing = || {
+            Error::format(
+                &self.path,
+                0,
+                format!("reference index {ref_id} is not in the index"),
+            )
+        };
+        let offset = match &self.data {
+            Data::Bai(i) => {
+                // The linear index, clamped to its last window: no record overlaps a
+                // position past it, so the offsets stay monotone.
+                let linear = i
+                    .reference_sequences()
+                    .get(ref_id)
+                    .ok_or_else(missing)?
+                    .index();
+                let window = (usize::from(position) - 1) >> i.min_shift();
+                linear
+                    .get(window)
+                    .or(linear.last())
+                    .copied()
+                    .unwrap_or_default()
+            }
+            Data::Csi(i) => {
+                let reference = i.reference_sequences().get(ref_id).ok_or_else(missing)?;
+                reference
+                    .index()
+                    .min_offset(i.min_shift(), i.depth(), position)
+            }
+        };
+        Ok(VirtualOffset::from_raw(u64::from(offset)))
     }
 }
 

@@ -15,12 +15,14 @@
 //! * [`RangeReader`]: the records of one virtual-offset range (per worker);
 //! * [`RecordStitcher`]: the records of consecutive inflated blocks, in order;
 //! * [`BamStream`]: a BAM read from a stream (standard input), block by block;
+//! * [`BamSet`]: several indexed BAMs that share one reference list;
 //! * [`Record`]: one record's fields, read from its bytes on demand.
 
 pub(crate) mod header;
 mod index;
 mod plan;
 pub(crate) mod record;
+pub(crate) mod set;
 mod stream;
 mod walk;
 
@@ -37,6 +39,7 @@ pub use header::{Header, Reference};
 pub use index::{BamIndex, IndexKind};
 pub use plan::{BlockBatch, BlockBatches, WorkPlan, WorkUnit, WorkUnits};
 pub use record::{flags, Cigar, CigarOp, Record, RecordError, Sequence};
+pub use set::BamSet;
 pub use stream::BamStream;
 pub use walk::{RangeReader, RecordStitcher};
 

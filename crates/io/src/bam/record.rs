@@ -324,6 +324,11 @@ impl<'a> Cigar<'a> {
         })
     }
 
+    /// The operations as stored: little-endian `len << 4 | op` words.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.0
+    }
+
     /// Reference bases covered.
     pub fn reference_span(&self) -> i64 {
         self.ops()
@@ -338,6 +343,13 @@ impl<'a> Cigar<'a> {
 pub struct Sequence<'a> {
     packed: &'a [u8],
     len: usize,
+}
+
+impl<'a> Sequence<'a> {
+    /// The packed bytes: two bases per byte, the first in the high nibble.
+    pub fn packed(&self) -> &'a [u8] {
+        self.packed
+    }
 }
 
 impl Sequence<'_> {
@@ -448,6 +460,8 @@ pub(crate) mod tests {
         assert_eq!(bases, b"ACGTN");
         assert_eq!(r.qual(), &[30; 5]);
         assert_eq!(r.aux(), b"NMC\x02");
+        assert_eq!(r.cigar().as_bytes().len(), 16);
+        assert_eq!(r.seq().packed(), &[0x12, 0x48, 0xf0]);
     }
 
     #[test]

@@ -1,0 +1,412 @@
+//! `seqfarm count`: reads per region or per window in one or more BAMs, counted and
+//! printed as `bedtools multicov` does (BED columns echoed, then one count per BAM).
+//!
+//! The emitter reads the BED (or makes the windows from the BAM header) and cuts the
+//! regions into tasks of about equal BAM bytes; a worker sorts its task's regions by
+//! position, reads each stretch of a contig once through the index and sweeps the reads
+//! over all the regions it holds; the collector prints the rows in input order.
+
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+
+use seqfarm_farm::{Fill, Worker};
+use seqfarm_io::bam::{BamSet, IndexKind, RangeReader};
+use seqfarm_io::bed::BedRegions;
+use seqfarm_io::output::Output;
+use seqfarm_regions::count::{read_end, ReadFilter, RegionSweep};
+
+use crate::common::{farm_error, FarmArgs, ForceArg};
+
+/// Regions per task, at most.
+const MAX_REGIONS: usize = 1 << 14;
+/// Regions further apart than this are read separately.
+const STRETCH_GAP: i64 = 1 << 16;
+/// A separate read starts this far before its region (the BAI's linear-index window).
+const WINDOW: i64 = 1 << 14;
+/// Tasks per worker the BAMs are cut into, about.
+const TASKS_PER_WORKER: u64 = 16;
+/// Compressed BAM bytes per task, at least and at most.
+const TASK_BYTES: std::ops::RangeInclusive<u64> = (1 << 20)..=(32 << 20);
+
+/// Reads per region in one or more BAMs, identical to bedtools multicov.
+#[derive(Debug, clap::Args)]
+pub struct CountArgs {
+    /// Regions to count in: BED (plain or gzip; its columns are echoed before the counts)
+    #[arg(
+        long = "bed",
+        value_name = "REGIONS.bed",
+        required_unless_present = "window",
+        conflicts_with = "window"
+    )]
+    bed: Option<PathBuf>,
+    /// Count in consecutive windows of SIZE bases over every contig of the BAMs (the last
+    /// window of a contig is shorter)
+    #[arg(long = "window", value_name = "SIZE", value_parser = clap::value_parser!(u64).range(1..))]
+    window: Option<u64>,
+    /// Count only reads with at least this mapping quality
+    #[arg(
+        short = 'q',
+        long = "min-map-quality",
+        value_name = "MAPQ",
+        default_value_t = 0
+    )]
+    min_map_quality: u8,
+    /// Count duplicates (FLAG 0x400) too
+    #[arg(short = 'D', long = "duplicates")]
+    duplicates: bool,
+    /// Count reads that failed quality checks (FLAG 0x200) too
+    #[arg(short = 'F', long = "qc-failed")]
+    qc_failed: bool,
+    /// Count only properly paired reads
+    #[arg(short = 'p', long = "proper-pairs")]
+    proper_pairs: bool,
+    /// Write the counts to FILE instead of standard output (appears only when complete)
+    #[arg(short = 'o', long = "output", value_name = "FILE", default_value = "-")]
+    output: PathBuf,
+    #[command(flatten)]
+    force: ForceArg,
+    #[command(flatten)]
+    farm: FarmArgs,
+    /// Compressed BAM bytes per task (for tests of task boundaries)
+    #[arg(long = "task-bytes", hide = true)]
+    task_bytes: Option<u64>,
+    /// Coordinate-sorted, indexed BAMs (one count column each)
+    #[arg(value_name = "BAM", required = true)]
+    bams: Vec<PathBuf>,
+}
+
+/// One region to count in.
+#[derive(Debug, Clone, Copy)]
+struct Region {
+    ref_id: i32,
+    start: i64,
+    stop: i64,
+}
+
+/// Consecutive regions, their output columns and, once counted, their counts.
+#[derive(Debug, Default)]
+pub struct Task {
+    regions: Vec<Region>,
+    /// Each region's echoed columns, tab-terminated, one after the other.
+    text: Vec<u8>,
+    text_ends: Vec<usize>,
+    /// Per region, one count per BAM.
+    counts: Vec<u32>,
+}
+
+/// Where regions come from.
+enum Source {
+    Bed(BedRegions),
+    Windows {
+        size: i64,
+        ref_id: usize,
+        start: i64,
+    },
+}
+
+/// The emitter: regions in input order, cut into tasks.
+struct RegionPlanner<'a> {
+    source: Source,
+    bams: &'a BamSet,
+    ids: std::collections::HashMap<Vec<u8>, i32>,
+    names: Vec<String>,
+    lengths: Vec<i64>,
+    task_bytes: u64,
+    ended: bool,
+}
+
+impl RegionPlanner<'_> {
+    /// The next region and its echoed columns (appended to `text`), or `None`.
+    fn next_region(&mut self, text: &mut Vec<u8>) -> anyhow::Result<Option<Region>> {
+        let number = |text: &mut Vec<u8>, n: i64| {
+            seqfarm_regions::pileup::visit::push_number(text, n as u64);
+            text.push(b'\t');
+        };
+        match &mut self.source {
+            Source::Bed(bed) => {
+                let Some(r) = bed.next_region()? else {
+                    return Ok(None);
+                };
+                text.extend_from_slice(r.chrom);
+                text.push(b'\t');
+                number(text, r.start);
+                number(text, r.end);
+                if !r.rest.is_empty() {
+                    text.extend_from_slice(r.rest);
+                    text.push(b'\t');
+                }
+                let (start, stop) = r.counted();
+                let ref_id = self.ids.get(r.chrom).copied().unwrap_or(-1);
+                Ok(Some(Region {
+                    ref_id,
+                    start,
+                    stop,
+                }))
+            }
+            Source::Windows {
+                size,
+                ref_id,
+                start,
+            } => {
+                while *ref_id < self.lengths.len() && *start >= self.lengths[*ref_id] {
+                    *ref_id += 1;
+                    *start = 0;
+                }
+                if *ref_id >= self.lengths.len() {
+                    return Ok(None);
+                }
+                let stop = (*start + *size).min(self.lengths[*ref_id]);
+                let region = Region {
+                    ref_id: *ref_id as i32,
+                    start: *start,
+                    stop,
+                };
+                text.extend_from_slice(self.names[*ref_id].as_bytes());
+                text.push(b'\t');
+                number(text, *start);
+                number(text, stop);
+                *start = stop;
+                Ok(Some(region))
+            }
+        }
+    }
+
+    fn fill(&mut self, task: &mut Task) -> anyhow::Result<Fill> {
+        task.regions.clear();
+        task.text.clear();
+        task.text_ends.clear();
+        task.counts.clear();
+        if self.ended {
+            return Ok(Fill::End);
+        }
+        let mut cost = 0u64;
+        let mut previous: Option<Region> = None;
+        while task.regions.len() < MAX_REGIONS && cost < self.task_bytes {
+            let Some(region) = self.next_region(&mut task.text)? else {
+                self.ended = true;
+                break;
+            };
+            task.text_ends.push(task.text.len());
+            if region.ref_id >= 0 {
+                let near = previous.is_some_and(|p| {
+                    p.ref_id == region.ref_id && (region.start - p.stop).abs() <= STRETCH_GAP
+                });
+                let from = if near {
+                    region.start
+                } else {
+                    region.start - WINDOW
+                };
+                cost += self
+                    .bams
+                    .bytes_between(region.ref_id as usize, from, region.stop);
+                previous = Some(region);
+            }
+            task.regions.push(region);
+        }
+        Ok(if task.regions.is_empty() {
+            Fill::End
+        } else {
+            Fill::Task
+        })
+    }
+}
+
+/// A worker: counts a task's regions in every BAM.
+struct RegionCounter<'a> {
+    bams: &'a BamSet,
+    filter: ReadFilter,
+    /// The count column of each BAM: bedtools keys counts by file name, so a BAM given
+    /// twice counts twice into its last column.
+    columns: &'a [usize],
+    reader: RangeReader,
+}
+
+impl RegionCounter<'_> {
+    /// Counts the reads of `ref_id` in `regions` (`(start, stop, index)`) of one stretch.
+    fn count_stretch(
+        &mut self,
+        ref_id: i32,
+        regions: Vec<(i64, i64, u32)>,
+        counts: &mut [u32],
+    ) -> anyhow::Result<()> {
+        let files = self.bams.len();
+        let from = regions.iter().map(|r| r.0).min().unwrap_or(0);
+        let to = regions.iter().map(|r| r.1).max().unwrap_or(0);
+        if to <= from.max(0) {
+            return Ok(());
+        }
+        for (file, (bam, index)) in self.bams.files().iter().enumerate() {
+            let column = self.columns[file];
+            let limit: i64 = match index.kind() {
+                IndexKind::Bai => (1 << 29) - 1,
+                IndexKind::Csi => i64::MAX >> 1,
+            };
+            let first = from.clamp(0, limit - 1) as u64 + 1;
+            let last = (to - 1).clamp(first as i64, limit) as u64;
+            bam.prefetch(
+                index.min_offset(ref_id as usize, first)?.compressed()
+                    ..index.min_offset(ref_id as usize, last)?.compressed() + (1 << 16),
+            );
+            let mut sweep = RegionSweep::new(regions.clone());
+            let filter = self.filter;
+            for chunk in index.query(ref_id as usize, first, last)? {
+                let mut done = false;
+                self.reader.for_each(bam, chunk, |record| {
+                    let pos = i64::from(record.pos());
+                    if record.ref_id() != ref_id || pos >= to {
+                        done = record.ref_id() > ref_id || pos >= to;
+                        return if done {
+                            ControlFlow::Break(())
+                        } else {
+                            ControlFlow::Continue(())
+                        };
+                    }
+                    if filter.keeps(record.flag(), record.mapq()) {
+                        let cigar = record.cigar();
+                        let end = read_end(record.flag(), pos, cigar.len(), cigar.reference_span());
+                        sweep.add(pos, end, |i| counts[i as usize * files + column] += 1);
+                    }
+                    ControlFlow::Continue(())
+                })?;
+                if done {
+                    break;
+                }
+            }
+            bam.release(
+                index.min_offset(ref_id as usize, first)?.compressed()
+                    ..index.min_offset(ref_id as usize, last)?.compressed(),
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Worker<Task, anyhow::Error> for RegionCounter<'_> {
+    fn process(&mut self, task: &mut Task) -> anyhow::Result<()> {
+        let files = self.bams.len();
+        task.counts.clear();
+        task.counts.resize(task.regions.len() * files, 0);
+        let mut order: Vec<u32> = (0..task.regions.len() as u32)
+            .filter(|&i| task.regions[i as usize].ref_id >= 0)
+            .collect();
+        order.sort_by_key(|&i| {
+            let r = task.regions[i as usize];
+            (r.ref_id, r.start)
+        });
+        let mut from = 0;
+        while from < order.len() {
+            let first = task.regions[order[from] as usize];
+            let mut reach = first.stop;
+            let mut to = from + 1;
+            while to < order.len() {
+                let r = task.regions[order[to] as usize];
+                if r.ref_id != first.ref_id || r.start - reach > STRETCH_GAP {
+                    break;
+                }
+                reach = reach.max(r.stop);
+                to += 1;
+            }
+            let stretch = order[from..to]
+                .iter()
+                .map(|&i| {
+                    let r = task.regions[i as usize];
+                    (r.start, r.stop, i)
+                })
+                .collect();
+            self.count_stretch(first.ref_id, stretch, &mut task.counts)?;
+            from = to;
+        }
+        Ok(())
+    }
+}
+
+/// Runs `seqfarm count`.
+pub fn run(args: CountArgs) -> anyhow::Result<()> {
+    let bams = BamSet::open(&args.bams)?;
+    let header = bams
+        .header()
+        .ok_or_else(|| anyhow::anyhow!("no BAM given"))?;
+    let names: Vec<String> = header.references.iter().map(|r| r.name.clone()).collect();
+    let lengths: Vec<i64> = header
+        .references
+        .iter()
+        .map(|r| i64::from(r.length))
+        .collect();
+    let ids = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_bytes().to_vec(), i as i32))
+        .collect();
+    let source = match (&args.bed, args.window) {
+        (Some(bed), _) => Source::Bed(BedRegions::open(bed)?),
+        (None, Some(size)) => Source::Windows {
+            size: size.min(i64::MAX as u64) as i64,
+            ref_id: 0,
+            start: 0,
+        },
+        (None, None) => anyhow::bail!("give --bed REGIONS.bed or --window SIZE"),
+    };
+    let columns: Vec<usize> = args
+        .bams
+        .iter()
+        .map(|p| args.bams.iter().rposition(|q| q == p).unwrap_or(0))
+        .collect();
+    let config = args.farm.config();
+    let total: u64 = bams.files().iter().map(|(bam, _)| bam.len()).sum();
+    let task_bytes = args.task_bytes.unwrap_or_else(|| {
+        (total / (config.workers as u64 * TASKS_PER_WORKER))
+            .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
+    });
+    let mut out = Output::create(&args.output, args.force.overwrite())?;
+    let mut planner = RegionPlanner {
+        source,
+        bams: &bams,
+        ids,
+        names,
+        lengths,
+        task_bytes: task_bytes.max(1),
+        ended: false,
+    };
+    let filter = ReadFilter {
+        min_map_quality: args.min_map_quality,
+        proper_pairs_only: args.proper_pairs,
+        keep_duplicates: args.duplicates,
+        keep_qc_failed: args.qc_failed,
+    };
+    let files = bams.len();
+    let mut line = Vec::with_capacity(1 << 16);
+    seqfarm_farm::run(
+        &config,
+        Task::default,
+        &mut |task: &mut Task| planner.fill(task),
+        |_| {
+            Ok(RegionCounter {
+                bams: &bams,
+                filter,
+                columns: &columns,
+                reader: RangeReader::new(),
+            })
+        },
+        &mut |task: &mut Task| -> anyhow::Result<()> {
+            line.clear();
+            let mut from = 0;
+            for (i, &end) in task.text_ends.iter().enumerate() {
+                line.extend_from_slice(&task.text[from..end]);
+                from = end;
+                for (k, &n) in task.counts[i * files..(i + 1) * files].iter().enumerate() {
+                    if k > 0 {
+                        line.push(b'\t');
+                    }
+                    seqfarm_regions::pileup::visit::push_number(&mut line, u64::from(n));
+                }
+                line.push(b'\n');
+            }
+            out.write_all(&line).map_err(|e| out.error(e))?;
+            Ok(())
+        },
+    )
+    .map_err(farm_error)?;
+    out.commit()?;
+    Ok(())
+}

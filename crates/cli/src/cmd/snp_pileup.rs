@@ -1,0 +1,241 @@
+//! `seqfarm snp-pileup`: FACETS `snp-pileup`'s allele counts, byte for byte, on a farm.
+//!
+//! * The emitter ([`plan`]) streams the VCF, keeps the biallelic SNVs, and cuts them into
+//!   tasks of about equal BAM bytes (from the indexes) on one contig each; with `-P` the
+//!   tasks tile the contigs so every pseudo-SNP position belongs to one task.
+//! * Workers ([`replay`]) replay htslib's pileup over their task's ranges from a little
+//!   before it ([`seqfarm_regions::pileup::engine`]), widening the replay until nothing
+//!   before it can change the result, and report per site the counts and the next
+//!   covered positions.
+//! * The collector ([`collect`]) walks the sites in VCF order exactly as snp-pileup's loop
+//!   does and writes the rows (plain CSV or BGZF).
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use seqfarm_io::bam::BamSet;
+use seqfarm_io::output::Output;
+use seqfarm_io::vcf::VcfSites;
+use seqfarm_regions::pileup::visit::{Next, RowRules, Site, SiteWalker};
+use seqfarm_regions::pileup::PileupParams;
+
+use crate::common::{farm_error, FarmArgs, ForceArg};
+
+mod collect;
+mod plan;
+mod replay;
+
+/// Tasks per worker the BAMs are cut into, about (load balance against the re-reading
+/// each task does at its edges).
+const TASKS_PER_WORKER: u64 = 16;
+/// Compressed BAM bytes per task (all BAMs together), at least and at most.
+const TASK_BYTES: std::ops::RangeInclusive<u64> = (2 << 20)..=(32 << 20);
+
+/// Allele counts at VCF sites in one or more BAMs, identical to FACETS snp-pileup.
+#[derive(Debug, clap::Args)]
+pub struct SnpPileupArgs {
+    /// Do not discard anomalous read pairs
+    #[arg(short = 'A', long = "count-orphans")]
+    count_orphans: bool,
+    /// Sets the maximum depth (htslib's per-file pileup limit)
+    #[arg(
+        short = 'd',
+        long = "max-depth",
+        value_name = "DEPTH",
+        default_value_t = 4000,
+        allow_negative_numbers = true
+    )]
+    max_depth: i64,
+    /// Compresses the output file with BGZF (`.gz` is appended to OUTPUT when missing)
+    #[arg(short = 'g', long = "gzip")]
+    gzip: bool,
+    /// Show a progress bar (on standard error, when it is a terminal)
+    #[arg(short = 'p', long = "progress")]
+    progress: bool,
+    /// Every MULTIPLE positions, if there is no SNP, insert a blank record with the total
+    /// count at the position
+    #[arg(
+        short = 'P',
+        long = "pseudo-snps",
+        value_name = "MULTIPLE",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
+    pseudo_snps: i64,
+    /// Sets the minimum threshold for mapping quality
+    #[arg(
+        short = 'q',
+        long = "min-map-quality",
+        value_name = "QUALITY",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
+    min_map_quality: i32,
+    /// Sets the minimum threshold for base quality
+    #[arg(
+        short = 'Q',
+        long = "min-base-quality",
+        value_name = "QUALITY",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
+    min_base_quality: i32,
+    /// Comma separated list of minimum read counts for a position to be output, one per
+    /// BAM [default: 0]
+    #[arg(
+        short = 'r',
+        long = "min-read-counts",
+        value_name = "READS",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    min_read_counts: Vec<i64>,
+    /// Show detailed messages (on standard error)
+    #[arg(short = 'v', long = "verbose")]
+    verbose: bool,
+    /// Disable read-pair overlap detection
+    #[arg(short = 'x', long = "ignore-overlaps")]
+    ignore_overlaps: bool,
+    #[command(flatten)]
+    farm: FarmArgs,
+    #[command(flatten)]
+    force: ForceArg,
+    /// Compressed BAM bytes per task (for tests of task boundaries)
+    #[arg(long = "task-bytes", hide = true)]
+    task_bytes: Option<u64>,
+    /// Bases per task, at most (for tests of task boundaries)
+    #[arg(long = "task-span", hide = true, default_value_t = i64::MAX)]
+    task_span: i64,
+    /// VCF of the sites (plain or bgzipped); only biallelic SNVs are used
+    #[arg(value_name = "VCF")]
+    vcf: PathBuf,
+    /// Output CSV (`-` for standard output); must not exist yet unless --force
+    #[arg(value_name = "OUTPUT")]
+    output: PathBuf,
+    /// Coordinate-sorted, indexed BAMs (File1, File2, ... in the output)
+    #[arg(value_name = "BAM", required = true)]
+    bams: Vec<PathBuf>,
+}
+
+/// One piece of work: consecutive VCF sites on one contig and the range they need.
+#[derive(Debug, Default)]
+pub struct Task {
+    /// Contig of the range (`-1`: no range, only sites on contigs not in the BAMs).
+    ref_id: i32,
+    /// The positions this task answers for: pseudo-SNP positions in it are reported.
+    range: std::ops::Range<i64>,
+    /// The sites, in VCF order (sites of other contigs than `ref_id` have `ref_id -1`).
+    sites: Vec<Site>,
+    /// Per site on `ref_id`: the first covered position at or after it, and after it.
+    nexts: Vec<(Next, Next)>,
+    /// Per site on `ref_id` and per BAM: `[R, A, E, D, depth]`.
+    counts: Vec<[u32; 5]>,
+    /// Covered pseudo-SNP positions found, and per BAM `[counted, depth]` there.
+    pseudo: Vec<i64>,
+    /// Counts at `pseudo` positions, BAM by BAM.
+    pseudo_counts: Vec<[u32; 2]>,
+}
+
+impl Task {
+    fn clear(&mut self) {
+        self.ref_id = -1;
+        self.range = 0..0;
+        self.sites.clear();
+        self.nexts.clear();
+        self.counts.clear();
+        self.pseudo.clear();
+        self.pseudo_counts.clear();
+    }
+}
+
+/// Runs `seqfarm snp-pileup`.
+pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
+    let params = PileupParams {
+        min_map_quality: args.min_map_quality,
+        min_base_quality: args.min_base_quality,
+        max_depth: args.max_depth,
+        count_orphans: args.count_orphans,
+        detect_overlaps: !args.ignore_overlaps,
+    };
+    let vcf = VcfSites::open(&args.vcf)?;
+    let bams = BamSet::open(&args.bams)?;
+    let names: Vec<String> = bams
+        .header()
+        .map(|h| h.references.iter().map(|r| r.name.clone()).collect())
+        .unwrap_or_default();
+    if args.verbose {
+        for (i, (bam, index)) in bams.files().iter().enumerate() {
+            eprintln!(
+                "File {}: {} (BAM, {} references, {:?} index {})",
+                i + 1,
+                bam.path().display(),
+                bam.header().references.len(),
+                index.kind(),
+                index.path().display()
+            );
+        }
+        eprintln!("Max per-file depth set to {}.", args.max_depth);
+    }
+    let mut output = args.output.clone();
+    if args.gzip && !output.to_string_lossy().ends_with(".gz") && output.as_os_str() != "-" {
+        let mut name = output.into_os_string();
+        name.push(".gz");
+        output = PathBuf::from(name);
+    }
+    let out = Output::create(&output, args.force.overwrite())?;
+    let mut min_depth = args.min_read_counts.clone();
+    min_depth.resize(min_depth.len().max(bams.len()), 0);
+    let walker = SiteWalker::new(
+        RowRules {
+            min_depth,
+            pseudo_every: args.pseudo_snps,
+        },
+        bams.len(),
+    );
+    let config = args.farm.config();
+    let total: u64 = bams.files().iter().map(|(bam, _)| bam.len()).sum();
+    let task_bytes = args.task_bytes.unwrap_or_else(|| {
+        (total / (config.workers as u64 * TASKS_PER_WORKER))
+            .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
+    });
+    let mut planner = plan::SitePlanner::new(
+        vcf,
+        &bams,
+        args.pseudo_snps,
+        task_bytes.max(1),
+        args.task_span,
+    );
+    let mut collector = collect::RowCollector::new(
+        walker,
+        collect::Sink::new(out, args.gzip),
+        &bams,
+        params,
+        names,
+        args.progress,
+    )?;
+    let report = seqfarm_farm::run(
+        &config,
+        Task::default,
+        &mut |task: &mut Task| planner.fill(task),
+        |_| Ok(replay::Replayer::new(&bams, params, args.pseudo_snps)),
+        &mut collector,
+    )
+    .map_err(farm_error)?;
+    if args.verbose {
+        let mut stats = replay::ReplayStats::default();
+        let mut blocks = 0;
+        for worker in &report.workers {
+            stats += worker.stats;
+            blocks += worker.blocks_inflated();
+        }
+        eprintln!(
+            "{} tasks of {} compressed bytes, {} site clusters replayed ({} widened back, \
+             {} read further), {blocks} BGZF blocks inflated",
+            report.tasks, task_bytes, stats.clusters, stats.widened_back, stats.widened_forward
+        );
+    }
+    collector
+        .finish()
+        .with_context(|| format!("writing {}", output.display()))?;
+    Ok(())
+}

@@ -1,0 +1,212 @@
+//! The collector: snp-pileup's walk over the sites, in VCF order, writing the rows.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use indicatif::ProgressBar;
+use seqfarm_farm::Collector;
+use seqfarm_io::bam::{BamSet, RangeReader};
+use seqfarm_io::bgzf_writer::BgzfWriter;
+use seqfarm_io::output::Output;
+use seqfarm_regions::pileup::engine::FileEngine;
+use seqfarm_regions::pileup::visit::{CoverageProbe, FoundPosition, SiteFinding, SiteWalker};
+use seqfarm_regions::pileup::PileupParams;
+
+use super::replay::{Contig, ReadWindow};
+use super::Task;
+
+/// libdeflate level of `-g` output (htslib's default is zlib's 6).
+const GZIP_LEVEL: i32 = 6;
+
+/// Where rows go: the output file, plain or BGZF.
+pub enum Sink {
+    /// Plain CSV.
+    Plain(Output),
+    /// BGZF-compressed CSV.
+    Bgzf(BgzfWriter<Output>),
+}
+
+impl Sink {
+    /// A sink on `out`, compressing when `gzip`.
+    pub fn new(out: Output, gzip: bool) -> Self {
+        if gzip {
+            Sink::Bgzf(BgzfWriter::new(out, GZIP_LEVEL))
+        } else {
+            Sink::Plain(out)
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match self {
+            Sink::Plain(out) => out.write_all(bytes),
+            Sink::Bgzf(w) => w.write_all(bytes),
+        }
+    }
+
+    fn finish(self) -> anyhow::Result<()> {
+        let out = match self {
+            Sink::Plain(out) => out,
+            Sink::Bgzf(w) => w.finish()?,
+        };
+        out.commit()?;
+        Ok(())
+    }
+}
+
+/// Finds covered positions past the contigs the workers looked at, on the collector's
+/// thread: a replay from a contig start is exact.
+pub struct ContigProbe<'a> {
+    bams: &'a BamSet,
+    params: PileupParams,
+    reader: RangeReader,
+    engine: FileEngine,
+    found: HashMap<i32, Option<FoundPosition>>,
+}
+
+impl<'a> ContigProbe<'a> {
+    fn new(bams: &'a BamSet, params: PileupParams) -> Self {
+        Self {
+            bams,
+            params,
+            reader: RangeReader::new(),
+            engine: FileEngine::new(),
+            found: HashMap::new(),
+        }
+    }
+
+    /// The first covered position of contig `ref_id` with its counts, if any: replays
+    /// the contig from its start (where nothing is unknown) until some coverage.
+    fn first_on(&mut self, ref_id: i32) -> anyhow::Result<Option<FoundPosition>> {
+        let contig = Contig {
+            bams: self.bams,
+            params: self.params,
+            ref_id,
+        };
+        let whole = contig.len() + (1 << 20);
+        let mut first: Option<i64> = None;
+        for file in 0..self.bams.len() {
+            self.engine.reset(self.params, ref_id, 0, &[]);
+            let window = ReadWindow {
+                until_covered: Some(0),
+                ..ReadWindow::new(0, first.map_or(whole, |f| f + 1))
+            };
+            contig.push_reads(file, window, &mut self.reader, &mut self.engine)?;
+            if let Some(&(s, _)) = self.engine.coverage().first() {
+                first = Some(first.map_or(s, |f: i64| f.min(s)));
+            }
+        }
+        let Some(pos) = first else {
+            return Ok(None);
+        };
+        let counts = contig.counts_at(pos, &mut self.reader, &mut self.engine)?;
+        Ok(Some(FoundPosition {
+            ref_id,
+            pos,
+            counts,
+        }))
+    }
+}
+
+impl CoverageProbe for ContigProbe<'_> {
+    type Error = anyhow::Error;
+
+    fn first_after_contig(&mut self, ref_id: i32) -> anyhow::Result<Option<FoundPosition>> {
+        if let Some(found) = self.found.get(&ref_id) {
+            return Ok(found.clone());
+        }
+        let contigs = self.bams.header().map_or(0, |h| h.references.len()) as i32;
+        let mut found = None;
+        for next in ref_id.max(-1) + 1..contigs {
+            if let Some(f) = self.first_on(next)? {
+                found = Some(f);
+                break;
+            }
+        }
+        self.found.insert(ref_id, found.clone());
+        Ok(found)
+    }
+}
+
+/// Receives the tasks in order, walks their sites and writes the rows.
+pub struct RowCollector<'a> {
+    walker: SiteWalker,
+    sink: Option<Sink>,
+    probe: ContigProbe<'a>,
+    names: Vec<String>,
+    rows: Vec<u8>,
+    files: usize,
+    progress: ProgressBar,
+}
+
+impl<'a> RowCollector<'a> {
+    /// A collector writing to `sink`; the header is written at once.
+    pub fn new(
+        walker: SiteWalker,
+        mut sink: Sink,
+        bams: &'a BamSet,
+        params: PileupParams,
+        names: Vec<String>,
+        progress: bool,
+    ) -> anyhow::Result<Self> {
+        sink.write(&walker.header())?;
+        let bar = if progress {
+            crate::progress::items("sites")
+        } else {
+            ProgressBar::hidden()
+        };
+        Ok(Self {
+            walker,
+            sink: Some(sink),
+            probe: ContigProbe::new(bams, params),
+            names,
+            rows: Vec::with_capacity(1 << 20),
+            files: bams.len(),
+            progress: bar,
+        })
+    }
+
+    /// Writes the last rows and moves the output into place.
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        self.progress.finish_and_clear();
+        match self.sink.take() {
+            Some(sink) => sink.finish(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Collector<Task, anyhow::Error> for RowCollector<'_> {
+    fn collect(&mut self, task: &mut Task) -> anyhow::Result<()> {
+        let files = self.files;
+        for (i, &pos) in task.pseudo.iter().enumerate() {
+            self.walker.offer_pseudo(
+                task.ref_id,
+                pos,
+                &task.pseudo_counts[i * files..(i + 1) * files],
+            );
+        }
+        let mut k = 0;
+        for site in &task.sites {
+            let finding = if site.ref_id >= 0 {
+                let (next, next_after) = task.nexts[k];
+                let counts = &task.counts[k * files..(k + 1) * files];
+                k += 1;
+                Some(SiteFinding {
+                    next,
+                    next_after,
+                    counts,
+                })
+            } else {
+                None
+            };
+            self.walker
+                .visit(site, finding, &mut self.probe, &self.names, &mut self.rows)?;
+        }
+        if let Some(sink) = self.sink.as_mut() {
+            sink.write(&self.rows)?;
+        }
+        self.rows.clear();
+        self.progress.inc(task.sites.len() as u64);
+        Ok(())
+    }
+}

@@ -1,0 +1,257 @@
+//! The emitter: VCF sites to tasks.
+//!
+//! Sites are kept as snp-pileup uses them (biallelic SNVs), their contig found in the BAMs
+//! with snp-pileup's `chr` prefix rule. Sites that fall behind an earlier site of the same
+//! contig are dropped here: snp-pileup's loop always skips them. Tasks hold consecutive
+//! sites of one contig, cut when their BAM bytes (estimated from the indexes) reach the
+//! task size; with pseudo-SNPs they tile each contig from its start, so that every
+//! position before the last site belongs to exactly one task.
+
+use std::collections::HashMap;
+
+use anyhow::anyhow;
+use seqfarm_farm::Fill;
+use seqfarm_io::bam::BamSet;
+use seqfarm_io::vcf::VcfSites;
+use seqfarm_regions::pileup::visit::Site;
+
+use super::Task;
+
+/// Sites per task, at most (bounds a task's memory whatever the site density).
+const MAX_SITES: usize = 1 << 17;
+/// Pseudo-SNP positions per task, at most.
+const MAX_PSEUDO: i64 = 1 << 17;
+/// Sites further apart than this are replayed separately (see `replay`); the planner
+/// charges such a site the bytes of the stretch before it that its replay reads, not
+/// the bytes between the sites.
+pub const CLUSTER_GAP: i64 = 20_000;
+/// What a separate replay reads before its first site, about: the BAI's linear-index
+/// window and the replay's lookback.
+const CLUSTER_LEAD: i64 = (1 << 14) + 2_000;
+
+/// Reads the VCF and fills tasks (see the module docs).
+pub struct SitePlanner<'a> {
+    vcf: VcfSites,
+    bams: &'a BamSet,
+    /// BAM reference names with the `chr` prefix rule applied, to reference index.
+    lookup: HashMap<Vec<u8>, i32>,
+    /// VCF contig name to reference index (`-1`: not in the BAMs), as resolved.
+    contigs: HashMap<Vec<u8>, i32>,
+    pseudo_every: i64,
+    task_bytes: u64,
+    /// Bases per task, at most.
+    task_span: i64,
+    /// The furthest site so far: (reference index, position, VCF contig name).
+    furthest: Option<(i32, i64)>,
+    furthest_name: Vec<u8>,
+    lookahead: Option<Site>,
+    /// Where the next task of the current contig starts (pseudo-SNP tiling).
+    tile_from: Option<(i32, i64)>,
+    ended: bool,
+}
+
+impl<'a> SitePlanner<'a> {
+    /// A planner over `vcf` for `bams`: tasks of about `task_bytes` compressed bytes and
+    /// at most `task_span` bases.
+    pub fn new(
+        vcf: VcfSites,
+        bams: &'a BamSet,
+        pseudo_every: i64,
+        task_bytes: u64,
+        task_span: i64,
+    ) -> Self {
+        let names: Vec<&str> = bams
+            .header()
+            .map(|h| h.references.iter().map(|r| r.name.as_str()).collect())
+            .unwrap_or_default();
+        // snp-pileup strips `chr` from the VCF name, and from every BAM name when the
+        // first BAM name has it; the first match wins.
+        let prefixed = names.first().is_some_and(|n| n.starts_with("chr"));
+        let mut lookup = HashMap::new();
+        for (i, name) in names.iter().enumerate() {
+            let key = if prefixed {
+                name.as_bytes().get(3..).unwrap_or_default()
+            } else {
+                name.as_bytes()
+            };
+            lookup.entry(key.to_vec()).or_insert(i as i32);
+        }
+        Self {
+            vcf,
+            bams,
+            lookup,
+            contigs: HashMap::new(),
+            pseudo_every,
+            task_bytes,
+            task_span: task_span.max(1),
+            furthest: None,
+            furthest_name: Vec::new(),
+            lookahead: None,
+            tile_from: None,
+            ended: false,
+        }
+    }
+
+    /// The next site snp-pileup would not skip for sure, or `None` at the end.
+    fn next_site(&mut self) -> anyhow::Result<Option<Site>> {
+        if let Some(site) = self.lookahead.take() {
+            return Ok(Some(site));
+        }
+        loop {
+            let Some(record) = self.vcf.next_site()? else {
+                return Ok(None);
+            };
+            let Some((reference, alternate)) = record.snv_bases() else {
+                continue;
+            };
+            let ref_id = match self.contigs.get(record.chrom) {
+                Some(&id) => id,
+                None => {
+                    let stripped = record.chrom.strip_prefix(b"chr").unwrap_or(record.chrom);
+                    let id = self.lookup.get(stripped).copied().unwrap_or(-1);
+                    self.contigs.insert(record.chrom.to_vec(), id);
+                    id
+                }
+            };
+            let site = Site {
+                ref_id,
+                pos: record.pos - 1,
+                reference,
+                alternate,
+            };
+            if ref_id < 0 {
+                return Ok(Some(site));
+            }
+            match self.furthest {
+                Some((id, _)) if ref_id < id => {
+                    let chrom = String::from_utf8_lossy(record.chrom).into_owned();
+                    return Err(anyhow!(
+                        "{}: line {}: contig {chrom} comes after {}, but the BAMs have it \
+                         first: sort the VCF in the BAMs' contig order",
+                        self.vcf.path().display(),
+                        self.vcf.line_number(),
+                        String::from_utf8_lossy(&self.furthest_name),
+                    ));
+                }
+                Some((id, pos)) if ref_id == id && site.pos < pos => continue,
+                _ => {}
+            }
+            if self.furthest.map(|f| f.0) != Some(ref_id) {
+                self.furthest_name = record.chrom.to_vec();
+            }
+            self.furthest = Some((ref_id, site.pos));
+            return Ok(Some(site));
+        }
+    }
+
+    /// Fills `task` with the next sites (see the module docs).
+    pub fn fill(&mut self, task: &mut Task) -> anyhow::Result<Fill> {
+        task.clear();
+        if self.ended {
+            return Ok(Fill::End);
+        }
+        let pseudo = self.pseudo_every != 0;
+        let mut cost = 0u64;
+        let mut last: Option<i64> = None;
+        loop {
+            let Some(site) = self.next_site()? else {
+                self.ended = true;
+                if let Some(l) = last {
+                    task.range.end = l + 1;
+                }
+                return Ok(if task.sites.is_empty() {
+                    Fill::End
+                } else {
+                    Fill::Task
+                });
+            };
+            if site.ref_id < 0 {
+                task.sites.push(site);
+                continue;
+            }
+            let Some(previous) = last else {
+                // The first site on a contig of this task.
+                task.ref_id = site.ref_id;
+                task.range.start = match self.tile_from {
+                    Some((id, from)) if pseudo && id == site.ref_id => from.min(site.pos),
+                    _ if pseudo => 0,
+                    _ => site.pos,
+                };
+                if pseudo {
+                    if let Some(cut) = self.cut(site.ref_id, task.range.start, site.pos) {
+                        // A stretch without sites: a task of pseudo-SNP positions only.
+                        task.range.end = cut;
+                        self.tile_from = Some((site.ref_id, cut));
+                        self.lookahead = Some(site);
+                        return Ok(Fill::Task);
+                    }
+                }
+                task.sites.push(site);
+                last = Some(site.pos);
+                continue;
+            };
+            if site.ref_id != task.ref_id {
+                self.lookahead = Some(site);
+                self.tile_from = None;
+                task.range.end = previous + 1;
+                return Ok(Fill::Task);
+            }
+            if site.pos > previous {
+                let end = if pseudo {
+                    let cut = self.cut(site.ref_id, task.range.start, site.pos);
+                    match cut {
+                        Some(c) => Some(c.max(previous + 1)),
+                        None => (task.sites.len() >= MAX_SITES).then_some(site.pos),
+                    }
+                } else {
+                    let from = if site.pos - previous > CLUSTER_GAP {
+                        site.pos - CLUSTER_LEAD
+                    } else {
+                        previous
+                    };
+                    cost += self
+                        .bams
+                        .bytes_between(site.ref_id as usize, from, site.pos);
+                    (cost >= self.task_bytes
+                        || task.sites.len() >= MAX_SITES
+                        || site.pos - task.range.start >= self.task_span)
+                        .then_some(previous + 1)
+                };
+                if let Some(end) = end {
+                    task.range.end = end;
+                    self.tile_from = Some((site.ref_id, end));
+                    self.lookahead = Some(site);
+                    return Ok(Fill::Task);
+                }
+            }
+            task.sites.push(site);
+            last = Some(site.pos);
+        }
+    }
+
+    /// With pseudo-SNPs: where to end a task that starts at `from` when the next site is at
+    /// `to`, or `None` if `[from, to]` fits in one task.
+    fn cut(&self, ref_id: i32, from: i64, to: i64) -> Option<i64> {
+        let ref_id = ref_id as usize;
+        let longest = MAX_PSEUDO
+            .saturating_mul(self.pseudo_every.abs().max(1))
+            .min(self.task_span);
+        let fits = |end: i64| {
+            end - from <= longest && self.bams.bytes_between(ref_id, from, end) < self.task_bytes
+        };
+        if to <= from || fits(to) {
+            return None;
+        }
+        // The furthest end that still fits (at least one position).
+        let (mut lo, mut hi) = (from + 1, to);
+        while lo < hi {
+            let mid = lo + (hi - lo + 1) / 2;
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        Some(lo)
+    }
+}

@@ -1,0 +1,111 @@
+//! Several indexed BAMs read side by side (tumor and normal, a cohort): each one mapped
+//! with its index, all checked to share one reference list so a reference index means the
+//! same contig in every file.
+
+use std::path::{Path, PathBuf};
+
+use super::{BamFile, BamIndex, Header};
+use crate::{Error, Result};
+
+/// Indexed BAMs with identical reference lists.
+#[derive(Debug)]
+pub struct BamSet {
+    files: Vec<(BamFile, BamIndex)>,
+}
+
+impl BamSet {
+    /// Opens every BAM and its index (`X.bam.bai`, `X.bai` or `X.bam.csi`). Fails on a
+    /// missing index and on BAMs whose reference names or lengths differ from the first.
+    pub fn open(paths: &[PathBuf]) -> Result<Self> {
+        let mut files: Vec<(BamFile, BamIndex)> = Vec::with_capacity(paths.len());
+        for path in paths {
+            let bam = BamFile::open(path)?;
+            let index_path = BamIndex::find(path).ok_or_else(|| {
+                Error::format(
+                    path,
+                    0,
+                    "no index found (.bai or .csi beside it): index it with `samtools index`",
+                )
+            })?;
+            let index = BamIndex::open(index_path, &bam)?;
+            if let Some((first, _)) = files.first() {
+                check_same_references(first, &bam)?;
+            }
+            files.push((bam, index));
+        }
+        Ok(Self { files })
+    }
+
+    /// Number of BAMs.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether the set has no BAM.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The BAMs and their indexes, in the order given.
+    pub fn files(&self) -> &[(BamFile, BamIndex)] {
+        &self.files
+    }
+
+    /// The shared header of the first BAM (its references are every BAM's).
+    pub fn header(&self) -> Option<&Header> {
+        self.files.first().map(|(bam, _)| bam.header())
+    }
+
+    /// Sum over the BAMs of the compressed bytes between the first records that can
+    /// overlap 0-based positions `from` and `to` of reference `ref_id` (an estimate of the
+    /// data a range holds, from the indexes alone).
+    pub fn bytes_between(&self, ref_id: usize, from: i64, to: i64) -> u64 {
+        self.files
+            .iter()
+            .map(|(_, index)| {
+                let at = |pos: i64| {
+                    index
+                        .min_offset(ref_id, pos.max(0) as u64 + 1)
+                        .map_or(0, |v| v.compressed())
+                };
+                at(to).saturating_sub(at(from))
+            })
+            .sum()
+    }
+}
+
+fn check_same_references(first: &BamFile, other: &BamFile) -> Result<()> {
+    let (a, b) = (&first.header().references, &other.header().references);
+    let differ = |what: String| {
+        Err(Error::format(
+            other.path(),
+            0,
+            format!("{what}: the BAMs must be aligned to the same reference"),
+        ))
+    };
+    let name = display(first.path());
+    if a.len() != b.len() {
+        return differ(format!(
+            "{} reference sequences where {name} has {}",
+            b.len(),
+            a.len()
+        ));
+    }
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        if x != y {
+            return differ(format!(
+                "reference {} is {} ({} bp) where {name} has {} ({} bp)",
+                i + 1,
+                y.name,
+                y.length,
+                x.name,
+                x.length
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}

@@ -1,0 +1,199 @@
+//! Streaming BED regions the way bedtools reads them.
+//!
+//! Fields are split on tabs as C++ `getline` splits them (a trailing tab adds no empty
+//! field); `track`, `browser` and `#` lines and blank lines are skipped; every record must
+//! have as many fields as the first; start and end are non-negative integers with
+//! `start <= end`. A zero-length feature (`start == end`) covers `[start - 1, end + 1)`,
+//! as bedtools widens it, while its own coordinates are kept for the output.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use crate::input::Input;
+use crate::{Error, Result};
+
+/// One region, borrowed from the reader's line buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BedRegion<'a> {
+    /// Chromosome name.
+    pub chrom: &'a [u8],
+    /// Start as written (0-based).
+    pub start: i64,
+    /// End as written (exclusive).
+    pub end: i64,
+    /// The fields after the end, tab-separated (empty for BED3).
+    pub rest: &'a [u8],
+}
+
+impl BedRegion<'_> {
+    /// The interval reads are counted in: `[start, end)`, or `[start - 1, end + 1)` for a
+    /// zero-length feature.
+    pub fn counted(&self) -> (i64, i64) {
+        if self.start == self.end {
+            (self.start - 1, self.end + 1)
+        } else {
+            (self.start, self.end)
+        }
+    }
+}
+
+/// Reads the regions of a BED file one at a time.
+pub struct BedRegions {
+    input: Input,
+    line: Vec<u8>,
+    line_number: u64,
+    fields: Option<usize>,
+}
+
+impl BedRegions {
+    /// Opens `path` (`-` for standard input; gzip recognised by content).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Ok(Self {
+            input: Input::open(path)?,
+            line: Vec::with_capacity(256),
+            line_number: 0,
+            fields: None,
+        })
+    }
+
+    /// The path the file was opened by.
+    pub fn path(&self) -> &Path {
+        &self.input.path
+    }
+
+    /// The next region, or `None` at the end of the file.
+    pub fn next_region(&mut self) -> Result<Option<BedRegion<'_>>> {
+        loop {
+            self.line.clear();
+            let n = self
+                .input
+                .read_until(b'\n', &mut self.line)
+                .map_err(|e| self.input.error(e))?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line_number += 1;
+            while matches!(self.line.last(), Some(b'\n' | b'\r')) {
+                self.line.pop();
+            }
+            let skip = self.line.is_empty()
+                || self.line.starts_with(b"#")
+                || self.line.starts_with(b"track")
+                || self.line.starts_with(b"browser");
+            if !skip {
+                break;
+            }
+        }
+        let mut line: &[u8] = &self.line;
+        if line.last() == Some(&b'\t') {
+            line = &line[..line.len() - 1];
+        }
+        let fields = 1 + line.iter().filter(|&&b| b == b'\t').count();
+        let number = self.line_number;
+        let error = |message: String| Error::Record {
+            path: self.input.path.clone(),
+            record: number,
+            message: format!("(line {number}) {message}"),
+        };
+        if fields < 3 {
+            return Err(error(
+                "fewer than 3 columns: BED fields are tab-separated".into(),
+            ));
+        }
+        match self.fields {
+            None => self.fields = Some(fields),
+            Some(first) if first != fields => {
+                return Err(error(format!(
+                    "{fields} fields where the first record has {first}"
+                )))
+            }
+            _ => {}
+        }
+        let mut parts = line.splitn(4, |&b| b == b'\t');
+        let chrom = parts.next().unwrap_or_default();
+        let mut coordinate = |name: &str| {
+            let text = parts.next().unwrap_or_default();
+            if text.is_empty() || !text.iter().all(u8::is_ascii_digit) {
+                return Err(error(format!(
+                    "{name} {:?} is not a non-negative integer",
+                    String::from_utf8_lossy(text)
+                )));
+            }
+            std::str::from_utf8(text)
+                .ok()
+                .and_then(|t| t.parse::<i64>().ok())
+                .ok_or_else(|| error(format!("{name} is too large")))
+        };
+        let start = coordinate("start")?;
+        let end = coordinate("end")?;
+        if start > end {
+            return Err(error(format!("start {start} is greater than end {end}")));
+        }
+        Ok(Some(BedRegion {
+            chrom,
+            start,
+            end,
+            rest: parts.next().unwrap_or_default(),
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Seen = (String, i64, i64, String, (i64, i64));
+
+    fn regions(text: &str) -> Result<Vec<Seen>> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.bed");
+        std::fs::write(&path, text).unwrap();
+        let mut reader = BedRegions::open(&path)?;
+        let mut out = Vec::new();
+        while let Some(r) = reader.next_region()? {
+            out.push((
+                String::from_utf8_lossy(r.chrom).into_owned(),
+                r.start,
+                r.end,
+                String::from_utf8_lossy(r.rest).into_owned(),
+                r.counted(),
+            ));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn reads_like_bedtools() {
+        let got = regions(
+            "track name=x\n#c\nbrowser p\n\n1\t00020000\t20500\tn\t7.50\t+\r\n\
+             2\t5\t5\t\t1\t-\t\n",
+        )
+        .unwrap();
+        assert_eq!(
+            got[0],
+            (
+                "1".into(),
+                20000,
+                20500,
+                "n\t7.50\t+".into(),
+                (20000, 20500)
+            )
+        );
+        assert_eq!(got[1], ("2".into(), 5, 5, "\t1\t-".into(), (4, 6)));
+        assert_eq!(regions("1\t1\t2\t\n").unwrap()[0].3, "");
+    }
+
+    #[test]
+    fn bad_lines_are_errors_naming_the_line() {
+        for (text, want) in [
+            ("1 5 10\n", "fewer than 3 columns"),
+            ("1\t5\t10\n1\t5\t10\tx\n", "line 2) 4 fields"),
+            ("1\t-5\t10\n", "non-negative integer"),
+            ("1\t5x\t10\n", "non-negative integer"),
+            ("1\t50\t40\n", "greater than end"),
+        ] {
+            let e = regions(text).unwrap_err().to_string();
+            assert!(e.contains(want) && e.contains("r.bed"), "{e}");
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! Streaming the site columns of a VCF (CHROM, POS, REF, ALT), plain or bgzipped.
+//!
+//! Site lists for allele counting have millions of records and are read once, front to
+//! back: [`VcfSites`] keeps one line in a reused buffer and hands out [`VcfSite`] views
+//! into it. The header must end with the `#CHROM` line before the first record (as
+//! htslib requires); the other columns are not parsed.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use crate::input::Input;
+use crate::{Error, Result};
+
+/// One record's site columns, borrowed from the reader's line buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VcfSite<'a> {
+    /// CHROM.
+    pub chrom: &'a [u8],
+    /// POS as written (1-based).
+    pub pos: i64,
+    /// REF.
+    pub reference: &'a [u8],
+    /// ALT as written: comma-separated alleles, or `.` for none.
+    pub alternates: &'a [u8],
+}
+
+impl VcfSite<'_> {
+    /// Number of alleles, REF included (htslib's `n_allele`): ALT `.` adds none.
+    pub fn allele_count(&self) -> usize {
+        if self.alternates == b"." {
+            1
+        } else {
+            2 + self.alternates.iter().filter(|&&b| b == b',').count()
+        }
+    }
+
+    /// The single-base REF and ALT of a biallelic SNV record (exactly two alleles, each
+    /// one character long), or `None` for any other record.
+    pub fn snv_bases(&self) -> Option<(u8, u8)> {
+        match (self.reference, self.alternates) {
+            ([r], [a]) if *a != b'.' => Some((*r, *a)),
+            _ => None,
+        }
+    }
+}
+
+/// Reads the records of a VCF one at a time.
+pub struct VcfSites {
+    input: Input,
+    line: Vec<u8>,
+    line_number: u64,
+    header_done: bool,
+}
+
+impl VcfSites {
+    /// Opens `path` (`-` for standard input; gzip or BGZF recognised by content).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Ok(Self {
+            input: Input::open(path)?,
+            line: Vec::with_capacity(256),
+            line_number: 0,
+            header_done: false,
+        })
+    }
+
+    /// The path the VCF was opened by.
+    pub fn path(&self) -> &Path {
+        &self.input.path
+    }
+
+    /// Lines read so far.
+    pub fn line_number(&self) -> u64 {
+        self.line_number
+    }
+
+    /// The next record, or `None` at the end of the file.
+    pub fn next_site(&mut self) -> Result<Option<VcfSite<'_>>> {
+        loop {
+            self.line.clear();
+            let n = self
+                .input
+                .read_until(b'\n', &mut self.line)
+                .map_err(|e| self.input.error(e))?;
+            if n == 0 {
+                if !self.header_done {
+                    return Err(self.error("no #CHROM header line: not a VCF"));
+                }
+                return Ok(None);
+            }
+            self.line_number += 1;
+            while matches!(self.line.last(), Some(b'\n' | b'\r')) {
+                self.line.pop();
+            }
+            if self.line.is_empty() {
+                continue;
+            }
+            if self.line[0] == b'#' {
+                if self.line.starts_with(b"#CHROM") {
+                    self.header_done = true;
+                } else if !self.line.starts_with(b"##") {
+                    return Err(self.error("header line does not start with ## or #CHROM"));
+                }
+                continue;
+            }
+            if !self.header_done {
+                return Err(self.error("record before the #CHROM header line: not a VCF"));
+            }
+            break;
+        }
+        let number = self.line_number;
+        let path = &self.input.path;
+        parse_site(&self.line)
+            .map_err(|message| record_error(path, number, message))
+            .map(Some)
+    }
+
+    fn error(&self, message: &str) -> Error {
+        record_error(
+            &self.input.path,
+            self.line_number.max(1),
+            message.to_string(),
+        )
+    }
+}
+
+fn record_error(path: &Path, line: u64, message: String) -> Error {
+    Error::Record {
+        path: path.to_path_buf(),
+        record: line,
+        message: format!("(line {line}) {message}"),
+    }
+}
+
+/// Splits the first five columns of a record line.
+fn parse_site(line: &[u8]) -> std::result::Result<VcfSite<'_>, String> {
+    let mut columns = line.splitn(6, |&b| b == b'\t');
+    let mut next = |name: &str| {
+        columns
+            .next()
+            .filter(|c| !c.is_empty())
+            .ok_or_else(|| format!("missing {name} column (VCF columns are tab-separated)"))
+    };
+    let chrom = next("CHROM")?;
+    let pos_text = next("POS")?;
+    let _id = next("ID")?;
+    let reference = next("REF")?;
+    let alternates = next("ALT")?;
+    let pos = std::str::from_utf8(pos_text)
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .filter(|&p| p >= 0)
+        .ok_or_else(|| {
+            format!(
+                "POS {:?} is not a position",
+                String::from_utf8_lossy(pos_text)
+            )
+        })?;
+    Ok(VcfSite {
+        chrom,
+        pos,
+        reference,
+        alternates,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Seen = (String, i64, Option<(u8, u8)>, usize);
+
+    fn sites(text: &str) -> Result<Vec<Seen>> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.vcf");
+        std::fs::write(&path, text).unwrap();
+        let mut reader = VcfSites::open(&path)?;
+        let mut out = Vec::new();
+        while let Some(site) = reader.next_site()? {
+            out.push((
+                String::from_utf8_lossy(site.chrom).into_owned(),
+                site.pos,
+                site.snv_bases(),
+                site.allele_count(),
+            ));
+        }
+        Ok(out)
+    }
+
+    const HEADER: &str = "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n";
+
+    #[test]
+    fn reads_site_columns_and_classifies_alleles() {
+        let text = format!(
+            "{HEADER}20\t100\t.\tA\tC\t.\t.\t.\n\n20\t101\trs1\tA\tC,T\t.\t.\t.\r\n\
+             chr20\t102\t.\tAT\tA\t.\t.\t.\n20\t103\t.\tG\t.\t.\t.\t.\n20\t104\t.\tG\t<DEL>\n"
+        );
+        let got = sites(&text).unwrap();
+        assert_eq!(got[0], ("20".into(), 100, Some((b'A', b'C')), 2));
+        assert_eq!(got[1], ("20".into(), 101, None, 3));
+        assert_eq!(got[2], ("chr20".into(), 102, None, 2));
+        assert_eq!(got[3], ("20".into(), 103, None, 1));
+        assert_eq!(got[4], ("20".into(), 104, None, 2));
+    }
+
+    #[test]
+    fn bad_files_name_the_line() {
+        for (text, want) in [
+            ("20\t1\t.\tA\tC\n".to_string(), "record before the #CHROM"),
+            (String::new(), "no #CHROM header"),
+            (format!("{HEADER}20\tx\t.\tA\tC\n"), "line 3"),
+            (format!("{HEADER}20 1 . A C\n"), "missing POS"),
+        ] {
+            let e = sites(&text).unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+            assert!(e.contains("a.vcf"), "{e}");
+        }
+    }
+}

@@ -1,0 +1,288 @@
+//! snp-pileup's main loop: the VCF's sites, in file order, against the pileup positions,
+//! in coordinate order — with the rows it writes.
+//!
+//! The pileup yields the *covered* positions (at least one read of one file) one by one;
+//! for each site the loop consumes positions until it reaches or passes the site:
+//!
+//! * a site before the last consumed position is skipped (sites out of order, or a site
+//!   the pileup already passed because the position before it was not covered);
+//! * a site *at* the last consumed position consumes the next one instead (a duplicate
+//!   site never gets a row, and may swallow the next site's position);
+//! * positions on contigs before the site's are consumed silently; every other consumed
+//!   position that is not the site itself and whose 1-based coordinate is a multiple of
+//!   `-P` gets a pseudo-SNP row.
+//!
+//! So the walk only needs, per site, the first covered position at or after it and the
+//! first after it ([`Next`]), which workers compute range by range, and the counts at the
+//! consumed positions. [`SiteWalker`] runs the walk in VCF order on the collector.
+
+use std::collections::BTreeMap;
+
+/// A VCF record snp-pileup uses: exactly two alleles of one base each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Site {
+    /// Reference index in the BAMs (`-1`: the contig is not in the BAMs).
+    pub ref_id: i32,
+    /// 0-based position.
+    pub pos: i64,
+    /// REF letter.
+    pub reference: u8,
+    /// ALT letter.
+    pub alternate: u8,
+}
+
+/// The first covered position at or after some position of a contig.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// At this 0-based position of the same contig.
+    At(i64),
+    /// Nothing is covered from there to the end of the contig.
+    PastContig,
+}
+
+/// What a worker found about one site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SiteFinding<'a> {
+    /// First covered position at or after the site.
+    pub next: Next,
+    /// First covered position after the site.
+    pub next_after: Next,
+    /// Per file: `[R, A, E, D, depth]` at the site (used when the site is covered).
+    pub counts: &'a [[u32; 5]],
+}
+
+/// A covered position found past a contig's end, with each file's `[counted, depth]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundPosition {
+    /// Reference index.
+    pub ref_id: i32,
+    /// 0-based position.
+    pub pos: i64,
+    /// Per file: bases and deletions counted, and pileup depth.
+    pub counts: Vec<[u32; 2]>,
+}
+
+/// Finds covered positions beyond what the workers looked at.
+pub trait CoverageProbe {
+    /// The error of a failed look-up.
+    type Error;
+    /// The first covered position on a contig after `ref_id` (on any contig for `-1`).
+    fn first_after_contig(&mut self, ref_id: i32) -> Result<Option<FoundPosition>, Self::Error>;
+}
+
+/// The walk's output settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowRules {
+    /// Minimum pileup depth per file for a row (`-r`).
+    pub min_depth: Vec<i64>,
+    /// Pseudo-SNP spacing (`-P`; 0: none).
+    pub pseudo_every: i64,
+}
+
+/// snp-pileup's walk (see the module docs), writing CSV rows.
+#[derive(Debug)]
+pub struct SiteWalker {
+    rules: RowRules,
+    files: usize,
+    cursor: Option<(i32, i64)>,
+    finished: bool,
+    pseudo: BTreeMap<(i32, i64), Vec<[u32; 2]>>,
+}
+
+impl SiteWalker {
+    /// A walk over `files` BAMs.
+    pub fn new(rules: RowRules, files: usize) -> Self {
+        Self {
+            rules,
+            files,
+            cursor: None,
+            finished: false,
+            pseudo: BTreeMap::new(),
+        }
+    }
+
+    /// The CSV header line.
+    pub fn header(&self) -> Vec<u8> {
+        let mut h = b"Chromosome,Position,Ref,Alt".to_vec();
+        for i in 1..=self.files {
+            for kind in ["R", "A", "E", "D"] {
+                h.extend_from_slice(format!(",File{i}{kind}").as_bytes());
+            }
+        }
+        h.push(b'\n');
+        h
+    }
+
+    /// Whether the pileup has run out (nothing more can be written).
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The last position consumed.
+    pub fn cursor(&self) -> Option<(i32, i64)> {
+        self.cursor
+    }
+
+    /// Whether positions whose 1-based coordinate is a multiple of `-P` are needed.
+    pub fn wants_pseudo(&self) -> bool {
+        self.rules.pseudo_every != 0
+    }
+
+    /// Whether 0-based `pos` is a pseudo-SNP position.
+    pub fn is_pseudo_position(&self, pos: i64) -> bool {
+        self.rules.pseudo_every != 0 && (pos + 1) % self.rules.pseudo_every == 0
+    }
+
+    /// Offers the counts at a covered pseudo-SNP position (ignored once passed).
+    pub fn offer_pseudo(&mut self, ref_id: i32, pos: i64, counts: &[[u32; 2]]) {
+        if self.cursor.is_some_and(|c| (ref_id, pos) <= c) {
+            return;
+        }
+        self.pseudo
+            .entry((ref_id, pos))
+            .or_insert_with(|| counts.to_vec());
+    }
+
+    /// Walks one site (in VCF order) and appends any rows to `out`. `finding` is the
+    /// worker's result for a site on a BAM contig (`None` for `ref_id == -1`); `names`
+    /// are the BAM's contig names.
+    pub fn visit<P: CoverageProbe>(
+        &mut self,
+        site: &Site,
+        finding: Option<SiteFinding<'_>>,
+        probe: &mut P,
+        names: &[String],
+        out: &mut Vec<u8>,
+    ) -> Result<(), P::Error> {
+        if self.finished {
+            return Ok(());
+        }
+        let key = (site.ref_id, site.pos);
+        let (next, counts) = match (site.ref_id, finding) {
+            (id, Some(f)) if id >= 0 => {
+                if self.cursor.is_some_and(|c| key < c) {
+                    return Ok(());
+                }
+                let next = if self.cursor == Some(key) {
+                    f.next_after
+                } else {
+                    f.next
+                };
+                (next, Some(f.counts))
+            }
+            _ => {
+                if self.cursor.is_some() {
+                    return Ok(());
+                }
+                (Next::PastContig, None)
+            }
+        };
+        let target = match next {
+            Next::At(pos) => Some((site.ref_id, pos)),
+            Next::PastContig => probe.first_after_contig(site.ref_id)?.map(|found| {
+                let at = (found.ref_id, found.pos);
+                if self.is_pseudo_position(found.pos) {
+                    self.offer_pseudo(found.ref_id, found.pos, &found.counts);
+                }
+                at
+            }),
+        };
+        self.consume(site, target, names, out);
+        if target == Some(key) {
+            if let Some(counts) = counts {
+                self.site_row(site, counts, names, out);
+            }
+        }
+        Ok(())
+    }
+
+    /// Consumes the covered positions up to `target` (all of them when `None`, the end
+    /// of the pileup), writing the pseudo-SNP rows.
+    fn consume(
+        &mut self,
+        site: &Site,
+        target: Option<(i32, i64)>,
+        names: &[String],
+        out: &mut Vec<u8>,
+    ) {
+        let key = (site.ref_id, site.pos);
+        while let Some(entry) = self.pseudo.first_entry() {
+            let at = *entry.key();
+            if target.is_some_and(|t| at > t) {
+                break;
+            }
+            let counts = entry.remove();
+            if self.cursor.is_some_and(|c| at <= c) || at.0 < site.ref_id || at == key {
+                continue;
+            }
+            self.pseudo_row(at, &counts, names, out);
+        }
+        match target {
+            Some(t) => self.cursor = Some(t),
+            None => self.finished = true,
+        }
+    }
+
+    fn passes(&self, depth: impl Iterator<Item = u32>) -> bool {
+        depth
+            .zip(&self.rules.min_depth)
+            .all(|(d, &min)| i64::from(d) >= min)
+    }
+
+    fn site_row(&self, site: &Site, counts: &[[u32; 5]], names: &[String], out: &mut Vec<u8>) {
+        if !self.passes(counts.iter().map(|c| c[4]))
+            || !counts.iter().any(|c| c[0] + c[1] + c[2] > 0)
+        {
+            return;
+        }
+        out.extend_from_slice(names[site.ref_id as usize].as_bytes());
+        out.push(b',');
+        push_number(out, site.pos as u64 + 1);
+        out.extend_from_slice(&[b',', site.reference, b',', site.alternate]);
+        for c in counts {
+            for &n in &c[..4] {
+                out.push(b',');
+                push_number(out, u64::from(n));
+            }
+        }
+        out.push(b'\n');
+    }
+
+    fn pseudo_row(&self, at: (i32, i64), counts: &[[u32; 2]], names: &[String], out: &mut Vec<u8>) {
+        if !self.is_pseudo_position(at.1)
+            || !self.passes(counts.iter().map(|c| c[1]))
+            || !counts.iter().any(|c| c[0] > 0)
+        {
+            return;
+        }
+        out.extend_from_slice(names[at.0 as usize].as_bytes());
+        out.push(b',');
+        push_number(out, at.1 as u64 + 1);
+        out.extend_from_slice(b",.,.");
+        for c in counts {
+            out.push(b',');
+            push_number(out, u64::from(c[0]));
+            out.extend_from_slice(b",0,0,0");
+        }
+        out.push(b'\n');
+    }
+}
+
+/// Appends the decimal digits of `n`.
+pub fn push_number(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+#[cfg(test)]
+#[path = "visit_tests.rs"]
+mod tests;

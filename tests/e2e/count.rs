@@ -1,0 +1,238 @@
+//! `seqfarm count`: identical to `bedtools multicov` (run here on the same files) with
+//! its filters, BED columns and quirks, by region and by window; at several thread counts
+//! and task sizes; errors on bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::support::{data, have, seqfarm};
+
+fn bedtools_available() -> bool {
+    if have("bedtools") {
+        return true;
+    }
+    eprintln!("bedtools is not installed: skipping the comparison (./test.sh installs it)");
+    false
+}
+
+/// Copies each BAM and then its index into `dir` (the index must be the newer file).
+fn stage(dir: &Path, bams: &[&str]) -> Vec<PathBuf> {
+    bams.iter()
+        .map(|rel| {
+            let src = data(rel);
+            let copy = dir.join(src.file_name().unwrap());
+            if !copy.exists() {
+                std::fs::copy(&src, &copy).unwrap();
+                std::fs::copy(
+                    format!("{}.bai", src.display()),
+                    format!("{}.bai", copy.display()),
+                )
+                .unwrap();
+            }
+            copy
+        })
+        .collect()
+}
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn multicov(options: &[&str], bams: &[PathBuf], bed: &Path) -> String {
+    ok(Command::new("bedtools")
+        .arg("multicov")
+        .args(options)
+        .arg("-bams")
+        .args(bams)
+        .arg("-bed")
+        .arg(bed)
+        .output()
+        .expect("bedtools runs"))
+}
+
+fn count(args: &[&str], bams: &[PathBuf]) -> Output {
+    seqfarm()
+        .arg("count")
+        .args(args)
+        .args(bams)
+        .output()
+        .expect("seqfarm runs")
+}
+
+const FILTERS: [&[&str]; 6] = [
+    &[],
+    &["-q", "30"],
+    &["-D"],
+    &["-F"],
+    &["-p"],
+    &["-D", "-F", "-p", "-q", "5"],
+];
+
+/// Regions with every kind of line bedtools accepts: columns of BED6, a zero-length
+/// feature, a contig the BAMs lack, overlapping and repeated regions.
+fn regions(dir: &Path) -> PathBuf {
+    let mut bed = String::from("track name=regions\n#comment\n");
+    for (i, (chrom, start, end)) in [
+        ("20", 1_000_000, 1_010_000),
+        ("20", 1_005_000, 1_005_000),
+        ("20", 1_004_000, 1_012_000),
+        ("20", 1_004_000, 1_012_000),
+        ("21", 5, 10),
+        ("20", 1_170_000, 1_250_000),
+        ("20", 999_000, 999_001),
+        ("1", 10_000, 20_000),
+        ("1", 20_500, 21_000),
+        ("chrM", 0, 16_571),
+        ("chrM", 3_000, 3_000),
+    ]
+    .iter()
+    .enumerate()
+    {
+        bed.push_str(&format!(
+            "{chrom}\t{start}\t{end}\tr{i}\t{}\t{}\r\n",
+            i * 7,
+            ["+", "-"][i % 2]
+        ));
+    }
+    let path = dir.join("regions.bed");
+    std::fs::write(&path, bed).unwrap();
+    path
+}
+
+#[test]
+fn regions_match_bedtools_multicov() {
+    if !bedtools_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bed = regions(dir.path());
+    for set in [
+        &["snp-pileup/normal_slice.bam", "snp-pileup/tumor_slice.bam"][..],
+        &["bam/chm1.bam"],
+        &["bam/na12878_chrM.bam"],
+    ] {
+        let bams = stage(dir.path(), set);
+        // The regions' contigs only partly exist in each BAM: the rest count 0.
+        for filters in FILTERS {
+            let want = multicov(filters, &bams, &bed);
+            for threads in ["1", "2"] {
+                let mut args = filters.to_vec();
+                args.extend(["-t", threads, "--bed", bed.to_str().unwrap()]);
+                assert_eq!(ok(count(&args, &bams)), want, "{set:?} {filters:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn windows_match_bedtools_makewindows_and_multicov() {
+    if !bedtools_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // (BAMs, window size, the first windows compared: the real BAMs' headers list the
+    // whole genome, whose millions of small windows bedtools would take minutes over.)
+    for (set, size, contigs) in [
+        (&["bam/chm1.bam"][..], "3000", &[("1", 120_000u64)][..]),
+        (
+            &["bam/na12878_chrM.bam", "bam/na12878_chrM.bam"][..],
+            "1000",
+            &[("chrM", 16_571), ("chr1", 5_000)][..],
+        ),
+        (
+            &["snp-pileup/normal_slice.bam", "snp-pileup/tumor_slice.bam"][..],
+            "10000",
+            &[("20", 63_025_520)][..],
+        ),
+    ] {
+        let bams = stage(dir.path(), set);
+        let genome = dir.path().join("genome.txt");
+        let lines: String = contigs.iter().map(|(n, l)| format!("{n}\t{l}\n")).collect();
+        std::fs::write(&genome, lines).unwrap();
+        let windows = dir.path().join("windows.bed");
+        let made = Command::new("bedtools")
+            .args(["makewindows", "-w", size, "-g"])
+            .arg(&genome)
+            .output()
+            .unwrap();
+        let made = ok(made);
+        let n = made.lines().count();
+        std::fs::write(&windows, made).unwrap();
+        for filters in [&[][..], &["-q", "20", "-D"]] {
+            let want = multicov(filters, &bams, &windows);
+            let mut args = filters.to_vec();
+            args.extend(["-t", "3", "--task-bytes", "20000", "--window", size]);
+            let got = ok(count(&args, &bams));
+            let first: String = got.lines().take(n).map(|l| format!("{l}\n")).collect();
+            assert_eq!(first, want, "{set:?} {filters:?}");
+        }
+    }
+}
+
+#[test]
+fn task_sizes_and_threads_do_not_change_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let bams = stage(
+        dir.path(),
+        &["snp-pileup/normal_slice.bam", "snp-pileup/tumor_slice.bam"],
+    );
+    let reference = ok(count(&["-t", "1", "--window", "777"], &bams));
+    assert_eq!(reference.lines().count(), 63_025_520usize.div_ceil(777));
+    let total: u64 = reference
+        .lines()
+        .map(|l| l.rsplit('\t').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert!(total > 6_000, "reads counted: {total}");
+    for (threads, bytes) in [("2", "1"), ("3", "5000"), ("2", "100000000")] {
+        let got = ok(count(
+            &["-t", threads, "--task-bytes", bytes, "--window", "777"],
+            &bams,
+        ));
+        assert_eq!(got, reference, "{threads} threads, tasks of {bytes} bytes");
+    }
+}
+
+#[test]
+fn bad_inputs_get_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bams = stage(d, &["bam/chm1.bam", "bam/na12878_chrM.bam"]);
+    let failure = |out: Output, want: &[&str]| {
+        assert!(!out.status.success());
+        let e = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!e.contains("panicked"), "{e}");
+        for w in want {
+            assert!(e.contains(w), "{e} lacks {w}");
+        }
+    };
+    for (name, content, want) in [
+        ("spaces.bed", "1 5 10\n", "fewer than 3 columns"),
+        ("fields.bed", "1\t5\t10\n1\t5\t10\tx\n", "line 2"),
+        ("order.bed", "1\t50\t40\n", "greater than end"),
+        ("text.bed", "1\tfive\t10\n", "non-negative integer"),
+    ] {
+        let p = d.join(name);
+        std::fs::write(&p, content).unwrap();
+        failure(
+            count(&["--bed", p.to_str().unwrap()], &bams[..1]),
+            &[name, want],
+        );
+    }
+    failure(count(&["--window", "100"], &bams), &["same reference"]);
+    let bare = d.join("bare.bam");
+    std::fs::copy(&bams[0], &bare).unwrap();
+    failure(
+        count(&["--window", "100"], &[bare]),
+        &["bare.bam", "no index"],
+    );
+    failure(count(&["--window", "0"], &bams[..1]), &["window"]);
+    let both = count(&["--window", "10", "--bed", "x.bed"], &bams[..1]);
+    assert!(!both.status.success());
+    let neither = count(&[], &bams[..1]);
+    assert!(!neither.status.success());
+}
