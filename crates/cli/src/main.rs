@@ -22,11 +22,16 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    /// Smith-Waterman database search (protein or DNA), scores exactly as parasail's sw_*
+    Search(cmd::search::SearchArgs),
+}
 
 impl Command {
     fn run(self) -> anyhow::Result<()> {
-        match self {}
+        match self {
+            Command::Search(args) => cmd::search::run(&args),
+        }
     }
 }
 

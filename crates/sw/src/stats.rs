@@ -261,6 +261,20 @@ fn from_row(row: &Row, even_scores_only: bool) -> KarlinParams {
     }
 }
 
+/// BLAST's default gap costs (open, extend) for a built-in matrix: the combination its
+/// tables mark best (11/1 for BLOSUM62, 9/1 for PAM30, 14/2 for BLOSUM45 and PAM250...).
+pub fn default_gap_costs(matrix: &str) -> Option<(i32, i32)> {
+    Some(match matrix.to_ascii_uppercase().as_str() {
+        "BLOSUM45" => (14, 2),
+        "BLOSUM50" => (13, 2),
+        "BLOSUM62" => (11, 1),
+        "BLOSUM80" | "BLOSUM90" | "PAM70" => (10, 1),
+        "PAM30" => (9, 1),
+        "PAM250" => (14, 2),
+        _ => return None,
+    })
+}
+
 impl KarlinParams {
     /// BLAST's parameters for a built-in protein matrix (by name, case-insensitive) and
     /// gap costs, or `None` when BLAST has no table row for the combination.
@@ -392,6 +406,14 @@ mod tests {
         assert!(KarlinParams::lookup("mine.txt", 11, 1).is_none());
         assert!(KarlinParams::lookup_dna(2, -3, 5, 2).is_some());
         assert!(KarlinParams::lookup_dna(2, -3, 9, 9).is_none());
+    }
+
+    #[test]
+    fn default_gaps_have_tables() {
+        for name in crate::ScoreMatrix::builtin_names() {
+            let (open, extend) = default_gap_costs(name).unwrap();
+            assert!(KarlinParams::lookup(name, open, extend).is_some(), "{name}");
+        }
     }
 
     #[test]
