@@ -147,7 +147,7 @@ fn every_kernel_gives_the_same_scores() {
     for simd in ["scalar", "avx2", "avx512"] {
         let out = seqfarm()
             .env("SEQFARM_SIMD", simd)
-            .args(["search", "--scores-only", "--chunk-residues", "40000"])
+            .args(["search", "--scores-only", "--chunk-size", "40000"])
             .args([&query, &db])
             .output()
             .unwrap();
@@ -177,7 +177,7 @@ fn identical_output_at_one_and_two_threads() {
                 &[
                     "-t",
                     threads,
-                    "--chunk-residues",
+                    "--chunk-size",
                     chunk,
                     path(&query),
                     path(&db),

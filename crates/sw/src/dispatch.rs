@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use crate::inter::{GroupJob, Scratch};
+use crate::inter::{Results, Scratch, StreamJob};
 use crate::Error;
 
 /// An instruction-set level with a kernel variant.
@@ -161,35 +161,34 @@ impl std::fmt::Display for Isa {
     }
 }
 
-/// Scores one lane group with the `isa` kernel at `width`.
+/// Scores a query against lane streams with the `isa` kernel at `width`.
 ///
 /// # Safety
-/// `isa` must be supported by this CPU and not [`Isa::Scalar`]; `job` must satisfy
-/// [`crate::inter::score_group`]'s contract for `isa.lanes(width)` lanes; `out` must hold
-/// that many entries.
-pub(crate) unsafe fn score_group(
+/// `isa` must be supported by this CPU and not [`Isa::Scalar`]; the arguments must
+/// satisfy [`crate::inter::score_streams`]'s contract for `isa.lanes(width)` lanes.
+pub(crate) unsafe fn score_streams(
     isa: Isa,
     width: Width,
-    job: &GroupJob<'_>,
+    job: &StreamJob<'_>,
     scratch: &mut Scratch,
-    out: &mut [i32],
+    results: &mut Results<'_>,
 ) {
     #[cfg(target_arch = "x86_64")]
     {
         use crate::x86::{avx2, avx512};
         match (isa, width) {
-            (Isa::Avx2, Width::I8) => avx2::score_group_i8(job, scratch, out),
-            (Isa::Avx2, Width::I16) => avx2::score_group_i16(job, scratch, out),
-            (Isa::Avx2, Width::I32) => avx2::score_group_i32(job, scratch, out),
-            (Isa::Avx512, Width::I8) => avx512::score_group_i8(job, scratch, out),
-            (Isa::Avx512, Width::I16) => avx512::score_group_i16(job, scratch, out),
-            (Isa::Avx512, Width::I32) => avx512::score_group_i32(job, scratch, out),
-            (Isa::Scalar, _) => unreachable!("the scalar path has no lane groups"),
+            (Isa::Avx2, Width::I8) => avx2::score_streams_i8(job, scratch, results),
+            (Isa::Avx2, Width::I16) => avx2::score_streams_i16(job, scratch, results),
+            (Isa::Avx2, Width::I32) => avx2::score_streams_i32(job, scratch, results),
+            (Isa::Avx512, Width::I8) => avx512::score_streams_i8(job, scratch, results),
+            (Isa::Avx512, Width::I16) => avx512::score_streams_i16(job, scratch, results),
+            (Isa::Avx512, Width::I32) => avx512::score_streams_i32(job, scratch, results),
+            (Isa::Scalar, _) => unreachable!("the scalar path has no lane streams"),
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (isa, width, job, scratch, out);
+        let _ = (isa, width, job, scratch, results);
         unreachable!("SIMD paths exist only on x86_64")
     }
 }

@@ -1,11 +1,14 @@
 //! The inter-sequence kernel (SWIPE style), written once for any vector type.
 //!
-//! Each vector lane holds a different database sequence; the query runs down the rows.
-//! The kernel walks the database [`COLUMN_BLOCK`] columns at a time: for each block it
-//! builds the *score profile* (for every query letter, its scores against the residues
-//! in every lane, by byte shuffles from [`ScoreTables`]), then sweeps the query once,
-//! keeping the block's vertical-gap and previous-row scores in registers and reading and
-//! writing only one `H` and one `E` vector per row.
+//! Each vector lane holds a stream of database sequences (see [`LaneStreams`]); the query
+//! runs down the rows. The kernel walks the streams [`COLUMN_BLOCK`] columns at a time:
+//! for each block it builds the *score profile* (for every query letter, its scores
+//! against the residues in every lane, by byte shuffles from [`ScoreTables`]), then sweeps
+//! the query once, keeping the block's vertical-gap and previous-row scores in registers
+//! and reading and writing only one `H` and one `E` vector per row. Where lanes start a
+//! new sequence, the lane's best score is read out and reset, and the sweep masks the
+//! lane's `H` and `E` to zero as it loads them (a second copy of the loop, so blocks
+//! without a switch pay nothing).
 //!
 //! Scores are saturating: 8- and 16-bit lanes store `score + MIN` (so 0 is the type's
 //! minimum and signed saturation floors at 0 for free), 32-bit lanes store the score.
@@ -14,7 +17,7 @@
 //! (`#[inline(always)]`, no target features of their own) and call [`score_group`] from
 //! functions compiled for their ISA, where everything inlines into one loop.
 
-use crate::block::COLUMN_BLOCK;
+use crate::block::{LaneStreams, COLUMN_BLOCK, NO_SEQUENCE};
 use crate::buffers::{AlignedBuf, ScoreTables};
 
 /// Marks a lane whose score overflowed the lane width.
@@ -28,6 +31,8 @@ pub(crate) const OVERFLOW: i32 = -1;
 pub(crate) unsafe trait Lanes {
     /// The vector type.
     type V: Copy;
+    /// A set of lanes.
+    type Mask: Copy;
     /// Lanes per vector.
     const LANES: usize;
     /// The zero score.
@@ -54,16 +59,18 @@ pub(crate) unsafe trait Lanes {
     );
     /// Writes each lane's score to `out[..LANES]`, or [`OVERFLOW`].
     unsafe fn lane_scores(v: Self::V, out: &mut [i32]);
+    /// The lanes whose byte at `bytes` (`LANES` bytes) is 0xFF (the others are 0).
+    unsafe fn load_mask(bytes: *const u8) -> Self::Mask;
+    /// `v` with the lanes in `mask` set to zero.
+    unsafe fn reset(v: Self::V, mask: Self::Mask) -> Self::V;
 }
 
-/// What one call scores: a query against one lane group.
-pub(crate) struct GroupJob<'a> {
+/// What one call scores: a query against every stream of a packing.
+pub(crate) struct StreamJob<'a> {
     /// For each query row, `code * COLUMN_BLOCK`: its profile vectors' index.
     pub(crate) profile_index: &'a [u32],
-    /// The group's column-major residues, `columns * LANES` bytes, codes < 32.
-    pub(crate) residues: &'a [u8],
-    /// Columns (a multiple of [`COLUMN_BLOCK`]).
-    pub(crate) columns: usize,
+    /// The packed database sequences (codes below 32).
+    pub(crate) streams: &'a LaneStreams,
     /// Per-letter score tables.
     pub(crate) tables: &'a ScoreTables,
     /// Cost of a gap of length 1 (open + extend).
@@ -72,64 +79,72 @@ pub(crate) struct GroupJob<'a> {
     pub(crate) extend: i32,
 }
 
+/// Where a pass puts its results.
+pub(crate) struct Results<'a> {
+    /// Exact scores, by sequence index in the block.
+    pub(crate) scores: &'a mut [i32],
+    /// Sequences whose lanes overflowed (to rescore with wider lanes).
+    pub(crate) overflowed: &'a mut Vec<u32>,
+}
+
+impl Results<'_> {
+    #[inline]
+    fn record(&mut self, sequence: u32, value: i32) {
+        if sequence == NO_SEQUENCE {
+            return;
+        }
+        if value == OVERFLOW {
+            self.overflowed.push(sequence);
+        } else {
+            self.scores[sequence as usize] = value;
+        }
+    }
+}
+
 /// Working memory of the kernel: one `H` and one `E` vector per query row and the score
-/// profile of one column block. A worker keeps one and reuses it for every group.
+/// profile of one column block. A worker keeps one and reuses it for every pass.
 #[derive(Clone, Default)]
 pub(crate) struct Scratch {
     rows: AlignedBuf,
     profile: AlignedBuf,
 }
 
-/// Scores `job`, writing each lane's best score (or [`OVERFLOW`]) to `out[..L::LANES]`.
-///
-/// # Safety
-/// The CPU must support `L`'s ISA; `job.residues` must hold `job.columns * L::LANES`
-/// codes below 32; every `job.profile_index` entry must be `code * COLUMN_BLOCK` for a
-/// code below `job.tables.letters()`; `job.columns` must be a multiple of
-/// [`COLUMN_BLOCK`]; the gap costs must fit `L::splat_cost`.
-#[inline(always)]
-pub(crate) unsafe fn score_group<L: Lanes>(
-    job: &GroupJob<'_>,
-    scratch: &mut Scratch,
-    out: &mut [i32],
-) {
-    let rows = job.profile_index.len();
-    let vector = std::mem::size_of::<L::V>();
-    let letters = job.tables.letters();
-    debug_assert_eq!(job.columns % COLUMN_BLOCK, 0);
-    debug_assert!(job.residues.len() >= job.columns * L::LANES);
-    scratch.rows.reserve_bytes(2 * rows * vector);
-    scratch
-        .profile
-        .reserve_bytes(letters * COLUMN_BLOCK * vector);
-    let h_row = scratch.rows.as_mut_ptr().cast::<L::V>();
-    let e_row = h_row.add(rows);
-    let profile = scratch.profile.as_mut_ptr().cast::<L::V>();
-    let tables = job.tables.as_ptr();
+/// The state one sweep down the query updates.
+struct Sweep<L: Lanes> {
+    rows: usize,
+    profile: *const L::V,
+    profile_index: *const u32,
+    h_row: *mut L::V,
+    e_row: *mut L::V,
+    first_gap: L::V,
+    extend: L::V,
+    best: L::V,
+}
 
-    let zero = L::zero();
-    for i in 0..rows {
-        L::store(h_row.add(i), zero);
-        L::store(e_row.add(i), zero);
-    }
-    let first_gap = L::splat_cost(job.first_gap);
-    let extend = L::splat_cost(job.extend);
-    let mut best = zero;
-
-    let mut column = 0;
-    while column < job.columns {
-        for k in 0..COLUMN_BLOCK {
-            let codes = job.residues.as_ptr().add((column + k) * L::LANES);
-            L::column_profile(codes, tables, letters, profile.add(k));
-        }
+impl<L: Lanes> Sweep<L> {
+    /// Sweeps the query over one column block, first zeroing the lanes in `mask` of
+    /// each row's `H` and `E` when `RESET`.
+    ///
+    /// # Safety
+    /// `L`'s ISA; `h_row`/`e_row` hold `rows` vectors; the profile holds the block's
+    /// vectors for every letter the profile indices name.
+    #[inline(always)]
+    unsafe fn run<const RESET: bool>(&mut self, mask: L::Mask) {
+        let zero = L::zero();
+        let (first_gap, extend) = (self.first_gap, self.extend);
+        let mut best = self.best;
         // Row -1 of the block: H = 0, no vertical gap open.
         let (mut f0, mut f1, mut f2, mut f3) = (zero, zero, zero, zero);
         let (mut up0, mut up1, mut up2) = (zero, zero, zero);
         let mut diag = zero;
-        for i in 0..rows {
-            let scores = profile.add(*job.profile_index.get_unchecked(i) as usize);
-            let left = L::load(h_row.add(i));
-            let mut e = L::load(e_row.add(i));
+        for i in 0..self.rows {
+            let scores = self.profile.add(*self.profile_index.add(i) as usize);
+            let mut left = L::load(self.h_row.add(i));
+            let mut e = L::load(self.e_row.add(i));
+            if RESET {
+                left = L::reset(left, mask);
+                e = L::reset(e, mask);
+            }
             // One cell: H from the diagonal, E (carried along the row) and F (carried
             // down the column); then the gaps that the next cells may extend.
             macro_rules! cell {
@@ -152,12 +167,85 @@ pub(crate) unsafe fn score_group<L: Lanes>(
             up0 = h0;
             up1 = h1;
             up2 = h2;
-            L::store(h_row.add(i), h3);
-            L::store(e_row.add(i), e);
+            L::store(self.h_row.add(i), h3);
+            L::store(self.e_row.add(i), e);
         }
-        column += COLUMN_BLOCK;
+        self.best = best;
     }
-    L::lane_scores(best, out);
+}
+
+/// Scores the query of `job` against every sequence of its streams: exact scores to
+/// `results.scores`, overflowed sequences to `results.overflowed`.
+///
+/// # Safety
+/// The CPU must support `L`'s ISA; the streams must be packed for `L::LANES` lanes with
+/// codes below 32; every `job.profile_index` entry must be `code * COLUMN_BLOCK` for a
+/// code below `job.tables.letters()`; the gap costs must fit `L::splat_cost`;
+/// `results.scores` must cover every sequence index in the streams.
+#[inline(always)]
+pub(crate) unsafe fn score_streams<L: Lanes>(
+    job: &StreamJob<'_>,
+    scratch: &mut Scratch,
+    results: &mut Results<'_>,
+) {
+    let streams = job.streams;
+    debug_assert_eq!(streams.lanes, L::LANES);
+    for &sequence in &streams.empty {
+        results.record(sequence, 0);
+    }
+    if streams.blocks == 0 {
+        return;
+    }
+    let rows = job.profile_index.len();
+    let vector = std::mem::size_of::<L::V>();
+    let letters = job.tables.letters();
+    scratch.rows.reserve_bytes(2 * rows * vector);
+    scratch
+        .profile
+        .reserve_bytes(letters * COLUMN_BLOCK * vector);
+    let h_row = scratch.rows.as_mut_ptr().cast::<L::V>();
+    let profile = scratch.profile.as_mut_ptr().cast::<L::V>();
+    let tables = job.tables.as_ptr();
+    let zero = L::zero();
+    for i in 0..2 * rows {
+        L::store(h_row.add(i), zero);
+    }
+    let mut sweep = Sweep::<L> {
+        rows,
+        profile,
+        profile_index: job.profile_index.as_ptr(),
+        h_row,
+        e_row: h_row.add(rows),
+        first_gap: L::splat_cost(job.first_gap),
+        extend: L::splat_cost(job.extend),
+        best: zero,
+    };
+    let residues = streams.residues().as_ptr();
+    let mut lane_values = [0i32; 64];
+    let mut switch_blocks = streams.switch_blocks.iter().peekable();
+    let no_lanes = L::load_mask([0u8; 64].as_ptr());
+    for block in 0..streams.blocks {
+        for k in 0..COLUMN_BLOCK {
+            let codes = residues.add((block * COLUMN_BLOCK + k) * L::LANES);
+            L::column_profile(codes, tables, letters, profile.add(k));
+        }
+        match switch_blocks.next_if(|b| b.block == block) {
+            Some(switch) => {
+                L::lane_scores(sweep.best, &mut lane_values);
+                for s in &streams.switches[switch.first..switch.end] {
+                    results.record(s.ended, lane_values[s.lane as usize]);
+                }
+                let mask = L::load_mask(streams.mask(switch).as_ptr());
+                sweep.best = L::reset(sweep.best, mask);
+                sweep.run::<true>(mask);
+            }
+            None => sweep.run::<false>(no_lanes),
+        }
+    }
+    L::lane_scores(sweep.best, &mut lane_values);
+    for (lane, &sequence) in streams.last.iter().enumerate() {
+        results.record(sequence, lane_values[lane]);
+    }
 }
 
 #[cfg(test)]
@@ -182,6 +270,7 @@ pub(crate) mod emulated {
 
     unsafe impl<const N: usize, const BITS: u32> Lanes for Emulated<N, BITS> {
         type V = [i32; N];
+        type Mask = [bool; N];
         const LANES: usize = N;
         unsafe fn zero() -> Self::V {
             [0; N]
@@ -235,6 +324,12 @@ pub(crate) mod emulated {
                 };
             }
         }
+        unsafe fn load_mask(bytes: *const u8) -> Self::Mask {
+            std::array::from_fn(|l| *bytes.add(l) == 0xFF)
+        }
+        unsafe fn reset(v: Self::V, mask: Self::Mask) -> Self::V {
+            std::array::from_fn(|l| if mask[l] { 0 } else { v[l] })
+        }
     }
 }
 
@@ -242,42 +337,40 @@ pub(crate) mod emulated {
 mod tests {
     use super::emulated::Emulated;
     use super::*;
-    use crate::block::{sort_by_length, LanePack, SequenceBlock};
+    use crate::block::{sort_by_length, SequenceBlock};
     use crate::{scalar, Scoring};
 
-    /// Runs the generic kernel with `L` over every group of a packed block and checks
-    /// each lane against the reference: exact below `limit`, overflow flagged above.
+    /// Runs the generic kernel with `L` over a packed block and checks every sequence
+    /// against the reference: exact up to `limit`, reported as overflowed above.
     fn check_width<L: Lanes>(scoring: &Scoring, query: &[u8], block: &SequenceBlock, limit: i32) {
         let mut order = Vec::new();
         sort_by_length(block, &mut order);
-        let mut pack = LanePack::default();
-        pack.pack(block, &order, L::LANES);
+        let mut streams = LaneStreams::default();
+        streams.pack(block, &order, L::LANES);
         let tables = ScoreTables::new(scoring.matrix());
         let profile_index: Vec<u32> = query.iter().map(|&c| c as u32 * 4).collect();
-        let mut scratch = Scratch::default();
-        let mut out = vec![0; L::LANES];
-        for group in &pack.groups {
-            let job = GroupJob {
-                profile_index: &profile_index,
-                residues: pack.group_residues(group),
-                columns: group.columns,
-                tables: &tables,
-                first_gap: scoring.first_gap_cost(),
-                extend: scoring.gap_extend(),
-            };
-            // SAFETY: the emulated lanes use no special instructions; the job is built
-            // from a packing of this matrix's codes.
-            unsafe { score_group::<L>(&job, &mut scratch, &mut out) };
-            for (lane, &index) in pack.order[group.first..group.first + group.count]
-                .iter()
-                .enumerate()
-            {
-                let expected = scalar::score(scoring, query, block.get(index as usize));
-                if expected > limit {
-                    assert_eq!(out[lane], OVERFLOW, "sequence {index}");
-                } else {
-                    assert_eq!(out[lane], expected, "sequence {index}");
-                }
+        let job = StreamJob {
+            profile_index: &profile_index,
+            streams: &streams,
+            tables: &tables,
+            first_gap: scoring.first_gap_cost(),
+            extend: scoring.gap_extend(),
+        };
+        let mut scores = vec![-7; block.len()];
+        let mut overflowed = Vec::new();
+        let mut results = Results {
+            scores: &mut scores,
+            overflowed: &mut overflowed,
+        };
+        // SAFETY: the emulated lanes use no special instructions; the job is built from
+        // a packing of this matrix's codes for L::LANES lanes.
+        unsafe { score_streams::<L>(&job, &mut Scratch::default(), &mut results) };
+        for i in 0..block.len() {
+            let expected = scalar::score(scoring, query, block.get(i));
+            if expected > limit {
+                assert!(overflowed.contains(&(i as u32)), "sequence {i}");
+            } else {
+                assert_eq!(scores[i], expected, "sequence {i}");
             }
         }
     }
@@ -299,9 +392,11 @@ mod tests {
             block.push(m, &seq);
         }
         block.push(m, &[b'W'; 40]);
+        block.push(m, &[b'W'; 3]);
         let query = m.encode(b"MKWWWWWWWWWWWWWWWWWWWWWWWWWWWWAYDEFGHIKLMNPQRSTVWYACDE");
         check_width::<Emulated<64, 8>>(&scoring, &query, &block, 254);
         check_width::<Emulated<32, 16>>(&scoring, &query, &block, 65534);
         check_width::<Emulated<16, 32>>(&scoring, &query, &block, i32::MAX);
+        check_width::<Emulated<3, 8>>(&scoring, &query, &block, 254);
     }
 }

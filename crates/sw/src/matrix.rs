@@ -269,6 +269,11 @@ impl ScoreMatrix {
         self.codes[byte as usize]
     }
 
+    /// The code of every byte (the code of `*` for bytes outside the alphabet).
+    pub fn codes(&self) -> &[u8; 256] {
+        &self.codes
+    }
+
     /// Appends the codes of `sequence` to `out`.
     pub fn encode_into(&self, sequence: &[u8], out: &mut Vec<u8>) {
         out.extend(sequence.iter().map(|&b| self.codes[b as usize]));

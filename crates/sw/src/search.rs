@@ -1,15 +1,17 @@
 //! The search engine a worker owns: scores one query against every sequence of a block.
 //!
-//! A block is packed once into lane groups for the first (narrowest) pass and reused for
+//! A block is packed once into lane streams for the first (narrowest) pass and reused for
 //! every query. Each query is scored with 8-bit lanes first; the sequences whose lanes
 //! overflowed are packed again and rescored with 16-bit lanes, and those that overflow
 //! again with 32-bit lanes. Typically well under 1% of a protein database needs a second
 //! pass, so nearly all cells are computed 32 or 64 at a time.
 
-use crate::block::{sort_by_length, LanePack, SequenceBlock, COLUMN_BLOCK};
+use crate::block::{
+    sort_by_length, sort_subset_by_length, LaneStreams, SequenceBlock, COLUMN_BLOCK,
+};
 use crate::buffers::ScoreTables;
 use crate::dispatch::{self, Isa, Width};
-use crate::inter::{GroupJob, Scratch, OVERFLOW};
+use crate::inter::{Results, Scratch, StreamJob};
 use crate::{scalar, Error, Scoring};
 
 /// Cells computed per lane width (a check that rescoring stays rare).
@@ -39,11 +41,10 @@ pub struct Searcher {
     tables: ScoreTables,
     first_width: Width,
     by_length: Vec<u32>,
-    first_pack: LanePack,
-    rescore_pack: LanePack,
+    first_pack: LaneStreams,
+    rescore_pack: LaneStreams,
     scratch: Scratch,
     profile_index: Vec<u32>,
-    lane_scores: Vec<i32>,
     overflowed: Vec<u32>,
     still_overflowed: Vec<u32>,
     loaded: Option<(usize, usize)>,
@@ -67,11 +68,10 @@ impl Searcher {
             tables: ScoreTables::new(scoring.matrix()),
             first_width,
             by_length: Vec::new(),
-            first_pack: LanePack::default(),
-            rescore_pack: LanePack::default(),
+            first_pack: LaneStreams::default(),
+            rescore_pack: LaneStreams::default(),
             scratch: Scratch::default(),
             profile_index: Vec::new(),
-            lane_scores: vec![0; 64],
             overflowed: Vec::new(),
             still_overflowed: Vec::new(),
             loaded: None,
@@ -94,7 +94,7 @@ impl Searcher {
         self.counts
     }
 
-    /// Prepares `block` for scoring (sorting and packing it into lane groups); call once
+    /// Prepares `block` for scoring (sorting and packing it into lane streams); call once
     /// per block, then [`Searcher::score`] for each query.
     pub fn load(&mut self, block: &SequenceBlock) {
         self.loaded = Some((block.len(), block.residues()));
@@ -126,16 +126,7 @@ impl Searcher {
             .extend(query.iter().map(|&c| c as u32 * COLUMN_BLOCK as u32));
         let mut width = self.first_width;
         self.overflowed.clear();
-        let mut pass = Pass {
-            isa: self.isa,
-            width,
-            profile_index: &self.profile_index,
-            tables: &self.tables,
-            scoring: &self.scoring,
-            scratch: &mut self.scratch,
-            lane_scores: &mut self.lane_scores,
-        };
-        pass.run(&self.first_pack, scores, &mut self.overflowed);
+        self.run_pass(width, false, scores);
         self.count(width, block.len());
         while !self.overflowed.is_empty() {
             let Some(wider) = width.wider() else {
@@ -143,20 +134,43 @@ impl Searcher {
             };
             width = wider;
             self.count(width, self.overflowed.len());
-            let lanes = self.isa.lanes(width);
-            self.rescore_pack.pack(block, &self.overflowed, lanes);
+            sort_subset_by_length(block, &mut self.overflowed);
+            self.rescore_pack
+                .pack(block, &self.overflowed, self.isa.lanes(width));
             self.still_overflowed.clear();
-            let mut pass = Pass {
-                isa: self.isa,
-                width,
-                profile_index: &self.profile_index,
-                tables: &self.tables,
-                scoring: &self.scoring,
-                scratch: &mut self.scratch,
-                lane_scores: &mut self.lane_scores,
-            };
-            pass.run(&self.rescore_pack, scores, &mut self.still_overflowed);
             std::mem::swap(&mut self.overflowed, &mut self.still_overflowed);
+            self.run_pass(width, true, scores);
+        }
+    }
+
+    /// Scores the query (in `profile_index`) against the first packing, or the rescoring
+    /// one, at `width`, collecting overflowed sequences in `overflowed`.
+    fn run_pass(&mut self, width: Width, rescore: bool, scores: &mut [i32]) {
+        let streams = if rescore {
+            &self.rescore_pack
+        } else {
+            &self.first_pack
+        };
+        debug_assert_eq!(streams.lanes, self.isa.lanes(width));
+        let job = StreamJob {
+            profile_index: &self.profile_index,
+            streams,
+            tables: &self.tables,
+            first_gap: self.scoring.first_gap_cost(),
+            extend: self.scoring.gap_extend(),
+        };
+        let mut results = Results {
+            scores,
+            overflowed: &mut self.overflowed,
+        };
+        // SAFETY: `Searcher::new` checked that the CPU supports `isa` (never Scalar
+        // here); the streams were packed for this width's lane count from codes of this
+        // matrix (below 32, like PAD_CODE); profile indices are `code * COLUMN_BLOCK` for
+        // codes of this matrix; `Searcher::new` chose a first width whose saturating
+        // subtraction takes the gap costs (wider widths take more); `scores` covers the
+        // block.
+        unsafe {
+            dispatch::score_streams(self.isa, width, &job, &mut self.scratch, &mut results);
         }
     }
 
@@ -166,52 +180,6 @@ impl Searcher {
             Width::I8 => self.counts.sequences_i8 += n,
             Width::I16 => self.counts.sequences_i16 += n,
             Width::I32 => self.counts.sequences_i32 += n,
-        }
-    }
-}
-
-/// One pass of one lane width over a packing.
-struct Pass<'a> {
-    isa: Isa,
-    width: Width,
-    profile_index: &'a [u32],
-    tables: &'a ScoreTables,
-    scoring: &'a Scoring,
-    scratch: &'a mut Scratch,
-    lane_scores: &'a mut Vec<i32>,
-}
-
-impl Pass<'_> {
-    /// Scores every group of `pack`, writing exact scores to `scores` and the indices of
-    /// overflowed sequences to `overflowed` (in pack order, so still longest first).
-    fn run(&mut self, pack: &LanePack, scores: &mut [i32], overflowed: &mut Vec<u32>) {
-        debug_assert_eq!(pack.lanes, self.isa.lanes(self.width));
-        for group in &pack.groups {
-            let job = GroupJob {
-                profile_index: self.profile_index,
-                residues: pack.group_residues(group),
-                columns: group.columns,
-                tables: self.tables,
-                first_gap: self.scoring.first_gap_cost(),
-                extend: self.scoring.gap_extend(),
-            };
-            // SAFETY: `Searcher::new` checked that the CPU supports `isa` (never Scalar
-            // here); the pack holds `columns * lanes` codes below 32 (matrix codes or
-            // PAD_CODE) for this width's lane count; profile indices are `code *
-            // COLUMN_BLOCK` for codes of this matrix; `columns` is a multiple of
-            // COLUMN_BLOCK; `Searcher::new` chose widths whose saturating subtraction
-            // takes the gap costs; `lane_scores` holds 64 >= lanes entries.
-            unsafe {
-                dispatch::score_group(self.isa, self.width, &job, self.scratch, self.lane_scores);
-            }
-            let members = &pack.order[group.first..group.first + group.count];
-            for (&index, &score) in members.iter().zip(self.lane_scores.iter()) {
-                if score == OVERFLOW {
-                    overflowed.push(index);
-                } else {
-                    scores[index as usize] = score;
-                }
-            }
         }
     }
 }

@@ -2,12 +2,13 @@
 //!
 //! Two farms run one after the other:
 //!
-//! 1. **scan**: the emitter streams the database in chunks of about `--chunk-residues`
-//!    residues (FASTA or gzipped FASTA, never loaded whole); each worker encodes its chunk,
-//!    packs it into SIMD lane groups once and scores every query against it with its own
-//!    [`Searcher`]; the collector writes the scores (`--scores-only`) or keeps each
-//!    query's best hits, ties broken by database order so the result does not depend on
-//!    the thread count;
+//! 1. **scan**: the emitter cuts the database into chunks of whole records (about 1 MB,
+//!    FASTA or gzipped FASTA, streamed, never loaded whole) without parsing them; each
+//!    worker parses and encodes its chunk, packs it into SIMD lane streams once and scores
+//!    every query against it with its own [`Searcher`]; the collector, which receives
+//!    chunks in database order, writes the scores (`--scores-only`) or keeps each query's
+//!    best hits, ties broken by database order so the result does not depend on the
+//!    thread count;
 //! 2. **traceback**: each reported hit is aligned again with traceback (in parallel, in
 //!    report order) to print BLAST tabular lines with E-values computed for the whole
 //!    database, whose size is known only once the scan is over.
@@ -20,6 +21,7 @@ use std::time::Instant;
 use anyhow::{bail, Result};
 use seqfarm_farm::Fill;
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
+use seqfarm_io::fasta_chunks::{FastaChunk, FastaChunker, ResidueMap};
 use seqfarm_io::output::Output;
 use seqfarm_sw::stats::{self, KarlinParams};
 use seqfarm_sw::{align, Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock};
@@ -76,9 +78,9 @@ pub struct SearchArgs {
     /// Gap extension cost [default: BLAST's for the matrix (1 for BLOSUM62), 2 with --dna]
     #[arg(long, value_name = "COST")]
     pub gap_extend: Option<i32>,
-    /// Database residues per farm task
-    #[arg(long, value_name = "N", default_value_t = 1_000_000, hide = true)]
-    pub chunk_residues: usize,
+    /// Database bytes per farm task (whole records)
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20, hide = true)]
+    pub chunk_size: usize,
     #[command(flatten)]
     pub farm: FarmArgs,
     #[command(flatten)]
@@ -91,7 +93,7 @@ struct Query {
     codes: Vec<u8>,
 }
 
-/// Database totals, counted by the emitter.
+/// Database totals, counted by the collector.
 #[derive(Default)]
 struct DatabaseSize {
     sequences: u64,
@@ -101,28 +103,49 @@ struct DatabaseSize {
 /// One scan task: a chunk of database records and what the worker made of it.
 #[derive(Default)]
 struct ScanTask {
-    /// Database position of the chunk's first sequence.
-    first_ordinal: u64,
-    names: Vec<String>,
-    residues: Vec<u8>,
-    ends: Vec<usize>,
+    chunk: FastaChunk,
+    /// The chunk's sequences, encoded.
+    block: SequenceBlock,
+    /// Their names, back to back.
+    names: String,
+    name_ends: Vec<usize>,
     /// `--scores-only` lines.
     text: String,
-    /// Top-hit candidates per query: (score, index in chunk).
+    /// Top-hit candidates per query: (score, index in chunk), best first.
     candidates: Vec<Vec<(i32, u32)>>,
 }
 
 impl ScanTask {
-    fn sequence(&self, index: usize) -> &[u8] {
-        let start = if index == 0 { 0 } else { self.ends[index - 1] };
-        &self.residues[start..self.ends[index]]
+    fn name(&self, index: usize) -> &str {
+        let start = if index == 0 {
+            0
+        } else {
+            self.name_ends[index - 1]
+        };
+        &self.names[start..self.name_ends[index]]
+    }
+
+    /// Parses and encodes the chunk's records.
+    fn parse(&mut self, residue_map: &ResidueMap) -> Result<()> {
+        self.block.clear();
+        self.names.clear();
+        self.name_ends.clear();
+        let path = &self.chunk.path;
+        for record in self.chunk.records() {
+            let record = record?;
+            self.names.push_str(record.name);
+            self.name_ends.push(self.names.len());
+            self.block
+                .push_with(|codes| record.translate(path, residue_map, codes))?;
+        }
+        Ok(())
     }
 }
 
 /// A worker's private state for the scan.
 struct ScanWorker<'a> {
     searcher: Searcher,
-    block: SequenceBlock,
+    residue_map: ResidueMap,
     scores: Vec<Vec<i32>>,
     queries: &'a [Query],
     top: usize,
@@ -131,33 +154,25 @@ struct ScanWorker<'a> {
 
 impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
     fn process(&mut self, task: &mut ScanTask) -> Result<()> {
-        self.score_chunk(task);
-        Ok(())
-    }
-}
-
-impl ScanWorker<'_> {
-    fn score_chunk(&mut self, task: &mut ScanTask) {
-        let matrix = self.searcher.scoring().matrix().clone();
-        self.block.clear();
-        for i in 0..task.names.len() {
-            self.block.push(&matrix, task.sequence(i));
-        }
-        self.searcher.load(&self.block);
+        task.parse(&self.residue_map)?;
+        self.searcher.load(&task.block);
         self.scores.resize_with(self.queries.len(), Vec::new);
         for (query, scores) in self.queries.iter().zip(self.scores.iter_mut()) {
-            self.searcher.score(&self.block, &query.codes, scores);
+            self.searcher.score(&task.block, &query.codes, scores);
         }
         task.text.clear();
         task.candidates.clear();
         if self.scores_only {
             use std::fmt::Write as _;
-            for (i, name) in task.names.iter().enumerate() {
+            let mut text = std::mem::take(&mut task.text);
+            for i in 0..task.block.len() {
+                let name = task.name(i);
                 for (query, scores) in self.queries.iter().zip(&self.scores) {
-                    let _ = writeln!(task.text, "{}\t{}\t{}", query.name, name, scores[i]);
+                    let _ = writeln!(text, "{}\t{}\t{}", query.name, name, scores[i]);
                 }
             }
-            return;
+            task.text = text;
+            return Ok(());
         }
         for scores in &self.scores {
             let mut best: Vec<(i32, u32)> = scores
@@ -171,6 +186,7 @@ impl ScanWorker<'_> {
             best.truncate(self.top);
             task.candidates.push(best);
         }
+        Ok(())
     }
 }
 
@@ -187,52 +203,33 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     let config = args.farm.config();
     let started = Instant::now();
 
-    let mut database = FastaReader::open(&args.database)?;
+    let mut database = FastaChunker::open(&args.database)?;
     let mut size = DatabaseSize::default();
-    let mut record = FastaRecord::default();
-    let bar = progress::items("searching sequences");
-    let chunk_residues = args.chunk_residues.max(1);
+    let bar = progress::items("searching database bytes");
+    let chunk_size = args.chunk_size.max(1);
     let mut emit = |task: &mut ScanTask| -> Result<Fill> {
-        task.names.clear();
-        task.residues.clear();
-        task.ends.clear();
-        task.first_ordinal = size.sequences;
-        while task.residues.len() < chunk_residues && database.read_record(&mut record)? {
-            let before = task.residues.len();
-            task.residues.extend(
-                record
-                    .sequence
-                    .iter()
-                    .copied()
-                    .filter(|b| !matches!(b, b' ' | b'\t')),
-            );
-            size.residues += (task.residues.len() - before) as u64;
-            size.sequences += 1;
-            task.ends.push(task.residues.len());
-            task.names.push(std::mem::take(&mut record.name));
-        }
-        bar.set_position(size.sequences);
-        Ok(if task.names.is_empty() {
-            Fill::End
-        } else {
-            Fill::Task
-        })
+        let more = database.next_chunk(&mut task.chunk, chunk_size)?;
+        bar.set_position(task.chunk.offset + task.chunk.bytes.len() as u64);
+        Ok(if more { Fill::Task } else { Fill::End })
     };
 
     let mut top_hits: Vec<TopHits> = (0..queries.len()).map(|_| TopHits::new(args.top)).collect();
     let mut collect = |task: &mut ScanTask| -> Result<()> {
+        let first_ordinal = size.sequences;
+        size.sequences += task.block.len() as u64;
+        size.residues += task.block.residues() as u64;
         if args.scores_only {
             output.put(task.text.as_bytes())?;
             return Ok(());
         }
         for (top, candidates) in top_hits.iter_mut().zip(&task.candidates) {
             for &(score, index) in candidates {
-                let ordinal = task.first_ordinal + index as u64;
+                let ordinal = first_ordinal + index as u64;
                 top.offer(score, ordinal, || Hit {
                     score,
                     ordinal,
-                    name: task.names[index as usize].clone(),
-                    residues: task.sequence(index as usize).to_vec(),
+                    name: task.name(index as usize).to_string(),
+                    codes: task.block.get(index as usize).to_vec(),
                 });
             }
         }
@@ -241,7 +238,7 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     let make_worker = |_| -> Result<_> {
         Ok(ScanWorker {
             searcher: Searcher::new(&scoring, isa)?,
-            block: SequenceBlock::new(),
+            residue_map: ResidueMap::new(scoring.matrix().codes()),
             scores: Vec::new(),
             queries: &queries,
             top: args.top,
@@ -407,8 +404,7 @@ fn write_alignments(
     let make_worker = |_| -> Result<_> {
         Ok(|task: &mut AlignTask| -> Result<()> {
             let query = &queries[task.query];
-            let subject = scoring.matrix().encode(&task.hit.residues);
-            let alignment = align(scoring, &query.codes, &subject);
+            let alignment = align(scoring, &query.codes, &task.hit.codes);
             if alignment.score != task.hit.score {
                 bail!(
                     "internal error: traceback of {} against {} scores {}, the search {}",

@@ -10,7 +10,7 @@ use std::arch::x86_64::*;
 
 use crate::block::COLUMN_BLOCK;
 use crate::buffers::TABLE_STRIDE;
-use crate::inter::{score_group, GroupJob, Lanes, Scratch, OVERFLOW};
+use crate::inter::{score_streams, Lanes, Results, Scratch, StreamJob, OVERFLOW};
 
 /// Scores of `letters` letters against 16 codes, as 16 bytes.
 ///
@@ -35,6 +35,7 @@ pub(crate) struct Avx2I8;
 // SAFETY: every method uses AVX2 intrinsics only; `Lanes` callers guarantee AVX2.
 unsafe impl Lanes for Avx2I8 {
     type V = __m256i;
+    type Mask = __m256i;
     const LANES: usize = 32;
 
     #[inline(always)]
@@ -98,6 +99,14 @@ unsafe impl Lanes for Avx2I8 {
             };
         }
     }
+    #[inline(always)]
+    unsafe fn load_mask(bytes: *const u8) -> __m256i {
+        _mm256_loadu_si256(bytes.cast())
+    }
+    #[inline(always)]
+    unsafe fn reset(v: __m256i, mask: __m256i) -> __m256i {
+        _mm256_blendv_epi8(v, Self::zero(), mask)
+    }
 }
 
 /// 16 lanes of 16-bit scores stored as `score - 32768`.
@@ -106,6 +115,7 @@ pub(crate) struct Avx2I16;
 // SAFETY: every method uses AVX2 intrinsics only; `Lanes` callers guarantee AVX2.
 unsafe impl Lanes for Avx2I16 {
     type V = __m256i;
+    type Mask = __m256i;
     const LANES: usize = 16;
 
     #[inline(always)]
@@ -161,6 +171,14 @@ unsafe impl Lanes for Avx2I16 {
             };
         }
     }
+    #[inline(always)]
+    unsafe fn load_mask(bytes: *const u8) -> __m256i {
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(bytes.cast()))
+    }
+    #[inline(always)]
+    unsafe fn reset(v: __m256i, mask: __m256i) -> __m256i {
+        _mm256_blendv_epi8(v, Self::zero(), mask)
+    }
 }
 
 /// 8 lanes of 32-bit scores (exact for any score these inputs reach).
@@ -169,6 +187,7 @@ pub(crate) struct Avx2I32;
 // SAFETY: every method uses AVX2 intrinsics only; `Lanes` callers guarantee AVX2.
 unsafe impl Lanes for Avx2I32 {
     type V = __m256i;
+    type Mask = __m256i;
     const LANES: usize = 8;
 
     #[inline(always)]
@@ -218,31 +237,51 @@ unsafe impl Lanes for Avx2I32 {
         _mm256_storeu_si256(lanes.as_mut_ptr().cast(), v);
         out[..8].copy_from_slice(&lanes);
     }
+    #[inline(always)]
+    unsafe fn load_mask(bytes: *const u8) -> __m256i {
+        _mm256_cvtepi8_epi32(_mm_loadl_epi64(bytes.cast()))
+    }
+    #[inline(always)]
+    unsafe fn reset(v: __m256i, mask: __m256i) -> __m256i {
+        _mm256_andnot_si256(mask, v)
+    }
 }
 
-/// Scores one group with 8-bit lanes.
+/// Scores a query against lane streams with 8-bit lanes.
 ///
 /// # Safety
-/// The CPU must support AVX2, and `job` must satisfy [`score_group`]'s contract.
+/// The CPU must support AVX2, and the arguments must satisfy [`score_streams`]'s contract.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn score_group_i8(job: &GroupJob<'_>, scratch: &mut Scratch, out: &mut [i32]) {
-    score_group::<Avx2I8>(job, scratch, out)
+pub(crate) unsafe fn score_streams_i8(
+    job: &StreamJob<'_>,
+    scratch: &mut Scratch,
+    results: &mut Results<'_>,
+) {
+    score_streams::<Avx2I8>(job, scratch, results)
 }
 
-/// Scores one group with 16-bit lanes.
+/// Scores a query against lane streams with 16-bit lanes.
 ///
 /// # Safety
-/// As [`score_group_i8`].
+/// As [`score_streams_i8`].
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn score_group_i16(job: &GroupJob<'_>, scratch: &mut Scratch, out: &mut [i32]) {
-    score_group::<Avx2I16>(job, scratch, out)
+pub(crate) unsafe fn score_streams_i16(
+    job: &StreamJob<'_>,
+    scratch: &mut Scratch,
+    results: &mut Results<'_>,
+) {
+    score_streams::<Avx2I16>(job, scratch, results)
 }
 
-/// Scores one group with 32-bit lanes.
+/// Scores a query against lane streams with 32-bit lanes.
 ///
 /// # Safety
-/// As [`score_group_i8`].
+/// As [`score_streams_i8`].
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn score_group_i32(job: &GroupJob<'_>, scratch: &mut Scratch, out: &mut [i32]) {
-    score_group::<Avx2I32>(job, scratch, out)
+pub(crate) unsafe fn score_streams_i32(
+    job: &StreamJob<'_>,
+    scratch: &mut Scratch,
+    results: &mut Results<'_>,
+) {
+    score_streams::<Avx2I32>(job, scratch, results)
 }

@@ -8,7 +8,7 @@ use std::arch::x86_64::*;
 
 use crate::block::COLUMN_BLOCK;
 use crate::buffers::TABLE_STRIDE;
-use crate::inter::{score_group, GroupJob, Lanes, Scratch, OVERFLOW};
+use crate::inter::{score_streams, Lanes, Results, Scratch, StreamJob, OVERFLOW};
 
 /// Scores of a letter against 16 codes, as 16 bytes (see [`super::avx2`]).
 ///
@@ -48,6 +48,7 @@ pub(crate) struct Avx512I8;
 // SAFETY: every method uses AVX-512F/BW intrinsics only; callers guarantee both.
 unsafe impl Lanes for Avx512I8 {
     type V = __m512i;
+    type Mask = __mmask64;
     const LANES: usize = 64;
 
     #[inline(always)]
@@ -111,6 +112,15 @@ unsafe impl Lanes for Avx512I8 {
             };
         }
     }
+    #[inline(always)]
+    unsafe fn load_mask(bytes: *const u8) -> __mmask64 {
+        let m = _mm512_loadu_si512(bytes.cast());
+        _mm512_test_epi8_mask(m, m)
+    }
+    #[inline(always)]
+    unsafe fn reset(v: __m512i, mask: __mmask64) -> __m512i {
+        _mm512_mask_blend_epi8(mask, v, Self::zero())
+    }
 }
 
 /// 32 lanes of 16-bit scores stored as `score - 32768`.
@@ -119,6 +129,7 @@ pub(crate) struct Avx512I16;
 // SAFETY: every method uses AVX-512F/BW intrinsics only; callers guarantee both.
 unsafe impl Lanes for Avx512I16 {
     type V = __m512i;
+    type Mask = __mmask32;
     const LANES: usize = 32;
 
     #[inline(always)]
@@ -177,6 +188,15 @@ unsafe impl Lanes for Avx512I16 {
             };
         }
     }
+    #[inline(always)]
+    unsafe fn load_mask(bytes: *const u8) -> __mmask32 {
+        let m = _mm512_cvtepi8_epi16(_mm256_loadu_si256(bytes.cast()));
+        _mm512_test_epi16_mask(m, m)
+    }
+    #[inline(always)]
+    unsafe fn reset(v: __m512i, mask: __mmask32) -> __m512i {
+        _mm512_mask_blend_epi16(mask, v, Self::zero())
+    }
 }
 
 /// 16 lanes of 32-bit scores.
@@ -185,6 +205,7 @@ pub(crate) struct Avx512I32;
 // SAFETY: every method uses AVX-512F intrinsics only; callers guarantee AVX-512F/BW.
 unsafe impl Lanes for Avx512I32 {
     type V = __m512i;
+    type Mask = __mmask16;
     const LANES: usize = 16;
 
     #[inline(always)]
@@ -237,32 +258,53 @@ unsafe impl Lanes for Avx512I32 {
         _mm512_storeu_si512(lanes.as_mut_ptr().cast(), v);
         out[..16].copy_from_slice(&lanes);
     }
+    #[inline(always)]
+    unsafe fn load_mask(bytes: *const u8) -> __mmask16 {
+        let m = _mm512_cvtepi8_epi32(_mm_loadu_si128(bytes.cast()));
+        _mm512_test_epi32_mask(m, m)
+    }
+    #[inline(always)]
+    unsafe fn reset(v: __m512i, mask: __mmask16) -> __m512i {
+        _mm512_mask_blend_epi32(mask, v, Self::zero())
+    }
 }
 
-/// Scores one group with 8-bit lanes.
+/// Scores a query against lane streams with 8-bit lanes.
 ///
 /// # Safety
-/// The CPU must support AVX-512F and AVX-512BW, and `job` must satisfy
-/// [`score_group`]'s contract.
+/// The CPU must support AVX-512F and AVX-512BW, and the arguments must satisfy
+/// [`score_streams`]'s contract.
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn score_group_i8(job: &GroupJob<'_>, scratch: &mut Scratch, out: &mut [i32]) {
-    score_group::<Avx512I8>(job, scratch, out)
+pub(crate) unsafe fn score_streams_i8(
+    job: &StreamJob<'_>,
+    scratch: &mut Scratch,
+    results: &mut Results<'_>,
+) {
+    score_streams::<Avx512I8>(job, scratch, results)
 }
 
-/// Scores one group with 16-bit lanes.
+/// Scores a query against lane streams with 16-bit lanes.
 ///
 /// # Safety
-/// As [`score_group_i8`].
+/// As [`score_streams_i8`].
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn score_group_i16(job: &GroupJob<'_>, scratch: &mut Scratch, out: &mut [i32]) {
-    score_group::<Avx512I16>(job, scratch, out)
+pub(crate) unsafe fn score_streams_i16(
+    job: &StreamJob<'_>,
+    scratch: &mut Scratch,
+    results: &mut Results<'_>,
+) {
+    score_streams::<Avx512I16>(job, scratch, results)
 }
 
-/// Scores one group with 32-bit lanes.
+/// Scores a query against lane streams with 32-bit lanes.
 ///
 /// # Safety
-/// As [`score_group_i8`].
+/// As [`score_streams_i8`].
 #[target_feature(enable = "avx512f,avx512bw")]
-pub(crate) unsafe fn score_group_i32(job: &GroupJob<'_>, scratch: &mut Scratch, out: &mut [i32]) {
-    score_group::<Avx512I32>(job, scratch, out)
+pub(crate) unsafe fn score_streams_i32(
+    job: &StreamJob<'_>,
+    scratch: &mut Scratch,
+    results: &mut Results<'_>,
+) {
+    score_streams::<Avx512I32>(job, scratch, results)
 }

@@ -7,7 +7,7 @@ use seqfarm_sw::stats::KarlinParams;
 use seqfarm_sw::Alignment;
 
 /// A database sequence that may be reported: its score and position in the database
-/// (the tie-breaker), its name and residues (kept for the traceback).
+/// (the tie-breaker), its name and encoded residues (kept for the traceback).
 #[derive(Debug, Clone, Default)]
 pub struct Hit {
     /// Local alignment score.
@@ -16,8 +16,8 @@ pub struct Hit {
     pub ordinal: u64,
     /// FASTA name.
     pub name: String,
-    /// Residues as read.
-    pub residues: Vec<u8>,
+    /// Residues, encoded for the matrix.
+    pub codes: Vec<u8>,
 }
 
 impl Hit {
