@@ -365,12 +365,12 @@ mod tests {
         // SAFETY: the emulated lanes use no special instructions; the job is built from
         // a packing of this matrix's codes for L::LANES lanes.
         unsafe { score_streams::<L>(&job, &mut Scratch::default(), &mut results) };
-        for i in 0..block.len() {
+        for (i, &score) in scores.iter().enumerate() {
             let expected = scalar::score(scoring, query, block.get(i));
             if expected > limit {
                 assert!(overflowed.contains(&(i as u32)), "sequence {i}");
             } else {
-                assert_eq!(scores[i], expected, "sequence {i}");
+                assert_eq!(score, expected, "sequence {i}");
             }
         }
     }
