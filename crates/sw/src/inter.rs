@@ -145,13 +145,14 @@ impl<L: Lanes> Sweep<L> {
                 left = L::reset(left, mask);
                 e = L::reset(e, mask);
             }
-            // One cell: H from the diagonal, E (carried along the row) and F (carried
-            // down the column); then the gaps that the next cells may extend.
+            // One cell: H from the diagonal, F (carried down the column) and E (carried
+            // along the row, taken last: the row's E chain is the longest dependency,
+            // three operations per cell this way); then the gaps the next cells extend.
             macro_rules! cell {
                 ($diag:expr, $k:expr, $f:ident) => {{
                     let mut h = L::add_score($diag, L::load(scores.add($k)));
-                    h = L::max(h, e);
                     h = L::max(h, $f);
+                    h = L::max(h, e);
                     best = L::max(best, h);
                     let opened = L::sub_cost(h, first_gap);
                     e = L::max(L::sub_cost(e, extend), opened);
