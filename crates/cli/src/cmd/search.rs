@@ -156,13 +156,14 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
     fn process(&mut self, task: &mut ScanTask) -> Result<()> {
         task.parse(&self.residue_map)?;
         self.searcher.load(&task.block);
-        self.scores.resize_with(self.queries.len(), Vec::new);
-        for (query, scores) in self.queries.iter().zip(self.scores.iter_mut()) {
-            self.searcher.score(&task.block, &query.codes, scores);
-        }
         task.text.clear();
         task.candidates.clear();
         if self.scores_only {
+            // Every query's scores first: lines go subject by subject.
+            self.scores.resize_with(self.queries.len(), Vec::new);
+            for (query, scores) in self.queries.iter().zip(self.scores.iter_mut()) {
+                self.searcher.score(&task.block, &query.codes, scores);
+            }
             use std::fmt::Write as _;
             let mut text = std::mem::take(&mut task.text);
             for i in 0..task.block.len() {
@@ -174,7 +175,10 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
             task.text = text;
             return Ok(());
         }
-        for scores in &self.scores {
+        self.scores.resize_with(1, Vec::new);
+        for query in self.queries {
+            let scores = &mut self.scores[0];
+            self.searcher.score(&task.block, &query.codes, scores);
             let mut best: Vec<(i32, u32)> = scores
                 .iter()
                 .enumerate()
@@ -182,8 +186,12 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
                 .map(|(i, &s)| (s, i as u32))
                 .collect();
             // Best first: higher score, then earlier in the chunk (and so the database).
-            best.sort_unstable_by_key(|&(s, i)| (std::cmp::Reverse(s), i));
+            let order = |&(s, i): &(i32, u32)| (std::cmp::Reverse(s), i);
+            if best.len() > self.top && self.top > 0 {
+                best.select_nth_unstable_by_key(self.top - 1, order);
+            }
             best.truncate(self.top);
+            best.sort_unstable_by_key(order);
             task.candidates.push(best);
         }
         Ok(())
@@ -206,7 +214,14 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     let mut database = FastaChunker::open(&args.database)?;
     let mut size = DatabaseSize::default();
     let bar = progress::items("searching database bytes");
-    let chunk_size = args.chunk_size.max(1);
+    // With --scores-only, a chunk's lines for many queries are held at once: smaller
+    // chunks keep that bounded (about 16 queries' worth of a default chunk).
+    let chunk_size = if args.scores_only {
+        (args.chunk_size / queries.len().div_ceil(16)).max(args.chunk_size.min(1 << 16))
+    } else {
+        args.chunk_size
+    }
+    .max(1);
     let mut emit = |task: &mut ScanTask| -> Result<Fill> {
         let more = database.next_chunk(&mut task.chunk, chunk_size)?;
         bar.set_position(task.chunk.offset + task.chunk.bytes.len() as u64);
