@@ -4,20 +4,26 @@
 # here and linked only into that helper) on the classic query set, at 1 and 2 threads.
 #
 # usage: bench/search.sh [DATABASE.fa[.gz]]   (default: $SEQFARM_BENCH_DATA/swissprot2014.faa.gz)
-#        THREADS="1 2" QUERIES="P02232 P07327" bench/search.sh   to run a subset
+#        THREADS="1 2" QUERIES="P02232 P07327" REPEAT=3 bench/search.sh   to choose
 #
 # Both tools read the same uncompressed FASTA (decompressed once next to the database).
-# seqfarm's time is its whole scan (reading and parsing the database included), as it
-# reports it on stderr; parasail's is its alignment loop only (reading not timed). GCUPS
-# = query length x database residues / seconds. The sums of all scores of the two tools
-# are compared for every query: a benchmark of wrong answers is worthless.
+# For each query and thread count the two tools run in turn, REPEAT times (median
+# reported), so a load change on a shared machine hits both alike.
+#   wall GCUPS = query length x database residues / wall seconds: seqfarm's whole scan as
+#     it reports it (reading and parsing the database included); parasail's alignment
+#     loop only (its reading is not timed);
+#   CPU GCUPS = the same cells / CPU seconds of those spans (all threads): throughput per
+#     busy core, robust to other processes taking the cores.
+# The sums of all scores of the two tools are compared: benchmarks of wrong answers are
+# worthless.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
 database=${1:-$data/swissprot2014.faa.gz}
 threads=${THREADS:-"1 2"}
-queries=(${QUERIES:-P02232 P01111 P07327 P01008 P04775 P19096 P28167 P20930 Q9UKN1})
-for tool in cc awk gzip; do
+repeat=${REPEAT:-3}
+read -r -a queries <<< "${QUERIES:-P02232 P01111 P07327 P01008 P04775 P19096 P28167 P20930 Q9UKN1}"
+for tool in cc awk gzip /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench/search.sh: needs $tool" >&2; exit 1; }
 done
 [ -f /usr/include/parasail.h ] || { echo "bench/search.sh: needs libparasail-dev" >&2; exit 1; }
@@ -39,28 +45,48 @@ awk -v ids="${queries[*]}" -v dir="$work" '
   out != "" { print > out }' "$plain"
 for q in "${queries[@]}"; do
   [ -s "$work/$q.fa" ] || { echo "bench/search.sh: query $q not in $plain" >&2; exit 1; }
-  cat "$work/$q.fa" >> "$work/queries.fa"
 done
 
 cargo build --release --quiet
 seqfarm=target/release/seqfarm
 cc -O3 -fopenmp bench/parasail_search.c -lparasail -o "$work/parasail_search"
+residues=$(awk '!/^>/ { n += length($0) } END { printf "%d", n }' "$plain")
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores"
-echo "# database: $plain"
+echo "# database: $plain ($residues residues); median of $repeat alternating runs"
 echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-8s %6s %3s  %9s %8s  %9s %8s  %7s  %s\n' query length thr seqfarm_s GCUPS parasail_s GCUPS ratio scores
+printf '%-8s %6s %3s | %8s %8s %8s | %8s %8s %8s | %5s %5s | %s\n' \
+  query length thr seqfarm_s wallGCUPS cpuGCUPS parasail wallGCUPS cpuGCUPS wall cpu scores
 for t in $threads; do
-  "$work/parasail_search" "$work/queries.fa" "$plain" sw_striped_profile_sat "$t" > "$work/parasail.$t.tsv"
   for q in "${queries[@]}"; do
-    "$seqfarm" search -t "$t" --scores-only --force -o "$work/scores.tsv" "$work/$q.fa" "$plain" 2> "$work/report.txt"
-    ours_s=$(sed -n 's/.* in \([0-9.]*\) s: .*/\1/p' "$work/report.txt")
-    ours_g=$(sed -n 's/.* s: \([0-9.]*\) GCUPS.*/\1/p' "$work/report.txt")
-    ours_sum=$(awk '{ s += $3 } END { printf "%d", s }' "$work/scores.tsv")
-    read -r length theirs_s theirs_g theirs_sum < <(awk -v q="$q" '$1 == q { print $2, $3, $4, $5 }' "$work/parasail.$t.tsv")
-    same=$([ "$ours_sum" = "$theirs_sum" ] && echo equal || echo "DIFFER ($ours_sum vs $theirs_sum)")
-    ratio=$(awk -v a="$ours_g" -v b="$theirs_g" 'BEGIN { printf "%.2f", a / b }')
-    printf '%-8s %6s %3s  %9s %8s  %9s %8s  %7s  %s\n' "$q" "$length" "$t" "$ours_s" "$ours_g" "$theirs_s" "$theirs_g" "$ratio" "$same"
+    length=$(awk '!/^>/ { n += length($0) } END { print n }' "$work/$q.fa")
+    : > "$work/ours.txt"
+    : > "$work/theirs.txt"
+    for _ in $(seq "$repeat"); do
+      "$work/parasail_search" "$work/$q.fa" "$plain" sw_striped_profile_sat "$t" |
+        awk 'NR == 2 { print $3, $6, $5 }' >> "$work/theirs.txt"
+      /usr/bin/time -f '%U %S' -o "$work/cpu.txt" \
+        "$seqfarm" search -t "$t" --scores-only --force -o "$work/scores.tsv" "$work/$q.fa" "$plain" \
+        2> "$work/report.txt"
+      seconds=$(sed -n 's/.* in \([0-9.]*\) s: .*/\1/p' "$work/report.txt")
+      cpu=$(awk '{ print $1 + $2 }' "$work/cpu.txt")
+      sum=$(awk '{ s += $3 } END { printf "%d", s }' "$work/scores.tsv")
+      echo "$seconds $cpu $sum" >> "$work/ours.txt"
+    done
+    ours_s=$(cut -d' ' -f1 "$work/ours.txt" | median)
+    ours_cpu=$(cut -d' ' -f2 "$work/ours.txt" | median)
+    theirs_s=$(cut -d' ' -f1 "$work/theirs.txt" | median)
+    theirs_cpu=$(cut -d' ' -f2 "$work/theirs.txt" | median)
+    ours_sum=$(cut -d' ' -f3 "$work/ours.txt" | sort -u | tr '\n' ' ')
+    theirs_sum=$(cut -d' ' -f3 "$work/theirs.txt" | sort -u | tr '\n' ' ')
+    same=$([ "$ours_sum" = "$theirs_sum" ] && echo equal || echo "DIFFER (${ours_sum}vs ${theirs_sum})")
+    awk -v q="$q" -v len="$length" -v t="$t" -v res="$residues" -v os="$ours_s" -v oc="$ours_cpu" \
+        -v ts="$theirs_s" -v tc="$theirs_cpu" -v same="$same" 'BEGIN {
+      cells = len * res / 1e9
+      printf "%-8s %6d %3d | %8.2f %8.2f %8.2f | %8.2f %8.2f %8.2f | %5.2f %5.2f | %s\n",
+        q, len, t, os, cells / os, cells / oc, ts, cells / ts, cells / tc, ts / os, tc / oc, same }'
   done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
