@@ -35,7 +35,7 @@ pub struct FastaChunk {
 pub struct ChunkRecord<'a> {
     /// The header's first word.
     pub name: &'a str,
-    /// The sequence lines, line breaks included (see [`ChunkRecord::residues`]).
+    /// The sequence lines, line breaks included (see [`ChunkRecord::translate`]).
     pub body: &'a [u8],
     /// Offset of the body in the decompressed input.
     pub body_offset: u64,
