@@ -5,6 +5,7 @@
 #
 # usage: bench/search.sh [DATABASE.fa[.gz]]   (default: $SEQFARM_BENCH_DATA/swissprot2014.faa.gz)
 #        THREADS="1 2" QUERIES="P02232 P07327" REPEAT=3 bench/search.sh   to choose
+#        QUERY_SOURCE=other.fa bench/search.sh small.fa   to take the queries from another file
 #
 # Both tools read the same uncompressed FASTA (decompressed once next to the database).
 # For each query and thread count the two tools run in turn, REPEAT times (median
@@ -42,9 +43,9 @@ fi
 awk -v ids="${queries[*]}" -v dir="$work" '
   BEGIN { n = split(ids, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
   /^>/ { id = substr($1, 2); sub(/^(sp|tr)\|/, "", id); sub(/\|.*/, "", id); out = (id in want) ? dir "/" id ".fa" : "" }
-  out != "" { print > out }' "$plain"
+  out != "" { print > out }' "${QUERY_SOURCE:-$plain}"
 for q in "${queries[@]}"; do
-  [ -s "$work/$q.fa" ] || { echo "bench/search.sh: query $q not in $plain" >&2; exit 1; }
+  [ -s "$work/$q.fa" ] || { echo "bench/search.sh: query $q not in ${QUERY_SOURCE:-$plain}" >&2; exit 1; }
 done
 
 cargo build --release --quiet
