@@ -7,7 +7,8 @@
 #        THREADS="1 2" QUERIES="P02232 P07327" REPEAT=3 bench/search.sh   to choose
 #        QUERY_SOURCE=other.fa bench/search.sh small.fa   to take the queries from another file
 #
-# Both tools read the same uncompressed FASTA (decompressed once next to the database).
+# Both tools read the same uncompressed FASTA (decompressed once next to the database,
+# or into $SEQFARM_BENCH_DATA when that directory is read-only).
 # For each query and thread count the two tools run in turn, REPEAT times (median
 # reported), so a load change on a shared machine hits both alike.
 #   wall GCUPS = query length x database residues / wall seconds: seqfarm's whole scan as
@@ -36,6 +37,7 @@ trap 'rm -rf "$work"' EXIT
 plain=$database
 if [[ "$database" == *.gz ]]; then
   plain=${database%.gz}
+  [ -w "$(dirname "$plain")" ] || plain=$data/$(basename "$plain")
   [ -f "$plain" ] || gzip -dc "$database" > "$plain"
 fi
 
