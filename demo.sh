@@ -28,3 +28,6 @@ step head -5 "$out/pileup.csv"
 step "$sf" count -t 2 --window 20000 -o "$out/windows.tsv" \
   "$data/snp-pileup/normal_slice.bam" "$data/snp-pileup/tumor_slice.bam"
 step awk '$4 + $5 > 0' "$out/windows.tsv"
+
+# Smith-Waterman search: 10 UniProt queries against 1,500 UniProt sequences, 2 best hits each.
+step "$sf" search --top 2 "$data/sw_q10.fa" "$data/sw_db1500.fa.gz"

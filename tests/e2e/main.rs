@@ -6,4 +6,5 @@ mod cli;
 mod count;
 mod flagstat;
 mod index;
+mod search;
 mod snp_pileup;

@@ -31,6 +31,8 @@ enum Command {
     SnpPileup(cmd::snp_pileup::SnpPileupArgs),
     /// Reads per region (BED) or window in BAMs, identical to bedtools multicov
     Count(cmd::count::CountArgs),
+    /// Smith-Waterman database search (protein or DNA), scores exactly as parasail's sw_*
+    Search(cmd::search::SearchArgs),
 }
 
 impl Command {
@@ -41,6 +43,7 @@ impl Command {
             Command::Locate(args) => args.run(),
             Command::SnpPileup(args) => cmd::snp_pileup::run(args),
             Command::Count(args) => cmd::count::run(args),
+            Command::Search(args) => cmd::search::run(&args),
         }
     }
 }

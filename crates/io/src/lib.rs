@@ -8,6 +8,7 @@
 //! * [`fasta`]: streaming FASTA records into a reused buffer;
 //! * [`vcf`]: the site columns of a VCF, streamed;
 //! * [`bed`]: BED regions read the way bedtools reads them;
+//! * [`fasta_chunks`]: FASTA cut into chunks of whole records for farm workers to parse;
 //! * [`output`]: an output written to a temporary file beside its destination and renamed
 //!   into place only when complete, so a failed run never leaves a file that looks whole;
 //!   an existing destination is refused unless overwriting is allowed;
@@ -27,6 +28,7 @@ pub mod bed;
 pub mod bgzf;
 pub mod bgzf_writer;
 pub mod fasta;
+pub mod fasta_chunks;
 pub mod input;
 pub mod output;
 pub mod vcf;

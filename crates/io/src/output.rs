@@ -42,6 +42,21 @@ impl Output {
                 writer: BufWriter::with_capacity(BUFFER, Box::new(io::stdout())),
             });
         }
+        // A device or pipe (`/dev/null`, a FIFO) is written in place: renaming a
+        // temporary file over it would replace the device with a regular file.
+        if let Ok(meta) = std::fs::metadata(&path) {
+            if !meta.is_file() && !meta.is_dir() {
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(|e| Error::io(&path, e))?;
+                return Ok(Self {
+                    path,
+                    temp: None,
+                    writer: BufWriter::with_capacity(BUFFER, Box::new(file)),
+                });
+            }
+        }
         if overwrite == Overwrite::Refuse && path.exists() {
             return Err(Error::Exists { path });
         }
@@ -134,6 +149,33 @@ mod tests {
         out.put(b"whole").unwrap();
         out.commit().unwrap();
         assert_eq!(std::fs::read(&dest).unwrap(), b"whole");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn pipes_and_devices_are_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("note: mkfifo unavailable; test skipped");
+            return;
+        }
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        let mut out = Output::create(&fifo, Overwrite::Allow).unwrap();
+        out.put(b"through the pipe").unwrap();
+        out.commit().unwrap();
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary left"
+        );
     }
 
     #[test]

@@ -3,4 +3,5 @@ pub mod count;
 pub mod flagstat;
 pub mod index;
 pub mod locate;
+pub mod search;
 pub mod snp_pileup;

@@ -1,0 +1,311 @@
+//! `seqfarm search`: parasail's golden scores, BLAST-checked tabular lines, every kernel
+//! and thread count giving the same bytes, and clear errors on bad input.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+
+use seqfarm_sw::{scalar, ScoreMatrix, Scoring};
+
+use crate::support::{data, run, seqfarm, shared_data};
+
+/// Reads a (possibly gzipped) text file.
+fn read_text(path: &Path) -> String {
+    let bytes = std::fs::read(path).expect("readable");
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut text = String::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_string(&mut text)
+            .expect("gzip");
+        text
+    } else {
+        String::from_utf8(bytes).expect("utf-8")
+    }
+}
+
+/// `query subject score` lines as a map (the order is checked elsewhere).
+fn score_map(text: &str) -> BTreeMap<(String, String), i64> {
+    text.lines()
+        .map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            assert_eq!(f.len(), 3, "{line}");
+            (
+                (f[0].to_string(), f[1].to_string()),
+                f[2].parse().expect("score"),
+            )
+        })
+        .collect()
+}
+
+fn search(args: &[&str]) -> (String, String) {
+    let out = run(&[&["search"][..], args].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "seqfarm search {args:?} failed: {stderr}"
+    );
+    (String::from_utf8(out.stdout).expect("utf-8"), stderr)
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+#[test]
+fn scores_equal_parasail_on_the_bundled_database() {
+    let (query, db) = (data("sw_q10.fa"), data("sw_db1500.fa.gz"));
+    let (out, stderr) = search(&["--scores-only", path(&query), path(&db)]);
+    let expected = read_text(&data("sw_q10_vs_db1500.blosum62_11_1.tsv.gz"));
+    assert_eq!(score_map(&out), score_map(&expected));
+    assert_eq!(out.lines().count(), 15_000);
+    assert!(
+        stderr.contains("1500 sequences") && stderr.contains("GCUPS"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn scores_equal_parasail_on_all_200000_pairs() {
+    let (Some(query), Some(db), Some(golden)) = (
+        shared_data("sw-search/q10.fa"),
+        shared_data("proteins/mmseqs2_uniprot_sample/DB.fasta.gz"),
+        shared_data("sw-search/expected/q10_vs_DB_blosum62_open11_extend1.tsv.gz"),
+    ) else {
+        eprintln!("note: shared data not found; the 200,000-pair golden test is skipped");
+        return;
+    };
+    let (out, _) = search(&["--scores-only", path(&query), path(&db)]);
+    let got = score_map(&out);
+    assert_eq!(got.len(), 200_000);
+    assert_eq!(got, score_map(&read_text(&golden)));
+}
+
+/// Lines of BLAST's `-outfmt 6` for hits in the bundled database, checked against
+/// blastp 2.12 (`-comp_based_stats 0 -seg no`, classic statistics via `OLD_FSC=1`,
+/// same database) column by column.
+const BLAST_CHECKED: &[&str] = &[
+    "tr|A0A0W7XYV8|A0A0W7XYV8_9BACI\ttr|A0A0F5X669|A0A0F5X669_STACC\t63.152\t920\t328\t6\t1\t916\t1\t913\t0.0\t1208",
+    "tr|H6QJ35|H6QJ35_RICMA\ttr|Q03SP8|Q03SP8_LACBA\t37.299\t311\t183\t7\t39\t344\t30\t333\t7.37e-49\t187",
+    "tr|H6QJ35|H6QJ35_RICMA\ttr|S6GAS6|S6GAS6_ANAPH\t59.040\t354\t143\t2\t1\t352\t1\t354\t1.27e-117\t415",
+    "tr|Q8WWJ3|Q8WWJ3_HUMAN\ttr|M4D4X7|M4D4X7_BRARP\t38.333\t60\t28\t2\t567\t626\t28\t78\t0.001\t38.1",
+    "tr|V4L6R8|V4L6R8_9DELT\tsp|A0RMD6|NUOI_CAMFF\t55.147\t136\t59\t2\t1\t135\t1\t135\t3.07e-40\t156",
+];
+
+#[test]
+fn top_hits_match_blast_tabular_lines() {
+    let (query, db) = (data("sw_q10.fa"), data("sw_db1500.fa.gz"));
+    let (out, _) = search(&["--top", "5", path(&query), path(&db)]);
+    for line in BLAST_CHECKED {
+        assert!(out.lines().any(|l| l == *line), "missing {line}\n{out}");
+    }
+    // Ten queries, five hits each, best first within a query.
+    assert_eq!(out.lines().count(), 50);
+    let bits: Vec<f64> = out
+        .lines()
+        .take(5)
+        .map(|l| l.rsplit('\t').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(bits.windows(2).all(|w| w[0] >= w[1]), "{bits:?}");
+}
+
+#[test]
+fn hand_checked_traceback() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = (dir.path().join("q.fa"), dir.path().join("d.fa"));
+    std::fs::write(&q, ">q1\nKKWWWWWWKK\n>q2\nmkv\n").unwrap();
+    std::fs::write(&d, ">s1 one gap\nPPWWWAWWWPP\n>s2\nMRV\n>s3\nPPPP\n").unwrap();
+    let (out, _) = search(&["--top", "1", path(&q), path(&d)]);
+    let fields: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+    // WWW-WWW over WWWAWWW: 6 identities in 7 columns, one gap, score 66 - 12 = 54.
+    assert_eq!(
+        fields[0][..10],
+        ["q1", "s1", "85.714", "7", "0", "1", "3", "8", "3", "9"]
+    );
+    assert_eq!(fields[0][11], "25.4", "(0.267 * 54 - ln 0.041) / ln 2");
+    // Lowercase query: M/M 5 + K/R 2 + V/V 4 = 11, one mismatch.
+    assert_eq!(
+        fields[1][..10],
+        ["q2", "s2", "66.667", "3", "1", "0", "1", "3", "1", "3"]
+    );
+    assert_eq!(fields.len(), 2, "{out}");
+    let (all, _) = search(&[path(&q), path(&d)]);
+    assert!(
+        !all.contains("s3"),
+        "zero-score hits are not reported:\n{all}"
+    );
+}
+
+#[test]
+fn every_kernel_gives_the_same_scores() {
+    let dir = tempfile::tempdir().unwrap();
+    let query = dir.path().join("q.fa");
+    let text = std::fs::read_to_string(data("sw_q10.fa")).unwrap();
+    let three: String = text.split_inclusive('>').take(4).collect();
+    std::fs::write(&query, three.trim_end_matches('>')).unwrap();
+    let db = data("sw_db1500.fa.gz");
+    let mut outputs = Vec::new();
+    for simd in ["scalar", "avx2", "avx512"] {
+        let out = seqfarm()
+            .env("SEQFARM_SIMD", simd)
+            .args(["search", "--scores-only", "--chunk-size", "40000"])
+            .args([&query, &db])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() {
+            assert!(stderr.contains("lacks"), "{simd}: {stderr}");
+            eprintln!("note: {simd} is not supported here: {stderr}");
+            continue;
+        }
+        assert!(stderr.contains(&format!("{simd} kernel")), "{stderr}");
+        outputs.push((simd, out.stdout));
+    }
+    assert!(outputs.len() >= 2, "scalar and at least one SIMD path ran");
+    for (simd, out) in &outputs[1..] {
+        assert!(out == &outputs[0].1, "{simd} differs from scalar");
+    }
+}
+
+#[test]
+fn identical_output_at_one_and_two_threads() {
+    let (query, db) = (data("sw_q10.fa"), data("sw_db1500.fa.gz"));
+    for mode in [&["--scores-only"][..], &["--top", "7"][..]] {
+        let mut outputs = Vec::new();
+        for (threads, chunk) in [("1", "1000000"), ("2", "1000000"), ("2", "3000")] {
+            let args = [
+                mode,
+                &[
+                    "-t",
+                    threads,
+                    "--chunk-size",
+                    chunk,
+                    path(&query),
+                    path(&db),
+                ][..],
+            ]
+            .concat();
+            outputs.push(search(&args).0);
+        }
+        assert!(outputs.iter().all(|o| o == &outputs[0]), "{mode:?}");
+    }
+}
+
+#[test]
+fn output_file_is_atomic_and_needs_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("hits.tsv");
+    let (query, db) = (data("sw_q10.fa"), data("sw_db1500.fa.gz"));
+    let args = [
+        "search",
+        "--top",
+        "1",
+        "-o",
+        path(&out),
+        path(&query),
+        path(&db),
+    ];
+    assert!(run(&args).status.success());
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 10);
+    let again = run(&args);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    let forced = [&args[..], &["--force"]].concat();
+    assert!(run(&forced).status.success());
+}
+
+#[test]
+fn dna_and_other_matrices() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, d) = (dir.path().join("q.fa"), dir.path().join("d.fa"));
+    std::fs::write(&q, ">q\nACGTTAGCTAGGATCAACGT\n").unwrap();
+    std::fs::write(
+        &d,
+        ">d1\nACGTACGTTAGCTAGCTAGGATCNNACGT\n>d2\nTTTTACGTAGCTAGGATCAAACGTGGG\n",
+    )
+    .unwrap();
+    let (out, _) = search(&["--dna", "--scores-only", path(&q), path(&d)]);
+    let scoring = Scoring::new(ScoreMatrix::dna(2, -3).unwrap(), 5, 2).unwrap();
+    let m = scoring.matrix();
+    let expected: Vec<String> = [
+        &b"ACGTACGTTAGCTAGCTAGGATCNNACGT"[..],
+        b"TTTTACGTAGCTAGGATCAAACGTGGG",
+    ]
+    .iter()
+    .zip(["d1", "d2"])
+    .map(|(d, name)| {
+        let score = scalar::score(&scoring, &m.encode(b"ACGTTAGCTAGGATCAACGT"), &m.encode(d));
+        format!("q\t{name}\t{score}")
+    })
+    .collect();
+    assert_eq!(out.lines().collect::<Vec<_>>(), expected);
+    let (table, stderr) = search(&[
+        "--matrix",
+        "PAM30",
+        path(&data("sw_q10.fa")),
+        path(&data("sw_db1500.fa.gz")),
+    ]);
+    assert_eq!(table.lines().count(), 100);
+    assert!(
+        !stderr.contains("warning"),
+        "PAM30 9/1 has BLAST statistics: {stderr}"
+    );
+    let (_, stderr) = search(&["--gap-open", "3", "--gap-extend", "3", path(&q), path(&d)]);
+    assert!(stderr.contains("no Karlin-Altschul parameters"), "{stderr}");
+}
+
+#[test]
+fn custom_matrix_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = dir.path().join("tiny.txt");
+    std::fs::write(&matrix, "# two letters\n   A  B\nA  2 -1\nB -1  3\n").unwrap();
+    let (q, d) = (dir.path().join("q.fa"), dir.path().join("d.fa"));
+    std::fs::write(&q, ">q\nAABBA\n").unwrap();
+    std::fs::write(&d, ">d\nAABBA\n").unwrap();
+    let (out, _) = search(&[
+        "--matrix",
+        path(&matrix),
+        "--scores-only",
+        path(&q),
+        path(&d),
+    ]);
+    assert_eq!(out, "q\td\t12\n");
+    let bad = run(&["search", "--matrix", "NOPE62", path(&q), path(&d)]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("NOPE62"));
+}
+
+#[test]
+fn bad_fasta_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.fa");
+    std::fs::write(&good, ">q\nMKV\n").unwrap();
+    let cases: [(&str, &[u8], &str); 4] = [
+        ("noheader.fa", b"MKVLAA\n>x\nMKV\n", "before the first '>'"),
+        ("empty.fa", b"", "empty FASTA"),
+        (
+            "junk.fa",
+            b">x\nMK\x00\x01\xff\xfeV\n",
+            "cannot be part of a sequence",
+        ),
+        ("noname.fa", b">\nMKV\n", "no name"),
+    ];
+    for (name, content, expected) in cases {
+        let bad = dir.path().join(name);
+        std::fs::write(&bad, content).unwrap();
+        for args in [[path(&good), path(&bad)], [path(&bad), path(&good)]] {
+            let out = run(&[&["search"][..], &args[..]].concat());
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{name} accepted");
+            assert!(
+                stderr.contains(name) && stderr.contains(expected),
+                "{name}: {stderr}"
+            );
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+    let missing = run(&["search", path(&good), "/no/such/db.fa"]);
+    assert!(!missing.status.success());
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/db.fa"));
+    let both = run(&["search", "-", "-"]);
+    assert!(!both.status.success());
+}
