@@ -1,0 +1,19 @@
+//! Plain genomics types shared by seqfarm's kernels (index, aligner, ...).
+//!
+//! * [`nucleotide`]: the 2-bit code of A/C/G/T (`A=0, C=1, G=2, T=3`, so the complement
+//!   of `c` is `3 - c`), IUPAC letters, reverse complement of letters and of codes;
+//! * [`packed`]: [`PackedSeq`] (owned) and [`PackedBases`] (borrowed), 2 bits per base,
+//!   32 bases per little-endian `u64`; [`AmbiguityMask`], the sorted runs of positions
+//!   holding a letter other than A/C/G/T (N runs, IUPAC codes), which the packed bases
+//!   cannot represent; [`Reference`], both together: what an aligner reads a reference
+//!   window from.
+//! * [`Strand`]: forward or reverse complement.
+//!
+//! Nothing here allocates behind the caller's back or touches a file.
+#![forbid(unsafe_code)]
+
+pub mod nucleotide;
+pub mod packed;
+
+pub use nucleotide::{Strand, AMBIGUOUS};
+pub use packed::{AmbiguityMask, AmbiguityRun, PackedBases, PackedSeq, Reference};

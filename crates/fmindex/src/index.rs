@@ -1,0 +1,568 @@
+//! The loaded index: a read-only value that every worker thread shares.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use memmap2::{Mmap, MmapMut};
+use seqfarm_core::{AmbiguityMask, PackedBases, Reference, Strand};
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::build::IndexImage;
+use crate::error::LoadError;
+use crate::format::{self, Params, SectionId, BYTE_ORDER_MARK, FORMAT_VERSION, MAGIC, PAGE};
+use crate::kmer::{self, MAX_KMER_LEN};
+use crate::occ::{Bwt, DollarRow, OccBlock, BLOCKS_PER_SUPER_SHIFT, ROWS_PER_BLOCK};
+use crate::reference::{Contig, Layout};
+use crate::sa::{SampledSa, Samples};
+use crate::search::{BiInterval, Searcher, Smem, SmemScratch};
+
+/// Where the loaded index lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LoadMode {
+    /// Memory-mapped: pages come from the page cache, shared by every process that
+    /// maps the same file; nothing is read until it is touched.
+    #[default]
+    Mmap,
+    /// Copied into anonymous memory owned by this process (the memory a NUMA policy
+    /// can interleave or replicate per node).
+    Copy,
+}
+
+/// How to load an index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Memory-mapped or copied.
+    pub mode: LoadMode,
+    /// Verify every section's checksum (reads the whole file once); when off, only the
+    /// header's checksum and the structure are checked.
+    pub verify_checksums: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        Self {
+            mode: LoadMode::Mmap,
+            verify_checksums: true,
+        }
+    }
+}
+
+/// An occurrence: the leftmost base of the match in global coordinates, and the strand
+/// (`Reverse`: the reverse complement of the pattern occurs there on the forward strand).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Hit {
+    /// Global coordinate of the match's leftmost base (forward strand).
+    pub pos: u64,
+    /// Which strand the pattern matches.
+    pub strand: Strand,
+}
+
+enum Backing {
+    Mapped(Mmap),
+    Copied(MmapMut),
+}
+
+impl Backing {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Backing::Mapped(m) => m,
+            Backing::Copied(m) => m,
+        }
+    }
+}
+
+/// The file name of the index with prefix `prefix` (`PREFIX.sfi`); a path already
+/// ending in `.sfi` is taken as it is.
+pub fn index_path(prefix: impl AsRef<Path>) -> PathBuf {
+    let prefix = prefix.as_ref();
+    if prefix.extension().is_some_and(|e| e == "sfi") {
+        prefix.to_path_buf()
+    } else {
+        let mut name = prefix.as_os_str().to_os_string();
+        name.push(".sfi");
+        PathBuf::from(name)
+    }
+}
+
+/// An FMD-index of a reference genome, loaded read-only. `Send + Sync`: share one
+/// `&FmIndex` between all workers.
+pub struct FmIndex {
+    // Views into `backing` (declared first: dropped before it).
+    pub(crate) bwt: Bwt<'static>,
+    pub(crate) sa: SampledSa<'static>,
+    pub(crate) kmers: &'static [u64],
+    pub(crate) kmer_len: u32,
+    pub(crate) reference_words: &'static [u64],
+    pub(crate) layout: Layout,
+    pub(crate) mask: AmbiguityMask,
+    pub(crate) path: PathBuf,
+    pub(crate) file_len: u64,
+    mode: LoadMode,
+    backing: Backing,
+}
+
+impl std::fmt::Debug for FmIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FmIndex")
+            .field("path", &self.path)
+            .field("contigs", &self.layout.contigs.len())
+            .field("genome_len", &self.genome_len())
+            .field("sa_rate", &self.sa.rate)
+            .field("kmer_len", &self.kmer_len)
+            .finish()
+    }
+}
+
+impl FmIndex {
+    /// Loads the index file at `path` (see [`index_path`]).
+    pub fn open(path: impl AsRef<Path>, options: LoadOptions) -> Result<Self, LoadError> {
+        let path = path.as_ref().to_path_buf();
+        let io = |e| LoadError::Io {
+            path: path.clone(),
+            source: e,
+        };
+        let mut file = File::open(&path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        if len < PAGE {
+            let mut head = Vec::new();
+            file.read_to_end(&mut head).map_err(io)?;
+            if !head.starts_with(MAGIC) {
+                return Err(LoadError::Foreign { path });
+            }
+            return Err(LoadError::Truncated {
+                path,
+                expected: PAGE,
+                actual: len,
+            });
+        }
+        let backing = match options.mode {
+            LoadMode::Mmap => {
+                // SAFETY: the file is mapped read-only; seqfarm never modifies an index in
+                // place (it writes a new file and renames it), so the mapped bytes do not
+                // change under us. Another program truncating the file would be a bug
+                // outside our control (the kernel then signals SIGBUS).
+                Backing::Mapped(unsafe { Mmap::map(&file) }.map_err(io)?)
+            }
+            LoadMode::Copy => {
+                let mut anon = MmapMut::map_anon(len as usize).map_err(io)?;
+                file.read_exact(&mut anon).map_err(io)?;
+                Backing::Copied(anon)
+            }
+        };
+        Self::from_backing(backing, path, options.mode, options.verify_checksums)
+    }
+
+    /// Loads an index from bytes in memory (copied into anonymous memory); `name` is
+    /// used in error messages.
+    pub fn from_bytes(bytes: &[u8], name: impl Into<PathBuf>) -> Result<Self, LoadError> {
+        let path = name.into();
+        let io = |e| LoadError::Io {
+            path: path.clone(),
+            source: e,
+        };
+        if bytes.len() < PAGE as usize {
+            if !bytes.starts_with(MAGIC) {
+                return Err(LoadError::Foreign { path });
+            }
+            return Err(LoadError::Truncated {
+                path,
+                expected: PAGE,
+                actual: bytes.len() as u64,
+            });
+        }
+        let mut anon = MmapMut::map_anon(bytes.len()).map_err(io)?;
+        anon.copy_from_slice(bytes);
+        Self::from_backing(Backing::Copied(anon), path, LoadMode::Copy, true)
+    }
+
+    /// Loads a freshly built index without a file.
+    pub fn from_image(image: &IndexImage) -> Result<Self, LoadError> {
+        let mut bytes = Vec::with_capacity(image.file_len() as usize);
+        image.write_to(&mut bytes).map_err(|e| LoadError::Io {
+            path: "(built index)".into(),
+            source: e,
+        })?;
+        Self::from_bytes(&bytes, "(built index)")
+    }
+
+    fn from_backing(
+        backing: Backing,
+        path: PathBuf,
+        mode: LoadMode,
+        verify: bool,
+    ) -> Result<Self, LoadError> {
+        // SAFETY: `bytes` points into the mapping owned by `backing`, which is moved into
+        // the returned `FmIndex` and dropped only after every view derived from `bytes`
+        // (fields are dropped in declaration order, views first). Moving an `Mmap` does
+        // not move the mapped memory. The views are only handed out with the lifetime
+        // of `&self`.
+        let bytes: &'static [u8] = unsafe {
+            let b = backing.bytes();
+            std::slice::from_raw_parts(b.as_ptr(), b.len())
+        };
+        let parsed = parse(bytes, &path, verify)?;
+        Ok(FmIndex {
+            bwt: parsed.bwt,
+            sa: parsed.sa,
+            kmers: parsed.kmers,
+            kmer_len: parsed.params.kmer_len,
+            reference_words: parsed.reference_words,
+            layout: parsed.layout,
+            mask: parsed.mask,
+            path,
+            file_len: bytes.len() as u64,
+            mode,
+            backing,
+        })
+    }
+
+    /// The file it was loaded from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Size of the index in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.file_len
+    }
+
+    /// How it was loaded.
+    pub fn load_mode(&self) -> LoadMode {
+        self.mode
+    }
+
+    /// Whether the index bytes live in anonymous memory ([`LoadMode::Copy`]) rather
+    /// than the page cache.
+    pub fn is_copied(&self) -> bool {
+        matches!(self.backing, Backing::Copied(_))
+    }
+
+    /// The index file's bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.backing.bytes()
+    }
+
+    /// The contigs, in FASTA order (for `@SQ` lines).
+    pub fn contigs(&self) -> &[Contig] {
+        &self.layout.contigs
+    }
+
+    /// Total bases of all contigs (global coordinates are `0..genome_len`).
+    pub fn genome_len(&self) -> u64 {
+        self.layout.genome_len()
+    }
+
+    /// Length of the indexed text (both strands, with separators); the BWT has one row
+    /// more (the empty suffix).
+    pub fn text_len(&self) -> u64 {
+        self.layout.text_len()
+    }
+
+    /// The suffix-array sampling rate.
+    pub fn sa_rate(&self) -> u32 {
+        self.sa.rate as u32
+    }
+
+    /// The k-mer table's string length.
+    pub fn kmer_len(&self) -> u32 {
+        self.kmer_len
+    }
+
+    /// The reference: packed bases plus ambiguity mask, by global coordinate.
+    pub fn reference(&self) -> Reference<'_> {
+        let bases = PackedBases::new(self.reference_words, self.genome_len())
+            .unwrap_or_else(|| unreachable_bases());
+        Reference::new(bases, &self.mask)
+    }
+
+    /// The contig holding global coordinate `pos`, and the 0-based offset in it.
+    /// O(log contigs).
+    pub fn contig_of(&self, pos: u64) -> Option<(usize, u64)> {
+        self.layout.contig_of(pos)
+    }
+
+    /// The global coordinate of 0-based `offset` in contig `contig`.
+    pub fn global_of(&self, contig: usize, offset: u64) -> Option<u64> {
+        let c = self.layout.contigs.get(contig)?;
+        (offset < c.len).then_some(c.offset + offset)
+    }
+
+    /// Whether `start..start + len` lies inside one contig. O(log contigs).
+    pub fn within_one_contig(&self, start: u64, len: u64) -> bool {
+        match self.contig_of(start) {
+            Some((i, offset)) => len > 0 && offset + len <= self.layout.contigs[i].len,
+            None => false,
+        }
+    }
+
+    fn searcher(&self) -> Searcher<'_> {
+        Searcher {
+            bwt: self.bwt,
+            kmers: self.kmers,
+            kmer_len: self.kmer_len,
+        }
+    }
+
+    /// The bidirectional interval of `codes` (`0..=3`; an ambiguous code gives the empty
+    /// interval): O(1) for up to [`FmIndex::kmer_len`] bases, then one extension (two
+    /// `Occ4`, about two cache misses) per further base.
+    pub fn interval(&self, codes: &[u8]) -> BiInterval {
+        self.searcher().interval(codes)
+    }
+
+    /// Number of occurrences of `codes` on both strands (the size of its interval; a
+    /// reverse-complement palindrome counts twice per position). Backward search from
+    /// the k-mer table: O(|codes| - K) steps of two `Occ`.
+    pub fn count(&self, codes: &[u8]) -> u64 {
+        self.searcher().count(codes)
+    }
+
+    /// The interval of `c·P` from that of `P`. O(1).
+    pub fn extend_left(&self, interval: BiInterval, c: u8) -> BiInterval {
+        self.searcher().extend_left(interval, c)
+    }
+
+    /// The interval of `P·c` from that of `P`. O(1).
+    pub fn extend_right(&self, interval: BiInterval, c: u8) -> BiInterval {
+        self.searcher().extend_right(interval, c)
+    }
+
+    /// All SMEMs of `query` (codes `0..=3`, [`seqfarm_core::AMBIGUOUS`] never matched)
+    /// of length `min_len` or more, sorted by query start, into `out`. Both strands are
+    /// searched at once (the index holds both). O(|query|) extensions per SMEM.
+    pub fn smems(
+        &self,
+        query: &[u8],
+        min_len: u32,
+        scratch: &mut SmemScratch,
+        out: &mut Vec<Smem>,
+    ) {
+        self.searcher().smems(query, min_len, scratch, out)
+    }
+
+    /// The SMEMs containing query position `x` whose intervals have at least
+    /// `min_size` rows, appended to `out` (for re-seeding inside a long SMEM with a
+    /// larger `min_size`, as BWA-MEM does). Returns the next position to search from.
+    pub fn smems_at(
+        &self,
+        query: &[u8],
+        x: usize,
+        min_size: u64,
+        scratch: &mut SmemScratch,
+        out: &mut Vec<Smem>,
+    ) -> usize {
+        self.searcher().smems_at(query, x, min_size, scratch, out)
+    }
+
+    /// Text position of row `row`'s suffix. O(sa_rate) expected.
+    pub(crate) fn sa_value(&self, row: u64) -> Option<u64> {
+        self.sa.value(&self.bwt, row)
+    }
+
+    /// Appends the occurrences of a pattern of length `pattern_len` whose interval is
+    /// `interval` to `out`, at most `max` of them (when there are more, `max` rows
+    /// spread evenly over the interval: deterministic). Returns how many were added.
+    /// O(sa_rate) expected per occurrence (one cache miss per step).
+    pub fn locate(
+        &self,
+        interval: BiInterval,
+        pattern_len: u64,
+        max: usize,
+        out: &mut Vec<Hit>,
+    ) -> usize {
+        let before = out.len();
+        let size = interval.size;
+        let take = size.min(max as u64);
+        for k in 0..take {
+            let row = if size <= max as u64 {
+                interval.fwd + k
+            } else {
+                interval.fwd + (k as u128 * size as u128 / take as u128) as u64
+            };
+            let hit = self
+                .sa_value(row)
+                .and_then(|pos| self.layout.text_to_global(pos, pattern_len));
+            if let Some((pos, strand)) = hit {
+                out.push(Hit { pos, strand });
+            }
+        }
+        out.len() - before
+    }
+}
+
+/// Only reachable if `parse` let through a reference section too short for the genome.
+#[cold]
+fn unreachable_bases() -> PackedBases<'static> {
+    PackedBases::new(&[], 0).unwrap_or_else(|| unreachable!("an empty view always fits"))
+}
+
+pub(crate) struct Parsed<'a> {
+    pub params: Params,
+    pub bwt: Bwt<'a>,
+    pub sa: SampledSa<'a>,
+    pub kmers: &'a [u64],
+    pub reference_words: &'a [u64],
+    pub layout: Layout,
+    pub mask: AmbiguityMask,
+}
+
+pub(crate) fn parse<'a>(
+    bytes: &'a [u8],
+    path: &Path,
+    verify: bool,
+) -> Result<Parsed<'a>, LoadError> {
+    let corrupt = |m: String| LoadError::corrupt(path, m);
+    if !bytes.starts_with(MAGIC) {
+        return Err(LoadError::Foreign {
+            path: path.to_path_buf(),
+        });
+    }
+    let version = format::read_u32(bytes, 8);
+    if version != FORMAT_VERSION {
+        return Err(LoadError::Version {
+            path: path.to_path_buf(),
+            found: version,
+            expected: FORMAT_VERSION,
+        });
+    }
+    if format::read_u32(bytes, 12) != BYTE_ORDER_MARK {
+        return Err(corrupt(
+            "byte-order mark does not match this machine".into(),
+        ));
+    }
+    let sections = format::read_u32(bytes, 60) as usize;
+    if sections != SectionId::ALL.len() {
+        return Err(corrupt(format!(
+            "{sections} sections, expected {}",
+            SectionId::ALL.len()
+        )));
+    }
+    let header_len = format::FIXED_HEADER + format::SECTION_ENTRY * sections;
+    if xxh3_64(&bytes[..header_len]) != format::read_u64(bytes, header_len) {
+        return Err(LoadError::Checksum {
+            path: path.to_path_buf(),
+            section: "header",
+        });
+    }
+    let (params, table) = format::decode_header(&bytes[..PAGE as usize]);
+    let actual = bytes.len() as u64;
+    if actual < params.file_len {
+        return Err(LoadError::Truncated {
+            path: path.to_path_buf(),
+            expected: params.file_len,
+            actual,
+        });
+    }
+    if actual > params.file_len {
+        return Err(corrupt(format!(
+            "{actual} bytes, the header says {}",
+            params.file_len
+        )));
+    }
+    let mut slices: Vec<&'a [u8]> = Vec::with_capacity(sections);
+    let mut end = PAGE;
+    for (section, id) in table.iter().zip(SectionId::ALL) {
+        let bad = section.id != id as u32
+            || section.offset % PAGE != 0
+            || section.offset < end
+            || section
+                .offset
+                .checked_add(section.len)
+                .is_none_or(|e| e > actual);
+        if bad {
+            return Err(corrupt(format!(
+                "section table entry for the {} is invalid",
+                id.name()
+            )));
+        }
+        let slice = &bytes[section.offset as usize..(section.offset + section.len) as usize];
+        if verify && xxh3_64(slice) != section.checksum {
+            return Err(LoadError::Checksum {
+                path: path.to_path_buf(),
+                section: id.name(),
+            });
+        }
+        end = section.offset + section.len;
+        slices.push(slice);
+    }
+    check_params(&params).map_err(corrupt)?;
+    let (layout, mask) = format::decode_meta(slices[0], params.half_len).map_err(corrupt)?;
+    if layout.text_len() != params.text_len || layout.genome_len() != params.genome_len {
+        return Err(corrupt("contig table does not match the header".into()));
+    }
+    let n = params.text_len;
+    let rows = n + 1;
+    let n_blocks = rows / ROWS_PER_BLOCK + 1;
+    let n_supers = n_blocks.div_ceil(1 << BLOCKS_PER_SUPER_SHIFT);
+    let n_samples = rows.div_ceil(u64::from(params.sa_rate));
+    let expect = |k: usize, want: u64| -> Result<(), LoadError> {
+        let got = table[k].len;
+        if got != want {
+            return Err(corrupt(format!(
+                "{} has {got} bytes, expected {want}",
+                SectionId::ALL[k].name()
+            )));
+        }
+        Ok(())
+    };
+    expect(1, n_blocks * 64)?;
+    expect(2, n_supers * 32)?;
+    expect(3, (2 * layout.fragments.len() as u64 + 1) * 16)?;
+    expect(4, n_samples * u64::from(params.sample_width))?;
+    expect(5, kmer::table_len(params.kmer_len) as u64 * 8)?;
+    expect(6, params.genome_len.div_ceil(32) * 8)?;
+    let cast = |k: usize| -> Result<&'a [u64], LoadError> {
+        bytemuck::try_cast_slice(slices[k])
+            .map_err(|e| corrupt(format!("{}: {e}", SectionId::ALL[k].name())))
+    };
+    let blocks: &'a [OccBlock] =
+        bytemuck::try_cast_slice(slices[1]).map_err(|e| corrupt(format!("BWT blocks: {e}")))?;
+    let dollars: &'a [DollarRow] =
+        bytemuck::try_cast_slice(slices[3]).map_err(|e| corrupt(format!("separator rows: {e}")))?;
+    let samples = if params.sample_width == 4 {
+        Samples::Narrow(
+            bytemuck::try_cast_slice(slices[4]).map_err(|e| corrupt(format!("samples: {e}")))?,
+        )
+    } else {
+        Samples::Wide(cast(4)?)
+    };
+    Ok(Parsed {
+        bwt: Bwt {
+            blocks,
+            supers: cast(2)?,
+            dollars,
+            c: params.c,
+        },
+        sa: SampledSa {
+            samples,
+            rate: u64::from(params.sa_rate),
+        },
+        kmers: cast(5)?,
+        reference_words: cast(6)?,
+        layout,
+        mask,
+        params,
+    })
+}
+
+fn check_params(p: &Params) -> Result<(), String> {
+    if !p.sa_rate.is_power_of_two() || p.sa_rate > 256 {
+        return Err(format!("sampling rate {} is invalid", p.sa_rate));
+    }
+    if !(1..=MAX_KMER_LEN).contains(&p.kmer_len) {
+        return Err(format!("k-mer length {} is invalid", p.kmer_len));
+    }
+    if p.sample_width != 4 && p.sample_width != 8
+        || (p.sample_width == 4 && p.text_len >= u64::from(u32::MAX))
+    {
+        return Err(format!("sample width {} is invalid", p.sample_width));
+    }
+    if p.text_len != 2 * p.half_len || p.text_len == 0 || p.text_len >= 1 << 40 {
+        return Err("text length is invalid".into());
+    }
+    if p.c.windows(2).any(|w| w[0] > w[1]) || p.c[4] != p.text_len + 1 {
+        return Err("symbol counts are invalid".into());
+    }
+    Ok(())
+}

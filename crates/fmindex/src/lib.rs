@@ -1,0 +1,51 @@
+//! An FMD-index of a reference genome, as BWA builds it, made to be shared read-only by
+//! every worker of a seqfarm farm.
+//!
+//! ## What is indexed
+//! The reference's contigs are cut at every non-ACGT letter into *fragments* (maximal
+//! A/C/G/T runs). The text is `X · revcomp(X)` with `X = F1 $ F2 $ … Fm $`: a pattern's
+//! suffix-array interval holds its occurrences on both strands, no match spans two
+//! contigs, and N or IUPAC letters are never matched. The exact reference (2-bit packed
+//! plus an ambiguity mask, [`seqfarm_core::Reference`]) is kept for extension and MD/NM.
+//!
+//! ## Structures and costs (`n` = text length = 2 × indexed bases, `r` = sampling rate)
+//! | structure | size | operation | cost |
+//! |---|---|---|---|
+//! | BWT in 64-byte blocks of 192 rows, 4 counts + 2 bit planes | `n/3` bytes | `Occ(c, i)`, `Occ4(i)` | O(1), one cache line, ≤ 3 popcounts |
+//! | k-mer table, strings of length `1..=K` | `8·4^K·4/3` bytes | interval of a string of length ≤ K | O(1), two lookups |
+//! | — | — | [`FmIndex::count`] of a pattern of length `m` | O(m − K) backward steps |
+//! | — | — | [`FmIndex::extend_left`] / [`FmIndex::extend_right`] | O(1), two `Occ4` |
+//! | — | — | [`FmIndex::smems`] | O(m) extensions per SMEM (BWA's algorithm) |
+//! | sampled suffix array, every `r`-th row | `4n/r` bytes (`8n/r` past 2^32) | [`FmIndex::locate`] | O(r) per occurrence |
+//! | packed reference + mask | `n/8` bytes + runs | [`seqfarm_core::Reference::fetch_codes`] | O(window) |
+//!
+//! ## Building and loading
+//! [`ReferenceBuilder`] collects contigs, [`build()`] sorts suffixes with libsais (SA-IS,
+//! multi-threaded; 32-bit values when the text has fewer than 2^31 characters, 64-bit
+//! otherwise) and writes the blocks, samples and k-mer table. [`IndexImage::write_to`]
+//! writes one versioned file (magic, version, parameters, per-section xxh3 checksums,
+//! page-aligned sections, see [`format`]); [`FmIndex::open`] maps it (or copies it into
+//! anonymous memory, [`LoadMode::Copy`]) and uses it in place, with no rebuilding.
+//! [`FmIndex::check`] verifies every invariant.
+//!
+//! Global coordinates number the bases of all contigs in FASTA order from 0;
+//! [`FmIndex::contig_of`] and [`FmIndex::global_of`] convert.
+
+mod build;
+mod check;
+mod error;
+pub mod format;
+mod index;
+mod kmer;
+mod occ;
+mod reference;
+mod sa;
+mod search;
+
+pub use build::{build, BuildOptions, BuildStage, IndexImage, DEFAULT_SA_RATE};
+pub use check::CheckReport;
+pub use error::{BuildError, LoadError};
+pub use index::{index_path, FmIndex, Hit, LoadMode, LoadOptions};
+pub use kmer::{default_kmer_len, MAX_KMER_LEN};
+pub use reference::{Contig, ReferenceBuilder};
+pub use search::{BiInterval, Smem, SmemScratch};

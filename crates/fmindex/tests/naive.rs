@@ -1,0 +1,88 @@
+//! Brute-force references for the index's answers.
+
+use seqfarm_core::nucleotide::{encode, reverse_complement_codes, AMBIGUOUS};
+use seqfarm_core::Strand;
+use seqfarm_fmindex::{build, BuildOptions, FmIndex, Hit, ReferenceBuilder};
+
+/// A reference as a list of (name, letters).
+pub type Genome = Vec<(String, Vec<u8>)>;
+
+/// Builds and loads the index of `genome`.
+pub fn index_of(genome: &Genome, sa_rate: u32, kmer_len: Option<u32>, threads: usize) -> FmIndex {
+    let mut reference = ReferenceBuilder::new();
+    for (name, seq) in genome {
+        reference.add_contig(name, seq).unwrap();
+    }
+    let options = BuildOptions {
+        sa_rate,
+        kmer_len,
+        threads,
+    };
+    let image = build(reference, &options, &mut |_| {}).unwrap();
+    FmIndex::from_image(&image).unwrap()
+}
+
+/// Codes of each contig (ambiguous letters as `AMBIGUOUS`), concatenated in global order.
+pub fn genome_codes(genome: &Genome) -> Vec<Vec<u8>> {
+    genome
+        .iter()
+        .map(|(_, s)| s.iter().map(|&b| encode(b).unwrap_or(AMBIGUOUS)).collect())
+        .collect()
+}
+
+/// Every (global position, strand) where `pattern` (codes 0..=3) or its reverse
+/// complement occurs inside one contig without ambiguous bases; sorted.
+pub fn naive_hits(contigs: &[Vec<u8>], pattern: &[u8]) -> Vec<Hit> {
+    let mut rc = pattern.to_vec();
+    reverse_complement_codes(&mut rc);
+    let mut hits = Vec::new();
+    let mut offset = 0u64;
+    for contig in contigs {
+        if pattern.len() <= contig.len() {
+            for (i, w) in contig.windows(pattern.len()).enumerate() {
+                let pos = offset + i as u64;
+                if w == pattern {
+                    hits.push(Hit {
+                        pos,
+                        strand: Strand::Forward,
+                    });
+                }
+                if w == rc.as_slice() {
+                    hits.push(Hit {
+                        pos,
+                        strand: Strand::Reverse,
+                    });
+                }
+            }
+        }
+        offset += contig.len() as u64;
+    }
+    hits.sort();
+    hits
+}
+
+/// Whether `pattern` occurs on either strand of some contig.
+pub fn occurs(contigs: &[Vec<u8>], pattern: &[u8]) -> bool {
+    !naive_hits(contigs, pattern).is_empty()
+}
+
+/// SMEMs by definition: `[i, R(i))` where `R(i)` is the end of the longest match
+/// starting at `i`, kept when `R(i - 1) < R(i)`.
+pub fn naive_smems(contigs: &[Vec<u8>], query: &[u8]) -> Vec<(u32, u32, u64)> {
+    let reach: Vec<usize> = (0..query.len())
+        .map(|i| {
+            let mut j = i;
+            while j < query.len() && query[j] < AMBIGUOUS && occurs(contigs, &query[i..=j]) {
+                j += 1;
+            }
+            j
+        })
+        .collect();
+    (0..query.len())
+        .filter(|&i| reach[i] > i && (i == 0 || reach[i - 1] < reach[i]))
+        .map(|i| {
+            let count = naive_hits(contigs, &query[i..reach[i]]).len() as u64;
+            (i as u32, reach[i] as u32, count)
+        })
+        .collect()
+}

@@ -1,0 +1,231 @@
+//! Count, locate and SMEMs against brute force, on random genomes and a real one.
+
+mod naive;
+
+use std::io::Read;
+
+use naive::{genome_codes, index_of, naive_hits, naive_smems, Genome};
+use proptest::prelude::*;
+use seqfarm_core::nucleotide::{encode, AMBIGUOUS};
+use seqfarm_core::Strand;
+use seqfarm_fmindex::{FmIndex, Hit, SmemScratch};
+
+/// Random contigs: mostly A/C/G/T (lower case too), with N runs and IUPAC letters.
+fn genome_strategy() -> impl Strategy<Value = Genome> {
+    let letter = prop_oneof![
+        40 => prop::sample::select(b"ACGT".to_vec()),
+        6 => prop::sample::select(b"acgt".to_vec()),
+        1 => Just(b'N'),
+        1 => prop::sample::select(b"RYKMSWn".to_vec()),
+    ];
+    let contig = prop::collection::vec(letter, 1..400);
+    prop::collection::vec(contig, 1..5).prop_map(|contigs| {
+        contigs
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| (format!("c{i}"), s))
+            .collect()
+    })
+}
+
+fn all_hits(index: &FmIndex, codes: &[u8]) -> Vec<Hit> {
+    let iv = index.interval(codes);
+    let mut hits = Vec::new();
+    index.locate(iv, codes.len() as u64, usize::MAX, &mut hits);
+    hits.sort();
+    hits
+}
+
+/// Patterns: substrings of the concatenated genome (so some span contig boundaries and
+/// ambiguous letters) and random ones.
+fn patterns(genome: &Genome, picks: &[(usize, usize)]) -> Vec<Vec<u8>> {
+    let all: Vec<u8> = genome
+        .iter()
+        .flat_map(|(_, s)| s.iter().map(|&b| encode(b).unwrap_or(AMBIGUOUS)))
+        .collect();
+    picks
+        .iter()
+        .map(|&(start, len)| {
+            let start = start % all.len();
+            let end = (start + len).min(all.len());
+            all[start..end]
+                .iter()
+                .map(|&c| if c == AMBIGUOUS { (start % 4) as u8 } else { c })
+                .collect()
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn count_and_locate_equal_naive(
+        genome in genome_strategy(),
+        picks in prop::collection::vec((0usize..2000, 1usize..24), 1..24),
+        random in prop::collection::vec(prop::collection::vec(0u8..4, 1..8), 0..8),
+        sa_rate in prop::sample::select(vec![1u32, 2, 4, 8, 32]),
+        kmer_len in 1u32..7,
+        threads in 1usize..3,
+    ) {
+        let index = index_of(&genome, sa_rate, Some(kmer_len), threads);
+        prop_assert!(index.check().is_ok());
+        let contigs = genome_codes(&genome);
+        for pattern in patterns(&genome, &picks).into_iter().chain(random) {
+            let expected = naive_hits(&contigs, &pattern);
+            prop_assert_eq!(index.count(&pattern), expected.len() as u64, "count {:?}", pattern);
+            prop_assert_eq!(index.interval(&pattern).size, expected.len() as u64);
+            prop_assert_eq!(all_hits(&index, &pattern), expected, "locate {:?}", pattern);
+        }
+    }
+
+    #[test]
+    fn smems_equal_brute_force(
+        genome in genome_strategy(),
+        queries in prop::collection::vec(prop::collection::vec(prop_oneof![20 => 0u8..4, 1 => Just(AMBIGUOUS)], 1..40), 1..6),
+        picks in prop::collection::vec((0usize..2000, 10usize..40), 0..6),
+        kmer_len in 1u32..6,
+    ) {
+        let index = index_of(&genome, 4, Some(kmer_len), 1);
+        let contigs = genome_codes(&genome);
+        let mut scratch = SmemScratch::default();
+        let mut found = Vec::new();
+        // Genome pieces with a few changes make long, realistic SMEMs.
+        let mut from_genome = patterns(&genome, &picks);
+        for (k, q) in from_genome.iter_mut().enumerate() {
+            if q.len() > 5 {
+                let at = (k * 7) % q.len();
+                q[at] = (q[at] + 1) % 4;
+            }
+        }
+        for query in queries.into_iter().chain(from_genome) {
+            index.smems(&query, 1, &mut scratch, &mut found);
+            let got: Vec<(u32, u32, u64)> = found.iter().map(|m| (m.start, m.end, m.interval.size)).collect();
+            prop_assert_eq!(got, naive_smems(&contigs, &query), "query {:?}", query);
+        }
+    }
+}
+
+#[test]
+fn extension_both_ways_agrees_with_backward_search() {
+    let genome: Genome = vec![("a".into(), b"ACGTTGCAACGGTACCATGNNACGTAGGATCCAT".to_vec())];
+    let index = index_of(&genome, 2, Some(2), 1);
+    let pattern = [0u8, 1, 2, 3];
+    // Build ACGT by extending C to the left and then G, T to the right.
+    let mut iv = index.interval(&pattern[1..2]);
+    iv = index.extend_left(iv, 0);
+    iv = index.extend_right(iv, 2);
+    iv = index.extend_right(iv, 3);
+    assert_eq!(iv, index.interval(&pattern));
+    assert_eq!(
+        iv.size, 4,
+        "ACGT twice forward, its reverse complement ACGT twice"
+    );
+}
+
+#[test]
+fn locate_caps_and_spreads() {
+    let genome: Genome = vec![(
+        "a".into(),
+        b"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA".to_vec(),
+    )];
+    let index = index_of(&genome, 4, Some(3), 1);
+    let iv = index.interval(&[0, 0]);
+    assert_eq!(iv.size, 39, "AA 39 times forward, TT nowhere");
+    let mut hits = Vec::new();
+    assert_eq!(index.locate(iv, 2, 10, &mut hits), 10);
+    hits.sort();
+    hits.dedup();
+    assert_eq!(hits.len(), 10, "spread rows give distinct hits");
+}
+
+/// E. coli K-12 1-200,000 and human GRCh37 chr20 1-260,000 (which begins with 60 kbp of N).
+fn real_genome() -> Genome {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/index_ref.fa.gz"
+    );
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let mut genome: Genome = Vec::new();
+    for line in text.lines() {
+        if let Some(name) = line.strip_prefix('>') {
+            genome.push((
+                name.split_whitespace().next().unwrap().to_string(),
+                Vec::new(),
+            ));
+        } else {
+            genome
+                .last_mut()
+                .unwrap()
+                .1
+                .extend_from_slice(line.trim().as_bytes());
+        }
+    }
+    genome
+}
+
+#[test]
+fn real_genome_piece_equals_naive() {
+    let genome = real_genome();
+    assert_eq!(genome.len(), 2);
+    let index = index_of(&genome, 16, None, 2);
+    let report = index.check().unwrap();
+    assert_eq!(report.genome_len, 460_000);
+    let contigs = genome_codes(&genome);
+    let mut rng = 0x2545F4914F6CDD1Du64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let boundary = 200_000u64;
+    for k in 0..120 {
+        let len = 8 + (next() % 40) as usize;
+        let start = match k % 4 {
+            // Spanning the boundary between the two contigs.
+            0 => boundary as usize - 1 - (next() as usize % (len - 1)),
+            _ => (next() % (460_000 - len as u64)) as usize,
+        };
+        let flat: Vec<u8> = contigs.concat();
+        let mut pattern: Vec<u8> = flat[start..start + len].to_vec();
+        if pattern.contains(&AMBIGUOUS) {
+            pattern.iter_mut().for_each(|c| *c %= 4);
+        }
+        let expected = naive_hits(&contigs, &pattern);
+        assert_eq!(
+            index.count(&pattern),
+            expected.len() as u64,
+            "pattern at {start}"
+        );
+        assert_eq!(all_hits(&index, &pattern), expected, "pattern at {start}");
+        if k % 4 == 0 {
+            assert!(expected
+                .iter()
+                .all(|h| index.within_one_contig(h.pos, len as u64)));
+        } else if !flat[start..start + len].contains(&AMBIGUOUS) {
+            assert!(expected.contains(&Hit {
+                pos: start as u64,
+                strand: Strand::Forward
+            }));
+        }
+    }
+    // The 60 kbp N run at the start of chr20 is never matched, whatever the pattern.
+    let n_run_start = index.global_of(1, 0).unwrap();
+    let mut window = Vec::new();
+    index
+        .reference()
+        .fetch_codes(n_run_start, n_run_start + 60_000, &mut window);
+    assert!(window.iter().all(|&c| c == AMBIGUOUS));
+    assert_eq!(index.reference().letter_at(n_run_start + 10), b'N');
+    for pattern in [vec![0u8; 12], vec![3u8; 12]] {
+        let mut hits = Vec::new();
+        index.locate(index.interval(&pattern), 12, usize::MAX, &mut hits);
+        assert!(hits
+            .iter()
+            .all(|h| h.pos < n_run_start || h.pos >= n_run_start + 60_000));
+    }
+}
