@@ -9,9 +9,18 @@
 //! * [`output`]: an output written to a temporary file beside its destination and renamed
 //!   into place only when complete, so a failed run never leaves a file that looks whole;
 //!   an existing destination is refused unless overwriting is allowed;
+//! * [`bgzf`]: BGZF block boundaries, virtual offsets, and inflate of one block into a
+//!   caller's buffer with its CRC32 and size checked;
+//! * [`bam`]: BAM files by memory map, their header and index, work plans that cut a BAM
+//!   into units for parallel workers, and record views that read fields in place;
 //! * [`Error`]: every error names the file, and where it applies the record or byte offset.
-#![forbid(unsafe_code)]
+//!
+//! The only `unsafe` is in [`bam`]: mapping the file and releasing mapped pages.
+#![deny(unsafe_code)]
 
+#[allow(unsafe_code)]
+pub mod bam;
+pub mod bgzf;
 pub mod fasta;
 pub mod input;
 pub mod output;

@@ -1,0 +1,244 @@
+//! BAM indexes (`.bai`, `.csi`): read by noodles, checked against their BAM, and turned
+//! into record-start offsets (for work plans) and chunk lists (for region queries).
+
+use std::path::{Path, PathBuf};
+
+use noodles_core::{region::Interval, Position};
+use noodles_csi::binning_index::index::reference_sequence::index::Index as RefIndex;
+use noodles_csi::binning_index::{BinningIndex, Index};
+
+use super::BamFile;
+use crate::bgzf::{VirtualOffset, VirtualRange};
+use crate::{Error, Result};
+
+/// Which index format was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexKind {
+    /// BAI: 16 kb linear index plus bins.
+    Bai,
+    /// CSI: bins with per-bin minimum offsets.
+    Csi,
+}
+
+enum Data {
+    Bai(noodles_bam::bai::Index),
+    Csi(noodles_csi::Index),
+}
+
+/// A BAM index, checked against the BAM it belongs to.
+pub struct BamIndex {
+    path: PathBuf,
+    kind: IndexKind,
+    data: Data,
+    /// Every virtual offset the index names that is a record start, sorted, unique.
+    record_starts: Vec<VirtualOffset>,
+    /// The end of the last indexed record: the unplaced unmapped tail starts here.
+    indexed_end: VirtualOffset,
+}
+
+impl std::fmt::Debug for BamIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BamIndex")
+            .field("path", &self.path)
+            .field("kind", &self.kind)
+            .field("record_starts", &self.record_starts.len())
+            .field("indexed_end", &self.indexed_end)
+            .finish()
+    }
+}
+
+impl BamIndex {
+    /// The index file beside `bam` if there is one: `X.bam.bai`, `X.bai`, `X.bam.csi`.
+    pub fn find(bam: &Path) -> Option<PathBuf> {
+        let mut candidates = vec![suffixed(bam, ".bai")];
+        if bam.extension().is_some_and(|e| e == "bam") {
+            candidates.push(bam.with_extension("bai"));
+        }
+        candidates.push(suffixed(bam, ".csi"));
+        candidates.into_iter().find(|p| p.is_file())
+    }
+
+    /// Reads the index at `path` (BAI or CSI, by its magic bytes) and checks that it
+    /// belongs to `bam`: not older than it, the same number of references, and every
+    /// offset inside the BAM's data.
+    pub fn open(path: impl AsRef<Path>, bam: &BamFile) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let mut magic = [0u8; 4];
+        {
+            use std::io::Read;
+            let mut f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+            f.read_exact(&mut magic).map_err(|_| {
+                Error::format(&path, 0, "not a BAM index (shorter than its magic number)")
+            })?;
+        }
+        let invalid = |e: std::io::Error| Error::format(&path, 0, format!("invalid index: {e}"));
+        let (kind, data) = if &magic == b"BAI\x01" {
+            let index = noodles_bam::bai::fs::read(&path).map_err(invalid)?;
+            (IndexKind::Bai, Data::Bai(index))
+        } else if magic[..2] == [0x1f, 0x8b] {
+            let index = noodles_csi::fs::read(&path).map_err(invalid)?;
+            (IndexKind::Csi, Data::Csi(index))
+        } else {
+            return Err(Error::format(
+                &path,
+                0,
+                "not a BAI or CSI index (bad magic)",
+            ));
+        };
+        let n_index = match &data {
+            Data::Bai(i) => i.reference_sequences().len(),
+            Data::Csi(i) => i.reference_sequences().len(),
+        };
+        let n_header = bam.header().references.len();
+        if n_index != n_header {
+            return Err(Error::format(
+                &path,
+                0,
+                format!(
+                    "the index has {n_index} references but {} has {n_header}: it belongs to another BAM",
+                    bam.path().display()
+                ),
+            ));
+        }
+        let mut offsets = Vec::new();
+        let mut indexed_end = bam.records_start();
+        match &data {
+            Data::Bai(i) => collect(i, &mut offsets, &mut indexed_end, |ix, out| {
+                out.extend(ix.iter().map(|&v| VirtualOffset::from_raw(u64::from(v))))
+            }),
+            Data::Csi(i) => collect(i, &mut offsets, &mut indexed_end, |ix, out| {
+                out.extend(ix.values().map(|&v| VirtualOffset::from_raw(u64::from(v))))
+            }),
+        }
+        let start = bam.records_start();
+        let data_end = VirtualOffset::new(bam.data_end(), 0);
+        if let Some(bad) = offsets
+            .iter()
+            .chain([&indexed_end])
+            .find(|v| **v > data_end)
+        {
+            return Err(Error::format(
+                &path,
+                0,
+                format!(
+                    "the index points to virtual offset {bad}, past the data of {} ({} bytes): it belongs to another BAM",
+                    bam.path().display(),
+                    bam.data_end()
+                ),
+            ));
+        }
+        if let (Some(index_time), Some(bam_time)) = (
+            std::fs::metadata(&path).and_then(|m| m.modified()).ok(),
+            bam.modified(),
+        ) {
+            let secs = |t: std::time::SystemTime| {
+                t.duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs())
+            };
+            if secs(index_time) < secs(bam_time) {
+                return Err(Error::format(
+                    &path,
+                    0,
+                    format!(
+                        "the index is older than {}: re-index it (samtools index)",
+                        bam.path().display()
+                    ),
+                ));
+            }
+        }
+        offsets.retain(|v| *v >= start && *v <= indexed_end && v.raw() != 0);
+        offsets.sort_unstable();
+        offsets.dedup();
+        Ok(Self {
+            path,
+            kind,
+            data,
+            record_starts: offsets,
+            indexed_end,
+        })
+    }
+
+    /// The index file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// BAI or CSI.
+    pub fn kind(&self) -> IndexKind {
+        self.kind
+    }
+
+    /// Virtual offsets of record starts named by the index (chunk bounds and linear or
+    /// bin minimum offsets), sorted.
+    pub fn record_starts(&self) -> &[VirtualOffset] {
+        &self.record_starts
+    }
+
+    /// Where the records the index covers end: the unplaced unmapped reads follow.
+    pub fn indexed_end(&self) -> VirtualOffset {
+        self.indexed_end
+    }
+
+    /// Unplaced unmapped reads, when the index records their number.
+    pub fn unplaced_unmapped(&self) -> Option<u64> {
+        match &self.data {
+            Data::Bai(i) => i.unplaced_unmapped_record_count(),
+            Data::Csi(i) => i.unplaced_unmapped_record_count(),
+        }
+    }
+
+    /// The chunks that may hold records of reference `ref_id` overlapping the 1-based
+    /// inclusive interval `start..=end`, merged and in file order. Records in them must
+    /// still be filtered by position.
+    pub fn query(&self, ref_id: usize, start: u64, end: u64) -> Result<Vec<VirtualRange>> {
+        let position = |p: u64| {
+            usize::try_from(p)
+                .ok()
+                .and_then(Position::new)
+                .ok_or_else(|| Error::format(&self.path, 0, format!("invalid position {p}")))
+        };
+        let interval = Interval::from(position(start.max(1))?..=position(end.max(start.max(1)))?);
+        let chunks = match &self.data {
+            Data::Bai(i) => i.query(ref_id, interval),
+            Data::Csi(i) => i.query(ref_id, interval),
+        }
+        .map_err(|e| Error::format(&self.path, 0, format!("index query failed: {e}")))?;
+        Ok(chunks
+            .iter()
+            .map(|c| VirtualRange {
+                start: VirtualOffset::from_raw(u64::from(c.start())),
+                end: VirtualOffset::from_raw(u64::from(c.end())),
+            })
+            .collect())
+    }
+}
+
+/// Adds every chunk bound and per-reference minimum offset of `index` to `out`, and
+/// raises `end` to the largest chunk end.
+fn collect<I: RefIndex>(
+    index: &Index<I>,
+    out: &mut Vec<VirtualOffset>,
+    end: &mut VirtualOffset,
+    minimums: impl Fn(&I, &mut Vec<VirtualOffset>),
+) {
+    for reference in index.reference_sequences() {
+        for bin in reference.bins().values() {
+            for chunk in bin.chunks() {
+                let (s, e) = (
+                    VirtualOffset::from_raw(u64::from(chunk.start())),
+                    VirtualOffset::from_raw(u64::from(chunk.end())),
+                );
+                out.push(s);
+                out.push(e);
+                *end = (*end).max(e);
+            }
+        }
+        minimums(reference.index(), out);
+    }
+}
+
+fn suffixed(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(suffix);
+    PathBuf::from(s)
+}

@@ -1,0 +1,316 @@
+//! BAM access for parallel readers: a memory-mapped file, its header, its index, work
+//! plans, and record walkers that read records in place.
+//!
+//! The design follows mmbam (Pitman et al.): the file is memory-mapped and shared
+//! read-only by every thread; the index cuts it into work units of virtual-offset ranges
+//! that begin at record starts, so each worker inflates its own BGZF blocks and reads its
+//! own records with no coordination. The part the index does not cover (unplaced
+//! unmapped reads at the end, or the whole file without an index) is cut at BGZF block
+//! boundaries: workers inflate those blocks in parallel and one [`RecordStitcher`] walks
+//! the records across them in order.
+//!
+//! * [`BamFile`]: open by mmap, check the EOF marker, parse the [`Header`];
+//! * [`BamIndex`]: a `.bai` or `.csi` checked against its BAM, region queries;
+//! * [`WorkPlan`]: whole-file work units of about equal compressed size;
+//! * [`RangeReader`]: the records of one virtual-offset range (per worker);
+//! * [`RecordStitcher`]: the records of consecutive inflated blocks, in order;
+//! * [`BamStream`]: a BAM read from a stream (standard input), block by block;
+//! * [`Record`]: one record's fields, read from its bytes on demand.
+
+pub(crate) mod header;
+mod index;
+mod plan;
+pub(crate) mod record;
+mod stream;
+mod walk;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use memmap2::Mmap;
+
+use crate::bgzf::{self, BgzfError, BgzfErrorKind, InflateBuffer, Inflater, VirtualOffset};
+use crate::{Error, Result};
+
+pub use header::{Header, Reference};
+pub use index::{BamIndex, IndexKind};
+pub use plan::{BlockBatches, WorkPlan};
+pub use record::{flags, Cigar, CigarOp, Record, RecordError, Sequence};
+pub use stream::BamStream;
+pub use walk::{RangeReader, RecordStitcher};
+
+/// The largest record size accepted (a guard against corrupt lengths).
+pub const MAX_RECORD_SIZE: usize = 1 << 28;
+
+/// Whether `head` (the first bytes of a file, at least its first BGZF block) is a BAM:
+/// a BGZF block whose data starts with `BAM\1`.
+pub fn looks_like_bam(head: &[u8]) -> bool {
+    let Ok(info) = bgzf::block_at(head, 0) else {
+        return false;
+    };
+    let mut out = InflateBuffer::new();
+    Inflater::new()
+        .inflate_raw(&head[..info.size], 0, &mut out)
+        .is_ok()
+        && out.as_slice().starts_with(b"BAM\x01")
+}
+
+/// A BAM file mapped into memory, with its header parsed.
+///
+/// The mapping is shared read-only by every thread of a farm. As with any memory map,
+/// the file must not be truncated or rewritten while it is open.
+pub struct BamFile {
+    path: PathBuf,
+    map: Mmap,
+    header: Header,
+    records_start: VirtualOffset,
+    data_end: u64,
+    modified: Option<SystemTime>,
+}
+
+impl std::fmt::Debug for BamFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BamFile")
+            .field("path", &self.path)
+            .field("len", &self.map.len())
+            .field("references", &self.header.references.len())
+            .field("records_start", &self.records_start)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BamFile {
+    /// Maps `path`, checks that it is a BGZF file ending with the EOF marker, and parses
+    /// the header.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let meta = file.metadata().map_err(|e| Error::io(&path, e))?;
+        if meta.len() == 0 {
+            return Err(Error::format(&path, 0, "empty file, not a BAM"));
+        }
+        // SAFETY: the file is opened read-only and only read through this map. Another
+        // process truncating it while it is mapped would make reads fault (SIGBUS); that
+        // is the documented contract of reading a BAM by mmap (as samtools reads by
+        // read(2) would see a changed file too).
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(&path, e))?;
+        let len = map.len() as u64;
+        if let Err(e) = bgzf::block_at(&map, 0) {
+            if e.kind == BgzfErrorKind::NotBgzf {
+                return Err(Error::format(
+                    &path,
+                    0,
+                    "not a BAM file (it does not start with a BGZF block)",
+                ));
+            }
+        }
+        if map.len() < bgzf::EOF_MARKER.len()
+            || map[map.len() - bgzf::EOF_MARKER.len()..] != bgzf::EOF_MARKER
+        {
+            return Err(Error::format(
+                &path,
+                len,
+                "missing BGZF EOF marker: the file is truncated or was not written completely",
+            ));
+        }
+        let data_end = len - bgzf::EOF_MARKER.len() as u64;
+        let (header, records_start) = read_header(&map, data_end).map_err(|e| match e {
+            HeaderError::Bgzf(b) => bgzf_error(&path, b),
+            HeaderError::Format(offset, msg) => Error::format(&path, offset, msg),
+        })?;
+        Ok(Self {
+            path,
+            map,
+            header,
+            records_start,
+            data_end,
+            modified: meta.modified().ok(),
+        })
+    }
+
+    /// The path the file was opened by.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The parsed header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The whole file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// File size in bytes.
+    pub fn len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// Whether the file has no bytes (never true for an opened BAM).
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// Virtual offset of the first record (just after the header).
+    pub fn records_start(&self) -> VirtualOffset {
+        self.records_start
+    }
+
+    /// File offset of the EOF marker: every data block lies before it.
+    pub fn data_end(&self) -> u64 {
+        self.data_end
+    }
+
+    /// Last modification time, when the file system reports one.
+    pub fn modified(&self) -> Option<SystemTime> {
+        self.modified
+    }
+
+    /// Releases the mapped pages of byte range `range` from this process (they stay in
+    /// the page cache), so a pass over a large BAM keeps a bounded resident set.
+    pub fn release(&self, range: std::ops::Range<u64>) {
+        let page = 4096u64;
+        let start = range.start.div_ceil(page) * page;
+        let end = (range.end.min(self.len()) / page) * page;
+        if end > start {
+            // SAFETY: the map is a read-only, file-backed, shared mapping: MADV_DONTNEED
+            // only drops this process's page-table entries, and a later read faults the
+            // same file bytes back in from the page cache. No reference into the range
+            // can observe different contents.
+            let _ = unsafe {
+                self.map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    start as usize,
+                    (end - start) as usize,
+                )
+            };
+        }
+    }
+
+    /// An [`Error::Format`] about this file at byte `offset`.
+    pub fn error_at(&self, offset: u64, message: impl Into<String>) -> Error {
+        Error::format(&self.path, offset, message)
+    }
+
+    /// A BGZF problem of this file as an [`Error`].
+    pub fn bgzf_error(&self, e: BgzfError) -> Error {
+        bgzf_error(&self.path, e)
+    }
+}
+
+pub(crate) fn bgzf_error(path: &Path, e: BgzfError) -> Error {
+    Error::format(path, e.offset, e.kind.to_string())
+}
+
+enum HeaderError {
+    Bgzf(BgzfError),
+    Format(u64, String),
+}
+
+/// Inflates blocks from the start until the header is complete; returns it and the
+/// virtual offset of the first record.
+fn read_header(
+    file: &[u8],
+    data_end: u64,
+) -> std::result::Result<(Header, VirtualOffset), HeaderError> {
+    let mut inflater = Inflater::new();
+    let mut buf = InflateBuffer::new();
+    // (block offset, inflated start in buf, inflated size) of each block read.
+    let mut blocks: Vec<(u64, usize, usize)> = Vec::new();
+    let mut next = 0u64;
+    loop {
+        match header::parse_header(buf.as_slice()) {
+            Err(msg) => return Err(HeaderError::Format(0, msg)),
+            Ok(header::HeaderParse::Complete(header, used)) => {
+                let start = blocks
+                    .iter()
+                    .find(|&&(_, lo, size)| used >= lo && used < lo + size)
+                    .map(|&(offset, lo, _)| VirtualOffset::new(offset, (used - lo) as u16))
+                    .unwrap_or(VirtualOffset::new(next, 0));
+                return Ok((header, start));
+            }
+            Ok(header::HeaderParse::NeedMore) => {
+                if next >= data_end {
+                    return Err(HeaderError::Format(
+                        next,
+                        "the file ends inside the BAM header".into(),
+                    ));
+                }
+                let lo = buf.len();
+                let info = inflater
+                    .inflate_block(file, next, &mut buf)
+                    .map_err(HeaderError::Bgzf)?;
+                blocks.push((next, lo, info.inflated_size));
+                next = info.end();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_bam {
+    //! Builds small BAM files in memory for the layer's own tests.
+    pub(crate) use super::header::tests::encode as header;
+    pub(crate) use super::record::tests::encode as record;
+    pub(crate) use crate::bgzf::tests::bgzf;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    }
+
+    #[test]
+    fn opens_and_finds_first_record_across_blocks() {
+        let mut data = test_bam::header("@HD\tVN:1.6\n", &[("chr1", 5000)]);
+        let header_len = data.len();
+        data.extend(test_bam::record("r", 0, 0, 10, 60, &[(4, 0)], b"ACGT", 0));
+        let dir = tempfile::tempdir().unwrap();
+        // Blocks of 7 bytes: the header spans several blocks.
+        let p = write(dir.path(), "a.bam", &test_bam::bgzf(&data, 7));
+        let bam = BamFile::open(&p).unwrap();
+        assert_eq!(bam.header().references[0].name, "chr1");
+        let start = bam.records_start();
+        let block = crate::bgzf::block_at(bam.bytes(), start.compressed()).unwrap();
+        assert!(block.offset > 0);
+        assert_eq!(header_len % 7, start.uncompressed() as usize);
+        assert!(looks_like_bam(bam.bytes()));
+    }
+
+    #[test]
+    fn bad_files_get_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = test_bam::header("", &[]);
+        let good = test_bam::bgzf(&data, 1000);
+        let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+            ("empty.bam", vec![], "empty file"),
+            ("text.bam", b"@HD\tVN:1.6\n".to_vec(), "not a BAM"),
+            (
+                "trunc.bam",
+                good[..good.len() - 10].to_vec(),
+                "missing BGZF EOF",
+            ),
+            (
+                "sam.bam",
+                test_bam::bgzf(b"@HD\tVN:1.6\n", 100),
+                "not a BAM",
+            ),
+        ];
+        for (name, bytes, want) in cases {
+            let p = write(dir.path(), name, &bytes);
+            let e = BamFile::open(&p).unwrap_err().to_string();
+            assert!(
+                e.contains(want) && e.contains(name) && e.contains("offset"),
+                "{e}"
+            );
+        }
+    }
+}

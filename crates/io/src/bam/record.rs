@@ -1,0 +1,470 @@
+//! A BAM record read in place: fixed fields by offset, variable fields on demand.
+
+use std::fmt;
+
+/// FLAG bits (SAM specification, section 1.4).
+pub mod flags {
+    /// The template has several segments (paired in sequencing).
+    pub const PAIRED: u16 = 0x1;
+    /// Each segment is properly aligned.
+    pub const PROPER_PAIR: u16 = 0x2;
+    /// The segment is unmapped.
+    pub const UNMAPPED: u16 = 0x4;
+    /// The next segment (mate) is unmapped.
+    pub const MATE_UNMAPPED: u16 = 0x8;
+    /// The sequence is reverse complemented.
+    pub const REVERSE: u16 = 0x10;
+    /// The mate's sequence is reverse complemented.
+    pub const MATE_REVERSE: u16 = 0x20;
+    /// First segment of the template (read 1).
+    pub const READ1: u16 = 0x40;
+    /// Last segment of the template (read 2).
+    pub const READ2: u16 = 0x80;
+    /// Secondary alignment.
+    pub const SECONDARY: u16 = 0x100;
+    /// Did not pass quality controls.
+    pub const QC_FAIL: u16 = 0x200;
+    /// PCR or optical duplicate.
+    pub const DUPLICATE: u16 = 0x400;
+    /// Supplementary alignment.
+    pub const SUPPLEMENTARY: u16 = 0x800;
+}
+
+/// Bytes of a record's fixed part (after its 4-byte length).
+pub const FIXED_SIZE: usize = 32;
+
+/// Why a record's bytes are not a record.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("malformed BAM record: {0}")]
+pub struct RecordError(pub String);
+
+/// One alignment record over its bytes (without the leading `block_size`), as found in
+/// inflated BAM data. Fixed fields are read by offset; name, CIGAR, sequence, qualities
+/// and tags are sliced only when asked for.
+#[derive(Clone, Copy)]
+pub struct Record<'a> {
+    data: &'a [u8],
+}
+
+#[inline(always)]
+fn i32_at(b: &[u8], at: usize) -> i32 {
+    i32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+#[inline(always)]
+fn u16_at(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+
+impl<'a> Record<'a> {
+    /// Views `data` (one record's bytes after its length) as a record, checking that the
+    /// variable-length fields fit and the read name is NUL-terminated.
+    pub fn new(data: &'a [u8]) -> Result<Self, RecordError> {
+        if data.len() < FIXED_SIZE {
+            return Err(RecordError(format!(
+                "{} bytes, shorter than the {FIXED_SIZE}-byte fixed part",
+                data.len()
+            )));
+        }
+        let record = Self { data };
+        let l_seq = record.l_seq_raw();
+        if l_seq < 0 {
+            return Err(RecordError(format!("negative sequence length {l_seq}")));
+        }
+        let needed = FIXED_SIZE
+            + record.l_read_name() as usize
+            + 4 * record.n_cigar() as usize
+            + (l_seq as usize).div_ceil(2)
+            + l_seq as usize;
+        if needed > data.len() {
+            return Err(RecordError(format!(
+                "fields need {needed} bytes, the record has {}",
+                data.len()
+            )));
+        }
+        let name_end = FIXED_SIZE + record.l_read_name() as usize;
+        if record.l_read_name() == 0 || data[name_end - 1] != 0 {
+            return Err(RecordError("read name is not NUL-terminated".into()));
+        }
+        Ok(record)
+    }
+
+    /// The record's bytes (after its length).
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.data
+    }
+
+    /// Reference sequence index (`-1`: none).
+    #[inline]
+    pub fn ref_id(&self) -> i32 {
+        i32_at(self.data, 0)
+    }
+
+    /// 0-based leftmost position (`-1`: none).
+    #[inline]
+    pub fn pos(&self) -> i32 {
+        i32_at(self.data, 4)
+    }
+
+    /// Length of the read name including its NUL.
+    #[inline]
+    pub fn l_read_name(&self) -> u8 {
+        self.data[8]
+    }
+
+    /// Mapping quality.
+    #[inline]
+    pub fn mapq(&self) -> u8 {
+        self.data[9]
+    }
+
+    /// BAI bin.
+    #[inline]
+    pub fn bin(&self) -> u16 {
+        u16_at(self.data, 10)
+    }
+
+    /// Number of CIGAR operations.
+    #[inline]
+    pub fn n_cigar(&self) -> u16 {
+        u16_at(self.data, 12)
+    }
+
+    /// FLAG bits (see [`flags`]).
+    #[inline]
+    pub fn flag(&self) -> u16 {
+        u16_at(self.data, 14)
+    }
+
+    fn l_seq_raw(&self) -> i32 {
+        i32_at(self.data, 16)
+    }
+
+    /// Sequence length.
+    #[inline]
+    pub fn l_seq(&self) -> usize {
+        self.l_seq_raw() as usize
+    }
+
+    /// Mate's reference sequence index (`-1`: none).
+    #[inline]
+    pub fn next_ref_id(&self) -> i32 {
+        i32_at(self.data, 20)
+    }
+
+    /// Mate's 0-based leftmost position (`-1`: none).
+    #[inline]
+    pub fn next_pos(&self) -> i32 {
+        i32_at(self.data, 24)
+    }
+
+    /// Template length.
+    #[inline]
+    pub fn tlen(&self) -> i32 {
+        i32_at(self.data, 28)
+    }
+
+    /// Read name without its NUL.
+    pub fn read_name(&self) -> &'a [u8] {
+        &self.data[FIXED_SIZE..FIXED_SIZE + self.l_read_name() as usize - 1]
+    }
+
+    fn cigar_start(&self) -> usize {
+        FIXED_SIZE + self.l_read_name() as usize
+    }
+
+    fn seq_start(&self) -> usize {
+        self.cigar_start() + 4 * self.n_cigar() as usize
+    }
+
+    fn qual_start(&self) -> usize {
+        self.seq_start() + self.l_seq().div_ceil(2)
+    }
+
+    /// CIGAR operations as stored (`len << 4 | op`).
+    pub fn cigar(&self) -> Cigar<'a> {
+        Cigar(&self.data[self.cigar_start()..self.seq_start()])
+    }
+
+    /// The sequence, 4-bit packed.
+    pub fn seq(&self) -> Sequence<'a> {
+        Sequence {
+            packed: &self.data[self.seq_start()..self.qual_start()],
+            len: self.l_seq(),
+        }
+    }
+
+    /// Base qualities (Phred, no +33 offset; `0xff` everywhere when absent).
+    pub fn qual(&self) -> &'a [u8] {
+        let q = self.qual_start();
+        &self.data[q..q + self.l_seq()]
+    }
+
+    /// The auxiliary fields (tags), undecoded.
+    pub fn aux(&self) -> &'a [u8] {
+        &self.data[self.qual_start() + self.l_seq()..]
+    }
+
+    /// 0-based exclusive end on the reference: `pos` plus the reference span of the
+    /// CIGAR (M, D, N, =, X); `pos + 1` when the record is unmapped or spans nothing
+    /// (the htslib convention).
+    pub fn alignment_end(&self) -> i64 {
+        let pos = i64::from(self.pos());
+        let span = if self.flag() & flags::UNMAPPED != 0 {
+            0
+        } else {
+            self.cigar().reference_span()
+        };
+        if span == 0 {
+            pos + 1
+        } else {
+            pos + span
+        }
+    }
+}
+
+impl fmt::Debug for Record<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Record")
+            .field("name", &String::from_utf8_lossy(self.read_name()))
+            .field("flag", &self.flag())
+            .field("ref_id", &self.ref_id())
+            .field("pos", &self.pos())
+            .field("mapq", &self.mapq())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A CIGAR operation kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CigarOp {
+    /// `M`: alignment match or mismatch.
+    Match,
+    /// `I`: insertion to the reference.
+    Insertion,
+    /// `D`: deletion from the reference.
+    Deletion,
+    /// `N`: skipped region (intron).
+    Skip,
+    /// `S`: soft clip.
+    SoftClip,
+    /// `H`: hard clip.
+    HardClip,
+    /// `P`: padding.
+    Pad,
+    /// `=`: sequence match.
+    SeqMatch,
+    /// `X`: sequence mismatch.
+    SeqMismatch,
+}
+
+impl CigarOp {
+    fn from_code(code: u32) -> Option<Self> {
+        Some(match code {
+            0 => CigarOp::Match,
+            1 => CigarOp::Insertion,
+            2 => CigarOp::Deletion,
+            3 => CigarOp::Skip,
+            4 => CigarOp::SoftClip,
+            5 => CigarOp::HardClip,
+            6 => CigarOp::Pad,
+            7 => CigarOp::SeqMatch,
+            8 => CigarOp::SeqMismatch,
+            _ => return None,
+        })
+    }
+
+    /// Whether the operation consumes reference bases.
+    pub fn consumes_reference(self) -> bool {
+        matches!(
+            self,
+            CigarOp::Match
+                | CigarOp::Deletion
+                | CigarOp::Skip
+                | CigarOp::SeqMatch
+                | CigarOp::SeqMismatch
+        )
+    }
+
+    /// Whether the operation consumes query (read) bases.
+    pub fn consumes_query(self) -> bool {
+        matches!(
+            self,
+            CigarOp::Match
+                | CigarOp::Insertion
+                | CigarOp::SoftClip
+                | CigarOp::SeqMatch
+                | CigarOp::SeqMismatch
+        )
+    }
+}
+
+/// A record's CIGAR, iterated as `(length, op)`; unknown op codes are skipped.
+#[derive(Debug, Clone, Copy)]
+pub struct Cigar<'a>(&'a [u8]);
+
+impl<'a> Cigar<'a> {
+    /// Number of operations.
+    pub fn len(&self) -> usize {
+        self.0.len() / 4
+    }
+
+    /// Whether there is no operation (`*`).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The operations in order.
+    pub fn ops(&self) -> impl Iterator<Item = (u32, CigarOp)> + 'a {
+        self.0.chunks_exact(4).filter_map(|c| {
+            let raw = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            CigarOp::from_code(raw & 0xf).map(|op| (raw >> 4, op))
+        })
+    }
+
+    /// Reference bases covered.
+    pub fn reference_span(&self) -> i64 {
+        self.ops()
+            .filter(|(_, op)| op.consumes_reference())
+            .map(|(len, _)| i64::from(len))
+            .sum()
+    }
+}
+
+/// A read's bases, 4-bit packed (`=ACMGRSVTWYHKDBN`).
+#[derive(Debug, Clone, Copy)]
+pub struct Sequence<'a> {
+    packed: &'a [u8],
+    len: usize,
+}
+
+impl Sequence<'_> {
+    const ALPHABET: &'static [u8; 16] = b"=ACMGRSVTWYHKDBN";
+
+    /// Number of bases.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the sequence is absent (`*`).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The 4-bit code of base `i` (1 A, 2 C, 4 G, 8 T, 15 N).
+    pub fn code(&self, i: usize) -> u8 {
+        let byte = self.packed[i / 2];
+        if i % 2 == 0 {
+            byte >> 4
+        } else {
+            byte & 0xf
+        }
+    }
+
+    /// Base `i` as an ASCII letter.
+    pub fn base(&self, i: usize) -> u8 {
+        Self::ALPHABET[self.code(i) as usize]
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Encodes one record (with its leading length) the way BAM stores it.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn encode(
+        name: &str,
+        flag: u16,
+        ref_id: i32,
+        pos: i32,
+        mapq: u8,
+        cigar: &[(u32, u32)],
+        seq: &[u8],
+        next_ref_id: i32,
+    ) -> Vec<u8> {
+        let mut r = Vec::new();
+        r.extend_from_slice(&ref_id.to_le_bytes());
+        r.extend_from_slice(&pos.to_le_bytes());
+        r.push(name.len() as u8 + 1);
+        r.push(mapq);
+        r.extend_from_slice(&4680u16.to_le_bytes());
+        r.extend_from_slice(&(cigar.len() as u16).to_le_bytes());
+        r.extend_from_slice(&flag.to_le_bytes());
+        r.extend_from_slice(&(seq.len() as i32).to_le_bytes());
+        r.extend_from_slice(&next_ref_id.to_le_bytes());
+        r.extend_from_slice(&(-1i32).to_le_bytes());
+        r.extend_from_slice(&0i32.to_le_bytes());
+        r.extend_from_slice(name.as_bytes());
+        r.push(0);
+        for &(len, op) in cigar {
+            r.extend_from_slice(&((len << 4) | op).to_le_bytes());
+        }
+        let code = |b: u8| {
+            Sequence::ALPHABET
+                .iter()
+                .position(|&a| a == b)
+                .unwrap_or(15) as u8
+        };
+        for pair in seq.chunks(2) {
+            let hi = code(pair[0]) << 4;
+            let lo = pair.get(1).map_or(0, |&b| code(b));
+            r.push(hi | lo);
+        }
+        r.extend(std::iter::repeat_n(30u8, seq.len()));
+        r.extend_from_slice(b"NMC\x02");
+        let mut out = (r.len() as u32).to_le_bytes().to_vec();
+        out.extend_from_slice(&r);
+        out
+    }
+
+    #[test]
+    fn reads_every_field() {
+        let bytes = encode(
+            "read1",
+            0x63,
+            2,
+            1000,
+            60,
+            &[(5, 4), (90, 0), (3, 2), (5, 0)],
+            b"ACGTN",
+            3,
+        );
+        let r = Record::new(&bytes[4..]).unwrap();
+        assert_eq!(
+            (r.ref_id(), r.pos(), r.mapq(), r.flag()),
+            (2, 1000, 60, 0x63)
+        );
+        assert_eq!((r.next_ref_id(), r.next_pos(), r.tlen()), (3, -1, 0));
+        assert_eq!((r.n_cigar(), r.l_seq(), r.bin()), (4, 5, 4680));
+        assert_eq!(r.read_name(), b"read1");
+        let ops: Vec<_> = r.cigar().ops().collect();
+        assert_eq!(ops[1], (90, CigarOp::Match));
+        assert_eq!(r.cigar().reference_span(), 98);
+        assert_eq!(r.alignment_end(), 1098);
+        let bases: Vec<u8> = (0..5).map(|i| r.seq().base(i)).collect();
+        assert_eq!(bases, b"ACGTN");
+        assert_eq!(r.qual(), &[30; 5]);
+        assert_eq!(r.aux(), b"NMC\x02");
+    }
+
+    #[test]
+    fn unmapped_end_is_pos_plus_one() {
+        let bytes = encode("u", 0x4, -1, -1, 0, &[], b"", -1);
+        let r = Record::new(&bytes[4..]).unwrap();
+        assert_eq!(r.alignment_end(), 0);
+        assert!(r.cigar().is_empty() && r.seq().is_empty());
+    }
+
+    #[test]
+    fn rejects_records_whose_fields_do_not_fit() {
+        let bytes = encode("read", 0, 0, 0, 0, &[(10, 0)], b"ACGTACGTAC", -1);
+        assert!(Record::new(&bytes[4..20]).is_err());
+        let mut long_name = bytes.clone();
+        long_name[4 + 8] = 200;
+        assert!(Record::new(&long_name[4..]).is_err());
+        let mut no_nul = bytes.clone();
+        no_nul[4 + 32 + 4] = b'x';
+        assert!(Record::new(&no_nul[4..]).is_err());
+    }
+}
