@@ -6,6 +6,10 @@
 //! * [`input`]: opening an input by path, `-` for standard input, gzip (and BGZF)
 //!   recognised by its magic bytes;
 //! * [`fasta`]: streaming FASTA records into a reused buffer;
+//! * [`sam`]: SAM text and BAM records from one record type, header, BGZF compression
+//!   of whole batches (workers compress, the collector concatenates);
+//! * [`reads`]: FASTQ/FASTA reads cut into chunks at record boundaries (a farm's
+//!   emitter) and parsed and checked by the workers;
 //! * [`output`]: an output written to a temporary file beside its destination and renamed
 //!   into place only when complete, so a failed run never leaves a file that looks whole;
 //!   an existing destination is refused unless overwriting is allowed;
@@ -24,6 +28,8 @@ pub mod bgzf;
 pub mod fasta;
 pub mod input;
 pub mod output;
+pub mod reads;
+pub mod sam;
 
 mod error;
 pub use error::{Error, Result};
