@@ -22,11 +22,17 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    Index(cmd::index::IndexArgs),
+    Locate(cmd::locate::LocateArgs),
+}
 
 impl Command {
     fn run(self) -> anyhow::Result<()> {
-        match self {}
+        match self {
+            Command::Index(args) => args.run(),
+            Command::Locate(args) => args.run(),
+        }
     }
 }
 

@@ -29,6 +29,18 @@ pub fn items(label: &str) -> ProgressBar {
     bar
 }
 
+/// A spinner with a message for work in stages of unknown length.
+pub fn spinner(label: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(None, draw_target());
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} {spinner} {msg} {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    bar.set_prefix(label.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}
+
 fn draw_target() -> ProgressDrawTarget {
     if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()

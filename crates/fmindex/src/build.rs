@@ -31,7 +31,7 @@ pub struct BuildOptions {
     /// Length of the k-mer table's strings (`1..=13`); `None` picks one from the
     /// genome size ([`kmer::default_kmer_len`]).
     pub kmer_len: Option<u32>,
-    /// Threads for the suffix array and the BWT pass.
+    /// Threads for the passes after the suffix sort (the sort itself is sequential).
     pub threads: usize,
 }
 
@@ -129,13 +129,13 @@ pub fn build(
     let text = full_text(&layout, &bases);
     progress(BuildStage::SuffixArray);
     let (blocks, dollars, samples) = if n <= i32::MAX as u64 {
-        let sa = suffix_array::<i32>(text, threads)?;
+        let sa = suffix_array::<i32>(text)?;
         progress(BuildStage::Bwt);
         let x = forward_nibbles(&layout, &bases);
         bwt_pass::<i32, u32>(&sa, &x, layout.half_len, u64::from(rate), threads)
             .map_samples(OwnedSamples::Narrow)
     } else {
-        let sa = suffix_array::<i64>(text, threads)?;
+        let sa = suffix_array::<i64>(text)?;
         progress(BuildStage::Bwt);
         let x = forward_nibbles(&layout, &bases);
         if n < u64::from(u32::MAX) {
@@ -261,20 +261,19 @@ impl SaValue for i64 {
 }
 
 /// Runs libsais on `text` (consumed, so it is freed as soon as the sort is done).
-fn suffix_array<O>(text: Vec<u8>, threads: usize) -> Result<Vec<O>, BuildError>
+///
+/// libsais runs single-threaded: its OpenMP build made the sort 7x slower on a busy
+/// 2-core machine (the threads spin at every barrier while a core is taken), and
+/// leaving it out keeps the OpenMP runtime out of the binary. `-t` speeds up the passes
+/// that follow instead.
+fn suffix_array<O>(text: Vec<u8>) -> Result<Vec<O>, BuildError>
 where
     O: libsais::OutputElement + libsais::IsValidOutputFor<u8>,
 {
-    use libsais::{SuffixArrayConstruction, ThreadCount};
-    let construction = SuffixArrayConstruction::for_text(&text).in_owned_buffer::<O>();
-    let result = if threads > 1 {
-        construction
-            .multi_threaded(ThreadCount::fixed(threads as u16))
-            .run()
-    } else {
-        construction.single_threaded().run()
-    };
-    result
+    libsais::SuffixArrayConstruction::for_text(&text)
+        .in_owned_buffer::<O>()
+        .single_threaded()
+        .run()
         .map(|sa| sa.into_vec())
         .map_err(|e| BuildError::SuffixArray(e.to_string()))
 }
@@ -349,7 +348,22 @@ fn pass_chunk<V: SaValue, S: Sample>(
     let first = rows.start;
     let mut writer = BlockWriter::new(blocks, first);
     let mut dollars = Vec::new();
+    // Rows are visited in order but the symbols before their suffixes are scattered
+    // over `x`: ask for them this many rows ahead.
+    const AHEAD: u64 = 32;
+    let end = rows.end;
     for row in rows {
+        if row + AHEAD < end {
+            let q = sa[(row + AHEAD - 1) as usize].get().saturating_sub(1);
+            let q = if q < half {
+                q
+            } else {
+                (2 * half - 1).saturating_sub(q)
+            };
+            if let Some(byte) = x.get((q / 2) as usize) {
+                crate::occ::prefetch(byte);
+            }
+        }
         let p = if row == 0 {
             n
         } else {

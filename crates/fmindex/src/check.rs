@@ -1,14 +1,16 @@
 //! Full verification of a loaded index (`seqfarm index --check`).
 //!
 //! Beyond what loading checks (header, checksums, sizes, contig table), this recounts
-//! every block, checks every separator row, sample and k-mer entry against the text
-//! length, and compares the BWT symbol of every sampled row with the base that precedes
-//! its suffix in the packed reference: a consistent index passes, a damaged or forged
-//! one is reported with what is wrong. O(n) time, no extra memory.
+//! every block and the separator rows, walks `LF` over every row comparing each BWT
+//! symbol with the base that precedes its suffix in the packed reference and each
+//! sample with the position the walk reaches, and rebuilds the k-mer table: a
+//! consistent index passes, a damaged or forged one is reported with what is wrong.
+//! O(n) time; the k-mer table's size in extra memory.
 
+use crate::batch::sa_values;
 use crate::error::LoadError;
 use crate::index::{parse, FmIndex};
-use crate::kmer::{self, SATURATED};
+use crate::kmer;
 use crate::occ::{BLOCKS_PER_SUPER_SHIFT, ROWS_PER_BLOCK};
 
 /// What `check` verified.
@@ -96,35 +98,16 @@ impl FmIndex {
                 )));
             }
         }
-        // Every sampled row: the BWT symbol is the base before its suffix.
-        let mut rows_checked = 0;
         for k in 0..self.sa.samples.len() {
-            let row = k as u64 * self.sa.rate;
             let p = self.sa.samples.get(k).unwrap_or(u64::MAX);
-            if p > n || (p == n) != (row == 0) {
-                return Err(corrupt(format!("sample of row {row} is past the text")));
+            if p > n || (p == n) != (k == 0) {
+                return Err(corrupt(format!("sample {k} is past the text")));
             }
-            let expected = if p == 0 {
-                Some(0)
-            } else {
-                self.text_symbol(p - 1)
-            };
-            let found = match bwt.symbol(row) {
-                None => Some(0),
-                Some(c) => Some(c + 1),
-            };
-            if expected != found {
-                return Err(corrupt(format!(
-                    "BWT row {row} does not match the reference"
-                )));
-            }
-            rows_checked += 1;
         }
-        for (e, &entry) in self.kmers.iter().enumerate() {
-            let (start, size) = kmer::unpack(entry);
-            if size != SATURATED && start + size > rows {
-                return Err(corrupt(format!("k-mer table entry {e} is past the text")));
-            }
+        let rows_checked = self.walk_all_rows().map_err(corrupt)?;
+        let table = kmer::build_table(bwt, self.kmer_len);
+        if let Some(e) = table.iter().zip(self.kmers).position(|(a, b)| a != b) {
+            return Err(corrupt(format!("k-mer table entry {e} is wrong")));
         }
         Ok(CheckReport {
             contigs: self.layout.contigs.len(),
@@ -135,6 +118,85 @@ impl FmIndex {
             file_len: self.file_len,
             rows_checked,
         })
+    }
+
+    /// Visits every BWT row once, walking `LF` from each sampled row and from each
+    /// separator suffix (the ends of fragments), 16 walks at a time: each row's symbol
+    /// must be the reference base before its suffix, each walk must end on a sampled or
+    /// separator row holding the position it arrived at. Returns the rows visited.
+    fn walk_all_rows(&self) -> Result<u64, String> {
+        let bwt = &self.bwt;
+        let rate = self.sa.rate;
+        // Walk starts: (row, text position of its suffix).
+        let mut starts: Vec<(u64, u64)> = (0..self.sa.samples.len())
+            .filter_map(|k| Some((k as u64 * rate, self.sa.samples.get(k)?)))
+            .collect();
+        let separator_rows: Vec<u64> = (1..bwt.c[0]).filter(|r| r % rate != 0).collect();
+        let mut positions = Vec::new();
+        sa_values(&self.sa, bwt, &separator_rows, &mut positions);
+        for (&row, p) in separator_rows.iter().zip(positions) {
+            starts.push((row, p.ok_or("a separator suffix cannot be located")?));
+        }
+        let mut visited = 0u64;
+        let mut lanes: Vec<(u64, u64)> = Vec::with_capacity(16);
+        let mut next = 0;
+        loop {
+            while lanes.len() < 16 && next < starts.len() {
+                bwt.prefetch(starts[next].0);
+                lanes.push(starts[next]);
+                next += 1;
+            }
+            if lanes.is_empty() {
+                break;
+            }
+            let mut i = 0;
+            while i < lanes.len() {
+                let (row, p) = lanes[i];
+                visited += 1;
+                if visited > bwt.len() {
+                    return Err("the LF walks visit more rows than there are".into());
+                }
+                let expected = if p == 0 {
+                    Some(0)
+                } else {
+                    self.text_symbol(p - 1)
+                };
+                let found = bwt.symbol(row).map_or(0, |c| c + 1);
+                if expected != Some(found) {
+                    return Err(format!("BWT row {row} does not match the reference"));
+                }
+                if found == 0 {
+                    if bwt.dollar_sa(row) != Some(p) {
+                        return Err(format!("separator row {row} has a wrong position"));
+                    }
+                    lanes.swap_remove(i);
+                    continue;
+                }
+                let lf = bwt.lf(row).ok_or("LF is undefined on a base")?;
+                if lf % rate == 0 || lf < bwt.c[0] {
+                    let sample = if lf % rate == 0 {
+                        self.sa.samples.get((lf / rate) as usize)
+                    } else {
+                        None
+                    };
+                    if lf % rate == 0 && sample != Some(p - 1) {
+                        return Err(format!("sample of row {lf} is wrong"));
+                    }
+                    lanes.swap_remove(i);
+                    continue;
+                }
+                bwt.prefetch(lf);
+                lanes[i] = (lf, p - 1);
+                i += 1;
+            }
+        }
+        if visited != bwt.len() {
+            return Err(format!(
+                "the LF walks visit {visited} of {} rows",
+                bwt.len()
+            ));
+        }
+        Ok(visited)
     }
 
     /// Symbol `p` of the text from the packed reference: `Some(0)` for a separator,

@@ -318,6 +318,12 @@ impl FmIndex {
         self.searcher().count(codes)
     }
 
+    /// [`FmIndex::count`] of many patterns into `out` (cleared first), 16 searches in
+    /// lock step with prefetching: several times the throughput of one at a time.
+    pub fn count_many<P: AsRef<[u8]>>(&self, patterns: &[P], out: &mut Vec<u64>) {
+        crate::batch::count_many(&self.bwt, self.kmers, self.kmer_len, patterns, out)
+    }
+
     /// The interval of `c·P` from that of `P`. O(1).
     pub fn extend_left(&self, interval: BiInterval, c: u8) -> BiInterval {
         self.searcher().extend_left(interval, c)
@@ -355,15 +361,11 @@ impl FmIndex {
         self.searcher().smems_at(query, x, min_size, scratch, out)
     }
 
-    /// Text position of row `row`'s suffix. O(sa_rate) expected.
-    pub(crate) fn sa_value(&self, row: u64) -> Option<u64> {
-        self.sa.value(&self.bwt, row)
-    }
-
     /// Appends the occurrences of a pattern of length `pattern_len` whose interval is
     /// `interval` to `out`, at most `max` of them (when there are more, `max` rows
-    /// spread evenly over the interval: deterministic). Returns how many were added.
-    /// O(sa_rate) expected per occurrence (one cache miss per step).
+    /// spread evenly over the interval: deterministic), in interval order. Returns how
+    /// many were added. O(sa_rate) expected per occurrence (one cache miss per step; up
+    /// to 16 rows are walked at once so their misses overlap).
     pub fn locate(
         &self,
         interval: BiInterval,
@@ -371,19 +373,24 @@ impl FmIndex {
         max: usize,
         out: &mut Vec<Hit>,
     ) -> usize {
-        let before = out.len();
         let size = interval.size;
         let take = size.min(max as u64);
-        for k in 0..take {
-            let row = if size <= max as u64 {
-                interval.fwd + k
-            } else {
-                interval.fwd + (k as u128 * size as u128 / take as u128) as u64
-            };
-            let hit = self
-                .sa_value(row)
-                .and_then(|pos| self.layout.text_to_global(pos, pattern_len));
-            if let Some((pos, strand)) = hit {
+        let rows: Vec<u64> = (0..take)
+            .map(|k| {
+                if size <= max as u64 {
+                    interval.fwd + k
+                } else {
+                    interval.fwd + (k as u128 * size as u128 / take as u128) as u64
+                }
+            })
+            .collect();
+        let mut values = Vec::new();
+        crate::batch::sa_values(&self.sa, &self.bwt, &rows, &mut values);
+        let before = out.len();
+        for value in values {
+            if let Some((pos, strand)) =
+                value.and_then(|p| self.layout.text_to_global(p, pattern_len))
+            {
                 out.push(Hit { pos, strand });
             }
         }

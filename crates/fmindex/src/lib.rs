@@ -31,6 +31,7 @@
 //! Global coordinates number the bases of all contigs in FASTA order from 0;
 //! [`FmIndex::contig_of`] and [`FmIndex::global_of`] convert.
 
+mod batch;
 mod build;
 mod check;
 mod error;

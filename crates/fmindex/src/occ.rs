@@ -158,6 +158,15 @@ impl Bwt<'_> {
         )
     }
 
+    /// Asks the CPU to start loading the block of row `i` (batched searches overlap the
+    /// cache misses of many patterns this way). Does nothing past the end.
+    #[inline(always)]
+    pub fn prefetch(&self, i: u64) {
+        if let Some(block) = self.blocks.get((i / ROWS_PER_BLOCK) as usize) {
+            prefetch(block);
+        }
+    }
+
     /// `Occ(c, i)`: occurrences of code `c` in rows `0..i` (`i <= len`). O(1).
     #[inline]
     pub fn occ(&self, c: u8, i: u64) -> u64 {
@@ -231,6 +240,20 @@ impl Bwt<'_> {
                 + u64::from(block.count_prefix(code, j)),
         )
     }
+}
+
+/// Starts loading the cache line holding `value`.
+#[inline(always)]
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is only a hint: it never faults and changes no state visible
+        // to the program, whatever the address; SSE is part of the x86_64 baseline.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
 }
 
 /// Writes the BWT symbols of consecutive rows into blocks (counts filled afterwards by

@@ -6,6 +6,7 @@
 //! `rate - 1` steps on average (one cache miss each), so locating one occurrence costs
 //! O(rate) and the samples take `4·n/rate` (or `8·n/rate`) bytes.
 
+#[cfg(test)]
 use crate::occ::Bwt;
 
 /// A suffix-array value stored in the samples: `u32` for texts under 2^32, else `u64`.
@@ -64,8 +65,10 @@ pub(crate) struct SampledSa<'a> {
 }
 
 impl SampledSa<'_> {
-    /// `SA[row]`, the text position of row `row`'s suffix. O(rate) expected. `None` only
-    /// for an inconsistent (damaged) index.
+    /// `SA[row]`, the text position of row `row`'s suffix, one row at a time: the
+    /// reference for the batched walk. O(rate) expected. `None` only for an inconsistent
+    /// (damaged) index.
+    #[cfg(test)]
     pub fn value(&self, bwt: &Bwt<'_>, mut row: u64) -> Option<u64> {
         let limit = bwt.len();
         let mut steps = 0u64;

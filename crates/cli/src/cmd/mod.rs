@@ -1,1 +1,3 @@
 //! One module per subcommand: argument struct and the farm it runs.
+pub mod index;
+pub mod locate;

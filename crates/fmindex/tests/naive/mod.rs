@@ -1,4 +1,5 @@
-//! Brute-force references for the index's answers.
+//! Brute-force references for the index's answers (shared by the test binaries).
+#![allow(dead_code)]
 
 use seqfarm_core::nucleotide::{encode, reverse_complement_codes, AMBIGUOUS};
 use seqfarm_core::Strand;

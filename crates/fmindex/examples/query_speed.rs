@@ -1,0 +1,100 @@
+//! Times loading an index and running queries on it:
+//! `cargo run --release -p seqfarm-fmindex --example query_speed -- INDEX.sfi [N] [LEN]`.
+//!
+//! Prints one `name<TAB>seconds<TAB>detail` line per measurement: load (memory-mapped,
+//! with and without checksum verification, and copied), N counts of random LEN-mers,
+//! N counts of LEN-mers drawn from the genome, and locating the occurrences of 100,000
+//! genome LEN-mers. Patterns come from a fixed-seed generator: every run asks the same.
+
+use std::time::Instant;
+
+use seqfarm_core::nucleotide::AMBIGUOUS;
+use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    let path = args
+        .get(1)
+        .ok_or("usage: query_speed INDEX.sfi [N] [LEN]")?;
+    let n: usize = args.get(2).map_or(Ok(1_000_000), |s| s.parse())?;
+    let len: usize = args.get(3).map_or(Ok(20), |s| s.parse())?;
+
+    for (name, mode, verify) in [
+        ("load_mmap_verified", LoadMode::Mmap, true),
+        ("load_mmap", LoadMode::Mmap, false),
+        ("load_copy", LoadMode::Copy, false),
+    ] {
+        let t = Instant::now();
+        let index = FmIndex::open(
+            path,
+            LoadOptions {
+                mode,
+                verify_checksums: verify,
+            },
+        )?;
+        println!(
+            "{name}\t{:.4}\t{} bytes",
+            t.elapsed().as_secs_f64(),
+            index.file_len()
+        );
+    }
+    let index = FmIndex::open(path, LoadOptions::default())?;
+
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let random: Vec<Vec<u8>> = (0..n)
+        .map(|_| (0..len).map(|_| (next() >> 62) as u8).collect())
+        .collect();
+    let reference = index.reference();
+    let mut from_genome = Vec::with_capacity(n);
+    let mut window = Vec::new();
+    while from_genome.len() < n {
+        let start = next() % (index.genome_len() - len as u64);
+        reference.fetch_codes(start, start + len as u64, &mut window);
+        if !window.contains(&AMBIGUOUS) {
+            from_genome.push(window.clone());
+        }
+    }
+
+    for (name, patterns) in [("count_random", &random), ("count_genome", &from_genome)] {
+        let t = Instant::now();
+        let total: u64 = patterns.iter().map(|p| index.count(p)).sum();
+        println!(
+            "{name}\t{:.4}\t{n} {len}-mers, {total} occurrences",
+            t.elapsed().as_secs_f64()
+        );
+    }
+
+    let mut counts = Vec::new();
+    for (name, patterns) in [
+        ("count_many_random", &random),
+        ("count_many_genome", &from_genome),
+    ] {
+        let t = Instant::now();
+        index.count_many(patterns, &mut counts);
+        let total: u64 = counts.iter().sum();
+        println!(
+            "{name}\t{:.4}\t{n} {len}-mers, {total} occurrences",
+            t.elapsed().as_secs_f64()
+        );
+    }
+
+    let mut hits = Vec::new();
+    let t = Instant::now();
+    for p in from_genome.iter().take(100_000) {
+        index.locate(index.interval(p), len as u64, 100, &mut hits);
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "locate\t{secs:.4}\t{} occurrences of 100000 genome {len}-mers, {:.0} ns each (sampling rate {})",
+        hits.len(),
+        secs * 1e9 / hits.len().max(1) as f64,
+        index.sa_rate()
+    );
+    Ok(())
+}

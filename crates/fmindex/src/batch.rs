@@ -1,0 +1,217 @@
+//! Batched queries: many independent searches advanced in lock step, each step's memory
+//! accesses prefetched one round ahead, so the cache misses of a batch overlap instead
+//! of adding up. Same answers as the one-at-a-time functions (tests compare them).
+
+use seqfarm_core::nucleotide::AMBIGUOUS;
+
+use crate::kmer::{self, SATURATED};
+use crate::occ::{prefetch, Bwt};
+use crate::sa::SampledSa;
+
+/// Searches in flight at once.
+const LANES: usize = 16;
+
+/// Backward-search state of one pattern: its interval and the bases still to prepend.
+#[derive(Clone, Copy, Default)]
+struct CountLane {
+    pattern: usize,
+    start: u64,
+    size: u64,
+    /// Bases of the pattern not yet searched: `pattern[..left]`.
+    left: usize,
+}
+
+/// Counts each pattern (codes; ambiguous → 0) into `out` (cleared first), as
+/// `Searcher::count` would.
+pub(crate) fn count_many<P: AsRef<[u8]>>(
+    bwt: &Bwt<'_>,
+    kmers: &[u64],
+    kmer_len: u32,
+    patterns: &[P],
+    out: &mut Vec<u64>,
+) {
+    out.clear();
+    out.resize(patterns.len(), 0);
+    let mut lanes: Vec<CountLane> = Vec::with_capacity(LANES);
+    let mut next = 0usize;
+    loop {
+        // Refill free lanes with new patterns, starting from their table entry.
+        while lanes.len() < LANES && next < patterns.len() {
+            let codes = patterns[next].as_ref();
+            let k = next;
+            next += 1;
+            if codes.is_empty() || codes.contains(&AMBIGUOUS) {
+                out[k] = if codes.is_empty() { bwt.len() } else { 0 };
+                continue;
+            }
+            let t = codes.len().min(kmer_len as usize);
+            let mut code = 0usize;
+            for &c in &codes[codes.len() - t..] {
+                code = (code << 2) | c as usize;
+            }
+            let (start, size) = kmer::unpack(kmers[kmer::level_offset(t as u32) + code]);
+            let lane = if size == SATURATED {
+                CountLane {
+                    pattern: k,
+                    start: 0,
+                    size: bwt.len(),
+                    left: codes.len(),
+                }
+            } else {
+                CountLane {
+                    pattern: k,
+                    start,
+                    size,
+                    left: codes.len() - t,
+                }
+            };
+            bwt.prefetch(lane.start);
+            bwt.prefetch(lane.start + lane.size);
+            lanes.push(lane);
+        }
+        if lanes.is_empty() {
+            break;
+        }
+        // One backward step for every lane; finished lanes leave.
+        let mut i = 0;
+        while i < lanes.len() {
+            let lane = &mut lanes[i];
+            if lane.left == 0 || lane.size == 0 {
+                out[lane.pattern] = lane.size;
+                lanes.swap_remove(i);
+                continue;
+            }
+            let c = patterns[lane.pattern].as_ref()[lane.left - 1];
+            let (start, size) = kmer::backward_step(bwt, lane.start, lane.size, c);
+            lane.start = start;
+            lane.size = size;
+            lane.left -= 1;
+            bwt.prefetch(start);
+            bwt.prefetch(start + size);
+            i += 1;
+        }
+    }
+}
+
+/// `SA` of each row, into `out` (cleared first; `None` only in a damaged index), as
+/// `SampledSa::value` would, walking up to [`LANES`] rows at once.
+pub(crate) fn sa_values(
+    sa: &SampledSa<'_>,
+    bwt: &Bwt<'_>,
+    rows: &[u64],
+    out: &mut Vec<Option<u64>>,
+) {
+    out.clear();
+    out.resize(rows.len(), None);
+    // (index into rows, current row, steps so far)
+    let mut lanes: Vec<(usize, u64, u64)> = Vec::with_capacity(LANES);
+    let mut next = 0usize;
+    let limit = bwt.len();
+    loop {
+        while lanes.len() < LANES && next < rows.len() {
+            bwt.prefetch(rows[next]);
+            lanes.push((next, rows[next], 0));
+            next += 1;
+        }
+        if lanes.is_empty() {
+            break;
+        }
+        let mut i = 0;
+        while i < lanes.len() {
+            let (k, row, steps) = lanes[i];
+            let finished = if row % sa.rate == 0 {
+                Some(sa.samples.get((row / sa.rate) as usize).map(|v| v + steps))
+            } else if steps > limit {
+                Some(None)
+            } else {
+                match bwt.lf(row) {
+                    Some(next_row) => {
+                        bwt.prefetch(next_row);
+                        if next_row % sa.rate == 0 {
+                            sa.samples.prefetch((next_row / sa.rate) as usize);
+                        }
+                        lanes[i] = (k, next_row, steps + 1);
+                        None
+                    }
+                    None => Some(bwt.dollar_sa(row).map(|v| v + steps)),
+                }
+            };
+            match finished {
+                Some(value) => {
+                    out[k] = value;
+                    lanes.swap_remove(i);
+                }
+                None => i += 1,
+            }
+        }
+    }
+}
+
+impl crate::sa::Samples<'_> {
+    /// Starts loading sample `k`.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, k: usize) {
+        match self {
+            crate::sa::Samples::Narrow(s) => {
+                if let Some(v) = s.get(k) {
+                    prefetch(v)
+                }
+            }
+            crate::sa::Samples::Wide(s) => {
+                if let Some(v) = s.get(k) {
+                    prefetch(v)
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{build, BuildOptions, FmIndex, ReferenceBuilder};
+
+    #[test]
+    fn batched_answers_equal_one_at_a_time() {
+        let mut state = 7u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut reference = ReferenceBuilder::new();
+        for k in 0..3 {
+            let seq: Vec<u8> = (0..3000)
+                .map(|i| {
+                    if i % 701 == 5 {
+                        b'N'
+                    } else {
+                        b"ACGT"[(next() % 4) as usize]
+                    }
+                })
+                .collect();
+            reference.add_contig(&format!("c{k}"), &seq).unwrap();
+        }
+        let options = BuildOptions {
+            sa_rate: 8,
+            kmer_len: Some(4),
+            threads: 2,
+        };
+        let index = FmIndex::from_image(&build(reference, &options, &mut |_| {}).unwrap()).unwrap();
+        let rows: Vec<u64> = (0..index.bwt.len()).collect();
+        let mut batched = Vec::new();
+        super::sa_values(&index.sa, &index.bwt, &rows, &mut batched);
+        for (&row, value) in rows.iter().zip(&batched) {
+            assert_eq!(*value, index.sa.value(&index.bwt, row), "row {row}");
+        }
+        let patterns: Vec<Vec<u8>> = (0..500)
+            .map(|k| (0..1 + k % 12).map(|_| (next() % 4) as u8).collect())
+            .collect();
+        let mut counts = Vec::new();
+        index.count_many(&patterns, &mut counts);
+        for (p, &c) in patterns.iter().zip(&counts) {
+            assert_eq!(c, index.count(p));
+            assert_eq!(c, index.interval(p).size);
+        }
+    }
+}
