@@ -25,6 +25,7 @@ struct Cli {
 enum Command {
     Index(cmd::index::IndexArgs),
     Locate(cmd::locate::LocateArgs),
+    Align(cmd::align::AlignArgs),
 }
 
 impl Command {
@@ -32,6 +33,7 @@ impl Command {
         match self {
             Command::Index(args) => args.run(),
             Command::Locate(args) => args.run(),
+            Command::Align(args) => args.run(),
         }
     }
 }

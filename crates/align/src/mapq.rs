@@ -1,0 +1,54 @@
+//! Mapping quality: how likely the reported placement is wrong, from the best score,
+//! the runner-up (found, or bounded by the fast path), how good the best alignment is,
+//! and how much of the search was left unexplored. Calibrated on reads simulated from
+//! real genomes (docs/ALIGNER.md gives the measurements).
+
+use crate::scoring::Scoring;
+
+/// What the mapping quality is computed from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MapqInput {
+    /// Best alignment score.
+    pub best: i32,
+    /// Second-best score at another place, if one was found.
+    pub second: Option<i32>,
+    /// When no second-best was searched for: the most any other placement can score.
+    pub second_bound: Option<i32>,
+    /// Alignments scoring exactly `best` (at different places).
+    pub best_count: usize,
+    /// Read length.
+    pub read_len: usize,
+    /// Fraction of the read covered only by seeds too repetitive to locate fully.
+    pub repetitive_fraction: f32,
+    /// Candidate regions found but not extended.
+    pub unexplored: usize,
+}
+
+/// Highest mapping quality reported.
+pub const MAX_MAPQ: u8 = 60;
+
+/// The mapping quality of a read's best alignment.
+pub fn mapq(scoring: &Scoring, input: &MapqInput) -> u8 {
+    if input.best_count > 1 {
+        // Equally good places: a coin toss (bowtie2 reports 0 or 1 too).
+        return u8::from(input.best_count == 2);
+    }
+    let perfect = scoring.perfect_score(input.read_len);
+    let min = scoring.min_score(input.read_len);
+    // One high-quality mismatch: the unit score differences are measured in.
+    let unit = f64::from((scoring.mismatch_max + scoring.match_bonus).max(1));
+    let fit = (f64::from(input.best - min) / f64::from((perfect - min).max(1)))
+        .clamp(0.0, 1.0)
+        .sqrt();
+    let q = match (input.second, input.second_bound) {
+        // A runner-up was found: 6 per mismatch of difference.
+        (Some(second), _) => 6.0 * f64::from(input.best - second) / unit,
+        // The fast path proved every other place mismatches each of its unique seeds.
+        (None, Some(bound)) => 20.0 + 12.0 * f64::from(input.best - bound) / unit,
+        // The full search found nothing else.
+        (None, None) => f64::from(MAX_MAPQ),
+    };
+    let q = q * fit - 4.343 * (1.0 + input.unexplored as f64).ln();
+    let q = q * (1.0 - f64::from(input.repetitive_fraction)).clamp(0.0, 1.0);
+    q.round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
+}
