@@ -2,4 +2,5 @@
 
 mod support;
 
+mod align;
 mod cli;
