@@ -553,16 +553,18 @@ impl<'i> Aligner<'i> {
         if found.is_empty() {
             return ReadResult::Unaligned(Unaligned::NoAlignment);
         }
-        // Best first; one alignment per place (overlapping spans on one strand).
+        // Best first; each alignment once (two regions may lead to the same one: same
+        // strand and same start or end). Overlapping alignments at other offsets are
+        // distinct places (tandem repeats).
         found.sort_by_key(|&(score, reverse, start, _, _)| {
             (std::cmp::Reverse(score), reverse, start)
         });
         let mut distinct: Vec<(i32, bool, i64, i64, usize)> = Vec::with_capacity(found.len());
         for f in found {
-            let overlaps = distinct
+            let same = distinct
                 .iter()
-                .any(|d| d.1 == f.1 && d.2 < f.3 && f.2 < d.3);
-            if !overlaps {
+                .any(|d| d.1 == f.1 && (d.2 == f.2 || d.3 == f.3));
+            if !same {
                 distinct.push(f);
             }
         }
