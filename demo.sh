@@ -9,3 +9,9 @@ out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
 
 "$sf" --version
+
+# Align simulated reads to the bundled genome piece (end-to-end SAM, then local BAM).
+step "$sf" index -o "$out/align_ref" "$data/index_ref.fa.gz"
+step "$sf" align -x "$out/align_ref" -U "$data/align_reads_150.fq.gz" -S "$out/reads.sam" -p 2
+awk '!/^@/ && n++ < 3' "$out/reads.sam" | cut -f 1-9,12-
+step "$sf" align --local -x "$out/align_ref" -U "$data/align_reads_100.fq.gz" -o "$out/reads.bam" -p 2

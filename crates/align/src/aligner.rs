@@ -85,6 +85,8 @@ struct Prepared {
     dropped_regions: usize,
     /// Fast path: no alignment elsewhere can score more than this.
     second_bound: Option<i32>,
+    /// The read's seeds in the batch's seed store, once searched.
+    smems: Option<Range<usize>>,
 }
 
 /// Which search a round runs.
@@ -113,6 +115,7 @@ pub struct Aligner<'i> {
     job_specs: Vec<usize>,
     extensions: Vec<Option<Extension>>,
     seeds: Vec<Smem>,
+    smem_store: Vec<Smem>,
     fixed: Vec<FixedSeed>,
     tiling_seeds: Vec<FixedSeed>,
     tiling_ranges: Vec<Range<usize>>,
@@ -138,6 +141,7 @@ impl<'i> Aligner<'i> {
             job_specs: Vec::new(),
             extensions: Vec::new(),
             seeds: Vec::new(),
+            smem_store: Vec::new(),
             fixed: Vec::new(),
             tiling_seeds: Vec::new(),
             tiling_ranges: Vec::new(),
@@ -159,6 +163,7 @@ impl<'i> Aligner<'i> {
         self.prepared.clear();
         self.codes.clear();
         self.penalties.clear();
+        self.smem_store.clear();
         for read in reads {
             self.prepare(read);
         }
@@ -447,10 +452,25 @@ impl<'i> Aligner<'i> {
             self.prepared[r].candidates = first..first;
             return;
         }
-        let fwd_start = self.prepared[r].codes.start;
-        let codes = &self.codes[fwd_start..fwd_start + len];
-        self.seeder
-            .seeds(self.index, codes, min_len, &self.params, &mut self.seeds);
+        // All seeds down to the rescue length are found once (the search costs the same
+        // whatever the length cut) and kept for a rescue round.
+        if self.prepared[r].smems.is_none() {
+            let fwd_start = self.prepared[r].codes.start;
+            let codes = &self.codes[fwd_start..fwd_start + len];
+            let shortest = self.params.rescue_seed_len.min(self.params.min_seed_len);
+            self.seeder
+                .seeds(self.index, codes, shortest, &self.params, &mut self.seeds);
+            let start = self.smem_store.len();
+            self.smem_store.extend_from_slice(&self.seeds);
+            self.prepared[r].smems = Some(start..self.smem_store.len());
+        }
+        let stored = self.prepared[r].smems.clone().unwrap_or_default();
+        self.seeds.clear();
+        self.seeds.extend(
+            self.smem_store[stored]
+                .iter()
+                .filter(|m| m.len() >= min_len),
+        );
         let stats = self.seeder.anchors(
             self.index,
             &self.seeds,
