@@ -44,7 +44,7 @@ pub fn mapq(scoring: &Scoring, input: &MapqInput) -> u8 {
         // A runner-up was found: 6 per mismatch of difference.
         (Some(second), _) => 6.0 * f64::from(input.best - second) / unit,
         // The fast path proved every other place mismatches each of its unique seeds.
-        (None, Some(bound)) => 24.0 + 12.0 * f64::from(input.best - bound) / unit,
+        (None, Some(bound)) => 24.0 + 18.0 * f64::from(input.best - bound) / unit,
         // The full search found nothing else.
         (None, None) => f64::from(MAX_MAPQ),
     };
