@@ -52,3 +52,74 @@ pub fn mapq(scoring: &Scoring, input: &MapqInput) -> u8 {
     let q = q * (1.0 - f64::from(input.repetitive_fraction)).clamp(0.0, 1.0);
     q.round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(best: i32, second: Option<i32>, bound: Option<i32>) -> MapqInput {
+        MapqInput {
+            best,
+            second,
+            second_bound: bound,
+            best_count: 1,
+            read_len: 150,
+            repetitive_fraction: 0.0,
+            unexplored: 0,
+        }
+    }
+
+    #[test]
+    fn ties_differences_and_bounds() {
+        let s = Scoring::end_to_end();
+        assert_eq!(
+            mapq(
+                &s,
+                &MapqInput {
+                    best_count: 2,
+                    ..input(-6, Some(-6), None)
+                }
+            ),
+            1
+        );
+        assert_eq!(
+            mapq(
+                &s,
+                &MapqInput {
+                    best_count: 3,
+                    ..input(0, Some(0), None)
+                }
+            ),
+            0
+        );
+        // Larger differences give higher qualities, up to the cap.
+        let by_diff: Vec<u8> = [1, 6, 12, 24, 60]
+            .iter()
+            .map(|d| mapq(&s, &input(-6, Some(-6 - d), None)))
+            .collect();
+        assert!(by_diff.windows(2).all(|w| w[0] < w[1]), "{by_diff:?}");
+        assert_eq!(mapq(&s, &input(0, None, None)), MAX_MAPQ);
+        assert_eq!(mapq(&s, &input(0, None, Some(-30))), MAX_MAPQ);
+        assert!(mapq(&s, &input(-6, None, Some(-8))) >= 20);
+        // Poor alignments, unexplored regions and repeats lower it.
+        assert!(mapq(&s, &input(-80, None, None)) < 30);
+        assert!(
+            mapq(
+                &s,
+                &MapqInput {
+                    unexplored: 10,
+                    ..input(0, None, None)
+                }
+            ) <= 50
+        );
+        assert!(
+            mapq(
+                &s,
+                &MapqInput {
+                    repetitive_fraction: 0.9,
+                    ..input(0, None, None)
+                }
+            ) <= 6
+        );
+    }
+}
