@@ -4,3 +4,4 @@ mod support;
 
 mod align;
 mod cli;
+mod index;

@@ -1,5 +1,5 @@
 //! Times loading an index and running queries on it:
-//! `cargo run --release -p seqfarm-fmindex --example query_speed -- INDEX.sfi [N] [LEN]`.
+//! `cargo run --release -p seqfarm-fmindex --example query_speed -- INDEX.sfi [N] [LEN] [mmap|copy]`.
 //!
 //! Prints one `name<TAB>seconds<TAB>detail` line per measurement: load (memory-mapped,
 //! with and without checksum verification, and copied), N counts of random LEN-mers,
@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use seqfarm_core::nucleotide::AMBIGUOUS;
-use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
+use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions, SmemScratch};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -18,6 +18,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("usage: query_speed INDEX.sfi [N] [LEN]")?;
     let n: usize = args.get(2).map_or(Ok(1_000_000), |s| s.parse())?;
     let len: usize = args.get(3).map_or(Ok(20), |s| s.parse())?;
+    let mode = match args.get(4).map(String::as_str) {
+        None | Some("mmap") => LoadMode::Mmap,
+        Some("copy") => LoadMode::Copy,
+        Some(other) => return Err(format!("unknown load mode {other:?}").into()),
+    };
 
     for (name, mode, verify) in [
         ("load_mmap_verified", LoadMode::Mmap, true),
@@ -38,7 +43,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             index.file_len()
         );
     }
-    let index = FmIndex::open(path, LoadOptions::default())?;
+    let index = FmIndex::open(
+        path,
+        LoadOptions {
+            mode,
+            verify_checksums: true,
+        },
+    )?;
+    println!("queries_on\t0\t{mode:?}-loaded index");
 
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = move || {
@@ -95,6 +107,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         hits.len(),
         secs * 1e9 / hits.len().max(1) as f64,
         index.sa_rate()
+    );
+
+    // SMEMs of 100,000 150-bp reads: genome pieces with a substitution every ~50 bases.
+    let mut reads = Vec::with_capacity(100_000);
+    while reads.len() < 100_000 {
+        let start = next() % (index.genome_len() - 150);
+        reference.fetch_codes(start, start + 150, &mut window);
+        if window.contains(&AMBIGUOUS) {
+            continue;
+        }
+        for base in window.iter_mut() {
+            if next() % 50 == 0 {
+                *base = (*base + 1 + (next() % 3) as u8) % 4;
+            }
+        }
+        reads.push(window.clone());
+    }
+    let mut scratch = SmemScratch::default();
+    let mut smems = Vec::new();
+    let mut total = 0;
+    let t = Instant::now();
+    for read in &reads {
+        index.smems(read, 19, &mut scratch, &mut smems);
+        total += smems.len();
+    }
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "smems\t{secs:.4}\t100000 150-bp reads (2% substitutions), {total} SMEMs of 19+ bases, {:.1} us per read",
+        secs * 1e6 / 1e5
     );
     Ok(())
 }

@@ -76,10 +76,8 @@ impl FmIndex {
                 totals[c] += u64::from(own[c]);
             }
         }
-        for c in 0..4 {
-            if bwt.c[c + 1] - bwt.c[c] != totals[c] {
-                return Err(corrupt("symbol totals do not match the blocks".into()));
-            }
+        if (0..4).any(|c| bwt.c[c + 1] - bwt.c[c] != totals[c]) {
+            return Err(corrupt("symbol totals do not match the blocks".into()));
         }
         if dollar_index != bwt.dollars.len() || bwt.dollars.windows(2).any(|w| w[0].row >= w[1].row)
         {

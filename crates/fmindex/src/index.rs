@@ -238,8 +238,9 @@ impl FmIndex {
         matches!(self.backing, Backing::Copied(_))
     }
 
-    /// The index file's bytes.
-    pub(crate) fn bytes(&self) -> &[u8] {
+    /// The memory holding the whole index (the file mapping, or the anonymous copy):
+    /// what a NUMA policy (`mbind`, `madvise`) would be applied to.
+    pub fn bytes(&self) -> &[u8] {
         self.backing.bytes()
     }
 
@@ -272,7 +273,7 @@ impl FmIndex {
     /// The reference: packed bases plus ambiguity mask, by global coordinate.
     pub fn reference(&self) -> Reference<'_> {
         let bases = PackedBases::new(self.reference_words, self.genome_len())
-            .unwrap_or_else(|| unreachable_bases());
+            .unwrap_or_else(unreachable_bases);
         Reference::new(bases, &self.mask)
     }
 

@@ -81,9 +81,27 @@ fn fill(bwt: &Bwt<'_>, table: &mut [u64], k: u32, depth: u32, code: usize, start
     }
 }
 
-/// The table's length parameter for a text of `text_len` characters: about
-/// `log4(text_len) - 2`, within `8..=12`.
+/// The table's length parameter for a text of `text_len` characters:
+/// `floor(log4(text_len)) - 2` within `8..=12`, so that a table string occurs about 16
+/// to 64 times and the table stays well below the BWT's size.
 pub fn default_kmer_len(text_len: u64) -> u32 {
-    let log4 = (64 - text_len.max(1).leading_zeros()) / 2;
+    let log4 = (63 - text_len.max(1).leading_zeros()) / 2;
     log4.saturating_sub(2).clamp(8, 12)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_length_follows_the_text() {
+        // A. thaliana chr1 (two strands), human chr20, a human genome, a bacterium.
+        assert_eq!(default_kmer_len(60_855_342), 10);
+        assert_eq!(default_kmer_len(119_011_052), 11);
+        assert_eq!(default_kmer_len(6_200_000_000), 12);
+        assert_eq!(default_kmer_len(9_000_000), 9);
+        assert_eq!(default_kmer_len(1_000), 8);
+        assert_eq!(table_len(2), 20);
+        assert_eq!(level_offset(1), 0);
+    }
 }

@@ -24,12 +24,47 @@
 //! multi-threaded; 32-bit values when the text has fewer than 2^31 characters, 64-bit
 //! otherwise) and writes the blocks, samples and k-mer table. [`IndexImage::write_to`]
 //! writes one versioned file (magic, version, parameters, per-section xxh3 checksums,
-//! page-aligned sections, see [`format`]); [`FmIndex::open`] maps it (or copies it into
+//! page-aligned sections, see [`mod@format`]); [`FmIndex::open`] maps it (or copies it into
 //! anonymous memory, [`LoadMode::Copy`]) and uses it in place, with no rebuilding.
 //! [`FmIndex::check`] verifies every invariant.
 //!
 //! Global coordinates number the bases of all contigs in FASTA order from 0;
 //! [`FmIndex::contig_of`] and [`FmIndex::global_of`] convert.
+//!
+//! ```
+//! use seqfarm_core::Strand;
+//! use seqfarm_fmindex::{build, BuildOptions, FmIndex, ReferenceBuilder, SmemScratch};
+//!
+//! let mut reference = ReferenceBuilder::new();
+//! reference.add_contig("chrA", b"GATTACAGATTACANNNNCCTTGGAAT")?;
+//! reference.add_contig("chrB", b"ttccaaggtaatctgtaatc")?;
+//! let image = build(reference, &BuildOptions::default(), &mut |_stage| {})?;
+//! // `image.write_to(file)` writes PREFIX.sfi; `FmIndex::open` maps it. Here: in memory.
+//! let index = FmIndex::from_image(&image)?;
+//!
+//! // GATTACA (codes A=0 C=1 G=2 T=3): twice on chrA +, once on chrB - (as TGTAATC).
+//! let gattaca = [2, 0, 3, 3, 0, 1, 0];
+//! let interval = index.interval(&gattaca);
+//! assert_eq!(interval.size, 3);
+//! let mut hits = Vec::new();
+//! index.locate(interval, 7, 100, &mut hits);
+//! hits.sort();
+//! let (contig, offset) = index.contig_of(hits[2].pos).unwrap();
+//! assert_eq!((index.contigs()[contig].name.as_str(), offset, hits[2].strand), ("chrB", 13, Strand::Reverse));
+//!
+//! // SMEMs of a read: both strands at once; the N run never matches.
+//! let mut scratch = SmemScratch::default();
+//! let mut smems = Vec::new();
+//! index.smems(&[2, 0, 3, 3, 0, 1, 0, 2, 0, 3, 3, 0, 1, 0, 0], 5, &mut scratch, &mut smems);
+//! assert_eq!((smems[0].start, smems[0].end), (0, 14));
+//!
+//! // Reference windows for extension and MD tags (4 = ambiguous).
+//! let mut window = Vec::new();
+//! index.reference().fetch_codes(12, 20, &mut window);
+//! assert_eq!(window, [1, 0, 4, 4, 4, 4, 1, 1]);
+//! assert!(!index.within_one_contig(20, 10));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod batch;
 mod build;

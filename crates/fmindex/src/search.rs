@@ -69,7 +69,7 @@ impl Smem {
     }
 }
 
-/// Reusable buffers for [`Searcher::smems`] (one per worker thread).
+/// Reusable buffers for [`crate::FmIndex::smems`] (one per worker thread).
 #[derive(Debug, Default, Clone)]
 pub struct SmemScratch {
     prev: Vec<(BiInterval, u32)>,

@@ -101,6 +101,26 @@ fn round_trip_in_both_load_modes() {
 }
 
 #[test]
+fn index_is_shared_between_threads() {
+    fn shared<T: Send + Sync>() {}
+    shared::<FmIndex>();
+    let index = index_of(&small_genome(), 16, None, 1);
+    let counts: Vec<u64> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2u8)
+            .map(|c| {
+                let index = &index;
+                scope.spawn(move || index.count(&[c, c, 3 - c]))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(
+        counts,
+        vec![index.count(&[0, 0, 3]), index.count(&[1, 1, 2])]
+    );
+}
+
+#[test]
 fn truncated_files_are_rejected() {
     let bytes = index_bytes();
     let dir = tempfile::tempdir().unwrap();
