@@ -24,6 +24,9 @@ use crate::{Error, Result};
 
 /// Bytes read from the input at a time.
 const READ_BLOCK: u64 = 1 << 16;
+/// A record that has not ended after this many bytes is an error (not sequencing
+/// reads, or line breaks missing): memory stays bounded whatever the input.
+const MAX_RECORD_BYTES: usize = 4 << 20;
 
 /// The two read formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -162,6 +165,13 @@ impl ReadChunker {
                 }
                 None => {
                     let record = self.next_record + chunk.records as u64;
+                    if data.len() - pos > MAX_RECORD_BYTES {
+                        let message = format!(
+                            "record is longer than {} MiB: not FASTQ/FASTA reads, or line breaks are missing",
+                            MAX_RECORD_BYTES >> 20
+                        );
+                        return Err(Error::record(&input.path, record, message));
+                    }
                     let read = match input.by_ref().take(READ_BLOCK).read_to_end(data) {
                         Ok(n) => n,
                         Err(e) => {

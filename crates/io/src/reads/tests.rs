@@ -164,6 +164,16 @@ fn truncated_gzip_is_an_error() {
 }
 
 #[test]
+fn endless_record_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = b"@r\n".to_vec();
+    text.resize(6 << 20, b'A');
+    let p = write(&dir, "endless.fq", &text);
+    let e = read_all(&[p], 10, 1 << 20).unwrap_err().to_string();
+    assert!(e.contains("record 1: record is longer than 4 MiB"), "{e}");
+}
+
+#[test]
 fn empty_input_has_no_reads() {
     let dir = tempfile::tempdir().unwrap();
     let p = write(&dir, "empty.fq", b"");
