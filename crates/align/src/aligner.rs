@@ -72,6 +72,10 @@ enum Outcome {
     Done(Option<Extension>),
 }
 
+/// How far (in diagonals) the fast path looks for a unique seed around the located
+/// one: room for the small indels of sequencing and of the sample.
+const FAST_PATH_SHIFT: usize = 8;
+
 /// A read's decoded forms in the batch arenas.
 #[derive(Debug, Clone, Default)]
 struct Prepared {
@@ -85,6 +89,8 @@ struct Prepared {
     dropped_regions: usize,
     /// Fast path: no alignment elsewhere can score more than this.
     second_bound: Option<i32>,
+    /// Fast path: how many of its seeds occur exactly once.
+    unique_seeds: usize,
     /// The read's seeds in the batch's seed store, once searched.
     smems: Option<Range<usize>>,
 }
@@ -196,13 +202,22 @@ impl<'i> Aligner<'i> {
         }
     }
 
-    /// Whether a fast-path result stands: aligned, and at least as good as anything
-    /// elsewhere could be.
+    /// Whether a fast-path result stands: aligned, and better than anything elsewhere
+    /// could be. With a single unique seed (a read mostly in a repeat) the margin over
+    /// the bound must be four mismatches or more; otherwise the full search looks for
+    /// the runner-up, which the mapping quality needs.
     fn settled(&self, r: usize, result: &ReadResult) -> bool {
-        match (result, self.prepared[r].second_bound) {
-            (ReadResult::Aligned { placements, .. }, Some(bound)) => {
-                placements.first().is_some_and(|p| p.score > bound)
-            }
+        let prepared = &self.prepared[r];
+        let scoring = &self.params.scoring;
+        let margin = if prepared.unique_seeds >= 2 {
+            1
+        } else {
+            4 * (scoring.mismatch_max + scoring.match_bonus)
+        };
+        match (result, prepared.second_bound) {
+            (ReadResult::Aligned { placements, .. }, Some(bound)) => placements
+                .first()
+                .is_some_and(|p| p.score >= bound + margin),
             _ => false,
         }
     }
@@ -359,9 +374,9 @@ impl<'i> Aligner<'i> {
     }
 
     /// The fast path: tiling seeds (`n`-th tiling of this round) whose unique ones all
-    /// lie on one diagonal give one candidate, and a bound on any other placement's
-    /// score (another place mismatches every seed that occurs at most once).
-    /// `false` when it does not apply.
+    /// lie on one diagonal (give or take a small indel) give one candidate, and a bound
+    /// on any other placement's score (another place mismatches every seed that occurs
+    /// at most once). `false` when it does not apply.
     fn fast_candidate(&mut self, r: usize, n: usize) -> bool {
         let first = self.candidates.len();
         let len = (self.prepared[r].codes.end - self.prepared[r].codes.start) / 2;
@@ -371,10 +386,9 @@ impl<'i> Aligner<'i> {
         fixed.clear();
         fixed.extend_from_slice(&self.tiling_seeds[self.tiling_ranges[n].clone()]);
         let unique: Vec<FixedSeed> = fixed.iter().filter(|s| s.count == 1).copied().collect();
-        let hit = if unique.len() >= 2 {
-            self.seeder.locate_one(self.index, &unique[0], k)
-        } else {
-            None
+        let hit = match unique.first() {
+            Some(seed) => self.seeder.locate_one(self.index, seed, k),
+            None => None,
         };
         let region = hit.and_then(|hit| {
             let reverse = hit.strand == Strand::Reverse;
@@ -388,7 +402,8 @@ impl<'i> Aligner<'i> {
             let diagonal = hit.pos as i64 - oriented(&unique[0]) as i64;
             let (contig, _) = self.index.contig_of(hit.pos)?;
             let info = &self.index.contigs()[contig];
-            let (lo, hi) = (diagonal, diagonal + len as i64);
+            let shift = FAST_PATH_SHIFT as i64;
+            let (lo, hi) = (diagonal - shift, diagonal + len as i64 + shift);
             if lo < info.offset as i64 || hi > (info.offset + info.len) as i64 {
                 return None;
             }
@@ -396,14 +411,23 @@ impl<'i> Aligner<'i> {
                 .reference()
                 .fetch_codes(lo as u64, hi as u64, &mut self.scratch);
             let (codes, _) = self.oriented(r, reverse);
-            let all_here = unique.iter().all(|s| {
+            // Each unique seed must match exactly on the diagonal or one shifted by a
+            // small indel; the nearest shift wins.
+            let (mut low, mut high) = (0i64, 0i64);
+            for s in &unique {
                 let q = oriented(s);
-                codes[q..q + k] == self.scratch[q..q + k]
-            });
-            all_here.then_some(Region {
+                let piece = &codes[q..q + k];
+                let found = (0..=shift).flat_map(|d| [d, -d]).find(|&d| {
+                    let at = (q as i64 + shift + d) as usize;
+                    &self.scratch[at..at + k] == piece
+                })?;
+                low = low.min(found);
+                high = high.max(found);
+            }
+            Some(Region {
                 reverse,
-                diagonal_min: diagonal,
-                diagonal_max: diagonal,
+                diagonal_min: diagonal + low,
+                diagonal_max: diagonal + high,
                 main_diagonal: diagonal,
                 anchor_ref: hit.pos,
                 weight: (unique.len() * k) as u32,
@@ -432,6 +456,7 @@ impl<'i> Aligner<'i> {
                     })
                     .sum();
                 self.prepared[r].second_bound = Some(scoring.perfect_score(len) - loss);
+                self.prepared[r].unique_seeds = unique.len();
                 self.prepared[r].stats = SeedStats::default();
                 self.prepared[r].dropped_regions = 0;
                 self.queue(r, &region, len);
@@ -600,6 +625,7 @@ impl<'i> Aligner<'i> {
                 second: second_best,
                 best_count: ties,
                 second_bound: prepared.second_bound,
+                unique_seeds: prepared.unique_seeds,
                 read_len: len,
                 repetitive_fraction: prepared.stats.repetitive_fraction,
                 unexplored: prepared.dropped_regions,

@@ -14,6 +14,8 @@ pub struct MapqInput {
     pub second: Option<i32>,
     /// When no second-best was searched for: the most any other placement can score.
     pub second_bound: Option<i32>,
+    /// How many of the seeds behind `second_bound` occur exactly once in the genome.
+    pub unique_seeds: usize,
     /// Alignments scoring exactly `best` (at different places).
     pub best_count: usize,
     /// Read length.
@@ -44,7 +46,13 @@ pub fn mapq(scoring: &Scoring, input: &MapqInput) -> u8 {
         // A runner-up was found: 6 per mismatch of difference.
         (Some(second), _) => 6.0 * f64::from(input.best - second) / unit,
         // The fast path proved every other place mismatches each of its unique seeds.
-        (None, Some(bound)) => 24.0 + 18.0 * f64::from(input.best - bound) / unit,
+        // The bound is a worst case: with two unique seeds or more, real alternatives
+        // are far below it (no such read was misplaced in the calibration sets); with
+        // one, the read is mostly repeat and the bound is taken as the runner-up.
+        (None, Some(bound)) if input.unique_seeds >= 2 => {
+            24.0 + 18.0 * f64::from(input.best - bound) / unit
+        }
+        (None, Some(bound)) => 6.0 * f64::from(input.best - bound) / unit,
         // The full search found nothing else.
         (None, None) => f64::from(MAX_MAPQ),
     };
@@ -62,6 +70,7 @@ mod tests {
             best,
             second,
             second_bound: bound,
+            unique_seeds: 3,
             best_count: 1,
             read_len: 150,
             repetitive_fraction: 0.0,
