@@ -63,13 +63,17 @@ struct Candidate {
     window: Range<usize>,
     window_start: i64,
     band: usize,
-    /// Index into the batch's job list, or the ungapped result.
+    /// `Pending` until its job has run, then its best extension (if any reaches the
+    /// minimum score).
     outcome: Outcome,
 }
 
+/// Where a candidate's alignment stands.
 #[derive(Debug, Clone)]
 enum Outcome {
+    /// Queued for the batch's SIMD extension.
     Pending,
+    /// Aligned (ungapped shortcut or extension), or found nothing valid.
     Done(Option<Extension>),
 }
 
