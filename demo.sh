@@ -13,6 +13,7 @@ step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
 # flagstat: samtools-identical FLAG statistics, parallel through the BAM index.
 step "$sf" flagstat -t 2 "$data/bam/chm1.bam"
 step "$sf" flagstat -O tsv "$data/bam/sarscov2.bam"
+
 # Index a small genome (E. coli and human chr20 pieces; chr20 starts with 60 kbp of N) and
 # look up a few patterns on both strands.
 step "$sf" index -t 2 -o "$out/piece" "$data/index_ref.fa.gz"
@@ -31,3 +32,8 @@ step awk '$4 + $5 > 0' "$out/windows.tsv"
 
 # Smith-Waterman search: 10 UniProt queries against 1,500 UniProt sequences, 2 best hits each.
 step "$sf" search --top 2 "$data/sw_q10.fa" "$data/sw_db1500.fa.gz"
+
+# Align simulated reads to the genome piece indexed above (end-to-end SAM, then local BAM).
+step "$sf" align -x "$out/piece" -U "$data/align_reads_150.fq.gz" -S "$out/reads.sam" -p 2
+awk '!/^@/ && n++ < 3' "$out/reads.sam" | cut -f 1-9,12-
+step "$sf" align --local -x "$out/piece" -U "$data/align_reads_100.fq.gz" -o "$out/reads.bam" -p 2

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod align;
 mod cli;
 mod count;
 mod flagstat;

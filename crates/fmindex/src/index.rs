@@ -325,6 +325,12 @@ impl FmIndex {
         crate::batch::count_many(&self.bwt, self.kmers, self.kmer_len, patterns, out)
     }
 
+    /// [`FmIndex::interval`] of many patterns into `out` (cleared first), 16 searches
+    /// in lock step with prefetching (a read aligner's seeds, all at once).
+    pub fn intervals_many<P: AsRef<[u8]>>(&self, patterns: &[P], out: &mut Vec<BiInterval>) {
+        crate::intervals::intervals_many(&self.searcher(), patterns, out)
+    }
+
     /// The interval of `c·P` from that of `P`. O(1).
     pub fn extend_left(&self, interval: BiInterval, c: u8) -> BiInterval {
         self.searcher().extend_left(interval, c)

@@ -72,6 +72,7 @@ mod check;
 mod error;
 pub mod format;
 mod index;
+mod intervals;
 mod kmer;
 mod occ;
 mod reference;

@@ -9,6 +9,10 @@
 //! * [`vcf`]: the site columns of a VCF, streamed;
 //! * [`bed`]: BED regions read the way bedtools reads them;
 //! * [`fasta_chunks`]: FASTA cut into chunks of whole records for farm workers to parse;
+//! * [`sam`]: SAM text and BAM records from one record type, header, BGZF compression
+//!   of whole batches (workers compress, the collector concatenates);
+//! * [`reads`]: FASTQ/FASTA reads cut into chunks at record boundaries (a farm's
+//!   emitter) and parsed and checked by the workers;
 //! * [`output`]: an output written to a temporary file beside its destination and renamed
 //!   into place only when complete, so a failed run never leaves a file that looks whole;
 //!   an existing destination is refused unless overwriting is allowed;
@@ -31,6 +35,8 @@ pub mod fasta;
 pub mod fasta_chunks;
 pub mod input;
 pub mod output;
+pub mod reads;
+pub mod sam;
 pub mod vcf;
 
 mod error;

@@ -1,4 +1,5 @@
 //! One module per subcommand: argument struct and the farm it runs.
+pub mod align;
 pub mod count;
 pub mod flagstat;
 pub mod index;

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Accuracy and speed of `seqfarm align` next to bowtie2 (end-to-end and --local),
+# bwa mem and minimap2 -ax sr, on reads simulated from real genomes, plus the mapping
+# rate and agreement with bwa mem on real runs. Prints markdown tables.
+#
+#   bench/align.sh [GENOME_DIR] [READS_DIR]
+#
+# GENOME_DIR defaults to $SEQFARM_SHARED_DATA/genomes, READS_DIR to
+# $SEQFARM_SHARED_DATA/reads ($SEQFARM_SHARED_DATA: ../shared/data relative to the
+# repository). Generated data (simulated reads, every tool's index)
+# is kept under $SEQFARM_BENCH_DATA/align (default /tmp/seqfarm-bench/align) and
+# reused. Environment: THREADS (2), READS (100000 per set), REPS (3 timed runs per
+# tool, alternating, median reported), GENOMES (chr20 athal celegans mtb), LENGTHS
+# (150 100). Needs seqan-apps (mason), bowtie2, bwa, minimap2, samtools, GNU time.
+#
+# Simulation: mason_variator --snp-rate 0.001 --small-indel-rate 0.0001 gives the
+# sample's variants; mason_simulator draws single-end reads from the variant genome
+# with --illumina-prob-mismatch-scale 2.5 and writes the true alignments. A read is
+# correct when its primary alignment is on the true contig and strand, leftmost
+# position within 50 bp of the true one (bench/align_eval.awk).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+shared=${SEQFARM_SHARED_DATA:-$repo/../shared/data}
+genomes_dir=${1:-$shared/genomes}
+reads_dir=${2:-$shared/reads}
+[ -d "$genomes_dir" ] || { echo "no genome directory $genomes_dir (give it as the first argument)" >&2; exit 1; }
+work=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}/align
+threads=${THREADS:-2}
+nreads=${READS:-100000}
+reps=${REPS:-3}
+genomes=${GENOMES:-chr20 athal celegans mtb}
+lengths=${LENGTHS:-150 100}
+mason=/usr/lib/seqan/bin
+mkdir -p "$work"
+cargo build --release --quiet
+sf=$repo/target/release/seqfarm
+eval_awk=$repo/bench/align_eval.awk
+
+genome_file() {
+  case $1 in
+    chr20) echo "$genomes_dir/human_GRCh37_chr20.fa.gz" ;;
+    athal) echo "$genomes_dir/Athaliana_TAIR10_chr1.fna.gz" ;;
+    celegans) echo "$genomes_dir/Celegans_ce2_chrX.fa.gz" ;;
+    mtb) echo "$genomes_dir/Mtuberculosis_H37Rv.fna.gz" ;;
+    *) echo "unknown genome $1" >&2; exit 1 ;;
+  esac
+}
+
+# Builds every tool's index of a FASTA once: PREFIX.{sfi,bwa.*,bt2.*,mmi}.
+index_all() {
+  local fa=$1 prefix=$2
+  [ -s "$prefix.sfi" ] || "$sf" index -t "$threads" -o "$prefix" "$fa" >/dev/null 2>&1
+  [ -s "$prefix.bwa.bwt" ] || bwa index -p "$prefix.bwa" "$fa" >/dev/null 2>&1
+  [ -s "$prefix.bt2.1.bt2" ] || [ -s "$prefix.bt2.1.bt2l" ] ||
+    bowtie2-build --threads "$threads" "$fa" "$prefix.bt2" >/dev/null 2>&1
+  [ -s "$prefix.mmi" ] || minimap2 -x sr -d "$prefix.mmi" "$fa" >/dev/null 2>&1
+}
+
+# The command line of TOOL mapping READS to PREFIX into OUT (SAM).
+command_for() {
+  local tool=$1 prefix=$2 reads=$3 out=$4
+  case $tool in
+    seqfarm) echo "$sf align -p $threads -x $prefix -U $reads -S $out --force" ;;
+    seqfarm-local) echo "$sf align --local -p $threads -x $prefix -U $reads -S $out --force" ;;
+    bowtie2) echo "bowtie2 -p $threads -x $prefix.bt2 -U $reads -S $out" ;;
+    bowtie2-local) echo "bowtie2 --local -p $threads -x $prefix.bt2 -U $reads -S $out" ;;
+    bwa-mem) echo "bwa mem -t $threads $prefix.bwa $reads -o $out" ;;
+    minimap2-sr) echo "minimap2 -ax sr -t $threads $prefix.mmi $reads -o $out" ;;
+  esac
+}
+
+tools="seqfarm bowtie2 seqfarm-local bowtie2-local bwa-mem minimap2-sr"
+
+# Runs every tool REPS times, alternating; leaves "tool wall user rss" lines (medians)
+# in $work/times.txt and each tool's last SAM in $work/out.TOOL.sam.
+time_tools() {
+  local prefix=$1 reads=$2
+  : > "$work/times.raw"
+  for rep in $(seq "$reps"); do
+    for tool in $tools; do
+      local cmd
+      cmd=$(command_for "$tool" "$prefix" "$reads" "$work/out.$tool.sam")
+      /usr/bin/time -f "$tool %e %U %M" -a -o "$work/times.raw" $cmd >/dev/null 2>"$work/err.$tool.txt" ||
+        { echo "$tool failed:"; cat "$work/err.$tool.txt"; exit 1; } >&2
+    done
+  done
+  awk '{ w[$1] = w[$1] " " $2; u[$1] = u[$1] " " $3; m[$1] = ($4 > m[$1] ? $4 : m[$1]) }
+    function median(s,   a, n, i, j, t) { n = split(s, a, " ")
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+      return a[int((n + 1) / 2)] }
+    END { for (t in w) print t, median(w[t]), median(u[t]), m[t] }' "$work/times.raw" > "$work/times.txt"
+}
+
+echo "# seqfarm align benchmark"
+echo
+echo "$(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $threads threads, $reps alternating runs per tool (median wall time), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "Versions: $("$sf" --version), $(bowtie2 --version 2>/dev/null | head -1 | awk '{print "bowtie2 " $3}'), bwa $(bwa 2>&1 | awk '/Version/ {print $2}'), minimap2 $(minimap2 --version)"
+echo
+for g in $genomes; do
+  fa_gz=$(genome_file "$g")
+  fa=$work/$g.fa
+  [ -s "$fa" ] || zcat "$fa_gz" > "$fa"
+  [ -s "$work/$g.var.vcf" ] ||
+    "$mason/mason_variator" -ir "$fa" -ov "$work/$g.var.vcf" --snp-rate 0.001 \
+      --small-indel-rate 0.0001 --seed 7 -q >/dev/null 2>&1
+  index_all "$fa" "$work/$g"
+  for len in $lengths; do
+    reads=$work/$g.$len.$nreads.fq
+    truth=$work/$g.$len.$nreads.truth.sam
+    [ -s "$reads" ] ||
+      "$mason/mason_simulator" -ir "$fa" -iv "$work/$g.var.vcf" -n "$nreads" \
+        --illumina-read-length "$len" --illumina-prob-mismatch-scale 2.5 --seed 11 \
+        -o "$reads" -oa "$truth" -q >/dev/null 2>&1
+    time_tools "$work/$g" "$reads"
+    echo "## $g, $nreads reads of $len bp (load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
+    echo
+    echo "| tool | wall s | vs bwa mem | user s | max RSS MB | reads | correct % | MAPQ>=1 mapped % / wrong | MAPQ>=10 | MAPQ>=20 | MAPQ>=30 |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|"
+    bwa_wall=$(awk '$1 == "bwa-mem" {print $2}' "$work/times.txt")
+    for tool in $tools; do
+      read -r wall user rss < <(awk -v t="$tool" '$1 == t {print $2, $3, $4}' "$work/times.txt")
+      awk -v tool="$tool" -v wall="$wall" -v user="$user" -v rss="$rss" -v bwa="$bwa_wall" -F'\t' '{
+        printf "| %s | %.2f | %.2fx | %.2f | %.0f | %d | %.3f | %.2f / %d | %.2f / %d | %.2f / %d | %.2f / %d |\n",
+          tool, wall, wall / bwa, user, rss / 1024, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' \
+        < <(awk -f "$eval_awk" "$truth" "$work/out.$tool.sam")
+    done
+    echo
+  done
+done
+
+# Real runs: first reads of each pair, against the reference shipped beside them.
+echo "## Real reads (read 1 of each run, single-end): mapping rate and agreement with bwa mem"
+echo
+echo "Agreement: reads mapped by both tools whose primary alignments are on the same contig and strand with leftmost positions within 50 bp, as a % of reads bwa mem maps with MAPQ >= 20."
+echo
+echo "| run | reads | tool | mapped % | MAPQ>=20 % | agreement with bwa mem % | wall s |"
+echo "|---|---|---|---|---|---|---|"
+run_real() {
+  local name=$1 reads=$2 ref=$3
+  local prefix=$work/real.$name
+  [ -s "$prefix.fa" ] || { if [[ $ref == *.gz ]]; then zcat "$ref"; else cat "$ref"; fi; } > "$prefix.fa"
+  index_all "$prefix.fa" "$prefix"
+  time_tools "$prefix" "$reads"
+  local n
+  n=$(awk '!/^@/ && int($2 / 256) % 2 == 0 && int($2 / 2048) % 2 == 0' "$work/out.bwa-mem.sam" | wc -l)
+  for tool in $tools; do
+    local wall
+    wall=$(awk -v t="$tool" '$1 == t {print $2}' "$work/times.txt")
+    awk -v tool="$tool" -v name="$name" -v n="$n" -v wall="$wall" '
+      function bit(f, b) { return int(f / b) % 2 }
+      # bwa mem drops a trailing /1 or /2 from read names; compare without it.
+      { sub(/\/[12]$/, "", $1) }
+      FNR == NR { if (/^@/ || bit($2, 256) || bit($2, 2048) || bit($2, 4)) next
+                  if ($5 >= 20) { bc[$1] = $3; bp[$1] = $4; bs[$1] = bit($2, 16); b20++ } next }
+      /^@/ || bit($2, 256) || bit($2, 2048) { next }
+      { total++ }
+      bit($2, 4) { next }
+      { mapped++; if ($5 >= 20) q20++
+        if (($1 in bc) && bc[$1] == $3 && bs[$1] == bit($2, 16) && $4 - bp[$1] <= 50 && bp[$1] - $4 <= 50) agree++ }
+      END { printf "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f |\n", name, total, tool,
+              100 * mapped / total, 100 * q20 / total, 100 * agree / b20, wall }' \
+      "$work/out.bwa-mem.sam" "$work/out.$tool.sam"
+  done
+}
+run_real NA12878_chrM "$reads_dir/human_NA12878_chrM/NA12878_chrM_R1.fq.gz" "$reads_dir/human_NA12878_chrM/hg19_chrM_chrYtrunc.fa.gz"
+run_real CHM1_chr1 "$reads_dir/human_CHM1_chr1_100kb/CHM1_R1.fq.gz" "$reads_dir/human_CHM1_chr1_100kb/GRCh37_miniReference_chr1_chr2_100kb.fa.gz"
+run_real HIV1_miseq "$reads_dir/HIV1_iva_miseq/reads_1.fq.gz" "$reads_dir/HIV1_iva_miseq/reference.fasta"
+run_real SARSCoV2 "$reads_dir/SARSCoV2_SRR11728627/SRR11728627.fq.gz" "$reads_dir/SARSCoV2_SRR11728627/NC_045512.2.fasta"

@@ -1,0 +1,533 @@
+//! Aligning a batch of reads: seeds and regions per read, all extensions of the batch
+//! in one SIMD pass, then the best placement, the runner-up and the mapping quality.
+
+mod fast;
+
+use std::ops::Range;
+
+use seqfarm_core::nucleotide::{encode, AMBIGUOUS};
+use seqfarm_fmindex::{BiInterval, FmIndex, Smem};
+
+use crate::candidate::{band_for, fetch_window, n_columns, place, ungapped, Placement};
+use crate::chain::{regions, Region};
+use crate::dp::{ExtendJob, Extender, Extension};
+use crate::mapq::{mapq, MapqInput};
+use crate::params::AlignParams;
+use crate::seed::{Anchor, FixedSeed, SeedStats, Seeder};
+
+/// A read to align: name (for tie-breaking only), bases (letters), Phred qualities
+/// (`None`: scored as quality 40, as bowtie2 scores FASTA reads).
+#[derive(Debug, Clone, Copy)]
+pub struct ReadInput<'a> {
+    /// The read's name.
+    pub name: &'a [u8],
+    /// Its bases as letters.
+    pub bases: &'a [u8],
+    /// Its Phred qualities.
+    pub qualities: Option<&'a [u8]>,
+}
+
+/// Why a read has no alignment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unaligned {
+    /// The read is empty (bowtie2's `YF:Z:LN`).
+    Empty,
+    /// More N than the N ceiling allows (`YF:Z:NS`).
+    TooManyNs,
+    /// No alignment reaches the minimum score.
+    NoAlignment,
+}
+
+/// The outcome for one read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadResult {
+    /// Placements, best first (the primary), at most `report` of them; the second-best
+    /// score at another place (`XS`) and the mapping quality.
+    Aligned {
+        /// The placements.
+        placements: Vec<Placement>,
+        /// Best score elsewhere.
+        second_best: Option<i32>,
+        /// Mapping quality of the primary.
+        mapq: u8,
+    },
+    /// No alignment.
+    Unaligned(Unaligned),
+}
+
+/// One region to extend: where its window lives and how it was (or will be) aligned.
+#[derive(Debug, Clone)]
+struct Candidate {
+    read: usize,
+    reverse: bool,
+    window: Range<usize>,
+    window_start: i64,
+    band: usize,
+    /// `Pending` until its job has run, then its best extension (if any reaches the
+    /// minimum score).
+    outcome: Outcome,
+}
+
+/// Where a candidate's alignment stands.
+#[derive(Debug, Clone)]
+enum Outcome {
+    /// Queued for the batch's SIMD extension.
+    Pending,
+    /// Aligned (ungapped shortcut or extension), or found nothing valid.
+    Done(Option<Extension>),
+}
+
+/// How far (in diagonals) the fast path looks for a unique seed around the located
+/// one: room for the small indels of sequencing and of the sample.
+const FAST_PATH_SHIFT: usize = 8;
+
+/// A read's decoded forms in the batch arenas.
+#[derive(Debug, Clone, Default)]
+struct Prepared {
+    /// Codes: forward at `codes`, reverse complement right after.
+    codes: Range<usize>,
+    /// Penalties, same layout.
+    penalties: Range<usize>,
+    candidates: Range<usize>,
+    stats: SeedStats,
+    /// Regions found but not extended (below the drop ratio or past the limit).
+    dropped_regions: usize,
+    /// Fast path: no alignment elsewhere can score more than this.
+    second_bound: Option<i32>,
+    /// Fast path: how many of its seeds occur exactly once.
+    unique_seeds: usize,
+    /// The read's seeds in the batch's seed store, once searched.
+    smems: Option<Range<usize>>,
+}
+
+/// Which search a round runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Round {
+    /// The fast path where it applies, else the full search.
+    First,
+    /// The full search (reads the fast path could not settle).
+    Full,
+    /// The full search with short seeds (reads nothing aligned yet).
+    Rescue,
+}
+
+/// Aligns batches of reads against one index; one per worker thread (it keeps the
+/// buffers and the SIMD extender).
+pub struct Aligner<'i> {
+    index: &'i FmIndex,
+    params: AlignParams,
+    seeder: Seeder,
+    extender: Extender,
+    prepared: Vec<Prepared>,
+    codes: Vec<u8>,
+    penalties: Vec<i16>,
+    windows: Vec<u8>,
+    candidates: Vec<Candidate>,
+    job_specs: Vec<usize>,
+    extensions: Vec<Option<Extension>>,
+    seeds: Vec<Smem>,
+    smem_store: Vec<Smem>,
+    fixed: Vec<FixedSeed>,
+    tiling_seeds: Vec<FixedSeed>,
+    tiling_ranges: Vec<Range<usize>>,
+    tiling_intervals: Vec<BiInterval>,
+    anchors: Vec<Anchor>,
+    regions: Vec<Region>,
+    scratch: Vec<u8>,
+}
+
+impl<'i> Aligner<'i> {
+    /// An aligner for `index` with `params`.
+    pub fn new(index: &'i FmIndex, params: AlignParams) -> Self {
+        Self {
+            index,
+            params,
+            seeder: Seeder::default(),
+            extender: Extender::new(),
+            prepared: Vec::new(),
+            codes: Vec::new(),
+            penalties: Vec::new(),
+            windows: Vec::new(),
+            candidates: Vec::new(),
+            job_specs: Vec::new(),
+            extensions: Vec::new(),
+            seeds: Vec::new(),
+            smem_store: Vec::new(),
+            fixed: Vec::new(),
+            tiling_seeds: Vec::new(),
+            tiling_ranges: Vec::new(),
+            tiling_intervals: Vec::new(),
+            anchors: Vec::new(),
+            regions: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &AlignParams {
+        &self.params
+    }
+
+    /// Aligns `reads`; `results[i]` is read `i`'s outcome. Each read's result depends
+    /// on that read alone.
+    pub fn align_batch(&mut self, reads: &[ReadInput<'_>], results: &mut Vec<ReadResult>) {
+        self.prepared.clear();
+        self.codes.clear();
+        self.penalties.clear();
+        self.smem_store.clear();
+        for read in reads {
+            self.prepare(read);
+        }
+        results.clear();
+        results.resize(reads.len(), ReadResult::Unaligned(Unaligned::NoAlignment));
+        let all: Vec<usize> = (0..reads.len()).collect();
+        self.align_round(reads, &all, Round::First, results);
+        let unsettled: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&r| self.prepared[r].second_bound.is_some() && !self.settled(r, &results[r]))
+            .collect();
+        if !unsettled.is_empty() {
+            self.align_round(reads, &unsettled, Round::Full, results);
+        }
+        let unaligned: Vec<usize> = all
+            .into_iter()
+            .filter(|&r| results[r] == ReadResult::Unaligned(Unaligned::NoAlignment))
+            .collect();
+        if !unaligned.is_empty() && self.params.rescue_seed_len < self.params.min_seed_len {
+            self.align_round(reads, &unaligned, Round::Rescue, results);
+        }
+        for (r, read) in reads.iter().enumerate() {
+            let len = read.bases.len();
+            if len == 0 {
+                results[r] = ReadResult::Unaligned(Unaligned::Empty);
+            } else if self.n_count(r) > self.params.scoring.max_ns(len) {
+                results[r] = ReadResult::Unaligned(Unaligned::TooManyNs);
+            }
+        }
+    }
+
+    fn n_count(&self, r: usize) -> usize {
+        let p = &self.prepared[r];
+        let len = (p.codes.end - p.codes.start) / 2;
+        self.codes[p.codes.start..p.codes.start + len]
+            .iter()
+            .filter(|&&c| c >= AMBIGUOUS)
+            .count()
+    }
+
+    /// Decodes a read and its reverse complement into the arenas.
+    fn prepare(&mut self, read: &ReadInput<'_>) {
+        let len = read.bases.len();
+        let start = self.codes.len();
+        self.codes.extend(
+            read.bases
+                .iter()
+                .map(|&b| encode(b).unwrap_or(AMBIGUOUS).min(AMBIGUOUS)),
+        );
+        for i in (start..start + len).rev() {
+            let c = self.codes[i];
+            self.codes.push(if c < 4 { 3 - c } else { c });
+        }
+        let pstart = self.penalties.len();
+        let scoring = &self.params.scoring;
+        match read.qualities {
+            Some(q) => self
+                .penalties
+                .extend(q.iter().map(|&q| scoring.mismatch_penalty(q) as i16)),
+            None => self.penalties.extend(std::iter::repeat_n(
+                scoring.mismatch_penalty(40) as i16,
+                len,
+            )),
+        }
+        for i in (pstart..pstart + len).rev() {
+            let p = self.penalties[i];
+            self.penalties.push(p);
+        }
+        self.prepared.push(Prepared {
+            codes: start..start + 2 * len,
+            penalties: pstart..pstart + 2 * len,
+            ..Prepared::default()
+        });
+    }
+
+    /// The oriented codes and penalties of read `r`.
+    fn oriented(&self, r: usize, reverse: bool) -> (&[u8], &[i16]) {
+        let p = &self.prepared[r];
+        let len = (p.codes.end - p.codes.start) / 2;
+        let (c, q) = if reverse {
+            (p.codes.start + len, p.penalties.start + len)
+        } else {
+            (p.codes.start, p.penalties.start)
+        };
+        (&self.codes[c..c + len], &self.penalties[q..q + len])
+    }
+
+    /// Seeds, regions and extensions for reads `which`; fills their results.
+    fn align_round(
+        &mut self,
+        reads: &[ReadInput<'_>],
+        which: &[usize],
+        round: Round,
+        results: &mut [ReadResult],
+    ) {
+        self.candidates.clear();
+        self.windows.clear();
+        self.job_specs.clear();
+        let fast_path =
+            round == Round::First && self.params.fast_seed_len > 0 && self.params.report == 1;
+        if fast_path {
+            self.seed_tilings(which);
+        }
+        for (n, &r) in which.iter().enumerate() {
+            self.prepared[r].second_bound = None;
+            let fast = fast_path && self.fast_candidate(r, n);
+            if !fast {
+                let min_len = match round {
+                    Round::Rescue => self.params.rescue_seed_len,
+                    _ => self.params.min_seed_len,
+                };
+                self.find_candidates(r, min_len);
+            }
+        }
+        let jobs: Vec<ExtendJob<'_>> = self
+            .job_specs
+            .iter()
+            .map(|&c| {
+                let cand = &self.candidates[c];
+                let p = &self.prepared[cand.read];
+                let len = (p.codes.end - p.codes.start) / 2;
+                let (codes, penalties) = if cand.reverse {
+                    (
+                        &self.codes[p.codes.start + len..p.codes.end],
+                        &self.penalties[p.penalties.start + len..p.penalties.end],
+                    )
+                } else {
+                    (
+                        &self.codes[p.codes.start..p.codes.start + len],
+                        &self.penalties[p.penalties.start..p.penalties.start + len],
+                    )
+                };
+                ExtendJob {
+                    read: codes,
+                    penalties,
+                    window: &self.windows[cand.window.clone()],
+                    band: cand.band,
+                    min_score: self.params.scoring.min_score(len),
+                }
+            })
+            .collect();
+        self.extender
+            .extend(&jobs, &self.params.scoring, &mut self.extensions);
+        drop(jobs);
+        for (j, &c) in self.job_specs.iter().enumerate() {
+            let ext = self.extensions[j].take();
+            self.candidates[c].outcome = Outcome::Done(ext);
+        }
+        for &r in which {
+            results[r] = self.conclude(r, &reads[r]);
+        }
+    }
+
+    /// Seeds read `r`, groups anchors into regions and queues the best ones.
+    fn find_candidates(&mut self, r: usize, min_len: u32) {
+        let first = self.candidates.len();
+        let len = (self.prepared[r].codes.end - self.prepared[r].codes.start) / 2;
+        if len == 0 {
+            self.prepared[r].candidates = first..first;
+            return;
+        }
+        // All seeds down to the rescue length are found once (the search costs the same
+        // whatever the length cut) and kept for a rescue round.
+        if self.prepared[r].smems.is_none() {
+            let fwd_start = self.prepared[r].codes.start;
+            let codes = &self.codes[fwd_start..fwd_start + len];
+            let shortest = self.params.rescue_seed_len.min(self.params.min_seed_len);
+            self.seeder
+                .seeds(self.index, codes, shortest, &self.params, &mut self.seeds);
+            let start = self.smem_store.len();
+            self.smem_store.extend_from_slice(&self.seeds);
+            self.prepared[r].smems = Some(start..self.smem_store.len());
+        }
+        let stored = self.prepared[r].smems.clone().unwrap_or_default();
+        self.seeds.clear();
+        self.seeds.extend(
+            self.smem_store[stored]
+                .iter()
+                .filter(|m| m.len() >= min_len),
+        );
+        let stats = self.seeder.anchors(
+            self.index,
+            &self.seeds,
+            len,
+            &self.params,
+            &mut self.anchors,
+        );
+        regions(&mut self.anchors, len, &mut self.regions);
+        let best_weight = self.regions.first().map_or(0, |g| g.weight);
+        let cutoff = (best_weight as f32 * self.params.drop_ratio) as u32;
+        let kept = self
+            .regions
+            .iter()
+            .take(self.params.max_candidates)
+            .take_while(|g| g.weight >= cutoff)
+            .count();
+        self.prepared[r].stats = stats;
+        self.prepared[r].dropped_regions = self.regions.len() - kept;
+        let regions = std::mem::take(&mut self.regions);
+        for region in &regions[..kept] {
+            self.queue(r, region, len);
+        }
+        self.regions = regions;
+        self.prepared[r].candidates = first..self.candidates.len();
+    }
+
+    /// Builds the window of `region` and aligns it ungapped or queues a job.
+    fn queue(&mut self, r: usize, region: &Region, len: usize) {
+        let Some((contig, _)) = self.index.contig_of(region.anchor_ref) else {
+            return;
+        };
+        let info = &self.index.contigs()[contig];
+        let scoring = &self.params.scoring;
+        let spread = (region.diagonal_max - region.diagonal_min) as u64;
+        let band = band_for(spread, len, scoring);
+        let window_start = region.main_diagonal - band as i64;
+        let start = self.windows.len();
+        fetch_window(
+            self.index,
+            window_start,
+            len + 2 * band,
+            info.offset,
+            info.offset + info.len,
+            &mut self.scratch,
+            &mut self.windows,
+        );
+        let window = start..self.windows.len();
+        let (codes, penalties) = self.oriented(r, region.reverse);
+        let quick = if spread == 0 {
+            ungapped(
+                codes,
+                penalties,
+                &self.windows[window.clone()],
+                band,
+                scoring,
+            )
+        } else {
+            None
+        };
+        let outcome = match quick {
+            Some(ext) => Outcome::Done(Some(ext)),
+            None => {
+                self.job_specs.push(self.candidates.len());
+                Outcome::Pending
+            }
+        };
+        self.candidates.push(Candidate {
+            read: r,
+            reverse: region.reverse,
+            window,
+            window_start,
+            band,
+            outcome,
+        });
+    }
+
+    /// Picks the best placement of read `r`, the runner-up and the mapping quality.
+    fn conclude(&self, r: usize, read: &ReadInput<'_>) -> ReadResult {
+        let prepared = &self.prepared[r];
+        let len = read.bases.len();
+        let scoring = &self.params.scoring;
+        let min_score = scoring.min_score(len);
+        let max_ns = scoring.max_ns(len);
+        // (score, reverse, reference start, reference end, candidate)
+        let mut found: Vec<(i32, bool, i64, i64, usize)> = Vec::new();
+        for c in prepared.candidates.clone() {
+            let cand = &self.candidates[c];
+            let Outcome::Done(Some(ext)) = &cand.outcome else {
+                continue;
+            };
+            let (codes, _) = self.oriented(r, cand.reverse);
+            let window = &self.windows[cand.window.clone()];
+            if ext.score < min_score || n_columns(codes, window, ext) > max_ns {
+                continue;
+            }
+            let start = cand.window_start + ext.window_start as i64;
+            let end = cand.window_start + ext.window_end as i64;
+            found.push((ext.score, cand.reverse, start, end, c));
+        }
+        if found.is_empty() {
+            return ReadResult::Unaligned(Unaligned::NoAlignment);
+        }
+        // Best first; each alignment once (two regions may lead to the same one: same
+        // strand and same start or end). Overlapping alignments at other offsets are
+        // distinct places (tandem repeats).
+        found.sort_by_key(|&(score, reverse, start, _, _)| {
+            (std::cmp::Reverse(score), reverse, start)
+        });
+        let mut distinct: Vec<(i32, bool, i64, i64, usize)> = Vec::with_capacity(found.len());
+        for f in found {
+            let same = distinct
+                .iter()
+                .any(|d| d.1 == f.1 && (d.2 == f.2 || d.3 == f.3));
+            if !same {
+                distinct.push(f);
+            }
+        }
+        let best = distinct[0].0;
+        let ties = distinct.iter().take_while(|d| d.0 == best).count();
+        let chosen = (read_hash(read) % ties as u64) as usize;
+        distinct.swap(0, chosen);
+        let second_best = distinct.get(1).map(|d| d.0);
+        let quality = mapq(
+            scoring,
+            &MapqInput {
+                best,
+                second: second_best,
+                best_count: ties,
+                second_bound: prepared.second_bound,
+                unique_seeds: prepared.unique_seeds,
+                read_len: len,
+                repetitive_fraction: prepared.stats.repetitive_fraction,
+                unexplored: prepared.dropped_regions,
+            },
+        );
+        let mut placements = Vec::with_capacity(self.params.report.min(distinct.len()));
+        for d in distinct.iter().take(self.params.report.max(1)) {
+            let cand = &self.candidates[d.4];
+            let Outcome::Done(Some(ext)) = &cand.outcome else {
+                continue;
+            };
+            let (codes, _) = self.oriented(r, cand.reverse);
+            let window = &self.windows[cand.window.clone()];
+            if let Some(p) = place(
+                self.index,
+                codes,
+                window,
+                cand.window_start,
+                cand.reverse,
+                ext,
+            ) {
+                placements.push(p);
+            }
+        }
+        if placements.is_empty() {
+            return ReadResult::Unaligned(Unaligned::NoAlignment);
+        }
+        ReadResult::Aligned {
+            placements,
+            second_best,
+            mapq: quality,
+        }
+    }
+}
+
+/// A hash of the read (FNV-1a of name and bases): picks among equally good
+/// placements the same way at any thread count.
+fn read_hash(read: &ReadInput<'_>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in read.name.iter().chain(read.bases) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}

@@ -1,0 +1,306 @@
+//! CIGAR strings, and the MD tag and edit distance computed from an alignment.
+//!
+//! Operations are kept in BAM's encoding (`length << 4 | op`), so writing SAM text or
+//! BAM needs no conversion. Only `M`, `I`, `D` and `S` occur in seqfarm's alignments.
+
+use seqfarm_core::nucleotide::decode;
+
+/// A CIGAR operation kind, with its BAM code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum CigarOp {
+    /// Alignment match (`M`): a read base against a reference base, equal or not.
+    Match = 0,
+    /// Insertion (`I`): read bases absent from the reference.
+    Insertion = 1,
+    /// Deletion (`D`): reference bases absent from the read.
+    Deletion = 2,
+    /// Soft clip (`S`): read bases left unaligned (local mode).
+    SoftClip = 4,
+}
+
+impl CigarOp {
+    /// The SAM letter.
+    pub fn letter(self) -> u8 {
+        match self {
+            CigarOp::Match => b'M',
+            CigarOp::Insertion => b'I',
+            CigarOp::Deletion => b'D',
+            CigarOp::SoftClip => b'S',
+        }
+    }
+
+    fn from_code(code: u32) -> Self {
+        match code {
+            1 => CigarOp::Insertion,
+            2 => CigarOp::Deletion,
+            4 => CigarOp::SoftClip,
+            _ => CigarOp::Match,
+        }
+    }
+
+    /// Whether the operation consumes read bases.
+    pub fn consumes_read(self) -> bool {
+        !matches!(self, CigarOp::Deletion)
+    }
+
+    /// Whether the operation consumes reference bases.
+    pub fn consumes_reference(self) -> bool {
+        matches!(self, CigarOp::Match | CigarOp::Deletion)
+    }
+}
+
+/// A CIGAR: operations in read order, adjacent equal operations merged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Cigar {
+    encoded: Vec<u32>,
+}
+
+impl Cigar {
+    /// An empty CIGAR.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Removes every operation (keeps the allocation).
+    pub fn clear(&mut self) {
+        self.encoded.clear();
+    }
+
+    /// Appends `len` bases of `op`, merging with the last operation when it is the same.
+    pub fn push(&mut self, op: CigarOp, len: u32) {
+        if len == 0 {
+            return;
+        }
+        if let Some(last) = self.encoded.last_mut() {
+            if *last & 0xf == op as u32 {
+                *last += len << 4;
+                return;
+            }
+        }
+        self.encoded.push(len << 4 | op as u32);
+    }
+
+    /// Reverses the order of the operations (tracebacks produce them backwards).
+    pub fn reverse(&mut self) {
+        self.encoded.reverse();
+    }
+
+    /// The operations in BAM's encoding.
+    pub fn encoded(&self) -> &[u32] {
+        &self.encoded
+    }
+
+    /// The operations as `(op, length)`.
+    pub fn ops(&self) -> impl Iterator<Item = (CigarOp, u32)> + '_ {
+        self.encoded
+            .iter()
+            .map(|&e| (CigarOp::from_code(e & 0xf), e >> 4))
+    }
+
+    /// Whether there are no operations.
+    pub fn is_empty(&self) -> bool {
+        self.encoded.is_empty()
+    }
+
+    /// Read bases the CIGAR covers (clips included).
+    pub fn read_len(&self) -> usize {
+        self.ops()
+            .filter(|(op, _)| op.consumes_read())
+            .map(|(_, n)| n as usize)
+            .sum()
+    }
+
+    /// Reference bases the CIGAR covers.
+    pub fn reference_len(&self) -> usize {
+        self.ops()
+            .filter(|(op, _)| op.consumes_reference())
+            .map(|(_, n)| n as usize)
+            .sum()
+    }
+
+    /// Appends the SAM text (`*` when empty) to `out`.
+    pub fn write_text(&self, out: &mut Vec<u8>) {
+        if self.encoded.is_empty() {
+            out.push(b'*');
+            return;
+        }
+        for (op, len) in self.ops() {
+            push_decimal(out, u64::from(len));
+            out.push(op.letter());
+        }
+    }
+}
+
+impl std::fmt::Display for Cigar {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut text = Vec::new();
+        self.write_text(&mut text);
+        f.write_str(&String::from_utf8_lossy(&text))
+    }
+}
+
+/// Appends the decimal digits of `value` to `out`.
+pub fn push_decimal(out: &mut Vec<u8>, value: u64) {
+    let mut digits = [0u8; 20];
+    let mut n = value;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// What an alignment's columns add up to: the SAM `NM` and `MD` tags and bowtie2's
+/// `XM`/`XO`/`XG` counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EditSummary {
+    /// Edit distance: mismatched columns plus inserted and deleted bases (`NM`).
+    pub edit_distance: u32,
+    /// Mismatched columns, N positions included (`XM`).
+    pub mismatches: u32,
+    /// Gap openings (`XO`).
+    pub gap_opens: u32,
+    /// Gap bases (`XG`).
+    pub gap_bases: u32,
+    /// Reference positions under the alignment holding an ambiguity letter (`XN`).
+    pub ambiguous_reference: u32,
+    /// The `MD` tag's text.
+    pub md: Vec<u8>,
+}
+
+/// Computes the [`EditSummary`] of an alignment: `read` (codes `0..=4`, as aligned:
+/// reverse-complemented for the reverse strand), `reference` (codes `0..=4` of the
+/// aligned span, starting at the first aligned reference base), `ref_letter(offset)`
+/// the reference letter at an offset of that span (N or another IUPAC letter where
+/// ambiguous), and the CIGAR. A column is a match only when both bases are A/C/G/T
+/// and equal (as `samtools calmd` counts).
+pub fn edit_summary(
+    read: &[u8],
+    reference: &[u8],
+    ref_letter: impl Fn(usize) -> u8,
+    cigar: &Cigar,
+    out: &mut EditSummary,
+) {
+    out.edit_distance = 0;
+    out.mismatches = 0;
+    out.gap_opens = 0;
+    out.gap_bases = 0;
+    out.ambiguous_reference = 0;
+    out.md.clear();
+    let (mut r, mut g) = (0usize, 0usize);
+    let mut run = 0u64;
+    for (op, len) in cigar.ops() {
+        let len = len as usize;
+        match op {
+            CigarOp::SoftClip => r += len,
+            CigarOp::Insertion => {
+                out.edit_distance += len as u32;
+                out.gap_opens += 1;
+                out.gap_bases += len as u32;
+                r += len;
+            }
+            CigarOp::Deletion => {
+                out.edit_distance += len as u32;
+                out.gap_opens += 1;
+                out.gap_bases += len as u32;
+                push_decimal(&mut out.md, run);
+                run = 0;
+                out.md.push(b'^');
+                for (offset, &code) in reference[g..g + len].iter().enumerate() {
+                    out.md.push(ref_letter(g + offset));
+                    out.ambiguous_reference += u32::from(code > 3);
+                }
+                g += len;
+            }
+            CigarOp::Match => {
+                for _ in 0..len {
+                    let (a, b) = (read[r], reference[g]);
+                    out.ambiguous_reference += u32::from(b > 3);
+                    if a == b && a < 4 {
+                        run += 1;
+                    } else {
+                        out.edit_distance += 1;
+                        out.mismatches += 1;
+                        push_decimal(&mut out.md, run);
+                        run = 0;
+                        out.md.push(ref_letter(g));
+                    }
+                    r += 1;
+                    g += 1;
+                }
+            }
+        }
+    }
+    push_decimal(&mut out.md, run);
+}
+
+/// The upper-case letter of a read or reference code (`4` and above give `N`).
+pub fn letter_of(code: u8) -> u8 {
+    decode(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn codes(s: &[u8]) -> Vec<u8> {
+        s.iter()
+            .map(|&b| seqfarm_core::nucleotide::encode(b).unwrap_or(4))
+            .collect()
+    }
+
+    #[test]
+    fn cigar_merges_and_prints() {
+        let mut c = Cigar::new();
+        c.push(CigarOp::SoftClip, 2);
+        c.push(CigarOp::Match, 3);
+        c.push(CigarOp::Match, 4);
+        c.push(CigarOp::Deletion, 1);
+        c.push(CigarOp::Insertion, 0);
+        c.push(CigarOp::Match, 10);
+        assert_eq!(c.to_string(), "2S7M1D10M");
+        assert_eq!(c.read_len(), 19);
+        assert_eq!(c.reference_len(), 18);
+        assert_eq!(Cigar::new().to_string(), "*");
+    }
+
+    #[test]
+    fn md_and_nm_follow_the_sam_rules() {
+        // ref   ACGTACGT--ACGTNA
+        // read  ACTTACGTGGAC-TNA  (S at the start: "GG" clipped)
+        let reference = b"ACGTACGTACGTNA";
+        let read = b"GGACTTACGTGGACTNA";
+        let mut c = Cigar::new();
+        c.push(CigarOp::SoftClip, 2);
+        c.push(CigarOp::Match, 8);
+        c.push(CigarOp::Insertion, 2);
+        c.push(CigarOp::Match, 2);
+        c.push(CigarOp::Deletion, 1);
+        c.push(CigarOp::Match, 3);
+        let (rc, gc) = (codes(read), codes(reference));
+        let mut s = EditSummary::default();
+        edit_summary(&rc, &gc, |i| reference[i], &c, &mut s);
+        assert_eq!(String::from_utf8(s.md.clone()).unwrap(), "2G7^G1N1");
+        // G>T mismatch, 2 inserted, 1 deleted, N vs N mismatch.
+        assert_eq!(s.edit_distance, 5);
+        assert_eq!(s.mismatches, 2);
+        assert_eq!((s.gap_opens, s.gap_bases), (2, 3));
+        assert_eq!(s.ambiguous_reference, 1);
+    }
+
+    #[test]
+    fn decimal_digits() {
+        let mut v = Vec::new();
+        for n in [0u64, 7, 10, 1234567890] {
+            v.clear();
+            push_decimal(&mut v, n);
+            assert_eq!(v, n.to_string().as_bytes());
+        }
+    }
+}

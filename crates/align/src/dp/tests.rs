@@ -1,0 +1,288 @@
+//! The kernels against an independent textbook DP, and the SIMD kernels against the
+//! scalar reference.
+
+use proptest::prelude::*;
+
+use super::scalar::{pair_score, row_scores};
+use super::*;
+use crate::cigar::CigarOp;
+use crate::scoring::Scoring;
+
+/// Score of `ext` recomputed from its CIGAR.
+fn rescore(job: &ExtendJob<'_>, scoring: &Scoring, ext: &Extension) -> i32 {
+    let p = KernelParams::new(scoring);
+    let mut score = 0i32;
+    let (mut i, mut j) = (ext.read_start, ext.window_start);
+    for (op, len) in ext.cigar.ops() {
+        let len = len as usize;
+        match op {
+            CigarOp::Match => {
+                for _ in 0..len {
+                    let (ma, mm) = row_scores(job, &p, i);
+                    score += i32::from(pair_score(job.read[i], job.window[j], ma, mm, p.n_penalty));
+                    i += 1;
+                    j += 1;
+                }
+            }
+            CigarOp::Insertion => {
+                assert!(
+                    p.gaps_allowed(i, job.read.len()),
+                    "insertion in the gap barrier"
+                );
+                score -= i32::from(p.ins_first) + (len as i32 - 1) * i32::from(p.ins_extend);
+                i += len;
+            }
+            CigarOp::Deletion => {
+                score -= i32::from(p.del_first) + (len as i32 - 1) * i32::from(p.del_extend);
+                j += len;
+            }
+            CigarOp::SoftClip => i += len,
+        }
+    }
+    assert_eq!(i, ext.read_end, "CIGAR read length");
+    assert_eq!(j, ext.window_end, "CIGAR reference length");
+    score
+}
+
+/// The optimal score by a textbook Gotoh DP over the band, in `i32`, without the
+/// kernels' layout or tie rules.
+fn textbook(job: &ExtendJob<'_>, scoring: &Scoring) -> Option<i32> {
+    let p = KernelParams::new(scoring);
+    let (n, m) = (job.read.len(), job.window.len());
+    let band = job.band as isize;
+    let inf = i32::MIN / 4;
+    let in_band = |i: usize, j: usize| {
+        let k = j as isize - i as isize;
+        (0..=2 * band).contains(&k)
+    };
+    // Index [i+1][j+1]; row 0 = before the read.
+    let mut h = vec![vec![inf; m + 1]; n + 1];
+    let mut e = vec![vec![inf; m + 1]; n + 1];
+    let mut f = vec![vec![inf; m + 1]; n + 1];
+    for cell in h[0].iter_mut() {
+        *cell = 0;
+    }
+    let mut best = if p.local { 0 } else { inf };
+    for i in 0..n {
+        let gaps = p.gaps_allowed(i, n);
+        let (ma, mm) = row_scores(job, &p, i);
+        for j in 0..m {
+            if !in_band(i, j) {
+                continue;
+            }
+            let s = i32::from(pair_score(job.read[i], job.window[j], ma, mm, p.n_penalty));
+            let diag = if j == 0 {
+                if i == 0 {
+                    0
+                } else {
+                    inf
+                }
+            } else {
+                h[i][j]
+            };
+            let diag = if diag == inf { inf } else { diag + s };
+            let (ee, ff) = if gaps {
+                let left_h = h[i + 1][j];
+                let left_e = e[i + 1][j];
+                let up_h = h[i][j + 1];
+                let up_f = f[i][j + 1];
+                (
+                    (left_h - i32::from(p.del_first)).max(left_e - i32::from(p.del_extend)),
+                    (up_h - i32::from(p.ins_first)).max(up_f - i32::from(p.ins_extend)),
+                )
+            } else {
+                (inf, inf)
+            };
+            e[i + 1][j + 1] = ee.max(inf);
+            f[i + 1][j + 1] = ff.max(inf);
+            let mut hh = diag.max(ee).max(ff).max(inf);
+            if p.local {
+                hh = hh.max(0);
+                best = best.max(hh);
+            }
+            h[i + 1][j + 1] = hh;
+        }
+    }
+    if !p.local && n > 0 {
+        for j in 0..m {
+            if in_band(n - 1, j) {
+                best = best.max(h[n][j + 1]);
+            }
+        }
+    }
+    (best > inf / 2).then_some(best)
+}
+
+#[derive(Debug, Clone)]
+struct OwnedJob {
+    read: Vec<u8>,
+    penalties: Vec<i16>,
+    window: Vec<u8>,
+    band: usize,
+}
+
+impl OwnedJob {
+    fn job(&self, min_score: i32) -> ExtendJob<'_> {
+        ExtendJob {
+            read: &self.read,
+            penalties: &self.penalties,
+            window: &self.window,
+            band: self.band,
+            min_score,
+        }
+    }
+}
+
+/// A read drawn from a random window with substitutions, indels and Ns, plus pads.
+fn job_strategy(max_len: usize) -> impl Strategy<Value = OwnedJob> {
+    (1..max_len, 0usize..20, any::<u64>()).prop_map(|(len, band, seed)| {
+        let mut state = seed | 1;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let window_len = len + 2 * band;
+        let mut window: Vec<u8> = (0..window_len).map(|_| next(4) as u8).collect();
+        for c in window.iter_mut() {
+            match next(100) {
+                0 => *c = REF_N,
+                1 => *c = REF_PAD,
+                _ => {}
+            }
+        }
+        if next(4) == 0 {
+            let pad = next(window_len as u64 / 2 + 1) as usize;
+            window[..pad].fill(REF_PAD);
+        }
+        let mut read = Vec::with_capacity(len);
+        let mut j = band;
+        while read.len() < len {
+            match next(40) {
+                0 => read.push(next(4) as u8),
+                1 => j += 1 + next(3) as usize,
+                2 => read.push(4),
+                3..=6 => {
+                    read.push(next(4) as u8);
+                    j += 1;
+                }
+                _ => {
+                    read.push(window.get(j).copied().unwrap_or(0).min(3));
+                    j += 1;
+                }
+            }
+        }
+        let penalties = (0..len).map(|_| 2 + next(5) as i16).collect();
+        OwnedJob {
+            read,
+            penalties,
+            window,
+            band,
+        }
+    })
+}
+
+fn run(level: SimdLevel, jobs: &[OwnedJob], scoring: &Scoring, min: i32) -> Vec<Option<Extension>> {
+    let views: Vec<ExtendJob<'_>> = jobs.iter().map(|j| j.job(min)).collect();
+    let mut out = Vec::new();
+    Extender::with_level(level).extend(&views, scoring, &mut out);
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn scalar_is_optimal_and_consistent(job in job_strategy(90), local in any::<bool>()) {
+        let scoring = if local { Scoring::local() } else { Scoring::end_to_end() };
+        // Scores below -8000 only come from crossing a pad (a wall): no alignment.
+        let out = run(SimdLevel::Scalar, std::slice::from_ref(&job), &scoring, -8000);
+        let expected = textbook(&job.job(-8000), &scoring).filter(|&s| s >= -8000);
+        match (&out[0], expected) {
+            (Some(ext), Some(best)) => {
+                prop_assert_eq!(ext.score, best);
+                prop_assert_eq!(rescore(&job.job(0), &scoring, ext), ext.score);
+                if !local {
+                    prop_assert_eq!((ext.read_start, ext.read_end), (0, job.read.len()));
+                }
+            }
+            (None, Some(best)) => prop_assert!(local && best == 0, "missed {best}"),
+            (got, None) => prop_assert!(got.is_none()),
+        }
+    }
+
+    #[test]
+    fn simd_equals_scalar(jobs in prop::collection::vec(job_strategy(120), 1..70), local in any::<bool>()) {
+        let scoring = if local { Scoring::local() } else { Scoring::end_to_end() };
+        let min = if local { 10 } else { -60 };
+        let reference = run(SimdLevel::Scalar, &jobs, &scoring, min);
+        for level in [SimdLevel::Avx2, SimdLevel::Avx512] {
+            if level.is_supported() {
+                prop_assert_eq!(&run(level, &jobs, &scoring, min), &reference, "{}", level.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn avx512_is_tested_only_where_the_cpu_has_it() {
+    if !SimdLevel::Avx512.is_supported() {
+        eprintln!("note: this CPU has no AVX-512BW; the AVX-512 kernel was not run");
+    }
+}
+
+#[test]
+fn exact_and_gapped_reads_align_as_expected() {
+    let window: Vec<u8> = (0..60u32).map(|i| ((i * 7 + i / 3) % 4) as u8).collect();
+    let band = 5;
+    // Exact copy at offset band.
+    let read: Vec<u8> = window[band..band + 50].to_vec();
+    let pens = vec![6i16; read.len()];
+    let mut w = window.clone();
+    w.truncate(read.len() + 2 * band);
+    let job = OwnedJob {
+        read: read.clone(),
+        penalties: pens.clone(),
+        window: w.clone(),
+        band,
+    };
+    let e2e = run(
+        SimdLevel::Scalar,
+        std::slice::from_ref(&job),
+        &Scoring::end_to_end(),
+        -100,
+    );
+    let ext = e2e[0].as_ref().unwrap();
+    assert_eq!(
+        (ext.score, ext.cigar.to_string(), ext.window_start),
+        (0, "50M".into(), band)
+    );
+    let local = run(
+        SimdLevel::Scalar,
+        std::slice::from_ref(&job),
+        &Scoring::local(),
+        1,
+    );
+    assert_eq!(local[0].as_ref().unwrap().score, 100);
+    // Two bases deleted from the read in the middle: 25M2D23M (or an equivalent
+    // placement of the gap), score -(5 + 3·2).
+    let mut gapped = read[..25].to_vec();
+    gapped.extend_from_slice(&read[27..]);
+    let job = OwnedJob {
+        read: gapped.clone(),
+        penalties: vec![6; gapped.len()],
+        window: window[..gapped.len() + 2 * band].to_vec(),
+        band,
+    };
+    let out = run(
+        SimdLevel::Scalar,
+        std::slice::from_ref(&job),
+        &Scoring::end_to_end(),
+        -100,
+    );
+    let ext = out[0].as_ref().unwrap();
+    assert_eq!(ext.score, -11);
+    assert_eq!(ext.cigar.reference_len(), 50);
+    assert!(ext.cigar.to_string().contains("2D"), "{}", ext.cigar);
+}

@@ -1,0 +1,134 @@
+//! Mapping quality: how likely the reported placement is wrong, from the best score,
+//! the runner-up (found, or bounded by the fast path), how good the best alignment is,
+//! and how much of the search was left unexplored. Calibrated on reads simulated from
+//! real genomes (docs/ALIGNER.md gives the measurements).
+
+use crate::scoring::Scoring;
+
+/// What the mapping quality is computed from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MapqInput {
+    /// Best alignment score.
+    pub best: i32,
+    /// Second-best score at another place, if one was found.
+    pub second: Option<i32>,
+    /// When no second-best was searched for: the most any other placement can score.
+    pub second_bound: Option<i32>,
+    /// How many of the seeds behind `second_bound` occur exactly once in the genome.
+    pub unique_seeds: usize,
+    /// Alignments scoring exactly `best` (at different places).
+    pub best_count: usize,
+    /// Read length.
+    pub read_len: usize,
+    /// Fraction of the read covered only by seeds too repetitive to locate fully.
+    pub repetitive_fraction: f32,
+    /// Candidate regions found but not extended.
+    pub unexplored: usize,
+}
+
+/// Highest mapping quality reported.
+pub const MAX_MAPQ: u8 = 60;
+
+/// The mapping quality of a read's best alignment.
+pub fn mapq(scoring: &Scoring, input: &MapqInput) -> u8 {
+    if input.best_count > 1 {
+        // Equally good places: a coin toss (bowtie2 reports 0 or 1 too).
+        return u8::from(input.best_count == 2);
+    }
+    let perfect = scoring.perfect_score(input.read_len);
+    let min = scoring.min_score(input.read_len);
+    // One high-quality mismatch: the unit score differences are measured in.
+    let unit = f64::from((scoring.mismatch_max + scoring.match_bonus).max(1));
+    let fit = (f64::from(input.best - min) / f64::from((perfect - min).max(1)))
+        .clamp(0.0, 1.0)
+        .sqrt();
+    let q = match (input.second, input.second_bound) {
+        // A runner-up was found: 6 per mismatch of difference.
+        (Some(second), _) => 6.0 * f64::from(input.best - second) / unit,
+        // The fast path proved every other place mismatches each of its unique seeds.
+        // The bound is a worst case: with two unique seeds or more, real alternatives
+        // are far below it (no such read was misplaced in the calibration sets); with
+        // one, the read is mostly repeat and the bound is taken as the runner-up.
+        (None, Some(bound)) if input.unique_seeds >= 2 => {
+            24.0 + 18.0 * f64::from(input.best - bound) / unit
+        }
+        (None, Some(bound)) => 6.0 * f64::from(input.best - bound) / unit,
+        // The full search found nothing else.
+        (None, None) => f64::from(MAX_MAPQ),
+    };
+    let q = q * fit - 4.343 * (1.0 + input.unexplored as f64).ln();
+    let q = q * (1.0 - f64::from(input.repetitive_fraction)).clamp(0.0, 1.0);
+    q.round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(best: i32, second: Option<i32>, bound: Option<i32>) -> MapqInput {
+        MapqInput {
+            best,
+            second,
+            second_bound: bound,
+            unique_seeds: 3,
+            best_count: 1,
+            read_len: 150,
+            repetitive_fraction: 0.0,
+            unexplored: 0,
+        }
+    }
+
+    #[test]
+    fn ties_differences_and_bounds() {
+        let s = Scoring::end_to_end();
+        assert_eq!(
+            mapq(
+                &s,
+                &MapqInput {
+                    best_count: 2,
+                    ..input(-6, Some(-6), None)
+                }
+            ),
+            1
+        );
+        assert_eq!(
+            mapq(
+                &s,
+                &MapqInput {
+                    best_count: 3,
+                    ..input(0, Some(0), None)
+                }
+            ),
+            0
+        );
+        // Larger differences give higher qualities, up to the cap.
+        let by_diff: Vec<u8> = [1, 6, 12, 24, 60]
+            .iter()
+            .map(|d| mapq(&s, &input(-6, Some(-6 - d), None)))
+            .collect();
+        assert!(by_diff.windows(2).all(|w| w[0] < w[1]), "{by_diff:?}");
+        assert_eq!(mapq(&s, &input(0, None, None)), MAX_MAPQ);
+        assert_eq!(mapq(&s, &input(0, None, Some(-30))), MAX_MAPQ);
+        assert!(mapq(&s, &input(-6, None, Some(-8))) >= 20);
+        // Poor alignments, unexplored regions and repeats lower it.
+        assert!(mapq(&s, &input(-80, None, None)) < 30);
+        assert!(
+            mapq(
+                &s,
+                &MapqInput {
+                    unexplored: 10,
+                    ..input(0, None, None)
+                }
+            ) <= 50
+        );
+        assert!(
+            mapq(
+                &s,
+                &MapqInput {
+                    repetitive_fraction: 0.9,
+                    ..input(0, None, None)
+                }
+            ) <= 6
+        );
+    }
+}

@@ -1,0 +1,156 @@
+//! Seeds: super-maximal exact matches (SMEMs) of the read on either strand, re-seeded
+//! inside long unique ones, located in the genome as anchors.
+
+use seqfarm_core::Strand;
+use seqfarm_fmindex::{FmIndex, Hit, Smem, SmemScratch};
+
+use crate::params::AlignParams;
+
+/// An exact match between the oriented read (reverse-complemented for the reverse
+/// strand) and the forward reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Anchor {
+    /// Whether the read aligns reverse-complemented.
+    pub reverse: bool,
+    /// First base of the match in the oriented read.
+    pub query_start: u32,
+    /// Length of the match.
+    pub len: u32,
+    /// Global reference coordinate of the match's first base.
+    pub ref_start: u64,
+}
+
+impl Anchor {
+    /// Reference coordinate of the oriented read's first base if the match extends
+    /// without gaps.
+    pub fn diagonal(&self) -> i64 {
+        self.ref_start as i64 - i64::from(self.query_start)
+    }
+}
+
+/// What seeding saw, for the mapping quality.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SeedStats {
+    /// Fraction of the read covered by seeds with more occurrences than were located.
+    pub repetitive_fraction: f32,
+    /// Longest seed.
+    pub longest: u32,
+}
+
+/// A fixed-length seed of the fast path: its place in the read (as given) and its
+/// number of occurrences on both strands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixedSeed {
+    /// First base in the read.
+    pub start: u32,
+    /// Occurrences (0 when the seed holds an N or matches nowhere).
+    pub count: u64,
+    /// Its suffix-array interval.
+    pub interval: seqfarm_fmindex::BiInterval,
+}
+
+/// Starts of the fast path's seeds: non-overlapping `k`-base pieces tiling a
+/// `len`-base read, evenly spread, the first at 0 and the last ending at `len` (none
+/// when fewer than two fit).
+pub fn tiling(len: usize, k: usize) -> impl Iterator<Item = usize> {
+    let n = len.checked_div(k).unwrap_or(0);
+    let n = if n < 2 { 0 } else { n };
+    let span = len.saturating_sub(k);
+    (0..n).map(move |i| i * span / (n - 1))
+}
+
+/// Finds seeds and anchors; one per worker (reuses its buffers).
+#[derive(Debug, Default)]
+pub struct Seeder {
+    scratch: SmemScratch,
+    smems: Vec<Smem>,
+    more: Vec<Smem>,
+    hits: Vec<Hit>,
+}
+
+impl Seeder {
+    /// The seeds of `codes` (the read as given, codes `0..=4`) of length `min_len` or
+    /// more: all SMEMs, plus, inside each SMEM of at least `params.reseed_len` bases
+    /// with few occurrences, the longest matches with more occurrences that contain its
+    /// middle base. Sorted by query start, duplicates removed.
+    pub fn seeds(
+        &mut self,
+        index: &FmIndex,
+        codes: &[u8],
+        min_len: u32,
+        params: &AlignParams,
+        out: &mut Vec<Smem>,
+    ) {
+        out.clear();
+        index.smems(codes, min_len, &mut self.scratch, &mut self.smems);
+        out.extend_from_slice(&self.smems);
+        for smem in &self.smems {
+            if smem.len() >= params.reseed_len && smem.interval.size <= params.reseed_max_occ {
+                let middle = (smem.start + smem.end) as usize / 2;
+                self.more.clear();
+                index.smems_at(
+                    codes,
+                    middle,
+                    smem.interval.size + 1,
+                    &mut self.scratch,
+                    &mut self.more,
+                );
+                out.extend(self.more.iter().filter(|m| m.len() >= min_len));
+            }
+        }
+        out.sort_by_key(|m| (m.start, m.end, m.interval.fwd));
+        out.dedup_by_key(|m| (m.start, m.end, m.interval.fwd));
+    }
+
+    /// The occurrence of a seed known to occur once.
+    pub fn locate_one(&mut self, index: &FmIndex, seed: &FixedSeed, len: usize) -> Option<Hit> {
+        self.hits.clear();
+        index.locate(seed.interval, len as u64, 1, &mut self.hits);
+        self.hits.first().copied()
+    }
+
+    /// Locates `seeds` (of a read of `read_len` bases) into anchors, at most
+    /// `params.max_occ` per seed (evenly sampled beyond).
+    pub fn anchors(
+        &mut self,
+        index: &FmIndex,
+        seeds: &[Smem],
+        read_len: usize,
+        params: &AlignParams,
+        out: &mut Vec<Anchor>,
+    ) -> SeedStats {
+        out.clear();
+        let mut stats = SeedStats::default();
+        let mut repetitive = vec![false; read_len];
+        for seed in seeds {
+            stats.longest = stats.longest.max(seed.len());
+            if seed.interval.size > params.max_occ as u64 {
+                repetitive[seed.start as usize..seed.end as usize].fill(true);
+            }
+            self.hits.clear();
+            index.locate(
+                seed.interval,
+                u64::from(seed.len()),
+                params.max_occ,
+                &mut self.hits,
+            );
+            for hit in &self.hits {
+                let reverse = hit.strand == Strand::Reverse;
+                let query_start = if reverse {
+                    read_len as u32 - seed.end
+                } else {
+                    seed.start
+                };
+                out.push(Anchor {
+                    reverse,
+                    query_start,
+                    len: seed.len(),
+                    ref_start: hit.pos,
+                });
+            }
+        }
+        let covered = repetitive.iter().filter(|&&r| r).count();
+        stats.repetitive_fraction = covered as f32 / read_len.max(1) as f32;
+        stats
+    }
+}

@@ -1,0 +1,207 @@
+//! The aligner on a random genome: planted reads land where they were taken, with the
+//! expected CIGAR, on both strands, in both modes; results do not depend on the batch.
+
+use seqfarm_align::{
+    AlignMode, AlignParams, Aligner, Placement, Preset, ReadInput, ReadResult, Unaligned,
+};
+use seqfarm_core::nucleotide::reverse_complement_letters;
+use seqfarm_fmindex::{build, BuildOptions, FmIndex, ReferenceBuilder};
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+fn genome(rng: &mut Rng) -> Vec<Vec<u8>> {
+    (0..3)
+        .map(|_| (0..60_000).map(|_| b"ACGT"[rng.next(4) as usize]).collect())
+        .collect()
+}
+
+fn index(contigs: &[Vec<u8>]) -> FmIndex {
+    let mut builder = ReferenceBuilder::new();
+    for (i, c) in contigs.iter().enumerate() {
+        builder.add_contig(&format!("c{i}"), c).unwrap();
+    }
+    let options = BuildOptions {
+        sa_rate: 8,
+        kmer_len: Some(8),
+        threads: 1,
+    };
+    FmIndex::from_image(&build(builder, &options, &mut |_| {}).unwrap()).unwrap()
+}
+
+/// A planted read: the letters, and where it comes from.
+struct Planted {
+    bases: Vec<u8>,
+    contig: usize,
+    position: u64,
+    reverse: bool,
+}
+
+fn align_all(index: &FmIndex, params: &AlignParams, reads: &[Vec<u8>]) -> Vec<ReadResult> {
+    let names: Vec<String> = (0..reads.len()).map(|i| format!("r{i}")).collect();
+    let inputs: Vec<ReadInput<'_>> = reads
+        .iter()
+        .zip(&names)
+        .map(|(b, n)| ReadInput {
+            name: n.as_bytes(),
+            bases: b,
+            qualities: None,
+        })
+        .collect();
+    let mut aligner = Aligner::new(index, params.clone());
+    let mut results = Vec::new();
+    aligner.align_batch(&inputs, &mut results);
+    results
+}
+
+fn primary(result: &ReadResult) -> &Placement {
+    match result {
+        ReadResult::Aligned { placements, .. } => &placements[0],
+        other => panic!("not aligned: {other:?}"),
+    }
+}
+
+#[test]
+fn planted_reads_are_found_with_their_edits() {
+    let mut rng = Rng(0x5eed);
+    let contigs = genome(&mut rng);
+    let index = index(&contigs);
+    let mut planted = Vec::new();
+    for i in 0..300 {
+        let contig = rng.next(3) as usize;
+        let position = rng.next(59_000) + 100;
+        let mut bases = contigs[contig][position as usize..position as usize + 150].to_vec();
+        // Up to 4 substitutions away from the ends' gap barrier.
+        for _ in 0..rng.next(5) {
+            let at = 5 + rng.next(140) as usize;
+            bases[at] = b"ACGT"[((bases[at] as u64 + 1 + rng.next(3)) % 4) as usize];
+            bases[at] = if bases[at] == contigs[contig][position as usize + at] {
+                b'N'
+            } else {
+                bases[at]
+            };
+        }
+        let reverse = i % 2 == 1;
+        if reverse {
+            reverse_complement_letters(&mut bases);
+        }
+        planted.push(Planted {
+            bases,
+            contig,
+            position,
+            reverse,
+        });
+    }
+    let reads: Vec<Vec<u8>> = planted.iter().map(|p| p.bases.clone()).collect();
+    for mode in [AlignMode::EndToEnd, AlignMode::Local] {
+        let params = AlignParams::new(mode, Preset::Sensitive);
+        let results = align_all(&index, &params, &reads);
+        for (p, r) in planted.iter().zip(&results) {
+            let got = primary(r);
+            assert_eq!((got.contig, got.reverse), (p.contig, p.reverse));
+            assert!(
+                got.position.abs_diff(p.position) <= 3,
+                "{} vs {}",
+                got.position,
+                p.position
+            );
+            if mode == AlignMode::EndToEnd {
+                assert_eq!(
+                    (got.position, got.cigar.to_string()),
+                    (p.position, "150M".to_string())
+                );
+                assert!(got.score <= 0 && got.score >= -24);
+            }
+        }
+        // The same reads in another batch order give the same results.
+        let reversed: Vec<Vec<u8>> = reads.iter().rev().cloned().collect();
+        let again = align_all(&index, &params, &reversed);
+        for (a, b) in results.iter().zip(again.iter().rev()) {
+            assert_eq!(primary(a), primary(b));
+        }
+    }
+}
+
+#[test]
+fn indels_and_clips() {
+    let mut rng = Rng(42);
+    let contigs = genome(&mut rng);
+    let index = index(&contigs);
+    let source = &contigs[1][20_000..20_200];
+    // 3-base deletion at 70, 2-base insertion at 120.
+    let mut read = source[..70].to_vec();
+    read.extend_from_slice(&source[73..120]);
+    read.extend_from_slice(b"TT");
+    read.extend_from_slice(&source[120..150]);
+    let e2e = align_all(
+        &index,
+        &AlignParams::new(AlignMode::EndToEnd, Preset::Sensitive),
+        &[read.clone()],
+    );
+    let p = primary(&e2e[0]);
+    assert_eq!((p.contig, p.position), (1, 20_000));
+    assert_eq!(p.cigar.reference_len(), 150);
+    assert_eq!(p.score, -(5 + 3 * 3) - (5 + 3 * 2));
+    assert_eq!(
+        (p.edits.gap_opens, p.edits.gap_bases, p.edits.edit_distance),
+        (2, 5, 5)
+    );
+    // 30 foreign bases at the start (each differs from the reference base it would
+    // pair with): local clips them; end-to-end must pay for them.
+    let shifted = |b: u8| match b {
+        b'A' => b'C',
+        b'C' => b'G',
+        b'G' => b'T',
+        _ => b'A',
+    };
+    let mut adapter: Vec<u8> = contigs[1][19_970..20_000]
+        .iter()
+        .map(|&b| shifted(b))
+        .collect();
+    adapter.extend_from_slice(&source[..120]);
+    let local = align_all(
+        &index,
+        &AlignParams::new(AlignMode::Local, Preset::Sensitive),
+        &[adapter.clone()],
+    );
+    let p = primary(&local[0]);
+    assert_eq!(
+        (p.position, p.cigar.to_string(), p.score),
+        (20_000, "30S120M".to_string(), 240)
+    );
+    let e2e = align_all(
+        &index,
+        &AlignParams::new(AlignMode::EndToEnd, Preset::Sensitive),
+        &[adapter],
+    );
+    if let ReadResult::Aligned { placements, .. } = &e2e[0] {
+        assert!(!placements[0].cigar.to_string().contains('S'));
+        assert!(placements[0].score < -30 && placements[0].score >= -90);
+    }
+}
+
+#[test]
+fn special_reads() {
+    let mut rng = Rng(7);
+    let contigs = genome(&mut rng);
+    let index = index(&contigs);
+    let params = AlignParams::default();
+    let random: Vec<u8> = (0..120).map(|_| b"ACGT"[rng.next(4) as usize]).collect();
+    let results = align_all(
+        &index,
+        &params,
+        &[Vec::new(), vec![b'N'; 80], random, b"ACGTAC".to_vec()],
+    );
+    assert_eq!(results[0], ReadResult::Unaligned(Unaligned::Empty));
+    assert_eq!(results[1], ReadResult::Unaligned(Unaligned::TooManyNs));
+    assert_eq!(results[2], ReadResult::Unaligned(Unaligned::NoAlignment));
+    assert_eq!(results[3], ReadResult::Unaligned(Unaligned::NoAlignment));
+}

@@ -1,0 +1,181 @@
+use std::io::Write;
+
+use super::*;
+
+fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(bytes).unwrap();
+    enc.finish().unwrap()
+}
+
+/// A read as (name, bases, qualities).
+type Owned = (String, String, Option<Vec<u8>>);
+
+/// All reads of `paths` as (name, bases, qualities), with chunks of at most
+/// `max_records` records and `max_bytes` bytes.
+fn read_all(paths: &[PathBuf], max_records: usize, max_bytes: usize) -> Result<Vec<Owned>> {
+    let mut chunker = ReadChunker::new(
+        paths.to_vec(),
+        ChunkLimits {
+            max_records,
+            max_bytes,
+        },
+    );
+    let mut chunk = ReadChunk::default();
+    let mut batch = ReadBatch::new();
+    let mut out = Vec::new();
+    while chunker.fill(&mut chunk)? {
+        batch.parse(&chunk, &ParseOptions::default())?;
+        assert_eq!(batch.len(), chunk.records);
+        for i in 0..batch.len() {
+            let r = batch.get(i);
+            out.push((
+                String::from_utf8(r.name.to_vec()).unwrap(),
+                String::from_utf8(r.bases.to_vec()).unwrap(),
+                r.qualities.map(<[u8]>::to_vec),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+const FASTQ: &[u8] =
+    b"@r1 desc\nACGTN\n+\nIIII#\n\n@r2\r\nacgu.\r\n+r2\r\n!!!!!\r\n@r3\n\n+\n\n@r4\nRYAC\n+\nABCD";
+
+#[test]
+fn fastq_chunks_do_not_depend_on_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = write(&dir, "r.fq", FASTQ);
+    let gz = write(&dir, "r.fq.gz", &gzip(FASTQ));
+    let expected = read_all(std::slice::from_ref(&plain), 1000, 1 << 20).unwrap();
+    assert_eq!(expected.len(), 4);
+    assert_eq!(
+        expected[0],
+        ("r1".into(), "ACGTN".into(), Some(vec![40, 40, 40, 40, 2]))
+    );
+    assert_eq!(expected[1], ("r2".into(), "ACGTN".into(), Some(vec![0; 5])));
+    assert_eq!(expected[2], ("r3".into(), String::new(), Some(vec![])));
+    assert_eq!(expected[3].1, "RYAC");
+    for (records, bytes) in [(1, 1 << 20), (3, 1), (2, 7), (1000, 1)] {
+        assert_eq!(
+            read_all(std::slice::from_ref(&plain), records, bytes).unwrap(),
+            expected
+        );
+        assert_eq!(
+            read_all(std::slice::from_ref(&gz), records, bytes).unwrap(),
+            expected
+        );
+    }
+    // Two files in a row: records numbered per file.
+    let two = read_all(&[plain.clone(), gz], 2, 1).unwrap();
+    assert_eq!(two.len(), 8);
+}
+
+#[test]
+fn fasta_records_span_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(&dir, "r.fa", b"\n>a x\nACGT\nAC\n>b\n\nGG\n>c\n");
+    for (records, bytes) in [(10, 1 << 20), (1, 1)] {
+        let reads = read_all(std::slice::from_ref(&p), records, bytes).unwrap();
+        let got: Vec<(String, String, bool)> = reads
+            .into_iter()
+            .map(|(n, b, q)| (n, b, q.is_some()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a".into(), "ACGTAC".into(), false),
+                ("b".into(), "GG".into(), false),
+                ("c".into(), String::new(), false)
+            ]
+        );
+    }
+}
+
+fn error_of(bytes: &[u8]) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(&dir, "bad.fq", bytes);
+    read_all(&[p], 1, 1).unwrap_err().to_string()
+}
+
+#[test]
+fn bad_records_are_named() {
+    let ok = "@a\nACGT\n+\nIIII\n";
+    let cases: [(String, &str); 8] = [
+        (
+            format!("{ok}@b\nACGT\nIIII\n@c\nA\n+\nI\n"),
+            "record 2: expected a '+' line",
+        ),
+        (
+            format!("{ok}@b\nACGT\n+\nIII\n"),
+            "record 2: sequence has 4 bases but quality has 3",
+        ),
+        (
+            format!("{ok}{ok}@c\nAC-T\n+\nIIII\n"),
+            "record 3: invalid base '-' at position 3",
+        ),
+        (
+            format!("{ok}@b\nACGT\n+\nII\u{7f}I\n"),
+            "record 2: invalid quality character",
+        ),
+        (format!("{ok}@b\nACGT\n"), "record 2: truncated record"),
+        (
+            format!("{ok}b\nACGT\n+\nIIII\n"),
+            "record 2: expected a header line starting with '@'",
+        ),
+        (
+            format!("{ok}@\nACGT\n+\nIIII\n"),
+            "record 2: read name must have 1 to 254",
+        ),
+        ("xyz\n".to_string(), "not FASTQ or FASTA"),
+    ];
+    for (input, expected) in cases {
+        let e = error_of(input.as_bytes());
+        assert!(
+            e.contains(expected) && e.contains("bad.fq"),
+            "{e:?} lacks {expected:?}"
+        );
+    }
+    let long = format!("@a\n{}\n+\n{}\n", "A".repeat(10_001), "I".repeat(10_001));
+    assert!(error_of(long.as_bytes()).contains("record 1: read is 10001 bases long"));
+}
+
+#[test]
+fn truncated_gzip_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = Vec::new();
+    for i in 0..5000 {
+        writeln!(
+            text,
+            "@r{i}\nACGTACGTAGCTAGCTAGCATCGACTAGC\n+\nIIIIIIIIIIIIIIIIIIIIIIIIIIIII"
+        )
+        .unwrap();
+    }
+    let gz = gzip(&text);
+    let p = write(&dir, "cut.fq.gz", &gz[..gz.len() / 2]);
+    let e = read_all(&[p], 100, 1 << 20).unwrap_err().to_string();
+    assert!(e.contains("cut.fq.gz") && e.contains("cannot read"), "{e}");
+}
+
+#[test]
+fn endless_record_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = b"@r\n".to_vec();
+    text.resize(6 << 20, b'A');
+    let p = write(&dir, "endless.fq", &text);
+    let e = read_all(&[p], 10, 1 << 20).unwrap_err().to_string();
+    assert!(e.contains("record 1: record is longer than 4 MiB"), "{e}");
+}
+
+#[test]
+fn empty_input_has_no_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(&dir, "empty.fq", b"");
+    assert!(read_all(&[p], 10, 10).unwrap().is_empty());
+}

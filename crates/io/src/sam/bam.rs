@@ -1,0 +1,203 @@
+//! BAM: the binary encoding of [`SamRecord`]s and of the header, and BGZF compression
+//! of whole batches into independent blocks.
+
+use libdeflater::{CompressionLvl, Compressor};
+
+use super::{SamHeader, SamRecord, TagValue};
+use crate::bgzf::EOF_MARKER;
+
+/// Largest input per BGZF block: small enough that even incompressible data fits the
+/// 64 KiB block limit (htslib uses the same bound).
+const BLOCK_INPUT: usize = 0xff00;
+
+/// The 4-bit code of a SEQ letter (`=ACMGRSVTWYHKDBN`; anything else is `N`).
+fn nibble(letter: u8) -> u8 {
+    match letter.to_ascii_uppercase() {
+        b'=' => 0,
+        b'A' => 1,
+        b'C' => 2,
+        b'M' => 3,
+        b'G' => 4,
+        b'R' => 5,
+        b'S' => 6,
+        b'V' => 7,
+        b'T' => 8,
+        b'W' => 9,
+        b'Y' => 10,
+        b'H' => 11,
+        b'K' => 12,
+        b'D' => 13,
+        b'B' => 14,
+        _ => 15,
+    }
+}
+
+/// The BAI bin of the 0-based half-open interval `beg..end` (SAM spec §5.3).
+pub fn reg2bin(beg: i64, end: i64) -> u16 {
+    let end = end - 1;
+    for (shift, offset) in [(14, 4681), (17, 585), (20, 73), (23, 9), (26, 1)] {
+        if beg >> shift == end >> shift {
+            return (offset + (beg >> shift)) as u16;
+        }
+    }
+    0
+}
+
+/// Appends the BAM header (magic, text, reference list) to `out`, uncompressed.
+pub fn encode_header(header: &SamHeader, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"BAM\x01");
+    out.extend_from_slice(&(header.text.len() as u32).to_le_bytes());
+    out.extend_from_slice(header.text.as_bytes());
+    out.extend_from_slice(&(header.references.len() as u32).to_le_bytes());
+    for r in &header.references {
+        out.extend_from_slice(&(r.name.len() as u32 + 1).to_le_bytes());
+        out.extend_from_slice(r.name.as_bytes());
+        out.push(0);
+        out.extend_from_slice(&(r.len as u32).to_le_bytes());
+    }
+}
+
+/// Appends the BAM encoding of `record` to `out`, uncompressed.
+pub fn encode_record(record: &SamRecord<'_>, out: &mut Vec<u8>) {
+    let start = out.len();
+    out.extend_from_slice(&[0; 4]);
+    let placed = record.reference.is_some();
+    let (ref_id, pos) = match record.reference {
+        Some(r) => (r as i32, record.position as i32),
+        None => (-1, -1),
+    };
+    let ref_len: u32 = record
+        .cigar
+        .iter()
+        .filter(|&&op| matches!(op & 0xf, 0 | 2 | 3 | 7 | 8))
+        .map(|&op| op >> 4)
+        .sum();
+    let end = i64::from(pos) + i64::from(ref_len.max(1));
+    let bin = if placed {
+        reg2bin(i64::from(pos), end)
+    } else {
+        reg2bin(-1, 0)
+    };
+    out.extend_from_slice(&ref_id.to_le_bytes());
+    out.extend_from_slice(&pos.to_le_bytes());
+    out.push(record.name.len() as u8 + 1);
+    out.push(record.mapq);
+    out.extend_from_slice(&bin.to_le_bytes());
+    out.extend_from_slice(&(record.cigar.len() as u16).to_le_bytes());
+    out.extend_from_slice(&record.flag.to_le_bytes());
+    out.extend_from_slice(&(record.bases.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(-1i32).to_le_bytes());
+    out.extend_from_slice(&(-1i32).to_le_bytes());
+    out.extend_from_slice(&0i32.to_le_bytes());
+    out.extend_from_slice(record.name);
+    out.push(0);
+    for op in record.cigar {
+        out.extend_from_slice(&op.to_le_bytes());
+    }
+    for pair in record.bases.chunks(2) {
+        let high = nibble(pair[0]) << 4;
+        let low = pair.get(1).map_or(0, |&b| nibble(b));
+        out.push(high | low);
+    }
+    match record.qualities {
+        Some(q) if q.len() == record.bases.len() => out.extend_from_slice(q),
+        _ => out.resize(out.len() + record.bases.len(), 0xff),
+    }
+    for tag in record.tags {
+        out.extend_from_slice(&tag.name);
+        match tag.value {
+            TagValue::Int(v) => encode_int(v, out),
+            TagValue::Str(s) => {
+                out.push(b'Z');
+                out.extend_from_slice(s);
+                out.push(0);
+            }
+        }
+    }
+    let block_size = (out.len() - start - 4) as u32;
+    out[start..start + 4].copy_from_slice(&block_size.to_le_bytes());
+}
+
+/// An integer tag in the smallest type that holds it, as htslib writes them.
+fn encode_int(v: i64, out: &mut Vec<u8>) {
+    if v >= 0 {
+        if v <= i64::from(u8::MAX) {
+            out.push(b'C');
+            out.push(v as u8);
+        } else if v <= i64::from(u16::MAX) {
+            out.push(b'S');
+            out.extend_from_slice(&(v as u16).to_le_bytes());
+        } else {
+            out.push(b'I');
+            out.extend_from_slice(&(v.min(i64::from(u32::MAX)) as u32).to_le_bytes());
+        }
+    } else if v >= i64::from(i8::MIN) {
+        out.push(b'c');
+        out.push(v as i8 as u8);
+    } else if v >= i64::from(i16::MIN) {
+        out.push(b's');
+        out.extend_from_slice(&(v as i16).to_le_bytes());
+    } else {
+        out.push(b'i');
+        out.extend_from_slice(&(v.max(i64::from(i32::MIN)) as i32).to_le_bytes());
+    }
+}
+
+/// Compresses bytes into complete BGZF blocks (one per worker: it keeps libdeflate's
+/// state and a buffer).
+pub struct BgzfCompressor {
+    compressor: Compressor,
+    deflated: Vec<u8>,
+}
+
+impl BgzfCompressor {
+    /// A compressor at zlib-style `level` (0–12, clamped; 6 is htslib's default).
+    pub fn new(level: i32) -> Self {
+        let level = CompressionLvl::new(level.clamp(0, 12)).unwrap_or_default();
+        Self {
+            compressor: Compressor::new(level),
+            deflated: Vec::new(),
+        }
+    }
+
+    /// Appends `data` to `out` as BGZF blocks of at most 0xff00 input bytes each
+    /// (nothing for empty `data`).
+    pub fn compress(&mut self, data: &[u8], out: &mut Vec<u8>) {
+        for piece in data.chunks(BLOCK_INPUT) {
+            let bound = self.compressor.deflate_compress_bound(piece.len());
+            self.deflated.resize(bound, 0);
+            // The bound always suffices, so this cannot fail; store the bytes
+            // uncompressed if it ever did.
+            let deflated = match self.compressor.deflate_compress(piece, &mut self.deflated) {
+                Ok(n) => &self.deflated[..n],
+                Err(_) => {
+                    stored_block(piece, &mut self.deflated);
+                    &self.deflated[..]
+                }
+            };
+            let block_size = 18 + deflated.len() + 8;
+            out.extend_from_slice(&[
+                0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, b'B', b'C', 2, 0,
+            ]);
+            out.extend_from_slice(&((block_size - 1) as u16).to_le_bytes());
+            out.extend_from_slice(deflated);
+            out.extend_from_slice(&libdeflater::crc32(piece).to_le_bytes());
+            out.extend_from_slice(&(piece.len() as u32).to_le_bytes());
+        }
+    }
+}
+
+/// `data` as one stored (uncompressed) final deflate block.
+fn stored_block(data: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    out.push(1);
+    let len = data.len() as u16;
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(data);
+}
+
+/// The empty block that ends every BGZF file.
+pub fn eof_block() -> &'static [u8] {
+    &EOF_MARKER
+}

@@ -1,0 +1,162 @@
+//! Writing alignments: SAM text and BAM records from one plain record type, so the two
+//! outputs always say the same thing.
+//!
+//! A [`SamRecord`] borrows its fields (the aligner's buffers); [`write_sam`] appends its
+//! SAM line to a buffer, [`bam::encode_record`] its BAM encoding. [`SamHeader`] holds the
+//! header text and the reference sequences (`@SQ` names and lengths) for both.
+//! [`bam::BgzfCompressor`] compresses bytes into complete BGZF blocks: each worker
+//! compresses its own batch, and the blocks of consecutive batches simply follow each
+//! other in the file.
+
+pub mod bam;
+
+/// A typed optional field value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TagValue<'a> {
+    /// An integer (`i` in SAM; the smallest fitting integer type in BAM).
+    Int(i64),
+    /// A printable string (`Z`).
+    Str(&'a [u8]),
+}
+
+/// An optional field: a two-letter tag and its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tag<'a> {
+    /// The tag name, e.g. `*b"NM"`.
+    pub name: [u8; 2],
+    /// The value.
+    pub value: TagValue<'a>,
+}
+
+/// One alignment line (no mate fields: `RNEXT *`, `PNEXT 0`, `TLEN 0`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SamRecord<'a> {
+    /// Read name.
+    pub name: &'a [u8],
+    /// FLAG bits.
+    pub flag: u16,
+    /// Index of the reference sequence in the header, `None` when unplaced.
+    pub reference: Option<usize>,
+    /// 0-based leftmost aligned position (ignored when unplaced).
+    pub position: u64,
+    /// Mapping quality.
+    pub mapq: u8,
+    /// CIGAR operations in BAM's encoding (`length << 4 | op`); empty for `*`.
+    pub cigar: &'a [u32],
+    /// Bases as written in SEQ (reverse-complemented for the reverse strand); empty
+    /// for `*`.
+    pub bases: &'a [u8],
+    /// Phred qualities in SEQ's order; `None` for `*`.
+    pub qualities: Option<&'a [u8]>,
+    /// Optional fields, written in this order.
+    pub tags: &'a [Tag<'a>],
+}
+
+/// A reference sequence of the header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SamReference {
+    /// Its name.
+    pub name: String,
+    /// Its length.
+    pub len: u64,
+}
+
+/// The header: its full text (ending with a line feed) and the reference sequences it
+/// lists, in `@SQ` order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SamHeader {
+    /// The header lines.
+    pub text: String,
+    /// The reference sequences.
+    pub references: Vec<SamReference>,
+}
+
+impl SamHeader {
+    /// `@HD VN:1.6 SO:unsorted`, one `@SQ` per reference, then `extra_lines` (each
+    /// without its line feed: `@RG`, `@PG`, ...).
+    pub fn new(references: Vec<SamReference>, extra_lines: &[String]) -> Self {
+        let mut text = String::from("@HD\tVN:1.6\tSO:unsorted\n");
+        for r in &references {
+            text.push_str(&format!("@SQ\tSN:{}\tLN:{}\n", r.name, r.len));
+        }
+        for line in extra_lines {
+            text.push_str(line);
+            text.push('\n');
+        }
+        Self { text, references }
+    }
+}
+
+/// Appends `record`'s SAM line (with its line feed) to `out`.
+pub fn write_sam(header: &SamHeader, record: &SamRecord<'_>, out: &mut Vec<u8>) {
+    out.extend_from_slice(record.name);
+    out.push(b'\t');
+    push_int(out, i64::from(record.flag));
+    out.push(b'\t');
+    match record.reference.and_then(|i| header.references.get(i)) {
+        Some(r) => {
+            out.extend_from_slice(r.name.as_bytes());
+            out.push(b'\t');
+            push_int(out, record.position as i64 + 1);
+        }
+        None => out.extend_from_slice(b"*\t0"),
+    }
+    out.push(b'\t');
+    push_int(out, i64::from(record.mapq));
+    out.push(b'\t');
+    if record.cigar.is_empty() {
+        out.push(b'*');
+    }
+    for &op in record.cigar {
+        push_int(out, i64::from(op >> 4));
+        out.push(b"MIDNSHP=X"[(op & 0xf).min(8) as usize]);
+    }
+    out.extend_from_slice(b"\t*\t0\t0\t");
+    if record.bases.is_empty() {
+        out.push(b'*');
+    } else {
+        out.extend_from_slice(record.bases);
+    }
+    out.push(b'\t');
+    match record.qualities {
+        Some(q) if !q.is_empty() => out.extend(q.iter().map(|&v| v.min(93) + 33)),
+        _ => out.push(b'*'),
+    }
+    for tag in record.tags {
+        out.push(b'\t');
+        out.extend_from_slice(&tag.name);
+        match tag.value {
+            TagValue::Int(v) => {
+                out.extend_from_slice(b":i:");
+                push_int(out, v);
+            }
+            TagValue::Str(s) => {
+                out.extend_from_slice(b":Z:");
+                out.extend_from_slice(s);
+            }
+        }
+    }
+    out.push(b'\n');
+}
+
+/// Appends the decimal text of `value`.
+fn push_int(out: &mut Vec<u8>, value: i64) {
+    if value < 0 {
+        out.push(b'-');
+    }
+    let mut digits = [0u8; 20];
+    let mut n = value.unsigned_abs();
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+#[cfg(test)]
+mod tests;
