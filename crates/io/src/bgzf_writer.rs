@@ -1,23 +1,76 @@
 //! Writing BGZF: text or binary data cut into independent gzip blocks of at most 64 KiB,
 //! ending with the EOF marker, so `bgzip`, `tabix`, `zcat` and htslib read the result.
 //!
-//! Blocks hold 65,280 input bytes (htslib's block size) compressed by libdeflate; a
-//! block that would not shrink below the 64 KiB limit is stored instead.
+//! [`BgzfCompressor`] turns bytes into complete blocks (a farm worker compresses its own
+//! batch; the blocks of consecutive batches simply follow each other in the file);
+//! [`BgzfWriter`] is the streaming [`Write`] on top of it. Blocks hold 65,280 input bytes
+//! (htslib's block size) compressed by libdeflate; a block that would not shrink is stored.
 
 use std::io::{self, Write};
 
-use crate::bgzf::EOF_MARKER;
+use libdeflater::{CompressionLvl, Compressor};
 
-/// Input bytes per block (htslib's `BGZF_BLOCK_SIZE`).
+pub use crate::bgzf::EOF_MARKER;
+
+/// Input bytes per block (htslib's `BGZF_BLOCK_SIZE`): small enough that even
+/// incompressible data fits the 64 KiB block limit.
 pub const BLOCK_INPUT: usize = 0xff00;
-/// The largest compressed block.
-const MAX_BLOCK: usize = 1 << 16;
 /// BGZF header with the `BC` extra field; bytes 16..18 take the block size minus one.
-const HEADER: [u8; 18] = [
-    0x1f, 0x8b, 0x08, 0x04, 0, 0, 0, 0, 0, 0xff, 0x06, 0x00, b'B', b'C', 0x02, 0x00, 0, 0,
+const HEADER: [u8; 16] = [
+    0x1f, 0x8b, 0x08, 0x04, 0, 0, 0, 0, 0, 0xff, 0x06, 0x00, b'B', b'C', 0x02, 0x00,
 ];
-/// Header plus CRC32 and ISIZE.
-const FRAME: usize = HEADER.len() + 8;
+
+/// Compresses bytes into complete BGZF blocks; keeps libdeflate's state and a buffer, so
+/// one per thread.
+pub struct BgzfCompressor {
+    compressor: Compressor,
+    deflated: Vec<u8>,
+}
+
+impl BgzfCompressor {
+    /// A compressor at libdeflate `level` (0–12, clamped; 6 is zlib's and htslib's default).
+    pub fn new(level: i32) -> Self {
+        let level = CompressionLvl::new(level.clamp(0, 12)).unwrap_or_default();
+        Self {
+            compressor: Compressor::new(level),
+            deflated: Vec::new(),
+        }
+    }
+
+    /// Appends `data` to `out` as BGZF blocks of at most [`BLOCK_INPUT`] input bytes each
+    /// (nothing for empty `data`).
+    pub fn compress(&mut self, data: &[u8], out: &mut Vec<u8>) {
+        for piece in data.chunks(BLOCK_INPUT) {
+            let bound = self.compressor.deflate_compress_bound(piece.len());
+            self.deflated.resize(bound, 0);
+            // The bound always suffices, so this cannot fail; store the bytes
+            // uncompressed if it ever did.
+            let deflated = match self.compressor.deflate_compress(piece, &mut self.deflated) {
+                Ok(n) => &self.deflated[..n],
+                Err(_) => {
+                    stored_block(piece, &mut self.deflated);
+                    &self.deflated[..]
+                }
+            };
+            let block_size = HEADER.len() + 2 + deflated.len() + 8;
+            out.extend_from_slice(&HEADER);
+            out.extend_from_slice(&((block_size - 1) as u16).to_le_bytes());
+            out.extend_from_slice(deflated);
+            out.extend_from_slice(&libdeflater::crc32(piece).to_le_bytes());
+            out.extend_from_slice(&(piece.len() as u32).to_le_bytes());
+        }
+    }
+}
+
+/// `data` as one stored (uncompressed) final deflate block.
+fn stored_block(data: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    out.push(1);
+    let len = data.len() as u16;
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&(!len).to_le_bytes());
+    out.extend_from_slice(data);
+}
 
 /// Compresses everything written to it into BGZF blocks on `inner`. Call
 /// [`BgzfWriter::finish`] to write the last block and the EOF marker; dropping the writer
@@ -26,24 +79,17 @@ pub struct BgzfWriter<W: Write> {
     inner: W,
     pending: Vec<u8>,
     block: Vec<u8>,
-    compressor: libdeflater::Compressor,
-    stored: libdeflater::Compressor,
+    compressor: BgzfCompressor,
 }
 
 impl<W: Write> BgzfWriter<W> {
     /// A writer compressing at libdeflate `level` (0–12; 6 is zlib's default).
     pub fn new(inner: W, level: i32) -> Self {
-        let level = libdeflater::CompressionLvl::new(level.clamp(0, 12))
-            .unwrap_or_else(|_| libdeflater::CompressionLvl::default());
         Self {
             inner,
             pending: Vec::with_capacity(BLOCK_INPUT),
-            block: vec![0; MAX_BLOCK],
-            compressor: libdeflater::Compressor::new(level),
-            stored: libdeflater::Compressor::new(
-                libdeflater::CompressionLvl::new(0)
-                    .unwrap_or(libdeflater::CompressionLvl::fastest()),
-            ),
+            block: Vec::new(),
+            compressor: BgzfCompressor::new(level),
         }
     }
 
@@ -59,24 +105,9 @@ impl<W: Write> BgzfWriter<W> {
 
     /// Compresses `pending` into one block and writes it.
     fn write_block(&mut self) -> io::Result<()> {
-        let data = &self.pending;
-        let room = MAX_BLOCK - FRAME;
-        let out = &mut self.block[HEADER.len()..HEADER.len() + room];
-        let size = match self.compressor.deflate_compress(data, out) {
-            Ok(n) => n,
-            // Incompressible data: a stored block adds only a few bytes.
-            Err(_) => self
-                .stored
-                .deflate_compress(data, out)
-                .map_err(|e| io::Error::other(format!("BGZF block does not fit: {e}")))?,
-        };
-        let total = FRAME + size;
-        self.block[..HEADER.len()].copy_from_slice(&HEADER);
-        self.block[16..18].copy_from_slice(&((total - 1) as u16).to_le_bytes());
-        let tail = HEADER.len() + size;
-        self.block[tail..tail + 4].copy_from_slice(&libdeflater::crc32(data).to_le_bytes());
-        self.block[tail + 4..tail + 8].copy_from_slice(&(data.len() as u32).to_le_bytes());
-        self.inner.write_all(&self.block[..total])?;
+        self.block.clear();
+        self.compressor.compress(&self.pending, &mut self.block);
+        self.inner.write_all(&self.block)?;
         self.pending.clear();
         Ok(())
     }

@@ -17,9 +17,10 @@ use anyhow::Context;
 use seqfarm_align::{AlignMode, AlignParams, Aligner, Preset, ReadInput, ReadResult};
 use seqfarm_farm::{Fill, WorkerInfo};
 use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
+use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
 use seqfarm_io::output::Output;
 use seqfarm_io::reads::{ChunkLimits, ParseOptions, ReadBatch, ReadChunk, ReadChunker};
-use seqfarm_io::sam::bam::{encode_header, eof_block, BgzfCompressor};
+use seqfarm_io::sam::bam::encode_header;
 use seqfarm_io::sam::{SamHeader, SamReference};
 
 use self::records::{AlignCounts, RecordStyle, RecordWriter};
@@ -297,7 +298,7 @@ impl AlignArgs {
         .map_err(farm_error)?;
         bar.finish();
         if style.bam {
-            output.put(eof_block())?;
+            output.put(&EOF_MARKER)?;
         }
         output.commit()?;
         report(&totals, started);

@@ -1,14 +1,7 @@
-//! BAM: the binary encoding of [`SamRecord`]s and of the header, and BGZF compression
-//! of whole batches into independent blocks.
-
-use libdeflater::{CompressionLvl, Compressor};
+//! BAM: the binary encoding of [`SamRecord`]s and of the header (compressed by
+//! [`crate::bgzf_writer::BgzfCompressor`]).
 
 use super::{SamHeader, SamRecord, TagValue};
-use crate::bgzf::EOF_MARKER;
-
-/// Largest input per BGZF block: small enough that even incompressible data fits the
-/// 64 KiB block limit (htslib uses the same bound).
-const BLOCK_INPUT: usize = 0xff00;
 
 /// The 4-bit code of a SEQ letter (`=ACMGRSVTWYHKDBN`; anything else is `N`).
 fn nibble(letter: u8) -> u8 {
@@ -141,63 +134,4 @@ fn encode_int(v: i64, out: &mut Vec<u8>) {
         out.push(b'i');
         out.extend_from_slice(&(v.max(i64::from(i32::MIN)) as i32).to_le_bytes());
     }
-}
-
-/// Compresses bytes into complete BGZF blocks (one per worker: it keeps libdeflate's
-/// state and a buffer).
-pub struct BgzfCompressor {
-    compressor: Compressor,
-    deflated: Vec<u8>,
-}
-
-impl BgzfCompressor {
-    /// A compressor at zlib-style `level` (0–12, clamped; 6 is htslib's default).
-    pub fn new(level: i32) -> Self {
-        let level = CompressionLvl::new(level.clamp(0, 12)).unwrap_or_default();
-        Self {
-            compressor: Compressor::new(level),
-            deflated: Vec::new(),
-        }
-    }
-
-    /// Appends `data` to `out` as BGZF blocks of at most 0xff00 input bytes each
-    /// (nothing for empty `data`).
-    pub fn compress(&mut self, data: &[u8], out: &mut Vec<u8>) {
-        for piece in data.chunks(BLOCK_INPUT) {
-            let bound = self.compressor.deflate_compress_bound(piece.len());
-            self.deflated.resize(bound, 0);
-            // The bound always suffices, so this cannot fail; store the bytes
-            // uncompressed if it ever did.
-            let deflated = match self.compressor.deflate_compress(piece, &mut self.deflated) {
-                Ok(n) => &self.deflated[..n],
-                Err(_) => {
-                    stored_block(piece, &mut self.deflated);
-                    &self.deflated[..]
-                }
-            };
-            let block_size = 18 + deflated.len() + 8;
-            out.extend_from_slice(&[
-                0x1f, 0x8b, 8, 4, 0, 0, 0, 0, 0, 0xff, 6, 0, b'B', b'C', 2, 0,
-            ]);
-            out.extend_from_slice(&((block_size - 1) as u16).to_le_bytes());
-            out.extend_from_slice(deflated);
-            out.extend_from_slice(&libdeflater::crc32(piece).to_le_bytes());
-            out.extend_from_slice(&(piece.len() as u32).to_le_bytes());
-        }
-    }
-}
-
-/// `data` as one stored (uncompressed) final deflate block.
-fn stored_block(data: &[u8], out: &mut Vec<u8>) {
-    out.clear();
-    out.push(1);
-    let len = data.len() as u16;
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(&(!len).to_le_bytes());
-    out.extend_from_slice(data);
-}
-
-/// The empty block that ends every BGZF file.
-pub fn eof_block() -> &'static [u8] {
-    &EOF_MARKER
 }

@@ -4,7 +4,7 @@
 //! A [`SamRecord`] borrows its fields (the aligner's buffers); [`write_sam`] appends its
 //! SAM line to a buffer, [`bam::encode_record`] its BAM encoding. [`SamHeader`] holds the
 //! header text and the reference sequences (`@SQ` names and lengths) for both.
-//! [`bam::BgzfCompressor`] compresses bytes into complete BGZF blocks: each worker
+//! A BAM's blocks come from [`crate::bgzf_writer::BgzfCompressor`]: each worker
 //! compresses its own batch, and the blocks of consecutive batches simply follow each
 //! other in the file.
 

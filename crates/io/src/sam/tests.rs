@@ -1,5 +1,6 @@
-use super::bam::{encode_header, encode_record, reg2bin, BgzfCompressor};
+use super::bam::{encode_header, encode_record, reg2bin};
 use super::*;
+use crate::bgzf_writer::BgzfCompressor;
 
 fn header() -> SamHeader {
     SamHeader::new(
