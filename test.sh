@@ -2,7 +2,7 @@
 # Installs the Debian packages the tests compare against, then runs the whole suite.
 set -euo pipefail
 cd "$(dirname "$0")"
-packages=(samtools bedtools picard-tools)
+packages=(samtools bedtools picard-tools parasail)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -32,28 +32,11 @@ cmp -s "$tmp/bedtools.tsv" "$tmp/bed.tsv" && cmp -s "$tmp/bedtools.tsv" "$tmp/wi
   || { echo "seqfarm and bedtools counts differ" >&2; exit 1; }
 echo "# outputs identical"
 
-names=("seqfarm -t 1" "seqfarm -t 2" "seqfarm -t 2 --window" "bedtools")
-cmds=("$sf count -t 1 --bed $tmp/windows.bed $*"
-      "$sf count -t 2 --bed $tmp/windows.bed $*"
-      "$sf count -t 2 --window $window $*"
-      "bedtools multicov -bams $* -bed $tmp/windows.bed")
-for r in $(seq "$rounds"); do
-  args=()
-  for i in "${!cmds[@]}"; do args+=(-n "${names[$i]}" "${cmds[$i]}"); done
-  hyperfine --style none --runs 1 --output null --export-json "$tmp/r$r.json" "${args[@]}" \
-    >/dev/null 2>&1
-done
-python3 - "$tmp" "$rounds" <<'PY'
-import json, statistics, sys
-tmp, rounds = sys.argv[1], int(sys.argv[2])
-wall, cpu = {}, {}
-for r in range(1, rounds + 1):
-    for res in json.load(open(f"{tmp}/r{r}.json"))["results"]:
-        wall.setdefault(res["command"], []).extend(res["times"])
-        cpu.setdefault(res["command"], []).append(res["user"] + res["system"])
-w = {k: statistics.median(v) for k, v in wall.items()}
-c = {k: statistics.median(v) for k, v in cpu.items()}
-print(f"{'tool':<22} {'wall_s':>8} {'x_bedtools':>11} {'cpu_s':>8} {'cpu_x_bedtools':>15}")
-for tool in wall:
-    print(f"{tool:<22} {w[tool]:8.2f} {w['bedtools'] / w[tool]:11.2f} {c[tool]:8.2f} {c['bedtools'] / c[tool]:15.2f}")
-PY
+# shellcheck source=bench/rounds.sh
+. bench/rounds.sh
+alternate_rounds "$rounds" "$tmp/r" --output null -- \
+  "seqfarm -t 1" "$sf count -t 1 --bed $tmp/windows.bed $*" \
+  "seqfarm -t 2" "$sf count -t 2 --bed $tmp/windows.bed $*" \
+  "seqfarm -t 2 --window" "$sf count -t 2 --window $window $*" \
+  "bedtools" "bedtools multicov -bams $* -bed $tmp/windows.bed"
+summarize_rounds "$rounds" "$tmp/r" bedtools

@@ -52,30 +52,13 @@ cmp -s "$tmp/facets.csv" "$tmp/seqfarm.csv" \
   || { echo "seqfarm and FACETS outputs differ" >&2; exit 1; }
 echo "# outputs identical: $(($(wc -l < "$tmp/seqfarm.csv") - 1)) rows"
 
-names=("seqfarm -t 1" "seqfarm -t 2" "facets")
-cmds=("$sf snp-pileup $options -t 1 $sites $tmp/out1.csv $normal $tumor"
-      "$sf snp-pileup $options -t 2 $sites $tmp/out2.csv $normal $tumor"
-      "$SNP_PILEUP $options $sites $tmp/out3.csv $normal $tumor")
-for r in $(seq "$rounds"); do
-  args=()
-  for i in "${!cmds[@]}"; do args+=(-n "${names[$i]}" "${cmds[$i]}"); done
-  hyperfine --style none --runs 1 --prepare "rm -f $tmp/out1.csv $tmp/out2.csv $tmp/out3.csv" \
-    --export-json "$tmp/r$r.json" "${args[@]}" >/dev/null 2>&1
-done
-python3 - "$tmp" "$rounds" <<'PY'
-import json, statistics, sys
-tmp, rounds = sys.argv[1], int(sys.argv[2])
-wall, cpu = {}, {}
-for r in range(1, rounds + 1):
-    for res in json.load(open(f"{tmp}/r{r}.json"))["results"]:
-        wall.setdefault(res["command"], []).extend(res["times"])
-        cpu.setdefault(res["command"], []).append(res["user"] + res["system"])
-w = {k: statistics.median(v) for k, v in wall.items()}
-c = {k: statistics.median(v) for k, v in cpu.items()}
-print(f"{'tool':<14} {'wall_s':>8} {'x_facets':>9} {'cpu_s':>8} {'cpu_x_facets':>13}")
-for tool in wall:
-    print(f"{tool:<14} {w[tool]:8.2f} {w['facets'] / w[tool]:9.2f} {c[tool]:8.2f} {c['facets'] / c[tool]:13.2f}")
-PY
+# shellcheck source=bench/rounds.sh
+. bench/rounds.sh
+alternate_rounds "$rounds" "$tmp/r" --prepare "rm -f $tmp/out1.csv $tmp/out2.csv $tmp/out3.csv" -- \
+  "seqfarm -t 1" "$sf snp-pileup $options -t 1 $sites $tmp/out1.csv $normal $tumor" \
+  "seqfarm -t 2" "$sf snp-pileup $options -t 2 $sites $tmp/out2.csv $normal $tumor" \
+  "facets" "$SNP_PILEUP $options $sites $tmp/out3.csv $normal $tumor"
+summarize_rounds "$rounds" "$tmp/r" facets
 for t in 1 2; do
   rm -f "$tmp/m.csv"
   # shellcheck disable=SC2086

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use seqfarm_sw::{scalar, ScoreMatrix, Scoring};
 
-use crate::support::{data, run, seqfarm, shared_data};
+use crate::support::{data, have, run, seqfarm, shared_data};
 
 /// Reads a (possibly gzipped) text file.
 fn read_text(path: &Path) -> String {
@@ -62,6 +62,96 @@ fn scores_equal_parasail_on_the_bundled_database() {
         stderr.contains("1500 sequences") && stderr.contains("GCUPS"),
         "{stderr}"
     );
+}
+
+/// The names (first words of the headers) of a FASTA text, in file order.
+fn fasta_names(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix('>'))
+        .map(|h| h.split_whitespace().next().unwrap_or("").to_string())
+        .collect()
+}
+
+/// Runs Debian's `parasail_aligner` (every pair, no suffix-array filter) and returns its
+/// scores keyed by query and subject name.
+fn parasail_scores(
+    dir: &Path,
+    query: &Path,
+    db: &Path,
+    matrix: &str,
+    open: i32,
+    extend: i32,
+) -> BTreeMap<(String, String), i64> {
+    let csv = dir.join(format!("parasail_{matrix}_{open}_{extend}.csv"));
+    // parasail_aligner refuses to run when standard input is open but not a terminal.
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "parasail_aligner -x -a sw_striped_profile_16 -m {matrix} -o {open} -e {extend} \
+             -t 1 -q '{}' -f '{}' -g '{}' <&- >/dev/null",
+            path(query),
+            path(db),
+            path(&csv)
+        ))
+        .status()
+        .expect("sh runs");
+    assert!(status.success(), "parasail_aligner failed");
+    let queries = fasta_names(&read_text(query));
+    let subjects = fasta_names(&read_text(db));
+    read_text(&csv)
+        .lines()
+        .map(|line| {
+            // query index, subject index, query length, subject length, score, ends
+            let f: Vec<&str> = line.split(',').collect();
+            let index = |i: usize| f[i].parse::<usize>().expect("index");
+            (
+                (queries[index(0)].clone(), subjects[index(1)].clone()),
+                f[4].parse().expect("score"),
+            )
+        })
+        .collect()
+}
+
+/// The same pairs scored by seqfarm and by the installed parasail, with two matrices and
+/// gap costs (seqfarm's BLAST-style open/extend is parasail's open + extend/extend).
+#[test]
+fn scores_equal_the_installed_parasail() {
+    if !have("parasail_aligner") {
+        eprintln!("note: parasail_aligner (Debian parasail) not installed; ./test.sh installs it");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let db = dir.path().join("db300.fa");
+    let text = read_text(&data("sw_db1500.fa.gz"));
+    let cut = text
+        .match_indices('>')
+        .nth(300)
+        .map_or(text.len(), |(i, _)| i);
+    std::fs::write(&db, &text[..cut]).expect("write");
+    let query = data("sw_q10.fa");
+    for (matrix, ours, theirs) in [("BLOSUM62", (11, 1), (12, 1)), ("PAM30", (9, 1), (10, 1))] {
+        let (out, _) = search(&[
+            "--scores-only",
+            "--matrix",
+            matrix,
+            "--gap-open",
+            &ours.0.to_string(),
+            "--gap-extend",
+            &ours.1.to_string(),
+            path(&query),
+            path(&db),
+        ]);
+        let expected = parasail_scores(
+            dir.path(),
+            &query,
+            &db,
+            &matrix.to_lowercase(),
+            theirs.0,
+            theirs.1,
+        );
+        assert_eq!(expected.len(), 3000);
+        assert_eq!(score_map(&out), expected, "{matrix}");
+    }
 }
 
 #[test]

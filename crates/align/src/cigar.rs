@@ -142,18 +142,7 @@ impl std::fmt::Display for Cigar {
 
 /// Appends the decimal digits of `value` to `out`.
 pub fn push_decimal(out: &mut Vec<u8>, value: u64) {
-    let mut digits = [0u8; 20];
-    let mut n = value;
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
+    out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
 }
 
 /// What an alignment's columns add up to: the SAM `NM` and `MD` tags and bowtie2's

@@ -15,38 +15,14 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use crossbeam_channel::bounded;
 use rayon::prelude::*;
-use seqfarm_farm::{run, FarmConfig, Fill};
 
 const TASKS: u64 = 1_000_000;
 
+#[path = "support/trivial_farm.rs"]
+mod trivial_farm;
+
 fn seqfarm_farm(workers: usize, ordered: bool) -> u64 {
-    let config = FarmConfig::new(workers).queue_depth(256).ordered(ordered);
-    let mut next = 0u64;
-    let mut sum = 0u64;
-    run(
-        &config,
-        || 0u64,
-        &mut |t: &mut u64| -> Result<Fill, ()> {
-            if next == TASKS {
-                return Ok(Fill::End);
-            }
-            *t = next;
-            next += 1;
-            Ok(Fill::Task)
-        },
-        |_| {
-            Ok(|t: &mut u64| -> Result<(), ()> {
-                *t = black_box(*t) + 1;
-                Ok(())
-            })
-        },
-        &mut |t: &mut u64| -> Result<(), ()> {
-            sum += *t;
-            Ok(())
-        },
-    )
-    .expect("farm runs");
-    sum
+    trivial_farm::trivial_farm(TASKS, workers, 256, ordered)
 }
 
 /// The farm's structure on crossbeam channels: a shared task channel, a shared result

@@ -6,10 +6,9 @@
 //! `start <= end`. A zero-length feature (`start == end`) covers `[start - 1, end + 1)`,
 //! as bedtools widens it, while its own coordinates are kept for the output.
 
-use std::io::BufRead;
 use std::path::Path;
 
-use crate::input::Input;
+use crate::input::{Input, LineReader};
 use crate::{Error, Result};
 
 /// One region, borrowed from the reader's line buffer.
@@ -39,9 +38,7 @@ impl BedRegion<'_> {
 
 /// Reads the regions of a BED file one at a time.
 pub struct BedRegions {
-    input: Input,
-    line: Vec<u8>,
-    line_number: u64,
+    lines: LineReader,
     fields: Option<usize>,
 }
 
@@ -49,49 +46,38 @@ impl BedRegions {
     /// Opens `path` (`-` for standard input; gzip recognised by content).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         Ok(Self {
-            input: Input::open(path)?,
-            line: Vec::with_capacity(256),
-            line_number: 0,
+            lines: LineReader::new(Input::open(path)?),
             fields: None,
         })
     }
 
     /// The path the file was opened by.
     pub fn path(&self) -> &Path {
-        &self.input.path
+        &self.lines.input.path
     }
 
     /// The next region, or `None` at the end of the file.
     pub fn next_region(&mut self) -> Result<Option<BedRegion<'_>>> {
         loop {
-            self.line.clear();
-            let n = self
-                .input
-                .read_until(b'\n', &mut self.line)
-                .map_err(|e| self.input.error(e))?;
-            if n == 0 {
+            if !self.lines.next_line()? {
                 return Ok(None);
             }
-            self.line_number += 1;
-            while matches!(self.line.last(), Some(b'\n' | b'\r')) {
-                self.line.pop();
-            }
-            let skip = self.line.is_empty()
-                || self.line.starts_with(b"#")
-                || self.line.starts_with(b"track")
-                || self.line.starts_with(b"browser");
+            let skip = self.lines.line.is_empty()
+                || self.lines.line.starts_with(b"#")
+                || self.lines.line.starts_with(b"track")
+                || self.lines.line.starts_with(b"browser");
             if !skip {
                 break;
             }
         }
-        let mut line: &[u8] = &self.line;
+        let mut line: &[u8] = &self.lines.line;
         if line.last() == Some(&b'\t') {
             line = &line[..line.len() - 1];
         }
         let fields = 1 + line.iter().filter(|&&b| b == b'\t').count();
-        let number = self.line_number;
+        let number = self.lines.number;
         let error = |message: String| Error::Record {
-            path: self.input.path.clone(),
+            path: self.lines.input.path.clone(),
             record: number,
             message: format!("(line {number}) {message}"),
         };

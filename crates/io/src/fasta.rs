@@ -5,9 +5,7 @@
 //! name. Rejects, with file and line: text before the first header, a header with no
 //! name, and bytes that cannot be sequence (control characters, non-ASCII).
 
-use std::io::BufRead;
-
-use crate::input::Input;
+use crate::input::{Input, LineReader};
 use crate::{Error, Result};
 
 /// One FASTA record: the name (first word of the header), the rest of the header line,
@@ -24,9 +22,7 @@ pub struct FastaRecord {
 
 /// Reads FASTA records from an [`Input`].
 pub struct FastaReader {
-    input: Input,
-    line: Vec<u8>,
-    line_number: u64,
+    lines: LineReader,
     records: u64,
     /// A header line read while finishing the previous record.
     pending_header: bool,
@@ -36,9 +32,7 @@ impl FastaReader {
     /// Reads from `input`.
     pub fn new(input: Input) -> Self {
         Self {
-            input,
-            line: Vec::with_capacity(256),
-            line_number: 0,
+            lines: LineReader::new(input),
             records: 0,
             pending_header: false,
         }
@@ -51,7 +45,7 @@ impl FastaReader {
 
     /// The input's path as given.
     pub fn path(&self) -> &std::path::Path {
-        &self.input.path
+        &self.lines.input.path
     }
 
     /// Records read so far.
@@ -63,23 +57,23 @@ impl FastaReader {
     pub fn read_record(&mut self, record: &mut FastaRecord) -> Result<bool> {
         if !self.pending_header {
             loop {
-                if !self.next_line()? {
-                    if self.records == 0 && self.line_number == 0 {
-                        return Err(Error::format(&self.input.path, 0, "empty FASTA file"));
+                if !self.lines.next_line()? {
+                    if self.records == 0 && self.lines.number == 0 {
+                        return Err(Error::format(&self.lines.input.path, 0, "empty FASTA file"));
                     }
                     return Ok(false);
                 }
-                if self.line.is_empty() {
+                if self.lines.line.is_empty() {
                     continue;
                 }
-                if self.line[0] != b'>' {
+                if self.lines.line[0] != b'>' {
                     return Err(self.bad_line("sequence data before the first '>' header"));
                 }
                 break;
             }
         }
         self.pending_header = false;
-        let header = &self.line[1..];
+        let header = &self.lines.line[1..];
         let header = std::str::from_utf8(header)
             .map_err(|_| self.bad_line("header is not valid UTF-8"))?
             .trim();
@@ -96,43 +90,26 @@ impl FastaReader {
         record.description.push_str(description);
         record.sequence.clear();
         self.records += 1;
-        while self.next_line()? {
-            if self.line.first() == Some(&b'>') {
+        while self.lines.next_line()? {
+            if self.lines.line.first() == Some(&b'>') {
                 self.pending_header = true;
                 break;
             }
-            if let Some(&bad) = self.line.iter().find(|&&b| !is_sequence_byte(b)) {
+            if let Some(&bad) = self.lines.line.iter().find(|&&b| !is_sequence_byte(b)) {
                 return Err(
                     self.bad_line(&format!("byte 0x{bad:02x} cannot be part of a sequence"))
                 );
             }
-            record.sequence.extend_from_slice(&self.line);
-        }
-        Ok(true)
-    }
-
-    /// Reads one line into `self.line` without its line end; `false` at end of input.
-    fn next_line(&mut self) -> Result<bool> {
-        self.line.clear();
-        let n = self
-            .input
-            .read_until(b'\n', &mut self.line)
-            .map_err(|e| self.input.error(e))?;
-        if n == 0 {
-            return Ok(false);
-        }
-        self.line_number += 1;
-        while matches!(self.line.last(), Some(b'\n' | b'\r')) {
-            self.line.pop();
+            record.sequence.extend_from_slice(&self.lines.line);
         }
         Ok(true)
     }
 
     fn bad_line(&self, message: &str) -> Error {
         Error::record(
-            &self.input.path,
-            self.line_number,
-            format!("line {}: {message}", self.line_number),
+            &self.lines.input.path,
+            self.lines.number,
+            format!("line {}: {message}", self.lines.number),
         )
     }
 }

@@ -54,6 +54,45 @@ impl Input {
     }
 }
 
+/// An [`Input`] read line by line into one reused buffer, counting lines so that errors
+/// can name the line (the text formats: FASTA, VCF, BED).
+pub struct LineReader {
+    /// The input read from.
+    pub input: Input,
+    /// The current line, without its line end (`\n` or `\r\n`).
+    pub line: Vec<u8>,
+    /// Lines read so far (the 1-based number of the current line).
+    pub number: u64,
+}
+
+impl LineReader {
+    /// Reads lines from `input`.
+    pub fn new(input: Input) -> Self {
+        Self {
+            input,
+            line: Vec::with_capacity(256),
+            number: 0,
+        }
+    }
+
+    /// Reads the next line into `line`; `false` at the end of the input.
+    pub fn next_line(&mut self) -> Result<bool> {
+        self.line.clear();
+        let n = self
+            .input
+            .read_until(b'\n', &mut self.line)
+            .map_err(|e| self.input.error(e))?;
+        if n == 0 {
+            return Ok(false);
+        }
+        self.number += 1;
+        while matches!(self.line.last(), Some(b'\n' | b'\r')) {
+            self.line.pop();
+        }
+        Ok(true)
+    }
+}
+
 impl Read for Input {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.reader.read(buf)

@@ -5,10 +5,9 @@
 //! into it. The header must end with the `#CHROM` line before the first record (as
 //! htslib requires); the other columns are not parsed.
 
-use std::io::BufRead;
 use std::path::Path;
 
-use crate::input::Input;
+use crate::input::{Input, LineReader};
 use crate::{Error, Result};
 
 /// One record's site columns, borrowed from the reader's line buffer.
@@ -46,9 +45,7 @@ impl VcfSite<'_> {
 
 /// Reads the records of a VCF one at a time.
 pub struct VcfSites {
-    input: Input,
-    line: Vec<u8>,
-    line_number: u64,
+    lines: LineReader,
     header_done: bool,
 }
 
@@ -56,48 +53,37 @@ impl VcfSites {
     /// Opens `path` (`-` for standard input; gzip or BGZF recognised by content).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         Ok(Self {
-            input: Input::open(path)?,
-            line: Vec::with_capacity(256),
-            line_number: 0,
+            lines: LineReader::new(Input::open(path)?),
             header_done: false,
         })
     }
 
     /// The path the VCF was opened by.
     pub fn path(&self) -> &Path {
-        &self.input.path
+        &self.lines.input.path
     }
 
     /// Lines read so far.
     pub fn line_number(&self) -> u64 {
-        self.line_number
+        self.lines.number
     }
 
     /// The next record, or `None` at the end of the file.
     pub fn next_site(&mut self) -> Result<Option<VcfSite<'_>>> {
         loop {
-            self.line.clear();
-            let n = self
-                .input
-                .read_until(b'\n', &mut self.line)
-                .map_err(|e| self.input.error(e))?;
-            if n == 0 {
+            if !self.lines.next_line()? {
                 if !self.header_done {
                     return Err(self.error("no #CHROM header line: not a VCF"));
                 }
                 return Ok(None);
             }
-            self.line_number += 1;
-            while matches!(self.line.last(), Some(b'\n' | b'\r')) {
-                self.line.pop();
-            }
-            if self.line.is_empty() {
+            if self.lines.line.is_empty() {
                 continue;
             }
-            if self.line[0] == b'#' {
-                if self.line.starts_with(b"#CHROM") {
+            if self.lines.line[0] == b'#' {
+                if self.lines.line.starts_with(b"#CHROM") {
                     self.header_done = true;
-                } else if !self.line.starts_with(b"##") {
+                } else if !self.lines.line.starts_with(b"##") {
                     return Err(self.error("header line does not start with ## or #CHROM"));
                 }
                 continue;
@@ -107,17 +93,17 @@ impl VcfSites {
             }
             break;
         }
-        let number = self.line_number;
-        let path = &self.input.path;
-        parse_site(&self.line)
+        let number = self.lines.number;
+        let path = &self.lines.input.path;
+        parse_site(&self.lines.line)
             .map_err(|message| record_error(path, number, message))
             .map(Some)
     }
 
     fn error(&self, message: &str) -> Error {
         record_error(
-            &self.input.path,
-            self.line_number.max(1),
+            &self.lines.input.path,
+            self.lines.number.max(1),
             message.to_string(),
         )
     }

@@ -91,7 +91,7 @@ pub fn align_with_budget(
     subject: &[u8],
     budget: usize,
 ) -> Alignment {
-    let (score, query_last, subject_last) = best_end(scoring, query, subject);
+    let (score, query_last, subject_last) = crate::scalar::best_end(scoring, query, subject);
     if score <= 0 {
         return Alignment::default();
     }
@@ -142,32 +142,6 @@ pub fn align_with_budget(
     alignment.length = ops.len();
     alignment.ops = ops;
     alignment
-}
-
-/// Best score and the first (query-major) cell where it ends.
-fn best_end(scoring: &Scoring, query: &[u8], subject: &[u8]) -> (i32, usize, usize) {
-    let matrix = scoring.matrix();
-    let (open, extend) = (scoring.first_gap_cost(), scoring.gap_extend());
-    let mut h_up = vec![0i32; subject.len()];
-    let mut f_up = vec![MINUS_INFINITY; subject.len()];
-    let mut best = (0, 0, 0);
-    for (i, &q) in query.iter().enumerate() {
-        let row = matrix.row(q);
-        let (mut diag, mut left, mut e) = (0, 0, MINUS_INFINITY);
-        for (j, &d) in subject.iter().enumerate() {
-            e = (e - extend).max(left - open);
-            let f = (f_up[j] - extend).max(h_up[j] - open);
-            let h = (diag + row[d as usize]).max(e).max(f).max(0);
-            f_up[j] = f;
-            diag = h_up[j];
-            h_up[j] = h;
-            left = h;
-            if h > best.0 {
-                best = (h, i, j);
-            }
-        }
-    }
-    best
 }
 
 /// Where an alignment scoring `score` and ending at the last cell of `query` x

@@ -22,15 +22,20 @@ const MINUS_INFINITY: i32 = i32::MIN / 4;
 /// H(i,j) = max(0, H(i-1,j-1) + s(q_i, d_j), E(i,j), F(i,j))
 /// ```
 pub fn score(scoring: &Scoring, query: &[u8], subject: &[u8]) -> i32 {
+    best_end(scoring, query, subject).0
+}
+
+/// The best score and the first cell (query-major: smallest query index, then subject
+/// index) where an alignment with that score ends; `(0, 0, 0)` when nothing scores.
+pub fn best_end(scoring: &Scoring, query: &[u8], subject: &[u8]) -> (i32, usize, usize) {
     let matrix = scoring.matrix();
     let open = scoring.first_gap_cost();
     let extend = scoring.gap_extend();
-    let n = subject.len();
-    // H(i-1, j) and F(i-1, j) for j in 1..=n (index j - 1).
-    let mut h_up = vec![0i32; n];
-    let mut f_up = vec![MINUS_INFINITY; n];
-    let mut best = 0;
-    for &q in query {
+    // H(i-1, j) and F(i-1, j) for each subject position j.
+    let mut h_up = vec![0i32; subject.len()];
+    let mut f_up = vec![MINUS_INFINITY; subject.len()];
+    let mut best = (0, 0, 0);
+    for (i, &q) in query.iter().enumerate() {
         let row = matrix.row(q);
         let mut diag = 0; // H(i-1, j-1)
         let mut left = 0; // H(i, j-1)
@@ -43,7 +48,9 @@ pub fn score(scoring: &Scoring, query: &[u8], subject: &[u8]) -> i32 {
             diag = h_up[j];
             h_up[j] = h;
             left = h;
-            best = best.max(h);
+            if h > best.0 {
+                best = (h, i, j);
+            }
         }
     }
     best

@@ -141,21 +141,7 @@ pub fn write_sam(header: &SamHeader, record: &SamRecord<'_>, out: &mut Vec<u8>) 
 
 /// Appends the decimal text of `value`.
 fn push_int(out: &mut Vec<u8>, value: i64) {
-    if value < 0 {
-        out.push(b'-');
-    }
-    let mut digits = [0u8; 20];
-    let mut n = value.unsigned_abs();
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
+    out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
 }
 
 #[cfg(test)]

@@ -113,12 +113,7 @@ impl<'a> Cigar<'a> {
         // State: operation k (an M/D/N/=/X), its reference start x and query start y.
         let mut y = 0u32;
         let mut k = 0usize;
-        while k < n && !consumes_ref(ops[k].0) {
-            if matches!(ops[k].0, op::INS | op::SOFT_CLIP) {
-                y += ops[k].1;
-            }
-            k += 1;
-        }
+        skip_non_reference(&ops, &mut k, &mut y);
         if k >= n {
             return (y, true);
         }
@@ -131,12 +126,7 @@ impl<'a> Cigar<'a> {
                 }
                 x += i64::from(len);
                 k += 1;
-                while k < n && !consumes_ref(ops[k].0) {
-                    if matches!(ops[k].0, op::INS | op::SOFT_CLIP) {
-                        y += ops[k].1;
-                    }
-                    k += 1;
-                }
+                skip_non_reference(&ops, &mut k, &mut y);
                 if k >= n {
                     return (y, true);
                 }
@@ -214,6 +204,17 @@ impl Iterator for AlignedBases<'_> {
         self.reference += 1;
         self.query += 1;
         Some(base)
+    }
+}
+
+/// Moves `k` past the operations that do not consume the reference, adding the query
+/// bases of insertions and soft clips to `y`.
+fn skip_non_reference(ops: &[(u8, u32)], k: &mut usize, y: &mut u32) {
+    while *k < ops.len() && !consumes_ref(ops[*k].0) {
+        if matches!(ops[*k].0, op::INS | op::SOFT_CLIP) {
+            *y += ops[*k].1;
+        }
+        *k += 1;
     }
 }
 
