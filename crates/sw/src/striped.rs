@@ -3,21 +3,26 @@
 //!
 //! The inter-sequence kernel puts a different database sequence in each lane; this one
 //! parallelises within a single alignment instead, which needs no batch of subjects and
-//! gains with query length. The query of length `m` is cut into 16 stripes of
-//! `segments = ceil(m / 16)` residues; vector `k` holds query positions
-//! `k, segments + k, 2 * segments + k, ...` in its 16 lanes, so within one subject column
+//! gains with query length. With `n` lanes, the query of length `m` is cut into `n`
+//! stripes of `segments = ceil(m / n)` residues; vector `k` holds query positions
+//! `k, segments + k, 2 * segments + k, ...` in its `n` lanes, so within one subject column
 //! the vertical gap (F) dependency between neighbouring positions only crosses lanes at
 //! the end of a stripe. The main loop ignores that crossing, and the "lazy F" loop
 //! afterwards propagates it only while it can still change a cell (Farrar 2007).
 //!
-//! Lanes are 16-bit signed with saturating arithmetic (AVX2, 16 lanes per vector). A
-//! score that reaches `i16::MAX` may have saturated, so it is reported as overflow and the
-//! caller rescores the pair with wider arithmetic.
+//! A subject is scored first with 32 unsigned 8-bit lanes (scores stored with a bias so
+//! that none is negative), and again with 16 signed 16-bit lanes when the 8-bit score may
+//! have saturated, as parasail's `sat` functions do. A 16-bit score that reaches
+//! `i16::MAX` may have saturated too: it is reported as overflow and the caller rescores
+//! the pair with wider arithmetic.
 
 use crate::{Error, Scoring};
 
 /// Lanes per 256-bit vector of 16-bit scores.
 const LANES: usize = 16;
+
+/// Lanes per 256-bit vector of 8-bit scores.
+const BYTE_LANES: usize = 32;
 
 /// The highest score the 16-bit lanes report; reaching it counts as overflow.
 pub const MAX_EXACT_SCORE: i32 = i16::MAX as i32 - 1;
@@ -27,8 +32,168 @@ pub const MAX_EXACT_SCORE: i32 = i16::MAX as i32 - 1;
 #[repr(C, align(32))]
 struct Vector16([i16; LANES]);
 
-/// A query prepared for the striped kernel: its striped profile (one row of vectors per
-/// subject code) and the per-column working vectors, reused for every subject.
+/// Thirty-two 8-bit lanes, aligned for 256-bit loads and stores.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(32))]
+struct Vector8([u8; BYTE_LANES]);
+
+/// The query striped over 32 unsigned 8-bit lanes: the fast first pass. Scores are
+/// stored as `score + bias`, so that none is negative; a cell saturates when its score
+/// would pass `255 - bias`, so only scores below that are exact.
+#[derive(Debug, Clone)]
+struct ByteLanes {
+    /// `profile[code * segments + k]`, as in [`StripedProfile`], plus `bias`.
+    profile: Vec<Vector8>,
+    segments: usize,
+    bias: u8,
+    first_gap: u8,
+    extend: u8,
+    h_current: Vec<Vector8>,
+    h_previous: Vec<Vector8>,
+    e_next: Vec<Vector8>,
+}
+
+impl ByteLanes {
+    /// The 8-bit profile of `query`, or `None` when the matrix's range or the gap costs
+    /// do not fit 8-bit lanes.
+    fn new(scoring: &Scoring, query: &[u8]) -> Option<Self> {
+        let matrix = scoring.matrix();
+        let bias = u8::try_from(-matrix.min_score().min(0)).ok()?;
+        u8::try_from(matrix.max_score() + i32::from(bias)).ok()?;
+        let first_gap = u8::try_from(scoring.first_gap_cost()).ok()?;
+        let extend = u8::try_from(scoring.gap_extend()).ok()?;
+        let segments = query.len().div_ceil(BYTE_LANES);
+        let mut profile = vec![Vector8::default(); matrix.len() * segments];
+        for (code, row) in profile.chunks_exact_mut(segments.max(1)).enumerate() {
+            for (k, vector) in row.iter_mut().enumerate() {
+                for (lane, score) in vector.0.iter_mut().enumerate() {
+                    // Past the query's end: a score of 0.
+                    *score = bias;
+                    if let Some(&q) = query.get(lane * segments + k) {
+                        // In 0..=255: checked against the matrix's extremes above.
+                        *score = (matrix.score(q, code as u8) + i32::from(bias)) as u8;
+                    }
+                }
+            }
+        }
+        Some(Self {
+            profile,
+            segments,
+            bias,
+            first_gap,
+            extend,
+            h_current: vec![Vector8::default(); segments],
+            h_previous: vec![Vector8::default(); segments],
+            e_next: vec![Vector8::default(); segments],
+        })
+    }
+
+    /// The score, or `None` when it may have saturated.
+    ///
+    /// # Safety
+    /// AVX2; every code in `subject` indexes a row of the profile; `segments > 0`.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn score(&mut self, subject: &[u8]) -> Option<i32> {
+        let best = i32::from(self.score_avx2(subject));
+        (best < 255 - i32::from(self.bias)).then_some(best)
+    }
+
+    /// The 8-bit striped recurrence over every subject column; returns the best cell.
+    ///
+    /// # Safety
+    /// As [`ByteLanes::score`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn score_avx2(&mut self, subject: &[u8]) -> u8 {
+        use std::arch::x86_64::*;
+
+        /// Moves every lane up by one (lane 31 drops out), lane 0 becoming 0.
+        #[inline(always)]
+        unsafe fn shift_up(v: __m256i) -> __m256i {
+            let carried = _mm256_permute2x128_si256::<0x08>(v, v);
+            _mm256_alignr_epi8::<15>(v, carried)
+        }
+
+        let segments = self.segments;
+        let bias = _mm256_set1_epi8(self.bias as i8);
+        let first_gap = _mm256_set1_epi8(self.first_gap as i8);
+        let extend = _mm256_set1_epi8(self.extend as i8);
+        // Unsigned lanes floor every value at 0, which is also the lowest H: 0 stands in
+        // for minus infinity in E and F without changing any H.
+        let zero = _mm256_setzero_si256();
+
+        let mut h_current = self.h_current.as_mut_ptr().cast::<__m256i>();
+        let mut h_previous = self.h_previous.as_mut_ptr().cast::<__m256i>();
+        let e_next = self.e_next.as_mut_ptr().cast::<__m256i>();
+        for k in 0..segments {
+            _mm256_store_si256(h_current.add(k), zero);
+            _mm256_store_si256(e_next.add(k), zero);
+        }
+        let profile = self.profile.as_ptr().cast::<__m256i>();
+        let mut best = zero;
+
+        for &code in subject {
+            let scores = profile.add(code as usize * segments);
+            let mut h_diagonal = shift_up(_mm256_load_si256(h_current.add(segments - 1)));
+            std::mem::swap(&mut h_current, &mut h_previous);
+            let mut f = zero;
+            for k in 0..segments {
+                let biased = _mm256_adds_epu8(h_diagonal, _mm256_load_si256(scores.add(k)));
+                let mut h = _mm256_subs_epu8(biased, bias);
+                let e = _mm256_load_si256(e_next.add(k));
+                h = _mm256_max_epu8(h, e);
+                h = _mm256_max_epu8(h, f);
+                best = _mm256_max_epu8(best, h);
+                _mm256_store_si256(h_current.add(k), h);
+                let h_opened = _mm256_subs_epu8(h, first_gap);
+                _mm256_store_si256(
+                    e_next.add(k),
+                    _mm256_max_epu8(_mm256_subs_epu8(e, extend), h_opened),
+                );
+                f = _mm256_max_epu8(_mm256_subs_epu8(f, extend), h_opened);
+                h_diagonal = _mm256_load_si256(h_previous.add(k));
+            }
+            // Lazy F, as in the 16-bit kernel; "f > h_opened" is "f - h_opened > 0".
+            f = shift_up(f);
+            let mut k = 0;
+            loop {
+                let h = _mm256_load_si256(h_current.add(k));
+                let h_opened = _mm256_subs_epu8(h, first_gap);
+                let beats = _mm256_cmpeq_epi8(_mm256_subs_epu8(f, h_opened), zero);
+                if _mm256_movemask_epi8(beats) == -1 {
+                    break;
+                }
+                let h = _mm256_max_epu8(h, f);
+                _mm256_store_si256(h_current.add(k), h);
+                let e = _mm256_load_si256(e_next.add(k));
+                _mm256_store_si256(
+                    e_next.add(k),
+                    _mm256_max_epu8(e, _mm256_subs_epu8(h, first_gap)),
+                );
+                f = _mm256_subs_epu8(f, extend);
+                k += 1;
+                if k == segments {
+                    k = 0;
+                    f = shift_up(f);
+                }
+            }
+        }
+        // The largest lane of `best`.
+        let half = _mm_max_epu8(
+            _mm256_castsi256_si128(best),
+            _mm256_extracti128_si256::<1>(best),
+        );
+        let half = _mm_max_epu8(half, _mm_srli_si128::<8>(half));
+        let half = _mm_max_epu8(half, _mm_srli_si128::<4>(half));
+        let half = _mm_max_epu8(half, _mm_srli_si128::<2>(half));
+        let half = _mm_max_epu8(half, _mm_srli_si128::<1>(half));
+        _mm_extract_epi8::<0>(half) as u8
+    }
+}
+
+/// A query prepared for the striped kernel: its 16-bit striped profile (one row of
+/// vectors per subject code), the 8-bit one when the scoring fits 8 bits, and the
+/// per-column working vectors, all reused for every subject.
 #[derive(Debug, Clone)]
 pub struct StripedProfile {
     /// `profile[code * segments + k]`: the scores of the query positions in vector `k`
@@ -44,6 +209,8 @@ pub struct StripedProfile {
     h_previous: Vec<Vector16>,
     /// E (horizontal gap) entering the next subject column, per query vector.
     e_next: Vec<Vector16>,
+    /// The 8-bit first pass, when the scoring fits 8-bit lanes.
+    byte_lanes: Option<ByteLanes>,
 }
 
 impl StripedProfile {
@@ -95,18 +262,20 @@ impl StripedProfile {
             h_current: vec![Vector16::default(); segments],
             h_previous: vec![Vector16::default(); segments],
             e_next: vec![Vector16::default(); segments],
+            byte_lanes: ByteLanes::new(scoring, query),
         })
     }
 
-    /// The query's length rounded up to whole vectors (the cells computed per subject
-    /// residue).
+    /// The query's length rounded up to whole 16-bit vectors (the cells the 16-bit pass
+    /// computes per subject residue).
     pub fn padded_len(&self) -> usize {
         self.segments * LANES
     }
 
     /// The best local alignment score of the query against the encoded `subject` (codes
     /// of the same matrix), or `None` when it is above [`MAX_EXACT_SCORE`] and may have
-    /// saturated (rescore with [`crate::scalar::score`] or a wider kernel).
+    /// saturated (rescore with [`crate::scalar::score`] or a wider kernel). Computed with
+    /// 8-bit lanes first, and again with 16-bit lanes when those may have saturated.
     ///
     /// # Panics
     /// If `subject` holds a code outside the matrix (never for codes from
@@ -115,16 +284,48 @@ impl StripedProfile {
         if self.segments == 0 || subject.is_empty() {
             return Some(0);
         }
+        self.check_codes(subject);
+        #[cfg(target_arch = "x86_64")]
+        if let Some(byte_lanes) = &mut self.byte_lanes {
+            // SAFETY: `new` checked that the CPU has AVX2; every subject code indexes a
+            // row of the profile (checked above); `segments > 0` as the query is not
+            // empty.
+            if let Some(score) = unsafe { byte_lanes.score(subject) } {
+                return Some(score);
+            }
+        }
+        self.score_words_checked(subject)
+    }
+
+    /// As [`StripedProfile::score`], with 16-bit lanes only (the second pass, here on its
+    /// own for measuring and testing it).
+    ///
+    /// # Panics
+    /// As [`StripedProfile::score`].
+    pub fn score_16(&mut self, subject: &[u8]) -> Option<i32> {
+        if self.segments == 0 || subject.is_empty() {
+            return Some(0);
+        }
+        self.check_codes(subject);
+        self.score_words_checked(subject)
+    }
+
+    fn check_codes(&self, subject: &[u8]) {
         assert!(
             subject.iter().all(|&code| (code as usize) < self.codes),
             "subject codes must index the matrix's {} symbols",
             self.codes
         );
+    }
+
+    /// The 16-bit pass on a non-empty query and subject whose codes were checked.
+    fn score_words_checked(&mut self, subject: &[u8]) -> Option<i32> {
         #[cfg(target_arch = "x86_64")]
         {
-            // SAFETY: `new` checked that the CPU has AVX2; every subject code was just
-            // checked to index a row of the profile; the working vectors hold `segments`
-            // vectors each and the profile `codes * segments`.
+            // SAFETY: `new` checked that the CPU has AVX2; the caller checked that every
+            // subject code indexes a row of the profile and that the query is not empty;
+            // the working vectors hold `segments` vectors each and the profile
+            // `codes * segments`.
             let best = unsafe { self.score_avx2(subject) };
             (i32::from(best) <= MAX_EXACT_SCORE).then_some(i32::from(best))
         }
@@ -232,179 +433,4 @@ impl StripedProfile {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{scalar, ScoreMatrix};
-    use proptest::prelude::*;
-
-    /// Whether the striped kernel can run here; says so on stderr when it cannot.
-    fn have_avx2() -> bool {
-        let supported = crate::Isa::Avx2.is_supported();
-        if !supported {
-            eprintln!("note: this CPU lacks AVX2; the striped kernel is not tested here");
-        }
-        supported
-    }
-
-    /// Checks the striped score of `query` against each subject equals the reference
-    /// (or is reported as overflow when the reference is above the 16-bit limit).
-    fn check(scoring: &Scoring, query: &[u8], subjects: &[Vec<u8>]) {
-        let matrix = scoring.matrix();
-        let query = matrix.encode(query);
-        let mut profile = StripedProfile::new(scoring, &query).unwrap();
-        for subject in subjects {
-            let subject = matrix.encode(subject);
-            let expected = scalar::score(scoring, &query, &subject);
-            let got = profile.score(&subject);
-            if expected > MAX_EXACT_SCORE {
-                assert_eq!(got, None, "{} query {}", matrix.name(), query.len());
-            } else {
-                assert_eq!(
-                    got,
-                    Some(expected),
-                    "{} query {}",
-                    matrix.name(),
-                    query.len()
-                );
-            }
-        }
-    }
-
-    fn repeat(pattern: &[u8], len: usize) -> Vec<u8> {
-        pattern.iter().copied().cycle().take(len).collect()
-    }
-
-    const AMINO: &[u8] = b"ACDEFGHIKLMNPQRSTVWYBZXU*";
-
-    fn protein(max_len: usize) -> impl Strategy<Value = Vec<u8>> {
-        prop::collection::vec(prop::sample::select(AMINO), 0..max_len)
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
-
-        #[test]
-        fn equals_scalar_on_random_proteins(
-            query in protein(200),
-            subjects in prop::collection::vec(protein(200), 1..12),
-            matrix in prop::sample::select(vec!["BLOSUM62", "BLOSUM50", "PAM30"]),
-            open in 0i32..16,
-            extend in 0i32..4,
-        ) {
-            if !have_avx2() {
-                return Ok(());
-            }
-            let scoring = Scoring::new(ScoreMatrix::builtin(matrix).unwrap(), open, extend).unwrap();
-            check(&scoring, &query, &subjects);
-        }
-
-        #[test]
-        fn equals_scalar_on_related_proteins(
-            query in protein(300),
-            edits in prop::collection::vec((0usize..300, prop::sample::select(AMINO), 0usize..3), 0..20),
-            matrix in prop::sample::select(vec!["BLOSUM62", "BLOSUM50", "PAM30"]),
-            open in 0i32..12,
-            extend in 1i32..3,
-        ) {
-            if !have_avx2() {
-                return Ok(());
-            }
-            // A mutated copy of the query: long gapped alignments exercise the lazy F loop.
-            let mut subject = query.clone();
-            for (position, residue, kind) in edits {
-                let at = position.min(subject.len());
-                match kind {
-                    0 => subject.insert(at, residue),
-                    1 if at < subject.len() => { subject.remove(at); }
-                    _ if at < subject.len() => subject[at] = residue,
-                    _ => {}
-                }
-            }
-            let scoring = Scoring::new(ScoreMatrix::builtin(matrix).unwrap(), open, extend).unwrap();
-            check(&scoring, &query, &[subject, query.clone()]);
-        }
-    }
-
-    #[test]
-    fn edge_cases() {
-        if !have_avx2() {
-            return;
-        }
-        let scoring = Scoring::default();
-        let subjects = vec![
-            Vec::new(),
-            b"W".to_vec(),
-            b"A".to_vec(),
-            repeat(b"X", 300),
-            repeat(b"WCAY", 37),
-            b"MKV".to_vec(),
-        ];
-        // Empty, length 1, all-X, and lengths around multiples of 16.
-        for query in [
-            Vec::new(),
-            b"W".to_vec(),
-            repeat(b"X", 40),
-            repeat(b"MKVWCAYWCAY", 15),
-            repeat(b"MKVWCAYWCAY", 16),
-            repeat(b"MKVWCAYWCAY", 17),
-            repeat(b"ACDEFGHIKLMNPQRSTVWY", 33),
-        ] {
-            check(&scoring, &query, &subjects);
-        }
-    }
-
-    #[test]
-    fn long_query() {
-        if !have_avx2() {
-            return;
-        }
-        let mut state = 11u64;
-        let mut random = |len: usize| -> Vec<u8> {
-            (0..len)
-                .map(|_| {
-                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-                    b"ACDEFGHIKLMNPQRSTVWY"[(state >> 33) as usize % 20]
-                })
-                .collect()
-        };
-        let query = random(3000);
-        let mut subjects: Vec<Vec<u8>> = (0..4).map(|i| random(100 + 150 * i)).collect();
-        subjects.push(query[700..1900].to_vec());
-        let mut gapped = query[100..900].to_vec();
-        gapped.drain(300..340);
-        gapped.splice(500..500, repeat(b"GG", 25));
-        subjects.push(gapped);
-        check(&Scoring::default(), &query, &subjects);
-    }
-
-    #[test]
-    fn sixteen_bit_saturation_is_reported() {
-        if !have_avx2() {
-            return;
-        }
-        let scoring = Scoring::default();
-        // W scores 11: 2,978 W's reach 32,758 (exact), 2,979 reach 32,769 (overflow).
-        let subjects = vec![repeat(b"W", 2_978), repeat(b"W", 2_979), repeat(b"W", 10)];
-        check(&scoring, &repeat(b"W", 3_000), &subjects);
-        let mut profile =
-            StripedProfile::new(&scoring, &scoring.matrix().encode(&repeat(b"W", 3_000))).unwrap();
-        let codes = scoring.matrix().encode(&repeat(b"W", 2_979));
-        assert_eq!(profile.score(&codes), None);
-    }
-
-    #[test]
-    fn profile_is_reused_across_subjects() {
-        if !have_avx2() {
-            return;
-        }
-        let scoring = Scoring::default();
-        let m = scoring.matrix();
-        let mut profile = StripedProfile::new(&scoring, &m.encode(b"MKVWCAYWCAYHHE")).unwrap();
-        assert_eq!(profile.padded_len(), 16);
-        let long = m.encode(&repeat(b"WCAY", 60));
-        let short = m.encode(b"WCAY");
-        let first = profile.score(&long);
-        assert_eq!(profile.score(&short), Some(31));
-        assert_eq!(profile.score(&long), first);
-    }
-}
+mod tests;
