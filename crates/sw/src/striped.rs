@@ -64,18 +64,19 @@ impl ByteLanes {
         let extend = u8::try_from(scoring.gap_extend()).ok()?;
         let segments = query.len().div_ceil(BYTE_LANES);
         let mut profile = vec![Vector8::default(); matrix.len() * segments];
-        for (code, row) in profile.chunks_exact_mut(segments.max(1)).enumerate() {
-            for (k, vector) in row.iter_mut().enumerate() {
-                for (lane, score) in vector.0.iter_mut().enumerate() {
-                    // Past the query's end: a score of 0.
-                    *score = bias;
-                    if let Some(&q) = query.get(lane * segments + k) {
-                        // In 0..=255: checked against the matrix's extremes above.
-                        *score = (matrix.score(q, code as u8) + i32::from(bias)) as u8;
-                    }
-                }
-            }
-        }
+        for_each_striped_cell(
+            query,
+            matrix.len(),
+            segments,
+            BYTE_LANES,
+            |code, k, lane, q| {
+                // In 0..=255: checked against the matrix's extremes above. Past the query's
+                // end: a score of 0 (the bias).
+                profile[code * segments + k].0[lane] = q.map_or(bias, |q| {
+                    (matrix.score(q, code as u8) + i32::from(bias)) as u8
+                });
+            },
+        );
         Some(Self {
             profile,
             segments,
@@ -243,16 +244,11 @@ impl StripedProfile {
         let segments = query.len().div_ceil(LANES);
         let codes = matrix.len();
         let mut profile = vec![Vector16::default(); codes * segments];
-        for (code, row) in profile.chunks_exact_mut(segments.max(1)).enumerate() {
-            for (k, vector) in row.iter_mut().enumerate() {
-                for (lane, score) in vector.0.iter_mut().enumerate() {
-                    if let Some(&q) = query.get(lane * segments + k) {
-                        // In range: checked against the matrix's extremes above.
-                        *score = matrix.score(q, code as u8) as i16;
-                    }
-                }
-            }
-        }
+        for_each_striped_cell(query, codes, segments, LANES, |code, k, lane, q| {
+            // In range: checked against the matrix's extremes above.
+            profile[code * segments + k].0[lane] =
+                q.map_or(0, |q| matrix.score(q, code as u8) as i16);
+        });
         Ok(Self {
             profile,
             segments,
@@ -429,6 +425,31 @@ impl StripedProfile {
         let half = _mm_max_epi16(half, _mm_srli_si128::<4>(half));
         let half = _mm_max_epi16(half, _mm_srli_si128::<2>(half));
         _mm_extract_epi16::<0>(half) as i16
+    }
+}
+
+/// Visits every cell of a striped query profile: `set(code, segment, lane, letter)` for
+/// each matrix code, segment of the query and vector lane, `letter` being the query
+/// residue that Farrar's layout puts there (`lane * segments + segment`), `None` past the
+/// query's end.
+fn for_each_striped_cell(
+    query: &[u8],
+    codes: usize,
+    segments: usize,
+    lanes: usize,
+    mut set: impl FnMut(usize, usize, usize, Option<u8>),
+) {
+    for code in 0..codes {
+        for segment in 0..segments {
+            for lane in 0..lanes {
+                set(
+                    code,
+                    segment,
+                    lane,
+                    query.get(lane * segments + segment).copied(),
+                );
+            }
+        }
     }
 }
 
