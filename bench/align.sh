@@ -11,7 +11,8 @@
 # is kept under $SEQFARM_BENCH_DATA/align (default /tmp/seqfarm-bench/align) and
 # reused. Environment: THREADS (2), READS (100000 per set), REPS (3 timed runs per
 # tool, alternating, median reported), GENOMES (chr20 athal celegans mtb), LENGTHS
-# (150 100). Needs seqan-apps (mason), bowtie2, bwa, minimap2, samtools, GNU time.
+# (150 100). Needs seqan-apps (mason), bowtie2, bwa, minimap2, samtools, GNU time,
+# python3.
 #
 # Simulation: mason_variator --snp-rate 0.001 --small-indel-rate 0.0001 gives the
 # sample's variants; mason_simulator draws single-end reads from the variant genome
@@ -125,6 +126,9 @@ for g in $genomes; do
           tool, wall, wall / bwa, user, rss / 1024, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' \
         < <(awk -f "$eval_awk" "$truth" "$work/out.$tool.sam")
     done
+    echo
+    # Where seqfarm and bowtie2 disagree, and how much of it is the choice among ties.
+    python3 "$repo/bench/align_ties.py" "$truth" "$work/out.seqfarm.sam" "$work/out.bowtie2.sam" seqfarm bowtie2
     echo
   done
 done
