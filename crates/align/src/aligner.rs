@@ -127,7 +127,8 @@ pub struct Aligner<'i> {
     extensions: Vec<Option<Extension>>,
     seeds: Vec<Smem>,
     smem_store: Vec<Smem>,
-    fixed: Vec<FixedSeed>,
+    /// The fast path's unique seeds of the read at hand (a reused buffer).
+    unique_seeds: Vec<FixedSeed>,
     tiling_seeds: Vec<FixedSeed>,
     tiling_ranges: Vec<Range<usize>>,
     tiling_intervals: Vec<BiInterval>,
@@ -153,7 +154,7 @@ impl<'i> Aligner<'i> {
             extensions: Vec::new(),
             seeds: Vec::new(),
             smem_store: Vec::new(),
-            fixed: Vec::new(),
+            unique_seeds: Vec::new(),
             tiling_seeds: Vec::new(),
             tiling_ranges: Vec::new(),
             tiling_intervals: Vec::new(),
