@@ -64,6 +64,8 @@ pub struct Seeder {
     smems: Vec<Smem>,
     more: Vec<Smem>,
     hits: Vec<Hit>,
+    /// Per read base: covered by a seed with more occurrences than are located.
+    repetitive: Vec<bool>,
 }
 
 impl Seeder {
@@ -119,7 +121,9 @@ impl Seeder {
     ) -> SeedStats {
         out.clear();
         let mut stats = SeedStats::default();
-        let mut repetitive = vec![false; read_len];
+        let repetitive = &mut self.repetitive;
+        repetitive.clear();
+        repetitive.resize(read_len, false);
         for seed in seeds {
             if seed.interval.size > params.max_occ as u64 {
                 repetitive[seed.start as usize..seed.end as usize].fill(true);
