@@ -5,7 +5,7 @@ mod fast;
 
 use std::ops::Range;
 
-use seqfarm_core::nucleotide::{encode, AMBIGUOUS};
+use seqfarm_core::nucleotide::{complement_code, encode, AMBIGUOUS};
 use seqfarm_fmindex::{BiInterval, FmIndex, Smem};
 
 use crate::candidate::{band_for, fetch_window, n_columns, place, ungapped, Placement};
@@ -127,7 +127,8 @@ pub struct Aligner<'i> {
     extensions: Vec<Option<Extension>>,
     seeds: Vec<Smem>,
     smem_store: Vec<Smem>,
-    fixed: Vec<FixedSeed>,
+    /// The fast path's unique seeds of the read at hand (a reused buffer).
+    unique_seeds: Vec<FixedSeed>,
     tiling_seeds: Vec<FixedSeed>,
     tiling_ranges: Vec<Range<usize>>,
     tiling_intervals: Vec<BiInterval>,
@@ -153,7 +154,7 @@ impl<'i> Aligner<'i> {
             extensions: Vec::new(),
             seeds: Vec::new(),
             smem_store: Vec::new(),
-            fixed: Vec::new(),
+            unique_seeds: Vec::new(),
             tiling_seeds: Vec::new(),
             tiling_ranges: Vec::new(),
             tiling_intervals: Vec::new(),
@@ -220,14 +221,10 @@ impl<'i> Aligner<'i> {
     fn prepare(&mut self, read: &ReadInput<'_>) {
         let len = read.bases.len();
         let start = self.codes.len();
-        self.codes.extend(
-            read.bases
-                .iter()
-                .map(|&b| encode(b).unwrap_or(AMBIGUOUS).min(AMBIGUOUS)),
-        );
+        self.codes
+            .extend(read.bases.iter().map(|&b| encode(b).unwrap_or(AMBIGUOUS)));
         for i in (start..start + len).rev() {
-            let c = self.codes[i];
-            self.codes.push(if c < 4 { 3 - c } else { c });
+            self.codes.push(complement_code(self.codes[i]));
         }
         let pstart = self.penalties.len();
         let scoring = &self.params.scoring;
@@ -253,14 +250,7 @@ impl<'i> Aligner<'i> {
 
     /// The oriented codes and penalties of read `r`.
     fn oriented(&self, r: usize, reverse: bool) -> (&[u8], &[i16]) {
-        let p = &self.prepared[r];
-        let len = (p.codes.end - p.codes.start) / 2;
-        let (c, q) = if reverse {
-            (p.codes.start + len, p.penalties.start + len)
-        } else {
-            (p.codes.start, p.penalties.start)
-        };
-        (&self.codes[c..c + len], &self.penalties[q..q + len])
+        oriented_in(&self.prepared[r], reverse, &self.codes, &self.penalties)
     }
 
     /// Seeds, regions and extensions for reads `which`; fills their results.
@@ -295,25 +285,18 @@ impl<'i> Aligner<'i> {
             .iter()
             .map(|&c| {
                 let cand = &self.candidates[c];
-                let p = &self.prepared[cand.read];
-                let len = (p.codes.end - p.codes.start) / 2;
-                let (codes, penalties) = if cand.reverse {
-                    (
-                        &self.codes[p.codes.start + len..p.codes.end],
-                        &self.penalties[p.penalties.start + len..p.penalties.end],
-                    )
-                } else {
-                    (
-                        &self.codes[p.codes.start..p.codes.start + len],
-                        &self.penalties[p.penalties.start..p.penalties.start + len],
-                    )
-                };
+                let (codes, penalties) = oriented_in(
+                    &self.prepared[cand.read],
+                    cand.reverse,
+                    &self.codes,
+                    &self.penalties,
+                );
                 ExtendJob {
                     read: codes,
                     penalties,
                     window: &self.windows[cand.window.clone()],
                     band: cand.band,
-                    min_score: self.params.scoring.min_score(len),
+                    min_score: self.params.scoring.min_score(codes.len()),
                 }
             })
             .collect();
@@ -519,6 +502,23 @@ impl<'i> Aligner<'i> {
             mapq: quality,
         }
     }
+}
+
+/// The oriented codes and penalties of the read `p` describes, in the batch arenas
+/// `codes` and `penalties`.
+fn oriented_in<'a>(
+    p: &Prepared,
+    reverse: bool,
+    codes: &'a [u8],
+    penalties: &'a [i16],
+) -> (&'a [u8], &'a [i16]) {
+    let len = (p.codes.end - p.codes.start) / 2;
+    let (c, q) = if reverse {
+        (p.codes.start + len, p.penalties.start + len)
+    } else {
+        (p.codes.start, p.penalties.start)
+    };
+    (&codes[c..c + len], &penalties[q..q + len])
 }
 
 /// A hash of the read (FNV-1a of name and bases): picks among equally good

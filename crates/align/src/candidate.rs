@@ -2,6 +2,7 @@
 //! its band, the ungapped shortcut, and the final placement (contig coordinates, CIGAR
 //! with clips, MD/NM).
 
+use seqfarm_core::nucleotide::decode;
 use seqfarm_fmindex::FmIndex;
 
 use crate::cigar::{edit_summary, Cigar, CigarOp, EditSummary};
@@ -194,7 +195,7 @@ pub fn place(
             if code == REF_N {
                 reference.letter_at(global + offset as u64)
             } else {
-                crate::cigar::letter_of(code)
+                decode(code)
             }
         },
         &cigar,

@@ -3,8 +3,6 @@
 //! Operations are kept in BAM's encoding (`length << 4 | op`), so writing SAM text or
 //! BAM needs no conversion. Only `M`, `I`, `D` and `S` occur in seqfarm's alignments.
 
-use seqfarm_core::nucleotide::decode;
-
 /// A CIGAR operation kind, with its BAM code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u32)]
@@ -227,11 +225,6 @@ pub fn edit_summary(
         }
     }
     push_decimal(&mut out.md, run);
-}
-
-/// The upper-case letter of a read or reference code (`4` and above give `N`).
-pub fn letter_of(code: u8) -> u8 {
-    decode(code)
 }
 
 #[cfg(test)]

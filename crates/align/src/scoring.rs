@@ -181,13 +181,6 @@ impl Scoring {
         let extend = self.read_gap_extend.min(self.ref_gap_extend).max(1);
         (budget - open).max(0) as usize / extend as usize
     }
-
-    /// Fills `penalties` with the mismatch penalty of every read position from Phred
-    /// qualities `qualities`.
-    pub fn penalties_into(&self, qualities: &[u8], penalties: &mut Vec<i16>) {
-        penalties.clear();
-        penalties.extend(qualities.iter().map(|&q| self.mismatch_penalty(q) as i16));
-    }
 }
 
 #[cfg(test)]

@@ -33,8 +33,6 @@ impl Anchor {
 pub struct SeedStats {
     /// Fraction of the read covered by seeds with more occurrences than were located.
     pub repetitive_fraction: f32,
-    /// Longest seed.
-    pub longest: u32,
 }
 
 /// A fixed-length seed of the fast path: its place in the read (as given) and its
@@ -66,6 +64,8 @@ pub struct Seeder {
     smems: Vec<Smem>,
     more: Vec<Smem>,
     hits: Vec<Hit>,
+    /// Per read base: covered by a seed with more occurrences than are located.
+    repetitive: Vec<bool>,
 }
 
 impl Seeder {
@@ -121,9 +121,10 @@ impl Seeder {
     ) -> SeedStats {
         out.clear();
         let mut stats = SeedStats::default();
-        let mut repetitive = vec![false; read_len];
+        let repetitive = &mut self.repetitive;
+        repetitive.clear();
+        repetitive.resize(read_len, false);
         for seed in seeds {
-            stats.longest = stats.longest.max(seed.len());
             if seed.interval.size > params.max_occ as u64 {
                 repetitive[seed.start as usize..seed.end as usize].fill(true);
             }

@@ -67,11 +67,14 @@ impl Aligner<'_> {
         let first = self.candidates.len();
         let len = (self.prepared[r].codes.end - self.prepared[r].codes.start) / 2;
         let k = self.params.fast_seed_len;
-        let fixed = std::mem::take(&mut self.fixed);
-        let mut fixed = fixed;
-        fixed.clear();
-        fixed.extend_from_slice(&self.tiling_seeds[self.tiling_ranges[n].clone()]);
-        let unique: Vec<FixedSeed> = fixed.iter().filter(|s| s.count == 1).copied().collect();
+        let seeds = self.tiling_ranges[n].clone();
+        let mut unique = std::mem::take(&mut self.unique_seeds);
+        unique.clear();
+        unique.extend(
+            self.tiling_seeds[seeds.clone()]
+                .iter()
+                .filter(|s| s.count == 1),
+        );
         let hit = match unique.first() {
             Some(seed) => self.seeder.locate_one(self.index, seed, k),
             None => None,
@@ -123,7 +126,7 @@ impl Aligner<'_> {
             Some(region) => {
                 let scoring = &self.params.scoring;
                 let (codes, penalties) = self.oriented(r, false);
-                let loss: i32 = fixed
+                let loss: i32 = self.tiling_seeds[seeds]
                     .iter()
                     .filter(|s| s.count <= 1)
                     .map(|s| {
@@ -150,7 +153,7 @@ impl Aligner<'_> {
             }
             None => false,
         };
-        self.fixed = fixed;
+        self.unique_seeds = unique;
         self.prepared[r].candidates = first..self.candidates.len();
         settled
     }
