@@ -78,11 +78,6 @@ impl RegionSweep {
         }
     }
 
-    /// The regions, sorted by start.
-    pub fn regions(&self) -> &[(i64, i64, u32)] {
-        &self.regions
-    }
-
     /// Takes the next read (reads come in position order); calls `hit` with the index of
     /// every region it counts in.
     #[inline]
