@@ -78,6 +78,12 @@ impl RegionSweep {
         }
     }
 
+    /// Starts the sweep again from the first region (for the reads of another file).
+    pub fn restart(&mut self) {
+        self.active.clear();
+        self.next = 0;
+    }
+
     /// Takes the next read (reads come in position order); calls `hit` with the index of
     /// every region it counts in.
     #[inline]
@@ -144,5 +150,11 @@ mod tests {
             sweep.add(pos, end, |i| counts[i as usize] += 1);
         }
         assert_eq!(counts, [2, 3, 2, 1]);
+        sweep.restart();
+        let mut again = [0u32; 4];
+        for (pos, end) in [(0, 3), (8, 12), (18, 21), (24, 40), (39, 45), (60, 61)] {
+            sweep.add(pos, end, |i| again[i as usize] += 1);
+        }
+        assert_eq!(again, counts);
     }
 }
