@@ -27,7 +27,7 @@ const LOOKBACK: i64 = 2_000;
 /// Bases replayed after a cluster's last site at first.
 const MARGIN: i64 = 512;
 /// How far reads may reach past the end of their contig.
-const OVERHANG: i64 = 1 << 20;
+pub const OVERHANG: i64 = 1 << 20;
 
 /// A BAM record as the pileup kernel sees it.
 pub fn aligned<'r>(record: &Record<'r>) -> AlignedRead<'r> {
