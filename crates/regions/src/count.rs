@@ -10,6 +10,8 @@
 //! regions at once (sorted by start), so a contig's reads are read once for all the
 //! regions of a task.
 
+use crate::flags::{DUPLICATE, PROPER_PAIR, QC_FAIL, UNMAPPED};
+
 /// bedtools multicov's read filters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ReadFilter {
@@ -27,9 +29,6 @@ impl ReadFilter {
     /// Whether a read with this FLAG and MAPQ is counted.
     #[inline]
     pub fn keeps(&self, flag: u16, mapq: u8) -> bool {
-        const PROPER_PAIR: u16 = 0x2;
-        const QC_FAIL: u16 = 0x200;
-        const DUPLICATE: u16 = 0x400;
         !(self.proper_pairs_only && flag & PROPER_PAIR == 0
             || mapq < self.min_map_quality
             || !self.keep_duplicates && flag & DUPLICATE != 0
@@ -41,7 +40,6 @@ impl ReadFilter {
 /// one without CIGAR, else `pos` plus the reference length of the CIGAR (which may be 0).
 #[inline]
 pub fn read_end(flag: u16, pos: i64, cigar_ops: usize, reference_span: i64) -> i64 {
-    const UNMAPPED: u16 = 0x4;
     if flag & UNMAPPED != 0 || cigar_ops == 0 {
         pos + 1
     } else {
@@ -78,9 +76,10 @@ impl RegionSweep {
         }
     }
 
-    /// The regions, sorted by start.
-    pub fn regions(&self) -> &[(i64, i64, u32)] {
-        &self.regions
+    /// Starts the sweep again from the first region (for the reads of another file).
+    pub fn restart(&mut self) {
+        self.active.clear();
+        self.next = 0;
     }
 
     /// Takes the next read (reads come in position order); calls `hit` with the index of
@@ -149,5 +148,11 @@ mod tests {
             sweep.add(pos, end, |i| counts[i as usize] += 1);
         }
         assert_eq!(counts, [2, 3, 2, 1]);
+        sweep.restart();
+        let mut again = [0u32; 4];
+        for (pos, end) in [(0, 3), (8, 12), (18, 21), (24, 40), (39, 45), (60, 61)] {
+            sweep.add(pos, end, |i| again[i as usize] += 1);
+        }
+        assert_eq!(again, counts);
     }
 }

@@ -11,16 +11,10 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::ops::AddAssign;
 
-const PAIRED: u16 = 0x1;
-const PROPER_PAIR: u16 = 0x2;
-const UNMAPPED: u16 = 0x4;
-const MATE_UNMAPPED: u16 = 0x8;
-const READ1: u16 = 0x40;
-const READ2: u16 = 0x80;
-const SECONDARY: u16 = 0x100;
-const QC_FAIL: u16 = 0x200;
-const DUPLICATE: u16 = 0x400;
-const SUPPLEMENTARY: u16 = 0x800;
+use crate::flags::{
+    DUPLICATE, MATE_UNMAPPED, PAIRED, PROPER_PAIR, QC_FAIL, READ1, READ2, SECONDARY, SUPPLEMENTARY,
+    UNMAPPED,
+};
 
 /// Totals of one `flagstat` pass, each split into `[QC-passed, QC-failed]`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 
 pub mod count;
+pub mod flags;
 pub mod flagstat;
 pub mod pileup;
 

@@ -236,6 +236,7 @@ impl RegionCounter<'_> {
         if to <= from.max(0) {
             return Ok(());
         }
+        let mut sweep = RegionSweep::new(regions);
         for (file, (bam, index)) in self.bams.files().iter().enumerate() {
             let column = self.columns[file];
             let limit: i64 = match index.kind() {
@@ -244,11 +245,10 @@ impl RegionCounter<'_> {
             };
             let first = from.clamp(0, limit - 1) as u64 + 1;
             let last = (to - 1).clamp(first as i64, limit) as u64;
-            bam.prefetch(
-                index.min_offset(ref_id as usize, first)?.compressed()
-                    ..index.min_offset(ref_id as usize, last)?.compressed() + (1 << 16),
-            );
-            let mut sweep = RegionSweep::new(regions.clone());
+            let bytes = index.min_offset(ref_id as usize, first)?.compressed()
+                ..index.min_offset(ref_id as usize, last)?.compressed();
+            bam.prefetch(bytes.start..bytes.end + (1 << 16));
+            sweep.restart();
             let filter = self.filter;
             for chunk in index.query(ref_id as usize, first, last)? {
                 let mut done = false;
@@ -273,10 +273,7 @@ impl RegionCounter<'_> {
                     break;
                 }
             }
-            bam.release(
-                index.min_offset(ref_id as usize, first)?.compressed()
-                    ..index.min_offset(ref_id as usize, last)?.compressed(),
-            );
+            bam.release(bytes);
         }
         Ok(())
     }

@@ -50,16 +50,6 @@ impl<'a> Cigar<'a> {
         })
     }
 
-    /// Number of operations.
-    pub fn len(self) -> usize {
-        self.0.len() / 4
-    }
-
-    /// Whether there is no operation.
-    pub fn is_empty(self) -> bool {
-        self.0.is_empty()
-    }
-
     /// Reference bases covered (M, D, N, =, X), as htslib's `bam_cigar2rlen`.
     #[inline]
     pub fn reference_span(self) -> i64 {

@@ -24,7 +24,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::cigar::Cigar;
 use super::overlap::{quality_owner, tweak_overlap, MateView, TweakError};
-use super::{flags, AlignedRead, PileupParams};
+use super::{AlignedRead, PileupParams};
+use crate::flags;
 
 /// Why a replay cannot go on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -23,25 +23,8 @@ pub mod engine;
 pub mod overlap;
 pub mod visit;
 
+use crate::flags;
 use cigar::Cigar;
-
-/// FLAG bits the pileup looks at.
-pub mod flags {
-    /// Paired in sequencing.
-    pub const PAIRED: u16 = 0x1;
-    /// Properly paired.
-    pub const PROPER_PAIR: u16 = 0x2;
-    /// Unmapped.
-    pub const UNMAPPED: u16 = 0x4;
-    /// Mate unmapped.
-    pub const MATE_UNMAPPED: u16 = 0x8;
-    /// Secondary alignment.
-    pub const SECONDARY: u16 = 0x100;
-    /// Failed quality checks.
-    pub const QC_FAIL: u16 = 0x200;
-    /// PCR or optical duplicate.
-    pub const DUPLICATE: u16 = 0x400;
-}
 
 /// snp-pileup's read and base filters and htslib's pileup settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -113,19 +113,9 @@ impl SiteWalker {
         h
     }
 
-    /// Whether the pileup has run out (nothing more can be written).
-    pub fn is_finished(&self) -> bool {
-        self.finished
-    }
-
     /// The last position consumed.
     pub fn cursor(&self) -> Option<(i32, i64)> {
         self.cursor
-    }
-
-    /// Whether positions whose 1-based coordinate is a multiple of `-P` are needed.
-    pub fn wants_pseudo(&self) -> bool {
-        self.rules.pseudo_every != 0
     }
 
     /// Whether 0-based `pos` is a pseudo-SNP position.

@@ -12,7 +12,7 @@ use seqfarm_regions::pileup::engine::FileEngine;
 use seqfarm_regions::pileup::visit::{CoverageProbe, FoundPosition, SiteFinding, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
-use super::replay::{Contig, ReadWindow};
+use super::replay::{Contig, ReadWindow, OVERHANG};
 use super::Task;
 
 /// libdeflate level of `-g` output (htslib's default is zlib's 6).
@@ -82,7 +82,7 @@ impl<'a> ContigProbe<'a> {
             params: self.params,
             ref_id,
         };
-        let whole = contig.len() + (1 << 20);
+        let whole = contig.len() + OVERHANG;
         let mut first: Option<i64> = None;
         for file in 0..self.bams.len() {
             self.engine.reset(self.params, ref_id, 0, &[]);

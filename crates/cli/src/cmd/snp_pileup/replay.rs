@@ -13,7 +13,7 @@ use std::ops::{ControlFlow, Range};
 
 use anyhow::anyhow;
 use seqfarm_farm::Worker;
-use seqfarm_io::bam::{BamSet, IndexKind, RangeReader, Record};
+use seqfarm_io::bam::{BamIndex, BamSet, IndexKind, RangeReader, Record};
 use seqfarm_regions::pileup::cigar::Cigar;
 use seqfarm_regions::pileup::engine::FileEngine;
 use seqfarm_regions::pileup::visit::Next;
@@ -27,7 +27,7 @@ const LOOKBACK: i64 = 2_000;
 /// Bases replayed after a cluster's last site at first.
 const MARGIN: i64 = 512;
 /// How far reads may reach past the end of their contig.
-const OVERHANG: i64 = 1 << 20;
+pub const OVERHANG: i64 = 1 << 20;
 
 /// A BAM record as the pileup kernel sees it.
 pub fn aligned<'r>(record: &Record<'r>) -> AlignedRead<'r> {
@@ -77,6 +77,17 @@ impl ReadWindow {
 fn first_covered(coverage: &[(i64, i64)], q: i64) -> Option<i64> {
     let i = coverage.partition_point(|&(_, e)| e <= q);
     coverage.get(i).map(|&(s, _)| s.max(q))
+}
+
+/// The compressed offsets, per `index`, of the first records that can overlap 0-based
+/// positions `from` and `to` of `ref_id` (0 where the index cannot tell).
+fn compressed_between(index: &BamIndex, ref_id: i32, from: i64, to: i64) -> Range<u64> {
+    let offset = |pos: i64| {
+        index
+            .min_offset(ref_id as usize, pos.clamp(0, 1 << 40) as u64 + 1)
+            .map_or(0, |v| v.compressed())
+    };
+    offset(from)..offset(to)
 }
 
 /// The BAMs, the pileup settings and one contig: what every replay step needs.
@@ -425,13 +436,9 @@ impl<'a> Replayer<'a> {
     /// call per BAM.
     fn prefetch(&self, ref_id: i32, from: i64, to: i64) {
         for (bam, index) in self.bams.files() {
-            let offset = |pos: i64| {
-                index
-                    .min_offset(ref_id as usize, pos.clamp(0, 1 << 40) as u64 + 1)
-                    .map_or(0, |v| v.compressed())
-            };
+            let bytes = compressed_between(index, ref_id, from, to);
             // The block holding the range's last records lies past the last offset.
-            bam.prefetch(offset(from)..offset(to) + (1 << 16));
+            bam.prefetch(bytes.start..bytes.end + (1 << 16));
         }
     }
 
@@ -439,12 +446,7 @@ impl<'a> Replayer<'a> {
     /// (they stay in the page cache): a pass over large BAMs keeps a bounded resident set.
     fn release(&self, ref_id: i32, from: i64, to: i64) {
         for (bam, index) in self.bams.files() {
-            let offset = |pos: i64| {
-                index
-                    .min_offset(ref_id as usize, pos.clamp(0, 1 << 40) as u64 + 1)
-                    .map_or(0, |v| v.compressed())
-            };
-            bam.release(offset(from)..offset(to));
+            bam.release(compressed_between(index, ref_id, from, to));
         }
     }
 
