@@ -39,7 +39,7 @@ use crate::scoring::{AlignMode, Scoring};
 pub use group::Extender;
 
 /// Window code of an ambiguous reference position (scored as an N).
-pub const REF_N: u8 = 4;
+pub const REF_N: u8 = seqfarm_core::AMBIGUOUS;
 /// Window code of a position outside the contig (never aligned to).
 pub const REF_PAD: u8 = 5;
 

@@ -38,7 +38,7 @@ use crate::{Error, Result};
 pub use header::{Header, Reference};
 pub use index::{BamIndex, IndexKind};
 pub use plan::{BlockBatch, BlockBatches, WorkPlan, WorkUnit, WorkUnits};
-pub use record::{flags, Cigar, CigarOp, Record, RecordError, Sequence};
+pub use record::{flags, Cigar, CigarOp, Record, RecordError, Sequence, SEQ_ALPHABET};
 pub use set::BamSet;
 pub use stream::BamStream;
 pub use walk::{RangeReader, RecordStitcher};

@@ -352,9 +352,10 @@ impl<'a> Sequence<'a> {
     }
 }
 
-impl Sequence<'_> {
-    const ALPHABET: &'static [u8; 16] = b"=ACMGRSVTWYHKDBN";
+/// The letters of BAM's 4-bit base codes, in code order.
+pub const SEQ_ALPHABET: &[u8; 16] = b"=ACMGRSVTWYHKDBN";
 
+impl Sequence<'_> {
     /// Number of bases.
     pub fn len(&self) -> usize {
         self.len
@@ -377,7 +378,7 @@ impl Sequence<'_> {
 
     /// Base `i` as an ASCII letter.
     pub fn base(&self, i: usize) -> u8 {
-        Self::ALPHABET[self.code(i) as usize]
+        SEQ_ALPHABET[self.code(i) as usize]
     }
 }
 
@@ -414,12 +415,7 @@ pub(crate) mod tests {
         for &(len, op) in cigar {
             r.extend_from_slice(&((len << 4) | op).to_le_bytes());
         }
-        let code = |b: u8| {
-            Sequence::ALPHABET
-                .iter()
-                .position(|&a| a == b)
-                .unwrap_or(15) as u8
-        };
+        let code = |b: u8| SEQ_ALPHABET.iter().position(|&a| a == b).unwrap_or(15) as u8;
         for pair in seq.chunks(2) {
             let hi = code(pair[0]) << 4;
             let lo = pair.get(1).map_or(0, |&b| code(b));

@@ -2,27 +2,25 @@
 //! [`crate::bgzf_writer::BgzfCompressor`]).
 
 use super::{SamHeader, SamRecord, TagValue};
+use crate::bam::SEQ_ALPHABET;
 
-/// The 4-bit code of a SEQ letter (`=ACMGRSVTWYHKDBN`; anything else is `N`).
-fn nibble(letter: u8) -> u8 {
-    match letter.to_ascii_uppercase() {
-        b'=' => 0,
-        b'A' => 1,
-        b'C' => 2,
-        b'M' => 3,
-        b'G' => 4,
-        b'R' => 5,
-        b'S' => 6,
-        b'V' => 7,
-        b'T' => 8,
-        b'W' => 9,
-        b'Y' => 10,
-        b'H' => 11,
-        b'K' => 12,
-        b'D' => 13,
-        b'B' => 14,
-        _ => 15,
+/// The 4-bit code of each byte as a SEQ letter ([`SEQ_ALPHABET`], either case; anything
+/// else is `N`, 15).
+const NIBBLE: [u8; 256] = {
+    let mut table = [15u8; 256];
+    let mut code = 0;
+    while code < 16 {
+        let letter = SEQ_ALPHABET[code];
+        table[letter as usize] = code as u8;
+        table[letter.to_ascii_lowercase() as usize] = code as u8;
+        code += 1;
     }
+    table
+};
+
+/// The 4-bit code of a SEQ letter.
+fn nibble(letter: u8) -> u8 {
+    NIBBLE[letter as usize]
 }
 
 /// The BAI bin of the 0-based half-open interval `beg..end` (SAM spec §5.3).
