@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use seqfarm_farm::{Fill, Worker};
-use seqfarm_io::bam::{BamSet, IndexKind, RangeReader};
+use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
 use seqfarm_io::output::Output;
 use seqfarm_regions::count::{read_end, ReadFilter, RegionSweep};
@@ -239,10 +239,7 @@ impl RegionCounter<'_> {
         let mut sweep = RegionSweep::new(regions);
         for (file, (bam, index)) in self.bams.files().iter().enumerate() {
             let column = self.columns[file];
-            let limit: i64 = match index.kind() {
-                IndexKind::Bai => (1 << 29) - 1,
-                IndexKind::Csi => i64::MAX >> 1,
-            };
+            let limit = index.kind().max_position();
             let first = from.clamp(0, limit - 1) as u64 + 1;
             let last = (to - 1).clamp(first as i64, limit) as u64;
             let bytes = index.min_offset(ref_id as usize, first)?.compressed()

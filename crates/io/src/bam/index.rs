@@ -20,6 +20,17 @@ pub enum IndexKind {
     Csi,
 }
 
+impl IndexKind {
+    /// The largest 1-based position the index can address: 2^29 - 1 for BAI (its bins
+    /// cover 512 Mbp); CSI's depth lets it reach any position a BAM holds.
+    pub fn max_position(self) -> i64 {
+        match self {
+            IndexKind::Bai => (1 << 29) - 1,
+            IndexKind::Csi => i64::MAX >> 1,
+        }
+    }
+}
+
 enum Data {
     Bai(noodles_bam::bai::Index),
     Csi(noodles_csi::Index),

@@ -13,7 +13,7 @@ use std::ops::{ControlFlow, Range};
 
 use anyhow::anyhow;
 use seqfarm_farm::Worker;
-use seqfarm_io::bam::{BamIndex, BamSet, IndexKind, RangeReader, Record};
+use seqfarm_io::bam::{BamIndex, BamSet, RangeReader, Record};
 use seqfarm_regions::pileup::cigar::Cigar;
 use seqfarm_regions::pileup::engine::FileEngine;
 use seqfarm_regions::pileup::visit::Next;
@@ -122,10 +122,7 @@ impl Contig<'_> {
         let ref_id = self.ref_id;
         // A query reaches at most OVERHANG past the contig end, and no further than the
         // index can address (2^29 - 1 for BAI).
-        let limit = match index.kind() {
-            IndexKind::Bai => (1 << 29) - 1,
-            IndexKind::Csi => i64::MAX >> 1,
-        };
+        let limit = index.kind().max_position();
         let from = window.start.max(window.resume);
         let first = (from - 1).clamp(0, limit - 1) as u64 + 1;
         let last = window
