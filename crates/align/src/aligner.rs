@@ -134,6 +134,8 @@ pub struct Aligner<'i> {
     tiling_intervals: Vec<BiInterval>,
     anchors: Vec<Anchor>,
     regions: Vec<Region>,
+    /// Read bases covered by a region's anchors (scratch of [`regions`]).
+    covered: Vec<bool>,
     scratch: Vec<u8>,
 }
 
@@ -160,6 +162,7 @@ impl<'i> Aligner<'i> {
             tiling_intervals: Vec::new(),
             anchors: Vec::new(),
             regions: Vec::new(),
+            covered: Vec::new(),
             scratch: Vec::new(),
         }
     }
@@ -346,7 +349,7 @@ impl<'i> Aligner<'i> {
             &self.params,
             &mut self.anchors,
         );
-        regions(&mut self.anchors, len, &mut self.regions);
+        regions(&mut self.anchors, len, &mut self.covered, &mut self.regions);
         let best_weight = self.regions.first().map_or(0, |g| g.weight);
         let cutoff = (best_weight as f32 * self.params.drop_ratio) as u32;
         let kept = self

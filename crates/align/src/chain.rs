@@ -27,11 +27,17 @@ pub struct Region {
 }
 
 /// Groups `anchors` (reordered) of a `read_len`-base read into regions, heaviest
-/// first (ties by strand and diagonal, so the order is deterministic).
-pub fn regions(anchors: &mut [Anchor], read_len: usize, out: &mut Vec<Region>) {
+/// first (ties by strand and diagonal, so the order is deterministic). `covered` is
+/// scratch space, reused across reads.
+pub fn regions(
+    anchors: &mut [Anchor],
+    read_len: usize,
+    covered: &mut Vec<bool>,
+    out: &mut Vec<Region>,
+) {
     out.clear();
     anchors.sort_by_key(|a| (a.reverse, a.diagonal(), a.query_start));
-    let mut covered = vec![false; read_len];
+    covered.resize(read_len, false);
     let mut start = 0;
     while start < anchors.len() {
         let first = anchors[start];
@@ -90,7 +96,7 @@ mod tests {
             anchor(false, 10, 25, 5010),
         ];
         let mut out = Vec::new();
-        regions(&mut anchors, 100, &mut out);
+        regions(&mut anchors, 100, &mut Vec::new(), &mut out);
         assert_eq!(out.len(), 3);
         assert_eq!((out[0].reverse, out[0].weight), (false, 70));
         assert_eq!(
