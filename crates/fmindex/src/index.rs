@@ -322,7 +322,7 @@ impl FmIndex {
     /// [`FmIndex::count`] of many patterns into `out` (cleared first), 16 searches in
     /// lock step with prefetching: several times the throughput of one at a time.
     pub fn count_many<P: AsRef<[u8]>>(&self, patterns: &[P], out: &mut Vec<u64>) {
-        crate::batch::count_many(&self.bwt, self.kmers, self.kmer_len, patterns, out)
+        crate::batch::count_many(&self.searcher(), patterns, out)
     }
 
     /// [`FmIndex::interval`] of many patterns into `out` (cleared first), 16 searches
