@@ -98,6 +98,8 @@ pub struct FmIndex {
     pub(crate) mask: AmbiguityMask,
     pub(crate) path: PathBuf,
     pub(crate) file_len: u64,
+    /// Whether loading verified every section's checksum.
+    pub(crate) checksums_verified: bool,
     mode: LoadMode,
     backing: Backing,
 }
@@ -212,6 +214,7 @@ impl FmIndex {
             mask: parsed.mask,
             path,
             file_len: bytes.len() as u64,
+            checksums_verified: verify,
             mode,
             backing,
         })
