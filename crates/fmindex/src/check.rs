@@ -174,15 +174,10 @@ impl FmIndex {
                     continue;
                 }
                 let lf = bwt.lf(row).ok_or("LF is undefined on a base")?;
+                if lf % rate == 0 && self.sa.samples.get((lf / rate) as usize) != Some(p - 1) {
+                    return Err(format!("sample of row {lf} is wrong"));
+                }
                 if lf % rate == 0 || lf < bwt.c[0] {
-                    let sample = if lf % rate == 0 {
-                        self.sa.samples.get((lf / rate) as usize)
-                    } else {
-                        None
-                    };
-                    if lf % rate == 0 && sample != Some(p - 1) {
-                        return Err(format!("sample of row {lf} is wrong"));
-                    }
                     lanes.swap_remove(i);
                     continue;
                 }
