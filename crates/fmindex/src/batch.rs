@@ -5,7 +5,7 @@
 use seqfarm_core::nucleotide::AMBIGUOUS;
 
 use crate::kmer::{self, SATURATED};
-use crate::occ::{prefetch, Bwt};
+use crate::occ::Bwt;
 use crate::sa::SampledSa;
 use crate::search::Searcher;
 
@@ -138,25 +138,6 @@ pub(crate) fn sa_values(
                     lanes.swap_remove(i);
                 }
                 None => i += 1,
-            }
-        }
-    }
-}
-
-impl crate::sa::Samples<'_> {
-    /// Starts loading sample `k`.
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, k: usize) {
-        match self {
-            crate::sa::Samples::Narrow(s) => {
-                if let Some(v) = s.get(k) {
-                    prefetch(v)
-                }
-            }
-            crate::sa::Samples::Wide(s) => {
-                if let Some(v) = s.get(k) {
-                    prefetch(v)
-                }
             }
         }
     }
