@@ -132,6 +132,7 @@ fn index_then_locate_equals_naive_search() {
         .unwrap();
     let counted = child.wait_with_output().unwrap();
     assert!(counted.status.success());
+    assert_eq!(stdout(&counted).lines().count(), lines.len());
     for (a, b) in stdout(&counted).lines().zip(&lines) {
         assert_eq!(a.split('\t').nth(1), b.split('\t').nth(1));
     }

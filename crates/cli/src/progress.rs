@@ -6,7 +6,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// A byte-count progress bar on standard error, hidden when standard error is not a
 /// terminal (pipelines and logs stay clean).
-#[allow(dead_code)]
 pub fn bytes(total: u64, label: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(total), draw_target());
     bar.set_style(

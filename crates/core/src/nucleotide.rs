@@ -62,12 +62,6 @@ pub fn encode(letter: u8) -> Option<u8> {
     }
 }
 
-/// Whether `letter` is a nucleotide or IUPAC ambiguity letter (either case).
-#[inline]
-pub fn is_nucleotide_letter(letter: u8) -> bool {
-    CODE_OF[letter as usize] != 255
-}
-
 /// The upper-case letter of code `code` (`0..=3`); [`AMBIGUOUS`] and above give `N`.
 #[inline]
 pub fn decode(code: u8) -> u8 {

@@ -5,8 +5,9 @@
 use seqfarm_core::nucleotide::AMBIGUOUS;
 
 use crate::kmer::{self, SATURATED};
-use crate::occ::{prefetch, Bwt};
+use crate::occ::Bwt;
 use crate::sa::SampledSa;
+use crate::search::Searcher;
 
 /// Searches in flight at once.
 const LANES: usize = 16;
@@ -24,12 +25,11 @@ struct CountLane {
 /// Counts each pattern (codes; ambiguous → 0) into `out` (cleared first), as
 /// `Searcher::count` would.
 pub(crate) fn count_many<P: AsRef<[u8]>>(
-    bwt: &Bwt<'_>,
-    kmers: &[u64],
-    kmer_len: u32,
+    searcher: &Searcher<'_>,
     patterns: &[P],
     out: &mut Vec<u64>,
 ) {
+    let bwt = &searcher.bwt;
     out.clear();
     out.resize(patterns.len(), 0);
     let mut lanes: Vec<CountLane> = Vec::with_capacity(LANES);
@@ -40,16 +40,12 @@ pub(crate) fn count_many<P: AsRef<[u8]>>(
             let codes = patterns[next].as_ref();
             let k = next;
             next += 1;
-            if codes.is_empty() || codes.contains(&AMBIGUOUS) {
+            if codes.is_empty() || codes.iter().any(|&c| c >= AMBIGUOUS) {
                 out[k] = if codes.is_empty() { bwt.len() } else { 0 };
                 continue;
             }
-            let t = codes.len().min(kmer_len as usize);
-            let mut code = 0usize;
-            for &c in &codes[codes.len() - t..] {
-                code = (code << 2) | c as usize;
-            }
-            let (start, size) = kmer::unpack(kmers[kmer::level_offset(t as u32) + code]);
+            let t = codes.len().min(searcher.kmer_len as usize);
+            let (start, size) = searcher.table_entry(&codes[codes.len() - t..]);
             let lane = if size == SATURATED {
                 CountLane {
                     pattern: k,
@@ -142,25 +138,6 @@ pub(crate) fn sa_values(
                     lanes.swap_remove(i);
                 }
                 None => i += 1,
-            }
-        }
-    }
-}
-
-impl crate::sa::Samples<'_> {
-    /// Starts loading sample `k`.
-    #[inline(always)]
-    pub(crate) fn prefetch(&self, k: usize) {
-        match self {
-            crate::sa::Samples::Narrow(s) => {
-                if let Some(v) = s.get(k) {
-                    prefetch(v)
-                }
-            }
-            crate::sa::Samples::Wide(s) => {
-                if let Some(v) = s.get(k) {
-                    prefetch(v)
-                }
             }
         }
     }

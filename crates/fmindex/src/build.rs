@@ -227,14 +227,21 @@ fn forward_nibbles(layout: &Layout, bases: &PackedSeq) -> Vec<u8> {
     x
 }
 
-/// Symbol `p` of the text, read from `X` (`half` = its length).
+/// The position in `X` (`half` = its length) that text position `p < 2 * half` mirrors,
+/// and whether `p` lies in the reverse-complement half.
 #[inline(always)]
-fn text_symbol(x: &[u8], half: u64, p: u64) -> u8 {
-    let (q, mirrored) = if p < half {
+fn forward_position(half: u64, p: u64) -> (u64, bool) {
+    if p < half {
         (p, false)
     } else {
         (2 * half - 1 - p, true)
-    };
+    }
+}
+
+/// Symbol `p` of the text, read from `X` (`half` = its length).
+#[inline(always)]
+fn text_symbol(x: &[u8], half: u64, p: u64) -> u8 {
+    let (q, mirrored) = forward_position(half, p);
     let s = (x[(q / 2) as usize] >> (4 * (q % 2))) & 15;
     if mirrored {
         complement_symbol(s)
@@ -354,12 +361,8 @@ fn pass_chunk<V: SaValue, S: Sample>(
     let end = rows.end;
     for row in rows {
         if row + AHEAD < end {
-            let q = sa[(row + AHEAD - 1) as usize].get().saturating_sub(1);
-            let q = if q < half {
-                q
-            } else {
-                (2 * half - 1).saturating_sub(q)
-            };
+            let p = sa[(row + AHEAD - 1) as usize].get().saturating_sub(1);
+            let (q, _) = forward_position(half, p);
             if let Some(byte) = x.get((q / 2) as usize) {
                 crate::occ::prefetch(byte);
             }

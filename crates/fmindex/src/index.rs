@@ -98,6 +98,8 @@ pub struct FmIndex {
     pub(crate) mask: AmbiguityMask,
     pub(crate) path: PathBuf,
     pub(crate) file_len: u64,
+    /// Whether loading verified every section's checksum.
+    pub(crate) checksums_verified: bool,
     mode: LoadMode,
     backing: Backing,
 }
@@ -212,6 +214,7 @@ impl FmIndex {
             mask: parsed.mask,
             path,
             file_len: bytes.len() as u64,
+            checksums_verified: verify,
             mode,
             backing,
         })
@@ -322,7 +325,7 @@ impl FmIndex {
     /// [`FmIndex::count`] of many patterns into `out` (cleared first), 16 searches in
     /// lock step with prefetching: several times the throughput of one at a time.
     pub fn count_many<P: AsRef<[u8]>>(&self, patterns: &[P], out: &mut Vec<u64>) {
-        crate::batch::count_many(&self.bwt, self.kmers, self.kmer_len, patterns, out)
+        crate::batch::count_many(&self.searcher(), patterns, out)
     }
 
     /// [`FmIndex::interval`] of many patterns into `out` (cleared first), 16 searches

@@ -4,7 +4,6 @@
 
 use seqfarm_core::nucleotide::AMBIGUOUS;
 
-use crate::kmer::{self, SATURATED};
 use crate::search::{BiInterval, Searcher};
 
 /// Searches in flight at once.
@@ -41,22 +40,12 @@ pub(crate) fn intervals_many<P: AsRef<[u8]>>(
                 continue;
             }
             let k = codes.len().min(k_max);
-            let tail = &codes[codes.len() - k..];
-            let (mut code, mut rc) = (0usize, 0usize);
-            for (i, &c) in tail.iter().enumerate() {
-                code = (code << 2) | c as usize;
-                rc |= (3 - c as usize) << (2 * i);
-            }
-            let base = kmer::level_offset(k as u32);
-            let (fwd, size) = kmer::unpack(searcher.kmers[base + code]);
-            if size == SATURATED {
+            let Some(interval) = searcher.table_interval(&codes[codes.len() - k..]) else {
                 out[pattern] = searcher.interval(codes);
                 continue;
-            }
-            let (rev, _) = kmer::unpack(searcher.kmers[base + rc]);
-            let interval = BiInterval { fwd, rev, size };
-            searcher.bwt.prefetch(fwd);
-            searcher.bwt.prefetch(fwd + size);
+            };
+            searcher.bwt.prefetch(interval.fwd);
+            searcher.bwt.prefetch(interval.fwd + interval.size);
             lanes.push(Lane {
                 pattern,
                 interval,

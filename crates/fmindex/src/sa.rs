@@ -6,6 +6,7 @@
 //! `rate - 1` steps on average (one cache miss each), so locating one occurrence costs
 //! O(rate) and the samples take `4·n/rate` (or `8·n/rate`) bytes.
 
+use crate::occ::prefetch;
 #[cfg(test)]
 use crate::occ::Bwt;
 
@@ -53,6 +54,23 @@ impl Samples<'_> {
         match self {
             Samples::Narrow(s) => s.len(),
             Samples::Wide(s) => s.len(),
+        }
+    }
+
+    /// Starts loading sample `k` (batched walks overlap their cache misses this way).
+    #[inline(always)]
+    pub fn prefetch(&self, k: usize) {
+        match self {
+            Samples::Narrow(s) => {
+                if let Some(v) = s.get(k) {
+                    prefetch(v)
+                }
+            }
+            Samples::Wide(s) => {
+                if let Some(v) = s.get(k) {
+                    prefetch(v)
+                }
+            }
         }
     }
 }

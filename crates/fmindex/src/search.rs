@@ -134,21 +134,28 @@ impl Searcher<'_> {
     /// The interval of `codes` (length `1..=kmer_len`, all `0..=3`) from the table;
     /// `None` when a size was too large to store.
     #[inline]
-    fn table_interval(&self, codes: &[u8]) -> Option<BiInterval> {
-        let d = codes.len() as u32;
-        let mut code = 0usize;
+    pub fn table_interval(&self, codes: &[u8]) -> Option<BiInterval> {
         let mut rc = 0usize;
         for (i, &c) in codes.iter().enumerate() {
-            code = (code << 2) | c as usize;
             rc |= (3 - c as usize) << (2 * i);
         }
-        let base = kmer::level_offset(d);
-        let (fwd, size) = kmer::unpack(self.kmers[base + code]);
+        let (fwd, size) = self.table_entry(codes);
         if size == SATURATED {
             return None;
         }
-        let (rev, _) = kmer::unpack(self.kmers[base + rc]);
+        let (rev, _) = kmer::unpack(self.kmers[kmer::level_offset(codes.len() as u32) + rc]);
         Some(BiInterval { fwd, rev, size })
+    }
+
+    /// `(start, size)` of the table entry of `codes` (length `1..=kmer_len`, all
+    /// `0..=3`); size [`SATURATED`] means "too large to store".
+    #[inline]
+    pub fn table_entry(&self, codes: &[u8]) -> (u64, u64) {
+        let mut code = 0usize;
+        for &c in codes {
+            code = (code << 2) | c as usize;
+        }
+        kmer::unpack(self.kmers[kmer::level_offset(codes.len() as u32) + code])
     }
 
     /// The interval of `codes` (any length; an [`AMBIGUOUS`] code gives the empty
@@ -186,12 +193,7 @@ impl Searcher<'_> {
             return if codes.is_empty() { self.bwt.len() } else { 0 };
         }
         let k = codes.len().min(self.kmer_len as usize);
-        let tail = &codes[codes.len() - k..];
-        let mut code = 0usize;
-        for &c in tail {
-            code = (code << 2) | c as usize;
-        }
-        let (mut start, mut size) = kmer::unpack(self.kmers[kmer::level_offset(k as u32) + code]);
+        let (mut start, mut size) = self.table_entry(&codes[codes.len() - k..]);
         let mut rest = &codes[..codes.len() - k];
         if size == SATURATED {
             (start, size) = (0, self.bwt.len());

@@ -4,7 +4,7 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use seqfarm_core::nucleotide::{encode_into, reverse_complement_codes, AMBIGUOUS};
+use seqfarm_core::nucleotide::{encode_into, AMBIGUOUS};
 use seqfarm_core::Strand;
 use seqfarm_fmindex::{index_path, FmIndex, Hit, LoadOptions};
 
@@ -113,9 +113,7 @@ fn count(index: &FmIndex, codes: &[u8]) -> u64 {
         return 0;
     }
     let rows = index.count(codes);
-    let mut rc = codes.to_vec();
-    reverse_complement_codes(&mut rc);
-    if rc == codes {
+    if is_reverse_palindrome(codes) {
         rows / 2
     } else {
         rows
@@ -131,11 +129,18 @@ fn occurrences(index: &FmIndex, codes: &[u8], hits: &mut Vec<Hit>) {
     }
     let interval = index.interval(codes);
     index.locate(interval, codes.len() as u64, usize::MAX, hits);
-    let mut rc = codes.to_vec();
-    reverse_complement_codes(&mut rc);
-    if rc == codes {
+    if is_reverse_palindrome(codes) {
         // Each position was found once per strand: keep it once, as +.
         hits.retain(|h| h.strand == Strand::Forward);
     }
     hits.sort_unstable();
+}
+
+/// Whether `codes` (no ambiguous code) equal their reverse complement: such a pattern
+/// is found once per strand at each position.
+fn is_reverse_palindrome(codes: &[u8]) -> bool {
+    codes
+        .iter()
+        .zip(codes.iter().rev())
+        .all(|(&c, &mirror)| c == 3 - mirror)
 }
