@@ -30,6 +30,13 @@ impl Input {
         } else {
             Box::new(File::open(&path).map_err(|e| Error::io(&path, e))?)
         };
+        Self::from_reader(path, raw)
+    }
+
+    /// Reads `raw` (already opened, e.g. a stream whose first bytes were sniffed and
+    /// chained back), decompressing gzip or BGZF transparently; `path` names it in errors.
+    pub fn from_reader(path: impl Into<PathBuf>, raw: Box<dyn Read + Send>) -> Result<Self> {
+        let path = path.into();
         let mut buffered = BufReader::with_capacity(BUFFER, raw);
         let head = buffered.fill_buf().map_err(|e| Error::io(&path, e))?;
         let gzipped = head.starts_with(&[0x1f, 0x8b]);

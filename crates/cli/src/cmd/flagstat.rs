@@ -9,7 +9,7 @@
 //! * SAM (plain or gzip) is read sequentially.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Cursor, Read};
+use std::io::{BufReader, Cursor, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
@@ -19,6 +19,7 @@ use seqfarm_io::bam::{
     WorkPlan, WorkUnit,
 };
 use seqfarm_io::bgzf::{self, InflateBuffer, Inflater, VirtualRange};
+use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::Output;
 use seqfarm_io::Error;
 use seqfarm_regions::{FlagCounts, FlagstatFormat};
@@ -348,18 +349,6 @@ fn merge(workers: Vec<FlagWorker<'_>>, mut counts: FlagCounts) -> FlagCounts {
 /// SAM text (plain or gzip), read sequentially; the fields are interpreted as htslib
 /// does (unknown references and zero positions make a read unmapped).
 fn count_sam(name: &Path, reader: impl Read + Send + 'static) -> anyhow::Result<FlagCounts> {
-    let mut buffered = BufReader::with_capacity(1 << 20, reader);
-    let gzipped = buffered
-        .fill_buf()
-        .map_err(|e| Error::io(name, e))?
-        .starts_with(&[0x1f, 0x8b]);
-    let lines: Box<dyn BufRead> = if gzipped {
-        Box::new(BufReader::with_capacity(
-            1 << 20,
-            flate2::bufread::MultiGzDecoder::new(buffered),
-        ))
-    } else {
-        Box::new(buffered)
-    };
-    Ok(sam::count(name, lines)?)
+    let input = Input::from_reader(name, Box::new(reader))?;
+    Ok(sam::count(&mut LineReader::new(input))?)
 }

@@ -1,44 +1,31 @@
 //! Flagstat over SAM text: the four fields it needs, interpreted as htslib does.
 
 use std::collections::HashMap;
-use std::io::BufRead;
-use std::path::Path;
 
+use seqfarm_io::input::LineReader;
 use seqfarm_io::Error;
 use seqfarm_regions::FlagCounts;
 
 const UNMAPPED: u16 = 0x4;
 
-/// Counts every alignment line of `reader`; `@SQ` header lines name the references.
-pub fn count(name: &Path, mut reader: impl BufRead) -> Result<FlagCounts, Error> {
+/// Counts every alignment line of `lines`; `@SQ` header lines name the references.
+pub fn count(lines: &mut LineReader) -> Result<FlagCounts, Error> {
     let mut refs: HashMap<Vec<u8>, i32> = HashMap::new();
     let mut counts = FlagCounts::default();
-    let mut line = Vec::with_capacity(1024);
-    let mut line_no = 0u64;
-    loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| Error::io(name, e))?;
-        if n == 0 {
-            break;
-        }
-        line_no += 1;
-        while matches!(line.last(), Some(b'\n' | b'\r')) {
-            line.pop();
-        }
+    while lines.next_line()? {
+        let line = &lines.line;
         if line.is_empty() {
             continue;
         }
         if line[0] == b'@' {
-            if let Some(sn) = sq_name(&line) {
+            if let Some(sn) = sq_name(line) {
                 let id = refs.len() as i32;
                 refs.entry(sn.to_vec()).or_insert(id);
             }
             continue;
         }
-        let (flag, tid, mtid, mapq) =
-            parse_line(&line, &refs).map_err(|m| Error::record(name, line_no, m))?;
+        let (flag, tid, mtid, mapq) = parse_line(line, &refs)
+            .map_err(|m| Error::record(&lines.input.path, lines.number, m))?;
         counts.count(flag, tid, mtid, mapq);
     }
     Ok(counts)
@@ -123,6 +110,12 @@ fn parse_uint(field: &[u8], what: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use seqfarm_io::input::Input;
+
+    fn count_bytes(sam: &[u8]) -> Result<FlagCounts, Error> {
+        let input = Input::from_reader("x.sam", Box::new(std::io::Cursor::new(sam.to_vec())))?;
+        count(&mut LineReader::new(input))
+    }
 
     #[test]
     fn counts_sam_lines_like_htslib() {
@@ -131,7 +124,7 @@ r1\t99\ta\t1\t60\t10M\t=\t20\t29\tACGTACGTAC\t*\n\
 r2\t65\ta\t5\t30\t10M\tb\t5\t0\t*\t*\n\
 r3\t0\tzz\t5\t30\t10M\t*\t0\t0\t*\t*\n\
 r4\t0x10\ta\t0\t30\t10M\t*\t0\t0\t*\t*\n";
-        let c = count(Path::new("x.sam"), &sam[..]).unwrap();
+        let c = count_bytes(sam).unwrap();
         assert_eq!(c.total, [4, 0]);
         // r3: unknown reference; r4: position 0: both unmapped.
         assert_eq!(c.mapped, [2, 0]);
@@ -141,11 +134,9 @@ r4\t0x10\ta\t0\t30\t10M\t*\t0\t0\t*\t*\n";
     #[test]
     fn malformed_lines_name_the_line() {
         let sam = b"@SQ\tSN:a\tLN:100\nr1\tx\ta\t1\t60\t10M\t=\t20\t29\tA\t*\n";
-        let e = count(Path::new("x.sam"), &sam[..]).unwrap_err().to_string();
+        let e = count_bytes(sam).unwrap_err().to_string();
         assert!(e.contains("x.sam: record 2") && e.contains("FLAG"), "{e}");
-        let e = count(Path::new("x.sam"), &b"r1\t0\t*\t0\n"[..])
-            .unwrap_err()
-            .to_string();
+        let e = count_bytes(b"r1\t0\t*\t0\n").unwrap_err().to_string();
         assert!(e.contains("record 1"), "{e}");
     }
 }
