@@ -116,7 +116,7 @@ impl FastaReader {
 
 /// Letters, `*` (stop), `-` and `.` (gaps), and blanks inside a line (ignored by callers
 /// that split on letters) are accepted as sequence.
-fn is_sequence_byte(b: u8) -> bool {
+pub(crate) fn is_sequence_byte(b: u8) -> bool {
     b.is_ascii_alphabetic() || matches!(b, b'*' | b'-' | b'.' | b' ' | b'\t')
 }
 

@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 
 use memchr::memmem;
 
+use crate::fasta::is_sequence_byte;
 use crate::input::Input;
 use crate::{Error, Result};
 
@@ -60,10 +61,11 @@ impl ResidueMap {
         let mut table = [INVALID; 256];
         for (b, slot) in table.iter_mut().enumerate() {
             let byte = b as u8;
-            if byte.is_ascii_alphabetic() || matches!(byte, b'*' | b'-' | b'.') {
-                *slot = map[b].min(SKIP - 1);
-            } else if matches!(byte, b'\n' | b'\r' | b' ' | b'\t') {
+            // The bytes FastaReader accepts, so that both readers take the same files.
+            if matches!(byte, b'\n' | b'\r' | b' ' | b'\t') {
                 *slot = SKIP;
+            } else if is_sequence_byte(byte) {
+                *slot = map[b].min(SKIP - 1);
             }
         }
         Self { table }

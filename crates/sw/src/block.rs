@@ -87,8 +87,7 @@ impl SequenceBlock {
 
     /// Length of sequence `index`.
     pub fn seq_len(&self, index: usize) -> usize {
-        let start = if index == 0 { 0 } else { self.ends[index - 1] };
-        self.ends[index] - start
+        self.get(index).len()
     }
 
     /// Total residues.

@@ -31,15 +31,6 @@ pub enum Width {
 }
 
 impl Width {
-    /// The highest score (and gap cost) lanes of this width hold exactly.
-    pub fn max_exact(self) -> i32 {
-        match self {
-            Width::I8 => 254,
-            Width::I16 => 65534,
-            Width::I32 => i32::MAX,
-        }
-    }
-
     /// The next wider width, if any.
     pub fn wider(self) -> Option<Width> {
         match self {

@@ -157,7 +157,6 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
         task.parse(&self.residue_map)?;
         self.searcher.load(&task.block);
         task.text.clear();
-        task.candidates.clear();
         if self.scores_only {
             // Every query's scores first: lines go subject by subject.
             self.scores.resize_with(self.queries.len(), Vec::new);
@@ -176,15 +175,19 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
             return Ok(());
         }
         self.scores.resize_with(1, Vec::new);
-        for query in self.queries {
+        // The candidate lists are the recycled task's: reused, not allocated per chunk.
+        task.candidates.resize_with(self.queries.len(), Vec::new);
+        for (query, best) in self.queries.iter().zip(&mut task.candidates) {
             let scores = &mut self.scores[0];
             self.searcher.score(&task.block, &query.codes, scores);
-            let mut best: Vec<(i32, u32)> = scores
-                .iter()
-                .enumerate()
-                .filter(|&(_, &s)| s > 0)
-                .map(|(i, &s)| (s, i as u32))
-                .collect();
+            best.clear();
+            best.extend(
+                scores
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &s)| s > 0)
+                    .map(|(i, &s)| (s, i as u32)),
+            );
             // Best first: higher score, then earlier in the chunk (and so the database).
             let order = |&(s, i): &(i32, u32)| (std::cmp::Reverse(s), i);
             if best.len() > self.top && self.top > 0 {
@@ -192,7 +195,6 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
             }
             best.truncate(self.top);
             best.sort_unstable_by_key(order);
-            task.candidates.push(best);
         }
         Ok(())
     }
