@@ -12,6 +12,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::buffers::AlignedBuf;
 use crate::matrix::{ScoreMatrix, PAD_CODE};
@@ -19,11 +20,48 @@ use crate::matrix::{ScoreMatrix, PAD_CODE};
 /// Database columns the kernels process per pass over the query (register blocking).
 pub(crate) const COLUMN_BLOCK: usize = 4;
 
+/// Where each new [`SequenceBlock`] (or clone) takes its identity from.
+static NEXT_BLOCK_ID: AtomicU64 = AtomicU64::new(0);
+
 /// Encoded database sequences stored back to back (a farm task's worth).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug)]
 pub struct SequenceBlock {
     codes: Vec<u8>,
     ends: Vec<usize>,
+    /// This block's own number among all blocks of the process.
+    id: u64,
+    /// Bumped by every change, so (`id`, `version`) names one content.
+    version: u64,
+}
+
+/// Names one content of one [`SequenceBlock`]: equal stamps mean equal sequences, so a
+/// consumer that prepared a block can tell whether it is still the same.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockStamp {
+    id: u64,
+    version: u64,
+}
+
+impl Default for SequenceBlock {
+    fn default() -> Self {
+        Self {
+            codes: Vec::new(),
+            ends: Vec::new(),
+            id: NEXT_BLOCK_ID.fetch_add(1, Ordering::Relaxed),
+            version: 0,
+        }
+    }
+}
+
+impl Clone for SequenceBlock {
+    /// A copy with an identity of its own (the two may then change apart).
+    fn clone(&self) -> Self {
+        Self {
+            codes: self.codes.clone(),
+            ends: self.ends.clone(),
+            ..Self::default()
+        }
+    }
 }
 
 impl SequenceBlock {
@@ -32,14 +70,24 @@ impl SequenceBlock {
         Self::default()
     }
 
+    /// The stamp of the block's current content.
+    pub fn stamp(&self) -> BlockStamp {
+        BlockStamp {
+            id: self.id,
+            version: self.version,
+        }
+    }
+
     /// Removes every sequence, keeping the allocations.
     pub fn clear(&mut self) {
+        self.version += 1;
         self.codes.clear();
         self.ends.clear();
     }
 
     /// Appends `residues`, encoded for `matrix`.
     pub fn push(&mut self, matrix: &ScoreMatrix, residues: &[u8]) {
+        self.version += 1;
         matrix.encode_into(residues, &mut self.codes);
         self.ends.push(self.codes.len());
     }
@@ -50,6 +98,7 @@ impl SequenceBlock {
         &mut self,
         fill: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
     ) -> Result<(), E> {
+        self.version += 1;
         let before = self.codes.len();
         match fill(&mut self.codes) {
             Ok(()) => {
@@ -65,6 +114,7 @@ impl SequenceBlock {
 
     /// Appends an already encoded sequence.
     pub fn push_encoded(&mut self, codes: &[u8]) {
+        self.version += 1;
         self.codes.extend_from_slice(codes);
         self.ends.push(self.codes.len());
     }

@@ -7,7 +7,7 @@
 //! pass, so nearly all cells are computed 32 or 64 at a time.
 
 use crate::block::{
-    sort_by_length, sort_subset_by_length, LaneStreams, SequenceBlock, COLUMN_BLOCK,
+    sort_by_length, sort_subset_by_length, BlockStamp, LaneStreams, SequenceBlock, COLUMN_BLOCK,
 };
 use crate::buffers::ScoreTables;
 use crate::dispatch::{self, Isa, Width};
@@ -47,7 +47,7 @@ pub struct Searcher {
     profile_index: Vec<u32>,
     overflowed: Vec<u32>,
     still_overflowed: Vec<u32>,
-    loaded: Option<(usize, usize)>,
+    loaded: Option<BlockStamp>,
     counts: PassCounts,
 }
 
@@ -97,7 +97,7 @@ impl Searcher {
     /// Prepares `block` for scoring (sorting and packing it into lane streams); call once
     /// per block, then [`Searcher::score`] for each query.
     pub fn load(&mut self, block: &SequenceBlock) {
-        self.loaded = Some((block.len(), block.residues()));
+        self.loaded = Some(block.stamp());
         if self.isa == Isa::Scalar {
             return;
         }
@@ -109,7 +109,7 @@ impl Searcher {
     /// Scores the encoded `query` against every sequence of `block` (the block last
     /// passed to [`Searcher::load`]), writing `scores[i]` for sequence `i`.
     pub fn score(&mut self, block: &SequenceBlock, query: &[u8], scores: &mut Vec<i32>) {
-        if self.loaded != Some((block.len(), block.residues())) {
+        if self.loaded != Some(block.stamp()) {
             self.load(block);
         }
         scores.clear();

@@ -45,6 +45,40 @@ fn check(scoring: &Scoring, query: &[u8], subjects: &[Vec<u8>]) {
     }
 }
 
+/// A searcher handed a new block without `load` packs it anew, even when the block has
+/// as many sequences and residues as the one before (a database of equal-length
+/// sequences), and even when it is the same block refilled in place (a recycled task).
+#[test]
+fn a_changed_block_is_packed_again() {
+    let scoring = Scoring::new(ScoreMatrix::builtin("BLOSUM62").unwrap(), 11, 1).unwrap();
+    let matrix = scoring.matrix();
+    let q = matrix.encode(b"MKTAYIAKQRQISFVKSHFSRQ");
+    let fill = |block: &mut SequenceBlock, subjects: &[&[u8]]| {
+        block.clear();
+        for s in subjects {
+            block.push(matrix, s);
+        }
+    };
+    let first: [&[u8]; 2] = [b"MKTAYIAKQR", b"WWWWWWWWWW"];
+    let second: [&[u8]; 2] = [b"WWWWWWWWWW", b"QISFVKSHFS"];
+    for isa in std::iter::once(Isa::Scalar).chain(simd_paths()) {
+        let mut searcher = Searcher::new(&scoring, isa).unwrap();
+        let mut scores = Vec::new();
+        let mut block = SequenceBlock::new();
+        for subjects in [first, second] {
+            fill(&mut block, &subjects);
+            let expected: Vec<i32> = subjects
+                .iter()
+                .map(|s| scalar::score(&scoring, &q, &matrix.encode(s)))
+                .collect();
+            searcher.score(&block, &q, &mut scores);
+            assert_eq!(scores, expected, "{isa}, refilled block");
+            searcher.score(&block.clone(), &q, &mut scores);
+            assert_eq!(scores, expected, "{isa}, copy");
+        }
+    }
+}
+
 fn protein(letters: &'static [u8]) -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(prop::sample::select(letters), 0..120)
 }
