@@ -76,11 +76,7 @@ impl BedRegions {
         }
         let fields = 1 + line.iter().filter(|&&b| b == b'\t').count();
         let number = self.lines.number;
-        let error = |message: String| Error::Record {
-            path: self.lines.input.path.clone(),
-            record: number,
-            message: format!("(line {number}) {message}"),
-        };
+        let error = |message: String| Error::line(&self.lines.input.path, number, message);
         if fields < 3 {
             return Err(error(
                 "fewer than 3 columns: BED fields are tab-separated".into(),

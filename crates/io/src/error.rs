@@ -63,6 +63,12 @@ impl Error {
         }
     }
 
+    /// An [`Error::Record`] for a line-based format whose records are lines: the message
+    /// says the line number too, as `(line N)`.
+    pub fn line(path: impl AsRef<Path>, line: u64, message: impl std::fmt::Display) -> Self {
+        Self::record(path, line, format!("(line {line}) {message}"))
+    }
+
     /// An [`Error::Record`] for record `record` (1-based) of `path`.
     pub fn record(path: impl AsRef<Path>, record: u64, message: impl Into<String>) -> Self {
         Error::Record {

@@ -96,24 +96,12 @@ impl VcfSites {
         let number = self.lines.number;
         let path = &self.lines.input.path;
         parse_site(&self.lines.line)
-            .map_err(|message| record_error(path, number, message))
+            .map_err(|message| Error::line(path, number, message))
             .map(Some)
     }
 
     fn error(&self, message: &str) -> Error {
-        record_error(
-            &self.lines.input.path,
-            self.lines.number.max(1),
-            message.to_string(),
-        )
-    }
-}
-
-fn record_error(path: &Path, line: u64, message: String) -> Error {
-    Error::Record {
-        path: path.to_path_buf(),
-        record: line,
-        message: format!("(line {line}) {message}"),
+        Error::line(&self.lines.input.path, self.lines.number.max(1), message)
     }
 }
 

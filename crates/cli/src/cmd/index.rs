@@ -25,7 +25,8 @@ pub struct IndexArgs {
     /// Output prefix: the index is written to PREFIX.sfi
     #[arg(short = 'o', long = "output", value_name = "PREFIX")]
     prefix: Option<PathBuf>,
-    /// Threads for the suffix sort and the BWT pass [default: all cores]
+    /// Threads for the passes after the suffix sort (the sort itself runs on one)
+    /// [default: all cores]
     #[arg(short = 't', long = "threads", value_name = "N")]
     threads: Option<usize>,
     /// Keep every R-th suffix-array row (a power of two): smaller is faster to locate,

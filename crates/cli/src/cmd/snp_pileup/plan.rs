@@ -41,8 +41,9 @@ pub struct SitePlanner<'a> {
     task_bytes: u64,
     /// Bases per task, at most.
     task_span: i64,
-    /// The furthest site so far: (reference index, position, VCF contig name).
+    /// The furthest site so far: (reference index, position).
     furthest: Option<(i32, i64)>,
+    /// The VCF contig name of `furthest`.
     furthest_name: Vec<u8>,
     lookahead: Option<Site>,
     /// Where the next task of the current contig starts (pseudo-SNP tiling).
