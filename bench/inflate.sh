@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The two inflate back ends on the BGZF blocks of BAM files: libdeflate (what seqfarm
-# uses) and ISA-L (Debian's libisal-dev, linked only into this benchmark's example), one
+# The inflate back ends on the BGZF blocks of BAM files: libdeflate, ISA-L (Debian's
+# libisal-dev) and the adaptive choice between the two that seqfarm uses by default, one
 # back end per process, alternating, ROUNDS runs each; prints MB/s of inflated output per
 # run and the medians.
 #
@@ -16,9 +16,9 @@ example=${CARGO_TARGET_DIR:-target}/release/examples/inflate_backends
 echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for bam in "$@"; do
   for _ in $(seq "$rounds"); do
-    for backend in libdeflate isal; do
+    for backend in libdeflate isal adaptive; do
       # Columns: file, compressed MB, inflated MB, then seconds and MB/s per back end.
-      "$example" --only "$backend" "$bam" | awk -v b="$backend" 'NR == 2 { print b, (b == "isal" ? $7 : $5) }'
+      "$example" --only "$backend" "$bam" | awk -v b="$backend" 'NR == 2 { print b, (b == "isal" ? $7 : b == "adaptive" ? $9 : $5) }'
     done
   done | awk -v bam="$(basename "$bam")" '
     { v[$1] = v[$1] " " $2; printf "%s\t%s\t%s MB/s\n", bam, $1, $2 }

@@ -327,9 +327,9 @@ impl InflateBuffer {
 }
 
 /// Inflates BGZF blocks, checking each block's CRC32 and ISIZE. One per thread: it holds
-/// libdeflate's decompressor state.
+/// the deflate decoder's state.
 pub struct Inflater {
-    decompressor: libdeflater::Decompressor,
+    decoder: Decoder,
 }
 
 impl Default for Inflater {
@@ -344,11 +344,235 @@ impl fmt::Debug for Inflater {
     }
 }
 
-impl Inflater {
-    /// A fresh inflater.
-    pub fn new() -> Self {
+/// The deflate library that inflates BGZF blocks. Which one inflates a block never
+/// changes its bytes (each output is checked against the block's CRC32 and size); it
+/// changes only the speed, and which is faster depends on the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InflateBackend {
+    /// libdeflate (always built in).
+    Libdeflate,
+    /// ISA-L (with the `isal` feature).
+    #[cfg(feature = "isal")]
+    Isal,
+    /// Both, each block going to whichever has lately been the faster on this data (with
+    /// the `isal` feature; see [`Inflater`]).
+    #[cfg(feature = "isal")]
+    Adaptive,
+}
+
+impl Default for InflateBackend {
+    /// Adaptive where ISA-L is built in, otherwise libdeflate.
+    fn default() -> Self {
+        #[cfg(feature = "isal")]
+        return Self::Adaptive;
+        #[cfg(not(feature = "isal"))]
+        return Self::Libdeflate;
+    }
+}
+
+/// One back end's decoder state.
+enum Decoder {
+    Libdeflate(LibdeflateDecoder),
+    #[cfg(feature = "isal")]
+    Isal(IsalDecoder),
+    #[cfg(feature = "isal")]
+    Adaptive(Box<AdaptiveDecoder>),
+}
+
+impl Decoder {
+    fn new(backend: InflateBackend) -> Self {
+        match backend {
+            InflateBackend::Libdeflate => Self::Libdeflate(LibdeflateDecoder::new()),
+            #[cfg(feature = "isal")]
+            InflateBackend::Isal => Self::Isal(IsalDecoder::new()),
+            #[cfg(feature = "isal")]
+            InflateBackend::Adaptive => Self::Adaptive(Box::new(AdaptiveDecoder::new())),
+        }
+    }
+
+    fn decode(&mut self, cdata: &[u8], dest: &mut [u8]) -> Result<(usize, u32), DecodeFailure> {
+        match self {
+            Self::Libdeflate(d) => d.decode(cdata, dest),
+            #[cfg(feature = "isal")]
+            Self::Isal(d) => d.decode(cdata, dest),
+            #[cfg(feature = "isal")]
+            Self::Adaptive(d) => d.decode(cdata, dest),
+        }
+    }
+}
+
+/// Timed blocks per back end in a trial.
+#[cfg(feature = "isal")]
+const TRIAL_BLOCKS_EACH: usize = 12;
+/// Blocks inflated by the trial's winner before the next trial.
+#[cfg(feature = "isal")]
+const SETTLED_BLOCKS: u32 = 2048;
+/// Blocks inflating to fewer bytes are not timed (too short to time well).
+#[cfg(feature = "isal")]
+const TIMED_BLOCK_MIN: usize = 4096;
+
+/// libdeflate and ISA-L side by side. Neither is faster on every BAM (ISA-L by 7 % on
+/// our benchmark BAM, libdeflate by 15 % on one whose reads lack SEQ/QUAL; see
+/// BENCHMARKS.md), so blocks alternate between the two for a trial, timed per inflated
+/// byte, then the one with the lower median takes the next [`SETTLED_BLOCKS`] blocks,
+/// then another trial follows (the data can change along a file).
+#[cfg(feature = "isal")]
+struct AdaptiveDecoder {
+    libdeflate: LibdeflateDecoder,
+    isal: IsalDecoder,
+    /// Blocks left before the next trial; 0 while a trial runs.
+    settled_left: u32,
+    use_isal: bool,
+    /// Nanoseconds per KiB of output of each timed trial block: libdeflate's, ISA-L's.
+    trial: [Vec<u32>; 2],
+}
+
+#[cfg(feature = "isal")]
+impl AdaptiveDecoder {
+    fn new() -> Self {
         Self {
-            decompressor: libdeflater::Decompressor::new(),
+            libdeflate: LibdeflateDecoder::new(),
+            isal: IsalDecoder::new(),
+            settled_left: 0,
+            use_isal: false,
+            trial: [Vec::new(), Vec::new()],
+        }
+    }
+
+    fn decode(&mut self, cdata: &[u8], dest: &mut [u8]) -> Result<(usize, u32), DecodeFailure> {
+        if self.settled_left > 0 {
+            self.settled_left -= 1;
+            return if self.use_isal {
+                self.isal.decode(cdata, dest)
+            } else {
+                self.libdeflate.decode(cdata, dest)
+            };
+        }
+        let isal = self.trial[1].len() < self.trial[0].len();
+        let start = std::time::Instant::now();
+        let result = if isal {
+            self.isal.decode(cdata, dest)
+        } else {
+            self.libdeflate.decode(cdata, dest)
+        };
+        let nanos = start.elapsed().as_nanos();
+        if let Ok((n, _)) = result {
+            if n >= TIMED_BLOCK_MIN {
+                let per_kib = u32::try_from(nanos * 1024 / n as u128).unwrap_or(u32::MAX);
+                self.trial[usize::from(isal)].push(per_kib);
+                if self.trial[1].len() == TRIAL_BLOCKS_EACH {
+                    self.settle();
+                }
+            }
+        }
+        result
+    }
+
+    /// Ends a trial: the back end with the lower median time per byte takes over.
+    fn settle(&mut self) {
+        let [libdeflate, isal] = self.trial.each_mut().map(|times| {
+            times.sort_unstable();
+            let median = times[times.len() / 2];
+            times.clear();
+            median
+        });
+        self.use_isal = isal < libdeflate;
+        self.settled_left = SETTLED_BLOCKS;
+    }
+}
+
+/// Why a block's deflate stream did not decode into its stated size.
+#[derive(Debug, PartialEq, Eq)]
+enum DecodeFailure {
+    /// More output than the footer's ISIZE.
+    TooLong,
+    /// Not a valid deflate stream.
+    Corrupt,
+}
+
+/// libdeflate's whole-buffer decoder. Also the CRC32 of both decoders: libdeflate's uses
+/// VPCLMULQDQ where the CPU has it, twice as fast here as ISA-L's own.
+struct LibdeflateDecoder(libdeflater::Decompressor);
+
+impl LibdeflateDecoder {
+    fn new() -> Self {
+        Self(libdeflater::Decompressor::new())
+    }
+
+    /// Inflates `cdata` into `dest`; returns the output length and its CRC32.
+    fn decode(&mut self, cdata: &[u8], dest: &mut [u8]) -> Result<(usize, u32), DecodeFailure> {
+        let n = self
+            .0
+            .deflate_decompress(cdata, dest)
+            .map_err(|e| match e {
+                libdeflater::DecompressionError::InsufficientSpace => DecodeFailure::TooLong,
+                libdeflater::DecompressionError::BadData => DecodeFailure::Corrupt,
+            })?;
+        Ok((n, libdeflater::crc32(&dest[..n])))
+    }
+}
+
+/// ISA-L's stateless decoder (Debian's libisal; its `inflate_state` layout is checked
+/// against the bindings in `isal_state_layout_matches_the_library`).
+#[cfg(feature = "isal")]
+struct IsalDecoder(Box<isal::isal_sys::igzip_lib::inflate_state>);
+
+// SAFETY: the state holds raw pointers only while `decode` runs; between calls it is
+// plain data owned by this value.
+#[cfg(feature = "isal")]
+#[allow(unsafe_code)]
+unsafe impl Send for IsalDecoder {}
+
+#[cfg(feature = "isal")]
+#[allow(unsafe_code)]
+impl IsalDecoder {
+    fn new() -> Self {
+        use isal::isal_sys::igzip_lib as ffi;
+        let mut state = Box::new(std::mem::MaybeUninit::<ffi::inflate_state>::uninit());
+        // SAFETY: isal_inflate_init writes every field ISA-L reads; the pointer is to a
+        // live, aligned allocation of the right type, which is then owned as initialised.
+        let state = unsafe {
+            ffi::isal_inflate_init(state.as_mut_ptr());
+            Box::from_raw(Box::into_raw(state).cast::<ffi::inflate_state>())
+        };
+        Self(state)
+    }
+
+    /// Inflates `cdata` into `dest`; returns the output length and its CRC32.
+    fn decode(&mut self, cdata: &[u8], dest: &mut [u8]) -> Result<(usize, u32), DecodeFailure> {
+        use isal::isal_sys::igzip_lib as ffi;
+        let state = &mut *self.0;
+        // SAFETY: the state was initialised by isal_inflate_init; reset keeps it valid.
+        unsafe { ffi::isal_inflate_reset(state) };
+        state.crc_flag = 0;
+        state.next_in = cdata.as_ptr().cast_mut();
+        state.avail_in = u32::try_from(cdata.len()).map_err(|_| DecodeFailure::Corrupt)?;
+        state.next_out = dest.as_mut_ptr();
+        state.avail_out = u32::try_from(dest.len()).map_err(|_| DecodeFailure::TooLong)?;
+        // SAFETY: next_in/avail_in describe `cdata` (only read) and next_out/avail_out
+        // describe `dest`; both outlive the call, after which ISA-L keeps no pointer used.
+        let ret = unsafe { ffi::isal_inflate_stateless(state) };
+        match ret {
+            r if r == ffi::ISAL_DECOMP_OK as i32 => {
+                let n = state.total_out as usize;
+                Ok((n, libdeflater::crc32(&dest[..n])))
+            }
+            r if r == ffi::ISAL_OUT_OVERFLOW as i32 => Err(DecodeFailure::TooLong),
+            _ => Err(DecodeFailure::Corrupt),
+        }
+    }
+}
+
+impl Inflater {
+    /// A fresh inflater on the default back end.
+    pub fn new() -> Self {
+        Self::with_backend(InflateBackend::default())
+    }
+
+    /// A fresh inflater on `backend`.
+    pub fn with_backend(backend: InflateBackend) -> Self {
+        Self {
+            decoder: Decoder::new(backend),
         }
     }
 
@@ -385,23 +609,19 @@ impl Inflater {
         let stored_crc = le32(block, size - 8);
         let stored_size = le32(block, size - 4) as usize;
         let dest = &mut out.spare(stored_size.max(1))[..stored_size];
-        let actual = self
-            .decompressor
-            .deflate_decompress(cdata, dest)
-            .map_err(|e| match e {
-                libdeflater::DecompressionError::InsufficientSpace => err(BgzfErrorKind::Size {
-                    stored: stored_size,
-                    actual: stored_size + 1,
-                }),
-                libdeflater::DecompressionError::BadData => err(BgzfErrorKind::Deflate),
-            })?;
+        let (actual, computed) = self.decoder.decode(cdata, dest).map_err(|e| match e {
+            DecodeFailure::TooLong => err(BgzfErrorKind::Size {
+                stored: stored_size,
+                actual: stored_size + 1,
+            }),
+            DecodeFailure::Corrupt => err(BgzfErrorKind::Deflate),
+        })?;
         if actual != stored_size {
             return Err(err(BgzfErrorKind::Size {
                 stored: stored_size,
                 actual,
             }));
         }
-        let computed = libdeflater::crc32(&dest[..actual]);
         if computed != stored_crc {
             return Err(err(BgzfErrorKind::Crc {
                 stored: stored_crc,
@@ -531,5 +751,126 @@ pub(crate) mod tests {
         assert_eq!(b.as_slice(), b"world");
         b.clear();
         assert!(b.is_empty());
+    }
+
+    /// ISA-L against libdeflate on the same deflate streams, valid and damaged.
+    #[cfg(feature = "isal")]
+    mod isal_decoder {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn deflate(data: &[u8], level: u32) -> Vec<u8> {
+            let mut enc =
+                flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(level));
+            enc.write_all(data).unwrap();
+            enc.finish().unwrap()
+        }
+
+        proptest! {
+            #[test]
+            fn agrees_with_libdeflate(
+                data in proptest::collection::vec(0u8..6, 0..=65_536),
+                level in 0u32..=9,
+                damage in proptest::collection::vec((any::<prop::sample::Index>(), 1u8..=255), 0..3),
+            ) {
+                let mut cdata = deflate(&data, level);
+                for (at, flip) in damage {
+                    let k = at.index(cdata.len());
+                    cdata[k] ^= flip;
+                }
+                // What a BGZF reader accepts: the footer's size and CRC32 (of the
+                // undamaged data) must match. On damaged streams the two libraries may
+                // stop at different points, but never may one accept what the other
+                // rejects, nor accept anything but the original bytes.
+                let crc = libdeflater::crc32(&data);
+                let accepts = |r: Result<(usize, u32), DecodeFailure>| {
+                    matches!(r, Ok((n, c)) if n == data.len() && c == crc)
+                };
+                let mut a = vec![0; data.len()];
+                let mut b = vec![0; data.len()];
+                let by_libdeflate = accepts(LibdeflateDecoder::new().decode(&cdata, &mut a));
+                let by_isal = accepts(IsalDecoder::new().decode(&cdata, &mut b));
+                prop_assert_eq!(by_libdeflate, by_isal);
+                if by_isal {
+                    prop_assert_eq!(&a, &data);
+                    prop_assert_eq!(&b, &data);
+                }
+            }
+        }
+
+        /// The adaptive inflater gives the file's bytes through trials and settled runs
+        /// alike, on blocks of two kinds of data.
+        #[test]
+        fn adaptive_inflates_every_block() {
+            let blocks = 2 * (2 * TRIAL_BLOCKS_EACH + SETTLED_BLOCKS as usize) + 5;
+            let data: Vec<u8> = (0..blocks * TIMED_BLOCK_MIN)
+                .map(|i| {
+                    let x = (i as u32).wrapping_mul(2_654_435_761) >> 7;
+                    if (i / 100_000) % 2 == 0 {
+                        b"ACGT"[(x & 3) as usize]
+                    } else {
+                        x as u8
+                    }
+                })
+                .collect();
+            let file = bgzf(&data, TIMED_BLOCK_MIN);
+            let mut inflater = Inflater::with_backend(InflateBackend::Adaptive);
+            let mut out = InflateBuffer::new();
+            let n = inflater.inflate_blocks(&file, 0, &mut out).unwrap();
+            assert_eq!(n, blocks + 1);
+            assert!(out.as_slice() == data.as_slice());
+        }
+
+        /// The bindings' `inflate_state` must be the installed library's: ISA-L writes
+        /// the whole struct, so a larger C struct would overrun the allocation.
+        #[test]
+        fn isal_state_layout_matches_the_library() {
+            use isal::isal_sys::igzip_lib::inflate_state;
+            let dir = tempfile::tempdir().unwrap();
+            let src = dir.path().join("layout.c");
+            std::fs::write(
+                &src,
+                r#"#include <stdio.h>
+#include <stddef.h>
+#include <isa-l/igzip_lib.h>
+#define F(f) (unsigned long) offsetof(struct inflate_state, f)
+int main(void) {
+  printf("%lu %lu %lu %lu %lu %lu %lu %lu\n", (unsigned long) sizeof(struct inflate_state),
+         F(next_out), F(avail_out), F(total_out), F(next_in), F(avail_in), F(crc_flag), F(crc));
+  return 0;
+}
+"#,
+            )
+            .unwrap();
+            let exe = dir.path().join("layout");
+            let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+            let built = std::process::Command::new(&cc)
+                .arg(&src)
+                .arg("-o")
+                .arg(&exe)
+                .status()
+                .unwrap();
+            assert!(
+                built.success(),
+                "{cc} could not compile against isa-l/igzip_lib.h"
+            );
+            let out = std::process::Command::new(&exe).output().unwrap();
+            let c: Vec<usize> = String::from_utf8(out.stdout)
+                .unwrap()
+                .split_whitespace()
+                .map(|v| v.parse().unwrap())
+                .collect();
+            let rust = vec![
+                std::mem::size_of::<inflate_state>(),
+                std::mem::offset_of!(inflate_state, next_out),
+                std::mem::offset_of!(inflate_state, avail_out),
+                std::mem::offset_of!(inflate_state, total_out),
+                std::mem::offset_of!(inflate_state, next_in),
+                std::mem::offset_of!(inflate_state, avail_in),
+                std::mem::offset_of!(inflate_state, crc_flag),
+                std::mem::offset_of!(inflate_state, crc),
+            ];
+            assert_eq!(c, rust);
+        }
     }
 }
