@@ -2,7 +2,7 @@
 //! inside long unique ones, located in the genome as anchors.
 
 use seqfarm_core::Strand;
-use seqfarm_fmindex::{FmIndex, Hit, Smem, SmemScratch};
+use seqfarm_fmindex::{FmIndex, Hit, LocateScratch, Smem, SmemScratch};
 
 use crate::params::AlignParams;
 
@@ -64,6 +64,7 @@ pub struct Seeder {
     smems: Vec<Smem>,
     more: Vec<Smem>,
     hits: Vec<Hit>,
+    locate_scratch: LocateScratch,
     /// Per read base: covered by a seed with more occurrences than are located.
     repetitive: Vec<bool>,
 }
@@ -105,7 +106,13 @@ impl Seeder {
     /// The occurrence of a seed known to occur once.
     pub fn locate_one(&mut self, index: &FmIndex, seed: &FixedSeed, len: usize) -> Option<Hit> {
         self.hits.clear();
-        index.locate(seed.interval, len as u64, 1, &mut self.hits);
+        index.locate_in(
+            seed.interval,
+            len as u64,
+            1,
+            &mut self.locate_scratch,
+            &mut self.hits,
+        );
         self.hits.first().copied()
     }
 
@@ -129,10 +136,11 @@ impl Seeder {
                 repetitive[seed.start as usize..seed.end as usize].fill(true);
             }
             self.hits.clear();
-            index.locate(
+            index.locate_in(
                 seed.interval,
                 u64::from(seed.len()),
                 params.max_occ,
+                &mut self.locate_scratch,
                 &mut self.hits,
             );
             for hit in &self.hits {

@@ -97,10 +97,21 @@ pub(crate) fn sa_values(
     rows: &[u64],
     out: &mut Vec<Option<u64>>,
 ) {
+    sa_values_in(sa, bwt, rows, &mut Vec::with_capacity(LANES), out);
+}
+
+/// [`sa_values`] with the walk's lane list kept by the caller (cleared here).
+pub(crate) fn sa_values_in(
+    sa: &SampledSa<'_>,
+    bwt: &Bwt<'_>,
+    rows: &[u64],
+    lanes: &mut Vec<(usize, u64, u64)>,
+    out: &mut Vec<Option<u64>>,
+) {
     out.clear();
     out.resize(rows.len(), None);
     // (index into rows, current row, steps so far)
-    let mut lanes: Vec<(usize, u64, u64)> = Vec::with_capacity(LANES);
+    lanes.clear();
     let mut next = 0usize;
     let limit = bwt.len();
     loop {

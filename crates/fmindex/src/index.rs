@@ -383,21 +383,43 @@ impl FmIndex {
         max: usize,
         out: &mut Vec<Hit>,
     ) -> usize {
+        self.locate_in(
+            interval,
+            pattern_len,
+            max,
+            &mut LocateScratch::default(),
+            out,
+        )
+    }
+
+    /// [`FmIndex::locate`] with its working vectors in `scratch`, for callers that
+    /// locate many intervals (an aligner, per seed) without allocating each time.
+    pub fn locate_in(
+        &self,
+        interval: BiInterval,
+        pattern_len: u64,
+        max: usize,
+        scratch: &mut LocateScratch,
+        out: &mut Vec<Hit>,
+    ) -> usize {
         let size = interval.size;
         let take = size.min(max as u64);
-        let rows: Vec<u64> = (0..take)
-            .map(|k| {
-                if size <= max as u64 {
-                    interval.fwd + k
-                } else {
-                    interval.fwd + (k as u128 * size as u128 / take as u128) as u64
-                }
-            })
-            .collect();
-        let mut values = Vec::new();
-        crate::batch::sa_values(&self.sa, &self.bwt, &rows, &mut values);
+        let LocateScratch {
+            rows,
+            values,
+            lanes,
+        } = scratch;
+        rows.clear();
+        rows.extend((0..take).map(|k| {
+            if size <= max as u64 {
+                interval.fwd + k
+            } else {
+                interval.fwd + (k as u128 * size as u128 / take as u128) as u64
+            }
+        }));
+        crate::batch::sa_values_in(&self.sa, &self.bwt, rows, lanes, values);
         let before = out.len();
-        for value in values {
+        for value in values.iter() {
             if let Some((pos, strand)) =
                 value.and_then(|p| self.layout.text_to_global(p, pattern_len))
             {
@@ -406,6 +428,14 @@ impl FmIndex {
         }
         out.len() - before
     }
+}
+
+/// The working vectors of [`FmIndex::locate_in`], reused from call to call.
+#[derive(Debug, Default)]
+pub struct LocateScratch {
+    rows: Vec<u64>,
+    values: Vec<Option<u64>>,
+    lanes: Vec<(usize, u64, u64)>,
 }
 
 /// Only reachable if `parse` let through a reference section too short for the genome.

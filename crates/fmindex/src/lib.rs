@@ -82,7 +82,7 @@ mod search;
 pub use build::{build, BuildOptions, BuildStage, IndexImage, DEFAULT_SA_RATE};
 pub use check::CheckReport;
 pub use error::{BuildError, LoadError};
-pub use index::{index_path, FmIndex, Hit, LoadMode, LoadOptions};
+pub use index::{index_path, FmIndex, Hit, LoadMode, LoadOptions, LocateScratch};
 pub use kmer::{default_kmer_len, MAX_KMER_LEN};
 pub use reference::{Contig, ReferenceBuilder};
 pub use search::{BiInterval, Smem, SmemScratch};

@@ -8,7 +8,7 @@ use naive::{genome_codes, index_of, naive_hits, naive_smems, Genome};
 use proptest::prelude::*;
 use seqfarm_core::nucleotide::{encode, AMBIGUOUS};
 use seqfarm_core::Strand;
-use seqfarm_fmindex::{FmIndex, Hit, SmemScratch};
+use seqfarm_fmindex::{FmIndex, Hit, LocateScratch, SmemScratch};
 
 /// Random contigs: mostly A/C/G/T (lower case too), with N runs and IUPAC letters.
 fn genome_strategy() -> impl Strategy<Value = Genome> {
@@ -137,6 +137,15 @@ fn locate_caps_and_spreads() {
     hits.sort();
     hits.dedup();
     assert_eq!(hits.len(), 10, "spread rows give distinct hits");
+    // A scratch reused across calls of other sizes gives what fresh calls give.
+    let mut scratch = LocateScratch::default();
+    for (pattern, max) in [(&[0u8, 0, 0][..], usize::MAX), (&[0, 0], 10), (&[0, 0], 3)] {
+        let iv = index.interval(pattern);
+        let (mut fresh, mut reused) = (Vec::new(), Vec::new());
+        index.locate(iv, pattern.len() as u64, max, &mut fresh);
+        index.locate_in(iv, pattern.len() as u64, max, &mut scratch, &mut reused);
+        assert_eq!(reused, fresh, "{pattern:?} max {max}");
+    }
 }
 
 /// E. coli K-12 1-200,000 and human GRCh37 chr20 1-260,000 (which begins with 60 kbp of N).
