@@ -401,9 +401,9 @@ impl Decoder {
     }
 }
 
-/// Timed blocks per back end in a trial.
+/// Timed pairs of neighbouring blocks (one per back end) in a trial.
 #[cfg(feature = "isal")]
-const TRIAL_BLOCKS_EACH: usize = 12;
+const TRIAL_PAIRS: usize = 12;
 /// Blocks inflated by the trial's winner before the next trial.
 #[cfg(feature = "isal")]
 const SETTLED_BLOCKS: u32 = 2048;
@@ -411,11 +411,13 @@ const SETTLED_BLOCKS: u32 = 2048;
 #[cfg(feature = "isal")]
 const TIMED_BLOCK_MIN: usize = 4096;
 
-/// libdeflate and ISA-L side by side. Neither is faster on every BAM (ISA-L by 7 % on
-/// our benchmark BAM, libdeflate by 15 % on one whose reads lack SEQ/QUAL; see
-/// BENCHMARKS.md), so blocks alternate between the two for a trial, timed per inflated
-/// byte, then the one with the lower median takes the next [`SETTLED_BLOCKS`] blocks,
-/// then another trial follows (the data can change along a file).
+/// libdeflate and ISA-L side by side. Neither is faster on every BAM (ISA-L on our
+/// sequencing BAMs, libdeflate by 15 % on one whose reads lack SEQ/QUAL; see
+/// BENCHMARKS.md), so a trial inflates neighbouring blocks in pairs, one with each, and
+/// times both per inflated byte; the one that wins the median pair takes the next
+/// [`SETTLED_BLOCKS`] blocks, then another trial follows (the data can change along a
+/// file). Comparing neighbours, whose data are alike, keeps the block-to-block spread of
+/// speeds (about 15 % on one BAM) out of the comparison.
 #[cfg(feature = "isal")]
 struct AdaptiveDecoder {
     libdeflate: LibdeflateDecoder,
@@ -423,8 +425,11 @@ struct AdaptiveDecoder {
     /// Blocks left before the next trial; 0 while a trial runs.
     settled_left: u32,
     use_isal: bool,
-    /// Nanoseconds per KiB of output of each timed trial block: libdeflate's, ISA-L's.
-    trial: [Vec<u32>; 2],
+    /// In a trial: libdeflate's nanoseconds per KiB on the block before, awaiting ISA-L's
+    /// on this one.
+    paired_with: Option<u64>,
+    /// ISA-L's time over libdeflate's, in thousandths, for each pair of the trial.
+    ratios: Vec<u64>,
 }
 
 #[cfg(feature = "isal")]
@@ -435,7 +440,8 @@ impl AdaptiveDecoder {
             isal: IsalDecoder::new(),
             settled_left: 0,
             use_isal: false,
-            trial: [Vec::new(), Vec::new()],
+            paired_with: None,
+            ratios: Vec::with_capacity(TRIAL_PAIRS),
         }
     }
 
@@ -448,19 +454,29 @@ impl AdaptiveDecoder {
                 self.libdeflate.decode(cdata, dest)
             };
         }
-        let isal = self.trial[1].len() < self.trial[0].len();
+        let isal_turn = self.paired_with.is_some();
         let start = std::time::Instant::now();
-        let result = if isal {
+        let result = if isal_turn {
             self.isal.decode(cdata, dest)
         } else {
             self.libdeflate.decode(cdata, dest)
         };
         let nanos = start.elapsed().as_nanos();
-        if let Ok((n, _)) = result {
-            if n >= TIMED_BLOCK_MIN {
-                let per_kib = u32::try_from(nanos * 1024 / n as u128).unwrap_or(u32::MAX);
-                self.trial[usize::from(isal)].push(per_kib);
-                if self.trial[1].len() == TRIAL_BLOCKS_EACH {
+        let per_kib = match result {
+            Ok((n, _)) if n >= TIMED_BLOCK_MIN => u64::try_from(nanos * 1024 / n as u128)
+                .unwrap_or(u64::MAX)
+                .max(1),
+            // Untimed: a pair must be two timed neighbours, so start the pair again.
+            _ => {
+                self.paired_with = None;
+                return result;
+            }
+        };
+        match self.paired_with.take() {
+            None => self.paired_with = Some(per_kib),
+            Some(libdeflate) => {
+                self.ratios.push(per_kib.saturating_mul(1000) / libdeflate);
+                if self.ratios.len() == TRIAL_PAIRS {
                     self.settle();
                 }
             }
@@ -468,15 +484,11 @@ impl AdaptiveDecoder {
         result
     }
 
-    /// Ends a trial: the back end with the lower median time per byte takes over.
+    /// Ends a trial: ISA-L takes over if it was the faster in the median pair.
     fn settle(&mut self) {
-        let [libdeflate, isal] = self.trial.each_mut().map(|times| {
-            times.sort_unstable();
-            let median = times[times.len() / 2];
-            times.clear();
-            median
-        });
-        self.use_isal = isal < libdeflate;
+        self.ratios.sort_unstable();
+        self.use_isal = self.ratios[self.ratios.len() / 2] < 1000;
+        self.ratios.clear();
         self.settled_left = SETTLED_BLOCKS;
     }
 }
@@ -802,7 +814,7 @@ pub(crate) mod tests {
         /// alike, on blocks of two kinds of data.
         #[test]
         fn adaptive_inflates_every_block() {
-            let blocks = 2 * (2 * TRIAL_BLOCKS_EACH + SETTLED_BLOCKS as usize) + 5;
+            let blocks = 2 * (2 * TRIAL_PAIRS + SETTLED_BLOCKS as usize) + 5;
             let data: Vec<u8> = (0..blocks * TIMED_BLOCK_MIN)
                 .map(|i| {
                     let x = (i as u32).wrapping_mul(2_654_435_761) >> 7;
@@ -819,6 +831,22 @@ pub(crate) mod tests {
             let n = inflater.inflate_blocks(&file, 0, &mut out).unwrap();
             assert_eq!(n, blocks + 1);
             assert!(out.as_slice() == data.as_slice());
+        }
+
+        /// A trial goes by its median pair: one slow outlier does not decide it.
+        #[test]
+        fn trial_goes_by_the_median_pair() {
+            let mut d = AdaptiveDecoder::new();
+            d.ratios = vec![930; TRIAL_PAIRS];
+            d.ratios[0] = 5000;
+            d.settle();
+            assert!(d.use_isal);
+            assert_eq!(d.settled_left, SETTLED_BLOCKS);
+            assert!(d.ratios.is_empty());
+            d.ratios = vec![1200; TRIAL_PAIRS];
+            d.ratios[3] = 100;
+            d.settle();
+            assert!(!d.use_isal);
         }
 
         /// The bindings' `inflate_state` must be the installed library's: ISA-L writes
