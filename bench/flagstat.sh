@@ -7,7 +7,8 @@
 #
 # usage: bench/flagstat.sh [BAM...]     (default: the real BAMs in ../shared/data/alignments
 #                                        and $SEQFARM_BENCH_DATA/normal.bam)
-# env:   ROUNDS (default 5), SEQFARM_SHARED_DATA, SEQFARM_BENCH_DATA (default /tmp/seqfarm-bench)
+# env:   ROUNDS (default 5), SEQFARM_SHARED_DATA, SEQFARM_BENCH_DATA (default /tmp/seqfarm-bench),
+#        BUILD_FLAGS (extra cargo build flags, e.g. --no-default-features: libdeflate only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SEQFARM_SHARED_DATA:-../shared/data}
@@ -22,7 +23,8 @@ fi
 for tool in hyperfine samtools sambamba python3; do
   command -v "$tool" >/dev/null || { echo "bench/flagstat.sh needs $tool" >&2; exit 1; }
 done
-cargo build --release --quiet
+# shellcheck disable=SC2086
+cargo build --release --quiet ${BUILD_FLAGS:-}
 sf=$PWD/target/release/seqfarm
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
