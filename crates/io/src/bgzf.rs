@@ -9,10 +9,10 @@
 //! decompressed stream are [`VirtualOffset`]s: the block's file offset and the offset
 //! inside its inflated bytes.
 //!
-//! Inflate uses libdeflate. It was measured against ISA-L on real BGZF blocks
-//! (`examples/inflate_backends.rs`, numbers in BENCHMARKS.md): the two are within a few
-//! percent of each other (ISA-L ahead on the large benchmark BAM, libdeflate on the small
-//! real ones), and libdeflate builds from source with no system library, so it stays.
+//! Inflate uses libdeflate, or with the `isal` feature ISA-L and libdeflate side by side,
+//! each block going to whichever timed trials find faster on the data at hand
+//! ([`InflateBackend`]); neither wins on every file (`examples/inflate_backends.rs`,
+//! numbers in BENCHMARKS.md).
 
 use std::fmt;
 
