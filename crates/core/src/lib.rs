@@ -7,11 +7,13 @@
 //!   holding a letter other than A/C/G/T (N runs, IUPAC codes), which the packed bases
 //!   cannot represent; [`Reference`], both together: what an aligner reads a reference
 //!   window from.
-//! * [`Strand`]: forward or reverse complement.
+//! * [`Strand`]: forward or reverse complement;
+//! * [`flags`]: the SAM FLAG bits.
 //!
 //! Nothing here allocates behind the caller's back or touches a file.
 #![forbid(unsafe_code)]
 
+pub mod flags;
 pub mod nucleotide;
 pub mod packed;
 

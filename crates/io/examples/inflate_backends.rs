@@ -1,15 +1,14 @@
 //! Compares the inflate back ends of `seqfarm_io::bgzf` on the BGZF blocks of real files:
 //! libdeflate, ISA-L and the adaptive choice between them (with the `isal` feature), each
-//! block inflated and its CRC32 and size checked, as a reader must. The file is read into memory first, so only inflate is
-//! timed.
+//! block inflated and its CRC32 and size checked, as a reader must. The file is read into
+//! memory first, so only inflate is timed.
 //!
 //! ```sh
 //! cargo run --release -p seqfarm-io --features isal --example inflate_backends -- a.bam ...
 //! ```
 //!
 //! `--only libdeflate`, `--only isal` or `--only adaptive` times one back end (the other
-//! columns show 0),
-//! for measuring each in its own process.
+//! columns show 0), for measuring each in its own process.
 
 use std::time::Instant;
 

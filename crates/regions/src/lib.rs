@@ -13,8 +13,9 @@
 #![forbid(unsafe_code)]
 
 pub mod count;
-pub mod flags;
 pub mod flagstat;
 pub mod pileup;
 
 pub use flagstat::{FlagCounts, FlagstatFormat};
+/// SAM FLAG bits the kernels look at.
+pub use seqfarm_core::flags;

@@ -4,9 +4,8 @@ use std::collections::HashMap;
 
 use seqfarm_io::input::LineReader;
 use seqfarm_io::Error;
+use seqfarm_regions::flags::UNMAPPED;
 use seqfarm_regions::FlagCounts;
-
-const UNMAPPED: u16 = 0x4;
 
 /// Counts every alignment line of `lines`; `@SQ` header lines name the references.
 pub fn count(lines: &mut LineReader) -> Result<FlagCounts, Error> {
