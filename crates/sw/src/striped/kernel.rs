@@ -159,7 +159,7 @@ unsafe impl StripedLanes for Signed16 {
 pub(super) struct Columns {
     /// `profile[code * segments + k]`: query vector `k`'s scores against `code`.
     pub(super) profile: *const __m256i,
-    /// Vectors per query stripe set (the query's length over the lanes, rounded up).
+    /// Query vectors per subject column: the query's length over the lanes, rounded up.
     pub(super) segments: usize,
     /// H of the current subject column (`segments` vectors).
     pub(super) h_current: *mut __m256i,
