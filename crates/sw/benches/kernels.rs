@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use seqfarm_sw::striped::StripedProfile;
-use seqfarm_sw::{Isa, Scoring, Searcher, SequenceBlock};
+use seqfarm_sw::{Isa, ScoreMatrix, Scoring, Searcher, SequenceBlock};
 
 fn random_protein(state: &mut u64, len: usize) -> Vec<u8> {
     (0..len)
@@ -17,15 +17,26 @@ fn random_protein(state: &mut u64, len: usize) -> Vec<u8> {
         .collect()
 }
 
+/// `count` random proteins of 50 to `50 + spread - 1` residues.
+fn random_block(
+    matrix: &ScoreMatrix,
+    state: &mut u64,
+    count: usize,
+    spread: usize,
+) -> SequenceBlock {
+    let mut block = SequenceBlock::new();
+    for i in 0..count {
+        let len = 50 + (i * 37) % spread;
+        block.push(matrix, &random_protein(state, len));
+    }
+    block
+}
+
 fn kernels(c: &mut Criterion) {
     let scoring = Scoring::default();
     let matrix = scoring.matrix();
     let mut state = 1u64;
-    let mut block = SequenceBlock::new();
-    for i in 0..2000 {
-        let len = 50 + (i * 37) % 700;
-        block.push(matrix, &random_protein(&mut state, len));
-    }
+    let block = random_block(matrix, &mut state, 2000, 700);
     for query_len in [144usize, 375, 2005] {
         let query = matrix.encode(&random_protein(&mut state, query_len));
         let mut group = c.benchmark_group(format!("query{query_len}"));
@@ -60,11 +71,7 @@ fn striped_vs_inter(c: &mut Criterion) {
     let scoring = Scoring::default();
     let matrix = scoring.matrix();
     let mut state = 7u64;
-    let mut block = SequenceBlock::new();
-    for i in 0..1000 {
-        let len = 50 + (i * 37) % 651;
-        block.push(matrix, &random_protein(&mut state, len));
-    }
+    let block = random_block(matrix, &mut state, 1000, 651);
     for query_len in [144usize, 375, 1000, 2005, 5478] {
         let query = matrix.encode(&random_protein(&mut state, query_len));
         let mut group = c.benchmark_group(format!("striped_vs_inter/query{query_len}"));

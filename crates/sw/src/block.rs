@@ -37,7 +37,7 @@ pub struct SequenceBlock {
 /// Names one content of one [`SequenceBlock`]: equal stamps mean equal sequences, so a
 /// consumer that prepared a block can tell whether it is still the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BlockStamp {
+pub(crate) struct BlockStamp {
     id: u64,
     version: u64,
 }
@@ -71,7 +71,7 @@ impl SequenceBlock {
     }
 
     /// The stamp of the block's current content.
-    pub fn stamp(&self) -> BlockStamp {
+    pub(crate) fn stamp(&self) -> BlockStamp {
         BlockStamp {
             id: self.id,
             version: self.version,

@@ -38,7 +38,7 @@ pub mod striped;
 mod x86;
 
 pub use align::{align, Alignment};
-pub use block::{BlockStamp, SequenceBlock};
+pub use block::SequenceBlock;
 pub use dispatch::{Isa, Width};
 pub use matrix::ScoreMatrix;
 pub use scoring::Scoring;

@@ -27,7 +27,7 @@ pub fn score(scoring: &Scoring, query: &[u8], subject: &[u8]) -> i32 {
 
 /// The best score and the first cell (query-major: smallest query index, then subject
 /// index) where an alignment with that score ends; `(0, 0, 0)` when nothing scores.
-pub fn best_end(scoring: &Scoring, query: &[u8], subject: &[u8]) -> (i32, usize, usize) {
+pub(crate) fn best_end(scoring: &Scoring, query: &[u8], subject: &[u8]) -> (i32, usize, usize) {
     let matrix = scoring.matrix();
     let open = scoring.first_gap_cost();
     let extend = scoring.gap_extend();

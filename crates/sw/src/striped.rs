@@ -95,7 +95,7 @@ impl ByteLanes {
     /// AVX2; every code in `subject` indexes a row of the profile; `segments > 0`.
     #[cfg(target_arch = "x86_64")]
     unsafe fn score(&mut self, subject: &[u8]) -> Option<i32> {
-        let best = i32::from(self.score_avx2(subject));
+        let best = self.score_avx2(subject);
         (best < 255 - i32::from(self.bias)).then_some(best)
     }
 
@@ -105,90 +105,22 @@ impl ByteLanes {
     /// As [`ByteLanes::score`].
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn score_avx2(&mut self, subject: &[u8]) -> u8 {
+    unsafe fn score_avx2(&mut self, subject: &[u8]) -> i32 {
         use std::arch::x86_64::*;
-
-        /// Moves every lane up by one (lane 31 drops out), lane 0 becoming 0.
-        #[inline(always)]
-        unsafe fn shift_up(v: __m256i) -> __m256i {
-            let carried = _mm256_permute2x128_si256::<0x08>(v, v);
-            _mm256_alignr_epi8::<15>(v, carried)
-        }
-
-        let segments = self.segments;
-        let bias = _mm256_set1_epi8(self.bias as i8);
-        let first_gap = _mm256_set1_epi8(self.first_gap as i8);
-        let extend = _mm256_set1_epi8(self.extend as i8);
-        // Unsigned lanes floor every value at 0, which is also the lowest H: 0 stands in
-        // for minus infinity in E and F without changing any H.
-        let zero = _mm256_setzero_si256();
-
-        let mut h_current = self.h_current.as_mut_ptr().cast::<__m256i>();
-        let mut h_previous = self.h_previous.as_mut_ptr().cast::<__m256i>();
-        let e_next = self.e_next.as_mut_ptr().cast::<__m256i>();
-        for k in 0..segments {
-            _mm256_store_si256(h_current.add(k), zero);
-            _mm256_store_si256(e_next.add(k), zero);
-        }
-        let profile = self.profile.as_ptr().cast::<__m256i>();
-        let mut best = zero;
-
-        for &code in subject {
-            let scores = profile.add(code as usize * segments);
-            let mut h_diagonal = shift_up(_mm256_load_si256(h_current.add(segments - 1)));
-            std::mem::swap(&mut h_current, &mut h_previous);
-            let mut f = zero;
-            for k in 0..segments {
-                let biased = _mm256_adds_epu8(h_diagonal, _mm256_load_si256(scores.add(k)));
-                let mut h = _mm256_subs_epu8(biased, bias);
-                let e = _mm256_load_si256(e_next.add(k));
-                h = _mm256_max_epu8(h, e);
-                h = _mm256_max_epu8(h, f);
-                best = _mm256_max_epu8(best, h);
-                _mm256_store_si256(h_current.add(k), h);
-                let h_opened = _mm256_subs_epu8(h, first_gap);
-                _mm256_store_si256(
-                    e_next.add(k),
-                    _mm256_max_epu8(_mm256_subs_epu8(e, extend), h_opened),
-                );
-                f = _mm256_max_epu8(_mm256_subs_epu8(f, extend), h_opened);
-                h_diagonal = _mm256_load_si256(h_previous.add(k));
-            }
-            // Lazy F, as in the 16-bit kernel; "f > h_opened" is "f - h_opened > 0".
-            f = shift_up(f);
-            let mut k = 0;
-            loop {
-                let h = _mm256_load_si256(h_current.add(k));
-                let h_opened = _mm256_subs_epu8(h, first_gap);
-                let beats = _mm256_cmpeq_epi8(_mm256_subs_epu8(f, h_opened), zero);
-                if _mm256_movemask_epi8(beats) == -1 {
-                    break;
-                }
-                let h = _mm256_max_epu8(h, f);
-                _mm256_store_si256(h_current.add(k), h);
-                let e = _mm256_load_si256(e_next.add(k));
-                _mm256_store_si256(
-                    e_next.add(k),
-                    _mm256_max_epu8(e, _mm256_subs_epu8(h, first_gap)),
-                );
-                f = _mm256_subs_epu8(f, extend);
-                k += 1;
-                if k == segments {
-                    k = 0;
-                    f = shift_up(f);
-                }
-            }
-        }
-        // The largest lane of `best`.
-        let half = _mm_max_epu8(
-            _mm256_castsi256_si128(best),
-            _mm256_extracti128_si256::<1>(best),
-        );
-        let half = _mm_max_epu8(half, _mm_srli_si128::<8>(half));
-        let half = _mm_max_epu8(half, _mm_srli_si128::<4>(half));
-        let half = _mm_max_epu8(half, _mm_srli_si128::<2>(half));
-        let half = _mm_max_epu8(half, _mm_srli_si128::<1>(half));
-        _mm_extract_epi8::<0>(half) as u8
+        let lanes = kernel::Unsigned8::new(self.bias);
+        kernel::best_cell(
+            &lanes,
+            kernel::Columns {
+                profile: self.profile.as_ptr().cast(),
+                segments: self.segments,
+                h_current: self.h_current.as_mut_ptr().cast(),
+                h_previous: self.h_previous.as_mut_ptr().cast(),
+                e_next: self.e_next.as_mut_ptr().cast(),
+                first_gap: _mm256_set1_epi8(self.first_gap as i8),
+                extend: _mm256_set1_epi8(self.extend as i8),
+            },
+            subject,
+        )
     }
 }
 
@@ -323,7 +255,7 @@ impl StripedProfile {
             // the working vectors hold `segments` vectors each and the profile
             // `codes * segments`.
             let best = unsafe { self.score_avx2(subject) };
-            (i32::from(best) <= MAX_EXACT_SCORE).then_some(i32::from(best))
+            (best <= MAX_EXACT_SCORE).then_some(best)
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -337,94 +269,22 @@ impl StripedProfile {
     /// AVX2; every code in `subject` below `self.codes`; `segments > 0`.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    unsafe fn score_avx2(&mut self, subject: &[u8]) -> i16 {
+    unsafe fn score_avx2(&mut self, subject: &[u8]) -> i32 {
         use std::arch::x86_64::*;
-
-        /// Moves every lane up by one (lane 15 drops out), lane 0 becoming 0.
-        #[inline(always)]
-        unsafe fn shift_up(v: __m256i) -> __m256i {
-            // [0, low half of v], then byte-align each 128-bit half against it.
-            let carried = _mm256_permute2x128_si256::<0x08>(v, v);
-            _mm256_alignr_epi8::<14>(v, carried)
-        }
-
-        let segments = self.segments;
-        let first_gap = _mm256_set1_epi16(self.first_gap);
-        let extend = _mm256_set1_epi16(self.extend);
-        let zero = _mm256_setzero_si256();
-        let minus_infinity = _mm256_set1_epi16(i16::MIN);
-        // OR-ed into a shifted vector (lane 0 = 0), it makes lane 0 minus infinity.
-        let lane0_minus_infinity =
-            _mm256_setr_epi16(i16::MIN, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-
-        let mut h_current = self.h_current.as_mut_ptr().cast::<__m256i>();
-        let mut h_previous = self.h_previous.as_mut_ptr().cast::<__m256i>();
-        let e_next = self.e_next.as_mut_ptr().cast::<__m256i>();
-        for k in 0..segments {
-            _mm256_store_si256(h_current.add(k), zero);
-            _mm256_store_si256(e_next.add(k), minus_infinity);
-        }
-        let profile = self.profile.as_ptr().cast::<__m256i>();
-        let mut best = zero;
-
-        for &code in subject {
-            let scores = profile.add(code as usize * segments);
-            // H(i - 1, j - 1) for each lane's first position: the previous column's last
-            // vector moved up a lane (0 above the query's first residue).
-            let mut h_diagonal = shift_up(_mm256_load_si256(h_current.add(segments - 1)));
-            std::mem::swap(&mut h_current, &mut h_previous);
-            let mut f = minus_infinity;
-            for k in 0..segments {
-                let mut h = _mm256_adds_epi16(h_diagonal, _mm256_load_si256(scores.add(k)));
-                let e = _mm256_load_si256(e_next.add(k));
-                h = _mm256_max_epi16(h, e);
-                h = _mm256_max_epi16(h, f);
-                h = _mm256_max_epi16(h, zero);
-                best = _mm256_max_epi16(best, h);
-                _mm256_store_si256(h_current.add(k), h);
-                let h_opened = _mm256_subs_epi16(h, first_gap);
-                _mm256_store_si256(
-                    e_next.add(k),
-                    _mm256_max_epi16(_mm256_subs_epi16(e, extend), h_opened),
-                );
-                f = _mm256_max_epi16(_mm256_subs_epi16(f, extend), h_opened);
-                h_diagonal = _mm256_load_si256(h_previous.add(k));
-            }
-            // Lazy F: carry F across stripe boundaries while it still beats what a new
-            // gap from the cell's own H would give. A corrected H is at most a gap below
-            // a cell already counted in `best`, so `best` needs no update here.
-            f = _mm256_or_si256(shift_up(f), lane0_minus_infinity);
-            let mut k = 0;
-            loop {
-                let h = _mm256_load_si256(h_current.add(k));
-                let h_opened = _mm256_subs_epi16(h, first_gap);
-                if _mm256_movemask_epi8(_mm256_cmpgt_epi16(f, h_opened)) == 0 {
-                    break;
-                }
-                let h = _mm256_max_epi16(h, f);
-                _mm256_store_si256(h_current.add(k), h);
-                let e = _mm256_load_si256(e_next.add(k));
-                _mm256_store_si256(
-                    e_next.add(k),
-                    _mm256_max_epi16(e, _mm256_subs_epi16(h, first_gap)),
-                );
-                f = _mm256_subs_epi16(f, extend);
-                k += 1;
-                if k == segments {
-                    k = 0;
-                    f = _mm256_or_si256(shift_up(f), lane0_minus_infinity);
-                }
-            }
-        }
-        // The largest lane of `best`.
-        let half = _mm_max_epi16(
-            _mm256_castsi256_si128(best),
-            _mm256_extracti128_si256::<1>(best),
-        );
-        let half = _mm_max_epi16(half, _mm_srli_si128::<8>(half));
-        let half = _mm_max_epi16(half, _mm_srli_si128::<4>(half));
-        let half = _mm_max_epi16(half, _mm_srli_si128::<2>(half));
-        _mm_extract_epi16::<0>(half) as i16
+        let lanes = kernel::Signed16::new();
+        kernel::best_cell(
+            &lanes,
+            kernel::Columns {
+                profile: self.profile.as_ptr().cast(),
+                segments: self.segments,
+                h_current: self.h_current.as_mut_ptr().cast(),
+                h_previous: self.h_previous.as_mut_ptr().cast(),
+                e_next: self.e_next.as_mut_ptr().cast(),
+                first_gap: _mm256_set1_epi16(self.first_gap),
+                extend: _mm256_set1_epi16(self.extend),
+            },
+            subject,
+        )
     }
 }
 
@@ -452,6 +312,9 @@ fn for_each_striped_cell(
         }
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+mod kernel;
 
 #[cfg(test)]
 mod tests;
