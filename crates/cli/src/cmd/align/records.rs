@@ -1,17 +1,11 @@
 //! A read's alignment outcome as SAM/BAM records (bowtie2's flags and tags).
 
 use seqfarm_align::{Placement, ReadResult, Unaligned};
+use seqfarm_core::flags::{REVERSE, SECONDARY, UNMAPPED};
 use seqfarm_core::nucleotide::complement_letter;
 use seqfarm_io::reads::ReadRef;
 use seqfarm_io::sam::bam::encode_record;
 use seqfarm_io::sam::{write_sam, SamHeader, SamRecord, Tag, TagValue};
-
-/// Reverse strand.
-const FLAG_REVERSE: u16 = 0x10;
-/// Unmapped.
-const FLAG_UNMAPPED: u16 = 0x4;
-/// Secondary alignment (`-k` beyond the first).
-const FLAG_SECONDARY: u16 = 0x100;
 
 /// How records are written.
 #[derive(Debug, Clone)]
@@ -80,8 +74,8 @@ impl RecordWriter {
                     counts.unique = 1;
                 }
                 for (k, p) in placements.iter().enumerate() {
-                    let flag = if p.reverse { FLAG_REVERSE } else { 0 }
-                        | if k > 0 { FLAG_SECONDARY } else { 0 };
+                    let flag =
+                        if p.reverse { REVERSE } else { 0 } | if k > 0 { SECONDARY } else { 0 };
                     let quality = if k == 0 { *mapq } else { 255 };
                     self.placed(header, style, read, p, flag, quality, *second_best, rg, out);
                 }
@@ -113,7 +107,7 @@ impl RecordWriter {
                     }
                     let record = SamRecord {
                         name: read.name,
-                        flag: FLAG_UNMAPPED,
+                        flag: UNMAPPED,
                         reference: None,
                         position: 0,
                         mapq: 0,
