@@ -450,15 +450,19 @@ impl<'i> Aligner<'i> {
         found.sort_by_key(|&(score, reverse, start, _, _)| {
             (std::cmp::Reverse(score), reverse, start)
         });
-        let mut distinct: Vec<(i32, bool, i64, i64, usize)> = Vec::with_capacity(found.len());
-        for f in found {
-            let same = distinct
+        let mut kept = 0;
+        for i in 0..found.len() {
+            let f = found[i];
+            let same = found[..kept]
                 .iter()
                 .any(|d| d.1 == f.1 && (d.2 == f.2 || d.3 == f.3));
             if !same {
-                distinct.push(f);
+                found[kept] = f;
+                kept += 1;
             }
         }
+        found.truncate(kept);
+        let mut distinct = found;
         let best = distinct[0].0;
         let ties = distinct.iter().take_while(|d| d.0 == best).count();
         let chosen = (read_hash(read) % ties as u64) as usize;

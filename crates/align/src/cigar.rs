@@ -139,7 +139,7 @@ impl std::fmt::Display for Cigar {
 }
 
 /// Appends the decimal digits of `value` to `out`.
-pub fn push_decimal(out: &mut Vec<u8>, value: u64) {
+fn push_decimal(out: &mut Vec<u8>, value: u64) {
     out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
 }
 

@@ -127,7 +127,6 @@ impl Seeder {
         out: &mut Vec<Anchor>,
     ) -> SeedStats {
         out.clear();
-        let mut stats = SeedStats::default();
         let repetitive = &mut self.repetitive;
         repetitive.clear();
         repetitive.resize(read_len, false);
@@ -159,7 +158,8 @@ impl Seeder {
             }
         }
         let covered = repetitive.iter().filter(|&&r| r).count();
-        stats.repetitive_fraction = covered as f32 / read_len.max(1) as f32;
-        stats
+        SeedStats {
+            repetitive_fraction: covered as f32 / read_len.max(1) as f32,
+        }
     }
 }

@@ -90,41 +90,33 @@ pub(crate) fn count_many<P: AsRef<[u8]>>(
 }
 
 /// `SA` of each row, into `out` (cleared first; `None` only in a damaged index), as
-/// `SampledSa::value` would, walking up to [`LANES`] rows at once.
+/// `SampledSa::value` would, walking up to [`LANES`] rows at once (their state on the
+/// stack, so a call allocates nothing once `out` has grown).
 pub(crate) fn sa_values(
     sa: &SampledSa<'_>,
     bwt: &Bwt<'_>,
     rows: &[u64],
     out: &mut Vec<Option<u64>>,
 ) {
-    sa_values_in(sa, bwt, rows, &mut Vec::with_capacity(LANES), out);
-}
-
-/// [`sa_values`] with the walk's lane list kept by the caller (cleared here).
-pub(crate) fn sa_values_in(
-    sa: &SampledSa<'_>,
-    bwt: &Bwt<'_>,
-    rows: &[u64],
-    lanes: &mut Vec<(usize, u64, u64)>,
-    out: &mut Vec<Option<u64>>,
-) {
     out.clear();
     out.resize(rows.len(), None);
-    // (index into rows, current row, steps so far)
-    lanes.clear();
+    // (index into rows, current row, steps so far); the first `live` are walking.
+    let mut lanes = [(0usize, 0u64, 0u64); LANES];
+    let mut live = 0usize;
     let mut next = 0usize;
     let limit = bwt.len();
     loop {
-        while lanes.len() < LANES && next < rows.len() {
+        while live < LANES && next < rows.len() {
             bwt.prefetch(rows[next]);
-            lanes.push((next, rows[next], 0));
+            lanes[live] = (next, rows[next], 0);
+            live += 1;
             next += 1;
         }
-        if lanes.is_empty() {
+        if live == 0 {
             break;
         }
         let mut i = 0;
-        while i < lanes.len() {
+        while i < live {
             let (k, row, steps) = lanes[i];
             let finished = if row % sa.rate == 0 {
                 Some(sa.samples.get((row / sa.rate) as usize).map(|v| v + steps))
@@ -146,7 +138,8 @@ pub(crate) fn sa_values_in(
             match finished {
                 Some(value) => {
                     out[k] = value;
-                    lanes.swap_remove(i);
+                    live -= 1;
+                    lanes[i] = lanes[live];
                 }
                 None => i += 1,
             }

@@ -404,11 +404,7 @@ impl FmIndex {
     ) -> usize {
         let size = interval.size;
         let take = size.min(max as u64);
-        let LocateScratch {
-            rows,
-            values,
-            lanes,
-        } = scratch;
+        let LocateScratch { rows, values } = scratch;
         rows.clear();
         rows.extend((0..take).map(|k| {
             if size <= max as u64 {
@@ -417,7 +413,7 @@ impl FmIndex {
                 interval.fwd + (k as u128 * size as u128 / take as u128) as u64
             }
         }));
-        crate::batch::sa_values_in(&self.sa, &self.bwt, rows, lanes, values);
+        crate::batch::sa_values(&self.sa, &self.bwt, rows, values);
         let before = out.len();
         for value in values.iter() {
             if let Some((pos, strand)) =
@@ -435,7 +431,6 @@ impl FmIndex {
 pub struct LocateScratch {
     rows: Vec<u64>,
     values: Vec<Option<u64>>,
-    lanes: Vec<(usize, u64, u64)>,
 }
 
 /// Only reachable if `parse` let through a reference section too short for the genome.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use seqfarm_core::nucleotide::{encode_into, AMBIGUOUS};
 use seqfarm_core::Strand;
-use seqfarm_fmindex::{index_path, FmIndex, Hit, LoadOptions};
+use seqfarm_fmindex::{index_path, FmIndex, Hit, LoadOptions, LocateScratch};
 
 /// Count and list the occurrences of patterns, on both strands
 #[derive(Debug, clap::Args)]
@@ -48,11 +48,12 @@ impl LocateArgs {
         let stdout = std::io::stdout();
         let mut out = BufWriter::new(stdout.lock());
         let mut hits = Vec::new();
+        let mut scratch = LocateScratch::default();
         for (pattern, codes) in patterns.iter().zip(&encoded) {
             let count = if self.max_hits == 0 {
                 count(&index, codes)
             } else {
-                occurrences(&index, codes, &mut hits);
+                occurrences(&index, codes, &mut scratch, &mut hits);
                 hits.len() as u64
             };
             write!(out, "{pattern}\t{count}\t").context("writing to standard output")?;
@@ -121,14 +122,14 @@ fn count(index: &FmIndex, codes: &[u8]) -> u64 {
 }
 
 /// Every distinct (position, strand) occurrence of `codes`, in genome order; nothing for
-/// a pattern with an ambiguous base.
-fn occurrences(index: &FmIndex, codes: &[u8], hits: &mut Vec<Hit>) {
+/// a pattern with an ambiguous base. `scratch` is reused from pattern to pattern.
+fn occurrences(index: &FmIndex, codes: &[u8], scratch: &mut LocateScratch, hits: &mut Vec<Hit>) {
     hits.clear();
     if codes.contains(&AMBIGUOUS) {
         return;
     }
     let interval = index.interval(codes);
-    index.locate(interval, codes.len() as u64, usize::MAX, hits);
+    index.locate_in(interval, codes.len() as u64, usize::MAX, scratch, hits);
     if is_reverse_palindrome(codes) {
         // Each position was found once per strand: keep it once, as +.
         hits.retain(|h| h.strand == Strand::Forward);
