@@ -4,7 +4,7 @@ use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
-use seqfarm_core::nucleotide::{encode_into, AMBIGUOUS};
+use seqfarm_core::nucleotide::{complement_code, encode_into, AMBIGUOUS};
 use seqfarm_core::Strand;
 use seqfarm_fmindex::{index_path, FmIndex, Hit, LoadOptions, LocateScratch};
 
@@ -143,5 +143,5 @@ fn is_reverse_palindrome(codes: &[u8]) -> bool {
     codes
         .iter()
         .zip(codes.iter().rev())
-        .all(|(&c, &mirror)| c == 3 - mirror)
+        .all(|(&c, &mirror)| c == complement_code(mirror))
 }
