@@ -2,6 +2,7 @@
 //! in one SIMD pass, then the best placement, the runner-up and the mapping quality.
 
 mod fast;
+mod pairs;
 
 use std::ops::Range;
 

@@ -11,6 +11,7 @@
 //! * [`candidate`]: a region's reference window, the ungapped shortcut, the placement;
 //! * [`mapq`]: mapping quality;
 //! * [`aligner`]: a batch of reads end to end ([`Aligner::align_batch`]);
+//! * [`pair`]: paired-end alignment (concordance, mate rescue, pair choice);
 //! * [`params`]: parameters and presets.
 
 pub mod aligner;
@@ -19,11 +20,13 @@ pub mod chain;
 pub mod cigar;
 pub mod dp;
 pub mod mapq;
+pub mod pair;
 pub mod params;
 pub mod scoring;
 pub mod seed;
 
 pub use aligner::{Aligner, ReadInput, ReadResult, Unaligned};
 pub use candidate::Placement;
+pub use pair::{MateOrientation, PairClass, PairInput, PairParams, PairResult};
 pub use params::{AlignParams, Preset};
 pub use scoring::{AlignMode, Scoring};

@@ -1,0 +1,260 @@
+//! Paired-end alignment as bowtie2 defines it: concordant, discordant and mixed
+//! (unpaired) alignments of the two mates of a fragment, with bowtie2's `-I/-X`,
+//! `--fr/--rf/--ff`, `--no-mixed`, `--no-discordant`, `--dovetail`, `--no-contain` and
+//! `--no-overlap` meanings.
+//!
+//! Both mates of every pair of a batch are aligned together ([`Aligner::align_pairs`]):
+//! each mate's candidate places are found as for a single read, every combination is
+//! classified by [`PairParams::classify`], the best concordant pair by the sum of the
+//! mates' scores wins, and a mate that has no place concordant with its mate's is
+//! searched for by dynamic programming in the window its mate and the fragment-length
+//! limits define (mate rescue).
+
+use crate::aligner::{ReadInput, ReadResult};
+use crate::candidate::Placement;
+
+/// How the mates of a concordant pair face each other (bowtie2's `--fr`, `--rf`,
+/// `--ff`), stated for mate 1 upstream on the forward strand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MateOrientation {
+    /// Mate 1 forward, mate 2 reverse-complemented downstream of it (Illumina
+    /// paired-end; the default).
+    #[default]
+    Fr,
+    /// Mate 1 reverse-complemented, mate 2 forward downstream of it (mate-pair
+    /// libraries).
+    Rf,
+    /// Both forward, mate 2 downstream of mate 1.
+    Ff,
+}
+
+/// The pairing constraints (bowtie2's paired-end options).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairParams {
+    /// Shortest concordant fragment (`-I`), outer ends of both mates, soft clips
+    /// included.
+    pub min_fragment: u64,
+    /// Longest concordant fragment (`-X`).
+    pub max_fragment: u64,
+    /// Mate orientation of a concordant pair.
+    pub orientation: MateOrientation,
+    /// Report mates on their own when the pair does not align (`--no-mixed` clears it).
+    pub mixed: bool,
+    /// Report discordant pairs (`--no-discordant` clears it).
+    pub discordant: bool,
+    /// Mates extending past each other may be concordant (`--dovetail`).
+    pub dovetail: bool,
+    /// One mate containing the other may be concordant (`--no-contain` clears it).
+    pub contain: bool,
+    /// Overlapping mates may be concordant (`--no-overlap` clears it).
+    pub overlap: bool,
+}
+
+impl Default for PairParams {
+    fn default() -> Self {
+        Self {
+            min_fragment: 0,
+            max_fragment: 500,
+            orientation: MateOrientation::Fr,
+            mixed: true,
+            discordant: true,
+            dovetail: false,
+            contain: true,
+            overlap: true,
+        }
+    }
+}
+
+/// The two mates of a fragment to align.
+#[derive(Debug, Clone, Copy)]
+pub struct PairInput<'a> {
+    /// Mate 1 (from `-1`) and mate 2 (from `-2`), as sequenced.
+    pub mates: [ReadInput<'a>; 2],
+}
+
+/// How a pair aligned: bowtie2's `YT:Z:CP`, `DP` and `UP`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairClass {
+    /// Both mates aligned, as a concordant pair.
+    Concordant,
+    /// Both mates aligned uniquely, but not as a concordant pair.
+    Discordant,
+    /// No pair: each mate is reported on its own (aligned or not).
+    Unpaired,
+}
+
+/// The outcome for one pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairResult {
+    /// Concordant, discordant or unpaired.
+    pub class: PairClass,
+    /// Each mate's outcome. For a concordant pair, `placements[k]` of mate 1 and of
+    /// mate 2 form the `k`-th pair reported (best first, at most `-k`); `second_best`
+    /// is the mate's best score at another place (`XS`), `mapq` the pair-aware
+    /// mapping quality. A mate that did not align, or that `--no-mixed` leaves
+    /// unreported, is [`ReadResult::Unaligned`].
+    pub mates: [ReadResult; 2],
+    /// Concordant: another concordant pair was found (bowtie2's "aligned concordantly
+    /// >1 times").
+    pub other_pairs: bool,
+}
+
+/// How two mate placements relate, by bowtie2's definitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairFit {
+    /// A concordant pair.
+    Concordant,
+    /// Not concordant (other contigs, orientation, fragment length, or a dovetail /
+    /// containment / overlap the options forbid).
+    Discordant,
+}
+
+/// The outer extent of a placement on its contig: leftmost and one-past-rightmost
+/// reference positions, soft-clipped bases counted (bowtie2 measures fragments so).
+pub fn outer_extent(p: &Placement) -> (i64, i64) {
+    let mut lead = 0i64;
+    let mut trail = 0i64;
+    let mut seen_aligned = false;
+    for (op, len) in p.cigar.ops() {
+        if op == crate::cigar::CigarOp::SoftClip {
+            if seen_aligned {
+                trail += i64::from(len);
+            } else {
+                lead += i64::from(len);
+            }
+        } else {
+            seen_aligned = true;
+        }
+    }
+    let start = p.position as i64;
+    let end = start + p.cigar.reference_len() as i64;
+    (start - lead, end + trail)
+}
+
+impl PairParams {
+    /// Whether mate placements `m1` and `m2` form a concordant pair (bowtie2's
+    /// classification, on the mates' outer extents).
+    pub fn classify(&self, m1: &Placement, m2: &Placement) -> PairFit {
+        if m1.contig != m2.contig {
+            return PairFit::Discordant;
+        }
+        let (fw1, fw2) = (!m1.reverse, !m2.reverse);
+        // Whether mate 1 must be the left one, given the strands and the orientation.
+        let one_left = match self.orientation {
+            MateOrientation::Fr if fw1 != fw2 => fw1,
+            MateOrientation::Rf if fw1 != fw2 => !fw1,
+            MateOrientation::Ff if fw1 == fw2 => fw1,
+            _ => return PairFit::Discordant,
+        };
+        let (lo1, end1) = outer_extent(m1);
+        let (lo2, end2) = outer_extent(m2);
+        let fragment = (end1.max(end2) - lo1.min(lo2)) as u64;
+        if fragment > self.max_fragment || fragment < self.min_fragment.max(1) {
+            return PairFit::Discordant;
+        }
+        let (hi1, hi2) = (end1 - 1, end2 - 1);
+        let containment = (lo1 >= lo2 && hi1 <= hi2) || (lo2 >= lo1 && hi2 <= hi1);
+        let overlap =
+            containment || (lo1 <= lo2 && hi1 >= lo2) || (lo1 <= hi2 && hi1 >= hi2);
+        if overlap && !self.overlap {
+            return PairFit::Discordant;
+        }
+        if !overlap && ((one_left && lo2 < lo1) || (!one_left && lo1 < lo2)) {
+            return PairFit::Discordant;
+        }
+        if containment && !self.contain {
+            return PairFit::Discordant;
+        }
+        let dovetail = if one_left {
+            hi1 > hi2 || lo2 < lo1
+        } else {
+            hi2 > hi1 || lo1 < lo2
+        };
+        if dovetail && !self.dovetail {
+            return PairFit::Discordant;
+        }
+        PairFit::Concordant
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cigar::{Cigar, CigarOp};
+
+    fn at(position: u64, reverse: bool, len: u32) -> Placement {
+        let mut cigar = Cigar::new();
+        cigar.push(CigarOp::Match, len);
+        Placement {
+            contig: 0,
+            position,
+            reverse,
+            cigar,
+            ..Placement::default()
+        }
+    }
+
+    #[test]
+    fn fr_pairs_within_the_fragment_limits_are_concordant() {
+        let p = PairParams::default();
+        assert_eq!(
+            p.classify(&at(1000, false, 100), &at(1300, true, 100)),
+            PairFit::Concordant
+        );
+        // Mate 2 forward upstream, mate 1 reverse downstream: the other strand.
+        assert_eq!(
+            p.classify(&at(1300, true, 100), &at(1000, false, 100)),
+            PairFit::Concordant
+        );
+        // 501 bases.
+        assert_eq!(
+            p.classify(&at(1000, false, 100), &at(1401, true, 100)),
+            PairFit::Discordant
+        );
+        // Same strand.
+        assert_eq!(
+            p.classify(&at(1000, false, 100), &at(1200, false, 100)),
+            PairFit::Discordant
+        );
+        // Facing away (reverse mate upstream of the forward one).
+        assert_eq!(
+            p.classify(&at(1200, false, 100), &at(1000, true, 100)),
+            PairFit::Discordant
+        );
+    }
+
+    #[test]
+    fn containment_overlap_and_dovetail_follow_the_options() {
+        let p = PairParams::default();
+        let contained = (at(1000, false, 100), at(1050, true, 50));
+        assert_eq!(p.classify(&contained.0, &contained.1), PairFit::Concordant);
+        let no_contain = PairParams {
+            contain: false,
+            ..PairParams::default()
+        };
+        assert_eq!(
+            no_contain.classify(&contained.0, &contained.1),
+            PairFit::Discordant
+        );
+        let overlapping = (at(1000, false, 100), at(1050, true, 100));
+        assert_eq!(p.classify(&overlapping.0, &overlapping.1), PairFit::Concordant);
+        let no_overlap = PairParams {
+            overlap: false,
+            ..PairParams::default()
+        };
+        assert_eq!(
+            no_overlap.classify(&overlapping.0, &overlapping.1),
+            PairFit::Discordant
+        );
+        let dovetail = (at(1050, false, 100), at(1000, true, 100));
+        // The left mate reaching past the right one's end is a dovetail too.
+        let past_end = (at(1000, false, 100), at(1020, true, 50));
+        assert_eq!(p.classify(&past_end.0, &past_end.1), PairFit::Discordant);
+        assert_eq!(p.classify(&dovetail.0, &dovetail.1), PairFit::Discordant);
+        let allowed = PairParams {
+            dovetail: true,
+            ..PairParams::default()
+        };
+        assert_eq!(allowed.classify(&dovetail.0, &dovetail.1), PairFit::Concordant);
+    }
+}
