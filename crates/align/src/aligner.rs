@@ -138,6 +138,9 @@ pub struct Aligner<'i> {
     /// Read bases covered by a region's anchors (scratch of [`regions`]).
     covered: Vec<bool>,
     scratch: Vec<u8>,
+    /// Placements concluded per read: `report`, or more when pairing needs each mate's
+    /// other candidate places.
+    kept_placements: usize,
 }
 
 impl<'i> Aligner<'i> {
@@ -165,6 +168,7 @@ impl<'i> Aligner<'i> {
             regions: Vec::new(),
             covered: Vec::new(),
             scratch: Vec::new(),
+            kept_placements: 0,
         }
     }
 
@@ -482,8 +486,9 @@ impl<'i> Aligner<'i> {
                 unexplored: prepared.dropped_regions,
             },
         );
-        let mut placements = Vec::with_capacity(self.params.report.min(distinct.len()));
-        for d in distinct.iter().take(self.params.report.max(1)) {
+        let kept = self.params.report.max(self.kept_placements).max(1);
+        let mut placements = Vec::with_capacity(kept.min(distinct.len()));
+        for d in distinct.iter().take(kept) {
             let cand = &self.candidates[d.4];
             let Outcome::Done(Some(ext)) = &cand.outcome else {
                 continue;

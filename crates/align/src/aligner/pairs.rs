@@ -1,8 +1,72 @@
 //! [`Aligner::align_pairs`]: both mates of every pair of a batch aligned together, then
 //! paired (see [`crate::pair`]).
+//!
+//! 1. Both mates of every pair go through the single-read pipeline as one batch, each
+//!    keeping up to [`MATE_PLACEMENTS`] distinct places (best first).
+//! 2. Every combination of a mate-1 place and a mate-2 place is classified; the
+//!    concordant combination with the highest score sum is the pair.
+//! 3. Pairs with no concordant combination get mate rescue: for each of the best
+//!    [`RESCUE_ANCHORS`] places of either mate, the other mate is aligned by the banded
+//!    SIMD dynamic programme over the whole window where a concordant place could lie
+//!    (tiles of 129 diagonals), and the places found join that mate's list. Then step 2
+//!    again.
+//! 4. Still no concordant pair: a discordant pair when both mates aligned uniquely,
+//!    else each mate on its own (unless `--no-mixed`).
+//!
+//! The mapping quality of a concordant mate is pair-aware: the pair's own quality (from
+//! the best and second-best concordant score sums) lifts the mate's single-read
+//! quality by at most 40, as BWA-MEM does, so a mate in a repeat is placed confidently
+//! by a unique mate but never above what the pair supports.
 
-use super::{Aligner, ReadInput, ReadResult, Unaligned};
-use crate::pair::{PairClass, PairFit, PairInput, PairParams, PairResult};
+use std::ops::Range;
+
+use super::{oriented_in, read_hash, Aligner, ReadInput, ReadResult, Unaligned};
+use crate::candidate::{fetch_window, n_columns, place, Placement};
+use crate::dp::ExtendJob;
+use crate::mapq::MAX_MAPQ;
+use crate::pair::{MateOrientation, PairClass, PairFit, PairInput, PairParams, PairResult};
+
+/// Places kept per mate for pairing.
+const MATE_PLACEMENTS: usize = 8;
+/// Places of a mate that anchor a rescue of the other.
+const RESCUE_ANCHORS: usize = 3;
+/// Band half-width of the rescue jobs: each covers `2·64 + 1` diagonals.
+const RESCUE_BAND: usize = 64;
+/// Diagonals shared by neighbouring rescue tiles (room for an indel at a seam).
+const RESCUE_TILE_OVERLAP: usize = 16;
+/// Most rescue tiles per anchor (a window of about 14 kbp; larger `-X` are searched
+/// near the anchor's side up to that).
+const MAX_RESCUE_TILES: usize = 128;
+/// A single-read quality is lifted by at most this much by its pair.
+const PAIR_LIFT: u8 = 40;
+
+/// One mate's candidate places during pairing.
+#[derive(Debug, Clone, Default)]
+struct MatePlaces {
+    /// Distinct places, the single-read pipeline's best first.
+    places: Vec<Placement>,
+    /// How many of `places` came from the single-read pipeline (the rest from rescue).
+    searched: usize,
+    /// The single-read mapping quality of `places[0]`.
+    single_mapq: u8,
+    /// The best score at another place, as the single-read pipeline found it.
+    second_best: Option<i32>,
+    /// Why the mate has no place, when it has none.
+    unaligned: Option<Unaligned>,
+}
+
+/// A rescue job: align mate `mate` of pair `pair` on strand `reverse` in a window.
+#[derive(Debug, Clone)]
+struct RescueJob {
+    pair: usize,
+    mate: usize,
+    reverse: bool,
+    window: Range<usize>,
+    window_start: i64,
+}
+
+/// A concordant combination: score sum, index into mate 1's and mate 2's places.
+type Combination = (i32, usize, usize);
 
 impl Aligner<'_> {
     /// Aligns `pairs`; `results[i]` is pair `i`'s outcome. Each pair's result depends on
@@ -15,49 +79,324 @@ impl Aligner<'_> {
     ) {
         let reads: Vec<ReadInput<'_>> = pairs.iter().flat_map(|p| p.mates).collect();
         let mut single = Vec::new();
+        let kept = std::mem::replace(&mut self.kept_placements, MATE_PLACEMENTS);
         self.align_batch(&reads, &mut single);
-        results.clear();
-        let mut outcomes = single.into_iter();
-        while let (Some(m1), Some(m2)) = (outcomes.next(), outcomes.next()) {
-            results.push(pair_up(m1, m2, pairing));
+        self.kept_placements = kept;
+        let mut mates: Vec<MatePlaces> = single.into_iter().map(mate_places).collect();
+        let unpaired: Vec<usize> = (0..pairs.len())
+            .filter(|&i| {
+                let (m1, m2) = (&mates[2 * i], &mates[2 * i + 1]);
+                (!m1.places.is_empty() || !m2.places.is_empty())
+                    && concordant(pairing, m1, m2).is_empty()
+            })
+            .collect();
+        if !unpaired.is_empty() {
+            self.rescue(&unpaired, pairing, &mut mates);
         }
+        results.clear();
+        for (i, pair) in pairs.iter().enumerate() {
+            let (m1, m2) = (&mates[2 * i], &mates[2 * i + 1]);
+            results.push(self.conclude_pair(pair, m1, m2, pairing));
+        }
+    }
+
+    /// Mate rescue for `which` pairs: aligns each mate in the windows its mate's best
+    /// places define, adding what it finds to its places.
+    fn rescue(&mut self, which: &[usize], pairing: &PairParams, mates: &mut [MatePlaces]) {
+        self.windows.clear();
+        let mut jobs: Vec<RescueJob> = Vec::new();
+        for &i in which {
+            for anchor_mate in 0..2 {
+                let other = 1 - anchor_mate;
+                let len = self.read_len(2 * i + other);
+                if len == 0 || len as u64 > pairing.max_fragment {
+                    continue;
+                }
+                let anchors = mates[2 * i + anchor_mate].places.len().min(RESCUE_ANCHORS);
+                for a in 0..anchors {
+                    let anchor = &mates[2 * i + anchor_mate].places[a];
+                    let (reverse, window) = rescue_window(pairing, anchor, anchor_mate == 0);
+                    self.queue_rescue(i, other, reverse, window, anchor.contig, len, &mut jobs);
+                }
+            }
+        }
+        if jobs.is_empty() {
+            return;
+        }
+        let specs: Vec<ExtendJob<'_>> = jobs
+            .iter()
+            .map(|job| {
+                let (read, penalties) = oriented_in(
+                    &self.prepared[2 * job.pair + job.mate],
+                    job.reverse,
+                    &self.codes,
+                    &self.penalties,
+                );
+                ExtendJob {
+                    read,
+                    penalties,
+                    window: &self.windows[job.window.clone()],
+                    band: RESCUE_BAND,
+                    min_score: self.params.scoring.min_score(read.len()),
+                }
+            })
+            .collect();
+        self.extender
+            .extend(&specs, &self.params.scoring, &mut self.extensions);
+        drop(specs);
+        for (j, job) in jobs.iter().enumerate() {
+            let Some(ext) = self.extensions[j].take() else {
+                continue;
+            };
+            let (read, _) = self.oriented(2 * job.pair + job.mate, job.reverse);
+            let window = &self.windows[job.window.clone()];
+            if n_columns(read, window, &ext) > self.params.scoring.max_ns(read.len()) {
+                continue;
+            }
+            let Some(found) = place(
+                self.index,
+                read,
+                window,
+                job.window_start,
+                job.reverse,
+                &ext,
+            ) else {
+                continue;
+            };
+            let target = &mut mates[2 * job.pair + job.mate];
+            let known = target.places.iter().any(|p| {
+                p.contig == found.contig
+                    && p.reverse == found.reverse
+                    && p.position == found.position
+            });
+            if !known {
+                target.places.push(found);
+            }
+        }
+    }
+
+    /// Queues the rescue tiles of one window (global coordinates, clipped to the
+    /// contig).
+    #[allow(clippy::too_many_arguments)]
+    fn queue_rescue(
+        &mut self,
+        pair: usize,
+        mate: usize,
+        reverse: bool,
+        window: (i64, i64),
+        contig: usize,
+        len: usize,
+        jobs: &mut Vec<RescueJob>,
+    ) {
+        let info = &self.index.contigs()[contig];
+        let (contig_start, contig_end) = (info.offset, info.offset + info.len);
+        let start = (contig_start as i64 + window.0).max(contig_start as i64);
+        let end = (contig_start as i64 + window.1).min(contig_end as i64);
+        if end - start < len as i64 {
+            return;
+        }
+        // Diagonals (window-relative starts of the read) 0..=last.
+        let last = (end - start) as usize - len;
+        let span = 2 * RESCUE_BAND + 1;
+        let stride = span - RESCUE_TILE_OVERLAP;
+        let mut first = 0usize;
+        for _ in 0..MAX_RESCUE_TILES {
+            let tile_start = start + first as i64;
+            let from = self.windows.len();
+            fetch_window(
+                self.index,
+                tile_start,
+                len + 2 * RESCUE_BAND,
+                contig_start,
+                contig_end,
+                &mut self.scratch,
+                &mut self.windows,
+            );
+            jobs.push(RescueJob {
+                pair,
+                mate,
+                reverse,
+                window: from..self.windows.len(),
+                window_start: tile_start,
+            });
+            if first + span > last {
+                break;
+            }
+            first += stride;
+        }
+    }
+
+    /// The length of read `r` of the batch.
+    fn read_len(&self, r: usize) -> usize {
+        let p = &self.prepared[r];
+        (p.codes.end - p.codes.start) / 2
+    }
+
+    /// The pair's outcome from its mates' places.
+    fn conclude_pair(
+        &self,
+        pair: &PairInput<'_>,
+        m1: &MatePlaces,
+        m2: &MatePlaces,
+        pairing: &PairParams,
+    ) -> PairResult {
+        let mut combos = concordant(pairing, m1, m2);
+        if combos.is_empty() {
+            return self.unpaired(m1, m2, pairing);
+        }
+        let best = combos[0].0;
+        let ties = combos.iter().take_while(|c| c.0 == best).count();
+        let hash = read_hash(&pair.mates[0]) ^ read_hash(&pair.mates[1]).rotate_left(1);
+        combos.swap(0, (hash % ties as u64) as usize);
+        let second = combos.get(1).map(|c| c.0);
+        let lens = [pair.mates[0].bases.len(), pair.mates[1].bases.len()];
+        let pair_quality = self.pair_mapq(best, second, ties, lens);
+        let reported = &combos[..combos.len().min(self.params.report.max(1))];
+        let (a, b) = (reported[0].1, reported[0].2);
+        let mate_result = |m: &MatePlaces, pick: &dyn Fn(&Combination) -> usize, chosen: usize| {
+            // The mate's own quality counts when the pair chose one of its best places.
+            let single = if chosen < m.searched && m.places[chosen].score == m.places[0].score {
+                m.single_mapq
+            } else {
+                0
+            };
+            let lifted = pair_quality.min(single.saturating_add(PAIR_LIFT));
+            ReadResult::Aligned {
+                placements: reported.iter().map(|c| m.places[pick(c)].clone()).collect(),
+                second_best: best_elsewhere(m, chosen),
+                mapq: single.max(lifted),
+            }
+        };
+        PairResult {
+            class: PairClass::Concordant,
+            mates: [mate_result(m1, &|c| c.1, a), mate_result(m2, &|c| c.2, b)],
+            other_pairs: second.is_some(),
+        }
+    }
+
+    /// No concordant pair: discordant when both mates aligned uniquely, else each mate
+    /// on its own (`--no-mixed`: none).
+    fn unpaired(&self, m1: &MatePlaces, m2: &MatePlaces, pairing: &PairParams) -> PairResult {
+        let unique = |m: &MatePlaces| m.searched == 1 && m.second_best.is_none();
+        let class = if pairing.discordant && unique(m1) && unique(m2) {
+            PairClass::Discordant
+        } else {
+            PairClass::Unpaired
+        };
+        let report = self.params.report.max(1);
+        let single = |m: &MatePlaces| {
+            if class == PairClass::Unpaired && !pairing.mixed {
+                return ReadResult::Unaligned(Unaligned::NoAlignment);
+            }
+            if m.searched == 0 {
+                return ReadResult::Unaligned(m.unaligned.unwrap_or(Unaligned::NoAlignment));
+            }
+            ReadResult::Aligned {
+                placements: m.places[..m.searched.min(report)].to_vec(),
+                second_best: m.second_best,
+                mapq: m.single_mapq,
+            }
+        };
+        PairResult {
+            class,
+            mates: [single(m1), single(m2)],
+            other_pairs: false,
+        }
+    }
+
+    /// The quality of a concordant pair: as a read's (`mapq`), with the pair's score
+    /// sums in place of a read's scores.
+    fn pair_mapq(&self, best: i32, second: Option<i32>, ties: usize, lens: [usize; 2]) -> u8 {
+        if ties > 1 {
+            return u8::from(ties == 2);
+        }
+        let scoring = &self.params.scoring;
+        let perfect = scoring.perfect_score(lens[0]) + scoring.perfect_score(lens[1]);
+        let min = scoring.min_score(lens[0]) + scoring.min_score(lens[1]);
+        let unit = f64::from((scoring.mismatch_max + scoring.match_bonus).max(1));
+        let fit = (f64::from(best - min) / f64::from((perfect - min).max(1)))
+            .clamp(0.0, 1.0)
+            .sqrt();
+        let q = match second {
+            Some(second) => 6.0 * f64::from(best - second) / unit,
+            None => f64::from(MAX_MAPQ),
+        };
+        (q * fit).round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
     }
 }
 
-/// Classifies two mates' outcomes as a pair.
-fn pair_up(m1: ReadResult, m2: ReadResult, pairing: &PairParams) -> PairResult {
-    let class = match (&m1, &m2) {
-        (
-            ReadResult::Aligned {
-                placements: p1,
-                second_best: s1,
-                ..
-            },
-            ReadResult::Aligned {
-                placements: p2,
-                second_best: s2,
-                ..
-            },
-        ) => match pairing.classify(&p1[0], &p2[0]) {
-            PairFit::Concordant => PairClass::Concordant,
-            PairFit::Discordant if pairing.discordant && s1.is_none() && s2.is_none() => {
-                PairClass::Discordant
-            }
-            PairFit::Discordant => PairClass::Unpaired,
+/// A mate's places from its single-read outcome.
+fn mate_places(result: ReadResult) -> MatePlaces {
+    match result {
+        ReadResult::Aligned {
+            placements,
+            second_best,
+            mapq,
+        } => MatePlaces {
+            searched: placements.len(),
+            places: placements,
+            single_mapq: mapq,
+            second_best,
+            unaligned: None,
         },
-        _ => PairClass::Unpaired,
-    };
-    let mates = if class == PairClass::Unpaired && !pairing.mixed {
-        [
-            ReadResult::Unaligned(Unaligned::NoAlignment),
-            ReadResult::Unaligned(Unaligned::NoAlignment),
-        ]
-    } else {
-        [m1, m2]
-    };
-    PairResult {
-        class,
-        mates,
-        other_pairs: false,
+        ReadResult::Unaligned(why) => MatePlaces {
+            unaligned: Some(why),
+            ..MatePlaces::default()
+        },
     }
+}
+
+/// Every concordant combination of the mates' places, best score sum first (then in
+/// the mates' place order, so the result is deterministic).
+fn concordant(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> Vec<Combination> {
+    let mut combos = Vec::new();
+    for (a, p1) in m1.places.iter().enumerate() {
+        for (b, p2) in m2.places.iter().enumerate() {
+            if pairing.classify(p1, p2) == PairFit::Concordant {
+                combos.push((p1.score + p2.score, a, b));
+            }
+        }
+    }
+    combos.sort_by_key(|&(score, a, b)| (std::cmp::Reverse(score), a, b));
+    combos
+}
+
+/// The best score of a mate at a place other than `chosen` (`XS`).
+fn best_elsewhere(m: &MatePlaces, chosen: usize) -> Option<i32> {
+    let listed = m
+        .places
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| k != chosen)
+        .map(|(_, p)| p.score)
+        .max();
+    match (listed, m.second_best) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Where the other mate must lie for a concordant pair with `anchor` (mate 1 when
+/// `anchor_is_mate1`): its strand, and the contig-relative window `[start, end)` holding
+/// its outer extent (bowtie2's `otherMate`, without the dovetail refinements, which
+/// the classification applies afterwards).
+fn rescue_window(
+    pairing: &PairParams,
+    anchor: &Placement,
+    anchor_is_mate1: bool,
+) -> (bool, (i64, i64)) {
+    let forward = !anchor.reverse;
+    let (other_reverse, other_right) = match pairing.orientation {
+        MateOrientation::Fr => (forward, forward),
+        MateOrientation::Rf => (forward, !forward),
+        MateOrientation::Ff => (!forward, anchor_is_mate1 == forward),
+    };
+    let (lo, end) = crate::pair::outer_extent(anchor);
+    let max = pairing.max_fragment as i64;
+    let window = if other_right {
+        (lo, lo + max)
+    } else {
+        (end - max, end)
+    };
+    (other_reverse, window)
 }
