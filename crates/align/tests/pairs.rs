@@ -162,7 +162,7 @@ fn planted_pairs_are_concordant_at_their_places() {
     for (r, f) in results.iter().zip(&fragments) {
         assert_eq!(r.class, PairClass::Concordant);
         assert_placed(r, f);
-        assert!(mapq(&r.mates[0]) >= 30 && mapq(&r.mates[1]) >= 30);
+        assert!(mapq(&r.mates[0]) >= 20 && mapq(&r.mates[1]) >= 20, "{r:?}");
     }
     // One at a time gives the same results.
     for (k, f) in fragments.iter().enumerate().take(20) {

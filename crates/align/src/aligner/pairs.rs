@@ -86,8 +86,7 @@ impl Aligner<'_> {
         let unpaired: Vec<usize> = (0..pairs.len())
             .filter(|&i| {
                 let (m1, m2) = (&mates[2 * i], &mates[2 * i + 1]);
-                (!m1.places.is_empty() || !m2.places.is_empty())
-                    && concordant(pairing, m1, m2).is_empty()
+                needs_rescue(pairing, m1, m2)
             })
             .collect();
         if !unpaired.is_empty() {
@@ -248,9 +247,14 @@ impl Aligner<'_> {
         let ties = combos.iter().take_while(|c| c.0 == best).count();
         let hash = read_hash(&pair.mates[0]) ^ read_hash(&pair.mates[1]).rotate_left(1);
         combos.swap(0, (hash % ties as u64) as usize);
+        let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
         let second = combos.get(1).map(|c| c.0);
+        let rival = [second, best_rival(pairing, m1, m2, unit)]
+            .into_iter()
+            .flatten()
+            .max();
         let lens = [pair.mates[0].bases.len(), pair.mates[1].bases.len()];
-        let pair_quality = self.pair_mapq(best, second, ties, lens);
+        let pair_quality = self.pair_mapq(best, rival, ties, lens);
         let reported = &combos[..combos.len().min(self.params.report.max(1))];
         let (a, b) = (reported[0].1, reported[0].2);
         let mate_result = |m: &MatePlaces, pick: &dyn Fn(&Combination) -> usize, chosen: usize| {
@@ -305,7 +309,8 @@ impl Aligner<'_> {
     }
 
     /// The quality of a concordant pair: as a read's (`mapq`), with the pair's score
-    /// sums in place of a read's scores.
+    /// sum in place of a read's score and the best rival (another concordant pair, or a
+    /// penalised non-concordant combination) as the runner-up.
     fn pair_mapq(&self, best: i32, second: Option<i32>, ties: usize, lens: [usize; 2]) -> u8 {
         if ties > 1 {
             return u8::from(ties == 2);
@@ -359,6 +364,41 @@ fn concordant(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> Vec<Com
     }
     combos.sort_by_key(|&(score, a, b)| (std::cmp::Reverse(score), a, b));
     combos
+}
+
+/// Whether a pair's mates are worth rescuing: no concordant combination while a mate
+/// aligned, or the best concordant combination leaves out a mate's best place (its
+/// partner there may not have been among the other mate's places).
+fn needs_rescue(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> bool {
+    let combos = concordant(pairing, m1, m2);
+    match combos.first() {
+        None => !m1.places.is_empty() || !m2.places.is_empty(),
+        Some(&(_, a, b)) => {
+            m1.places[a].score < m1.places[0].score || m2.places[b].score < m2.places[0].score
+        }
+    }
+}
+
+/// The best non-concordant combination of the mates' places as a rival of the chosen
+/// pair, its score sum lowered by how unlikely it is as a fragment: one mismatch
+/// (`unit`) for mates close together on one contig (a fragment just outside the
+/// limits, or a tandem copy), five for mates far apart.
+fn best_rival(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces, unit: i32) -> Option<i32> {
+    let near = 4 * pairing.max_fragment as i64;
+    let mut rival: Option<i32> = None;
+    for p1 in &m1.places {
+        for p2 in &m2.places {
+            if pairing.classify(p1, p2) == PairFit::Concordant {
+                continue;
+            }
+            let close =
+                p1.contig == p2.contig && (p1.position as i64 - p2.position as i64).abs() <= near;
+            let penalty = if close { unit } else { 5 * unit };
+            let score = p1.score + p2.score - penalty;
+            rival = Some(rival.map_or(score, |r| r.max(score)));
+        }
+    }
+    rival
 }
 
 /// The best score of a mate at a place other than `chosen` (`XS`).
