@@ -282,3 +282,21 @@ fn discordant_and_unpaired_outcomes_follow_the_options() {
     let fr = fragment(&contigs, 1, 10_000, 400, 100, false);
     assert_ne!(align(&index, &rf, &[fr])[0].class, PairClass::Concordant);
 }
+
+#[test]
+fn a_mate_over_the_n_ceiling_is_not_rescued() {
+    let mut rng = Rng(0x0a0a);
+    let contigs = genome(&mut rng);
+    let index = index(&contigs);
+    let mut f = fragment(&contigs, 1, 3_000, 400, 100, false);
+    for b in f.mates[1].iter_mut().step_by(5) {
+        *b = b'N';
+    }
+    let results = align(&index, &PairParams::default(), &[f]);
+    assert_eq!(results[0].class, PairClass::Unpaired);
+    assert!(matches!(results[0].mates[0], ReadResult::Aligned { .. }));
+    assert_eq!(
+        results[0].mates[1],
+        ReadResult::Unaligned(seqfarm_align::Unaligned::TooManyNs)
+    );
+}

@@ -108,7 +108,13 @@ impl Aligner<'_> {
             for anchor_mate in 0..2 {
                 let other = 1 - anchor_mate;
                 let len = self.read_len(2 * i + other);
-                if len == 0 || len as u64 > pairing.max_fragment {
+                // Reads too short for the fragment, empty or over the N ceiling are not
+                // aligned at all.
+                let filtered = matches!(
+                    mates[2 * i + other].unaligned,
+                    Some(Unaligned::Empty | Unaligned::TooManyNs)
+                );
+                if filtered || len == 0 || len as u64 > pairing.max_fragment {
                     continue;
                 }
                 let anchors = mates[2 * i + anchor_mate].places.len().min(RESCUE_ANCHORS);
