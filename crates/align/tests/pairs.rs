@@ -263,7 +263,6 @@ fn discordant_and_unpaired_outcomes_follow_the_options() {
             .all(|m| matches!(m, ReadResult::Aligned { .. })));
     }
     let neither = PairParams {
-        discordant: false,
         mixed: false,
         ..PairParams::default()
     };

@@ -288,7 +288,8 @@ impl Aligner<'_> {
     /// on its own (`--no-mixed`: none).
     fn unpaired(&self, m1: &MatePlaces, m2: &MatePlaces, pairing: &PairParams) -> PairResult {
         let unique = |m: &MatePlaces| m.searched == 1 && m.second_best.is_none();
-        let class = if pairing.discordant && unique(m1) && unique(m2) {
+        // bowtie2 finds discordant pairs only when mates may also be reported alone.
+        let class = if pairing.discordant && pairing.mixed && unique(m1) && unique(m2) {
             PairClass::Discordant
         } else {
             PairClass::Unpaired
