@@ -42,29 +42,22 @@ pub enum InputFormat {
 }
 
 impl InputFormat {
-    /// Parses `-F`'s argument, `k:<int>,i:<int>` (both at least 1).
+    /// Parses `-F`'s argument: `k:<int>,i:<int>` as bowtie2's manual writes it, or
+    /// `<int>,<int>` as its binary reads it (both at least 1).
     pub fn parse_kmers(arg: &str) -> Result<Self, String> {
-        let mut k = None;
-        let mut interval = None;
-        for part in arg.split(',') {
-            let (key, value) = part
-                .split_once(':')
-                .ok_or_else(|| format!("-F {arg}: expected k:<int>,i:<int>"))?;
-            let value: usize = value
-                .parse()
-                .ok()
-                .filter(|&v| v > 0)
-                .ok_or_else(|| format!("-F {arg}: {key} must be a positive integer"))?;
-            match key {
-                "k" => k = Some(value),
-                "i" => interval = Some(value),
-                _ => return Err(format!("-F {arg}: expected k:<int>,i:<int>")),
-            }
-        }
-        match (k, interval) {
-            (Some(k), Some(interval)) => Ok(InputFormat::KmerFasta { k, interval }),
-            _ => Err(format!("-F {arg}: expected k:<int>,i:<int>")),
-        }
+        let usage = || format!("-F {arg}: expected k:<int>,i:<int> (k-mer length, interval)");
+        let (first, second) = arg.split_once(',').ok_or_else(usage)?;
+        let value = |part: &str, key: &str| -> Result<usize, String> {
+            let number = part
+                .strip_prefix(key)
+                .and_then(|p| p.strip_prefix(':'))
+                .unwrap_or(part);
+            number.parse().ok().filter(|&v| v > 0).ok_or_else(usage)
+        };
+        Ok(InputFormat::KmerFasta {
+            k: value(first, "k")?,
+            interval: value(second, "i")?,
+        })
     }
 }
 
@@ -182,6 +175,10 @@ mod tests {
         assert!(InputFormat::parse_kmers("k:10").is_err());
         assert!(InputFormat::parse_kmers("k:0,i:1").is_err());
         assert!(InputFormat::parse_kmers("x:1,i:1").is_err());
+        assert_eq!(
+            InputFormat::parse_kmers("10,3"),
+            InputFormat::parse_kmers("k:10,i:3")
+        );
         assert_eq!(
             TrimTo::parse("20"),
             Ok(TrimTo {
