@@ -299,3 +299,50 @@ fn a_mate_over_the_n_ceiling_is_not_rescued() {
         ReadResult::Unaligned(seqfarm_align::Unaligned::TooManyNs)
     );
 }
+
+#[test]
+fn nofw_and_norc_restrict_the_fragment_strand() {
+    let mut rng = Rng(0x0f0f);
+    let contigs = genome(&mut rng);
+    let index = index(&contigs);
+    // Fragments from both strands: mate 1 forward (forward fragment) and reverse.
+    let fragments = [
+        fragment(&contigs, 1, 8_000, 400, 100, false),
+        fragment(&contigs, 1, 9_000, 400, 100, true),
+    ];
+    let names = [b"f".as_slice(), b"r".as_slice()];
+    let inputs: Vec<PairInput<'_>> = fragments
+        .iter()
+        .zip(names)
+        .map(|(f, n)| PairInput {
+            mates: [0, 1].map(|m| ReadInput {
+                name: n,
+                bases: &f.mates[m],
+                qualities: None,
+            }),
+        })
+        .collect();
+    let run = |forward: bool, reverse: bool| {
+        let params = AlignParams {
+            align_forward: forward,
+            align_reverse: reverse,
+            ..AlignParams::default()
+        };
+        let mut aligner = Aligner::new(&index, params);
+        let mut results = Vec::new();
+        aligner.align_pairs(&inputs, &PairParams::default(), &mut results);
+        results.iter().map(|r| r.class).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        run(true, true),
+        [PairClass::Concordant, PairClass::Concordant]
+    );
+    assert_eq!(
+        run(false, true),
+        [PairClass::Unpaired, PairClass::Concordant]
+    );
+    assert_eq!(
+        run(true, false),
+        [PairClass::Concordant, PairClass::Unpaired]
+    );
+}

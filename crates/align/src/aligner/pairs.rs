@@ -80,7 +80,11 @@ impl Aligner<'_> {
         let reads: Vec<ReadInput<'_>> = pairs.iter().flat_map(|p| p.mates).collect();
         let mut single = Vec::new();
         let kept = std::mem::replace(&mut self.kept_placements, MATE_PLACEMENTS);
-        self.align_batch(&reads, &mut single);
+        let strands = mate_strands(
+            pairing,
+            [self.params.align_forward, self.params.align_reverse],
+        );
+        self.align_reads(&reads, |i| strands[i % 2], &mut single);
         self.kept_placements = kept;
         let mut mates: Vec<MatePlaces> = single.into_iter().map(mate_places).collect();
         let unpaired: Vec<usize> = (0..pairs.len())
@@ -121,6 +125,9 @@ impl Aligner<'_> {
                 for a in 0..anchors {
                     let anchor = &mates[2 * i + anchor_mate].places[a];
                     let (reverse, window) = rescue_window(pairing, anchor, anchor_mate == 0);
+                    if !self.prepared[2 * i + other].strands[usize::from(reverse)] {
+                        continue;
+                    }
                     self.queue_rescue(i, other, reverse, window, anchor.contig, len, &mut jobs);
                 }
             }
@@ -251,7 +258,8 @@ impl Aligner<'_> {
         }
         let best = combos[0].0;
         let ties = combos.iter().take_while(|c| c.0 == best).count();
-        let hash = read_hash(&pair.mates[0]) ^ read_hash(&pair.mates[1]).rotate_left(1);
+        let seed = self.params.tie_seed;
+        let hash = read_hash(&pair.mates[0], seed) ^ read_hash(&pair.mates[1], seed).rotate_left(1);
         combos.swap(0, (hash % ties as u64) as usize);
         let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
         let second = combos.get(1).map(|c| c.0);
@@ -335,6 +343,27 @@ impl Aligner<'_> {
         };
         (q * fit).round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
     }
+}
+
+/// The strands each mate may align on (`[forward, reverse]`), from whether the
+/// fragment may align forward and reverse (`--nofw`, `--norc`): a fragment aligns
+/// forward when mate 1 is the upstream mate (mate 1 forward for `--fr` and `--ff`,
+/// reverse-complemented for `--rf`), as bowtie2 applies the options to pairs.
+fn mate_strands(pairing: &PairParams, fragment: [bool; 2]) -> [[bool; 2]; 2] {
+    let [forward, reverse] = fragment;
+    // Whether each mate is reverse-complemented in a forward fragment.
+    let flipped = match pairing.orientation {
+        MateOrientation::Fr => [false, true],
+        MateOrientation::Rf => [true, false],
+        MateOrientation::Ff => [false, false],
+    };
+    flipped.map(|f| {
+        if f {
+            [reverse, forward]
+        } else {
+            [forward, reverse]
+        }
+    })
 }
 
 /// A mate's places from its single-read outcome.
