@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the build links and the tests compare against, then runs
-# the whole suite: once as built by default (ISA-L inflate), and the IO crate's tests once
-# more on its libdeflate back end.
+# Installs the Debian packages the build links and the tests compare against (bowtie2,
+# samtools, ...) and MultiQC from PyPI in a virtual environment under target/ (the
+# align tests check that it reads seqfarm's summary), then runs the whole suite: once
+# as built by default (ISA-L inflate), and the IO crate's tests once more on its
+# libdeflate back end.
 set -euo pipefail
 cd "$(dirname "$0")"
-./debian-packages.sh libisal-dev samtools bedtools picard-tools parasail
+./debian-packages.sh libisal-dev samtools bedtools picard-tools parasail bowtie2 python3-venv
+multiqc_version=1.35
+venv=target/multiqc-venv
+if ! "$venv/bin/multiqc" --version 2>/dev/null | grep -qx "multiqc, version $multiqc_version"; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "multiqc==$multiqc_version"
+fi
+export SEQFARM_MULTIQC=$PWD/$venv/bin/multiqc
 cargo test --release --workspace --locked
 cargo test --release --locked -p seqfarm-io

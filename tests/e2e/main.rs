@@ -3,6 +3,11 @@
 mod support;
 
 mod align;
+mod align_bowtie2;
+mod align_fixtures;
+mod align_multiqc;
+mod align_paired_input;
+mod align_pipelines;
 mod cli;
 mod count;
 mod flagstat;

@@ -1,0 +1,392 @@
+//! `seqfarm align` scores as bowtie2 scores: bowtie2 and seqfarm run on the same reads
+//! with the same options (single- and paired-end, end-to-end and --local, default and
+//! non-default scoring); for every read both place at the same contig, strand and POS,
+//! AS and YS must be equal for at least 99.5 % of reads; XS (the second-best score,
+//! where both report one) must be equal or, where seqfarm's search found a better
+//! second alignment than bowtie2's, higher, for at least 99.5 % of them: a lower XS
+//! would mean a scoring difference, a higher one only a more thorough search.
+//! Pairs also compare the proper-pair flag, YT and TLEN. Each case prints a summary
+//! (`cargo test -- --nocapture` shows it) and lists the reads that differ.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::align_fixtures::{
+    args, bowtie2_align, chm1_genome, data_arg, expect_success, path_arg, seqfarm_align, test_dir,
+    test_genome, Indexed, Sam, SamRecord,
+};
+
+/// Share of compared reads that must agree.
+const MIN_AGREEMENT: f64 = 0.995;
+/// Share of bowtie2's aligned reads that seqfarm must place identically for the
+/// comparison to mean something.
+const MIN_SAME_PLACE: f64 = 0.80;
+/// Differences listed per case.
+const LIST_AT_MOST: usize = 30;
+
+/// How two tags compare over the reads both tools place identically.
+#[derive(Default)]
+struct TagAgreement {
+    both: usize,
+    equal: usize,
+    /// Where seqfarm's value is higher (a better second-best, for XS).
+    higher: usize,
+}
+
+impl TagAgreement {
+    fn add(&mut self, a: Option<i64>, b: Option<i64>) -> bool {
+        match (a, b) {
+            (Some(a), Some(b)) => {
+                self.both += 1;
+                self.equal += usize::from(a == b);
+                self.higher += usize::from(b > a);
+                a == b
+            }
+            _ => true,
+        }
+    }
+
+    fn rate(&self) -> f64 {
+        if self.both == 0 {
+            1.0
+        } else {
+            self.equal as f64 / self.both as f64
+        }
+    }
+
+    /// Share equal or higher on seqfarm's side.
+    fn rate_not_lower(&self) -> f64 {
+        if self.both == 0 {
+            1.0
+        } else {
+            (self.equal + self.higher) as f64 / self.both as f64
+        }
+    }
+
+    fn show(&self) -> String {
+        format!(
+            "{}/{} ({:.2} %)",
+            self.equal,
+            self.both,
+            100.0 * self.rate()
+        )
+    }
+}
+
+fn same_place(a: &SamRecord, b: &SamRecord) -> bool {
+    !a.unmapped()
+        && !b.unmapped()
+        && a.contig == b.contig
+        && a.reverse() == b.reverse()
+        && a.pos == b.pos
+}
+
+fn read_label(name: &str, mate: u8) -> String {
+    if mate == 0 {
+        name.to_string()
+    } else {
+        format!("{name}/{mate}")
+    }
+}
+
+/// Compares the two aligners' outputs on one input; panics (after printing the
+/// differences) when they disagree more than allowed.
+fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool) {
+    let bt = bowtie2.primary();
+    let sf = seqfarm.primary();
+    let bt_names: HashSet<&(String, u8)> = bt.keys().collect();
+    let sf_names: HashSet<&(String, u8)> = sf.keys().collect();
+    let missing: Vec<String> = bt_names
+        .difference(&sf_names)
+        .take(5)
+        .map(|(n, m)| read_label(n, *m))
+        .collect();
+    assert!(
+        missing.is_empty() && bt_names.len() == sf_names.len(),
+        "{case}: seqfarm's primary records are not bowtie2's reads one for one \
+         ({} against {}; missing e.g. {missing:?})",
+        sf_names.len(),
+        bt_names.len()
+    );
+
+    let mut keys: Vec<&(String, u8)> = bt.keys().collect();
+    keys.sort();
+    let (mut bt_mapped, mut sf_mapped, mut placed) = (0usize, 0usize, 0usize);
+    let (mut score, mut mate_score, mut second) = (
+        TagAgreement::default(),
+        TagAgreement::default(),
+        TagAgreement::default(),
+    );
+    let mut differ = Vec::new();
+    for key in &keys {
+        let (b, s) = (bt[*key], sf[*key]);
+        bt_mapped += usize::from(!b.unmapped());
+        sf_mapped += usize::from(!s.unmapped());
+        if !same_place(b, s) {
+            continue;
+        }
+        placed += 1;
+        let ok = score.add(b.int_tag("AS"), s.int_tag("AS"))
+            & mate_score.add(b.int_tag("YS"), s.int_tag("YS"))
+            & second.add(b.int_tag("XS"), s.int_tag("XS"));
+        assert!(
+            b.tag("AS").is_some() == s.tag("AS").is_some(),
+            "{case}: AS on one side only for {}: bowtie2 {} / seqfarm {}",
+            read_label(&key.0, key.1),
+            b.brief(),
+            s.brief()
+        );
+        if !ok {
+            differ.push(format!(
+                "  {}\n    bowtie2: {}\n    seqfarm: {}",
+                read_label(&key.0, key.1),
+                b.brief(),
+                s.brief()
+            ));
+        }
+    }
+    println!(
+        "{case}: reads {}, aligned by bowtie2 {bt_mapped}, by seqfarm {sf_mapped}, \
+         placed identically {placed}; AS equal {}, YS equal {}, XS equal {} \
+         (higher in seqfarm: {})",
+        keys.len(),
+        score.show(),
+        mate_score.show(),
+        second.show(),
+        second.higher
+    );
+    if !differ.is_empty() {
+        println!(
+            "{case}: {} reads placed identically with a different AS, YS or XS{}:",
+            differ.len(),
+            if differ.len() > LIST_AT_MOST {
+                format!(" (first {LIST_AT_MOST})")
+            } else {
+                String::new()
+            }
+        );
+        for line in differ.iter().take(LIST_AT_MOST) {
+            println!("{line}");
+        }
+    }
+    if paired {
+        compare_pairs(case, bowtie2, seqfarm);
+    }
+    assert!(
+        placed as f64 >= MIN_SAME_PLACE * bt_mapped as f64,
+        "{case}: only {placed} of bowtie2's {bt_mapped} aligned reads placed identically"
+    );
+    for (tag, agreement) in [("AS", &score), ("YS", &mate_score)] {
+        assert!(
+            agreement.rate() >= MIN_AGREEMENT,
+            "{case}: {tag} equal for only {} of the reads placed identically",
+            agreement.show()
+        );
+    }
+    assert!(
+        second.rate_not_lower() >= MIN_AGREEMENT,
+        "{case}: XS equal for only {} of the reads placed identically, and lower than \
+         bowtie2's for {}",
+        second.show(),
+        second.both - second.equal - second.higher
+    );
+}
+
+/// The primary record of mate `m` of pair `name`.
+fn mate<'a>(
+    side: &HashMap<(String, u8), &'a SamRecord>,
+    name: &str,
+    m: u8,
+    case: &str,
+) -> &'a SamRecord {
+    side.get(&(name.to_string(), m))
+        .unwrap_or_else(|| panic!("{case}: no mate {m} for {name}"))
+}
+
+/// Pair-level agreement: proper-pair flag, YT, and for pairs bowtie2 calls concordant
+/// and both tools place identically, seqfarm's 0x2, YT:Z:CP and TLEN.
+fn compare_pairs(case: &str, bowtie2: &Sam, seqfarm: &Sam) {
+    let bt = bowtie2.primary();
+    let sf = seqfarm.primary();
+    let mut names: Vec<&String> = bt.keys().filter(|(_, m)| *m == 1).map(|(n, _)| n).collect();
+    names.sort();
+    let (mut proper_same, mut yt_same, mut bt_proper, mut sf_proper) = (0, 0, 0, 0);
+    let mut both_concordant = TagAgreement::default();
+    let mut differ = Vec::new();
+    for name in &names {
+        let (b1, b2) = (mate(&bt, name, 1, case), mate(&bt, name, 2, case));
+        let (s1, s2) = (mate(&sf, name, 1, case), mate(&sf, name, 2, case));
+        for (a, b) in [(s1, s2), (s2, s1)] {
+            if !a.unmapped() && !b.unmapped() {
+                let contig = if a.mate_contig == "=" {
+                    &a.contig
+                } else {
+                    &a.mate_contig
+                };
+                assert!(
+                    contig == &b.contig && a.mate_pos == b.pos,
+                    "{case}: RNEXT/PNEXT of {} do not point at its mate: {} | {}",
+                    name,
+                    a.brief(),
+                    b.brief()
+                );
+            }
+        }
+        bt_proper += usize::from(b1.has(0x2));
+        sf_proper += usize::from(s1.has(0x2));
+        proper_same += usize::from(b1.has(0x2) == s1.has(0x2));
+        yt_same += usize::from(b1.tag("YT") == s1.tag("YT"));
+        if b1.tag("YT") == Some("CP") && same_place(b1, s1) && same_place(b2, s2) {
+            let ok = s1.has(0x2)
+                && s2.has(0x2)
+                && s1.tag("YT") == Some("CP")
+                && s2.tag("YT") == Some("CP")
+                && s1.tlen == b1.tlen
+                && s2.tlen == b2.tlen;
+            both_concordant.both += 1;
+            both_concordant.equal += usize::from(ok);
+            if !ok {
+                differ.push(format!(
+                    "  {name}\n    bowtie2: {} | {}\n    seqfarm: {} | {}",
+                    b1.brief(),
+                    b2.brief(),
+                    s1.brief(),
+                    s2.brief()
+                ));
+            }
+        }
+    }
+    let n = names.len().max(1) as f64;
+    println!(
+        "{case}: pairs {}, proper (0x2) bowtie2 {bt_proper} ({:.2} %), seqfarm {sf_proper} \
+         ({:.2} %), 0x2 agreement {:.2} %, YT agreement {:.2} %; bowtie2-concordant \
+         pairs placed identically with seqfarm 0x2, YT:Z:CP and equal TLEN: {}",
+        names.len(),
+        100.0 * bt_proper as f64 / n,
+        100.0 * sf_proper as f64 / n,
+        100.0 * proper_same as f64 / n,
+        100.0 * yt_same as f64 / n,
+        both_concordant.show()
+    );
+    for line in differ.iter().take(LIST_AT_MOST) {
+        println!("{line}");
+    }
+    assert!(
+        both_concordant.rate() >= MIN_AGREEMENT,
+        "{case}: concordant pairs placed identically agree on 0x2/YT/TLEN for only {}",
+        both_concordant.show()
+    );
+}
+
+/// Runs both aligners on `inputs` with `options` and compares them.
+fn case(name: &str, index: &Indexed, options: &[&str], inputs: &[&str]) {
+    let dir = test_dir();
+    let bt_sam = dir.path().join("bowtie2.sam");
+    let sf_sam = dir.path().join("seqfarm.sam");
+    let mut common = args(&["-p", "2"]);
+    common.extend(args(options));
+    let paired = inputs.len() == 2;
+    if paired {
+        common.extend([
+            "-1".into(),
+            data_arg(inputs[0]),
+            "-2".into(),
+            data_arg(inputs[1]),
+        ]);
+    } else {
+        common.extend(["-U".into(), data_arg(inputs[0])]);
+    }
+    let mut bt_args = common.clone();
+    bt_args.extend(["-S".into(), path_arg(&bt_sam)]);
+    expect_success("bowtie2", &bowtie2_align(index, &bt_args));
+    let mut sf_args = common;
+    sf_args.extend(["-S".into(), path_arg(&sf_sam)]);
+    expect_success("seqfarm align", &seqfarm_align(index, &sf_args));
+    compare(
+        &format!("{name} [{}]", options.join(" ")),
+        &Sam::read(&bt_sam),
+        &Sam::read(&sf_sam),
+        paired,
+    );
+}
+
+const SIM: [&str; 2] = ["pe_sim_R1.fq.gz", "pe_sim_R2.fq.gz"];
+const CHM1: [&str; 2] = ["pe_chm1_R1.fq.gz", "pe_chm1_R2.fq.gz"];
+const E2E_SCORING: [&str; 8] = [
+    "--mp",
+    "4,2",
+    "--rdg",
+    "6,2",
+    "--rfg",
+    "4,4",
+    "--score-min",
+    "L,-1,-0.8",
+];
+const LOCAL_SCORING: [&str; 7] = [
+    "--local",
+    "--ma",
+    "3",
+    "--mp",
+    "5,1",
+    "--score-min",
+    "G,25,6",
+];
+
+#[test]
+fn single_end_end_to_end() {
+    case("single-end end-to-end", test_genome(), &[], &SIM[..1]);
+}
+
+#[test]
+fn single_end_local() {
+    case("single-end local", test_genome(), &["--local"], &SIM[..1]);
+}
+
+#[test]
+fn single_end_end_to_end_scoring_options() {
+    case(
+        "single-end end-to-end scoring",
+        test_genome(),
+        &E2E_SCORING,
+        &SIM[..1],
+    );
+}
+
+#[test]
+fn single_end_local_scoring_options() {
+    case(
+        "single-end local scoring",
+        test_genome(),
+        &LOCAL_SCORING,
+        &SIM[..1],
+    );
+}
+
+#[test]
+fn paired_end_to_end() {
+    case("paired end-to-end", test_genome(), &[], &SIM);
+}
+
+#[test]
+fn paired_local() {
+    case("paired local", test_genome(), &["--local"], &SIM);
+}
+
+#[test]
+fn paired_end_to_end_scoring_options() {
+    case(
+        "paired end-to-end scoring",
+        test_genome(),
+        &E2E_SCORING,
+        &SIM,
+    );
+}
+
+#[test]
+fn paired_local_scoring_options() {
+    case("paired local scoring", test_genome(), &LOCAL_SCORING, &SIM);
+}
+
+#[test]
+fn paired_real_reads() {
+    case("paired CHM1", chm1_genome(), &[], &CHM1);
+}

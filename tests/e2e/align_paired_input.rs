@@ -1,0 +1,162 @@
+//! `seqfarm align` paired input: mates out of step are errors that name both files and
+//! the record, leave no output behind and exit non-zero; paired output is the same
+//! bytes at any thread count.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::align_fixtures::{
+    args, data_arg, expect_success, path_arg, seqfarm_align, test_dir, test_genome,
+};
+
+fn fastq(dir: &Path, file: &str, names: &[&str]) -> PathBuf {
+    let path = dir.join(file);
+    let mut f = std::fs::File::create(&path).unwrap();
+    for (i, name) in names.iter().enumerate() {
+        // Sequences from the test genome's alphabet; what they align to does not matter.
+        let seq: String = (0..60)
+            .map(|j| b"ACGT"[(i * 7 + j * 3) % 4] as char)
+            .collect();
+        writeln!(f, "@{name}\n{seq}\n+\n{}", "I".repeat(60)).unwrap();
+    }
+    path
+}
+
+/// Whether `text` has `n` as a number of its own (not part of a longer one).
+fn has_number(text: &str, n: usize) -> bool {
+    text.split(|c: char| !c.is_ascii_digit())
+        .any(|w| w == n.to_string())
+}
+
+/// Runs `seqfarm align` that must fail: non-zero exit, no panic, no output left.
+/// Returns stderr.
+fn refused(dir: &Path, inputs: &[String]) -> String {
+    let sam = dir.join("out.sam");
+    let mut list = inputs.to_vec();
+    list.extend(["-S".into(), path_arg(&sam)]);
+    let out = seqfarm_align(test_genome(), &list);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "accepted: {inputs:?}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".fq"))
+        .collect();
+    assert!(left.is_empty(), "output left behind: {left:?}");
+    stderr
+}
+
+#[test]
+fn mates_with_different_counts_are_an_error() {
+    let dir = test_dir();
+    let r1 = fastq(dir.path(), "a_1.fq", &["p1/1", "p2/1", "p3/1", "p4/1"]);
+    let r2 = fastq(dir.path(), "a_2.fq", &["p1/2", "p2/2", "p3/2"]);
+    let stderr = refused(
+        dir.path(),
+        &["-1".into(), path_arg(&r1), "-2".into(), path_arg(&r2)],
+    );
+    assert!(
+        stderr.contains("a_1.fq") && stderr.contains("a_2.fq"),
+        "the error names both files: {stderr}"
+    );
+    assert!(has_number(&stderr, 4), "the error names record 4: {stderr}");
+}
+
+#[test]
+fn mates_with_different_names_are_an_error() {
+    let dir = test_dir();
+    let r1 = fastq(dir.path(), "b_1.fq", &["p1/1", "p2/1", "p3/1", "p4/1"]);
+    let r2 = fastq(dir.path(), "b_2.fq", &["p1/2", "p2/2", "q3/2", "p4/2"]);
+    let stderr = refused(
+        dir.path(),
+        &["-1".into(), path_arg(&r1), "-2".into(), path_arg(&r2)],
+    );
+    assert!(
+        stderr.contains("b_1.fq") && stderr.contains("b_2.fq"),
+        "the error names both files: {stderr}"
+    );
+    assert!(has_number(&stderr, 3), "the error names record 3: {stderr}");
+    assert!(
+        stderr.contains("p3") && stderr.contains("q3"),
+        "the error shows both names: {stderr}"
+    );
+}
+
+#[test]
+fn mate_names_may_differ_in_their_suffix_only() {
+    let dir = test_dir();
+    let r1 = fastq(dir.path(), "c_1.fq", &["p1/1", "p2 extra", "p3/1"]);
+    let r2 = fastq(dir.path(), "c_2.fq", &["p1/2", "p2 other", "p3/2"]);
+    let sam = dir.path().join("out.sam");
+    let out = seqfarm_align(
+        test_genome(),
+        &[
+            "-1".into(),
+            path_arg(&r1),
+            "-2".into(),
+            path_arg(&r2),
+            "-S".into(),
+            path_arg(&sam),
+        ],
+    );
+    expect_success("seqfarm align", &out);
+    let text = std::fs::read_to_string(&sam).unwrap();
+    let names: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('@'))
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(names, ["p1", "p1", "p2", "p2", "p3", "p3"]);
+}
+
+#[test]
+fn odd_interleaved_file_is_an_error() {
+    let dir = test_dir();
+    let file = fastq(dir.path(), "il.fq", &["p1/1", "p1/2", "p2/1"]);
+    let stderr = refused(dir.path(), &["--interleaved".into(), path_arg(&file)]);
+    assert!(
+        stderr.contains("il.fq"),
+        "the error names the file: {stderr}"
+    );
+}
+
+#[test]
+fn paired_output_is_identical_at_any_thread_count() {
+    let dir = test_dir();
+    let mut outputs = Vec::new();
+    for (threads, ext) in [
+        ("1", "sam"),
+        ("2", "sam"),
+        ("3", "sam"),
+        ("1", "bam"),
+        ("2", "bam"),
+    ] {
+        let out = dir.path().join(format!("t{threads}.{ext}"));
+        let mut list = args(&["-p", threads, "-1"]);
+        list.push(data_arg("pe_sim_R1.fq.gz"));
+        list.push("-2".into());
+        list.push(data_arg("pe_sim_R2.fq.gz"));
+        list.push(if ext == "sam" { "-S" } else { "-o" }.into());
+        list.push(path_arg(&out));
+        expect_success("seqfarm align", &seqfarm_align(test_genome(), &list));
+        outputs.push((threads, ext, std::fs::read(&out).unwrap()));
+    }
+    for (threads, ext, bytes) in &outputs {
+        let first = &outputs.iter().find(|o| o.1 == *ext).unwrap().2;
+        assert!(
+            bytes == first,
+            "{ext} output with -p {threads} differs from -p 1"
+        );
+    }
+    let sam = String::from_utf8(outputs[0].2.clone()).unwrap();
+    let pairs = sam
+        .lines()
+        .filter(|l| !l.starts_with('@'))
+        .filter(|l| {
+            let flag: u32 = l.split('\t').nth(1).unwrap().parse().unwrap();
+            flag & 0x1 != 0 && flag & 0x900 == 0
+        })
+        .count();
+    assert_eq!(pairs, 8000, "every mate has a paired primary record");
+}
