@@ -154,8 +154,7 @@ impl PairParams {
         }
         let (hi1, hi2) = (end1 - 1, end2 - 1);
         let containment = (lo1 >= lo2 && hi1 <= hi2) || (lo2 >= lo1 && hi2 <= hi1);
-        let overlap =
-            containment || (lo1 <= lo2 && hi1 >= lo2) || (lo1 <= hi2 && hi1 >= hi2);
+        let overlap = containment || (lo1 <= lo2 && hi1 >= lo2) || (lo1 <= hi2 && hi1 >= hi2);
         if overlap && !self.overlap {
             return PairFit::Discordant;
         }
@@ -237,7 +236,10 @@ mod tests {
             PairFit::Discordant
         );
         let overlapping = (at(1000, false, 100), at(1050, true, 100));
-        assert_eq!(p.classify(&overlapping.0, &overlapping.1), PairFit::Concordant);
+        assert_eq!(
+            p.classify(&overlapping.0, &overlapping.1),
+            PairFit::Concordant
+        );
         let no_overlap = PairParams {
             overlap: false,
             ..PairParams::default()
@@ -255,6 +257,9 @@ mod tests {
             dovetail: true,
             ..PairParams::default()
         };
-        assert_eq!(allowed.classify(&dovetail.0, &dovetail.1), PairFit::Concordant);
+        assert_eq!(
+            allowed.classify(&dovetail.0, &dovetail.1),
+            PairFit::Concordant
+        );
     }
 }
