@@ -8,7 +8,13 @@
 //! named, at any thread count.
 
 mod args;
+#[allow(dead_code)]
+mod mate_files;
+#[allow(dead_code)]
+mod metrics;
 mod records;
+#[allow(dead_code)]
+mod summary;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -285,31 +291,21 @@ fn command_line(args: impl Iterator<Item = String>) -> String {
     kept.join(" ")
 }
 
-/// Bowtie2's summary on standard error.
+/// bowtie2's summary on standard error.
 fn report(c: &AlignCounts) {
-    let pct = |n: u64| 100.0 * n as f64 / c.reads.max(1) as f64;
-    eprintln!("{} reads; of these:", c.reads);
-    eprintln!(
-        "  {} ({:.2}%) were unpaired; of these:",
-        c.reads,
-        pct(c.reads)
+    let counts = summary::SummaryCounts {
+        unpaired: summary::AlignedTimes {
+            zero: c.unaligned,
+            once: c.unique,
+            more: c.multiple,
+        },
+        ..summary::SummaryCounts::default()
+    };
+    let _ = summary::write_summary(
+        &mut std::io::stderr().lock(),
+        &counts,
+        summary::SummaryStyle::default(),
     );
-    eprintln!(
-        "    {} ({:.2}%) aligned 0 times",
-        c.unaligned,
-        pct(c.unaligned)
-    );
-    eprintln!(
-        "    {} ({:.2}%) aligned exactly 1 time",
-        c.unique,
-        pct(c.unique)
-    );
-    eprintln!(
-        "    {} ({:.2}%) aligned >1 times",
-        c.multiple,
-        pct(c.multiple)
-    );
-    eprintln!("{:.2}% overall alignment rate", pct(c.reads - c.unaligned));
 }
 
 /// bowtie2's `-t/--time`: `Time ...: HH:MM:SS` lines on standard error.
