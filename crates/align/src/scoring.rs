@@ -17,15 +17,27 @@ pub enum AlignMode {
     Local,
 }
 
-/// A function of the read length `L`: `Linear` is `a + b·L`, `Log` is `a + b·ln(L)`
-/// (bowtie2's `L,a,b` and `G,a,b`).
+/// A function of the read length `L` (bowtie2's `C,a`, `L,a,b`, `S,a,b` and `G,a,b`):
+/// `a`, `a + b·L`, `a + b·sqrt(L)` or `a + b·ln(L)`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum LengthFunction {
+    /// `constant` whatever the length.
+    Constant {
+        /// The value.
+        constant: f64,
+    },
     /// `constant + coefficient · L`.
     Linear {
         /// The constant term.
         constant: f64,
         /// The coefficient of `L`.
+        coefficient: f64,
+    },
+    /// `constant + coefficient · sqrt(L)`.
+    Sqrt {
+        /// The constant term.
+        constant: f64,
+        /// The coefficient of `sqrt(L)`.
         coefficient: f64,
     },
     /// `constant + coefficient · ln(L)`.
@@ -42,17 +54,90 @@ impl LengthFunction {
     pub fn at(&self, len: usize) -> f64 {
         let x = len.max(1) as f64;
         match *self {
+            LengthFunction::Constant { constant } => constant,
             LengthFunction::Linear {
                 constant,
                 coefficient,
             } => constant + coefficient * x,
+            LengthFunction::Sqrt {
+                constant,
+                coefficient,
+            } => constant + coefficient * x.sqrt(),
             LengthFunction::Log {
                 constant,
                 coefficient,
             } => constant + coefficient * x.ln(),
         }
     }
+
+    /// The constant term and the coefficient (0 for a constant function).
+    pub fn terms(&self) -> (f64, f64) {
+        match *self {
+            LengthFunction::Constant { constant } => (constant, 0.0),
+            LengthFunction::Linear {
+                constant,
+                coefficient,
+            }
+            | LengthFunction::Sqrt {
+                constant,
+                coefficient,
+            }
+            | LengthFunction::Log {
+                constant,
+                coefficient,
+            } => (constant, coefficient),
+        }
+    }
+
+    /// Parses bowtie2's function syntax `TYPE[,CONSTANT[,COEFFICIENT]]`, TYPE one of `C`
+    /// (`Constant`), `L` (`Linear`), `S` (`Sqrt`), `G` (`Log`). A term left out keeps
+    /// its value in `default`, as bowtie2 does.
+    pub fn parse(text: &str, default: LengthFunction) -> Result<Self, String> {
+        let tokens: Vec<&str> = text.split(',').map(str::trim).collect();
+        if tokens.len() > 3 || tokens[0].is_empty() {
+            return Err(format!(
+                "{text:?}: expected TYPE,CONSTANT,COEFFICIENT, e.g. L,-0.6,-0.6"
+            ));
+        }
+        let (default_constant, default_coefficient) = default.terms();
+        let number = |i: usize, fallback: f64| -> Result<f64, String> {
+            match tokens.get(i) {
+                None => Ok(fallback),
+                Some(t) => match t.parse::<f64>() {
+                    Ok(v) if v.is_finite() => Ok(v),
+                    _ => Err(format!("{text:?}: {t:?} is not a number")),
+                },
+            }
+        };
+        let constant = number(1, default_constant)?;
+        let coefficient = number(2, default_coefficient)?;
+        Ok(match tokens[0] {
+            "C" | "Constant" => LengthFunction::Constant { constant },
+            "L" | "Linear" => LengthFunction::Linear {
+                constant,
+                coefficient,
+            },
+            "S" | "Sqrt" => LengthFunction::Sqrt {
+                constant,
+                coefficient,
+            },
+            "G" | "Log" => LengthFunction::Log {
+                constant,
+                coefficient,
+            },
+            other => {
+                return Err(format!(
+                    "{text:?}: function type {other:?} is not C (constant), L (linear), \
+                     S (square root) or G (natural log)"
+                ))
+            }
+        })
+    }
 }
+
+/// The longest read the range checks of [`Scoring::check`] guarantee: every score a
+/// read up to this length can reach fits the 16-bit lanes of the extension kernels.
+pub const CHECKED_READ_LEN: usize = 1000;
 
 /// The scoring parameters (bowtie2's `--ma --mp --np --rdg --rfg --score-min --n-ceil
 /// --gbar`). [`Scoring::end_to_end`] and [`Scoring::local`] give bowtie2's defaults.
@@ -137,6 +222,77 @@ impl Scoring {
         }
     }
 
+    /// Checks that the parameters make sense and that every score of a read of up to
+    /// [`CHECKED_READ_LEN`] bases stays within the 16-bit range of the extension
+    /// kernels (scores saturate at ±32,767). The error says which value is wrong.
+    pub fn check(&self) -> Result<(), String> {
+        let ranges = [
+            ("match bonus (--ma)", self.match_bonus, 0, 30),
+            (
+                "maximum mismatch penalty (--mp MX)",
+                self.mismatch_max,
+                0,
+                30,
+            ),
+            (
+                "minimum mismatch penalty (--mp ,MN)",
+                self.mismatch_min,
+                0,
+                30,
+            ),
+            ("N penalty (--np)", self.n_penalty, 0, 30),
+            ("read gap open penalty (--rdg)", self.read_gap_open, 0, 100),
+            (
+                "read gap extension penalty (--rdg)",
+                self.read_gap_extend,
+                1,
+                30,
+            ),
+            (
+                "reference gap open penalty (--rfg)",
+                self.ref_gap_open,
+                0,
+                100,
+            ),
+            (
+                "reference gap extension penalty (--rfg)",
+                self.ref_gap_extend,
+                1,
+                30,
+            ),
+        ];
+        for (what, value, lo, hi) in ranges {
+            if value < lo || value > hi {
+                return Err(format!("{what} is {value}; it must be {lo} to {hi}"));
+            }
+        }
+        if self.mismatch_min > self.mismatch_max {
+            return Err(format!(
+                "--mp {},{}: the minimum mismatch penalty exceeds the maximum",
+                self.mismatch_max, self.mismatch_min
+            ));
+        }
+        for len in [1, 10, 100, CHECKED_READ_LEN] {
+            let v = self.min_score.at(len);
+            if !v.is_finite() || v.abs() > 30_000.0 {
+                return Err(format!(
+                    "--score-min gives {v} for a {len}-base read; scores must stay within \
+                     ±30000"
+                ));
+            }
+        }
+        let lengths = [1, 10, 20, 50, 100, 150, 250, 500, CHECKED_READ_LEN];
+        if self.match_bonus > 0 && lengths.iter().any(|&len| self.min_score.at(len) <= 0.0) {
+            return Err(format!(
+                "the match bonus is greater than 0 ({}) but the --score-min function can \
+                 be less than or equal to zero; either let the match bonus be 0 or make \
+                 --score-min always positive",
+                self.match_bonus
+            ));
+        }
+        Ok(())
+    }
+
     /// Penalty of a mismatch at a base of Phred quality `quality`.
     #[inline]
     pub fn mismatch_penalty(&self, quality: u8) -> i32 {
@@ -205,6 +361,81 @@ mod tests {
         for (q, p) in expect {
             assert_eq!(s.mismatch_penalty(q), p, "Q{q}");
         }
+    }
+
+    #[test]
+    fn functions_parse_like_bowtie2() {
+        let d = Scoring::end_to_end().min_score;
+        assert_eq!(
+            LengthFunction::parse("L,0,-0.2", d),
+            Ok(LengthFunction::Linear {
+                constant: 0.0,
+                coefficient: -0.2
+            })
+        );
+        assert_eq!(
+            LengthFunction::parse("G,20,8", d),
+            Ok(LengthFunction::Log {
+                constant: 20.0,
+                coefficient: 8.0
+            })
+        );
+        assert_eq!(
+            LengthFunction::parse("C,-18", d),
+            Ok(LengthFunction::Constant { constant: -18.0 })
+        );
+        // A term left out keeps the default's.
+        assert_eq!(
+            LengthFunction::parse("L,-1", d),
+            Ok(LengthFunction::Linear {
+                constant: -1.0,
+                coefficient: -0.6
+            })
+        );
+        let s = LengthFunction::parse("S,1,1.15", d).unwrap();
+        assert!((s.at(100) - 12.5).abs() < 1e-9);
+        assert!(LengthFunction::parse("Q,1,2", d).is_err());
+        assert!(LengthFunction::parse("L,x,2", d).is_err());
+        assert!(LengthFunction::parse("L,1,2,3", d).is_err());
+        assert!(LengthFunction::parse("", d).is_err());
+    }
+
+    #[test]
+    fn checks_keep_scores_in_sixteen_bits() {
+        assert_eq!(Scoring::end_to_end().check(), Ok(()));
+        assert_eq!(Scoring::local().check(), Ok(()));
+        let big_bonus = Scoring {
+            match_bonus: 40,
+            ..Scoring::local()
+        };
+        assert!(big_bonus.check().is_err());
+        let inverted = Scoring {
+            mismatch_min: 7,
+            ..Scoring::end_to_end()
+        };
+        assert!(inverted.check().is_err());
+        let huge_minimum = Scoring {
+            min_score: LengthFunction::Linear {
+                constant: 0.0,
+                coefficient: -50.0,
+            },
+            ..Scoring::end_to_end()
+        };
+        assert!(huge_minimum.check().unwrap_err().contains("--score-min"));
+        let negative_local = Scoring {
+            min_score: LengthFunction::Constant { constant: -5.0 },
+            ..Scoring::local()
+        };
+        assert!(negative_local.check().is_err());
+        // A bonus end-to-end needs a positive minimum, as in bowtie2.
+        let bonus_end_to_end = Scoring {
+            match_bonus: 3,
+            ..Scoring::end_to_end()
+        };
+        assert!(bonus_end_to_end
+            .check()
+            .unwrap_err()
+            .contains("match bonus"));
     }
 
     #[test]

@@ -33,7 +33,7 @@ enum Command {
     Count(cmd::count::CountArgs),
     /// Smith-Waterman database search (protein or DNA), scores exactly as parasail's sw_*
     Search(cmd::search::SearchArgs),
-    Align(cmd::align::AlignArgs),
+    Align(Box<cmd::align::AlignArgs>),
 }
 
 impl Command {
@@ -45,7 +45,7 @@ impl Command {
             Command::SnpPileup(args) => cmd::snp_pileup::run(args),
             Command::Count(args) => cmd::count::run(args),
             Command::Search(args) => cmd::search::run(&args),
-            Command::Align(args) => args.run(),
+            Command::Align(args) => (*args).run(),
         }
     }
 }

@@ -7,6 +7,7 @@
 //! the collector reports in input order, so the first bad record in the file is the one
 //! named, at any thread count.
 
+mod args;
 #[allow(dead_code)]
 mod mate_files;
 #[allow(dead_code)]
@@ -17,10 +18,11 @@ mod summary;
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::time::Instant;
 
 use anyhow::Context;
-use seqfarm_align::{AlignMode, AlignParams, Aligner, Preset, ReadInput, ReadResult};
-use seqfarm_farm::{Fill, WorkerInfo};
+use seqfarm_align::{Aligner, ReadInput, ReadResult};
+use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
 use seqfarm_io::output::Output;
@@ -28,8 +30,9 @@ use seqfarm_io::reads::{ChunkLimits, ParseOptions, ReadBatch, ReadChunk, ReadChu
 use seqfarm_io::sam::bam::encode_header;
 use seqfarm_io::sam::{SamHeader, SamReference};
 
+pub use self::args::AlignArgs;
 use self::records::{AlignCounts, RecordStyle, RecordWriter};
-use crate::common::{farm_error, FarmArgs, ForceArg};
+use crate::common::farm_error;
 use crate::progress;
 
 /// Reads per task: large enough to amortise the task hand-over and fill the SIMD
@@ -37,92 +40,6 @@ use crate::progress;
 const READS_PER_TASK: usize = 1024;
 /// BGZF compression level of BAM output (htslib's default).
 const BAM_LEVEL: i32 = 6;
-
-/// Align single-end reads to an index (bowtie2's scoring and options)
-#[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Reads may be FASTQ or FASTA (detected from the content), plain or \
-    gzip-compressed. End-to-end mode scores as bowtie2 does (mismatch 2-6 by quality, N 1, \
-    gap 5+3k, minimum -0.6-0.6L); --local adds a match bonus of 2, soft clipping and a \
-    minimum of 20+8ln(L). Output is in input order, identical at any thread count."
-)]
-pub struct AlignArgs {
-    /// Index prefix (PREFIX.sfi, as written by `seqfarm index`)
-    #[arg(short = 'x', value_name = "INDEX")]
-    index: PathBuf,
-    /// Reads (FASTQ/FASTA, plain or gzip; `-` for standard input; comma-separated list)
-    #[arg(
-        short = 'U',
-        value_name = "READS",
-        required = true,
-        value_delimiter = ','
-    )]
-    reads: Vec<PathBuf>,
-    /// SAM output [default: standard output]
-    #[arg(short = 'S', value_name = "OUT.sam", conflicts_with = "bam")]
-    sam: Option<PathBuf>,
-    /// BAM output (BGZF blocks compressed by the workers)
-    #[arg(short = 'o', value_name = "OUT.bam")]
-    bam: Option<PathBuf>,
-    /// Worker threads, as bowtie2's -p (same as -t/--threads) [default: all cores]
-    #[arg(short = 'p', value_name = "N", conflicts_with = "threads")]
-    bowtie_threads: Option<usize>,
-    #[command(flatten)]
-    farm: FarmArgs,
-    /// Align every read base (the default)
-    #[arg(long, conflicts_with = "local")]
-    end_to_end: bool,
-    /// Local alignment: soft-clip ends, match bonus 2
-    #[arg(long)]
-    local: bool,
-    /// Fewest seeds and candidates
-    #[arg(long, group = "preset")]
-    very_fast: bool,
-    /// Fewer candidates
-    #[arg(long, group = "preset")]
-    fast: bool,
-    /// The default search effort
-    #[arg(long, group = "preset")]
-    sensitive: bool,
-    /// Shorter seeds, more candidates
-    #[arg(long, group = "preset")]
-    very_sensitive: bool,
-    /// --very-fast with --local
-    #[arg(long, group = "preset")]
-    very_fast_local: bool,
-    /// --fast with --local
-    #[arg(long, group = "preset")]
-    fast_local: bool,
-    /// --sensitive with --local
-    #[arg(long, group = "preset")]
-    sensitive_local: bool,
-    /// --very-sensitive with --local
-    #[arg(long, group = "preset")]
-    very_sensitive_local: bool,
-    /// Report up to N alignments per read (the best is primary, others flag 256)
-    #[arg(short = 'k', value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    report: u32,
-    /// Leave unaligned reads out of the output
-    #[arg(long)]
-    no_unal: bool,
-    /// Read group ID: adds an @RG line and RG:Z to every record
-    #[arg(long, value_name = "ID")]
-    rg_id: Option<String>,
-    /// Field for the @RG line, e.g. SM:sample (repeatable; needs --rg-id)
-    #[arg(long, value_name = "TAG:VALUE", requires = "rg_id")]
-    rg: Vec<String>,
-    /// Qualities are Phred+64 (old Illumina) instead of Phred+33
-    #[arg(long)]
-    phred64: bool,
-    /// Reads are FASTQ (accepted for bowtie2 compatibility; the format is detected)
-    #[arg(short = 'q', conflicts_with = "fasta")]
-    fastq: bool,
-    /// Reads are FASTA (accepted for bowtie2 compatibility; the format is detected)
-    #[arg(short = 'f')]
-    fasta: bool,
-    #[command(flatten)]
-    force: ForceArg,
-}
 
 /// A farm task: a chunk of reads in, records (or the first bad record's error) out.
 #[derive(Default)]
@@ -134,32 +51,6 @@ struct AlignTask {
 }
 
 impl AlignArgs {
-    fn params(&self) -> AlignParams {
-        let local = self.local
-            || self.very_fast_local
-            || self.fast_local
-            || self.sensitive_local
-            || self.very_sensitive_local;
-        let preset = if self.very_fast || self.very_fast_local {
-            Preset::VeryFast
-        } else if self.fast || self.fast_local {
-            Preset::Fast
-        } else if self.very_sensitive || self.very_sensitive_local {
-            Preset::VerySensitive
-        } else {
-            Preset::Sensitive
-        };
-        let mode = if local {
-            AlignMode::Local
-        } else {
-            AlignMode::EndToEnd
-        };
-        AlignParams {
-            report: self.report as usize,
-            ..AlignParams::new(mode, preset)
-        }
-    }
-
     fn header(&self, index: &FmIndex) -> anyhow::Result<SamHeader> {
         let references = index
             .contigs()
@@ -170,32 +61,48 @@ impl AlignArgs {
             })
             .collect();
         let mut lines = Vec::new();
-        if let Some(id) = &self.rg_id {
-            check_header_text("--rg-id", id)?;
-            let mut line = format!("@RG\tID:{id}");
-            for field in &self.rg {
-                check_header_text("--rg", field)?;
-                line.push('\t');
-                line.push_str(field);
-            }
-            lines.push(line);
+        if let Some(rg) = self.read_group_line()? {
+            lines.push(rg);
         }
         lines.push(format!(
             "@PG\tID:seqfarm\tPN:seqfarm\tVN:{}\tCL:{}",
             env!("CARGO_PKG_VERSION"),
             command_line(std::env::args())
         ));
-        Ok(SamHeader::new(references, &lines))
+        let mut header = SamHeader::new(references, &lines);
+        if self.no_head {
+            header.text.clear();
+        } else if self.no_sq {
+            header.text = header
+                .text
+                .lines()
+                .filter(|l| !l.starts_with("@SQ\t"))
+                .flat_map(|l| [l, "\n"])
+                .collect();
+        }
+        Ok(header)
     }
 
     /// Runs the command.
     pub fn run(self) -> anyhow::Result<()> {
-        let params = self.params();
+        let started = Instant::now();
+        self.check()?;
+        if self.paired_input() {
+            anyhow::bail!("paired-end input (-1/-2, --interleaved) is not supported yet");
+        }
+        if self.read_files().iter().any(Option::is_some) {
+            anyhow::bail!("--un, --al, --un-conc and --al-conc are not supported yet");
+        }
+        let params = self.params()?;
         let style = RecordStyle {
             bam: self.bam.is_some(),
             no_unaligned: self.no_unal,
             read_group: self.rg_id.clone(),
+            omit_secondary_seq: self.omit_sec_seq,
+            xeq: self.xeq,
+            tlen_without_clips: self.soft_clipped_unmapped_tlen,
         };
+        let timer = PhaseTimer::new(self.time);
         let out_path = self
             .bam
             .clone()
@@ -206,6 +113,9 @@ impl AlignArgs {
         let index_file = index_path(&self.index);
         let index = FmIndex::open(&index_file, LoadOptions::default())
             .with_context(|| format!("cannot load the index {}", index_file.display()))?;
+        timer.phase("Time loading reference", started);
+        timer.phase("Time loading forward index", started);
+        let search_started = Instant::now();
         let header = self.header(&index)?;
         let mut compressor = BgzfCompressor::new(BAM_LEVEL);
         if style.bam {
@@ -221,10 +131,12 @@ impl AlignArgs {
             quality_offset: if self.phred64 { 64 } else { 33 },
             ..ParseOptions::default()
         };
-        let mut config = self.farm.config();
-        if let Some(n) = self.bowtie_threads.filter(|&n| n > 0) {
-            config.workers = n;
-        }
+        let workers = self
+            .threads
+            .filter(|&n| n > 0)
+            .unwrap_or_else(seqfarm_farm::available_cores);
+        let config = FarmConfig::new(workers).pin(self.pin);
+        let ignore_quals = self.ignore_quals;
         let mut chunker = ReadChunker::new(
             self.reads.clone(),
             ChunkLimits {
@@ -263,7 +175,9 @@ impl AlignArgs {
                         ReadInput {
                             name: r.name,
                             bases: r.bases,
-                            qualities: r.qualities,
+                            // bowtie2's --ignore-quals charges the maximum penalty,
+                            // as for a read without qualities.
+                            qualities: if ignore_quals { None } else { r.qualities },
                         }
                     })
                     .collect();
@@ -305,7 +219,12 @@ impl AlignArgs {
             output.put(&EOF_MARKER)?;
         }
         output.commit()?;
-        report(&totals);
+        timer.phase("Multiseed full-index search", search_started);
+        if !self.quiet {
+            report(&totals);
+        }
+        timer.phase("Time searching", search_started);
+        timer.phase("Overall time", started);
         Ok(())
     }
 }
@@ -349,8 +268,8 @@ fn input_progress(paths: &[PathBuf]) -> InputProgress {
     InputProgress::Bytes(progress::bytes(total, "align"))
 }
 
-/// The command line for `@PG CL:`, without the thread options (`-p`, `-t`,
-/// `--threads`, `--pin`): they do not change the alignments, and leaving them out
+/// The command line for `@PG CL:`, without the thread options (`-p`, `--threads`,
+/// `--pin`): they do not change the alignments, and leaving them out
 /// keeps the output byte-identical at any thread count.
 fn command_line(args: impl Iterator<Item = String>) -> String {
     let mut kept: Vec<String> = Vec::new();
@@ -360,24 +279,16 @@ fn command_line(args: impl Iterator<Item = String>) -> String {
             continue;
         }
         match arg.as_str() {
-            "-p" | "-t" | "--threads" => skip_value = true,
+            "-p" | "--threads" => skip_value = true,
             "--pin" => {}
             a if a.starts_with("--threads=") => {}
-            a if (a.starts_with("-p") || a.starts_with("-t"))
+            a if a.starts_with("-p")
                 && a.len() > 2
                 && a[2..].bytes().all(|b| b.is_ascii_digit()) => {}
             _ => kept.push(arg.replace(['\t', '\n', '\r'], " ")),
         }
     }
     kept.join(" ")
-}
-
-/// Rejects header text with tabs or line breaks (they would break the header).
-fn check_header_text(option: &str, text: &str) -> anyhow::Result<()> {
-    if text.is_empty() || text.contains(['\t', '\n', '\r']) {
-        anyhow::bail!("{option} {text:?}: must be non-empty, without tabs or line breaks");
-    }
-    Ok(())
 }
 
 /// bowtie2's summary on standard error.
@@ -397,9 +308,43 @@ fn report(c: &AlignCounts) {
     );
 }
 
+/// bowtie2's `-t/--time`: `Time ...: HH:MM:SS` lines on standard error.
+struct PhaseTimer {
+    on: bool,
+}
+
+impl PhaseTimer {
+    fn new(on: bool) -> Self {
+        Self { on }
+    }
+
+    /// Prints `label: HH:MM:SS` for the time since `since`, when timing is on.
+    fn phase(&self, label: &str, since: Instant) {
+        if self.on {
+            eprintln!("{label}: {}", clock(since.elapsed().as_secs()));
+        }
+    }
+}
+
+/// Seconds as bowtie2's timer prints them: `HH:MM:SS`.
+fn clock(seconds: u64) -> String {
+    format!(
+        "{:02}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
 #[cfg(test)]
 mod tests {
-    use super::command_line;
+    use super::{clock, command_line};
+
+    #[test]
+    fn clock_prints_like_bowtie2() {
+        assert_eq!(clock(0), "00:00:00");
+        assert_eq!(clock(3725), "01:02:05");
+    }
 
     #[test]
     fn command_line_leaves_out_thread_options() {
@@ -410,13 +355,14 @@ mod tests {
             "4",
             "-x",
             "ix",
-            "-t8",
+            "-p8",
+            "-t",
             "--pin",
             "--threads=2",
             "-U",
             "r.fq",
         ];
         let line = command_line(args.iter().map(|s| s.to_string()));
-        assert_eq!(line, "seqfarm align -x ix -U r.fq");
+        assert_eq!(line, "seqfarm align -x ix -t -U r.fq");
     }
 }

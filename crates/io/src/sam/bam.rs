@@ -77,9 +77,13 @@ pub fn encode_record(record: &SamRecord<'_>, out: &mut Vec<u8>) {
     out.extend_from_slice(&(record.cigar.len() as u16).to_le_bytes());
     out.extend_from_slice(&record.flag.to_le_bytes());
     out.extend_from_slice(&(record.bases.len() as u32).to_le_bytes());
-    out.extend_from_slice(&(-1i32).to_le_bytes());
-    out.extend_from_slice(&(-1i32).to_le_bytes());
-    out.extend_from_slice(&0i32.to_le_bytes());
+    let (next_ref, next_pos) = match record.mate.reference {
+        Some(r) => (r as i32, record.mate.position as i32),
+        None => (-1, -1),
+    };
+    out.extend_from_slice(&next_ref.to_le_bytes());
+    out.extend_from_slice(&next_pos.to_le_bytes());
+    out.extend_from_slice(&(record.mate.template_len as i32).to_le_bytes());
     out.extend_from_slice(record.name);
     out.push(0);
     for op in record.cigar {

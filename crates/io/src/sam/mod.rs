@@ -28,7 +28,29 @@ pub struct Tag<'a> {
     pub value: TagValue<'a>,
 }
 
-/// One alignment line (no mate fields: `RNEXT *`, `PNEXT 0`, `TLEN 0`).
+/// Where a record's mate lies: SAM's `RNEXT`, `PNEXT` and `TLEN`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MateFields {
+    /// Index of the mate's reference sequence (`RNEXT`; `=` when it is the record's
+    /// own), `None` for `*`.
+    pub reference: Option<usize>,
+    /// 0-based position of the mate (`PNEXT` minus 1; ignored when `reference` is
+    /// `None`).
+    pub position: u64,
+    /// Signed template length (`TLEN`).
+    pub template_len: i64,
+}
+
+impl MateFields {
+    /// No mate: `RNEXT *`, `PNEXT 0`, `TLEN 0`.
+    pub const NONE: MateFields = MateFields {
+        reference: None,
+        position: 0,
+        template_len: 0,
+    };
+}
+
+/// One alignment line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SamRecord<'a> {
     /// Read name.
@@ -50,6 +72,8 @@ pub struct SamRecord<'a> {
     pub qualities: Option<&'a [u8]>,
     /// Optional fields, written in this order.
     pub tags: &'a [Tag<'a>],
+    /// The mate's place ([`MateFields::NONE`] for a single-end read).
+    pub mate: MateFields,
 }
 
 /// A reference sequence of the header.
@@ -111,7 +135,23 @@ pub fn write_sam(header: &SamHeader, record: &SamRecord<'_>, out: &mut Vec<u8>) 
         push_int(out, i64::from(op >> 4));
         out.push(b"MIDNSHP=X"[(op & 0xf).min(8) as usize]);
     }
-    out.extend_from_slice(b"\t*\t0\t0\t");
+    out.push(b'\t');
+    match record.mate.reference {
+        Some(m) if record.reference == Some(m) => out.push(b'='),
+        Some(m) => match header.references.get(m) {
+            Some(r) => out.extend_from_slice(r.name.as_bytes()),
+            None => out.push(b'*'),
+        },
+        None => out.push(b'*'),
+    }
+    out.push(b'\t');
+    match record.mate.reference {
+        Some(_) => push_int(out, record.mate.position as i64 + 1),
+        None => out.push(b'0'),
+    }
+    out.push(b'\t');
+    push_int(out, record.mate.template_len);
+    out.push(b'\t');
     if record.bases.is_empty() {
         out.push(b'*');
     } else {

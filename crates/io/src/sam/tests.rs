@@ -45,6 +45,7 @@ fn sam_lines() {
         bases: b"ACGTA",
         qualities: Some(&[40, 40, 0, 30, 93]),
         tags: &tags,
+        mate: MateFields::NONE,
     };
     let mut out = Vec::new();
     write_sam(&h, &rec, &mut out);
@@ -96,6 +97,7 @@ fn bam_encoding_and_blocks() {
             name: *b"NM",
             value: TagValue::Int(300),
         }],
+        mate: MateFields::NONE,
     };
     let before = bytes.len();
     encode_record(&rec, &mut bytes);
@@ -118,4 +120,48 @@ fn bam_encoding_and_blocks() {
         offset = info.end();
     }
     assert_eq!(back, big);
+}
+
+#[test]
+fn mate_fields_in_sam_and_bam() {
+    let h = header();
+    let base = SamRecord {
+        name: b"p",
+        flag: 99,
+        reference: Some(0),
+        position: 9,
+        mapq: 42,
+        cigar: &[5 << 4],
+        bases: b"ACGTA",
+        qualities: None,
+        tags: &[],
+        mate: MateFields {
+            reference: Some(0),
+            position: 199,
+            template_len: 295,
+        },
+    };
+    let mut out = Vec::new();
+    write_sam(&h, &base, &mut out);
+    let other = SamRecord {
+        mate: MateFields {
+            reference: Some(1),
+            position: 4,
+            template_len: -3,
+        },
+        ..base
+    };
+    write_sam(&h, &other, &mut out);
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "p\t99\tchr1\t10\t42\t5M\t=\t200\t295\tACGTA\t*\n\
+         p\t99\tchr1\t10\t42\t5M\tchr2\t5\t-3\tACGTA\t*\n"
+    );
+    let mut bam = Vec::new();
+    encode_record(&other, &mut bam);
+    // next refID, next pos, tlen follow refID, pos, name length, mapq, bin, n_cigar,
+    // flag and l_seq (4 + 4 + 4 + 1 + 1 + 2 + 2 + 2 + 4 bytes from the block size).
+    assert_eq!(&bam[24..28], &1i32.to_le_bytes());
+    assert_eq!(&bam[28..32], &4i32.to_le_bytes());
+    assert_eq!(&bam[32..36], &(-3i32).to_le_bytes());
 }

@@ -1,21 +1,47 @@
-//! A read's alignment outcome as SAM/BAM records (bowtie2's flags and tags).
+//! A read's or a pair's alignment outcome as SAM/BAM records, with bowtie2's flags,
+//! mate fields and tags (checked field by field against bowtie2 2.5.0's output):
+//!
+//! * a pair's records all carry `0x1`, `0x40`/`0x80`, and `0x2` when concordant
+//!   (`YT:Z:CP`); `0x8`/`0x20` describe the partner record's mate;
+//! * an aligned record's `RNEXT`/`PNEXT` give its partner's place, or its own when the
+//!   mate is unaligned; an unaligned mate sits at its aligned mate's place (`RNAME`,
+//!   `POS`, `RNEXT =`, `PNEXT`), with `MAPQ 0`, CIGAR `*` and no `0x10`;
+//! * `TLEN` is set for concordant and discordant pairs on one contig only: the outer
+//!   extent of both mates, soft clips counted (unless
+//!   `--soft-clipped-unmapped-tlen`), positive for the mate that starts first (mate 1
+//!   when both start together);
+//! * tags: `AS XS XN XM XO XG NM MD YS YT` for aligned records (`YS`, the partner's
+//!   `AS`, for concordant and discordant pairs only), `YT YF` for unaligned ones;
+//! * with `-k`, a concordant pair's `k`-th alignment is two secondary records pointing
+//!   at each other; an unpaired mate's records come first for mate 1, then mate 2;
+//! * mate names lose a `/1` or `/2` suffix; `--no-unal` leaves out every unaligned
+//!   record (of a pair too, as bowtie2 2.5.0 does).
 
-use seqfarm_align::{Placement, ReadResult, Unaligned};
-use seqfarm_core::flags::{REVERSE, SECONDARY, UNMAPPED};
+use seqfarm_align::cigar::CigarOp;
+use seqfarm_align::{PairClass, PairResult, Placement, ReadResult, Unaligned};
+use seqfarm_core::flags::{
+    MATE_REVERSE, MATE_UNMAPPED, PAIRED, PROPER_PAIR, READ1, READ2, REVERSE, SECONDARY, UNMAPPED,
+};
 use seqfarm_core::nucleotide::complement_letter;
 use seqfarm_io::reads::ReadRef;
 use seqfarm_io::sam::bam::encode_record;
-use seqfarm_io::sam::{write_sam, SamHeader, SamRecord, Tag, TagValue};
+use seqfarm_io::sam::{write_sam, MateFields, SamHeader, SamRecord, Tag, TagValue};
 
 /// How records are written.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RecordStyle {
     /// BAM (binary) instead of SAM text.
     pub bam: bool,
-    /// Leave unaligned reads out.
+    /// Leave unaligned records out (`--no-unal`).
     pub no_unaligned: bool,
     /// Read group of every record (`RG:Z`).
     pub read_group: Option<String>,
+    /// `*` for SEQ and QUAL of secondary records (`--omit-sec-seq`).
+    pub omit_secondary_seq: bool,
+    /// `=`/`X` instead of `M` (`--xeq`).
+    pub xeq: bool,
+    /// TLEN from aligned bases only (`--soft-clipped-unmapped-tlen`).
+    pub tlen_without_clips: bool,
 }
 
 /// Per-read counts, summed over the run (bowtie2's summary).
@@ -40,15 +66,33 @@ impl std::ops::AddAssign for AlignCounts {
     }
 }
 
+/// One record to format: which read, where (if aligned), and its partner.
+struct RecordPlan<'p> {
+    /// The read's placement, `None` when unaligned.
+    placement: Option<&'p Placement>,
+    /// The partner's placement (paired records only).
+    partner: Option<&'p Placement>,
+    flag: u16,
+    mapq: u8,
+    second_best: Option<i32>,
+    template_len: i64,
+    /// `YS:i`: the partner's score, for concordant and discordant pairs.
+    partner_score: Option<i32>,
+    pair_type: &'static [u8],
+    filter: Option<&'static [u8]>,
+}
+
 /// Reused buffers for formatting.
 #[derive(Debug, Default)]
 pub struct RecordWriter {
     bases: Vec<u8>,
     qualities: Vec<u8>,
+    cigar: Vec<u32>,
 }
 
 impl RecordWriter {
-    /// Appends the records of `read` with outcome `result` to `out`; returns its counts.
+    /// Appends the records of unpaired `read` with outcome `result` to `out`; returns
+    /// its counts.
     pub fn write(
         &mut self,
         header: &SamHeader,
@@ -61,7 +105,6 @@ impl RecordWriter {
             reads: 1,
             ..AlignCounts::default()
         };
-        let rg = style.read_group.as_deref().map(str::as_bytes);
         match result {
             ReadResult::Aligned {
                 placements,
@@ -74,141 +117,384 @@ impl RecordWriter {
                     counts.unique = 1;
                 }
                 for (k, p) in placements.iter().enumerate() {
-                    let flag =
-                        if p.reverse { REVERSE } else { 0 } | if k > 0 { SECONDARY } else { 0 };
-                    let quality = if k == 0 { *mapq } else { 255 };
-                    self.placed(header, style, read, p, flag, quality, *second_best, rg, out);
+                    let plan = RecordPlan {
+                        placement: Some(p),
+                        partner: None,
+                        flag: if k > 0 { SECONDARY } else { 0 },
+                        mapq: if k == 0 { *mapq } else { 255 },
+                        second_best: *second_best,
+                        template_len: 0,
+                        partner_score: None,
+                        pair_type: b"UU",
+                        filter: None,
+                    };
+                    self.record(header, style, read, read.name, &plan, out);
                 }
             }
             ReadResult::Unaligned(why) => {
                 counts.unaligned = 1;
-                if !style.no_unaligned {
-                    let filter: Option<&[u8]> = match why {
-                        Unaligned::Empty => Some(b"LN"),
-                        Unaligned::TooManyNs => Some(b"NS"),
-                        Unaligned::NoAlignment => None,
-                    };
-                    let mut tags = Vec::with_capacity(3);
-                    if let Some(f) = filter {
-                        tags.push(Tag {
-                            name: *b"YF",
-                            value: TagValue::Str(f),
-                        });
-                    }
-                    tags.push(Tag {
-                        name: *b"YT",
-                        value: TagValue::Str(b"UU"),
-                    });
-                    if let Some(rg) = rg {
-                        tags.push(Tag {
-                            name: *b"RG",
-                            value: TagValue::Str(rg),
-                        });
-                    }
-                    let record = SamRecord {
-                        name: read.name,
-                        flag: UNMAPPED,
-                        reference: None,
-                        position: 0,
-                        mapq: 0,
-                        cigar: &[],
-                        bases: read.bases,
-                        qualities: read.qualities,
-                        tags: &tags,
-                    };
-                    emit(header, style, &record, out);
-                }
+                let plan = RecordPlan {
+                    placement: None,
+                    partner: None,
+                    flag: UNMAPPED,
+                    mapq: 0,
+                    second_best: None,
+                    template_len: 0,
+                    partner_score: None,
+                    pair_type: b"UU",
+                    filter: filter_tag(*why),
+                };
+                self.record(header, style, read, read.name, &plan, out);
             }
         }
         counts
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn placed(
+    /// Appends the records of the pair `mates` with outcome `result` to `out`.
+    #[allow(dead_code)] // until the paired reader feeds the workers
+    pub fn write_pair(
+        &mut self,
+        header: &SamHeader,
+        style: &RecordStyle,
+        mates: [&ReadRef<'_>; 2],
+        result: &PairResult,
+        out: &mut Vec<u8>,
+    ) {
+        let names = [mate_name(mates[0].name), mate_name(mates[1].name)];
+        let view = |m: usize| match &result.mates[m] {
+            ReadResult::Aligned {
+                placements,
+                second_best,
+                mapq,
+            } => (&placements[..], *second_best, *mapq, None),
+            ReadResult::Unaligned(why) => (&[][..], None, 0, filter_tag(*why)),
+        };
+        let sides = [view(0), view(1)];
+        let pair_type: &'static [u8] = match result.class {
+            PairClass::Concordant => b"CP",
+            PairClass::Discordant => b"DP",
+            PairClass::Unpaired => b"UP",
+        };
+        let paired = result.class != PairClass::Unpaired;
+        let plan_for = |m: usize, k: usize, partner_k: usize| {
+            let (placements, second_best, mapq, filter) = sides[m];
+            let partner = sides[1 - m].0.get(partner_k);
+            let placement = placements.get(k);
+            let mut flag = PAIRED | if m == 0 { READ1 } else { READ2 };
+            if result.class == PairClass::Concordant {
+                flag |= PROPER_PAIR;
+            }
+            match placement {
+                Some(p) if p.reverse => flag |= REVERSE,
+                Some(_) => {}
+                None => flag |= UNMAPPED,
+            }
+            match partner {
+                Some(o) if o.reverse => flag |= MATE_REVERSE,
+                Some(_) => {}
+                None => flag |= MATE_UNMAPPED,
+            }
+            if k > 0 {
+                flag |= SECONDARY;
+            }
+            let template_len = match (placement, partner) {
+                (Some(p), Some(o)) if paired && p.contig == o.contig => {
+                    template_len(p, o, m == 0, !style.tlen_without_clips)
+                }
+                _ => 0,
+            };
+            RecordPlan {
+                placement,
+                partner,
+                flag,
+                mapq: match placement {
+                    Some(_) if k == 0 => mapq,
+                    Some(_) => 255,
+                    None => 0,
+                },
+                second_best,
+                template_len,
+                partner_score: if paired {
+                    partner.map(|o| o.score)
+                } else {
+                    None
+                },
+                pair_type,
+                filter,
+            }
+        };
+        if paired {
+            let n = sides[0].0.len().min(sides[1].0.len());
+            for k in 0..n {
+                for m in 0..2 {
+                    let plan = plan_for(m, k, k);
+                    self.record(header, style, mates[m], names[m], &plan, out);
+                }
+            }
+        } else {
+            for m in 0..2 {
+                let count = sides[m].0.len().max(1);
+                for k in 0..count {
+                    let plan = plan_for(m, k, 0);
+                    self.record(header, style, mates[m], names[m], &plan, out);
+                }
+            }
+        }
+    }
+
+    /// Formats one record.
+    fn record(
         &mut self,
         header: &SamHeader,
         style: &RecordStyle,
         read: &ReadRef<'_>,
-        p: &Placement,
-        flag: u16,
-        mapq: u8,
-        second_best: Option<i32>,
-        rg: Option<&[u8]>,
+        name: &[u8],
+        plan: &RecordPlan<'_>,
         out: &mut Vec<u8>,
     ) {
+        if plan.placement.is_none() && style.no_unaligned {
+            return;
+        }
+        let secondary = plan.flag & SECONDARY != 0;
+        let reverse = plan.placement.is_some_and(|p| p.reverse);
         self.bases.clear();
         self.qualities.clear();
-        if p.reverse {
-            self.bases
-                .extend(read.bases.iter().rev().map(|&b| complement_letter(b)));
-            if let Some(q) = read.qualities {
-                self.qualities.extend(q.iter().rev());
+        if !(secondary && style.omit_secondary_seq) {
+            if reverse {
+                self.bases
+                    .extend(read.bases.iter().rev().map(|&b| complement_letter(b)));
+                if let Some(q) = read.qualities {
+                    self.qualities.extend(q.iter().rev());
+                }
+            } else {
+                self.bases.extend_from_slice(read.bases);
+                if let Some(q) = read.qualities {
+                    self.qualities.extend_from_slice(q);
+                }
+            }
+        }
+        let rg = style.read_group.as_deref().map(str::as_bytes);
+        let mut tags: Vec<Tag<'_>> = Vec::with_capacity(12);
+        let int = |name: [u8; 2], v: i64| Tag {
+            name,
+            value: TagValue::Int(v),
+        };
+        self.cigar.clear();
+        if let Some(p) = plan.placement {
+            tags.push(int(*b"AS", i64::from(p.score)));
+            if let Some(xs) = plan.second_best {
+                tags.push(int(*b"XS", i64::from(xs)));
+            }
+            let e = &p.edits;
+            tags.push(int(*b"XN", i64::from(e.ambiguous_reference)));
+            tags.push(int(*b"XM", i64::from(e.mismatches)));
+            tags.push(int(*b"XO", i64::from(e.gap_opens)));
+            tags.push(int(*b"XG", i64::from(e.gap_bases)));
+            tags.push(int(*b"NM", i64::from(e.edit_distance)));
+            tags.push(Tag {
+                name: *b"MD",
+                value: TagValue::Str(&e.md),
+            });
+            if let Some(ys) = plan.partner_score {
+                tags.push(int(*b"YS", i64::from(ys)));
+            }
+            tags.push(Tag {
+                name: *b"YT",
+                value: TagValue::Str(plan.pair_type),
+            });
+            if style.xeq {
+                xeq_cigar(p, &mut self.cigar);
+            } else {
+                self.cigar.extend_from_slice(p.cigar.encoded());
             }
         } else {
-            self.bases.extend_from_slice(read.bases);
-            if let Some(q) = read.qualities {
-                self.qualities.extend_from_slice(q);
+            tags.push(Tag {
+                name: *b"YT",
+                value: TagValue::Str(plan.pair_type),
+            });
+            if let Some(f) = plan.filter {
+                tags.push(Tag {
+                    name: *b"YF",
+                    value: TagValue::Str(f),
+                });
             }
         }
-        let e = &p.edits;
-        let mut tags = Vec::with_capacity(10);
-        tags.push(Tag {
-            name: *b"AS",
-            value: TagValue::Int(i64::from(p.score)),
-        });
-        if let Some(xs) = second_best {
-            tags.push(Tag {
-                name: *b"XS",
-                value: TagValue::Int(i64::from(xs)),
-            });
-        }
-        for (name, value) in [
-            (*b"XN", e.ambiguous_reference),
-            (*b"XM", e.mismatches),
-            (*b"XO", e.gap_opens),
-            (*b"XG", e.gap_bases),
-            (*b"NM", e.edit_distance),
-        ] {
-            tags.push(Tag {
-                name,
-                value: TagValue::Int(i64::from(value)),
-            });
-        }
-        tags.push(Tag {
-            name: *b"YT",
-            value: TagValue::Str(b"UU"),
-        });
-        tags.push(Tag {
-            name: *b"MD",
-            value: TagValue::Str(&e.md),
-        });
         if let Some(rg) = rg {
             tags.push(Tag {
                 name: *b"RG",
                 value: TagValue::Str(rg),
             });
         }
-        let qualities = read.qualities.map(|_| &self.qualities[..]);
+        // Where the record sits: its own place, else its aligned mate's.
+        let at = plan.placement.or(plan.partner);
+        let mate = match (plan.partner, plan.placement) {
+            (Some(o), _) => MateFields {
+                reference: Some(o.contig),
+                position: o.position,
+                template_len: plan.template_len,
+            },
+            (None, Some(p)) if plan.flag & PAIRED != 0 => MateFields {
+                reference: Some(p.contig),
+                position: p.position,
+                template_len: 0,
+            },
+            _ => MateFields::NONE,
+        };
+        let qualities = match read.qualities {
+            Some(_) if !self.bases.is_empty() => Some(&self.qualities[..]),
+            _ => None,
+        };
         let record = SamRecord {
-            name: read.name,
-            flag,
-            reference: Some(p.contig),
-            position: p.position,
-            mapq,
-            cigar: p.cigar.encoded(),
+            name,
+            flag: plan.flag | if reverse { REVERSE } else { 0 },
+            reference: at.map(|p| p.contig),
+            position: at.map_or(0, |p| p.position),
+            mapq: plan.mapq,
+            cigar: &self.cigar,
             bases: &self.bases,
             qualities,
             tags: &tags,
+            mate,
         };
-        emit(header, style, &record, out);
+        if style.bam {
+            encode_record(&record, out);
+        } else {
+            write_sam(header, &record, out);
+        }
     }
 }
 
-/// Appends `record` as BAM or SAM.
-fn emit(header: &SamHeader, style: &RecordStyle, record: &SamRecord<'_>, out: &mut Vec<u8>) {
-    if style.bam {
-        encode_record(record, out);
-    } else {
-        write_sam(header, record, out);
+/// bowtie2's `YF:Z` filter of an unaligned read.
+fn filter_tag(why: Unaligned) -> Option<&'static [u8]> {
+    match why {
+        Unaligned::Empty => Some(b"LN"),
+        Unaligned::TooManyNs => Some(b"NS"),
+        Unaligned::NoAlignment => None,
     }
 }
+
+/// A mate's name without its `/1` or `/2` suffix (bowtie2 prints mates so).
+pub fn mate_name(name: &[u8]) -> &[u8] {
+    match name {
+        [head @ .., b'/', b'1' | b'2'] => head,
+        _ => name,
+    }
+}
+
+/// The outer extent `[start, end)` of `p` on its contig, soft clips counted when
+/// `with_clips`.
+fn extent(p: &Placement, with_clips: bool) -> (i64, i64) {
+    if with_clips {
+        return seqfarm_align::pair::outer_extent(p);
+    }
+    let start = p.position as i64;
+    (start, start + p.cigar.reference_len() as i64)
+}
+
+/// Signed TLEN of `p` whose partner is `o` (same contig): the span of both,
+/// positive for the one starting first (mate 1 on a tie).
+fn template_len(p: &Placement, o: &Placement, is_mate1: bool, with_clips: bool) -> i64 {
+    let (s1, e1) = extent(p, with_clips);
+    let (s2, e2) = extent(o, with_clips);
+    let len = e1.max(e2) - s1.min(s2);
+    let upstream = s1 < s2 || (s1 == s2 && is_mate1);
+    if upstream {
+        len
+    } else {
+        -len
+    }
+}
+
+/// `p`'s CIGAR with `M` split into `=` and `X` by its `MD` tag (`--xeq`).
+fn xeq_cigar(p: &Placement, out: &mut Vec<u32>) {
+    const EQUAL: u32 = 7;
+    const DIFF: u32 = 8;
+    let mut md = MdWalker::new(&p.edits.md);
+    let push = |op: u32, len: u32, out: &mut Vec<u32>| {
+        if len == 0 {
+            return;
+        }
+        match out.last_mut() {
+            Some(last) if *last & 0xf == op => *last += len << 4,
+            _ => out.push(len << 4 | op),
+        }
+    };
+    for (op, len) in p.cigar.ops() {
+        match op {
+            CigarOp::Match => {
+                let mut left = len;
+                while left > 0 {
+                    let (equal, run) = md.next_aligned(left);
+                    push(if equal { EQUAL } else { DIFF }, run, out);
+                    left -= run;
+                }
+            }
+            CigarOp::Deletion => {
+                md.skip_deletion(len);
+                push(op as u32, len, out);
+            }
+            other => push(other as u32, len, out),
+        }
+    }
+}
+
+/// Reads an `MD` tag along the aligned reference bases.
+struct MdWalker<'a> {
+    md: &'a [u8],
+    at: usize,
+    /// Matching bases left in the current number.
+    matches: u32,
+}
+
+impl<'a> MdWalker<'a> {
+    fn new(md: &'a [u8]) -> Self {
+        let mut w = Self {
+            md,
+            at: 0,
+            matches: 0,
+        };
+        w.read_number();
+        w
+    }
+
+    fn read_number(&mut self) {
+        let mut n = 0u32;
+        while let Some(d) = self.md.get(self.at).filter(|b| b.is_ascii_digit()) {
+            n = n * 10 + u32::from(d - b'0');
+            self.at += 1;
+        }
+        self.matches += n;
+    }
+
+    /// The next run of at most `most` aligned bases: (equal?, length).
+    fn next_aligned(&mut self, most: u32) -> (bool, u32) {
+        if self.matches > 0 {
+            let run = self.matches.min(most);
+            self.matches -= run;
+            return (true, run);
+        }
+        let mut run = 0;
+        while run < most && self.matches == 0 {
+            match self.md.get(self.at) {
+                Some(b) if b.is_ascii_alphabetic() => {
+                    self.at += 1;
+                    run += 1;
+                    self.read_number();
+                }
+                // A malformed or exhausted MD: call the rest equal.
+                _ => return (run == 0, if run == 0 { most } else { run }),
+            }
+        }
+        (false, run)
+    }
+
+    fn skip_deletion(&mut self, len: u32) {
+        if self.md.get(self.at) == Some(&b'^') {
+            self.at += 1 + len as usize;
+            self.read_number();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

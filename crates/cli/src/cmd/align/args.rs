@@ -1,0 +1,767 @@
+//! The command line of `seqfarm align`: every option of `bowtie2 --help` (2.5.x), with
+//! bowtie2's meaning, or accepted and mapped to the nearest seqfarm setting (the table
+//! in docs/ALIGNER.md says which). Options that contradict each other are errors.
+
+use std::path::PathBuf;
+
+use seqfarm_align::scoring::LengthFunction;
+use seqfarm_align::{AlignMode, AlignParams, MateOrientation, PairParams, Preset, Scoring};
+
+use crate::common::ForceArg;
+
+/// Align reads to an index, single- or paired-end (bowtie2's options and output)
+#[derive(Debug, Clone, clap::Args)]
+#[command(
+    args_override_self = true,
+    after_help = "Reads may be FASTQ or FASTA (detected from the content), plain or \
+    gzip-compressed. End-to-end mode scores as bowtie2 does (mismatch 2-6 by quality, N 1, \
+    gap 5+3k, minimum -0.6-0.6L); --local adds a match bonus of 2, soft clipping and a \
+    minimum of 20+8ln(L). Every option of bowtie2 2.5 is accepted; those of bowtie2's \
+    search that seqfarm's differs from (-N -L -i -D -R --dpad ...) are listed in \
+    docs/ALIGNER.md. Output is in input order, identical at any thread count."
+)]
+pub struct AlignArgs {
+    // ---- Input
+    /// Index prefix (PREFIX.sfi, as written by `seqfarm index`)
+    #[arg(short = 'x', value_name = "INDEX")]
+    pub index: PathBuf,
+    /// Mate-1 reads (comma-separated list; repeatable), paired with -2
+    #[arg(
+        short = '1',
+        value_name = "M1",
+        value_delimiter = ',',
+        requires = "mates2"
+    )]
+    pub mates1: Vec<PathBuf>,
+    /// Mate-2 reads (comma-separated list; repeatable), paired with -1
+    #[arg(
+        short = '2',
+        value_name = "M2",
+        value_delimiter = ',',
+        requires = "mates1"
+    )]
+    pub mates2: Vec<PathBuf>,
+    /// Unpaired reads (`-` for standard input; comma-separated list; repeatable)
+    #[arg(short = 'U', value_name = "READS", value_delimiter = ',')]
+    pub reads: Vec<PathBuf>,
+    /// Interleaved paired reads (mate 1, mate 2, mate 1, ...)
+    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    pub interleaved: Vec<PathBuf>,
+    /// Unaligned BAM input, sorted by read name
+    #[arg(short = 'b', value_name = "BAM", value_delimiter = ',')]
+    pub bam_input: Vec<PathBuf>,
+    /// SAM output [default: standard output]
+    #[arg(short = 'S', value_name = "OUT.sam", conflicts_with = "bam")]
+    pub sam: Option<PathBuf>,
+    /// BAM output (BGZF blocks compressed by the workers)
+    #[arg(short = 'o', value_name = "OUT.bam")]
+    pub bam: Option<PathBuf>,
+    /// Reads are FASTQ (the default; FASTQ and FASTA are also detected)
+    #[arg(short = 'q')]
+    pub fastq: bool,
+    /// Reads are TAB5 (name, seq, qual; or name, seq1, qual1, seq2, qual2)
+    #[arg(long)]
+    pub tab5: bool,
+    /// Reads are TAB6 (name1, seq1, qual1, name2, seq2, qual2)
+    #[arg(long)]
+    pub tab6: bool,
+    /// Reads are Illumina QSEQ
+    #[arg(long)]
+    pub qseq: bool,
+    /// Reads are (multi-)FASTA
+    #[arg(short = 'f')]
+    pub fasta: bool,
+    /// Reads are raw, one sequence per line
+    #[arg(short = 'r')]
+    pub raw: bool,
+    /// Reads are k-mers cut from a FASTA file: length k every i bases
+    #[arg(short = 'F', value_name = "k:<int>,i:<int>")]
+    pub kmers: Option<String>,
+    /// -1, -2, -U values are sequences, not files
+    #[arg(short = 'c')]
+    pub sequences_given: bool,
+    /// Skip the first N reads or pairs
+    #[arg(short = 's', long = "skip", value_name = "N", default_value_t = 0)]
+    pub skip: u64,
+    /// Stop after the first N reads or pairs
+    #[arg(short = 'u', long = "upto", visible_alias = "qupto", value_name = "N")]
+    pub upto: Option<u64>,
+    /// Trim N bases from the 5' (left) end of each read
+    #[arg(short = '5', long = "trim5", value_name = "N", default_value_t = 0)]
+    pub trim5: u32,
+    /// Trim N bases from the 3' (right) end of each read
+    #[arg(short = '3', long = "trim3", value_name = "N", default_value_t = 0)]
+    pub trim3: u32,
+    /// Trim reads longer than N bases from the 3' (default) or 5' end: [3:|5:]N
+    #[arg(long, value_name = "[3:|5:]N", conflicts_with_all = ["trim5", "trim3"])]
+    pub trim_to: Option<String>,
+    /// Qualities are Phred+33 (the default)
+    #[arg(long, visible_alias = "phred33-quals", conflicts_with = "phred64")]
+    pub phred33: bool,
+    /// Qualities are Phred+64 (old Illumina)
+    #[arg(
+        long,
+        visible_alias = "phred64-quals",
+        visible_alias = "solexa1.3-quals"
+    )]
+    pub phred64: bool,
+    /// Qualities are space-separated integers
+    #[arg(long)]
+    pub int_quals: bool,
+
+    // ---- Presets and mode
+    /// Preset: fewest seeds and candidates
+    #[arg(long)]
+    pub very_fast: bool,
+    /// Preset: fewer candidates
+    #[arg(long)]
+    pub fast: bool,
+    /// Preset: the default search effort
+    #[arg(long)]
+    pub sensitive: bool,
+    /// Preset: shorter seeds, more candidates
+    #[arg(long)]
+    pub very_sensitive: bool,
+    /// --very-fast with --local
+    #[arg(long)]
+    pub very_fast_local: bool,
+    /// --fast with --local
+    #[arg(long)]
+    pub fast_local: bool,
+    /// --sensitive with --local
+    #[arg(long)]
+    pub sensitive_local: bool,
+    /// --very-sensitive with --local
+    #[arg(long)]
+    pub very_sensitive_local: bool,
+    /// Align every read base (the default)
+    #[arg(long, conflicts_with = "local")]
+    pub end_to_end: bool,
+    /// Local alignment: soft-clip ends, match bonus 2
+    #[arg(long)]
+    pub local: bool,
+
+    // ---- Alignment (bowtie2's seed search; see docs/ALIGNER.md for seqfarm's)
+    /// Mismatches in a seed, 0 or 1 (seqfarm's seeds are exact; 1 searches as --very-sensitive)
+    #[arg(short = 'N', value_name = "0|1", value_parser = clap::value_parser!(u8).range(0..=1))]
+    pub seed_mismatches: Option<u8>,
+    /// Seed length, 4 to 31 (sets seqfarm's shortest SMEM seed)
+    #[arg(short = 'L', value_name = "N", value_parser = clap::value_parser!(u32).range(4..=31))]
+    pub seed_len: Option<u32>,
+    /// Interval between seeds as a function of read length (validated; no effect)
+    #[arg(short = 'i', value_name = "FUNC", allow_hyphen_values = true)]
+    pub seed_interval: Option<String>,
+    /// Most N positions in an alignment, a function of read length [L,0,0.15]
+    #[arg(long, value_name = "FUNC", allow_hyphen_values = true)]
+    pub n_ceil: Option<String>,
+    /// Extra reference bases on each side of the DP table (validated; no effect)
+    #[arg(long, value_name = "N")]
+    pub dpad: Option<u32>,
+    /// No gap within N positions of either read end [4]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub gbar: Option<u32>,
+    /// Score every mismatch as at high quality (the maximum penalty, as bowtie2 does)
+    #[arg(long)]
+    pub ignore_quals: bool,
+    /// Do not align the read as given (for pairs: the fragment's forward strand)
+    #[arg(long)]
+    pub nofw: bool,
+    /// Do not align the reverse complement (for pairs: the fragment's reverse strand)
+    #[arg(long)]
+    pub norc: bool,
+    /// No one-mismatch end-to-end search before seeding (no effect: seqfarm has none)
+    #[arg(long)]
+    pub no_1mm_upfront: bool,
+
+    // ---- Scoring
+    /// Match bonus [0 end-to-end, where bowtie2 ignores it; 2 --local]
+    #[arg(long, value_name = "N")]
+    pub ma: Option<i32>,
+    /// Mismatch penalties MX[,MN]: MX at high quality, MN at Q0 [6,2]
+    #[arg(long, value_name = "MX[,MN]")]
+    pub mp: Option<String>,
+    /// Penalty of an N in the read or the reference [1]
+    #[arg(long, value_name = "N")]
+    pub np: Option<i32>,
+    /// Read gap open, extend penalties [5,3]
+    #[arg(long, value_name = "OPEN[,EXTEND]")]
+    pub rdg: Option<String>,
+    /// Reference gap open, extend penalties [5,3]
+    #[arg(long, value_name = "OPEN[,EXTEND]")]
+    pub rfg: Option<String>,
+    /// Minimum score as a function of read length [L,-0.6,-0.6; --local G,20,8]
+    #[arg(long, value_name = "FUNC", allow_hyphen_values = true)]
+    pub score_min: Option<String>,
+
+    // ---- Reporting
+    /// Report up to N alignments per read or pair (the best is primary, others flag 256)
+    #[arg(short = 'k', value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "all")]
+    pub report: Option<u32>,
+    /// Report all alignments found (as -k with seqfarm's candidate limit)
+    #[arg(short = 'a', long = "all")]
+    pub all: bool,
+    /// Consecutive failed extensions before giving up (maps to candidates per read)
+    #[arg(short = 'D', value_name = "N")]
+    pub extend_tries: Option<u32>,
+    /// Re-seeding rounds for repetitive reads (maps to re-seeding of repeats)
+    #[arg(short = 'R', value_name = "N")]
+    pub reseeds: Option<u32>,
+
+    // ---- Paired-end
+    /// Shortest concordant fragment
+    #[arg(short = 'I', long = "minins", value_name = "N", default_value_t = 0)]
+    pub minins: u64,
+    /// Longest concordant fragment
+    #[arg(short = 'X', long = "maxins", value_name = "N", default_value_t = 500)]
+    pub maxins: u64,
+    /// Mate 1 forward, mate 2 reverse (the default)
+    #[arg(long, group = "orientation")]
+    pub fr: bool,
+    /// Mate 1 reverse, mate 2 forward
+    #[arg(long, group = "orientation")]
+    pub rf: bool,
+    /// Both mates forward
+    #[arg(long, group = "orientation")]
+    pub ff: bool,
+    /// No unpaired alignments for pairs
+    #[arg(long)]
+    pub no_mixed: bool,
+    /// No discordant alignments for pairs
+    #[arg(long)]
+    pub no_discordant: bool,
+    /// Mates extending past each other may be concordant
+    #[arg(long)]
+    pub dovetail: bool,
+    /// Not concordant when one mate contains the other
+    #[arg(long)]
+    pub no_contain: bool,
+    /// Not concordant when the mates overlap at all
+    #[arg(long)]
+    pub no_overlap: bool,
+
+    // ---- BAM input
+    /// With -b: align the paired reads of the BAM (default: its unpaired ones)
+    #[arg(long)]
+    pub align_paired_reads: bool,
+    /// With -b: append the input record's tags to the output record
+    #[arg(long)]
+    pub preserve_tags: bool,
+
+    // ---- Output
+    /// Print the wall-clock time of each phase to standard error
+    #[arg(short = 't', long = "time")]
+    pub time: bool,
+    /// Write unpaired reads that did not align to FILE
+    #[arg(long, value_name = "FILE")]
+    pub un: Option<PathBuf>,
+    /// --un, gzip-compressed
+    #[arg(long, value_name = "FILE", conflicts_with = "un")]
+    pub un_gz: Option<PathBuf>,
+    /// --un, bzip2-compressed
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["un", "un_gz"])]
+    pub un_bz2: Option<PathBuf>,
+    /// --un, lz4-compressed
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["un", "un_gz", "un_bz2"])]
+    pub un_lz4: Option<PathBuf>,
+    /// Write unpaired reads that aligned at least once to FILE
+    #[arg(long, value_name = "FILE")]
+    pub al: Option<PathBuf>,
+    /// --al, gzip-compressed
+    #[arg(long, value_name = "FILE", conflicts_with = "al")]
+    pub al_gz: Option<PathBuf>,
+    /// --al, bzip2-compressed
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["al", "al_gz"])]
+    pub al_bz2: Option<PathBuf>,
+    /// --al, lz4-compressed
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["al", "al_gz", "al_bz2"])]
+    pub al_lz4: Option<PathBuf>,
+    /// Write pairs that did not align concordantly to FILE (% becomes the mate number)
+    #[arg(long, value_name = "FILE")]
+    pub un_conc: Option<PathBuf>,
+    /// --un-conc, gzip-compressed
+    #[arg(long, value_name = "FILE", conflicts_with = "un_conc")]
+    pub un_conc_gz: Option<PathBuf>,
+    /// --un-conc, bzip2-compressed
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["un_conc", "un_conc_gz"])]
+    pub un_conc_bz2: Option<PathBuf>,
+    /// --un-conc, lz4-compressed
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["un_conc", "un_conc_gz", "un_conc_bz2"])]
+    pub un_conc_lz4: Option<PathBuf>,
+    /// Write pairs that aligned concordantly at least once to FILE
+    #[arg(long, value_name = "FILE")]
+    pub al_conc: Option<PathBuf>,
+    /// --al-conc, gzip-compressed
+    #[arg(long, value_name = "FILE", conflicts_with = "al_conc")]
+    pub al_conc_gz: Option<PathBuf>,
+    /// --al-conc, bzip2-compressed
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["al_conc", "al_conc_gz"])]
+    pub al_conc_bz2: Option<PathBuf>,
+    /// --al-conc, lz4-compressed
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["al_conc", "al_conc_gz", "al_conc_bz2"])]
+    pub al_conc_lz4: Option<PathBuf>,
+    /// Print nothing to standard error but errors
+    #[arg(long)]
+    pub quiet: bool,
+    /// Write metrics to FILE
+    #[arg(long, value_name = "FILE")]
+    pub met_file: Option<PathBuf>,
+    /// Write metrics to standard error
+    #[arg(long)]
+    pub met_stderr: bool,
+    /// Metrics every N seconds [1]
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub met: u64,
+    /// Leave out records of unaligned reads (a pair's when both mates are unaligned)
+    #[arg(long)]
+    pub no_unal: bool,
+    /// No header lines
+    #[arg(long, visible_alias = "no-hd")]
+    pub no_head: bool,
+    /// No @SQ header lines
+    #[arg(long)]
+    pub no_sq: bool,
+    /// Read group ID: adds an @RG line and RG:Z to every record
+    #[arg(long, value_name = "ID")]
+    pub rg_id: Option<String>,
+    /// Field of the @RG line, TAG:VALUE, e.g. SM:sample (repeatable; needs --rg-id)
+    #[arg(long, value_name = "TAG:VALUE", requires = "rg_id")]
+    pub rg: Vec<String>,
+    /// `*` for SEQ and QUAL of secondary alignments
+    #[arg(long)]
+    pub omit_sec_seq: bool,
+    /// Keep the whole read name (by default it ends at the first white space)
+    #[arg(long)]
+    pub sam_no_qname_trunc: bool,
+    /// `=` and `X` instead of `M` in CIGARs
+    #[arg(long)]
+    pub xeq: bool,
+    /// TLEN without soft-clipped bases
+    #[arg(long)]
+    pub soft_clipped_unmapped_tlen: bool,
+    /// Append the read's FASTA/FASTQ comment to its records
+    #[arg(long)]
+    pub sam_append_comment: bool,
+
+    // ---- Performance
+    /// Worker threads [default: all cores]
+    #[arg(short = 'p', long = "threads", value_name = "N")]
+    pub threads: Option<usize>,
+    /// Pin worker threads to cores
+    #[arg(long)]
+    pub pin: bool,
+    /// Output in input order (always so; accepted)
+    #[arg(long)]
+    pub reorder: bool,
+    /// Memory-map the index (always so; accepted)
+    #[arg(long)]
+    pub mm: bool,
+
+    // ---- Other
+    /// Leave out reads QSEQ marks as filtered
+    #[arg(long)]
+    pub qc_filter: bool,
+    /// Seed of the choice among equally good alignments [0]
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub seed: u64,
+    /// Accepted: the choice among ties still depends on the read and --seed alone
+    #[arg(long)]
+    pub non_deterministic: bool,
+    #[command(flatten)]
+    pub force: ForceArg,
+}
+
+/// A compressed-file flavour of the `--un`/`--al` family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Plain text.
+    Plain,
+    /// gzip.
+    Gzip,
+    /// bzip2.
+    Bzip2,
+    /// LZ4.
+    Lz4,
+}
+
+/// One `--un`/`--al`/`--un-conc`/`--al-conc` request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadFileRequest {
+    /// The path as given (for pairs, `%` becomes the mate number).
+    pub path: PathBuf,
+    /// How it is compressed.
+    pub compression: Compression,
+}
+
+/// How `--trim-to` trims.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TrimTo {
+    /// Trim from the 3' end (else the 5' end).
+    pub from_3prime: bool,
+    /// Longest read kept.
+    pub len: u32,
+}
+
+impl AlignArgs {
+    /// Whether a `--*-local` preset or `--local` asks for local mode, with the
+    /// conflicts bowtie2 leaves silent made errors.
+    pub fn mode(&self) -> anyhow::Result<AlignMode> {
+        let local_presets = [
+            ("--very-fast-local", self.very_fast_local),
+            ("--fast-local", self.fast_local),
+            ("--sensitive-local", self.sensitive_local),
+            ("--very-sensitive-local", self.very_sensitive_local),
+        ];
+        let presets = [
+            ("--very-fast", self.very_fast),
+            ("--fast", self.fast),
+            ("--sensitive", self.sensitive),
+            ("--very-sensitive", self.very_sensitive),
+        ];
+        let chosen: Vec<&str> = presets
+            .iter()
+            .chain(local_presets.iter())
+            .filter(|(_, on)| *on)
+            .map(|(name, _)| *name)
+            .collect();
+        if chosen.len() > 1 {
+            anyhow::bail!("{} and {} cannot be used together", chosen[0], chosen[1]);
+        }
+        let local_preset = local_presets.iter().find(|(_, on)| *on).map(|(n, _)| *n);
+        if let (Some(preset), true) = (local_preset, self.end_to_end) {
+            anyhow::bail!("{preset} is a --local preset; it cannot be used with --end-to-end");
+        }
+        Ok(if self.local || local_preset.is_some() {
+            AlignMode::Local
+        } else {
+            AlignMode::EndToEnd
+        })
+    }
+
+    fn preset(&self) -> Preset {
+        if self.very_fast || self.very_fast_local {
+            Preset::VeryFast
+        } else if self.fast || self.fast_local {
+            Preset::Fast
+        } else if self.very_sensitive || self.very_sensitive_local {
+            Preset::VerySensitive
+        } else {
+            Preset::Sensitive
+        }
+    }
+
+    /// The scoring scheme the options describe (checked: see [`Scoring::check`]).
+    pub fn scoring(&self) -> anyhow::Result<Scoring> {
+        let mode = self.mode()?;
+        let mut s = Scoring::for_mode(mode);
+        if let Some(ma) = self.ma {
+            s.match_bonus = ma;
+        }
+        if let Some(mp) = &self.mp {
+            let (mx, mn) = int_pair("--mp", mp)?;
+            s.mismatch_max = mx;
+            if let Some(mn) = mn {
+                s.mismatch_min = mn;
+            }
+            // A lone MX below the default MN lowers MN with it, so `--mp 1` is valid.
+            if mn.is_none() && s.mismatch_min > mx {
+                s.mismatch_min = mx;
+            }
+        }
+        if let Some(np) = self.np {
+            s.n_penalty = np;
+        }
+        if let Some(rdg) = &self.rdg {
+            let (open, extend) = int_pair("--rdg", rdg)?;
+            s.read_gap_open = open;
+            if let Some(e) = extend {
+                s.read_gap_extend = e;
+            }
+        }
+        if let Some(rfg) = &self.rfg {
+            let (open, extend) = int_pair("--rfg", rfg)?;
+            s.ref_gap_open = open;
+            if let Some(e) = extend {
+                s.ref_gap_extend = e;
+            }
+        }
+        if let Some(f) = &self.score_min {
+            s.min_score = LengthFunction::parse(f, s.min_score)
+                .map_err(|e| anyhow::anyhow!("--score-min {e}"))?;
+        }
+        if let Some(f) = &self.n_ceil {
+            s.n_ceiling = n_ceil_function(f, s.n_ceiling)?;
+        }
+        if let Some(g) = self.gbar {
+            s.gap_barrier = g as usize;
+        }
+        s.check().map_err(|e| anyhow::anyhow!("{e}"))?;
+        // Bowtie2 checks --ma against --score-min in both modes but adds the bonus
+        // only in local mode.
+        if mode == AlignMode::EndToEnd {
+            s.match_bonus = 0;
+        }
+        Ok(s)
+    }
+
+    /// The aligner's parameters: mode, preset, scoring, and bowtie2's search options
+    /// mapped onto seqfarm's search (docs/ALIGNER.md, "bowtie2 options").
+    pub fn params(&self) -> anyhow::Result<AlignParams> {
+        if let Some(f) = &self.seed_interval {
+            LengthFunction::parse(f, LengthFunction::Constant { constant: 1.0 })
+                .map_err(|e| anyhow::anyhow!("-i {e}"))?;
+        }
+        if self.nofw && self.norc {
+            anyhow::bail!("--nofw and --norc together leave no strand to align");
+        }
+        let mode = self.mode()?;
+        let preset = if self.seed_mismatches == Some(1) {
+            Preset::VerySensitive
+        } else {
+            self.preset()
+        };
+        let mut p = AlignParams::new(mode, preset);
+        p.scoring = self.scoring()?;
+        if let Some(l) = self.seed_len {
+            p.min_seed_len = l.max(12);
+            p.rescue_seed_len = p.rescue_seed_len.min(p.min_seed_len);
+        }
+        if let Some(d) = self.extend_tries {
+            // -D 15 (the default) keeps the preset's candidates; more or fewer scale
+            // them, within sensible limits.
+            p.max_candidates = (p.max_candidates * d as usize / 15).clamp(4, 256);
+        }
+        if let Some(r) = self.reseeds {
+            // -R 2 (the default) keeps the preset's re-seeding of repeats.
+            p.reseed_max_occ = (p.reseed_max_occ * u64::from(r.max(1)) / 2).max(1);
+        }
+        p.report = if self.all {
+            p.max_candidates.max(AlignParams::default().max_candidates)
+        } else {
+            self.report.unwrap_or(1) as usize
+        };
+        p.align_forward = !self.nofw;
+        p.align_reverse = !self.norc;
+        p.tie_seed = self.seed;
+        Ok(p)
+    }
+
+    /// The pairing constraints (`-I -X --fr/--rf/--ff --no-mixed ...`).
+    pub fn pairing(&self) -> anyhow::Result<PairParams> {
+        if self.minins > self.maxins {
+            anyhow::bail!(
+                "-I/--minins {} is greater than -X/--maxins {}",
+                self.minins,
+                self.maxins
+            );
+        }
+        let orientation = if self.rf {
+            MateOrientation::Rf
+        } else if self.ff {
+            MateOrientation::Ff
+        } else {
+            MateOrientation::Fr
+        };
+        Ok(PairParams {
+            min_fragment: self.minins,
+            max_fragment: self.maxins,
+            orientation,
+            mixed: !self.no_mixed,
+            discordant: !self.no_discordant,
+            dovetail: self.dovetail,
+            contain: !self.no_contain,
+            overlap: !self.no_overlap,
+        })
+    }
+
+    /// Whether the input holds pairs (`-1/-2`, `--interleaved`, or `-b` with
+    /// `--align-paired-reads`).
+    pub fn paired_input(&self) -> bool {
+        !self.mates1.is_empty()
+            || !self.interleaved.is_empty()
+            || (!self.bam_input.is_empty() && self.align_paired_reads)
+    }
+
+    /// The `--trim-to` request, checked.
+    pub fn trim_to(&self) -> anyhow::Result<Option<TrimTo>> {
+        let Some(text) = &self.trim_to else {
+            return Ok(None);
+        };
+        let (from_3prime, len) = match text.split_once(':') {
+            Some(("3", n)) => (true, n),
+            Some(("5", n)) => (false, n),
+            Some(_) => anyhow::bail!("--trim-to {text:?}: the end must be 3 or 5, e.g. 3:100"),
+            None => (true, text.as_str()),
+        };
+        let len = len
+            .parse::<u32>()
+            .map_err(|_| anyhow::anyhow!("--trim-to {text:?}: expected [3:|5:]<int>"))?;
+        Ok(Some(TrimTo { from_3prime, len }))
+    }
+
+    /// The `-F k:<int>,i:<int>` request, checked: (k-mer length, interval).
+    pub fn kmers(&self) -> anyhow::Result<Option<(u32, u32)>> {
+        let Some(text) = &self.kmers else {
+            return Ok(None);
+        };
+        let bad = || anyhow::anyhow!("-F {text:?}: expected k:<int>,i:<int>, e.g. k:50,i:10");
+        let (k, i) = text.split_once(',').ok_or_else(bad)?;
+        let k = k.strip_prefix("k:").and_then(|v| v.parse::<u32>().ok());
+        let i = i.strip_prefix("i:").and_then(|v| v.parse::<u32>().ok());
+        match (k, i) {
+            (Some(k), Some(i)) if k > 0 && i > 0 => Ok(Some((k, i))),
+            _ => Err(bad()),
+        }
+    }
+
+    /// The `--rg-id`/`--rg` header line, checked so the header stays valid: an ID
+    /// without tabs or line breaks, each field `TAG:VALUE` with a two-character tag,
+    /// no second `ID`.
+    pub fn read_group_line(&self) -> anyhow::Result<Option<String>> {
+        let Some(id) = &self.rg_id else {
+            return Ok(None);
+        };
+        check_header_text("--rg-id", id)?;
+        let mut line = format!("@RG\tID:{id}");
+        for field in &self.rg {
+            check_header_text("--rg", field)?;
+            let tag = field.split_once(':').map(|(t, _)| t);
+            match tag {
+                Some(t)
+                    if t.len() == 2
+                        && t.as_bytes()[0].is_ascii_alphabetic()
+                        && t.as_bytes()[1].is_ascii_alphanumeric() =>
+                {
+                    if t == "ID" {
+                        anyhow::bail!("--rg {field:?}: the ID comes from --rg-id, not --rg");
+                    }
+                }
+                _ => anyhow::bail!(
+                    "--rg {field:?}: expected TAG:VALUE with a two-character tag, e.g. SM:sample"
+                ),
+            }
+            line.push('\t');
+            line.push_str(field);
+        }
+        Ok(Some(line))
+    }
+
+    /// The read-file requests: `[--un, --al, --un-conc, --al-conc]`.
+    pub fn read_files(&self) -> [Option<ReadFileRequest>; 4] {
+        let pick = |options: [&Option<PathBuf>; 4]| {
+            let kinds = [
+                Compression::Plain,
+                Compression::Gzip,
+                Compression::Bzip2,
+                Compression::Lz4,
+            ];
+            options.iter().zip(kinds).find_map(|(o, compression)| {
+                o.as_ref().map(|path| ReadFileRequest {
+                    path: path.clone(),
+                    compression,
+                })
+            })
+        };
+        [
+            pick([&self.un, &self.un_gz, &self.un_bz2, &self.un_lz4]),
+            pick([&self.al, &self.al_gz, &self.al_bz2, &self.al_lz4]),
+            pick([
+                &self.un_conc,
+                &self.un_conc_gz,
+                &self.un_conc_bz2,
+                &self.un_conc_lz4,
+            ]),
+            pick([
+                &self.al_conc,
+                &self.al_conc_gz,
+                &self.al_conc_bz2,
+                &self.al_conc_lz4,
+            ]),
+        ]
+    }
+
+    /// Checks what clap cannot: some input, and every option's value.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.mates1.len() != self.mates2.len() {
+            anyhow::bail!(
+                "-1 names {} file(s) and -2 names {}: they must pair up",
+                self.mates1.len(),
+                self.mates2.len()
+            );
+        }
+        if self.mates1.is_empty()
+            && self.reads.is_empty()
+            && self.interleaved.is_empty()
+            && self.bam_input.is_empty()
+        {
+            anyhow::bail!("no reads: give -U, -1 and -2, --interleaved or -b");
+        }
+        let formats = [
+            ("-q", self.fastq),
+            ("--tab5", self.tab5),
+            ("--tab6", self.tab6),
+            ("--qseq", self.qseq),
+            ("-f", self.fasta),
+            ("-r", self.raw),
+            ("-F", self.kmers.is_some()),
+        ];
+        let given: Vec<&str> = formats
+            .iter()
+            .filter(|(_, on)| *on)
+            .map(|(n, _)| *n)
+            .collect();
+        if given.len() > 1 {
+            anyhow::bail!("{} and {} name different read formats", given[0], given[1]);
+        }
+        if self.int_quals && (self.fasta || self.raw || self.kmers.is_some()) {
+            anyhow::bail!("--int-quals needs reads with qualities");
+        }
+        self.params()?;
+        self.pairing()?;
+        self.trim_to()?;
+        self.kmers()?;
+        self.read_group_line()?;
+        Ok(())
+    }
+}
+
+/// Parses `A[,B]` integers (bowtie2's `--mp`, `--rdg`, `--rfg`).
+fn int_pair(option: &str, text: &str) -> anyhow::Result<(i32, Option<i32>)> {
+    let bad = || anyhow::anyhow!("{option} {text:?}: expected <int> or <int>,<int>");
+    let mut parts = text.split(',').map(str::trim);
+    let first = parts
+        .next()
+        .and_then(|v| v.parse::<i32>().ok())
+        .ok_or_else(bad)?;
+    let second = match parts.next() {
+        None => None,
+        Some(v) => Some(v.parse::<i32>().map_err(|_| bad())?),
+    };
+    if parts.next().is_some() {
+        return Err(bad());
+    }
+    Ok((first, second))
+}
+
+/// Parses `--n-ceil`: a function `TYPE,A,B`, or bowtie2's shorthand `A[,B]` for a
+/// linear one.
+fn n_ceil_function(text: &str, default: LengthFunction) -> anyhow::Result<LengthFunction> {
+    let first = text.split(',').next().unwrap_or("");
+    let shorthand = first.parse::<f64>().is_ok();
+    let full = if shorthand {
+        format!("L,{text}")
+    } else {
+        text.to_string()
+    };
+    LengthFunction::parse(&full, default).map_err(|e| anyhow::anyhow!("--n-ceil {e}"))
+}
+
+/// Rejects header text with tabs or line breaks (they would break the header).
+pub fn check_header_text(option: &str, text: &str) -> anyhow::Result<()> {
+    if text.is_empty() || text.contains(['\t', '\n', '\r']) {
+        anyhow::bail!("{option} {text:?}: must be non-empty, without tabs or line breaks");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

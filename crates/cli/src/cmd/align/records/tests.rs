@@ -1,0 +1,250 @@
+use seqfarm_align::cigar::{Cigar, CigarOp};
+use seqfarm_align::{PairClass, PairResult, Placement, ReadResult, Unaligned};
+use seqfarm_io::reads::ReadRef;
+use seqfarm_io::sam::{SamHeader, SamReference};
+
+use super::*;
+
+fn header() -> SamHeader {
+    SamHeader::new(
+        vec![
+            SamReference {
+                name: "c1".into(),
+                len: 100_000,
+            },
+            SamReference {
+                name: "c2".into(),
+                len: 100_000,
+            },
+        ],
+        &[],
+    )
+}
+
+fn placed(
+    contig: usize,
+    position: u64,
+    reverse: bool,
+    ops: &[(CigarOp, u32)],
+    score: i32,
+) -> Placement {
+    let mut cigar = Cigar::new();
+    for &(op, len) in ops {
+        cigar.push(op, len);
+    }
+    let mut p = Placement {
+        contig,
+        position,
+        reverse,
+        score,
+        cigar,
+        ..Placement::default()
+    };
+    p.edits.md = b"4".to_vec();
+    p
+}
+
+fn aligned(p: Placement, mapq: u8) -> ReadResult {
+    ReadResult::Aligned {
+        placements: vec![p],
+        second_best: None,
+        mapq,
+    }
+}
+
+fn lines(result: &PairResult, style: &RecordStyle) -> Vec<Vec<String>> {
+    let h = header();
+    let r1 = ReadRef {
+        name: b"frag/1",
+        bases: b"ACGT",
+        qualities: Some(&[30, 30, 30, 30]),
+    };
+    let r2 = ReadRef {
+        name: b"frag/2",
+        bases: b"TTGA",
+        qualities: None,
+    };
+    let mut out = Vec::new();
+    RecordWriter::default().write_pair(&h, style, [&r1, &r2], result, &mut out);
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| l.split('\t').map(str::to_string).collect())
+        .collect()
+}
+
+const M4: &[(CigarOp, u32)] = &[(CigarOp::Match, 4)];
+
+#[test]
+fn concordant_pair_fields() {
+    let result = PairResult {
+        class: PairClass::Concordant,
+        mates: [
+            aligned(placed(0, 1000, false, M4, -3), 42),
+            aligned(placed(0, 1200, true, M4, 0), 40),
+        ],
+        other_pairs: false,
+    };
+    let l = lines(&result, &RecordStyle::default());
+    assert_eq!(
+        l[0][..9],
+        ["frag", "99", "c1", "1001", "42", "4M", "=", "1201", "204"]
+    );
+    assert_eq!(
+        l[1][..9],
+        ["frag", "147", "c1", "1201", "40", "4M", "=", "1001", "-204"]
+    );
+    assert_eq!(
+        l[0][11..],
+        [
+            "AS:i:-3", "XN:i:0", "XM:i:0", "XO:i:0", "XG:i:0", "NM:i:0", "MD:Z:4", "YS:i:0",
+            "YT:Z:CP"
+        ]
+    );
+    assert_eq!(l[1][9..11], ["TCAA", "*"]);
+}
+
+#[test]
+fn one_mate_aligned_places_the_other_beside_it() {
+    let result = PairResult {
+        class: PairClass::Unpaired,
+        mates: [
+            ReadResult::Unaligned(Unaligned::NoAlignment),
+            aligned(placed(1, 500, true, M4, -5), 30),
+        ],
+        other_pairs: false,
+    };
+    let l = lines(&result, &RecordStyle::default());
+    assert_eq!(
+        l[0][..9],
+        ["frag", "101", "c2", "501", "0", "*", "=", "501", "0"]
+    );
+    assert_eq!(l[0][11..], ["YT:Z:UP"]);
+    assert_eq!(
+        l[1][..9],
+        ["frag", "153", "c2", "501", "30", "4M", "=", "501", "0"]
+    );
+    assert!(!l[1].iter().any(|f| f.starts_with("YS")));
+    let no_unal = RecordStyle {
+        no_unaligned: true,
+        ..RecordStyle::default()
+    };
+    assert_eq!(lines(&result, &no_unal).len(), 1);
+}
+
+#[test]
+fn unaligned_pair_and_discordant_pair() {
+    let result = PairResult {
+        class: PairClass::Unpaired,
+        mates: [
+            ReadResult::Unaligned(Unaligned::TooManyNs),
+            ReadResult::Unaligned(Unaligned::NoAlignment),
+        ],
+        other_pairs: false,
+    };
+    let l = lines(&result, &RecordStyle::default());
+    assert_eq!(l[0][..9], ["frag", "77", "*", "0", "0", "*", "*", "0", "0"]);
+    assert_eq!(l[0][11..], ["YT:Z:UP", "YF:Z:NS"]);
+    assert_eq!(l[1][1], "141");
+    let result = PairResult {
+        class: PairClass::Discordant,
+        mates: [
+            aligned(placed(0, 10, false, M4, 0), 42),
+            aligned(placed(1, 20, false, M4, -6), 42),
+        ],
+        other_pairs: false,
+    };
+    let l = lines(&result, &RecordStyle::default());
+    assert_eq!(
+        l[0][..9],
+        ["frag", "65", "c1", "11", "42", "4M", "c2", "21", "0"]
+    );
+    assert_eq!(
+        l[1][..9],
+        ["frag", "129", "c2", "21", "42", "4M", "c1", "11", "0"]
+    );
+    assert!(l[0].contains(&"YS:i:-6".to_string()) && l[0].contains(&"YT:Z:DP".to_string()));
+}
+
+#[test]
+fn tlen_counts_soft_clips_unless_asked() {
+    let clipped = [(CigarOp::SoftClip, 2), (CigarOp::Match, 2)];
+    let result = PairResult {
+        class: PairClass::Concordant,
+        mates: [
+            aligned(placed(0, 100, false, &clipped, 4), 42),
+            aligned(placed(0, 150, true, M4, 8), 42),
+        ],
+        other_pairs: false,
+    };
+    assert_eq!(lines(&result, &RecordStyle::default())[0][8], "56");
+    let without = RecordStyle {
+        tlen_without_clips: true,
+        ..RecordStyle::default()
+    };
+    assert_eq!(lines(&result, &without)[0][8], "54");
+    assert_eq!(lines(&result, &without)[1][8], "-54");
+}
+
+#[test]
+fn secondary_pairs_with_k() {
+    let two = |a: Placement, b: Placement| ReadResult::Aligned {
+        placements: vec![a, b],
+        second_best: Some(-10),
+        mapq: 1,
+    };
+    let result = PairResult {
+        class: PairClass::Concordant,
+        mates: [
+            two(
+                placed(0, 100, false, M4, 0),
+                placed(0, 5000, false, M4, -10),
+            ),
+            two(placed(0, 300, true, M4, 0), placed(0, 5200, true, M4, 0)),
+        ],
+        other_pairs: true,
+    };
+    let style = RecordStyle {
+        omit_secondary_seq: true,
+        ..RecordStyle::default()
+    };
+    let l = lines(&result, &style);
+    let flags: Vec<&str> = l.iter().map(|r| r[1].as_str()).collect();
+    assert_eq!(flags, ["99", "147", "355", "403"]);
+    assert_eq!(
+        l[2][..11],
+        ["frag", "355", "c1", "5001", "255", "4M", "=", "5201", "204", "*", "*"]
+    );
+}
+
+#[test]
+fn xeq_splits_matches_by_md() {
+    let mut p = placed(
+        0,
+        0,
+        false,
+        &[
+            (CigarOp::SoftClip, 1),
+            (CigarOp::Match, 5),
+            (CigarOp::Deletion, 2),
+            (CigarOp::Match, 3),
+        ],
+        0,
+    );
+    p.edits.md = b"2A0C1^GG0T2".to_vec();
+    let mut out = Vec::new();
+    xeq_cigar(&p, &mut out);
+    let text: String = out
+        .iter()
+        .map(|op| format!("{}{}", op >> 4, b"MIDNSHP=X"[(op & 0xf) as usize] as char))
+        .collect();
+    assert_eq!(text, "1S2=2X1=2D1X2=");
+}
+
+#[test]
+fn mate_names_lose_their_suffix() {
+    assert_eq!(mate_name(b"r/1"), b"r");
+    assert_eq!(mate_name(b"r/2"), b"r");
+    assert_eq!(mate_name(b"r/3"), b"r/3");
+    assert_eq!(mate_name(b"r"), b"r");
+}
