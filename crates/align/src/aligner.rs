@@ -37,6 +37,9 @@ pub enum Unaligned {
     TooManyNs,
     /// No alignment reaches the minimum score.
     NoAlignment,
+    /// The read failed the instrument's quality filter and was not aligned (bowtie2's
+    /// `--qc-filter`, `YF:Z:QC`); the aligner never gives it, the caller does.
+    QcFailed,
 }
 
 /// The outcome for one read.

@@ -1,37 +1,42 @@
-//! `seqfarm align`: single-end reads against an FM-index, bowtie2's scoring, on a farm.
+//! `seqfarm align`: single-end and paired-end reads against an FM-index, bowtie2's
+//! scoring and options, on a farm.
 //!
-//! The emitter cuts the read files into chunks at record boundaries; each worker parses
-//! its chunk, aligns it ([`seqfarm_align::Aligner`]) and formats the records (SAM text,
-//! or BAM compressed into BGZF blocks) into the task's own buffer; the collector writes
-//! the buffers in input order. A bad record becomes an error stored in its task, which
+//! The emitter cuts the read files into chunks of whole reads or whole pairs at record
+//! boundaries; each worker parses its chunk, aligns it ([`seqfarm_align::Aligner`]:
+//! reads one by one, pairs together) and formats the records (SAM text, or BAM
+//! compressed into BGZF blocks) and the `--un`/`--al` reads into the task's own buffers;
+//! the collector writes the buffers in input order. A bad record becomes an error stored in its task, which
 //! the collector reports in input order, so the first bad record in the file is the one
 //! named, at any thread count.
 
 mod args;
-#[allow(dead_code)]
 mod mate_files;
-#[allow(dead_code)]
 mod metrics;
 mod records;
-#[allow(dead_code)]
 mod summary;
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use seqfarm_align::{Aligner, ReadInput, ReadResult};
+use seqfarm_align::{Aligner, PairInput, PairResult, ReadInput, ReadResult, Unaligned};
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
 use seqfarm_io::output::Output;
-use seqfarm_io::reads::{ChunkLimits, ParseOptions, ReadBatch, ReadChunk, ReadChunker};
+use seqfarm_io::reads::{
+    ChunkLimits, Fragment, FragmentBatch, InputChunk, InputChunker, InputFormat, ParseOptions,
+    ReadRef,
+};
 use seqfarm_io::sam::bam::encode_header;
 use seqfarm_io::sam::{SamHeader, SamReference};
 
 pub use self::args::AlignArgs;
-use self::records::{AlignCounts, RecordStyle, RecordWriter};
+use self::mate_files::{ReadFileBuffers, ReadFiles, ReadText};
+use self::metrics::{MetricsCounts, MetricsReporter};
+use self::records::{RecordStyle, RecordWriter};
+use self::summary::{write_summary, SummaryStyle};
 use crate::common::farm_error;
 use crate::progress;
 
@@ -41,12 +46,14 @@ const READS_PER_TASK: usize = 1024;
 /// BGZF compression level of BAM output (htslib's default).
 const BAM_LEVEL: i32 = 6;
 
-/// A farm task: a chunk of reads in, records (or the first bad record's error) out.
+/// A farm task: a chunk of reads or pairs in; records, read-file bytes and counts (or
+/// the first bad record's error) out.
 #[derive(Default)]
 struct AlignTask {
-    chunk: ReadChunk,
+    chunk: InputChunk,
     out: Vec<u8>,
-    counts: AlignCounts,
+    counts: MetricsCounts,
+    read_files: ReadFileBuffers,
     error: Option<seqfarm_io::Error>,
 }
 
@@ -87,13 +94,9 @@ impl AlignArgs {
     pub fn run(self) -> anyhow::Result<()> {
         let started = Instant::now();
         self.check()?;
-        if self.paired_input() {
-            anyhow::bail!("paired-end input (-1/-2, --interleaved) is not supported yet");
-        }
-        if self.read_files().iter().any(Option::is_some) {
-            anyhow::bail!("--un, --al, --un-conc and --al-conc are not supported yet");
-        }
         let params = self.params()?;
+        let pairing = self.pairing()?;
+        let sources = self.sources()?;
         let style = RecordStyle {
             bam: self.bam.is_some(),
             no_unaligned: self.no_unal,
@@ -101,6 +104,9 @@ impl AlignArgs {
             omit_secondary_seq: self.omit_sec_seq,
             xeq: self.xeq,
             tlen_without_clips: self.soft_clipped_unmapped_tlen,
+            full_names: self.sam_no_qname_trunc,
+            append_comment: self.sam_append_comment,
+            qc_filter: self.qc_filter,
         };
         let timer = PhaseTimer::new(self.time);
         let out_path = self
@@ -108,8 +114,20 @@ impl AlignArgs {
             .clone()
             .or_else(|| self.sam.clone())
             .unwrap_or_else(|| PathBuf::from("-"));
-        // Refuse an existing output before loading anything.
+        // Refuse existing outputs before loading anything.
         let mut output = Output::create(&out_path, self.force.overwrite())?;
+        let mut read_files = ReadFiles::create(&self.read_file_specs()?, self.force.overwrite())?;
+        let routing = read_files.routing();
+        let metrics_file = self
+            .met_file
+            .as_ref()
+            .map(|p| Output::create(p, self.force.overwrite()))
+            .transpose()?;
+        let metrics_echo = self
+            .met_stderr
+            .then(|| Box::new(std::io::stderr()) as Box<dyn std::io::Write + Send>);
+        let mut metrics =
+            MetricsReporter::new(metrics_file, metrics_echo, Duration::from_secs(self.met));
         let index_file = index_path(&self.index);
         let index = FmIndex::open(&index_file, LoadOptions::default())
             .with_context(|| format!("cannot load the index {}", index_file.display()))?;
@@ -129,6 +147,10 @@ impl AlignArgs {
         }
         let parse = ParseOptions {
             quality_offset: if self.phred64 { 64 } else { 33 },
+            trim5: self.trim5 as usize,
+            trim3: self.trim3 as usize,
+            trim_to: self.trim_to()?,
+            int_quals: self.int_quals,
             ..ParseOptions::default()
         };
         let workers = self
@@ -137,19 +159,30 @@ impl AlignArgs {
             .unwrap_or_else(seqfarm_farm::available_cores);
         let config = FarmConfig::new(workers).pin(self.pin);
         let ignore_quals = self.ignore_quals;
-        let mut chunker = ReadChunker::new(
-            self.reads.clone(),
+        let mut chunker = InputChunker::new(
+            &sources,
             ChunkLimits {
                 max_records: READS_PER_TASK,
                 max_bytes: 4 << 20,
             },
-        );
-        let bar = input_progress(&self.reads);
-        let mut totals = AlignCounts::default();
+        )?;
+        let progress_paths: Vec<PathBuf> = [
+            &sources.interleaved,
+            &sources.mate1,
+            &sources.mate2,
+            &sources.unpaired,
+        ]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+        let bar = input_progress(&progress_paths, sources.format);
+        let mut totals = MetricsCounts::default();
         let mut emitter = |task: &mut AlignTask| -> Result<Fill, anyhow::Error> {
             task.out.clear();
             task.error = None;
-            task.counts = AlignCounts::default();
+            task.counts = MetricsCounts::default();
+            task.read_files.clear();
             Ok(if chunker.fill(&mut task.chunk)? {
                 Fill::Task
             } else {
@@ -158,39 +191,85 @@ impl AlignArgs {
         };
         let make_worker = |_: WorkerInfo| -> Result<_, anyhow::Error> {
             let mut aligner = Aligner::new(&index, params.clone());
-            let mut batch = ReadBatch::new();
-            let mut results: Vec<ReadResult> = Vec::new();
+            let mut batch = FragmentBatch::new();
+            let mut single_results: Vec<ReadResult> = Vec::new();
+            let mut pair_results: Vec<PairResult> = Vec::new();
             let mut writer = RecordWriter::default();
             let mut compressor = BgzfCompressor::new(BAM_LEVEL);
             let mut records = Vec::new();
-            let (header, style, parse) = (&header, &style, &parse);
+            let (header, style, parse, pairing) = (&header, &style, &parse, &pairing);
             Ok(move |task: &mut AlignTask| -> Result<(), anyhow::Error> {
                 if let Err(e) = batch.parse(&task.chunk, parse) {
                     task.error = Some(e);
                     return Ok(());
                 }
-                let reads: Vec<ReadInput<'_>> = (0..batch.len())
-                    .map(|i| {
-                        let r = batch.get(i);
-                        ReadInput {
-                            name: r.name,
-                            bases: r.bases,
-                            // bowtie2's --ignore-quals charges the maximum penalty,
-                            // as for a read without qualities.
-                            qualities: if ignore_quals { None } else { r.qualities },
+                let qc_filter = style.qc_filter;
+                let mut singles = Vec::new();
+                let mut pairs = Vec::new();
+                for i in 0..batch.len() {
+                    match batch.fragment(i) {
+                        Fragment::Single(r) => {
+                            singles.push(read_input(&r, ignore_quals, qc_filter))
                         }
-                    })
-                    .collect();
-                aligner.align_batch(&reads, &mut results);
+                        Fragment::Pair([m1, m2]) => pairs.push(PairInput {
+                            mates: [
+                                read_input(&m1, ignore_quals, qc_filter),
+                                read_input(&m2, ignore_quals, qc_filter),
+                            ],
+                        }),
+                    }
+                }
+                aligner.align_batch(&singles, &mut single_results);
+                aligner.align_pairs(&pairs, pairing, &mut pair_results);
+                drop((singles, pairs));
                 records.clear();
                 let target = if style.bam {
                     &mut records
                 } else {
                     &mut task.out
                 };
-                for (i, result) in results.iter().enumerate() {
-                    task.counts += writer.write(header, style, &batch.get(i), result, target);
+                let (mut next_single, mut next_pair) = (0, 0);
+                for i in 0..batch.len() {
+                    match batch.fragment(i) {
+                        Fragment::Single(r) => {
+                            let result = &mut single_results[next_single];
+                            next_single += 1;
+                            if style.qc_filter && r.filtered {
+                                *result = ReadResult::Unaligned(Unaligned::QcFailed);
+                            }
+                            writer.write(header, style, &r, result, target);
+                            task.counts.summary.add_read(result);
+                            task.counts.input.add_read(r.bases.len(), result);
+                            routing.add_read(&mut task.read_files, ReadText(r.original), result);
+                        }
+                        Fragment::Pair(mates) => {
+                            let result = &mut pair_results[next_pair];
+                            next_pair += 1;
+                            for (mate, outcome) in mates.iter().zip(&mut result.mates) {
+                                if style.qc_filter && mate.filtered {
+                                    *outcome = ReadResult::Unaligned(Unaligned::QcFailed);
+                                }
+                            }
+                            writer.write_pair(
+                                header,
+                                style,
+                                [&mates[0], &mates[1]],
+                                result,
+                                target,
+                            );
+                            task.counts.summary.add_pair(result);
+                            task.counts
+                                .input
+                                .add_pair([mates[0].bases.len(), mates[1].bases.len()], result);
+                            routing.add_pair(
+                                &mut task.read_files,
+                                [ReadText(mates[0].original), ReadText(mates[1].original)],
+                                result,
+                            );
+                        }
+                    }
                 }
+                routing.finish_task(&mut task.read_files)?;
                 if style.bam {
                     compressor.compress(&records, &mut task.out);
                 }
@@ -202,8 +281,11 @@ impl AlignArgs {
                 return Err(e.into());
             }
             output.put(&task.out)?;
+            read_files.write(&mut task.read_files)?;
             totals += task.counts;
-            bar.advance(task.chunk.data.len() as u64, task.counts.reads);
+            metrics.update(&totals)?;
+            let bytes = task.chunk.data.iter().map(Vec::len).sum::<usize>() as u64;
+            bar.advance(bytes, task.chunk.fragments as u64);
             Ok(())
         };
         seqfarm_farm::run(
@@ -219,13 +301,39 @@ impl AlignArgs {
             output.put(&EOF_MARKER)?;
         }
         output.commit()?;
+        read_files.commit()?;
+        metrics.finish(&totals)?;
         timer.phase("Multiseed full-index search", search_started);
         if !self.quiet {
-            report(&totals);
+            let summary_style = SummaryStyle {
+                discordant: pairing.discordant,
+                mixed: pairing.mixed,
+            };
+            write_summary(
+                &mut std::io::stderr().lock(),
+                &totals.summary,
+                summary_style,
+            )?;
         }
         timer.phase("Time searching", search_started);
         timer.phase("Overall time", started);
         Ok(())
+    }
+}
+
+/// What the aligner sees of `read`: `--ignore-quals` charges the maximum penalty, as
+/// for a read without qualities (bowtie2 does so); a read that failed the QSEQ filter
+/// is not aligned with `--qc-filter` (given no bases; reported as `YF:Z:QC`).
+fn read_input<'a>(read: &ReadRef<'a>, ignore_quals: bool, qc_filter: bool) -> ReadInput<'a> {
+    let skip = qc_filter && read.filtered;
+    ReadInput {
+        name: read.name,
+        bases: if skip { &[] } else { read.bases },
+        qualities: if ignore_quals || skip {
+            None
+        } else {
+            read.qualities
+        },
     }
 }
 
@@ -251,7 +359,10 @@ impl InputProgress {
     }
 }
 
-fn input_progress(paths: &[PathBuf]) -> InputProgress {
+fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
+    if format == InputFormat::CommandLine {
+        return InputProgress::Reads(progress::items("align"));
+    }
     let mut total = 0u64;
     for path in paths {
         let plain = std::fs::File::open(path).ok().and_then(|mut f| {
@@ -289,23 +400,6 @@ fn command_line(args: impl Iterator<Item = String>) -> String {
         }
     }
     kept.join(" ")
-}
-
-/// bowtie2's summary on standard error.
-fn report(c: &AlignCounts) {
-    let counts = summary::SummaryCounts {
-        unpaired: summary::AlignedTimes {
-            zero: c.unaligned,
-            once: c.unique,
-            more: c.multiple,
-        },
-        ..summary::SummaryCounts::default()
-    };
-    let _ = summary::write_summary(
-        &mut std::io::stderr().lock(),
-        &counts,
-        summary::SummaryStyle::default(),
-    );
 }
 
 /// bowtie2's `-t/--time`: `Time ...: HH:MM:SS` lines on standard error.

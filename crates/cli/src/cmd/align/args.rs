@@ -7,6 +7,9 @@ use std::path::PathBuf;
 use seqfarm_align::scoring::LengthFunction;
 use seqfarm_align::{AlignMode, AlignParams, MateOrientation, PairParams, Preset, Scoring};
 
+use seqfarm_io::reads::{InputFormat, ReadSources, TrimTo};
+
+use super::mate_files::ReadFileSpec;
 use crate::common::ForceArg;
 
 /// Align reads to an index, single- or paired-end (bowtie2's options and output)
@@ -59,12 +62,14 @@ pub struct AlignArgs {
     /// Reads are FASTQ (the default; FASTQ and FASTA are also detected)
     #[arg(short = 'q')]
     pub fastq: bool,
-    /// Reads are TAB5 (name, seq, qual; or name, seq1, qual1, seq2, qual2)
-    #[arg(long)]
-    pub tab5: bool,
-    /// Reads are TAB6 (name1, seq1, qual1, name2, seq2, qual2)
-    #[arg(long)]
-    pub tab6: bool,
+    /// TAB5 reads: one read (name, seq, qual) or pair (name, seq1, qual1, seq2, qual2)
+    /// per line (comma-separated list)
+    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    pub tab5: Vec<PathBuf>,
+    /// TAB6 reads: one read (name, seq, qual) or pair (name1, seq1, qual1, name2, seq2,
+    /// qual2) per line (comma-separated list)
+    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    pub tab6: Vec<PathBuf>,
     /// Reads are Illumina QSEQ
     #[arg(long)]
     pub qseq: bool,
@@ -370,37 +375,6 @@ pub struct AlignArgs {
     pub force: ForceArg,
 }
 
-/// A compressed-file flavour of the `--un`/`--al` family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compression {
-    /// Plain text.
-    Plain,
-    /// gzip.
-    Gzip,
-    /// bzip2.
-    Bzip2,
-    /// LZ4.
-    Lz4,
-}
-
-/// One `--un`/`--al`/`--un-conc`/`--al-conc` request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReadFileRequest {
-    /// The path as given (for pairs, `%` becomes the mate number).
-    pub path: PathBuf,
-    /// How it is compressed.
-    pub compression: Compression,
-}
-
-/// How `--trim-to` trims.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TrimTo {
-    /// Trim from the 3' end (else the 5' end).
-    pub from_3prime: bool,
-    /// Longest read kept.
-    pub len: u32,
-}
-
 impl AlignArgs {
     /// Whether a `--*-local` preset or `--local` asks for local mode, with the
     /// conflicts bowtie2 leaves silent made errors.
@@ -573,44 +547,57 @@ impl AlignArgs {
         })
     }
 
-    /// Whether the input holds pairs (`-1/-2`, `--interleaved`, or `-b` with
-    /// `--align-paired-reads`).
-    pub fn paired_input(&self) -> bool {
-        !self.mates1.is_empty()
-            || !self.interleaved.is_empty()
-            || (!self.bam_input.is_empty() && self.align_paired_reads)
-    }
-
     /// The `--trim-to` request, checked.
     pub fn trim_to(&self) -> anyhow::Result<Option<TrimTo>> {
-        let Some(text) = &self.trim_to else {
-            return Ok(None);
-        };
-        let (from_3prime, len) = match text.split_once(':') {
-            Some(("3", n)) => (true, n),
-            Some(("5", n)) => (false, n),
-            Some(_) => anyhow::bail!("--trim-to {text:?}: the end must be 3 or 5, e.g. 3:100"),
-            None => (true, text.as_str()),
-        };
-        let len = len
-            .parse::<u32>()
-            .map_err(|_| anyhow::anyhow!("--trim-to {text:?}: expected [3:|5:]<int>"))?;
-        Ok(Some(TrimTo { from_3prime, len }))
+        self.trim_to
+            .as_deref()
+            .map(|text| TrimTo::parse(text).map_err(|e| anyhow::anyhow!("--trim-to {text:?}: {e}")))
+            .transpose()
     }
 
-    /// The `-F k:<int>,i:<int>` request, checked: (k-mer length, interval).
-    pub fn kmers(&self) -> anyhow::Result<Option<(u32, u32)>> {
-        let Some(text) = &self.kmers else {
-            return Ok(None);
-        };
-        let bad = || anyhow::anyhow!("-F {text:?}: expected k:<int>,i:<int>, e.g. k:50,i:10");
-        let (k, i) = text.split_once(',').ok_or_else(bad)?;
-        let k = k.strip_prefix("k:").and_then(|v| v.parse::<u32>().ok());
-        let i = i.strip_prefix("i:").and_then(|v| v.parse::<u32>().ok());
-        match (k, i) {
-            (Some(k), Some(i)) if k > 0 && i > 0 => Ok(Some((k, i))),
-            _ => Err(bad()),
+    /// The read format the options name (FASTQ/FASTA detected when none does).
+    pub fn input_format(&self) -> anyhow::Result<InputFormat> {
+        Ok(if let Some(text) = &self.kmers {
+            InputFormat::parse_kmers(text).map_err(|e| anyhow::anyhow!("-F {text:?}: {e}"))?
+        } else if !self.tab5.is_empty() {
+            InputFormat::Tab5
+        } else if !self.tab6.is_empty() {
+            InputFormat::Tab6
+        } else if self.qseq {
+            InputFormat::Qseq
+        } else if self.raw {
+            InputFormat::Raw
+        } else if self.sequences_given {
+            InputFormat::CommandLine
+        } else if !self.bam_input.is_empty() {
+            InputFormat::Bam {
+                paired: self.align_paired_reads,
+                preserve_tags: self.preserve_tags,
+            }
+        } else {
+            InputFormat::Auto
+        })
+    }
+
+    /// Every read input, in bowtie2's order, with `-s/-u`.
+    pub fn sources(&self) -> anyhow::Result<ReadSources> {
+        let mut interleaved = self.interleaved.clone();
+        interleaved.extend(self.tab5.iter().chain(&self.tab6).cloned());
+        let mut unpaired = self.reads.clone();
+        if !self.align_paired_reads {
+            unpaired.extend(self.bam_input.iter().cloned());
+        } else {
+            interleaved.extend(self.bam_input.iter().cloned());
         }
+        Ok(ReadSources {
+            interleaved,
+            mate1: self.mates1.clone(),
+            mate2: self.mates2.clone(),
+            unpaired,
+            format: self.input_format()?,
+            skip: self.skip,
+            upto: self.upto,
+        })
     }
 
     /// The `--rg-id`/`--rg` header line, checked so the header stays valid: an ID
@@ -645,38 +632,39 @@ impl AlignArgs {
         Ok(Some(line))
     }
 
-    /// The read-file requests: `[--un, --al, --un-conc, --al-conc]`.
-    pub fn read_files(&self) -> [Option<ReadFileRequest>; 4] {
-        let pick = |options: [&Option<PathBuf>; 4]| {
-            let kinds = [
-                Compression::Plain,
-                Compression::Gzip,
-                Compression::Bzip2,
-                Compression::Lz4,
-            ];
-            options.iter().zip(kinds).find_map(|(o, compression)| {
-                o.as_ref().map(|path| ReadFileRequest {
-                    path: path.clone(),
-                    compression,
-                })
-            })
-        };
-        [
-            pick([&self.un, &self.un_gz, &self.un_bz2, &self.un_lz4]),
-            pick([&self.al, &self.al_gz, &self.al_bz2, &self.al_lz4]),
-            pick([
-                &self.un_conc,
-                &self.un_conc_gz,
-                &self.un_conc_bz2,
-                &self.un_conc_lz4,
-            ]),
-            pick([
-                &self.al_conc,
-                &self.al_conc_gz,
-                &self.al_conc_bz2,
-                &self.al_conc_lz4,
-            ]),
-        ]
+    /// The `--un`/`--al`/`--un-conc`/`--al-conc` files asked for.
+    pub fn read_file_specs(&self) -> anyhow::Result<Vec<ReadFileSpec>> {
+        let options = [
+            ("un", &self.un),
+            ("un-gz", &self.un_gz),
+            ("un-bz2", &self.un_bz2),
+            ("un-lz4", &self.un_lz4),
+            ("al", &self.al),
+            ("al-gz", &self.al_gz),
+            ("al-bz2", &self.al_bz2),
+            ("al-lz4", &self.al_lz4),
+            ("un-conc", &self.un_conc),
+            ("un-conc-gz", &self.un_conc_gz),
+            ("un-conc-bz2", &self.un_conc_bz2),
+            ("un-conc-lz4", &self.un_conc_lz4),
+            ("al-conc", &self.al_conc),
+            ("al-conc-gz", &self.al_conc_gz),
+            ("al-conc-bz2", &self.al_conc_bz2),
+            ("al-conc-lz4", &self.al_conc_lz4),
+        ];
+        let mut specs = Vec::new();
+        for (option, path) in options {
+            let Some(path) = path else { continue };
+            match ReadFileSpec::from_option(option, path.clone()) {
+                Some(spec) => specs.push(spec),
+                None => anyhow::bail!(
+                    "--{option}: LZ4 read files are not supported; use --{}-gz or --{}-bz2",
+                    option.trim_end_matches("-lz4"),
+                    option.trim_end_matches("-lz4")
+                ),
+            }
+        }
+        Ok(specs)
     }
 
     /// Checks what clap cannot: some input, and every option's value.
@@ -697,8 +685,8 @@ impl AlignArgs {
         }
         let formats = [
             ("-q", self.fastq),
-            ("--tab5", self.tab5),
-            ("--tab6", self.tab6),
+            ("--tab5", !self.tab5.is_empty()),
+            ("--tab6", !self.tab6.is_empty()),
             ("--qseq", self.qseq),
             ("-f", self.fasta),
             ("-r", self.raw),
@@ -718,7 +706,8 @@ impl AlignArgs {
         self.params()?;
         self.pairing()?;
         self.trim_to()?;
-        self.kmers()?;
+        self.input_format()?;
+        self.read_file_specs()?;
         self.read_group_line()?;
         Ok(())
     }

@@ -30,7 +30,7 @@
 //! let routing = files.routing();                      // Copy, for the workers
 //! // worker, per task:
 //! task.read_files.clear();
-//! routing.add_read(&mut task.read_files, ReadText::Original(record), &result);
+//! routing.add_read(&mut task.read_files, ReadText(record), &result);
 //! routing.add_pair(&mut task.read_files, [text1, text2], &pair_result);
 //! routing.finish_task(&mut task.read_files)?;
 //! // collector, per task in order:
@@ -191,50 +191,17 @@ pub fn mate_paths(path: &Path) -> [PathBuf; 2] {
     [named('1'), named('2')]
 }
 
-/// A read to write back out.
+/// A read to write back out: the record's bytes as they were in the input (written
+/// unchanged, a line break added if the last one lacks it). Empty writes nothing:
+/// bowtie2 writes a `--tab5/--tab6` pair's whole line as mate 1 and nothing as mate 2.
 #[derive(Debug, Clone, Copy)]
-pub enum ReadText<'a> {
-    /// The record's bytes as they were in the input (written unchanged, a line break
-    /// added if the last one lacks it). Empty writes nothing: bowtie2 writes a
-    /// `--tab5/--tab6` pair's whole line as mate 1 and nothing as mate 2.
-    Original(&'a [u8]),
-    /// A decoded read, written as FASTQ (`@name`, bases, `+`, Phred+33 qualities) or,
-    /// without qualities, as FASTA; for inputs whose record bytes are not at hand.
-    Decoded {
-        /// The name (written after `@` or `>`).
-        name: &'a [u8],
-        /// The bases.
-        bases: &'a [u8],
-        /// Phred qualities (`0..=93`).
-        qualities: Option<&'a [u8]>,
-    },
-}
+pub struct ReadText<'a>(pub &'a [u8]);
 
 impl ReadText<'_> {
     fn append(&self, out: &mut Vec<u8>) {
-        match *self {
-            ReadText::Original(bytes) => {
-                out.extend_from_slice(bytes);
-                if bytes.last().is_some_and(|&b| b != b'\n') {
-                    out.push(b'\n');
-                }
-            }
-            ReadText::Decoded {
-                name,
-                bases,
-                qualities,
-            } => {
-                out.push(if qualities.is_some() { b'@' } else { b'>' });
-                out.extend_from_slice(name);
-                out.push(b'\n');
-                out.extend_from_slice(bases);
-                out.push(b'\n');
-                if let Some(q) = qualities {
-                    out.extend_from_slice(b"+\n");
-                    out.extend(q.iter().map(|&v| v.min(93) + 33));
-                    out.push(b'\n');
-                }
-            }
+        out.extend_from_slice(self.0);
+        if self.0.last().is_some_and(|&b| b != b'\n') {
+            out.push(b'\n');
         }
     }
 }
@@ -256,11 +223,13 @@ impl ReadFileBuffers {
         }
     }
 
+    #[cfg(test)]
     /// Bytes held, all destinations together.
     pub fn len(&self) -> usize {
         self.slots.iter().map(Vec::len).sum()
     }
 
+    #[cfg(test)]
     /// Whether no destination holds anything.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -284,6 +253,7 @@ impl ReadRouting {
         routing
     }
 
+    #[cfg(test)]
     /// Whether any read file is written (else the worker can skip the calls).
     pub fn any(&self) -> bool {
         self.kinds.iter().any(Option::is_some)

@@ -42,6 +42,12 @@ pub struct RecordStyle {
     pub xeq: bool,
     /// TLEN from aligned bases only (`--soft-clipped-unmapped-tlen`).
     pub tlen_without_clips: bool,
+    /// QNAME is the whole header line, not its first word (`--sam-no-qname-trunc`).
+    pub full_names: bool,
+    /// The header's comment becomes a tag (`--sam-append-comment`).
+    pub append_comment: bool,
+    /// Reads that failed the QSEQ filter are reported unaligned (`--qc-filter`).
+    pub qc_filter: bool,
 }
 
 /// Per-read counts, summed over the run (bowtie2's summary).
@@ -128,7 +134,7 @@ impl RecordWriter {
                         pair_type: b"UU",
                         filter: None,
                     };
-                    self.record(header, style, read, read.name, &plan, out);
+                    self.record(header, style, read, qname(style, read), &plan, out);
                 }
             }
             ReadResult::Unaligned(why) => {
@@ -144,7 +150,7 @@ impl RecordWriter {
                     pair_type: b"UU",
                     filter: filter_tag(*why),
                 };
-                self.record(header, style, read, read.name, &plan, out);
+                self.record(header, style, read, qname(style, read), &plan, out);
             }
         }
         counts
@@ -160,7 +166,7 @@ impl RecordWriter {
         result: &PairResult,
         out: &mut Vec<u8>,
     ) {
-        let names = [mate_name(mates[0].name), mate_name(mates[1].name)];
+        let names = [qname(style, mates[0]), qname(style, mates[1])];
         let view = |m: usize| match &result.mates[m] {
             ReadResult::Aligned {
                 placements,
@@ -325,6 +331,9 @@ impl RecordWriter {
                 value: TagValue::Str(rg),
             });
         }
+        if style.append_comment {
+            tags.extend(comment_tag(read.comment));
+        }
         // Where the record sits: its own place, else its aligned mate's.
         let at = plan.placement.or(plan.partner);
         let mate = match (plan.partner, plan.placement) {
@@ -370,14 +379,52 @@ fn filter_tag(why: Unaligned) -> Option<&'static [u8]> {
         Unaligned::Empty => Some(b"LN"),
         Unaligned::TooManyNs => Some(b"NS"),
         Unaligned::NoAlignment => None,
+        Unaligned::QcFailed => Some(b"QC"),
     }
 }
 
-/// A mate's name without its `/1` or `/2` suffix (bowtie2 prints mates so).
-pub fn mate_name(name: &[u8]) -> &[u8] {
-    match name {
-        [head @ .., b'/', b'1' | b'2'] => head,
-        _ => name,
+/// The tag `--sam-append-comment` adds for a read's header comment, as bowtie2 writes
+/// it: the comment itself when it already is a SAM tag (`XY:Z:text`, `XY:i:12`), else
+/// `BC:Z:` and the comment (Illumina's `1:N:0:BARCODE`).
+fn comment_tag(comment: &[u8]) -> Option<Tag<'_>> {
+    if comment.is_empty() {
+        return None;
+    }
+    if let [a, b, b':', kind, b':', value @ ..] = comment {
+        if a.is_ascii_alphabetic() && b.is_ascii_alphanumeric() {
+            let number = std::str::from_utf8(value)
+                .ok()
+                .and_then(|v| v.parse::<i64>().ok());
+            match (kind, number) {
+                (b'Z', _) => {
+                    return Some(Tag {
+                        name: [*a, *b],
+                        value: TagValue::Str(value),
+                    })
+                }
+                (b'i', Some(n)) => {
+                    return Some(Tag {
+                        name: [*a, *b],
+                        value: TagValue::Int(n),
+                    })
+                }
+                _ => {}
+            }
+        }
+    }
+    Some(Tag {
+        name: *b"BC",
+        value: TagValue::Str(comment),
+    })
+}
+
+/// QNAME of `read`: its name, or its whole header with `--sam-no-qname-trunc` (mates
+/// come without their `/1` `/2` suffix either way, as bowtie2 writes them).
+fn qname<'r>(style: &RecordStyle, read: &ReadRef<'r>) -> &'r [u8] {
+    if style.full_names && !read.full_name.is_empty() {
+        read.full_name
+    } else {
+        read.name
     }
 }
 

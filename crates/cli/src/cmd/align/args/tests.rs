@@ -32,7 +32,6 @@ fn pipeline_forms_parse() {
         "-x idx -1 a.fq.gz -2 b.fq.gz -S out.sam --score-min L,0,-0.2 --mp 4 \
                 --rdg 5,3 -X 1000 -3 5 -p 8 --local --un-conc-gz un%.fq.gz --score-min G,20,8",
     );
-    assert!(a.paired_input());
     let s = a.scoring().unwrap();
     assert_eq!(s.mode, AlignMode::Local);
     assert_eq!((s.mismatch_max, s.mismatch_min), (4, 2));
@@ -47,13 +46,12 @@ fn pipeline_forms_parse() {
     assert_eq!(a.pairing().unwrap().max_fragment, 1000);
     assert_eq!(a.trim3, 5);
     assert_eq!(a.threads, Some(8));
-    let files = a.read_files();
+    let files = a.read_file_specs().unwrap();
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].path, PathBuf::from("un%.fq.gz"));
     assert_eq!(
-        files[2],
-        Some(ReadFileRequest {
-            path: "un%.fq.gz".into(),
-            compression: Compression::Gzip
-        })
+        files[0].compression,
+        super::super::mate_files::ReadFileCompression::Gzip
     );
     let a = ok(
         "-x idx -U r.fq --score-min=L,-0.6,-0.6 --mp=6,2 -t --threads=2 --no-hd \
