@@ -99,6 +99,8 @@ struct Prepared {
     unique_seeds: usize,
     /// The read's seeds in the batch's seed store, once searched.
     smems: Option<Range<usize>>,
+    /// Whether the read may align forward and reverse-complemented (`--nofw`, `--norc`).
+    strands: [bool; 2],
 }
 
 /// Which search a round runs.
@@ -180,12 +182,24 @@ impl<'i> Aligner<'i> {
     /// Aligns `reads`; `results[i]` is read `i`'s outcome. Each read's result depends
     /// on that read alone.
     pub fn align_batch(&mut self, reads: &[ReadInput<'_>], results: &mut Vec<ReadResult>) {
+        let strands = [self.params.align_forward, self.params.align_reverse];
+        self.align_reads(reads, |_| strands, results);
+    }
+
+    /// Aligns `reads`, read `i` only on the strands `strands(i)` allows (forward,
+    /// reverse-complemented).
+    fn align_reads(
+        &mut self,
+        reads: &[ReadInput<'_>],
+        strands: impl Fn(usize) -> [bool; 2],
+        results: &mut Vec<ReadResult>,
+    ) {
         self.prepared.clear();
         self.codes.clear();
         self.penalties.clear();
         self.smem_store.clear();
-        for read in reads {
-            self.prepare(read);
+        for (i, read) in reads.iter().enumerate() {
+            self.prepare(read, strands(i));
         }
         results.clear();
         results.resize(reads.len(), ReadResult::Unaligned(Unaligned::NoAlignment));
@@ -226,7 +240,7 @@ impl<'i> Aligner<'i> {
     }
 
     /// Decodes a read and its reverse complement into the arenas.
-    fn prepare(&mut self, read: &ReadInput<'_>) {
+    fn prepare(&mut self, read: &ReadInput<'_>, strands: [bool; 2]) {
         let len = read.bases.len();
         let start = self.codes.len();
         self.codes
@@ -252,6 +266,7 @@ impl<'i> Aligner<'i> {
         self.prepared.push(Prepared {
             codes: start..start + 2 * len,
             penalties: pstart..pstart + 2 * len,
+            strands,
             ..Prepared::default()
         });
     }
@@ -437,6 +452,9 @@ impl<'i> Aligner<'i> {
             let Outcome::Done(Some(ext)) = &cand.outcome else {
                 continue;
             };
+            if !prepared.strands[usize::from(cand.reverse)] {
+                continue;
+            }
             let (codes, _) = self.oriented(r, cand.reverse);
             let window = &self.windows[cand.window.clone()];
             if ext.score < min_score || n_columns(codes, window, ext) > max_ns {
@@ -470,7 +488,7 @@ impl<'i> Aligner<'i> {
         let mut distinct = found;
         let best = distinct[0].0;
         let ties = distinct.iter().take_while(|d| d.0 == best).count();
-        let chosen = (read_hash(read) % ties as u64) as usize;
+        let chosen = (read_hash(read, self.params.tie_seed) % ties as u64) as usize;
         distinct.swap(0, chosen);
         let second_best = distinct.get(1).map(|d| d.0);
         let quality = mapq(
@@ -534,10 +552,10 @@ fn oriented_in<'a>(
     (&codes[c..c + len], &penalties[q..q + len])
 }
 
-/// A hash of the read (FNV-1a of name and bases): picks among equally good
-/// placements the same way at any thread count.
-fn read_hash(read: &ReadInput<'_>) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+/// A hash of the read (FNV-1a of name and bases, from `seed`): picks among equally
+/// good placements the same way at any thread count.
+fn read_hash(read: &ReadInput<'_>, seed: u64) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
     for &b in read.name.iter().chain(read.bases) {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);

@@ -77,7 +77,8 @@ pub struct PairInput<'a> {
 pub enum PairClass {
     /// Both mates aligned, as a concordant pair.
     Concordant,
-    /// Both mates aligned uniquely, but not as a concordant pair.
+    /// Both mates aligned uniquely, but not as a concordant pair (never with
+    /// `--no-mixed`, as in bowtie2).
     Discordant,
     /// No pair: each mate is reported on its own (aligned or not).
     Unpaired,

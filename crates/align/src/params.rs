@@ -45,6 +45,15 @@ pub struct AlignParams {
     pub fast_seed_len: usize,
     /// Alignments reported per read (`-k`); 1 reports the best only.
     pub report: usize,
+    /// Try the read as given (`--nofw` clears it; for pairs, the fragment's forward
+    /// strand, as bowtie2 defines it).
+    pub align_forward: bool,
+    /// Try the read's reverse complement (`--norc` clears it).
+    pub align_reverse: bool,
+    /// Seed of the choice among equally good alignments (bowtie2's `--seed`); the
+    /// choice for a read depends on this seed and the read alone, so output stays
+    /// the same at any thread count.
+    pub tie_seed: u64,
 }
 
 impl Default for AlignParams {
@@ -67,6 +76,9 @@ impl AlignParams {
             rescue_seed_len: 15,
             fast_seed_len: 20,
             report: 1,
+            align_forward: true,
+            align_reverse: true,
+            tie_seed: 0,
         };
         match preset {
             Preset::VeryFast => Self {

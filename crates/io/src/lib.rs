@@ -11,8 +11,9 @@
 //! * [`fasta_chunks`]: FASTA cut into chunks of whole records for farm workers to parse;
 //! * [`sam`]: SAM text and BAM records from one record type, header, BGZF compression
 //!   of whole batches (workers compress, the collector concatenates);
-//! * [`reads`]: FASTQ/FASTA reads cut into chunks at record boundaries (a farm's
-//!   emitter) and parsed and checked by the workers;
+//! * [`reads`]: sequencing reads (FASTQ/FASTA, tab5/tab6, raw, QSEQ, k-mers of FASTA,
+//!   reads on the command line), unpaired or paired, cut into chunks of whole reads or
+//!   pairs (a farm's emitter) and parsed and checked by the workers;
 //! * [`output`]: an output written to a temporary file beside its destination and renamed
 //!   into place only when complete, so a failed run never leaves a file that looks whole;
 //!   an existing destination is refused unless overwriting is allowed;

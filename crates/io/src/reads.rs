@@ -1,6 +1,13 @@
 //! Sequencing reads (FASTQ or FASTA, plain or gzip, `-` for standard input), cut for a
 //! farm: the emitter only finds record boundaries, the workers parse.
 //!
+//! Two interfaces share the record framing and checks. [`InputChunker`] and
+//! [`FragmentBatch`] read what bowtie2 reads: [`ReadSources`] (interleaved files, `-1`/`-2`
+//! pairs, unpaired files, in that order, with `--skip`/`--upto`) in any
+//! [`InputFormat`], as chunks of whole fragments (an unpaired read or both mates of a
+//! pair), decoded with trimming and checks that mates are in step. [`ReadChunker`] and
+//! [`ReadBatch`], below, read unpaired FASTQ/FASTA files.
+//!
 //! [`ReadChunker`] (emitter side) reads big blocks and cuts them at record boundaries
 //! into [`ReadChunk`]s of at most a given number of records and bytes: a FASTQ record is
 //! four lines, a FASTA record runs from a `>` line to the next one. It looks at nothing
@@ -21,6 +28,15 @@ use std::path::PathBuf;
 
 use crate::input::Input;
 use crate::{Error, Result};
+
+mod chunker;
+mod fragments;
+mod records;
+mod sources;
+
+pub use chunker::{InputChunk, InputChunker, Layout, RecordFormat};
+pub use fragments::{Fragment, FragmentBatch};
+pub use sources::{InputFormat, ReadSources, TrimEnd, TrimTo};
 
 /// Bytes read from the input at a time.
 const READ_BLOCK: u64 = 1 << 16;
@@ -251,6 +267,16 @@ pub struct ParseOptions {
     pub quality_offset: u8,
     /// Longest read accepted.
     pub max_len: usize,
+    /// Bases removed from the 5' end of every read (`-5/--trim5`).
+    pub trim5: usize,
+    /// Bases removed from the 3' end of every read (`-3/--trim3`).
+    pub trim3: usize,
+    /// Reads cut to a longest length (`--trim-to`), after `trim5`/`trim3`.
+    pub trim_to: Option<TrimTo>,
+    /// Qualities are space-separated integers (`--int-quals`).
+    pub int_quals: bool,
+    /// Mates whose names differ beyond a `/1`/`/2` suffix are an error.
+    pub check_mate_names: bool,
 }
 
 impl Default for ParseOptions {
@@ -258,24 +284,45 @@ impl Default for ParseOptions {
         Self {
             quality_offset: 33,
             max_len: 10_000,
+            trim5: 0,
+            trim3: 0,
+            trim_to: None,
+            int_quals: false,
+            check_mate_names: true,
         }
     }
 }
 
-/// One decoded read, borrowed from a [`ReadBatch`].
+/// One decoded read, borrowed from a [`FragmentBatch`] or a [`ReadBatch`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadRef<'a> {
-    /// The name: the header's first word.
+    /// The name SAM writes: the header's first word; for a mate, without a trailing
+    /// `/1`, `/2` or `/3` (as bowtie2 writes mates' names).
     pub name: &'a [u8],
-    /// Upper-case bases (`ACGT`, `N` and other IUPAC letters).
+    /// Upper-case bases (`ACGT`, `N` and other IUPAC letters), trimmed.
     pub bases: &'a [u8],
-    /// Phred qualities (`0..=93`), `None` for FASTA.
+    /// Phred qualities (`0..=93`), trimmed; `None` for formats without qualities
+    /// (FASTA, `-r`, `-F`, `-c` without `:QUALS`).
     pub qualities: Option<&'a [u8]>,
+    /// The whole header, comment included (for `--sam-no-qname-trunc`); for a mate,
+    /// without a trailing `/1`, `/2` or `/3`.
+    pub full_name: &'a [u8],
+    /// The header after its first word and the whitespace character that ends it
+    /// (for `--sam-append-comment`); empty if none.
+    pub comment: &'a [u8],
+    /// The record as it was in the input, untrimmed, without its final line break
+    /// (what `--un`/`--al` write); a `--tab5`/`--tab6` pair's mates share the line.
+    /// Empty from [`ReadBatch`].
+    pub original: &'a [u8],
+    /// QSEQ's filter flag was 0: the read failed the instrument's filter
+    /// (`--qc-filter` reports it as filtered).
+    pub filtered: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
 struct Span {
     name: (u32, u32),
+    header: (u32, u32),
     bases: (u32, u32),
     has_qualities: bool,
 }
@@ -309,10 +356,19 @@ impl ReadBatch {
     pub fn get(&self, i: usize) -> ReadRef<'_> {
         let s = self.spans[i];
         let range = |(a, b): (u32, u32)| a as usize..b as usize;
+        let header = &self.names[range(s.header)];
+        let comment = header
+            .iter()
+            .position(|b| b.is_ascii_whitespace())
+            .map_or(&header[header.len()..], |i| &header[i + 1..]);
         ReadRef {
             name: &self.names[range(s.name)],
             bases: &self.bases[range(s.bases)],
             qualities: s.has_qualities.then(|| &self.qualities[range(s.bases)]),
+            full_name: header,
+            comment,
+            original: &[],
+            filtered: false,
         }
     }
 
@@ -350,7 +406,7 @@ impl ReadBatch {
         lines: &mut Lines<'_>,
         options: &ParseOptions,
     ) -> std::result::Result<Span, String> {
-        let name = self.push_name(header, b'@')?;
+        let (name, header) = self.push_name(header, b'@')?;
         let (Some(sequence), Some(plus)) = (lines.next(), lines.next()) else {
             return Err("truncated record at the end of the input".into());
         };
@@ -384,6 +440,7 @@ impl ReadBatch {
         }
         Ok(Span {
             name,
+            header,
             bases,
             has_qualities: true,
         })
@@ -395,7 +452,7 @@ impl ReadBatch {
         lines: &mut Lines<'_>,
         options: &ParseOptions,
     ) -> std::result::Result<Span, String> {
-        let name = self.push_name(header, b'>')?;
+        let (name, header) = self.push_name(header, b'>')?;
         let start = self.bases.len();
         while lines.peek() != Some(b'>') {
             let Some(line) = lines.next() else {
@@ -414,13 +471,15 @@ impl ReadBatch {
         self.qualities.resize(self.bases.len(), 0);
         Ok(Span {
             name,
+            header,
             bases: (start as u32, self.bases.len() as u32),
             has_qualities: false,
         })
     }
 
-    /// Appends the name (first word after the marker), checked for SAM.
-    fn push_name(&mut self, header: &[u8], marker: u8) -> std::result::Result<(u32, u32), String> {
+    /// Appends the header after the marker; returns the name (its first word, checked
+    /// for SAM) and the whole header.
+    fn push_name(&mut self, header: &[u8], marker: u8) -> std::result::Result<Names, String> {
         if header.first() != Some(&marker) {
             return Err(format!(
                 "expected a header line starting with '{}', found {:?}",
@@ -449,8 +508,9 @@ impl ReadBatch {
             ));
         }
         let start = self.names.len() as u32;
-        self.names.extend_from_slice(name);
-        Ok((start, self.names.len() as u32))
+        self.names.extend_from_slice(&header[1..]);
+        let name = (start, start + name.len() as u32);
+        Ok((name, (start, self.names.len() as u32)))
     }
 
     /// Appends upper-cased bases, checked.
@@ -482,6 +542,9 @@ impl ReadBatch {
         Ok((start as u32, self.bases.len() as u32))
     }
 }
+
+/// A read's name and whole header, as ranges of [`ReadBatch`]'s name buffer.
+type Names = ((u32, u32), (u32, u32));
 
 fn too_long(len: usize, max: usize) -> String {
     format!("read is {len} bases long; reads of up to {max} bases are accepted")

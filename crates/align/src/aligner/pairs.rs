@@ -80,14 +80,17 @@ impl Aligner<'_> {
         let reads: Vec<ReadInput<'_>> = pairs.iter().flat_map(|p| p.mates).collect();
         let mut single = Vec::new();
         let kept = std::mem::replace(&mut self.kept_placements, MATE_PLACEMENTS);
-        self.align_batch(&reads, &mut single);
+        let strands = mate_strands(
+            pairing,
+            [self.params.align_forward, self.params.align_reverse],
+        );
+        self.align_reads(&reads, |i| strands[i % 2], &mut single);
         self.kept_placements = kept;
         let mut mates: Vec<MatePlaces> = single.into_iter().map(mate_places).collect();
         let unpaired: Vec<usize> = (0..pairs.len())
             .filter(|&i| {
                 let (m1, m2) = (&mates[2 * i], &mates[2 * i + 1]);
-                (!m1.places.is_empty() || !m2.places.is_empty())
-                    && concordant(pairing, m1, m2).is_empty()
+                needs_rescue(pairing, m1, m2)
             })
             .collect();
         if !unpaired.is_empty() {
@@ -109,13 +112,22 @@ impl Aligner<'_> {
             for anchor_mate in 0..2 {
                 let other = 1 - anchor_mate;
                 let len = self.read_len(2 * i + other);
-                if len == 0 || len as u64 > pairing.max_fragment {
+                // Reads too short for the fragment, empty or over the N ceiling are not
+                // aligned at all.
+                let filtered = matches!(
+                    mates[2 * i + other].unaligned,
+                    Some(Unaligned::Empty | Unaligned::TooManyNs)
+                );
+                if filtered || len == 0 || len as u64 > pairing.max_fragment {
                     continue;
                 }
                 let anchors = mates[2 * i + anchor_mate].places.len().min(RESCUE_ANCHORS);
                 for a in 0..anchors {
                     let anchor = &mates[2 * i + anchor_mate].places[a];
                     let (reverse, window) = rescue_window(pairing, anchor, anchor_mate == 0);
+                    if !self.prepared[2 * i + other].strands[usize::from(reverse)] {
+                        continue;
+                    }
                     self.queue_rescue(i, other, reverse, window, anchor.contig, len, &mut jobs);
                 }
             }
@@ -246,11 +258,17 @@ impl Aligner<'_> {
         }
         let best = combos[0].0;
         let ties = combos.iter().take_while(|c| c.0 == best).count();
-        let hash = read_hash(&pair.mates[0]) ^ read_hash(&pair.mates[1]).rotate_left(1);
+        let seed = self.params.tie_seed;
+        let hash = read_hash(&pair.mates[0], seed) ^ read_hash(&pair.mates[1], seed).rotate_left(1);
         combos.swap(0, (hash % ties as u64) as usize);
+        let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
         let second = combos.get(1).map(|c| c.0);
+        let rival = [second, best_rival(pairing, m1, m2, unit)]
+            .into_iter()
+            .flatten()
+            .max();
         let lens = [pair.mates[0].bases.len(), pair.mates[1].bases.len()];
-        let pair_quality = self.pair_mapq(best, second, ties, lens);
+        let pair_quality = self.pair_mapq(best, rival, ties, lens);
         let reported = &combos[..combos.len().min(self.params.report.max(1))];
         let (a, b) = (reported[0].1, reported[0].2);
         let mate_result = |m: &MatePlaces, pick: &dyn Fn(&Combination) -> usize, chosen: usize| {
@@ -278,7 +296,8 @@ impl Aligner<'_> {
     /// on its own (`--no-mixed`: none).
     fn unpaired(&self, m1: &MatePlaces, m2: &MatePlaces, pairing: &PairParams) -> PairResult {
         let unique = |m: &MatePlaces| m.searched == 1 && m.second_best.is_none();
-        let class = if pairing.discordant && unique(m1) && unique(m2) {
+        // bowtie2 finds discordant pairs only when mates may also be reported alone.
+        let class = if pairing.discordant && pairing.mixed && unique(m1) && unique(m2) {
             PairClass::Discordant
         } else {
             PairClass::Unpaired
@@ -305,7 +324,8 @@ impl Aligner<'_> {
     }
 
     /// The quality of a concordant pair: as a read's (`mapq`), with the pair's score
-    /// sums in place of a read's scores.
+    /// sum in place of a read's score and the best rival (another concordant pair, or a
+    /// penalised non-concordant combination) as the runner-up.
     fn pair_mapq(&self, best: i32, second: Option<i32>, ties: usize, lens: [usize; 2]) -> u8 {
         if ties > 1 {
             return u8::from(ties == 2);
@@ -323,6 +343,27 @@ impl Aligner<'_> {
         };
         (q * fit).round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
     }
+}
+
+/// The strands each mate may align on (`[forward, reverse]`), from whether the
+/// fragment may align forward and reverse (`--nofw`, `--norc`): a fragment aligns
+/// forward when mate 1 is the upstream mate (mate 1 forward for `--fr` and `--ff`,
+/// reverse-complemented for `--rf`), as bowtie2 applies the options to pairs.
+fn mate_strands(pairing: &PairParams, fragment: [bool; 2]) -> [[bool; 2]; 2] {
+    let [forward, reverse] = fragment;
+    // Whether each mate is reverse-complemented in a forward fragment.
+    let flipped = match pairing.orientation {
+        MateOrientation::Fr => [false, true],
+        MateOrientation::Rf => [true, false],
+        MateOrientation::Ff => [false, false],
+    };
+    flipped.map(|f| {
+        if f {
+            [reverse, forward]
+        } else {
+            [forward, reverse]
+        }
+    })
 }
 
 /// A mate's places from its single-read outcome.
@@ -359,6 +400,41 @@ fn concordant(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> Vec<Com
     }
     combos.sort_by_key(|&(score, a, b)| (std::cmp::Reverse(score), a, b));
     combos
+}
+
+/// Whether a pair's mates are worth rescuing: no concordant combination while a mate
+/// aligned, or the best concordant combination leaves out a mate's best place (its
+/// partner there may not have been among the other mate's places).
+fn needs_rescue(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> bool {
+    let combos = concordant(pairing, m1, m2);
+    match combos.first() {
+        None => !m1.places.is_empty() || !m2.places.is_empty(),
+        Some(&(_, a, b)) => {
+            m1.places[a].score < m1.places[0].score || m2.places[b].score < m2.places[0].score
+        }
+    }
+}
+
+/// The best non-concordant combination of the mates' places as a rival of the chosen
+/// pair, its score sum lowered by how unlikely it is as a fragment: one mismatch
+/// (`unit`) for mates close together on one contig (a fragment just outside the
+/// limits, or a tandem copy), five for mates far apart.
+fn best_rival(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces, unit: i32) -> Option<i32> {
+    let near = 4 * pairing.max_fragment as i64;
+    let mut rival: Option<i32> = None;
+    for p1 in &m1.places {
+        for p2 in &m2.places {
+            if pairing.classify(p1, p2) == PairFit::Concordant {
+                continue;
+            }
+            let close =
+                p1.contig == p2.contig && (p1.position as i64 - p2.position as i64).abs() <= near;
+            let penalty = if close { unit } else { 5 * unit };
+            let score = p1.score + p2.score - penalty;
+            rival = Some(rival.map_or(score, |r| r.max(score)));
+        }
+    }
+    rival
 }
 
 /// The best score of a mate at a place other than `chosen` (`XS`).

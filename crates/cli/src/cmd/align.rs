@@ -7,11 +7,16 @@
 //! the collector reports in input order, so the first bad record in the file is the one
 //! named, at any thread count.
 
+#[allow(dead_code)]
+mod mate_files;
+#[allow(dead_code)]
+mod metrics;
 mod records;
+#[allow(dead_code)]
+mod summary;
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::time::Instant;
 
 use anyhow::Context;
 use seqfarm_align::{AlignMode, AlignParams, Aligner, Preset, ReadInput, ReadResult};
@@ -185,7 +190,6 @@ impl AlignArgs {
 
     /// Runs the command.
     pub fn run(self) -> anyhow::Result<()> {
-        let started = Instant::now();
         let params = self.params();
         let style = RecordStyle {
             bam: self.bam.is_some(),
@@ -301,7 +305,7 @@ impl AlignArgs {
             output.put(&EOF_MARKER)?;
         }
         output.commit()?;
-        report(&totals, started);
+        report(&totals);
         Ok(())
     }
 }
@@ -376,34 +380,20 @@ fn check_header_text(option: &str, text: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Bowtie2's summary on standard error.
-fn report(c: &AlignCounts, started: Instant) {
-    let pct = |n: u64| 100.0 * n as f64 / c.reads.max(1) as f64;
-    eprintln!("{} reads; of these:", c.reads);
-    eprintln!(
-        "  {} ({:.2}%) were unpaired; of these:",
-        c.reads,
-        pct(c.reads)
-    );
-    eprintln!(
-        "    {} ({:.2}%) aligned 0 times",
-        c.unaligned,
-        pct(c.unaligned)
-    );
-    eprintln!(
-        "    {} ({:.2}%) aligned exactly 1 time",
-        c.unique,
-        pct(c.unique)
-    );
-    eprintln!(
-        "    {} ({:.2}%) aligned >1 times",
-        c.multiple,
-        pct(c.multiple)
-    );
-    eprintln!(
-        "{:.2}% overall alignment rate ({:.1} s)",
-        pct(c.reads - c.unaligned),
-        started.elapsed().as_secs_f64()
+/// bowtie2's summary on standard error.
+fn report(c: &AlignCounts) {
+    let counts = summary::SummaryCounts {
+        unpaired: summary::AlignedTimes {
+            zero: c.unaligned,
+            once: c.unique,
+            more: c.multiple,
+        },
+        ..summary::SummaryCounts::default()
+    };
+    let _ = summary::write_summary(
+        &mut std::io::stderr().lock(),
+        &counts,
+        summary::SummaryStyle::default(),
     );
 }
 

@@ -1,0 +1,566 @@
+//! The emitter side of read input: [`InputChunker`] walks the sources of a run in
+//! bowtie2's order and cuts [`InputChunk`]s of whole fragments (an unpaired read, or
+//! both mates of a pair), applying `--skip` and `--upto`. It finds record boundaries
+//! and nothing else; [`super::FragmentBatch::parse`] checks and decodes.
+
+use std::path::PathBuf;
+
+use super::records::{first_line, Framing, KmerReader, RecordReader};
+use super::sources::{InputFormat, ReadSources};
+use super::{ChunkLimits, ReadFormat};
+use crate::{Error, Result};
+
+/// How a chunk's records make fragments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// Every record of `data[0]` is an unpaired read.
+    #[default]
+    Unpaired,
+    /// Records of `data[0]` alternate mate 1, mate 2.
+    Interleaved,
+    /// Record `i` of `data[0]` (from `paths[0]`) and record `i` of `data[1]` (from
+    /// `paths[1]`) are the mates of pair `i`.
+    TwoFiles,
+    /// Every line of `data[0]` is a fragment, unpaired or paired by its number of fields
+    /// (`--tab5`, `--tab6`).
+    Tabbed,
+}
+
+/// How one record is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RecordFormat {
+    /// Four-line FASTQ.
+    #[default]
+    Fastq,
+    /// FASTA, the sequence on any number of lines.
+    Fasta,
+    /// A line holding a sequence (`-r`).
+    Raw,
+    /// A line of 11 tab-separated QSEQ fields.
+    Qseq,
+    /// A line `name seq qual [seq qual]` (tab-separated).
+    Tab5,
+    /// A line `name seq qual [name seq qual]` (tab-separated).
+    Tab6,
+    /// A line `name<TAB>k-mer` made from FASTA by `-F`.
+    Kmer,
+    /// A line `index<TAB>SEQ[:QUALS]` made from a `-c` argument.
+    CommandLine,
+}
+
+impl RecordFormat {
+    /// How records of this format are delimited.
+    pub(crate) fn framing(self) -> Framing {
+        match self {
+            RecordFormat::Fastq => Framing::Fastq,
+            RecordFormat::Fasta => Framing::Fasta,
+            _ => Framing::Line,
+        }
+    }
+}
+
+/// Whole fragments of one source, as raw bytes (the farm's task input).
+#[derive(Debug, Clone, Default)]
+pub struct InputChunk {
+    /// Records: unpaired reads, interleaved mates, or first mates (`data[0]`) and
+    /// second mates (`data[1]`, two-file pairs only).
+    pub data: [Vec<u8>; 2],
+    /// How the records make fragments.
+    pub layout: Layout,
+    /// How each record is written.
+    pub format: RecordFormat,
+    /// Number of fragments (reads or pairs).
+    pub fragments: usize,
+    /// 0-based number of the first fragment in the whole input, skipped ones included
+    /// (bowtie2's read id, which names reads that have no name).
+    pub first_fragment: u64,
+    /// 1-based number, in its file, of the first record of `data[0]` and `data[1]`.
+    pub first_record: [u64; 2],
+    /// The files `data[0]` and `data[1]` come from (`-` is standard input, `-c` for
+    /// reads given on the command line).
+    pub paths: [PathBuf; 2],
+}
+
+/// One source of fragments, in the order they are read.
+#[derive(Debug, Clone)]
+enum Source {
+    Unpaired(PathBuf),
+    Interleaved(PathBuf),
+    Pair(PathBuf, PathBuf),
+    Words {
+        lists: [Vec<Vec<u8>>; 2],
+        layout: Layout,
+    },
+}
+
+/// The source being read.
+enum Open {
+    Records {
+        first: RecordReader,
+        second: Option<RecordReader>,
+        layout: Layout,
+        format: RecordFormat,
+    },
+    Kmers(KmerReader),
+    Words {
+        lists: [Vec<Vec<u8>>; 2],
+        layout: Layout,
+        next: usize,
+    },
+}
+
+/// Cuts every source of a run, in order, into [`InputChunk`]s of whole fragments
+/// (the farm's emitter).
+pub struct InputChunker {
+    sources: Vec<Source>,
+    next_source: usize,
+    open: Option<Open>,
+    format: InputFormat,
+    limits: ChunkLimits,
+    skip_left: u64,
+    upto_left: Option<u64>,
+    next_fragment: u64,
+}
+
+impl InputChunker {
+    /// Reads `sources` in bowtie2's order; nothing is opened before the first
+    /// [`InputChunker::fill`]. `limits.max_records` counts fragments.
+    pub fn new(sources: &ReadSources, limits: ChunkLimits) -> Result<Self> {
+        if let Err(message) = sources.check() {
+            let first = [&sources.interleaved, &sources.mate1, &sources.unpaired]
+                .into_iter()
+                .flatten()
+                .next()
+                .cloned()
+                .unwrap_or_else(|| PathBuf::from("-"));
+            let cause = std::io::Error::new(std::io::ErrorKind::InvalidInput, message);
+            return Err(Error::io(first, cause));
+        }
+        let mut list = Vec::new();
+        if sources.format == InputFormat::CommandLine {
+            let words = |v: &[PathBuf]| -> Vec<Vec<u8>> {
+                v.iter()
+                    .map(|p| p.to_string_lossy().into_owned().into_bytes())
+                    .collect()
+            };
+            if !sources.interleaved.is_empty() {
+                list.push(Source::Words {
+                    lists: [words(&sources.interleaved), Vec::new()],
+                    layout: Layout::Interleaved,
+                });
+            }
+            if !sources.mate1.is_empty() {
+                list.push(Source::Words {
+                    lists: [words(&sources.mate1), words(&sources.mate2)],
+                    layout: Layout::TwoFiles,
+                });
+            }
+            if !sources.unpaired.is_empty() {
+                list.push(Source::Words {
+                    lists: [words(&sources.unpaired), Vec::new()],
+                    layout: Layout::Unpaired,
+                });
+            }
+        } else {
+            list.extend(sources.interleaved.iter().cloned().map(Source::Interleaved));
+            list.extend(
+                sources
+                    .mate1
+                    .iter()
+                    .zip(&sources.mate2)
+                    .map(|(a, b)| Source::Pair(a.clone(), b.clone())),
+            );
+            list.extend(sources.unpaired.iter().cloned().map(Source::Unpaired));
+        }
+        Ok(Self {
+            sources: list,
+            next_source: 0,
+            open: None,
+            format: sources.format,
+            limits: ChunkLimits {
+                max_records: limits.max_records.max(1),
+                max_bytes: limits.max_bytes.max(1),
+            },
+            skip_left: sources.skip,
+            upto_left: sources.upto,
+            next_fragment: 0,
+        })
+    }
+
+    /// Fragments read so far, skipped ones included.
+    pub fn fragments_read(&self) -> u64 {
+        self.next_fragment
+    }
+
+    /// Fills `chunk` with the next fragments; `Ok(false)` when the input is done (or
+    /// `--upto` fragments were given).
+    pub fn fill(&mut self, chunk: &mut InputChunk) -> Result<bool> {
+        loop {
+            if self.upto_left == Some(0) {
+                return Ok(false);
+            }
+            if self.open.is_none() && !self.open_next()? {
+                return Ok(false);
+            }
+            let mut want = self.limits.max_records as u64;
+            if self.skip_left > 0 {
+                want = want.min(self.skip_left);
+            } else if let Some(upto) = self.upto_left {
+                want = want.min(upto);
+            }
+            let n = self.cut(chunk, want as usize)? as u64;
+            if n == 0 {
+                self.open = None;
+                continue;
+            }
+            self.next_fragment += n;
+            if self.skip_left > 0 {
+                self.skip_left -= n;
+                continue;
+            }
+            if let Some(upto) = self.upto_left.as_mut() {
+                *upto -= n;
+            }
+            return Ok(true);
+        }
+    }
+
+    /// Opens the next source; `false` when there is none.
+    fn open_next(&mut self) -> Result<bool> {
+        let Some(source) = self.sources.get(self.next_source).cloned() else {
+            return Ok(false);
+        };
+        self.next_source += 1;
+        let line_format = match self.format {
+            InputFormat::Auto => None,
+            InputFormat::Tab5 => Some(RecordFormat::Tab5),
+            InputFormat::Tab6 => Some(RecordFormat::Tab6),
+            InputFormat::Raw => Some(RecordFormat::Raw),
+            InputFormat::Qseq => Some(RecordFormat::Qseq),
+            InputFormat::CommandLine => Some(RecordFormat::CommandLine),
+            InputFormat::KmerFasta { k, interval } => {
+                let Source::Unpaired(path) = &source else {
+                    return Err(Error::record("-", 0, "-F makes unpaired reads only"));
+                };
+                self.open = Some(Open::Kmers(KmerReader::open(path, k, interval)?));
+                return Ok(true);
+            }
+            InputFormat::Bam { .. } => {
+                let path = match &source {
+                    Source::Unpaired(p) | Source::Interleaved(p) | Source::Pair(p, _) => p.clone(),
+                    Source::Words { .. } => PathBuf::from("-"),
+                };
+                return Err(Error::record(
+                    path,
+                    0,
+                    "BAM input (-b) is not supported yet",
+                ));
+            }
+        };
+        let open_file = |path: &PathBuf| -> Result<(RecordReader, RecordFormat)> {
+            let framing = line_format.map(RecordFormat::framing);
+            let (reader, detected) = RecordReader::open(path, framing)?;
+            let format = line_format.unwrap_or(match detected {
+                ReadFormat::Fastq => RecordFormat::Fastq,
+                ReadFormat::Fasta => RecordFormat::Fasta,
+            });
+            Ok((reader, format))
+        };
+        let tabbed = matches!(self.format, InputFormat::Tab5 | InputFormat::Tab6);
+        self.open = Some(match source {
+            Source::Words { lists, layout } => Open::Words {
+                lists,
+                layout,
+                next: 0,
+            },
+            Source::Unpaired(path) | Source::Interleaved(path) if tabbed => {
+                let (first, format) = open_file(&path)?;
+                Open::Records {
+                    first,
+                    second: None,
+                    layout: Layout::Tabbed,
+                    format,
+                }
+            }
+            Source::Unpaired(path) => {
+                let (first, format) = open_file(&path)?;
+                Open::Records {
+                    first,
+                    second: None,
+                    layout: Layout::Unpaired,
+                    format,
+                }
+            }
+            Source::Interleaved(path) => {
+                let (first, format) = open_file(&path)?;
+                Open::Records {
+                    first,
+                    second: None,
+                    layout: Layout::Interleaved,
+                    format,
+                }
+            }
+            Source::Pair(a, b) => {
+                let (first, format_a) = open_file(&a)?;
+                let (second, format_b) = open_file(&b)?;
+                if format_a != format_b {
+                    let message = format!(
+                        "is {format_a:?} but its mate file {} is {format_b:?}",
+                        b.display()
+                    );
+                    return Err(Error::record(&a, 1, message));
+                }
+                Open::Records {
+                    first,
+                    second: Some(second),
+                    layout: Layout::TwoFiles,
+                    format: format_a,
+                }
+            }
+        });
+        Ok(true)
+    }
+
+    /// Cuts at most `want` fragments of the open source into `chunk`; 0 when it is done.
+    fn cut(&mut self, chunk: &mut InputChunk, want: usize) -> Result<usize> {
+        let max_bytes = self.limits.max_bytes;
+        chunk.data[0].clear();
+        chunk.data[1].clear();
+        chunk.fragments = 0;
+        chunk.first_fragment = self.next_fragment;
+        let Some(open) = self.open.as_mut() else {
+            return Ok(0);
+        };
+        let n = match open {
+            Open::Kmers(reader) => {
+                chunk.layout = Layout::Unpaired;
+                chunk.format = RecordFormat::Kmer;
+                chunk.first_record = [reader.records + 1; 2];
+                chunk.paths = [reader.path().clone(), reader.path().clone()];
+                let mut n = 0;
+                while n < want && chunk.data[0].len() < max_bytes {
+                    if !reader.next_into(&mut chunk.data[0])? {
+                        break;
+                    }
+                    n += 1;
+                }
+                n
+            }
+            Open::Words {
+                lists,
+                layout,
+                next,
+            } => cut_words(chunk, lists, *layout, next, want, max_bytes)?,
+            Open::Records {
+                first,
+                second,
+                layout,
+                format,
+            } => {
+                chunk.layout = *layout;
+                chunk.format = *format;
+                chunk.first_record = [
+                    first.records + 1,
+                    second.as_ref().map_or(first.records + 1, |s| s.records + 1),
+                ];
+                chunk.paths = [
+                    first.path().clone(),
+                    second.as_ref().unwrap_or(first).path().clone(),
+                ];
+                match second {
+                    None => cut_one_file(chunk, first, *layout, want, max_bytes)?,
+                    Some(second) => cut_two_files(chunk, first, second, want, max_bytes)?,
+                }
+            }
+        };
+        chunk.fragments = n;
+        Ok(n)
+    }
+}
+
+/// Appends a record, ending it with a line break if the file's last line had none.
+fn push_record(out: &mut Vec<u8>, record: &[u8]) {
+    out.extend_from_slice(record);
+    if record.last() != Some(&b'\n') {
+        out.push(b'\n');
+    }
+}
+
+/// Unpaired, interleaved or tabbed fragments of one file.
+fn cut_one_file(
+    chunk: &mut InputChunk,
+    reader: &mut RecordReader,
+    layout: Layout,
+    want: usize,
+    max_bytes: usize,
+) -> Result<usize> {
+    let data = &mut chunk.data[0];
+    let mut n = 0;
+    while n < want && data.len() < max_bytes {
+        let start = data.len();
+        match reader.next()? {
+            Some(record) => push_record(data, record),
+            None => break,
+        }
+        if layout == Layout::Interleaved {
+            match reader.next()? {
+                Some(record) => push_record(data, record),
+                None => {
+                    let message = format!(
+                        "`{}` is the last record of an interleaved file and has no mate: \
+                         an interleaved file holds an even number of records, mate 1 then mate 2",
+                        first_line(&data[start..])
+                    );
+                    return Err(Error::record(reader.path(), reader.records, message));
+                }
+            }
+        }
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Pairs from two files: records of the first cut by the limits, the same number of
+/// records from the second.
+fn cut_two_files(
+    chunk: &mut InputChunk,
+    first: &mut RecordReader,
+    second: &mut RecordReader,
+    want: usize,
+    max_bytes: usize,
+) -> Result<usize> {
+    let [data1, data2] = &mut chunk.data;
+    let mut n = 0;
+    let mut first_ended = false;
+    while n < want && data1.len() < max_bytes {
+        match first.next()? {
+            Some(record) => push_record(data1, record),
+            None => {
+                first_ended = true;
+                break;
+            }
+        }
+        n += 1;
+    }
+    for i in 0..n {
+        let Some(record) = second.next()? else {
+            // The first record of `data1` without a mate.
+            let mut pos = 0;
+            for _ in 0..i {
+                pos = record_end_in(chunk.format, data1, pos);
+            }
+            let message = format!(
+                "`{}` has no mate: {} ends after record {}; -1 and -2 files must hold the same number of records",
+                first_line(&data1[pos..]),
+                second.path().display(),
+                second.records
+            );
+            let record = first.records - (n - i) as u64 + 1;
+            return Err(Error::record(first.path(), record, message));
+        };
+        push_record(data2, record);
+    }
+    if first_ended || n == 0 {
+        if let Some(record) = second.next()? {
+            let message = format!(
+                "`{}` has no mate: {} ends after record {}; -1 and -2 files must hold the same number of records",
+                first_line(record),
+                first.path().display(),
+                first.records
+            );
+            return Err(Error::record(second.path(), second.records, message));
+        }
+    }
+    Ok(n)
+}
+
+/// The end of the record at `pos` (blank lines before it skipped) in `data`, which
+/// holds whole records.
+pub(crate) fn record_end_in(format: RecordFormat, data: &[u8], pos: usize) -> usize {
+    let pos = super::skip_blank_lines(data, pos);
+    let end = match format.framing() {
+        Framing::Fastq => super::record_end(ReadFormat::Fastq, data, pos),
+        Framing::Fasta => super::record_end(ReadFormat::Fasta, data, pos),
+        Framing::Line => memchr::memchr(b'\n', &data[pos.min(data.len())..]).map(|i| pos + i + 1),
+    };
+    end.unwrap_or(data.len())
+}
+
+/// Fragments of `-c` reads: each word is written as a line `index<TAB>word`.
+fn cut_words(
+    chunk: &mut InputChunk,
+    lists: &[Vec<Vec<u8>>; 2],
+    layout: Layout,
+    next: &mut usize,
+    want: usize,
+    max_bytes: usize,
+) -> Result<usize> {
+    let label = PathBuf::from("-c");
+    chunk.layout = layout;
+    chunk.format = RecordFormat::CommandLine;
+    chunk.paths = [label.clone(), label.clone()];
+    let per_fragment = if layout == Layout::Interleaved { 2 } else { 1 };
+    chunk.first_record = [*next as u64 + 1; 2];
+    let mut n = 0;
+    // Reads are named by their index in their list; interleaved mates by their pair's.
+    let write = |out: &mut Vec<u8>, index: usize, name: usize, list: &[Vec<u8>]| -> Result<()> {
+        let word = &list[index];
+        if word.iter().any(|&b| b == b'\n' || b == b'\t' || b == b'\r') {
+            return Err(Error::record(
+                &label,
+                index as u64 + 1,
+                "a read given with -c contains a tab or a line break",
+            ));
+        }
+        out.extend_from_slice(itoa::Buffer::new().format(name).as_bytes());
+        out.push(b'\t');
+        out.extend_from_slice(word);
+        out.push(b'\n');
+        Ok(())
+    };
+    while n < want && chunk.data[0].len() < max_bytes && *next < lists[0].len() {
+        match layout {
+            Layout::Interleaved => {
+                if *next + 1 >= lists[0].len() {
+                    return Err(Error::record(
+                        &label,
+                        *next as u64 + 1,
+                        "an odd number of interleaved reads: the last one has no mate",
+                    ));
+                }
+                write(&mut chunk.data[0], *next, *next / 2, &lists[0])?;
+                write(&mut chunk.data[0], *next + 1, *next / 2, &lists[0])?;
+            }
+            Layout::TwoFiles => {
+                if *next >= lists[1].len() {
+                    return Err(Error::record(
+                        &label,
+                        *next as u64 + 1,
+                        format!(
+                            "{} reads were given with -1 but {} with -2",
+                            lists[0].len(),
+                            lists[1].len()
+                        ),
+                    ));
+                }
+                write(&mut chunk.data[0], *next, *next, &lists[0])?;
+                write(&mut chunk.data[1], *next, *next, &lists[1])?;
+            }
+            _ => write(&mut chunk.data[0], *next, *next, &lists[0])?,
+        }
+        *next += per_fragment;
+        n += 1;
+    }
+    if layout == Layout::TwoFiles && *next >= lists[0].len() && lists[1].len() > lists[0].len() {
+        return Err(Error::record(
+            &label,
+            lists[0].len() as u64 + 1,
+            format!(
+                "{} reads were given with -1 but {} with -2",
+                lists[0].len(),
+                lists[1].len()
+            ),
+        ));
+    }
+    Ok(n)
+}
