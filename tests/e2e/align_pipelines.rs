@@ -384,8 +384,8 @@ fn pairs(sam: &Sam) -> Vec<(&SamRecord, &SamRecord)> {
         }
     }
     let mut out: Vec<_> = mates
-        .into_iter()
-        .filter_map(|(_, m)| Some((m[0]?, m[1]?)))
+        .into_values()
+        .filter_map(|m| Some((m[0]?, m[1]?)))
         .collect();
     out.sort_by(|a, b| a.0.name.cmp(&b.0.name));
     out
