@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Accuracy and speed of `seqfarm align` next to bowtie2 (end-to-end and --local),
 # bwa mem and minimap2 -ax sr, on reads simulated from real genomes, plus the mapping
-# rate and agreement with bwa mem on real runs. Prints markdown tables.
+# rate and agreement with bwa mem on real runs; and paired-end: the same next to
+# bowtie2, bwa mem, minimap2 -ax sr and strobealign on simulated pairs, plus the
+# concordant rate of each tool on real paired runs. Prints markdown tables.
 #
 #   bench/align.sh [GENOME_DIR] [READS_DIR]
+#   MODE=paired bench/align.sh      # paired-end tables only (MODE: single, paired, both)
 #
 # GENOME_DIR defaults to $SEQFARM_SHARED_DATA/genomes, READS_DIR to
 # $SEQFARM_SHARED_DATA/reads ($SEQFARM_SHARED_DATA: ../shared/data relative to the
@@ -11,14 +14,20 @@
 # is kept under $SEQFARM_BENCH_DATA/align (default /tmp/seqfarm-bench/align) and
 # reused. Environment: THREADS (2), READS (100000 per set), REPS (3 timed runs per
 # tool, alternating, median reported), GENOMES (chr20 athal celegans mtb), LENGTHS
-# (150 100). Needs seqan-apps (mason), bowtie2, bwa, minimap2, samtools, GNU time,
-# python3.
+# (150 100), MODE (both), PAIRS (100000 per paired set), PE_GENOMES (chr20 athal
+# celegans), PE_TOOLS (seqfarm bowtie2 bwa-mem minimap2-sr strobealign). Needs seqan-apps (mason), bowtie2, bwa, minimap2, samtools, GNU time,
+# python3; strobealign is installed from crates.io (cargo install strobealign) into
+# $SEQFARM_BENCH_DATA/strobealign when missing.
 #
 # Simulation: mason_variator --snp-rate 0.001 --small-indel-rate 0.0001 gives the
 # sample's variants; mason_simulator draws single-end reads from the variant genome
 # with --illumina-prob-mismatch-scale 2.5 and writes the true alignments. A read is
 # correct when its primary alignment is on the true contig and strand, leftmost
 # position within 50 bp of the true one (bench/align_eval.awk).
+#
+# Paired-end: mason_simulator draws 2x150 pairs (--fragment-mean-size 400
+# --fragment-size-std-dev 60) from the same variant genome; each mate is scored as a
+# single read is, and "concordant" is the share of pairs the tool flags proper (0x2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -32,7 +41,14 @@ nreads=${READS:-100000}
 reps=${REPS:-3}
 genomes=${GENOMES:-chr20 athal celegans mtb}
 lengths=${LENGTHS:-150 100}
+mode=${MODE:-both}
+npairs=${PAIRS:-100000}
+pe_genomes=${PE_GENOMES:-chr20 athal celegans}
+bench_root=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
+strobealign_version=0.19.1
+strobealign=$bench_root/strobealign/bin/strobealign
 mason=/usr/lib/seqan/bin
+case $mode in single | paired | both) ;; *) echo "MODE must be single, paired or both" >&2; exit 1 ;; esac
 mkdir -p "$work"
 cargo build --release --quiet
 sf=$repo/target/release/seqfarm
@@ -58,6 +74,11 @@ index_all() {
   [ -s "$prefix.mmi" ] || minimap2 -x sr -d "$prefix.mmi" "$fa" >/dev/null 2>&1
 }
 
+# strobealign's index of FASTA for 150 bp reads (FASTA.r150.sti).
+strobealign_index() {
+  [ -s "$1.r150.sti" ] || "$strobealign" --create-index -t "$threads" -r 150 "$1" >/dev/null 2>&1
+}
+
 # The command line of TOOL mapping READS to PREFIX into OUT (SAM).
 command_for() {
   local tool=$1 prefix=$2 reads=$3 out=$4
@@ -73,15 +94,36 @@ command_for() {
 
 tools="seqfarm bowtie2 seqfarm-local bowtie2-local bwa-mem minimap2-sr"
 
-# Runs every tool REPS times, alternating; leaves "tool wall user rss" lines (medians)
-# in $work/times.txt and each tool's last SAM in $work/out.TOOL.sam.
+# The paired-end command line of TOOL mapping R1 and R2 to PREFIX (its FASTA: FA) into OUT.
+pe_command_for() {
+  local tool=$1 prefix=$2 fa=$3 r1=$4 r2=$5 out=$6
+  case $tool in
+    seqfarm) echo "$sf align -p $threads -x $prefix -1 $r1 -2 $r2 -S $out --force" ;;
+    bowtie2) echo "bowtie2 -p $threads -x $prefix.bt2 -1 $r1 -2 $r2 -S $out" ;;
+    bwa-mem) echo "bwa mem -t $threads $prefix.bwa $r1 $r2 -o $out" ;;
+    minimap2-sr) echo "minimap2 -ax sr -t $threads $prefix.mmi $r1 $r2 -o $out" ;;
+    # With a prebuilt index where there is one (simulated sets), else built on the fly.
+    strobealign) if [ -s "$fa.r150.sti" ]; then
+        echo "$strobealign --use-index -r 150 -t $threads $fa $r1 $r2 -o $out"
+      else
+        echo "$strobealign -t $threads $fa $r1 $r2 -o $out"
+      fi ;;
+  esac
+}
+
+pe_tools=${PE_TOOLS:-seqfarm bowtie2 bwa-mem minimap2-sr strobealign}
+
+# Runs every tool of $run_tools REPS times, alternating, with the command lines
+# `$command_of TOOL ARGS... OUT`; leaves "tool wall user rss" lines (medians) in
+# $work/times.txt and each tool's last SAM in $work/out.TOOL.sam.
+run_tools=$tools
+command_of=command_for
 time_tools() {
-  local prefix=$1 reads=$2
   : > "$work/times.raw"
   for rep in $(seq "$reps"); do
-    for tool in $tools; do
+    for tool in $run_tools; do
       local cmd
-      cmd=$(command_for "$tool" "$prefix" "$reads" "$work/out.$tool.sam")
+      cmd=$($command_of "$tool" "$@" "$work/out.$tool.sam")
       /usr/bin/time -f "$tool %e %U %M" -a -o "$work/times.raw" $cmd >/dev/null 2>"$work/err.$tool.txt" ||
         { echo "$tool failed:"; cat "$work/err.$tool.txt"; exit 1; } >&2
     done
@@ -93,81 +135,179 @@ time_tools() {
     END { for (t in w) print t, median(w[t]), median(u[t]), m[t] }' "$work/times.raw" > "$work/times.txt"
 }
 
-echo "# seqfarm align benchmark"
-echo
-echo "$(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $threads threads, $reps alternating runs per tool (median wall time), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "Versions: $("$sf" --version), $(bowtie2 --version 2>/dev/null | head -1 | awk '{print "bowtie2 " $3}'), bwa $(bwa 2>&1 | awk '/Version/ {print $2}'), minimap2 $(minimap2 --version)"
-echo
-for g in $genomes; do
-  fa_gz=$(genome_file "$g")
-  fa=$work/$g.fa
-  [ -s "$fa" ] || zcat "$fa_gz" > "$fa"
+# The genome's FASTA and the simulated sample's variants, made once.
+prepare_genome() {
+  local g=$1 fa=$work/$1.fa
+  [ -s "$fa" ] || zcat "$(genome_file "$g")" > "$fa"
   [ -s "$work/$g.var.vcf" ] ||
     "$mason/mason_variator" -ir "$fa" -ov "$work/$g.var.vcf" --snp-rate 0.001 \
       --small-indel-rate 0.0001 --seed 7 -q >/dev/null 2>&1
   index_all "$fa" "$work/$g"
-  for len in $lengths; do
-    reads=$work/$g.$len.$nreads.fq
-    truth=$work/$g.$len.$nreads.truth.sam
-    [ -s "$reads" ] ||
-      "$mason/mason_simulator" -ir "$fa" -iv "$work/$g.var.vcf" -n "$nreads" \
-        --illumina-read-length "$len" --illumina-prob-mismatch-scale 2.5 --seed 11 \
-        -o "$reads" -oa "$truth" -q >/dev/null 2>&1
-    time_tools "$work/$g" "$reads"
-    echo "## $g, $nreads reads of $len bp (load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
-    echo
-    echo "| tool | wall s | vs bwa mem | user s | max RSS MB | reads | correct % | MAPQ>=1 mapped % / wrong | MAPQ>=10 | MAPQ>=20 | MAPQ>=30 |"
-    echo "|---|---|---|---|---|---|---|---|---|---|---|"
-    bwa_wall=$(awk '$1 == "bwa-mem" {print $2}' "$work/times.txt")
+}
+
+echo "# seqfarm align benchmark"
+echo
+echo "$(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $threads threads, $reps alternating runs per tool (median wall time), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "$mode" != single ] && [ ! -x "$strobealign" ]; then
+  cargo install strobealign --version "$strobealign_version" --locked --quiet --root "$bench_root/strobealign" >&2
+fi
+strobealign_v=""
+[ "$mode" = single ] || strobealign_v=", $("$strobealign" --version)"
+echo "Versions: $("$sf" --version), $(bowtie2 --version 2>/dev/null | head -1 | awk '{print "bowtie2 " $3}'), bwa $(bwa 2>&1 | awk '/Version/ {print $2}'), minimap2 $(minimap2 --version)$strobealign_v"
+echo
+if [ "$mode" != paired ]; then
+  run_tools=$tools command_of=command_for
+  for g in $genomes; do
+    fa=$work/$g.fa
+    prepare_genome "$g"
+    for len in $lengths; do
+      reads=$work/$g.$len.$nreads.fq
+      truth=$work/$g.$len.$nreads.truth.sam
+      [ -s "$reads" ] ||
+        "$mason/mason_simulator" -ir "$fa" -iv "$work/$g.var.vcf" -n "$nreads" \
+          --illumina-read-length "$len" --illumina-prob-mismatch-scale 2.5 --seed 11 \
+          -o "$reads" -oa "$truth" -q >/dev/null 2>&1
+      time_tools "$work/$g" "$reads"
+      echo "## $g, $nreads reads of $len bp (load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
+      echo
+      echo "| tool | wall s | vs bwa mem | user s | max RSS MB | reads | correct % | MAPQ>=1 mapped % / wrong | MAPQ>=10 | MAPQ>=20 | MAPQ>=30 |"
+      echo "|---|---|---|---|---|---|---|---|---|---|---|"
+      bwa_wall=$(awk '$1 == "bwa-mem" {print $2}' "$work/times.txt")
+      for tool in $tools; do
+        read -r wall user rss < <(awk -v t="$tool" '$1 == t {print $2, $3, $4}' "$work/times.txt")
+        awk -v tool="$tool" -v wall="$wall" -v user="$user" -v rss="$rss" -v bwa="$bwa_wall" -F'\t' '{
+          printf "| %s | %.2f | %.2fx | %.2f | %.0f | %d | %.3f | %.2f / %d | %.2f / %d | %.2f / %d | %.2f / %d |\n",
+            tool, wall, wall / bwa, user, rss / 1024, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' \
+          < <(awk -f "$eval_awk" "$truth" "$work/out.$tool.sam")
+      done
+      echo
+      # Where seqfarm and bowtie2 disagree, and how much of it is the choice among ties.
+      python3 "$repo/bench/align_ties.py" "$truth" "$work/out.seqfarm.sam" "$work/out.bowtie2.sam" seqfarm bowtie2
+      echo
+    done
+  done
+
+  run_tools=$tools command_of=command_for
+  # Real runs: first reads of each pair, against the reference shipped beside them.
+  echo "## Real reads (read 1 of each run, single-end): mapping rate and agreement with bwa mem"
+  echo
+  echo "Agreement: reads mapped by both tools whose primary alignments are on the same contig and strand with leftmost positions within 50 bp, as a % of reads bwa mem maps with MAPQ >= 20."
+  echo
+  echo "| run | reads | tool | mapped % | MAPQ>=20 % | agreement with bwa mem % | wall s |"
+  echo "|---|---|---|---|---|---|---|"
+  run_real() {
+    local name=$1 reads=$2 ref=$3
+    local prefix=$work/real.$name
+    [ -s "$prefix.fa" ] || { if [[ $ref == *.gz ]]; then zcat "$ref"; else cat "$ref"; fi; } > "$prefix.fa"
+    index_all "$prefix.fa" "$prefix"
+    time_tools "$prefix" "$reads"
+    local n
+    n=$(awk '!/^@/ && int($2 / 256) % 2 == 0 && int($2 / 2048) % 2 == 0' "$work/out.bwa-mem.sam" | wc -l)
     for tool in $tools; do
+      local wall
+      wall=$(awk -v t="$tool" '$1 == t {print $2}' "$work/times.txt")
+      awk -v tool="$tool" -v name="$name" -v n="$n" -v wall="$wall" '
+        function bit(f, b) { return int(f / b) % 2 }
+        # bwa mem drops a trailing /1 or /2 from read names; compare without it.
+        { sub(/\/[12]$/, "", $1) }
+        FNR == NR { if (/^@/ || bit($2, 256) || bit($2, 2048) || bit($2, 4)) next
+                    if ($5 >= 20) { bc[$1] = $3; bp[$1] = $4; bs[$1] = bit($2, 16); b20++ } next }
+        /^@/ || bit($2, 256) || bit($2, 2048) { next }
+        { total++ }
+        bit($2, 4) { next }
+        { mapped++; if ($5 >= 20) q20++
+          if (($1 in bc) && bc[$1] == $3 && bs[$1] == bit($2, 16) && $4 - bp[$1] <= 50 && bp[$1] - $4 <= 50) agree++ }
+        END { printf "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f |\n", name, total, tool,
+                100 * mapped / total, 100 * q20 / total, 100 * agree / b20, wall }' \
+        "$work/out.bwa-mem.sam" "$work/out.$tool.sam"
+    done
+  }
+  run_real NA12878_chrM "$reads_dir/human_NA12878_chrM/NA12878_chrM_R1.fq.gz" "$reads_dir/human_NA12878_chrM/hg19_chrM_chrYtrunc.fa.gz"
+  run_real CHM1_chr1 "$reads_dir/human_CHM1_chr1_100kb/CHM1_R1.fq.gz" "$reads_dir/human_CHM1_chr1_100kb/GRCh37_miniReference_chr1_chr2_100kb.fa.gz"
+  run_real HIV1_miseq "$reads_dir/HIV1_iva_miseq/reads_1.fq.gz" "$reads_dir/HIV1_iva_miseq/reference.fasta"
+  run_real SARSCoV2 "$reads_dir/SARSCoV2_SRR11728627/SRR11728627.fq.gz" "$reads_dir/SARSCoV2_SRR11728627/NC_045512.2.fasta"
+fi
+
+if [ "$mode" != single ]; then
+  run_tools=$pe_tools command_of=pe_command_for
+  for g in $pe_genomes; do
+    fa=$work/$g.fa
+    prepare_genome "$g"
+    strobealign_index "$fa"
+    base=$work/$g.pe150.$npairs
+    [ -s "$base.2.fq" ] ||
+      "$mason/mason_simulator" -ir "$fa" -iv "$work/$g.var.vcf" -n "$npairs" \
+        --illumina-read-length 150 --fragment-mean-size 400 --fragment-size-std-dev 60 \
+        --illumina-prob-mismatch-scale 2.5 --seed 17 \
+        -o "$base.1.fq" -or "$base.2.fq" -oa "$base.truth.sam" -q >/dev/null 2>&1
+    time_tools "$work/$g" "$fa" "$base.1.fq" "$base.2.fq"
+    echo "## $g, $npairs pairs of 2x150 bp, fragment 400 +- 60 (load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
+    echo
+    echo "Each mate scored as a read; concordant: pairs flagged proper (0x2)."
+    echo
+    echo "| tool | wall s | vs bwa mem | user s | max RSS MB | mates | correct % | MAPQ>=1 mapped % / wrong | MAPQ>=10 | MAPQ>=20 | MAPQ>=30 | concordant % |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+    bwa_wall=$(awk '$1 == "bwa-mem" {print $2}' "$work/times.txt")
+    for tool in $pe_tools; do
       read -r wall user rss < <(awk -v t="$tool" '$1 == t {print $2, $3, $4}' "$work/times.txt")
       awk -v tool="$tool" -v wall="$wall" -v user="$user" -v rss="$rss" -v bwa="$bwa_wall" -F'\t' '{
-        printf "| %s | %.2f | %.2fx | %.2f | %.0f | %d | %.3f | %.2f / %d | %.2f / %d | %.2f / %d | %.2f / %d |\n",
-          tool, wall, wall / bwa, user, rss / 1024, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' \
-        < <(awk -f "$eval_awk" "$truth" "$work/out.$tool.sam")
+        printf "| %s | %.2f | %.2fx | %.2f | %.0f | %d | %.3f | %.2f / %d | %.2f / %d | %.2f / %d | %.2f / %d | %.2f |\n",
+          tool, wall, wall / bwa, user, rss / 1024, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' \
+        < <(awk -f "$eval_awk" "$base.truth.sam" "$work/out.$tool.sam")
     done
     echo
-    # Where seqfarm and bowtie2 disagree, and how much of it is the choice among ties.
-    python3 "$repo/bench/align_ties.py" "$truth" "$work/out.seqfarm.sam" "$work/out.bowtie2.sam" seqfarm bowtie2
-    echo
   done
-done
 
-# Real runs: first reads of each pair, against the reference shipped beside them.
-echo "## Real reads (read 1 of each run, single-end): mapping rate and agreement with bwa mem"
-echo
-echo "Agreement: reads mapped by both tools whose primary alignments are on the same contig and strand with leftmost positions within 50 bp, as a % of reads bwa mem maps with MAPQ >= 20."
-echo
-echo "| run | reads | tool | mapped % | MAPQ>=20 % | agreement with bwa mem % | wall s |"
-echo "|---|---|---|---|---|---|---|"
-run_real() {
-  local name=$1 reads=$2 ref=$3
-  local prefix=$work/real.$name
-  [ -s "$prefix.fa" ] || { if [[ $ref == *.gz ]]; then zcat "$ref"; else cat "$ref"; fi; } > "$prefix.fa"
-  index_all "$prefix.fa" "$prefix"
-  time_tools "$prefix" "$reads"
-  local n
-  n=$(awk '!/^@/ && int($2 / 256) % 2 == 0 && int($2 / 2048) % 2 == 0' "$work/out.bwa-mem.sam" | wc -l)
-  for tool in $tools; do
-    local wall
-    wall=$(awk -v t="$tool" '$1 == t {print $2}' "$work/times.txt")
-    awk -v tool="$tool" -v name="$name" -v n="$n" -v wall="$wall" '
-      function bit(f, b) { return int(f / b) % 2 }
-      # bwa mem drops a trailing /1 or /2 from read names; compare without it.
-      { sub(/\/[12]$/, "", $1) }
-      FNR == NR { if (/^@/ || bit($2, 256) || bit($2, 2048) || bit($2, 4)) next
-                  if ($5 >= 20) { bc[$1] = $3; bp[$1] = $4; bs[$1] = bit($2, 16); b20++ } next }
-      /^@/ || bit($2, 256) || bit($2, 2048) { next }
-      { total++ }
-      bit($2, 4) { next }
-      { mapped++; if ($5 >= 20) q20++
-        if (($1 in bc) && bc[$1] == $3 && bs[$1] == bit($2, 16) && $4 - bp[$1] <= 50 && bp[$1] - $4 <= 50) agree++ }
-      END { printf "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f |\n", name, total, tool,
-              100 * mapped / total, 100 * q20 / total, 100 * agree / b20, wall }' \
-      "$work/out.bwa-mem.sam" "$work/out.$tool.sam"
-  done
-}
-run_real NA12878_chrM "$reads_dir/human_NA12878_chrM/NA12878_chrM_R1.fq.gz" "$reads_dir/human_NA12878_chrM/hg19_chrM_chrYtrunc.fa.gz"
-run_real CHM1_chr1 "$reads_dir/human_CHM1_chr1_100kb/CHM1_R1.fq.gz" "$reads_dir/human_CHM1_chr1_100kb/GRCh37_miniReference_chr1_chr2_100kb.fa.gz"
-run_real HIV1_miseq "$reads_dir/HIV1_iva_miseq/reads_1.fq.gz" "$reads_dir/HIV1_iva_miseq/reference.fasta"
-run_real SARSCoV2 "$reads_dir/SARSCoV2_SRR11728627/SRR11728627.fq.gz" "$reads_dir/SARSCoV2_SRR11728627/NC_045512.2.fasta"
+  # Real paired runs, against the reference shipped beside them. SARS-CoV-2's run is
+  # one interleaved file whose mates are named SRR….N.1 and SRR….N.2; it is split here
+  # into two files with the mates named SRR….N/1 and SRR….N/2 (the one read without
+  # its mate left out).
+  echo "## Real paired runs: concordant rate"
+  echo
+  echo "Concordant: pairs flagged proper (0x2); mapped: mates aligned."
+  echo
+  echo "| run | pairs | tool | concordant % | mapped % | MAPQ>=20 % | wall s |"
+  echo "|---|---|---|---|---|---|---|"
+  run_real_pairs() {
+    local name=$1 r1=$2 r2=$3 ref=$4
+    local prefix=$work/real.$name
+    [ -s "$prefix.fa" ] || { if [[ $ref == *.gz ]]; then zcat "$ref"; else cat "$ref"; fi; } > "$prefix.fa"
+    index_all "$prefix.fa" "$prefix"
+    time_tools "$prefix" "$prefix.fa" "$r1" "$r2"
+    for tool in $pe_tools; do
+      local wall
+      wall=$(awk -v t="$tool" '$1 == t {print $2}' "$work/times.txt")
+      awk -v tool="$tool" -v name="$name" -v wall="$wall" '
+        function bit(f, b) { return int(f / b) % 2 }
+        /^@/ || bit($2, 256) || bit($2, 2048) { next }
+        { mates++ }
+        !bit($2, 4) { mapped++; if ($5 >= 20) q20++ }
+        bit($2, 64) { pairs++; if (bit($2, 2)) proper++ }
+        END { printf "| %s | %d | %s | %.2f | %.2f | %.2f | %.2f |\n", name, pairs, tool,
+                100 * proper / pairs, 100 * mapped / mates, 100 * q20 / mates, wall }' \
+        "$work/out.$tool.sam"
+    done
+  }
+  sars=$reads_dir/SARSCoV2_SRR11728627/SRR11728627.fq.gz
+  [ -s "$work/real.SARSCoV2.2.fq" ] || {
+    zcat "$sars" | awk -v a="$work/real.SARSCoV2.1.fq" -v b="$work/real.SARSCoV2.2.fq" '
+      { rec[(NR - 1) % 4] = $0 }
+      NR % 4 == 0 {
+        split(rec[0], f, " "); name = f[1]; base = name; sub(/\.[12]$/, "", base)
+        if (name ~ /\.2$/ && base == held_base) {
+          print held_base "/1\n" held > a; print base "/2\n" rec[1] "\n" rec[2] "\n" rec[3] > b
+          held_base = ""
+        } else if (name ~ /\.1$/) {
+          held_base = base; held = rec[1] "\n" rec[2] "\n" rec[3]
+        }
+      }'
+  }
+  run_real_pairs NA12878_chrM "$reads_dir/human_NA12878_chrM/NA12878_chrM_R1.fq.gz" \
+    "$reads_dir/human_NA12878_chrM/NA12878_chrM_R2.fq.gz" "$reads_dir/human_NA12878_chrM/hg19_chrM_chrYtrunc.fa.gz"
+  run_real_pairs CHM1_chr1 "$reads_dir/human_CHM1_chr1_100kb/CHM1_R1.fq.gz" \
+    "$reads_dir/human_CHM1_chr1_100kb/CHM1_R2.fq.gz" "$reads_dir/human_CHM1_chr1_100kb/GRCh37_miniReference_chr1_chr2_100kb.fa.gz"
+  run_real_pairs HIV1_miseq "$reads_dir/HIV1_iva_miseq/reads_1.fq.gz" \
+    "$reads_dir/HIV1_iva_miseq/reads_2.fq.gz" "$reads_dir/HIV1_iva_miseq/reference.fasta"
+  run_real_pairs SARSCoV2 "$work/real.SARSCoV2.1.fq" "$work/real.SARSCoV2.2.fq" \
+    "$reads_dir/SARSCoV2_SRR11728627/NC_045512.2.fasta"
+fi
