@@ -26,7 +26,7 @@ use crate::common::ForceArg;
 pub struct AlignArgs {
     // ---- Input
     /// Index prefix (PREFIX.sfi, as written by `seqfarm index`)
-    #[arg(short = 'x', value_name = "INDEX")]
+    #[arg(short = 'x', long = "index", value_name = "INDEX")]
     pub index: PathBuf,
     /// Mate-1 reads (comma-separated list; repeatable), paired with -2
     #[arg(
@@ -45,7 +45,13 @@ pub struct AlignArgs {
     )]
     pub mates2: Vec<PathBuf>,
     /// Unpaired reads (`-` for standard input; comma-separated list; repeatable)
-    #[arg(short = 'U', value_name = "READS", value_delimiter = ',')]
+    #[arg(
+        short = 'U',
+        long = "unpaired",
+        alias = "reads",
+        value_name = "READS",
+        value_delimiter = ','
+    )]
     pub reads: Vec<PathBuf>,
     /// Interleaved paired reads (mate 1, mate 2, mate 1, ...)
     #[arg(long, value_name = "FILE", value_delimiter = ',')]
@@ -54,7 +60,12 @@ pub struct AlignArgs {
     #[arg(short = 'b', value_name = "BAM", value_delimiter = ',')]
     pub bam_input: Vec<PathBuf>,
     /// SAM output [default: standard output]
-    #[arg(short = 'S', value_name = "OUT.sam", conflicts_with = "bam")]
+    #[arg(
+        short = 'S',
+        long = "output",
+        value_name = "OUT.sam",
+        conflicts_with = "bam"
+    )]
     pub sam: Option<PathBuf>,
     /// BAM output (BGZF blocks compressed by the workers)
     #[arg(short = 'o', value_name = "OUT.bam")]
@@ -64,7 +75,7 @@ pub struct AlignArgs {
     pub fastq: bool,
     /// TAB5 reads: one read (name, seq, qual) or pair (name, seq1, qual1, seq2, qual2)
     /// per line (comma-separated list)
-    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    #[arg(long, alias = "12", value_name = "FILE", value_delimiter = ',')]
     pub tab5: Vec<PathBuf>,
     /// TAB6 reads: one read (name, seq, qual) or pair (name1, seq1, qual1, name2, seq2,
     /// qual2) per line (comma-separated list)
@@ -111,7 +122,7 @@ pub struct AlignArgs {
     )]
     pub phred64: bool,
     /// Qualities are space-separated integers
-    #[arg(long)]
+    #[arg(long, alias = "integer-quals")]
     pub int_quals: bool,
 
     // ---- Presets and mode
@@ -148,13 +159,18 @@ pub struct AlignArgs {
 
     // ---- Alignment (bowtie2's seed search; see docs/ALIGNER.md for seqfarm's)
     /// Mismatches in a seed, 0 or 1 (seqfarm's seeds are exact; 1 searches as --very-sensitive)
-    #[arg(short = 'N', value_name = "0|1", value_parser = clap::value_parser!(u8).range(0..=1))]
+    #[arg(short = 'N', long = "seedmms", value_name = "0|1", value_parser = clap::value_parser!(u8).range(0..=1))]
     pub seed_mismatches: Option<u8>,
     /// Seed length, 4 to 31 (sets seqfarm's shortest SMEM seed)
-    #[arg(short = 'L', value_name = "N", value_parser = clap::value_parser!(u32).range(4..=31))]
+    #[arg(short = 'L', long = "seedlen", value_name = "N", value_parser = clap::value_parser!(u32).range(4..=31))]
     pub seed_len: Option<u32>,
     /// Interval between seeds as a function of read length (validated; no effect)
-    #[arg(short = 'i', value_name = "FUNC", allow_hyphen_values = true)]
+    #[arg(
+        short = 'i',
+        long = "seedival",
+        value_name = "FUNC",
+        allow_hyphen_values = true
+    )]
     pub seed_interval: Option<String>,
     /// Most N positions in an alignment, a function of read length [L,0,0.15]
     #[arg(long, value_name = "FUNC", allow_hyphen_values = true)]
@@ -175,8 +191,17 @@ pub struct AlignArgs {
     #[arg(long)]
     pub norc: bool,
     /// No one-mismatch end-to-end search before seeding (no effect: seqfarm has none)
-    #[arg(long)]
+    #[arg(long, overrides_with = "one_mm_upfront")]
     pub no_1mm_upfront: bool,
+    /// One-mismatch end-to-end search before seeding (bowtie2's default; no effect)
+    #[arg(long = "1mm-upfront", overrides_with = "no_1mm_upfront")]
+    pub one_mm_upfront: bool,
+    /// Exact end-to-end search before seeding (bowtie2's default; no effect)
+    #[arg(long, overrides_with = "no_exact_upfront")]
+    pub exact_upfront: bool,
+    /// No exact end-to-end search before seeding (no effect: seqfarm has none)
+    #[arg(long, overrides_with = "exact_upfront")]
+    pub no_exact_upfront: bool,
 
     // ---- Scoring
     /// Match bonus [0 end-to-end, where bowtie2 ignores it; 2 --local]
@@ -195,12 +220,17 @@ pub struct AlignArgs {
     #[arg(long, value_name = "OPEN[,EXTEND]")]
     pub rfg: Option<String>,
     /// Minimum score as a function of read length [L,-0.6,-0.6; --local G,20,8]
-    #[arg(long, value_name = "FUNC", allow_hyphen_values = true)]
+    #[arg(
+        long,
+        alias = "min-score",
+        value_name = "FUNC",
+        allow_hyphen_values = true
+    )]
     pub score_min: Option<String>,
 
     // ---- Reporting
     /// Report up to N alignments per read or pair (the best is primary, others flag 256)
-    #[arg(short = 'k', value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "all")]
+    #[arg(short = 'k', long = "khits", value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "all")]
     pub report: Option<u32>,
     /// Report all alignments found (as -k with seqfarm's candidate limit)
     #[arg(short = 'a', long = "all")]
@@ -209,7 +239,7 @@ pub struct AlignArgs {
     #[arg(short = 'D', value_name = "N")]
     pub extend_tries: Option<u32>,
     /// Re-seeding rounds for repetitive reads (maps to re-seeding of repeats)
-    #[arg(short = 'R', value_name = "N")]
+    #[arg(short = 'R', long = "seed-rounds", value_name = "N")]
     pub reseeds: Option<u32>,
 
     // ---- Paired-end
@@ -235,14 +265,23 @@ pub struct AlignArgs {
     #[arg(long)]
     pub no_discordant: bool,
     /// Mates extending past each other may be concordant
-    #[arg(long)]
+    #[arg(long, overrides_with = "no_dovetail")]
     pub dovetail: bool,
+    /// Mates extending past each other are not concordant (the default)
+    #[arg(long, overrides_with = "dovetail")]
+    pub no_dovetail: bool,
     /// Not concordant when one mate contains the other
-    #[arg(long)]
+    #[arg(long, overrides_with = "contain")]
     pub no_contain: bool,
+    /// One mate containing the other may be concordant (the default)
+    #[arg(long, overrides_with = "no_contain")]
+    pub contain: bool,
     /// Not concordant when the mates overlap at all
-    #[arg(long)]
+    #[arg(long, overrides_with = "overlap")]
     pub no_overlap: bool,
+    /// Overlapping mates may be concordant (the default)
+    #[arg(long, overrides_with = "no_overlap")]
+    pub overlap: bool,
 
     // ---- BAM input
     /// With -b: align the paired reads of the BAM (default: its unpaired ones)
@@ -308,31 +347,40 @@ pub struct AlignArgs {
     #[arg(long)]
     pub quiet: bool,
     /// Write metrics to FILE
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, alias = "metrics-file", value_name = "FILE")]
     pub met_file: Option<PathBuf>,
     /// Write metrics to standard error
-    #[arg(long)]
+    #[arg(long, alias = "metrics-stderr")]
     pub met_stderr: bool,
     /// Metrics every N seconds [1]
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(long, alias = "metrics", value_name = "N", default_value_t = 1)]
     pub met: u64,
     /// Leave out records of unaligned reads (a pair's when both mates are unaligned)
     #[arg(long)]
     pub no_unal: bool,
     /// No header lines
-    #[arg(long, visible_alias = "no-hd")]
+    #[arg(
+        long,
+        visible_alias = "no-hd",
+        aliases = ["no-HD", "sam-no-head", "sam-nohead", "sam-no-hd", "sam-noHD"]
+    )]
     pub no_head: bool,
     /// No @SQ header lines
-    #[arg(long)]
+    #[arg(long, aliases = ["no-SQ", "sam-no-sq", "sam-nosq", "sam-noSQ"])]
     pub no_sq: bool,
     /// Read group ID: adds an @RG line and RG:Z to every record
-    #[arg(long, value_name = "ID")]
+    #[arg(long, alias = "sam-rg-id", value_name = "ID")]
     pub rg_id: Option<String>,
     /// Field of the @RG line, TAG:VALUE, e.g. SM:sample (repeatable; needs --rg-id)
-    #[arg(long, value_name = "TAG:VALUE", requires = "rg_id")]
+    #[arg(
+        long,
+        aliases = ["sam-rg", "sam-RG", "RG"],
+        value_name = "TAG:VALUE",
+        requires = "rg_id"
+    )]
     pub rg: Vec<String>,
     /// `*` for SEQ and QUAL of secondary alignments
-    #[arg(long)]
+    #[arg(long, alias = "sam-omit-sec-seq")]
     pub omit_sec_seq: bool,
     /// Keep the whole read name (by default it ends at the first white space)
     #[arg(long)]
@@ -369,8 +417,11 @@ pub struct AlignArgs {
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub seed: u64,
     /// Accepted: the choice among ties still depends on the read and --seed alone
-    #[arg(long)]
+    #[arg(long, alias = "nondeterministic")]
     pub non_deterministic: bool,
+    /// Reads per batch handed to a thread (accepted; seqfarm sizes its own batches)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub reads_per_batch: Option<u64>,
     #[command(flatten)]
     pub force: ForceArg,
 }
@@ -679,9 +730,11 @@ impl AlignArgs {
         if self.mates1.is_empty()
             && self.reads.is_empty()
             && self.interleaved.is_empty()
+            && self.tab5.is_empty()
+            && self.tab6.is_empty()
             && self.bam_input.is_empty()
         {
-            anyhow::bail!("no reads: give -U, -1 and -2, --interleaved or -b");
+            anyhow::bail!("no reads: give -U, -1 and -2, --interleaved, --tab5, --tab6 or -b");
         }
         let formats = [
             ("-q", self.fastq),

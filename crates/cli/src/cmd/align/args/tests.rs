@@ -78,7 +78,7 @@ fn pipeline_forms_parse() {
         --dpad 15 -D 20 -R 3 --met-stderr --met-file m.txt --met 5 --quiet --xeq \
         --omit-sec-seq --sam-no-qname-trunc --soft-clipped-unmapped-tlen \
         --sam-append-comment --rg-id g --rg SM:x --rg PL:illumina --phred33 \
-        --un-bz2 u.bz2 --al-lz4 a.lz4 --al-conc c%.fq --dovetail --no-contain --no-overlap \
+        --un-bz2 u.bz2 --al-gz a.gz --al-conc c%.fq --dovetail --no-contain --no-overlap \
         --no-mixed --no-discordant --ff -s 4 --trim-to 5:50 --gbar 6 --np 2 --rfg 6,2 --ma 0",
     );
 }
@@ -151,4 +151,76 @@ fn align_keeps_t_for_time() {
     assert!(a.time);
     assert_eq!(a.threads, Some(3));
     assert!(parse("-x i -U r -t 4").is_err());
+}
+
+#[test]
+fn bowtie2_long_names_and_defaults_are_accepted() {
+    // Options of bowtie2-align-s's table: the defaults spelled out, and other names.
+    let a = ok(
+        "-x i -1 a -2 b --no-dovetail --contain --overlap --1mm-upfront \
+        --exact-upfront --reads-per-batch 16",
+    );
+    let p = a.pairing().unwrap();
+    assert!(!p.dovetail && p.contain && p.overlap);
+    // The last of a pair of opposites wins, as in bowtie2.
+    let p = ok("-x i -1 a -2 b --no-dovetail --dovetail --no-contain")
+        .pairing()
+        .unwrap();
+    assert!(p.dovetail && !p.contain);
+    let p = ok("-x i -1 a -2 b --dovetail --no-dovetail --no-overlap --overlap")
+        .pairing()
+        .unwrap();
+    assert!(!p.dovetail && p.overlap);
+    let a = ok(
+        "--index i --unpaired r --output o.sam --khits 3 --seedlen 20 --seedmms 0 \
+        --seedival S,1,1.15 --seed-rounds 2 --min-score L,0,-0.2 --metrics 5 \
+        --metrics-file m --metrics-stderr --nondeterministic --integer-quals \
+        --sam-omit-sec-seq --sam-no-hd --sam-nosq --sam-rg-id g --sam-rg SM:x --RG PL:y",
+    );
+    assert_eq!(a.index, PathBuf::from("i"));
+    assert_eq!(a.reads, [PathBuf::from("r")]);
+    assert_eq!(a.sam, Some(PathBuf::from("o.sam")));
+    assert_eq!((a.report, a.seed_len, a.met), (Some(3), Some(20), 5));
+    assert!(a.no_head && a.no_sq && a.omit_sec_seq && a.int_quals && a.met_stderr);
+    assert_eq!(
+        a.read_group_line().unwrap().unwrap(),
+        "@RG\tID:g\tSM:x\tPL:y"
+    );
+    assert_eq!(ok("-x i --reads r").reads, [PathBuf::from("r")]);
+    assert_eq!(ok("-x i --12 t").tab5, [PathBuf::from("t")]);
+    for alias in ["--no-HD", "--sam-no-head", "--sam-nohead", "--sam-noHD"] {
+        assert!(ok(&format!("-x i -U r {alias}")).no_head, "{alias}");
+    }
+    for alias in ["--no-SQ", "--sam-no-sq", "--sam-noSQ"] {
+        assert!(ok(&format!("-x i -U r {alias}")).no_sq, "{alias}");
+    }
+}
+
+#[test]
+fn repeated_options_take_the_last_value() {
+    let a = ok(
+        "-x i -U r -p 1 -S a.sam -p 4 -S b.sam -X 300 -X 700 --score-min L,0,-1 \
+        --score-min L,0,-0.2 -k 2 -k 5 --seed 1 --seed 9",
+    );
+    assert_eq!(a.threads, Some(4));
+    assert_eq!(a.sam, Some(PathBuf::from("b.sam")));
+    assert_eq!(a.maxins, 700);
+    assert_eq!(a.report, Some(5));
+    assert_eq!(a.seed, 9);
+    assert_eq!(
+        a.scoring().unwrap().min_score,
+        LengthFunction::Linear {
+            constant: 0.0,
+            coefficient: -0.2
+        }
+    );
+    assert!(ok("-x i -U r --local --local -t -t").time);
+    // Read lists append, as bowtie2's do.
+    let a = ok("-x i -U a,b -U c -1 m1 -2 m2 -1 n1 -2 n2 --interleaved s --interleaved t");
+    assert_eq!(a.reads, ["a", "b", "c"].map(PathBuf::from));
+    assert_eq!(a.mates1, ["m1", "n1"].map(PathBuf::from));
+    assert_eq!(a.mates2, ["m2", "n2"].map(PathBuf::from));
+    assert_eq!(a.interleaved, ["s", "t"].map(PathBuf::from));
+    let a = ok("-x i -U r --rg-id g --rg SM:x --rg PL:y");
+    assert_eq!(a.rg, ["SM:x", "PL:y"]);
 }
