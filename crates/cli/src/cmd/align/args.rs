@@ -97,16 +97,16 @@ pub struct AlignArgs {
     #[arg(short = 'c')]
     pub sequences_given: bool,
     /// Skip the first N reads or pairs
-    #[arg(short = 's', long = "skip", value_name = "N", default_value_t = 0)]
+    #[arg(short = 's', long = "skip", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u64>)]
     pub skip: u64,
     /// Stop after the first N reads or pairs
-    #[arg(short = 'u', long = "upto", visible_alias = "qupto", value_name = "N")]
+    #[arg(short = 'u', long = "upto", visible_alias = "qupto", value_name = "N", value_parser = truncated_int::<u64>)]
     pub upto: Option<u64>,
     /// Trim N bases from the 5' (left) end of each read
-    #[arg(short = '5', long = "trim5", value_name = "N", default_value_t = 0)]
+    #[arg(short = '5', long = "trim5", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u32>)]
     pub trim5: u32,
     /// Trim N bases from the 3' (right) end of each read
-    #[arg(short = '3', long = "trim3", value_name = "N", default_value_t = 0)]
+    #[arg(short = '3', long = "trim3", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u32>)]
     pub trim3: u32,
     /// Trim reads longer than N bases from the 3' (default) or 5' end: [3:|5:]N
     #[arg(long, value_name = "[3:|5:]N", conflicts_with_all = ["trim5", "trim3"])]
@@ -205,13 +205,13 @@ pub struct AlignArgs {
 
     // ---- Scoring
     /// Match bonus [0 end-to-end, where bowtie2 ignores it; 2 --local]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = truncated_int::<i32>)]
     pub ma: Option<i32>,
     /// Mismatch penalties MX[,MN]: MX at high quality, MN at Q0 [6,2]
     #[arg(long, value_name = "MX[,MN]")]
     pub mp: Option<String>,
     /// Penalty of an N in the read or the reference [1]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = truncated_int::<i32>)]
     pub np: Option<i32>,
     /// Read gap open, extend penalties [5,3]
     #[arg(long, value_name = "OPEN[,EXTEND]")]
@@ -230,7 +230,7 @@ pub struct AlignArgs {
 
     // ---- Reporting
     /// Report up to N alignments per read or pair (the best is primary, others flag 256)
-    #[arg(short = 'k', long = "khits", value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "all")]
+    #[arg(short = 'k', long = "khits", value_name = "N", value_parser = truncated_int::<u32>, conflicts_with = "all")]
     pub report: Option<u32>,
     /// Report all alignments found (as -k with seqfarm's candidate limit)
     #[arg(short = 'a', long = "all")]
@@ -244,10 +244,10 @@ pub struct AlignArgs {
 
     // ---- Paired-end
     /// Shortest concordant fragment
-    #[arg(short = 'I', long = "minins", value_name = "N", default_value_t = 0)]
+    #[arg(short = 'I', long = "minins", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u64>)]
     pub minins: u64,
     /// Longest concordant fragment
-    #[arg(short = 'X', long = "maxins", value_name = "N", default_value_t = 500)]
+    #[arg(short = 'X', long = "maxins", value_name = "N", default_value_t = 500, value_parser = truncated_int::<u64>)]
     pub maxins: u64,
     /// Mate 1 forward, mate 2 reverse (the default)
     #[arg(long, group = "orientation")]
@@ -397,7 +397,7 @@ pub struct AlignArgs {
 
     // ---- Performance
     /// Worker threads [default: all cores]
-    #[arg(short = 'p', long = "threads", value_name = "N")]
+    #[arg(short = 'p', long = "threads", value_name = "N", value_parser = truncated_int::<usize>)]
     pub threads: Option<usize>,
     /// Pin worker threads to cores
     #[arg(long)]
@@ -414,7 +414,7 @@ pub struct AlignArgs {
     #[arg(long)]
     pub qc_filter: bool,
     /// Seed of the choice among equally good alignments [0]
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = truncated_int::<u64>)]
     pub seed: u64,
     /// Accepted: the choice among ties still depends on the read and --seed alone
     #[arg(long, alias = "nondeterministic")]
@@ -558,6 +558,9 @@ impl AlignArgs {
         if let Some(r) = self.reseeds {
             // -R 2 (the default) keeps the preset's re-seeding of repeats.
             p.reseed_max_occ = (p.reseed_max_occ * u64::from(r.max(1)) / 2).max(1);
+        }
+        if self.report == Some(0) {
+            anyhow::bail!("-k 0: -k must be at least 1");
         }
         p.report = if self.all {
             p.max_candidates.max(AlignParams::default().max_candidates)
@@ -766,17 +769,36 @@ impl AlignArgs {
     }
 }
 
-/// Parses `A[,B]` integers (bowtie2's `--mp`, `--rdg`, `--rfg`).
+/// Parses a number as bowtie2 reads an integer option: a decimal fraction is cut off
+/// (`3.7` is 3), as C's `strtol` and C++'s `>> int` do; anything else not a number is
+/// an error (where bowtie2 would silently read 0).
+fn truncated_int<T: std::str::FromStr>(text: &str) -> Result<T, String> {
+    let whole = match text.split_once('.') {
+        Some((whole, fraction))
+            if !whole.trim_start_matches(['+', '-']).is_empty()
+                && fraction.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            whole
+        }
+        _ => text,
+    };
+    whole
+        .parse::<T>()
+        .map_err(|_| format!("{text:?} is not a valid number"))
+}
+
+/// Parses `A[,B]` integers (bowtie2's `--mp`, `--rdg`, `--rfg`); decimals are cut
+/// off as bowtie2 does (`--mp 3.2,0.35` is `3,0`).
 fn int_pair(option: &str, text: &str) -> anyhow::Result<(i32, Option<i32>)> {
     let bad = || anyhow::anyhow!("{option} {text:?}: expected <int> or <int>,<int>");
     let mut parts = text.split(',').map(str::trim);
     let first = parts
         .next()
-        .and_then(|v| v.parse::<i32>().ok())
+        .and_then(|v| truncated_int::<i32>(v).ok())
         .ok_or_else(bad)?;
     let second = match parts.next() {
         None => None,
-        Some(v) => Some(v.parse::<i32>().map_err(|_| bad())?),
+        Some(v) => Some(truncated_int::<i32>(v).map_err(|_| bad())?),
     };
     if parts.next().is_some() {
         return Err(bad());

@@ -224,3 +224,37 @@ fn repeated_options_take_the_last_value() {
     let a = ok("-x i -U r --rg-id g --rg SM:x --rg PL:y");
     assert_eq!(a.rg, ["SM:x", "PL:y"]);
 }
+
+#[test]
+fn decimal_numbers_are_cut_off_as_bowtie2_does() {
+    let a = ok(
+        "-x i -1 a -2 b --mp 3.2,0.35 --rdg 5.9,3.1 --rfg 4.5 --np 1.5 -I 10.5 \
+        -X 500.7 -p 2.0 -3 4.9 -k 2.5",
+    );
+    let s = a.scoring().unwrap();
+    assert_eq!((s.mismatch_max, s.mismatch_min), (3, 0));
+    assert_eq!((s.read_gap_open, s.read_gap_extend), (5, 3));
+    assert_eq!(s.ref_gap_open, 4);
+    assert_eq!(s.n_penalty, 1);
+    let p = a.pairing().unwrap();
+    assert_eq!((p.min_fragment, p.max_fragment), (10, 500));
+    assert_eq!((a.threads, a.trim3, a.report), (Some(2), 4, Some(2)));
+    assert_eq!(
+        ok("-x i -U r --local --ma 2.7")
+            .scoring()
+            .unwrap()
+            .match_bonus,
+        2
+    );
+    assert_eq!(ok("-x i -U r --mp 6.").scoring().unwrap().mismatch_max, 6);
+    for line in [
+        "-x i -U r --mp 3.2x",
+        "-x i -U r --mp .5",
+        "-x i -U r --ma 1e1",
+        "-x i -U r -p 2.5.1",
+        "-x i -U r -k 0",
+        "-x i -U r -k 0.5",
+    ] {
+        rejected(line);
+    }
+}
