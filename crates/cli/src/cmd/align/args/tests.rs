@@ -258,3 +258,28 @@ fn decimal_numbers_are_cut_off_as_bowtie2_does() {
         rejected(line);
     }
 }
+
+#[test]
+fn local_with_a_preset_is_the_local_preset() {
+    // bowtie2 applies presets after every option, `--very-sensitive` becoming
+    // `--very-sensitive-local` when --local is given, before or after it.
+    for (preset, local) in [
+        ("--very-fast", "--very-fast-local"),
+        ("--fast", "--fast-local"),
+        ("--sensitive", "--sensitive-local"),
+        ("--very-sensitive", "--very-sensitive-local"),
+    ] {
+        let want = ok(&format!("-x i -U r {local}")).params().unwrap();
+        assert_eq!(want.scoring.mode, AlignMode::Local);
+        for line in [
+            format!("-x i -U r --local {preset}"),
+            format!("-x i -U r {preset} --local"),
+            format!("-x i -U r --local {local}"),
+        ] {
+            assert_eq!(ok(&line).params().unwrap(), want, "{line}");
+        }
+        let end_to_end = ok(&format!("-x i -U r {preset}")).params().unwrap();
+        assert_eq!(end_to_end.scoring.mode, AlignMode::EndToEnd);
+        assert_ne!(end_to_end, want);
+    }
+}
