@@ -544,3 +544,60 @@ fn bad_records_are_errors_not_panics() {
         );
     }
 }
+
+#[test]
+fn sra_numbered_mates_pair_up_and_keep_their_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(
+        &dir,
+        "sra_1.fq",
+        b"@SRR123.7.1 len=2\nAC\n+\nII\n@SRR123.8/1\nGG\n+\nII\n",
+    );
+    let b = write(
+        &dir,
+        "sra_2.fq",
+        b"@SRR123.7.2 len=2\nTT\n+\nII\n@SRR123.8/2\nCC\n+\nII\n",
+    );
+    let split = ReadSources {
+        mate1: paths(&[&a]),
+        mate2: paths(&[&b]),
+        ..ReadSources::default()
+    };
+    let both = write(
+        &dir,
+        "sra.fq",
+        b"@SRR123.7.1\nAC\n+\nII\n@SRR123.7.2\nTT\n+\nII\n",
+    );
+    let interleaved = ReadSources {
+        interleaved: paths(&[&both]),
+        ..ReadSources::default()
+    };
+    assert_eq!(
+        all_limits(&split).unwrap(),
+        [
+            "SRR123.7.1 AC 40,40 | SRR123.7.2 TT 40,40",
+            "SRR123.8 GG 40,40 | SRR123.8 CC 40,40"
+        ]
+    );
+    assert_eq!(
+        all_limits(&interleaved).unwrap(),
+        ["SRR123.7.1 AC 40,40 | SRR123.7.2 TT 40,40"]
+    );
+    // Only .1 then .2 with equal prefixes.
+    for (name1, name2) in [
+        ("SRR1.7.2", "SRR1.7.1"),
+        ("SRR1.7.1", "SRR1.8.2"),
+        ("SRR1.7.1", "SRR1.7.3"),
+        ("SRR1.71", "SRR1.72"),
+        (".1", ".2"),
+    ] {
+        let text = format!("@{name1}\nAC\n+\nII\n@{name2}\nTT\n+\nII\n");
+        let file = write(&dir, "bad.fq", text.as_bytes());
+        let sources = ReadSources {
+            interleaved: paths(&[&file]),
+            ..ReadSources::default()
+        };
+        let e = all(&sources).unwrap_err().to_string();
+        assert!(e.contains("mate names differ"), "{name1} {name2}: {e}");
+    }
+}

@@ -184,7 +184,7 @@ impl FragmentBatch {
     ) -> Result<()> {
         let n = self.reads.len();
         let (a, b) = (self.read(n - 2), self.read(n - 1));
-        if !options.check_mate_names || a.name == b.name {
+        if !options.check_mate_names || a.name == b.name || numbered_mates(a.name, b.name) {
             return Ok(());
         }
         let word = |s: &ReadSpan| {
@@ -203,7 +203,7 @@ impl FragmentBatch {
         };
         let message = format!(
             "mate names differ: `{w1}` here and `{w2}` in {other} \
-             (mates' names must be equal up to a /1 or /2 suffix)"
+             (mates' names must be equal up to a /1 or /2 suffix, or .1 and .2)"
         );
         Err(Error::record(path1, number1, message))
     }
@@ -491,6 +491,18 @@ fn bad_header(header: &[u8], marker: char) -> String {
 }
 
 /// The name without a trailing `/1`, `/2` or `/3`, as bowtie2 writes mates' names.
+/// Whether `name1` and `name2` are the names SRA gives mates: `PREFIX.1` and
+/// `PREFIX.2` (e.g. `SRR123.7.1` and `SRR123.7.2`). The names are kept as they are,
+/// as bowtie2 keeps them.
+fn numbered_mates(name1: &[u8], name2: &[u8]) -> bool {
+    match (name1, name2) {
+        ([prefix1 @ .., b'.', b'1'], [prefix2 @ .., b'.', b'2']) => {
+            !prefix1.is_empty() && prefix1 == prefix2
+        }
+        _ => false,
+    }
+}
+
 pub(crate) fn strip_mate_suffix(name: &[u8]) -> &[u8] {
     match name {
         [rest @ .., b'/', b'1' | b'2' | b'3'] => rest,
