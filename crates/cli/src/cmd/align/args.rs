@@ -56,7 +56,8 @@ pub struct AlignArgs {
     /// Interleaved paired reads (mate 1, mate 2, mate 1, ...)
     #[arg(long, value_name = "FILE", value_delimiter = ',')]
     pub interleaved: Vec<PathBuf>,
-    /// Unaligned BAM input, sorted by read name
+    /// Unaligned BAM input, sorted by read name (comma-separated list; as bowtie2's
+    /// `bowtie2 -b FILE`, whose wrapper hands the files on)
     #[arg(short = 'b', value_name = "BAM", value_delimiter = ',')]
     pub bam_input: Vec<PathBuf>,
     /// SAM output [default: standard output]
@@ -755,6 +756,14 @@ impl AlignArgs {
             .collect();
         if given.len() > 1 {
             anyhow::bail!("{} and {} name different read formats", given[0], given[1]);
+        }
+        if self.bam_input.is_empty() {
+            if self.align_paired_reads {
+                anyhow::bail!("--align-paired-reads needs BAM input (-b)");
+            }
+            if self.preserve_tags {
+                anyhow::bail!("--preserve-tags needs BAM input (-b)");
+            }
         }
         if self.int_quals && (self.fasta || self.raw || self.kmers.is_some()) {
             anyhow::bail!("--int-quals needs reads with qualities");

@@ -283,3 +283,24 @@ fn local_with_a_preset_is_the_local_preset() {
         assert_ne!(end_to_end, want);
     }
 }
+
+#[test]
+fn bam_input_takes_its_files() {
+    // `bowtie2 -b FILE[,FILE]`: the wrapper takes the files and hands them on.
+    let a = ok("-x i -b a.bam,b.bam --align-paired-reads --preserve-tags");
+    assert_eq!(a.bam_input, ["a.bam", "b.bam"].map(PathBuf::from));
+    let sources = a.sources().unwrap();
+    assert_eq!(sources.interleaved, a.bam_input);
+    assert!(matches!(
+        sources.format,
+        InputFormat::Bam {
+            paired: true,
+            preserve_tags: true
+        }
+    ));
+    let sources = ok("-x i -b a.bam").sources().unwrap();
+    assert_eq!(sources.unpaired, [PathBuf::from("a.bam")]);
+    assert!(parse("-x i -U r -b").is_err());
+    assert!(rejected("-x i -U r --align-paired-reads").contains("-b"));
+    assert!(rejected("-x i -U r --preserve-tags").contains("-b"));
+}
