@@ -107,6 +107,10 @@ impl AlignArgs {
             full_names: self.sam_no_qname_trunc,
             append_comment: self.sam_append_comment,
             qc_filter: self.qc_filter,
+            report_limit: self
+                .all
+                .then_some(usize::MAX)
+                .or(self.report.map(|k| k as usize)),
         };
         let timer = PhaseTimer::new(self.time);
         let out_path = self

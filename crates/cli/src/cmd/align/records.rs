@@ -14,6 +14,10 @@
 //!   `AS`, for concordant and discordant pairs only), `YT YF` for unaligned ones;
 //! * with `-k`, a concordant pair's `k`-th alignment is two secondary records pointing
 //!   at each other; an unpaired mate's records come first for mate 1, then mate 2;
+//! * with `-k N` or `-a`, a primary record's MAPQ is 255 when only one alignment was
+//!   found (bowtie2 stops looking at `N`, so always with `-k 1`): the concordant
+//!   pairs of a concordant or discordant pair, the mate's own alignments otherwise;
+//!   secondary records always have 255;
 //! * mate names lose a `/1` or `/2` suffix; `--no-unal` leaves out every unaligned
 //!   record (of a pair too, as bowtie2 2.5.0 does).
 
@@ -48,6 +52,20 @@ pub struct RecordStyle {
     pub append_comment: bool,
     /// Reads that failed the QSEQ filter are reported unaligned (`--qc-filter`).
     pub qc_filter: bool,
+    /// Alignments reported per read or pair with `-k N` (`usize::MAX` for `-a`);
+    /// `None` without either, when MAPQ is always computed.
+    pub report_limit: Option<usize>,
+}
+
+impl RecordStyle {
+    /// The MAPQ of a primary record: bowtie2 prints 255 under `-k`/`-a` when it found
+    /// one alignment only (`more_found` false, or `-k 1`, which stops at the first).
+    fn primary_mapq(&self, mapq: u8, more_found: bool) -> u8 {
+        match self.report_limit {
+            Some(limit) if limit < 2 || !more_found => 255,
+            _ => mapq,
+        }
+    }
 }
 
 /// Per-read counts, summed over the run (bowtie2's summary).
@@ -127,7 +145,11 @@ impl RecordWriter {
                         placement: Some(p),
                         partner: None,
                         flag: if k > 0 { SECONDARY } else { 0 },
-                        mapq: if k == 0 { *mapq } else { 255 },
+                        mapq: if k == 0 {
+                            style.primary_mapq(*mapq, placements.len() > 1 || second_best.is_some())
+                        } else {
+                            255
+                        },
                         second_best: *second_best,
                         template_len: 0,
                         partner_score: None,
@@ -214,7 +236,14 @@ impl RecordWriter {
                 partner,
                 flag,
                 mapq: match placement {
-                    Some(_) if k == 0 => mapq,
+                    Some(_) if k == 0 => {
+                        let more_found = if paired {
+                            placements.len() > 1 || result.other_pairs
+                        } else {
+                            placements.len() > 1 || second_best.is_some()
+                        };
+                        style.primary_mapq(mapq, more_found)
+                    }
                     Some(_) => 255,
                     None => 0,
                 },

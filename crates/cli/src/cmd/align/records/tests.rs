@@ -249,3 +249,85 @@ fn xeq_splits_matches_by_md() {
         .collect();
     assert_eq!(text, "1S2=2X1=2D1X2=");
 }
+
+#[test]
+fn mapq_is_255_under_k_when_one_alignment_was_found() {
+    let h = header();
+    let read = ReadRef {
+        name: b"r",
+        bases: b"ACGT",
+        qualities: None,
+        full_name: b"r",
+        comment: b"",
+        original: b"",
+        filtered: false,
+    };
+    let mapqs = |result: &ReadResult, style: &RecordStyle| {
+        let mut out = Vec::new();
+        RecordWriter::default().write(&h, style, &read, result, &mut out);
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(|l| l.split('\t').nth(4).unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let unique = aligned(placed(0, 100, false, M4, 0), 42);
+    let repeated = ReadResult::Aligned {
+        placements: vec![placed(0, 100, false, M4, 0), placed(1, 7, false, M4, 0)],
+        second_best: Some(0),
+        mapq: 1,
+    };
+    let one_reported = ReadResult::Aligned {
+        placements: vec![placed(0, 100, false, M4, 0)],
+        second_best: Some(0),
+        mapq: 1,
+    };
+    let style = |report_limit| RecordStyle {
+        report_limit,
+        ..RecordStyle::default()
+    };
+    // Without -k/-a: always computed.
+    assert_eq!(mapqs(&unique, &style(None)), ["42"]);
+    assert_eq!(mapqs(&one_reported, &style(None)), ["1"]);
+    // -k 1 stops at the first alignment: 255.
+    assert_eq!(mapqs(&one_reported, &style(Some(1))), ["255"]);
+    // -k 3 / -a: 255 when one alignment only, else computed; secondaries 255.
+    for limit in [3, usize::MAX] {
+        assert_eq!(mapqs(&unique, &style(Some(limit))), ["255"]);
+        assert_eq!(mapqs(&repeated, &style(Some(limit))), ["1", "255"]);
+    }
+
+    // Pairs: a concordant pair's count is of concordant pairs.
+    let pair = |mates: [ReadResult; 2], class, other_pairs| PairResult {
+        class,
+        mates,
+        other_pairs,
+    };
+    let mapq_column = |l: Vec<Vec<String>>| l.into_iter().map(|r| r[4].clone()).collect::<Vec<_>>();
+    let one_pair = || {
+        [
+            aligned(placed(0, 100, false, M4, 0), 42),
+            ReadResult::Aligned {
+                placements: vec![placed(0, 300, true, M4, 0)],
+                second_best: Some(-5),
+                mapq: 40,
+            },
+        ]
+    };
+    let k3 = style(Some(3));
+    let l = lines(&pair(one_pair(), PairClass::Concordant, false), &k3);
+    assert_eq!(mapq_column(l), ["255", "255"]);
+    let l = lines(&pair(one_pair(), PairClass::Concordant, true), &k3);
+    assert_eq!(mapq_column(l), ["42", "40"]);
+    let l = lines(
+        &pair(one_pair(), PairClass::Concordant, true),
+        &style(Some(1)),
+    );
+    assert_eq!(mapq_column(l), ["255", "255"]);
+    // Unpaired mates: each mate's own alignments (bowtie2: 255 for a unique mate 1,
+    // computed for a repeated mate 2 next to it).
+    let l = lines(&pair(one_pair(), PairClass::Unpaired, false), &k3);
+    assert_eq!(mapq_column(l), ["255", "40"]);
+    let l = lines(&pair(one_pair(), PairClass::Unpaired, false), &style(None));
+    assert_eq!(mapq_column(l), ["42", "40"]);
+}
