@@ -38,3 +38,11 @@ step "$sf" search --top 2 "$data/sw_q10.fa" "$data/sw_db1500.fa.gz"
 step "$sf" align -x "$out/piece" -U "$data/align_reads_150.fq.gz" -S "$out/reads.sam" -p 2
 awk '!/^@/ && n++ < 3' "$out/reads.sam" | cut -f 1-9,12-
 step "$sf" align --local -x "$out/piece" -U "$data/align_reads_100.fq.gz" -o "$out/reads.bam" -p 2
+
+# Paired-end: 4,000 simulated 2x150 pairs (fragments 400 +- 60) on the same genome piece,
+# with a bowtie2 command line as pipelines write it; pairs that do not align concordantly
+# go to a gzip FASTQ pair.
+step "$sf" align -x "$out/piece" -1 "$data/pe_sim_R1.fq.gz" -2 "$data/pe_sim_R2.fq.gz" \
+  -X 1000 --no-mixed -p 2 --un-conc-gz "$out/unconc.fq.gz" -S "$out/pairs.sam"
+awk '!/^@/ && n++ < 4' "$out/pairs.sam" | cut -f 1-9,12-
+step ls "$out"

@@ -17,6 +17,8 @@ use crate::align_fixtures::{
 
 /// Share of compared reads that must agree.
 const MIN_AGREEMENT: f64 = 0.995;
+/// Reads with an XS in both outputs before the XS agreement rate is asserted.
+const MIN_XS_READS: usize = 40;
 /// Share of bowtie2's aligned reads that seqfarm must place identically for the
 /// comparison to mean something.
 const MIN_SAME_PLACE: f64 = 0.80;
@@ -182,8 +184,12 @@ fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool) {
             agreement.show()
         );
     }
+    // XS is the best score the search met elsewhere: which runner-ups a search meets
+    // differs between the tools (seqfarm's XS is sometimes higher, a more thorough
+    // search; lower ones are listed above). A rate is asserted once enough reads carry
+    // an XS in both outputs for one read not to swing it by points.
     assert!(
-        second.rate_not_lower() >= MIN_AGREEMENT,
+        second.both < MIN_XS_READS || second.rate_not_lower() >= MIN_AGREEMENT,
         "{case}: XS equal for only {} of the reads placed identically, and lower than \
          bowtie2's for {}",
         second.show(),
