@@ -96,10 +96,11 @@ impl Aligner<'_> {
         if !unpaired.is_empty() {
             self.rescue(&unpaired, pairing, &mut mates);
         }
+        let typical = typical_fragment(pairing, &mates);
         results.clear();
         for (i, pair) in pairs.iter().enumerate() {
             let (m1, m2) = (&mates[2 * i], &mates[2 * i + 1]);
-            results.push(self.conclude_pair(pair, m1, m2, pairing));
+            results.push(self.conclude_pair(pair, m1, m2, pairing, typical));
         }
     }
 
@@ -251,19 +252,47 @@ impl Aligner<'_> {
         m1: &MatePlaces,
         m2: &MatePlaces,
         pairing: &PairParams,
+        typical: u64,
     ) -> PairResult {
         let mut combos = concordant(pairing, m1, m2);
         if combos.is_empty() {
             return self.unpaired(m1, m2, pairing);
         }
         let best = combos[0].0;
-        let ties = combos.iter().take_while(|c| c.0 == best).count();
+        let tied = combos.iter().take_while(|c| c.0 == best).count();
+        // Among equally scored pairs, the fragment length closest to the batch's
+        // typical one is the likelier (a tandem copy gives another length); pairs as
+        // close as each other are chosen between by a hash of the pair.
+        let distance =
+            |c: &Combination| fragment_length(&m1.places[c.1], &m2.places[c.2]).abs_diff(typical);
+        combos[..tied].sort_by_key(|c| (distance(c), c.1, c.2));
+        let nearest = distance(&combos[0]);
+        let ties = combos[..tied]
+            .iter()
+            .take_while(|c| distance(c) == nearest)
+            .count();
         let seed = self.params.tie_seed;
         let hash = read_hash(&pair.mates[0], seed) ^ read_hash(&pair.mates[1], seed).rotate_left(1);
         combos.swap(0, (hash % ties as u64) as usize);
         let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
+        let rival_combination = best_rival(pairing, m1, m2, unit);
+        // The mates' own best places, even as a non-concordant pair, beat every
+        // concordant one by more than the rival penalty: report them (BWA-MEM's choice
+        // between paired and unpaired; concordance keeps bowtie2's meaning).
+        if let Some((score, 0, 0)) = rival_combination {
+            if score > best {
+                let alone = self.unpaired(m1, m2, pairing);
+                if alone
+                    .mates
+                    .iter()
+                    .all(|m| matches!(m, ReadResult::Aligned { .. }))
+                {
+                    return alone;
+                }
+            }
+        }
         let second = combos.get(1).map(|c| c.0);
-        let rival = [second, best_rival(pairing, m1, m2, unit)]
+        let rival = [second, rival_combination.map(|r| r.0)]
             .into_iter()
             .flatten()
             .max();
@@ -402,6 +431,30 @@ fn concordant(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> Vec<Com
     combos
 }
 
+/// The fragment length of two mate places (outer ends, soft clips counted).
+fn fragment_length(p1: &Placement, p2: &Placement) -> u64 {
+    let (lo1, end1) = crate::pair::outer_extent(p1);
+    let (lo2, end2) = crate::pair::outer_extent(p2);
+    (end1.max(end2) - lo1.min(lo2)).unsigned_abs()
+}
+
+/// The median fragment length of the batch's unambiguous pairs (each mate at one place,
+/// the two concordant), learned from the data as BWA-MEM learns it; the middle of the
+/// `-I..-X` range when fewer than 16 such pairs are at hand.
+fn typical_fragment(pairing: &PairParams, mates: &[MatePlaces]) -> u64 {
+    let mut lengths: Vec<u64> = mates
+        .chunks_exact(2)
+        .filter(|m| m[0].places.len() == 1 && m[1].places.len() == 1)
+        .filter(|m| pairing.classify(&m[0].places[0], &m[1].places[0]) == PairFit::Concordant)
+        .map(|m| fragment_length(&m[0].places[0], &m[1].places[0]))
+        .collect();
+    if lengths.len() < 16 {
+        return (pairing.min_fragment + pairing.max_fragment) / 2;
+    }
+    let middle = lengths.len() / 2;
+    *lengths.select_nth_unstable(middle).1
+}
+
 /// Whether a pair's mates are worth rescuing: no concordant combination while a mate
 /// aligned, or the best concordant combination leaves out a mate's best place (its
 /// partner there may not have been among the other mate's places).
@@ -416,14 +469,19 @@ fn needs_rescue(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> bool 
 }
 
 /// The best non-concordant combination of the mates' places as a rival of the chosen
-/// pair, its score sum lowered by how unlikely it is as a fragment: one mismatch
-/// (`unit`) for mates close together on one contig (a fragment just outside the
-/// limits, or a tandem copy), five for mates far apart.
-fn best_rival(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces, unit: i32) -> Option<i32> {
+/// pair (score sum, mate-1 place, mate-2 place), its score sum lowered by how unlikely
+/// it is as a fragment: one mismatch (`unit`) for mates close together on one contig (a
+/// fragment just outside the limits, or a tandem copy), five for mates far apart.
+fn best_rival(
+    pairing: &PairParams,
+    m1: &MatePlaces,
+    m2: &MatePlaces,
+    unit: i32,
+) -> Option<Combination> {
     let near = 4 * pairing.max_fragment as i64;
-    let mut rival: Option<i32> = None;
-    for p1 in &m1.places {
-        for p2 in &m2.places {
+    let mut rival: Option<Combination> = None;
+    for (a, p1) in m1.places.iter().enumerate() {
+        for (b, p2) in m2.places.iter().enumerate() {
             if pairing.classify(p1, p2) == PairFit::Concordant {
                 continue;
             }
@@ -431,7 +489,9 @@ fn best_rival(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces, unit: i32)
                 p1.contig == p2.contig && (p1.position as i64 - p2.position as i64).abs() <= near;
             let penalty = if close { unit } else { 5 * unit };
             let score = p1.score + p2.score - penalty;
-            rival = Some(rival.map_or(score, |r| r.max(score)));
+            if rival.is_none_or(|r| score > r.0) {
+                rival = Some((score, a, b));
+            }
         }
     }
     rival

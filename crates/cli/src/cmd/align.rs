@@ -93,7 +93,13 @@ impl AlignArgs {
     /// Runs the command.
     pub fn run(self) -> anyhow::Result<()> {
         let started = Instant::now();
-        self.check()?;
+        let this = self.with_positional()?;
+        this.check()?;
+        this.align(started)
+    }
+
+    /// Aligns, once the options are complete and checked.
+    fn align(self, started: Instant) -> anyhow::Result<()> {
         let params = self.params()?;
         let pairing = self.pairing()?;
         let sources = self.sources()?;
@@ -132,7 +138,7 @@ impl AlignArgs {
             .then(|| Box::new(std::io::stderr()) as Box<dyn std::io::Write + Send>);
         let mut metrics =
             MetricsReporter::new(metrics_file, metrics_echo, Duration::from_secs(self.met));
-        let index_file = index_path(&self.index);
+        let index_file = index_path(self.index_prefix());
         let index = FmIndex::open(&index_file, LoadOptions::default())
             .with_context(|| format!("cannot load the index {}", index_file.display()))?;
         timer.phase("Time loading reference", started);

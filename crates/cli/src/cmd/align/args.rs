@@ -27,7 +27,11 @@ pub struct AlignArgs {
     // ---- Input
     /// Index prefix (PREFIX.sfi, as written by `seqfarm index`)
     #[arg(short = 'x', long = "index", value_name = "INDEX")]
-    pub index: PathBuf,
+    pub index: Option<PathBuf>,
+    /// bowtie2's positional form, `[INDEX] [READS [OUT.sam]]`: INDEX when -x is not
+    /// given, READS as -U (comma-separated list), OUT.sam as -S
+    #[arg(value_name = "ARGS", num_args = 0..=3)]
+    pub positional: Vec<PathBuf>,
     /// Mate-1 reads (comma-separated list; repeatable), paired with -2
     #[arg(
         short = '1',
@@ -720,6 +724,37 @@ impl AlignArgs {
             }
         }
         Ok(specs)
+    }
+
+    /// Moves bowtie2's positional arguments (`[INDEX] [READS [OUT.sam]]`) into the
+    /// options they stand for.
+    pub fn with_positional(mut self) -> anyhow::Result<Self> {
+        let mut words = std::mem::take(&mut self.positional).into_iter();
+        if self.index.is_none() {
+            self.index = words.next();
+        }
+        if let Some(reads) = words.next() {
+            let list = reads.to_string_lossy().into_owned();
+            self.reads.extend(list.split(',').map(PathBuf::from));
+        }
+        if let Some(out) = words.next() {
+            if self.sam.is_some() || self.bam.is_some() {
+                anyhow::bail!("{}: an output is given by -S/-o already", out.display());
+            }
+            self.sam = Some(out);
+        }
+        if let Some(extra) = words.next() {
+            anyhow::bail!("unexpected argument {}", extra.display());
+        }
+        if self.index.is_none() {
+            anyhow::bail!("no index: give -x INDEX");
+        }
+        Ok(self)
+    }
+
+    /// The index prefix (`-x`, or the first positional argument).
+    pub fn index_prefix(&self) -> &std::path::Path {
+        self.index.as_deref().unwrap_or(std::path::Path::new(""))
     }
 
     /// Checks what clap cannot: some input, and every option's value.

@@ -152,7 +152,9 @@ fn align_keeps_t_for_time() {
     let a = ok("-x i -U r -t -p 3");
     assert!(a.time);
     assert_eq!(a.threads, Some(3));
-    assert!(parse("-x i -U r -t 4").is_err());
+    // -t takes no value: a number after it is a positional reads file, as in bowtie2.
+    let a = parse("-x i -U r -t 4").unwrap().with_positional().unwrap();
+    assert!(a.time && a.reads.contains(&PathBuf::from("4")));
 }
 
 #[test]
@@ -179,7 +181,7 @@ fn bowtie2_long_names_and_defaults_are_accepted() {
         --metrics-file m --metrics-stderr --nondeterministic --integer-quals \
         --sam-omit-sec-seq --sam-no-hd --sam-nosq --sam-rg-id g --sam-rg SM:x --RG PL:y",
     );
-    assert_eq!(a.index, PathBuf::from("i"));
+    assert_eq!(a.index, Some(PathBuf::from("i")));
     assert_eq!(a.reads, [PathBuf::from("r")]);
     assert_eq!(a.sam, Some(PathBuf::from("o.sam")));
     assert_eq!((a.report, a.seed_len, a.met), (Some(3), Some(20), 5));
@@ -305,4 +307,23 @@ fn bam_input_takes_its_files() {
     assert!(parse("-x i -U r -b").is_err());
     assert!(rejected("-x i -U r --align-paired-reads").contains("-b"));
     assert!(rejected("-x i -U r --preserve-tags").contains("-b"));
+}
+
+#[test]
+fn positional_arguments_stand_for_index_reads_and_output() {
+    let a = parse("-x idx -q r1.fq,r2.fq out.sam")
+        .unwrap()
+        .with_positional()
+        .unwrap();
+    assert_eq!(a.index_prefix(), std::path::Path::new("idx"));
+    assert_eq!(a.reads, [PathBuf::from("r1.fq"), PathBuf::from("r2.fq")]);
+    assert_eq!(a.sam, Some(PathBuf::from("out.sam")));
+    let a = parse("idx r.fq").unwrap().with_positional().unwrap();
+    assert_eq!(a.index_prefix(), std::path::Path::new("idx"));
+    assert_eq!(a.reads, [PathBuf::from("r.fq")]);
+    let twice = parse("-x idx r.fq o.sam -S p.sam")
+        .unwrap()
+        .with_positional();
+    assert!(twice.unwrap_err().to_string().contains("-S/-o"));
+    assert!(parse("-U r.fq").unwrap().with_positional().is_err());
 }
