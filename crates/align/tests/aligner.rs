@@ -5,36 +5,16 @@ use seqfarm_align::{
     AlignMode, AlignParams, Aligner, Placement, Preset, ReadInput, ReadResult, Unaligned,
 };
 use seqfarm_core::nucleotide::reverse_complement_letters;
-use seqfarm_fmindex::{build, BuildOptions, FmIndex, ReferenceBuilder};
+use seqfarm_fmindex::FmIndex;
 
-struct Rng(u64);
+mod common;
 
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
+use common::{index, Rng};
 
 fn genome(rng: &mut Rng) -> Vec<Vec<u8>> {
     (0..3)
         .map(|_| (0..60_000).map(|_| b"ACGT"[rng.next(4) as usize]).collect())
         .collect()
-}
-
-fn index(contigs: &[Vec<u8>]) -> FmIndex {
-    let mut builder = ReferenceBuilder::new();
-    for (i, c) in contigs.iter().enumerate() {
-        builder.add_contig(&format!("c{i}"), c).unwrap();
-    }
-    let options = BuildOptions {
-        sa_rate: 8,
-        kmer_len: Some(8),
-        threads: 1,
-    };
-    FmIndex::from_image(&build(builder, &options, &mut |_| {}).unwrap()).unwrap()
 }
 
 /// A planted read: the letters, and where it comes from.

@@ -8,18 +8,11 @@ use seqfarm_align::{
     ReadInput, ReadResult,
 };
 use seqfarm_core::nucleotide::reverse_complement_letters;
-use seqfarm_fmindex::{build, BuildOptions, FmIndex, ReferenceBuilder};
+use seqfarm_fmindex::FmIndex;
 
-struct Rng(u64);
+mod common;
 
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
+use common::{index, Rng};
 
 /// Three random contigs; contig 2 holds a copy of contig 0's bases 20,000..21,000.
 fn genome(rng: &mut Rng) -> Vec<Vec<u8>> {
@@ -29,19 +22,6 @@ fn genome(rng: &mut Rng) -> Vec<Vec<u8>> {
     let copy = contigs[0][20_000..21_000].to_vec();
     contigs[2][40_000..41_000].copy_from_slice(&copy);
     contigs
-}
-
-fn index(contigs: &[Vec<u8>]) -> FmIndex {
-    let mut builder = ReferenceBuilder::new();
-    for (i, c) in contigs.iter().enumerate() {
-        builder.add_contig(&format!("c{i}"), c).unwrap();
-    }
-    let options = BuildOptions {
-        sa_rate: 8,
-        kmer_len: Some(8),
-        threads: 1,
-    };
-    FmIndex::from_image(&build(builder, &options, &mut |_| {}).unwrap()).unwrap()
 }
 
 /// A planted fragment: mate letters as sequenced, and each mate's true place.

@@ -491,22 +491,7 @@ impl ReadBatch {
             .split(|b| b.is_ascii_whitespace())
             .next()
             .unwrap_or_default();
-        if name.is_empty() || name.len() > 254 {
-            return Err(format!(
-                "read name must have 1 to 254 characters (SAM's limit), found {}",
-                name.len()
-            ));
-        }
-        if let Some(&bad) = name
-            .iter()
-            .find(|&&b| !(b'!'..=b'~').contains(&b) || b == b'@')
-        {
-            return Err(format!(
-                "read name {:?} contains {:?}, which SAM does not allow in names",
-                String::from_utf8_lossy(name),
-                char::from(bad)
-            ));
-        }
+        fragments::check_name(name)?;
         let start = self.names.len() as u32;
         self.names.extend_from_slice(&header[1..]);
         let name = (start, start + name.len() as u32);

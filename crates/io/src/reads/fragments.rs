@@ -511,7 +511,7 @@ pub(crate) fn strip_mate_suffix(name: &[u8]) -> &[u8] {
 }
 
 /// Checks that SAM can carry `name` as a QNAME.
-fn check_name(name: &[u8]) -> std::result::Result<(), String> {
+pub(crate) fn check_name(name: &[u8]) -> std::result::Result<(), String> {
     if name.is_empty() || name.len() > 254 {
         return Err(format!(
             "read name must have 1 to 254 characters (SAM's limit), found {}",
