@@ -276,21 +276,6 @@ impl Aligner<'_> {
         combos.swap(0, (hash % ties as u64) as usize);
         let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
         let rival_combination = best_rival(pairing, m1, m2, unit);
-        // The mates' own best places, even as a non-concordant pair, beat every
-        // concordant one by more than the rival penalty: report them (BWA-MEM's choice
-        // between paired and unpaired; concordance keeps bowtie2's meaning).
-        if let Some((score, 0, 0)) = rival_combination {
-            if score > best {
-                let alone = self.unpaired(m1, m2, pairing);
-                if alone
-                    .mates
-                    .iter()
-                    .all(|m| matches!(m, ReadResult::Aligned { .. }))
-                {
-                    return alone;
-                }
-            }
-        }
         let second = combos.get(1).map(|c| c.0);
         let rival = [second, rival_combination.map(|r| r.0)]
             .into_iter()
@@ -478,16 +463,17 @@ fn best_rival(
     m2: &MatePlaces,
     unit: i32,
 ) -> Option<Combination> {
-    let near = 4 * pairing.max_fragment as i64;
     let mut rival: Option<Combination> = None;
     for (a, p1) in m1.places.iter().enumerate() {
         for (b, p2) in m2.places.iter().enumerate() {
             if pairing.classify(p1, p2) == PairFit::Concordant {
                 continue;
             }
-            let close =
-                p1.contig == p2.contig && (p1.position as i64 - p2.position as i64).abs() <= near;
-            let penalty = if close { unit } else { 5 * unit };
+            let penalty = if close_together(pairing, p1, p2) {
+                unit
+            } else {
+                5 * unit
+            };
             let score = p1.score + p2.score - penalty;
             if rival.is_none_or(|r| score > r.0) {
                 rival = Some((score, a, b));
@@ -495,6 +481,13 @@ fn best_rival(
         }
     }
     rival
+}
+
+/// Whether two mate places lie close together on one contig (within four times `-X`):
+/// a fragment just outside the limits, or a tandem copy.
+fn close_together(pairing: &PairParams, p1: &Placement, p2: &Placement) -> bool {
+    let near = 4 * pairing.max_fragment as i64;
+    p1.contig == p2.contig && (p1.position as i64 - p2.position as i64).abs() <= near
 }
 
 /// The best score of a mate at a place other than `chosen` (`XS`).
