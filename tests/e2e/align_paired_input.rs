@@ -1,12 +1,15 @@
 //! `seqfarm align` paired input: mates out of step are errors that name both files and
 //! the record, leave no output behind and exit non-zero; paired output is the same
-//! bytes at any thread count.
+//! bytes at any thread count; unaligned BAM input (`-b`) gives the records its FASTQ
+//! gives.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use std::process::Command;
+
 use crate::align_fixtures::{
-    args, data_arg, expect_success, path_arg, seqfarm_align, test_dir, test_genome,
+    args, data_arg, expect_success, path_arg, require, seqfarm_align, test_dir, test_genome,
 };
 
 fn fastq(dir: &Path, file: &str, names: &[&str]) -> PathBuf {
@@ -161,4 +164,153 @@ fn paired_output_is_identical_at_any_thread_count() {
         })
         .count();
     assert_eq!(pairs, 8000, "every mate has a paired primary record");
+}
+
+/// The first `records` FASTQ records of a test data file, written to `dir/file`;
+/// `strip_mate` drops the names' `/1` or `/2`.
+fn head_fastq(dir: &Path, data: &str, file: &str, records: usize, strip_mate: bool) -> PathBuf {
+    let out = Command::new("gzip")
+        .arg("-dc")
+        .arg(data_arg(data))
+        .output()
+        .expect("gzip runs");
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut kept = String::new();
+    for (i, line) in text.lines().take(4 * records).enumerate() {
+        let line = match line.rsplit_once('/') {
+            Some((name, "1" | "2")) if strip_mate && i % 4 == 0 => name,
+            _ => line,
+        };
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    let path = dir.join(file);
+    std::fs::write(&path, kept).unwrap();
+    path
+}
+
+/// `samtools import ARGS -o dir/file`.
+fn samtools_import(dir: &Path, file: &str, args: &[String]) -> PathBuf {
+    require("samtools");
+    let bam = dir.join(file);
+    let out = Command::new("samtools")
+        .arg("import")
+        .args(args)
+        .arg("-o")
+        .arg(&bam)
+        .output()
+        .expect("samtools runs");
+    expect_success("samtools import", &out);
+    bam
+}
+
+/// The SAM records of `seqfarm align ARGS`, its @PG line left out.
+fn aligned(dir: &Path, inputs: &[String]) -> Vec<String> {
+    let sam = dir.join("out.sam");
+    let mut list = inputs.to_vec();
+    list.extend(["-S".into(), path_arg(&sam), "--force".into()]);
+    expect_success("seqfarm align", &seqfarm_align(test_genome(), &list));
+    std::fs::read_to_string(&sam)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("@PG"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn unaligned_bam_pairs_align_as_their_fastq() {
+    let dir = test_dir();
+    let d = dir.path();
+    let r1 = head_fastq(d, "pe_sim_R1.fq.gz", "r1.fq", 200, false);
+    let r2 = head_fastq(d, "pe_sim_R2.fq.gz", "r2.fq", 200, false);
+    let bam = samtools_import(
+        d,
+        "pairs.bam",
+        &["-1".into(), path_arg(&r1), "-2".into(), path_arg(&r2)],
+    );
+    let from_fastq = aligned(d, &["-1".into(), path_arg(&r1), "-2".into(), path_arg(&r2)]);
+    let from_bam = aligned(
+        d,
+        &["-b".into(), path_arg(&bam), "--align-paired-reads".into()],
+    );
+    assert_eq!(
+        from_fastq.iter().filter(|l| !l.starts_with('@')).count(),
+        400
+    );
+    assert!(
+        from_bam == from_fastq,
+        "-b pairs give other records than -1/-2"
+    );
+    // Without --align-paired-reads, paired records are not reads (as in bowtie2).
+    let none = aligned(d, &["-b".into(), path_arg(&bam)]);
+    assert_eq!(none.iter().filter(|l| !l.starts_with('@')).count(), 0);
+}
+
+#[test]
+fn unaligned_bam_reads_align_as_their_fastq() {
+    let dir = test_dir();
+    let d = dir.path();
+    let reads = head_fastq(d, "pe_sim_R1.fq.gz", "reads.fq", 200, true);
+    let bam = samtools_import(d, "reads.bam", &["-0".into(), path_arg(&reads)]);
+    let from_fastq = aligned(d, &["-U".into(), path_arg(&reads)]);
+    let from_bam = aligned(d, &["-b".into(), path_arg(&bam)]);
+    assert_eq!(
+        from_fastq.iter().filter(|l| !l.starts_with('@')).count(),
+        200
+    );
+    assert!(
+        from_bam == from_fastq,
+        "-b reads give other records than -U"
+    );
+}
+
+#[test]
+fn unaligned_bam_with_a_broken_pair_is_an_error() {
+    let dir = test_dir();
+    let d = dir.path();
+    let r1 = fastq(d, "b_1.fq", &["p1/1", "p2/1", "p3/1"]);
+    let r2 = fastq(d, "b_2.fq", &["p1/2", "p2/2", "p3/2"]);
+    let bam = samtools_import(
+        d,
+        "pairs.bam",
+        &["-1".into(), path_arg(&r1), "-2".into(), path_arg(&r2)],
+    );
+    // Drop the second record (p1's mate 2) so that p1's mate 1 is followed by p2's.
+    let sam = Command::new("samtools")
+        .args(["view", "-h"])
+        .arg(&bam)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(sam.stdout).unwrap();
+    let mut kept: Vec<&str> = text.lines().collect();
+    let second = kept.iter().position(|l| !l.starts_with('@')).unwrap() + 1;
+    kept.remove(second);
+    let sam_path = d.join("broken.sam");
+    std::fs::write(&sam_path, kept.join("\n") + "\n").unwrap();
+    let broken = d.join("broken.bam");
+    let out = Command::new("samtools")
+        .args(["view", "-b", "-o"])
+        .arg(&broken)
+        .arg(&sam_path)
+        .output()
+        .unwrap();
+    expect_success("samtools view", &out);
+    let out_dir = test_dir();
+    let stderr = refused(
+        out_dir.path(),
+        &[
+            "-b".into(),
+            path_arg(&broken),
+            "--align-paired-reads".into(),
+        ],
+    );
+    assert!(
+        stderr.contains("broken.bam"),
+        "the error names the file: {stderr}"
+    );
+    assert!(
+        has_number(&stderr, 1),
+        "the error names the record: {stderr}"
+    );
 }

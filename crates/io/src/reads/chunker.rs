@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use super::bam_reads::BamReads;
 use super::records::{first_line, Framing, KmerReader, RecordReader};
 use super::sources::{InputFormat, ReadSources};
 use super::{ChunkLimits, ReadFormat};
@@ -102,6 +103,7 @@ enum Open {
         format: RecordFormat,
     },
     Kmers(KmerReader),
+    Bam(BamReads),
     Words {
         lists: [Vec<Vec<u8>>; 2],
         layout: Layout,
@@ -245,16 +247,15 @@ impl InputChunker {
                 self.open = Some(Open::Kmers(KmerReader::open(path, k, interval)?));
                 return Ok(true);
             }
-            InputFormat::Bam { .. } => {
+            InputFormat::Bam { paired, .. } => {
                 let path = match &source {
-                    Source::Unpaired(p) | Source::Interleaved(p) | Source::Pair(p, _) => p.clone(),
-                    Source::Words { .. } => PathBuf::from("-"),
+                    Source::Unpaired(p) | Source::Interleaved(p) => p,
+                    Source::Pair(..) | Source::Words { .. } => {
+                        return Err(Error::record("-b", 0, "-b takes BAM files alone"));
+                    }
                 };
-                return Err(Error::record(
-                    path,
-                    0,
-                    "BAM input (-b) is not supported yet",
-                ));
+                self.open = Some(Open::Bam(BamReads::open(path, paired)?));
+                return Ok(true);
             }
         };
         let open_file = |path: &PathBuf| -> Result<(RecordReader, RecordFormat)> {
@@ -341,6 +342,26 @@ impl InputChunker {
                 while n < want && chunk.data[0].len() < max_bytes {
                     if !reader.next_into(&mut chunk.data[0])? {
                         break;
+                    }
+                    n += 1;
+                }
+                n
+            }
+            Open::Bam(reader) => {
+                chunk.layout = if reader.paired() {
+                    Layout::Interleaved
+                } else {
+                    Layout::Unpaired
+                };
+                chunk.format = RecordFormat::Fastq;
+                chunk.paths = [reader.path().clone(), reader.path().clone()];
+                let mut n = 0;
+                while n < want && chunk.data[0].len() < max_bytes {
+                    if !reader.next_into(&mut chunk.data[0])? {
+                        break;
+                    }
+                    if n == 0 {
+                        chunk.first_record = [reader.fragment_record; 2];
                     }
                     n += 1;
                 }

@@ -479,22 +479,130 @@ fn nameless_reads_take_their_number() {
     assert_eq!(all(&sources).unwrap(), ["a A 40", "1 C 40"]);
 }
 
-#[test]
-fn bam_input_is_refused_clearly() {
-    let sources = ReadSources {
-        unpaired: vec!["r.bam".into()],
+/// A test BAM record: name, flag, sequence, whether it has qualities.
+type BamRead<'a> = (&'a str, u16, &'a [u8], bool);
+
+/// A BAM file of `records`, with qualities 30 (or none).
+fn bam_file(dir: &tempfile::TempDir, records: &[BamRead<'_>]) -> PathBuf {
+    use crate::bam::test_bam;
+    let mut data = test_bam::header("@HD\tVN:1.6\n", &[("c", 100)]);
+    for &(name, flag, seq, quals) in records {
+        let mut r = test_bam::record(name, flag, -1, -1, 0, &[], seq, -1);
+        if !quals {
+            // The qualities sit before the 4-byte tag the test record ends with.
+            let end = r.len() - 4;
+            r[end - seq.len()..end].fill(0xff);
+        }
+        data.extend(r);
+    }
+    write(dir, "reads.bam", &test_bam::bgzf(&data, 37))
+}
+
+fn bam_sources(path: &std::path::Path, paired: bool) -> ReadSources {
+    let path = path.to_path_buf();
+    ReadSources {
+        unpaired: if paired { vec![] } else { vec![path.clone()] },
+        interleaved: if paired { vec![path] } else { vec![] },
         format: InputFormat::Bam {
-            paired: false,
+            paired,
             preserve_tags: false,
         },
         ..ReadSources::default()
-    };
-    let mut chunker = InputChunker::new(&sources, ChunkLimits::default()).unwrap();
-    let e = chunker
-        .fill(&mut InputChunk::default())
+    }
+}
+
+#[test]
+fn unaligned_bam_reads_are_its_unflagged_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let bam = bam_file(
+        &dir,
+        &[
+            ("r0", 0x4, b"ACGTN", true),
+            ("p", 0x4d, b"AC", true),
+            ("r1", 0x14, b"AACGM", true),
+            ("s", 0x104, b"AC", true),
+            ("r2", 0x4, b"GA", false),
+            ("p", 0x8d, b"AC", true),
+        ],
+    );
+    let sources = bam_sources(&bam, false);
+    let expected = [
+        "r0 ACGTN 30,30,30,30,30",
+        "r1 NCGTT 30,30,30,30,30",
+        "r2 GA 40,40",
+    ];
+    for max in [1, 2, 100] {
+        let got = fragments(&sources, max, 1 << 20, &ParseOptions::default()).unwrap();
+        assert_eq!(got, expected, "chunks of {max}");
+    }
+}
+
+#[test]
+fn unaligned_bam_pairs_are_consecutive_flagged_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let bam = bam_file(
+        &dir,
+        &[
+            ("a", 0x4d, b"ACG", true),
+            ("a", 0x8d, b"GG", true),
+            ("u", 0x4, b"TT", true),
+            ("b", 0x9d, b"AAC", true),
+            ("b", 0x84d, b"T", true),
+            ("b", 0x4d, b"C", false),
+        ],
+    );
+    let mut sources = bam_sources(&bam, true);
+    let got = fragments(&sources, 1, 1 << 20, &ParseOptions::default()).unwrap();
+    assert_eq!(
+        got,
+        ["a ACG 30,30,30 | a GG 30,30", "b C 40 | b GTT 30,30,30",]
+    );
+    sources.skip = 1;
+    let got = fragments(&sources, 8, 1 << 20, &ParseOptions::default()).unwrap();
+    assert_eq!(got, ["b C 40 | b GTT 30,30,30"]);
+}
+
+#[test]
+fn unaligned_bam_broken_pairs_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [&[BamRead<'_>]; 3] = [
+        &[("a", 0x4d, b"A", true), ("b", 0x8d, b"A", true)],
+        &[("a", 0x4d, b"A", true), ("a", 0x4d, b"A", true)],
+        &[
+            ("a", 0x4d, b"A", true),
+            ("a", 0x8d, b"A", true),
+            ("c", 0x4d, b"A", true),
+        ],
+    ];
+    for (case, records) in cases.iter().enumerate() {
+        let bam = bam_file(&dir, records);
+        let e = fragments(
+            &bam_sources(&bam, true),
+            8,
+            1 << 20,
+            &ParseOptions::default(),
+        )
         .unwrap_err()
         .to_string();
-    assert!(e.contains("not supported yet"), "{e}");
+        let record = if case == 2 { "record 3" } else { "record 1" };
+        assert!(e.contains("reads.bam") && e.contains(record), "{e}");
+        assert!(e.contains("consecutive"), "{e}");
+    }
+}
+
+#[test]
+fn a_file_that_is_not_bam_is_refused_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let fq = write(&dir, "r.fq", b"@a\nA\n+\nI\n");
+    let e = fragments(
+        &bam_sources(&fq, false),
+        8,
+        1 << 20,
+        &ParseOptions::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("r.fq") && e.contains("not a BAM"), "{e}");
 }
 
 #[test]
@@ -600,4 +708,21 @@ fn sra_numbered_mates_pair_up_and_keep_their_names() {
         let e = all(&sources).unwrap_err().to_string();
         assert!(e.contains("mate names differ"), "{name1} {name2}: {e}");
     }
+}
+
+#[test]
+fn preserve_tags_is_refused_clearly() {
+    let sources = ReadSources {
+        unpaired: vec!["r.bam".into()],
+        format: InputFormat::Bam {
+            paired: false,
+            preserve_tags: true,
+        },
+        ..ReadSources::default()
+    };
+    let e = InputChunker::new(&sources, ChunkLimits::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("--preserve-tags"), "{e}");
 }

@@ -36,7 +36,7 @@ pub enum InputFormat {
         /// Pairs are read from flags 0x40/0x80 (`--align-paired-reads`); otherwise
         /// paired records are skipped, as bowtie2 does.
         paired: bool,
-        /// Keep the records' tags (`--preserve-tags`).
+        /// Keep the records' tags (`--preserve-tags`; refused by [`ReadSources::check`]).
         preserve_tags: bool,
     },
 }
@@ -122,6 +122,16 @@ impl ReadSources {
                     "-F makes unpaired reads: it cannot be combined with -1/-2 or --interleaved"
                         .into(),
                 )
+            }
+            InputFormat::Bam {
+                preserve_tags: true,
+                ..
+            } => Err(
+                "--preserve-tags is not supported: the BAM records' tags are not carried to the output"
+                    .into(),
+            ),
+            InputFormat::Bam { .. } if !self.mate1.is_empty() => {
+                Err("-b files cannot be combined with -1/-2".into())
             }
             _ => Ok(()),
         }
