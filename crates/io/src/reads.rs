@@ -29,6 +29,7 @@ use std::path::PathBuf;
 use crate::input::Input;
 use crate::{Error, Result};
 
+mod bam_reads;
 mod chunker;
 mod fragments;
 mod records;
