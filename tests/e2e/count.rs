@@ -5,14 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{data, have, seqfarm};
+use crate::support::{data, peer, seqfarm};
 
 fn bedtools_available() -> bool {
-    if have("bedtools") {
-        return true;
-    }
-    eprintln!("bedtools is not installed: skipping the comparison (./test.sh installs it)");
-    false
+    peer("bedtools")
 }
 
 /// Copies each BAM and then its index into `dir` (the index must be the newer file).

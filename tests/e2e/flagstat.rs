@@ -6,16 +6,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use crate::support::{data, have, seqfarm, shared_data};
+use crate::support::{data, peer, seqfarm, shared_data};
 
 const FORMATS: [&str; 3] = ["default", "json", "tsv"];
 
 fn samtools_available() -> bool {
-    if have("samtools") {
-        return true;
-    }
-    eprintln!("samtools is not installed: skipping the comparison (./test.sh installs it)");
-    false
+    peer("samtools")
 }
 
 fn ok(out: Output) -> Vec<u8> {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use seqfarm_sw::{scalar, ScoreMatrix, Scoring};
 
-use crate::support::{data, have, run, seqfarm, shared_data};
+use crate::support::{data, peer, run, seqfarm, shared_data};
 
 /// Reads a (possibly gzipped) text file.
 fn read_text(path: &Path) -> String {
@@ -116,8 +116,7 @@ fn parasail_scores(
 /// gap costs (seqfarm's BLAST-style open/extend is parasail's open + extend/extend).
 #[test]
 fn scores_equal_the_installed_parasail() {
-    if !have("parasail_aligner") {
-        eprintln!("note: parasail_aligner (Debian parasail) not installed; ./test.sh installs it");
+    if !peer("parasail_aligner") {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");

@@ -40,3 +40,19 @@ pub fn have(tool: &str) -> bool {
         .map(|s| s.success())
         .unwrap_or(false)
 }
+
+/// Whether peer tool `tool` can be compared against. Under CI (`CI=true`) a missing peer
+/// fails the test: test.sh installs every peer, and a comparison that silently does
+/// not run proves nothing. Elsewhere the comparison is skipped, and says so.
+#[allow(dead_code)]
+pub fn peer(tool: &str) -> bool {
+    if have(tool) {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{tool} is not on the PATH; ./test.sh installs it"
+    );
+    eprintln!("skipped: {tool} is not installed (./test.sh installs it)");
+    false
+}
