@@ -1,20 +1,8 @@
-use std::io::Write;
 use std::path::PathBuf;
 
 use super::*;
+use crate::reads::tests::{gzip, write};
 use crate::reads::{ChunkLimits, InputChunk, InputChunker, InputFormat, ReadSources, TrimTo};
-
-fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
-    let path = dir.path().join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    enc.write_all(bytes).unwrap();
-    enc.finish().unwrap()
-}
 
 /// A read as "name bases quals" (quals as Phred digits joined by `,`, `-` for none).
 fn show(r: &ReadRef<'_>) -> String {

@@ -3,13 +3,15 @@ use std::path::PathBuf;
 
 use super::*;
 
-fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
+/// Writes `bytes` to a file `name` in `dir`.
+pub(crate) fn write(dir: &tempfile::TempDir, name: &str, bytes: &[u8]) -> PathBuf {
     let path = dir.path().join(name);
     std::fs::write(&path, bytes).unwrap();
     path
 }
 
-fn gzip(bytes: &[u8]) -> Vec<u8> {
+/// `bytes`, gzip-compressed.
+pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(bytes).unwrap();
     enc.finish().unwrap()
