@@ -68,28 +68,6 @@ impl RecordStyle {
     }
 }
 
-/// Per-read counts, summed over the run (bowtie2's summary).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct AlignCounts {
-    /// Reads seen.
-    pub reads: u64,
-    /// Reads with no alignment.
-    pub unaligned: u64,
-    /// Reads aligned at one place only.
-    pub unique: u64,
-    /// Reads aligned with a second-best alignment elsewhere.
-    pub multiple: u64,
-}
-
-impl std::ops::AddAssign for AlignCounts {
-    fn add_assign(&mut self, other: Self) {
-        self.reads += other.reads;
-        self.unaligned += other.unaligned;
-        self.unique += other.unique;
-        self.multiple += other.multiple;
-    }
-}
-
 /// One record to format: which read, where (if aligned), and its partner.
 struct RecordPlan<'p> {
     /// The read's placement, `None` when unaligned.
@@ -115,8 +93,7 @@ pub struct RecordWriter {
 }
 
 impl RecordWriter {
-    /// Appends the records of unpaired `read` with outcome `result` to `out`; returns
-    /// its counts.
+    /// Appends the records of unpaired `read` with outcome `result` to `out`.
     pub fn write(
         &mut self,
         header: &SamHeader,
@@ -124,22 +101,13 @@ impl RecordWriter {
         read: &ReadRef<'_>,
         result: &ReadResult,
         out: &mut Vec<u8>,
-    ) -> AlignCounts {
-        let mut counts = AlignCounts {
-            reads: 1,
-            ..AlignCounts::default()
-        };
+    ) {
         match result {
             ReadResult::Aligned {
                 placements,
                 second_best,
                 mapq,
             } => {
-                if second_best.is_some() {
-                    counts.multiple = 1;
-                } else {
-                    counts.unique = 1;
-                }
                 for (k, p) in placements.iter().enumerate() {
                     let plan = RecordPlan {
                         placement: Some(p),
@@ -160,7 +128,6 @@ impl RecordWriter {
                 }
             }
             ReadResult::Unaligned(why) => {
-                counts.unaligned = 1;
                 let plan = RecordPlan {
                     placement: None,
                     partner: None,
@@ -175,11 +142,9 @@ impl RecordWriter {
                 self.record(header, style, read, qname(style, read), &plan, out);
             }
         }
-        counts
     }
 
     /// Appends the records of the pair `mates` with outcome `result` to `out`.
-    #[allow(dead_code)] // until the paired reader feeds the workers
     pub fn write_pair(
         &mut self,
         header: &SamHeader,
