@@ -41,6 +41,18 @@ pub fn spinner(label: &str) -> ProgressBar {
     bar
 }
 
+/// Turns `bar` (a [`spinner`]) into a bar at `done` of `total`, with percent and ETA.
+pub fn to_bar(bar: &ProgressBar, done: u64, total: u64) {
+    if bar.length() != Some(total) {
+        bar.set_style(
+            ProgressStyle::with_template("{prefix} {msg} {wide_bar} {percent}% (ETA {eta})")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar.set_length(total);
+    }
+    bar.set_position(done);
+}
+
 fn draw_target() -> ProgressDrawTarget {
     if std::io::stderr().is_terminal() {
         ProgressDrawTarget::stderr()

@@ -177,6 +177,7 @@ mod tests {
             sa_rate: 8,
             kmer_len: Some(4),
             threads: 2,
+            ..BuildOptions::default()
         };
         let index = FmIndex::from_image(&build(reference, &options, &mut |_| {}).unwrap()).unwrap();
         let rows: Vec<u64> = (0..index.bwt.len()).collect();

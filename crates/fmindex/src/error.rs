@@ -39,9 +39,20 @@ pub enum BuildError {
     /// An option is out of range.
     #[error("invalid option: {0}")]
     Option(String),
-    /// The suffix array construction failed (out of memory, most likely).
-    #[error("suffix array construction failed: {0}")]
-    SuffixArray(String),
+    /// The memory budget cannot hold even the smallest bucket of the suffix sort.
+    #[error("a memory budget of {budget} bytes is too small for this reference: the build needs at least {needed} bytes (raise --memory)")]
+    Budget {
+        /// The budget given.
+        budget: u64,
+        /// The least that works.
+        needed: u64,
+    },
+    /// Memory for the build could not be had.
+    #[error("cannot allocate memory for the index build: {0}")]
+    Allocation(#[source] std::io::Error),
+    /// Writing or reading a section's temporary file failed.
+    #[error("temporary index file: {0}")]
+    Spill(#[source] std::io::Error),
     /// The text is too long for this machine's address space.
     #[error("the reference is too large to index on this machine ({0} characters)")]
     TooLarge(u64),

@@ -25,7 +25,7 @@ use std::io::Write;
 
 use xxhash_rust::xxh3::xxh3_64;
 
-use crate::build::{IndexImage, OwnedSamples};
+use crate::build::{IndexImage, OwnedSamples, Stored};
 use crate::reference::{Contig, Fragment, Layout};
 use seqfarm_core::{AmbiguityMask, AmbiguityRun};
 
@@ -258,39 +258,73 @@ pub(crate) fn read_u64(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// A section's bytes: in memory, or a stored section (possibly in a file).
+enum SectionBytes<'a> {
+    Slice(std::borrow::Cow<'a, [u8]>),
+    Blocks(&'a Stored<crate::occ::OccBlock>),
+    Narrow(&'a Stored<u32>),
+    Wide(&'a Stored<u64>),
+}
+
+impl SectionBytes<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            SectionBytes::Slice(b) => b.len() as u64,
+            SectionBytes::Blocks(s) => s.byte_len(),
+            SectionBytes::Narrow(s) => s.byte_len(),
+            SectionBytes::Wide(s) => s.byte_len(),
+        }
+    }
+
+    fn checksum(&self) -> u64 {
+        match self {
+            SectionBytes::Slice(b) => xxh3_64(b),
+            SectionBytes::Blocks(s) => s.checksum(),
+            SectionBytes::Narrow(s) => s.checksum(),
+            SectionBytes::Wide(s) => s.checksum(),
+        }
+    }
+
+    fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        match self {
+            SectionBytes::Slice(b) => out.write_all(b),
+            SectionBytes::Blocks(s) => s.write_to(out),
+            SectionBytes::Narrow(s) => s.write_to(out),
+            SectionBytes::Wide(s) => s.write_to(out),
+        }
+    }
+}
+
 impl IndexImage {
-    /// The sections' bytes, in [`SectionId::ALL`] order.
-    fn section_bytes(&self) -> Vec<(SectionId, std::borrow::Cow<'_, [u8]>)> {
+    /// The sections, in [`SectionId::ALL`] order.
+    fn section_bytes(&self) -> Vec<(SectionId, SectionBytes<'_>)> {
         use std::borrow::Cow;
-        let samples: &[u8] = match &self.samples {
-            OwnedSamples::Narrow(s) => bytemuck::cast_slice(s),
-            OwnedSamples::Wide(s) => bytemuck::cast_slice(s),
+        let samples = match &self.samples {
+            OwnedSamples::Narrow(s) => SectionBytes::Narrow(s),
+            OwnedSamples::Wide(s) => SectionBytes::Wide(s),
         };
         vec![
             (
                 SectionId::Meta,
-                Cow::Owned(encode_meta(&self.layout, &self.mask)),
+                SectionBytes::Slice(Cow::Owned(encode_meta(&self.layout, &self.mask))),
             ),
-            (
-                SectionId::Occ,
-                Cow::Borrowed(bytemuck::cast_slice(&self.blocks)),
-            ),
+            (SectionId::Occ, SectionBytes::Blocks(&self.blocks)),
             (
                 SectionId::Supers,
-                Cow::Borrowed(bytemuck::cast_slice(&self.supers)),
+                SectionBytes::Slice(Cow::Borrowed(bytemuck::cast_slice(&self.supers))),
             ),
             (
                 SectionId::Dollars,
-                Cow::Borrowed(bytemuck::cast_slice(&self.dollars)),
+                SectionBytes::Slice(Cow::Borrowed(bytemuck::cast_slice(&self.dollars))),
             ),
-            (SectionId::Samples, Cow::Borrowed(samples)),
+            (SectionId::Samples, samples),
             (
                 SectionId::Kmers,
-                Cow::Borrowed(bytemuck::cast_slice(&self.kmers)),
+                SectionBytes::Slice(Cow::Borrowed(bytemuck::cast_slice(&self.kmers))),
             ),
             (
                 SectionId::Reference,
-                Cow::Borrowed(bytemuck::cast_slice(self.bases.words())),
+                SectionBytes::Slice(Cow::Borrowed(bytemuck::cast_slice(self.bases.words()))),
             ),
         ]
     }
@@ -298,7 +332,7 @@ impl IndexImage {
     /// Size of the file [`IndexImage::write_to`] writes.
     pub fn file_len(&self) -> u64 {
         self.section_bytes().iter().fold(PAGE, |at, (_, bytes)| {
-            (at + bytes.len() as u64).div_ceil(PAGE) * PAGE
+            (at + bytes.len()).div_ceil(PAGE) * PAGE
         })
     }
 
@@ -311,10 +345,10 @@ impl IndexImage {
             table.push(Section {
                 id: *id as u32,
                 offset: at,
-                len: bytes.len() as u64,
-                checksum: xxh3_64(bytes),
+                len: bytes.len(),
+                checksum: bytes.checksum(),
             });
-            at = (at + bytes.len() as u64).div_ceil(PAGE) * PAGE;
+            at = (at + bytes.len()).div_ceil(PAGE) * PAGE;
         }
         let params = Params {
             file_len: at,
@@ -334,7 +368,7 @@ impl IndexImage {
         let mut written = header.len() as u64;
         for (section, (_, bytes)) in table.iter().zip(&sections) {
             pad(out, section.offset - written)?;
-            out.write_all(bytes)?;
+            bytes.write_to(out)?;
             written = section.offset + section.len;
         }
         pad(out, at - written)

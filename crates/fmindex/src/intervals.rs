@@ -103,6 +103,7 @@ mod tests {
             sa_rate: 8,
             kmer_len: Some(5),
             threads: 1,
+            ..BuildOptions::default()
         };
         let index = FmIndex::from_image(&build(reference, &options, &mut |_| {}).unwrap()).unwrap();
         let mut patterns: Vec<Vec<u8>> = (0..400)

@@ -20,9 +20,11 @@
 //! | packed reference + mask | `n/8` bytes + runs | [`seqfarm_core::Reference::fetch_codes`] | O(window) |
 //!
 //! ## Building and loading
-//! [`ReferenceBuilder`] collects contigs, [`build()`] sorts suffixes with libsais (SA-IS,
-//! multi-threaded; 32-bit values when the text has fewer than 2^31 characters, 64-bit
-//! otherwise) and writes the blocks, samples and k-mer table. [`IndexImage::write_to`]
+//! [`ReferenceBuilder`] collects contigs, [`build()`] sorts the suffixes in buckets that
+//! fit a memory budget ([`BuildOptions::memory`]) on every thread it is given, streams
+//! the blocks and samples as the rows come (to anonymous files with
+//! [`BuildOptions::spill_dir`]), and fills the k-mer table; see [`mod@build`] for the
+//! cost model. The file is the same whatever the budget and thread count. [`IndexImage::write_to`]
 //! writes one versioned file (magic, version, parameters, per-section xxh3 checksums,
 //! page-aligned sections, see [`mod@format`]); [`FmIndex::open`] maps it (or copies it into
 //! anonymous memory, [`LoadMode::Copy`]) and uses it in place, with no rebuilding.
@@ -67,7 +69,7 @@
 //! ```
 
 mod batch;
-mod build;
+pub mod build;
 mod check;
 mod error;
 pub mod format;
@@ -79,7 +81,7 @@ mod reference;
 mod sa;
 mod search;
 
-pub use build::{build, BuildOptions, BuildStage, IndexImage, DEFAULT_SA_RATE};
+pub use build::{build, BuildOptions, BuildProgress, BuildStage, IndexImage, DEFAULT_SA_RATE};
 pub use check::CheckReport;
 pub use error::{BuildError, LoadError};
 pub use index::{index_path, FmIndex, Hit, LoadMode, LoadOptions, LocateScratch};

@@ -258,61 +258,10 @@ pub(crate) fn prefetch<T>(value: &T) {
     let _ = value;
 }
 
-/// Writes the BWT symbols of consecutive rows into blocks (counts filled afterwards by
-/// [`finish_counts`]).
-pub(crate) struct BlockWriter<'a> {
-    blocks: &'a mut [OccBlock],
-    first_row: u64,
-}
-
-impl<'a> BlockWriter<'a> {
-    /// Writes rows `first_row..` into `blocks` (`first_row` a multiple of 192).
-    pub fn new(blocks: &'a mut [OccBlock], first_row: u64) -> Self {
-        Self { blocks, first_row }
-    }
-
-    /// Stores the symbol of row `row`: `Some(code)` or `None` for a separator.
-    #[inline]
-    pub fn put(&mut self, row: u64, symbol: Option<u8>) {
-        let local = row - self.first_row;
-        let block = &mut self.blocks[(local / ROWS_PER_BLOCK) as usize];
-        let j = (local % ROWS_PER_BLOCK) as usize;
-        match symbol {
-            Some(code) => {
-                block.set(j, code);
-                block.counts[code as usize] += 1;
-            }
-            None => block.counts[0] |= DOLLAR_FLAG,
-        }
-    }
-}
-
-/// Turns the per-block symbol counts left by [`BlockWriter`] into counts before each
-/// block (relative to the superblock); returns the superblock table and the totals.
-pub(crate) fn finish_counts(blocks: &mut [OccBlock]) -> (Vec<u64>, [u64; 4]) {
-    let mut supers = Vec::new();
-    let mut total = [0u64; 4];
-    let mut relative = [0u64; 4];
-    for (b, block) in blocks.iter_mut().enumerate() {
-        if b % (1 << BLOCKS_PER_SUPER_SHIFT) == 0 {
-            supers.extend_from_slice(&total);
-            relative = [0; 4];
-        }
-        let flag = block.counts[0] & DOLLAR_FLAG;
-        for c in 0..4 {
-            let own = u64::from(block.counts[c] & COUNT_MASK);
-            block.counts[c] = relative[c] as u32;
-            relative[c] += own;
-            total[c] += own;
-        }
-        block.counts[0] |= flag;
-    }
-    (supers, total)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::build::sections::{OccStream, StoreWriter, Stored};
 
     #[test]
     fn counts_match_naive_with_separators() {
@@ -326,11 +275,10 @@ mod tests {
                 }
             })
             .collect();
-        let mut blocks = vec![OccBlock::default(); (n / ROWS_PER_BLOCK + 1) as usize];
-        let mut writer = BlockWriter::new(&mut blocks, 0);
+        let mut stream = OccStream::new(StoreWriter::new(None).unwrap());
         let mut dollars = Vec::new();
         for (i, s) in symbols.iter().enumerate() {
-            writer.put(i as u64, *s);
+            stream.push(*s).unwrap();
             if s.is_none() {
                 dollars.push(DollarRow {
                     row: i as u64,
@@ -338,7 +286,11 @@ mod tests {
                 });
             }
         }
-        let (supers, total) = finish_counts(&mut blocks);
+        let (stored, supers, total) = stream.finish().unwrap();
+        let Stored::Memory(blocks) = stored else {
+            panic!("kept in memory")
+        };
+        assert_eq!(blocks.len() as u64, n / ROWS_PER_BLOCK + 1);
         let mut c = [dollars.len() as u64; 5];
         for k in 0..4 {
             c[k + 1] = c[k] + total[k];

@@ -26,6 +26,7 @@ pub fn index(contigs: &[Vec<u8>]) -> FmIndex {
         sa_rate: 8,
         kmer_len: Some(8),
         threads: 1,
+        ..BuildOptions::default()
     };
     FmIndex::from_image(&build(builder, &options, &mut |_| {}).unwrap()).unwrap()
 }

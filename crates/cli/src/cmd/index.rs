@@ -4,7 +4,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
-use seqfarm_fmindex::{build, index_path, BuildOptions, FmIndex, LoadOptions, ReferenceBuilder};
+use seqfarm_fmindex::{
+    build, index_path, BuildOptions, BuildProgress, BuildStage, FmIndex, LoadOptions,
+    ReferenceBuilder,
+};
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
 use seqfarm_io::output::Output;
 
@@ -25,10 +28,14 @@ pub struct IndexArgs {
     /// Output prefix: the index is written to PREFIX.sfi
     #[arg(short = 'o', long = "output", value_name = "PREFIX")]
     prefix: Option<PathBuf>,
-    /// Threads for the passes after the suffix sort (the sort itself runs on one)
-    /// [default: all cores]
+    /// Threads for every pass of the build [default: all cores]
     #[arg(short = 't', long = "threads", value_name = "N")]
     threads: Option<usize>,
+    /// Memory budget for the build, e.g. 2G, 1500M (K, M, G, T: powers of 1024): the
+    /// suffix sort is split into as many buckets as it takes to stay within it
+    /// [default: three quarters of the available memory]
+    #[arg(short = 'm', long = "memory", value_name = "SIZE", value_parser = parse_size)]
+    memory: Option<u64>,
     /// Keep every R-th suffix-array row (a power of two): smaller is faster to locate,
     /// larger is smaller on disk
     #[arg(long, value_name = "R", default_value_t = BuildOptions::default().sa_rate)]
@@ -67,21 +74,41 @@ impl IndexArgs {
         let spinner = progress::spinner("index");
         let mut timings = StageTimes::new("reading");
         let builder = read_reference(&reference, &spinner)?;
+        let threads = self
+            .threads
+            .filter(|&n| n > 0)
+            .unwrap_or_else(seqfarm_farm::available_cores);
+        let spill_dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
         let options = BuildOptions {
             sa_rate: self.sa_rate,
             kmer_len: self.kmer,
-            threads: self
-                .threads
-                .filter(|&n| n > 0)
-                .unwrap_or_else(seqfarm_farm::available_cores),
+            threads,
+            memory: self.memory.or_else(default_memory),
+            spill_dir: Some(spill_dir),
+            ..BuildOptions::default()
         };
         let contigs = builder.contigs().len();
         let bases = builder.genome_len();
-        let image = build(builder, &options, &mut |stage| {
-            timings.next(stage.describe());
-            spinner.set_message(stage.describe())
+        let mut shown = None;
+        let image = build(builder, &options, &mut |report: BuildProgress| {
+            if shown != Some(report.stage) {
+                shown = Some(report.stage);
+                timings.next(report.stage.describe());
+                spinner.set_message(report.stage.describe());
+            }
+            if report.stage == BuildStage::SuffixArray && report.total > 0 {
+                progress::to_bar(&spinner, report.done, report.total);
+            }
         })
-        .with_context(|| format!("{}", reference.display()))?;
+        .map_err(|e| match e {
+            seqfarm_fmindex::BuildError::Option(_) | seqfarm_fmindex::BuildError::Budget { .. } => {
+                anyhow::Error::new(e)
+            }
+            e => anyhow::Error::new(e).context(format!("{}", reference.display())),
+        })?;
         timings.next("writing");
         spinner.set_message("writing the index");
         image.write_to(&mut output).map_err(|e| output.error(e))?;
@@ -89,12 +116,16 @@ impl IndexArgs {
         timings.next("");
         spinner.finish_and_clear();
         eprintln!(
-            "seqfarm index: {} contigs, {} bases -> {} ({} bytes) in {:.1} s ({})",
+            "seqfarm index: {} contigs, {} bases -> {} ({} bytes) in {:.1} s, {} threads, {} sort bucket{}, peak memory {} ({})",
             contigs,
             bases,
             path.display(),
             image.file_len(),
             started.elapsed().as_secs_f64(),
+            threads,
+            image.buckets(),
+            if image.buckets() == 1 { "" } else { "s" },
+            peak_memory().map_or_else(|| "unknown".to_string(), human_bytes),
             timings.summary()
         );
         Ok(())
@@ -131,6 +162,69 @@ impl StageTimes {
             .map(|(name, s)| format!("{name} {s:.1} s"))
             .collect();
         parts.join(", ")
+    }
+}
+
+/// Parses a byte count: a number with an optional K, M, G or T suffix (powers of 1024;
+/// a trailing `B` or `iB` is allowed), fractions allowed (`1.5G`).
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(t);
+    let (number, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, ' '),
+    };
+    let scale = match unit {
+        ' ' => 1u64,
+        'K' => 1 << 10,
+        'M' => 1 << 20,
+        'G' => 1 << 30,
+        'T' => 1 << 40,
+        _ => return Err(format!("{text:?}: unknown unit (use K, M, G or T)")),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size such as 2G or 1500M"))?;
+    if !(value.is_finite() && value > 0.0) {
+        return Err(format!("{text:?}: the size must be positive"));
+    }
+    Ok((value * scale as f64) as u64)
+}
+
+/// Three quarters of the memory the system reports available (`None` where it does
+/// not say).
+fn default_memory() -> Option<u64> {
+    meminfo_kib("/proc/meminfo", "MemAvailable:").map(|kib| kib * 1024 / 4 * 3)
+}
+
+/// The process's peak resident memory so far, in bytes.
+fn peak_memory() -> Option<u64> {
+    meminfo_kib("/proc/self/status", "VmHWM:").map(|kib| kib * 1024)
+}
+
+/// The value in KiB of the line starting with `key` in a `/proc` file.
+fn meminfo_kib(file: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    line[key.len()..].split_whitespace().next()?.parse().ok()
+}
+
+/// `1234567890` → `1.15 GiB`.
+fn human_bytes(bytes: u64) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < units.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.2} {}", units[unit])
     }
 }
 
@@ -192,6 +286,18 @@ fn check(prefix: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_parse_with_units() {
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("1500m"), Ok(1500 << 20));
+        assert_eq!(parse_size("1.5GiB"), Ok(3 << 29));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("2X").is_err());
+        assert!(parse_size("-1G").is_err());
+        assert!(parse_size("G").is_err());
+        assert_eq!(human_bytes(3 << 29), "1.50 GiB");
+    }
 
     #[test]
     fn default_prefix_drops_fasta_extensions() {

@@ -18,6 +18,7 @@ pub fn index_of(genome: &Genome, sa_rate: u32, kmer_len: Option<u32>, threads: u
         sa_rate,
         kmer_len,
         threads,
+        ..BuildOptions::default()
     };
     let image = build(reference, &options, &mut |_| {}).unwrap();
     FmIndex::from_image(&image).unwrap()

@@ -1,0 +1,358 @@
+//! Building the index in a memory budget: text, suffix array in buckets, BWT blocks and
+//! samples written as the rows come, k-mer table.
+//!
+//! `n` = text length (twice the indexed bases), `b` = bytes per bucket position (4, or
+//! 8 past 2^32 characters):
+//! 1. the text `X · revcomp(X)` is packed at 2 bits per character (`n/4` bytes) beside
+//!    the packed reference (`n/8`);
+//! 2. one pass counts the suffixes of every `P`-character prefix (`8 · 4^P` bytes, 128
+//!    MiB at the largest `P = 12`), and consecutive prefixes are grouped into buckets
+//!    that fit what the budget leaves (see [`suffix_sort`] for the sort and its costs);
+//! 3. each bucket is sorted by every thread and its rows are streamed at once into the
+//!    BWT blocks (`n/3` bytes), the samples (`b·n/rate`) and the separator rows; with a
+//!    spill directory these go to anonymous files there and cost no memory;
+//! 4. the text and bucket are dropped and the k-mer table is filled from the blocks.
+//!
+//! Peak: `n/4 + n/8 + 8·4^P` plus one bucket (`b` times its suffixes), plus the blocks
+//! and samples when they stay in memory. The index is the same, byte for byte, whatever
+//! the budget and the thread count: only the number of buckets changes.
+
+mod huge;
+pub(crate) mod sections;
+mod suffix_sort;
+mod text;
+
+use std::path::PathBuf;
+
+use seqfarm_core::{AmbiguityMask, PackedSeq};
+
+use crate::error::BuildError;
+use crate::kmer::{self, MAX_KMER_LEN};
+use crate::occ::{Bwt, DollarRow, OccBlock};
+use crate::reference::{Layout, ReferenceBuilder};
+use crate::sa::Sample;
+use huge::HugeArray;
+pub(crate) use sections::Stored;
+use sections::{OccStream, StoreWriter};
+use suffix_sort::{count_codes, plan_buckets, prefix_len, sort_bucket, Entry, Position};
+use text::PackedText;
+
+/// Default suffix-array sampling rate (see BENCHMARKS.md for the measurement).
+pub const DEFAULT_SA_RATE: u32 = 16;
+
+/// Parameters of an index build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// Keep `SA[i]` for every `sa_rate`-th row (a power of two, 1..=256).
+    pub sa_rate: u32,
+    /// Length of the k-mer table's strings (`1..=13`); `None` picks one from the
+    /// genome size ([`kmer::default_kmer_len`]).
+    pub kmer_len: Option<u32>,
+    /// Threads for every pass.
+    pub threads: usize,
+    /// Memory budget in bytes: the suffix sort splits its work into as many buckets as
+    /// it takes to stay within it. `None`: no limit (one bucket).
+    pub memory: Option<u64>,
+    /// Directory for the finished BWT and samples while the build runs (anonymous files,
+    /// gone when the build ends); `None` keeps them in memory.
+    pub spill_dir: Option<PathBuf>,
+    /// Texts of at least this many characters use 64-bit positions and samples (the
+    /// default, 2^32 - 1, is where 32 bits stop sufficing; tests lower it).
+    #[doc(hidden)]
+    pub wide_from: u64,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self {
+            sa_rate: DEFAULT_SA_RATE,
+            kmer_len: None,
+            threads: 1,
+            memory: None,
+            spill_dir: None,
+            wide_from: u64::from(u32::MAX),
+        }
+    }
+}
+
+/// The build steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildStage {
+    /// Laying out the text.
+    Text,
+    /// Counting suffixes by prefix to plan the buckets.
+    Counting,
+    /// Sorting suffixes, bucket by bucket, and writing the BWT and samples.
+    SuffixArray,
+    /// Filling the k-mer table.
+    KmerTable,
+}
+
+impl BuildStage {
+    /// A short description for progress displays.
+    pub fn describe(self) -> &'static str {
+        match self {
+            BuildStage::Text => "laying out the text",
+            BuildStage::Counting => "counting prefixes",
+            BuildStage::SuffixArray => "sorting suffixes and writing the BWT",
+            BuildStage::KmerTable => "filling the k-mer table",
+        }
+    }
+}
+
+/// What a progress callback hears: the stage, and how far into it (`done` of `total`
+/// units; both 0 when a stage has no measure).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuildProgress {
+    /// The current stage.
+    pub stage: BuildStage,
+    /// Units done (rows for the suffix sort).
+    pub done: u64,
+    /// Units in all.
+    pub total: u64,
+}
+
+/// Samples as built.
+pub(crate) enum OwnedSamples {
+    Narrow(Stored<u32>),
+    Wide(Stored<u64>),
+}
+
+/// A built index, before it is written or loaded; its big sections may live in
+/// anonymous files (see [`BuildOptions::spill_dir`]).
+pub struct IndexImage {
+    pub(crate) layout: Layout,
+    pub(crate) bases: PackedSeq,
+    pub(crate) mask: AmbiguityMask,
+    pub(crate) blocks: Stored<OccBlock>,
+    pub(crate) supers: Vec<u64>,
+    pub(crate) dollars: Vec<DollarRow>,
+    pub(crate) c: [u64; 5],
+    pub(crate) samples: OwnedSamples,
+    pub(crate) sa_rate: u32,
+    pub(crate) kmers: Vec<u64>,
+    pub(crate) kmer_len: u32,
+    /// Bytes the suffix sort held at most (text, prefix counts, one bucket).
+    pub(crate) sort_bytes: u64,
+    /// Number of buckets the suffix sort used.
+    pub(crate) buckets: usize,
+}
+
+impl IndexImage {
+    /// Number of buckets the suffix sort was split into.
+    pub fn buckets(&self) -> usize {
+        self.buckets
+    }
+
+    /// The most memory the suffix sort's own structures held, in bytes.
+    pub fn sort_bytes(&self) -> u64 {
+        self.sort_bytes
+    }
+}
+
+/// Builds the index of `reference`; `progress` hears of each stage and of the suffix
+/// sort's advance.
+pub fn build(
+    reference: ReferenceBuilder,
+    options: &BuildOptions,
+    progress: &mut dyn FnMut(BuildProgress),
+) -> Result<IndexImage, BuildError> {
+    let rate = options.sa_rate;
+    if !(1..=256).contains(&rate) || !rate.is_power_of_two() {
+        return Err(BuildError::Option(format!(
+            "suffix-array sampling rate {rate} is not a power of two in 1..=256"
+        )));
+    }
+    let ReferenceBuilder {
+        layout,
+        bases,
+        mask,
+        ..
+    } = reference;
+    if layout.fragments.is_empty() {
+        return Err(BuildError::NoBases);
+    }
+    let n = layout.text_len();
+    let kmer_len = options
+        .kmer_len
+        .unwrap_or_else(|| kmer::default_kmer_len(n));
+    if !(1..=MAX_KMER_LEN).contains(&kmer_len) {
+        return Err(BuildError::Option(format!(
+            "k-mer table length {kmer_len} is not in 1..={MAX_KMER_LEN}"
+        )));
+    }
+    if n >= 1 << 40 || usize::try_from(n).is_err() {
+        return Err(BuildError::TooLarge(n));
+    }
+    let stage = |stage| BuildProgress {
+        stage,
+        done: 0,
+        total: 0,
+    };
+    progress(stage(BuildStage::Text));
+    let text = PackedText::new(&layout, &bases).map_err(BuildError::Allocation)?;
+    let fixed = text.heap_bytes() + 8 * bases.words().len() as u64;
+    let sorted = if n < options.wide_from {
+        sort_and_stream::<u32, u32>(&text, fixed, options, progress)?
+            .with_samples(OwnedSamples::Narrow)
+    } else {
+        sort_and_stream::<u64, u64>(&text, fixed, options, progress)?
+            .with_samples(OwnedSamples::Wide)
+    };
+    drop(text);
+    let mut c = [0u64; 5];
+    // Rows before the A suffixes: the empty suffix and the 2m separator suffixes.
+    c[0] = 1 + 2 * layout.fragments.len() as u64;
+    for k in 0..4 {
+        c[k + 1] = c[k] + sorted.totals[k];
+    }
+    debug_assert_eq!(c[4], n + 1);
+    progress(stage(BuildStage::KmerTable));
+    let view = sorted.blocks.view().map_err(BuildError::Spill)?;
+    let bwt = Bwt {
+        blocks: view.items(),
+        supers: &sorted.supers,
+        dollars: &sorted.dollars,
+        c,
+    };
+    let kmers = kmer::build_table(&bwt, kmer_len);
+    drop(view);
+    Ok(IndexImage {
+        layout,
+        bases,
+        mask,
+        blocks: sorted.blocks,
+        supers: sorted.supers,
+        dollars: sorted.dollars,
+        c,
+        samples: sorted.samples,
+        sa_rate: rate,
+        kmers,
+        kmer_len,
+        sort_bytes: sorted.sort_bytes,
+        buckets: sorted.buckets,
+    })
+}
+
+/// What the sort-and-stream pass produced.
+struct Streamed<S> {
+    blocks: Stored<OccBlock>,
+    supers: Vec<u64>,
+    totals: [u64; 4],
+    dollars: Vec<DollarRow>,
+    samples: S,
+    sort_bytes: u64,
+    buckets: usize,
+}
+
+impl<T> Streamed<T> {
+    fn with_samples<S>(self, f: impl FnOnce(T) -> S) -> Streamed<S> {
+        Streamed {
+            blocks: self.blocks,
+            supers: self.supers,
+            totals: self.totals,
+            dollars: self.dollars,
+            samples: f(self.samples),
+            sort_bytes: self.sort_bytes,
+            buckets: self.buckets,
+        }
+    }
+}
+
+/// Sorts the suffixes bucket by bucket and streams each row's BWT symbol, sample and
+/// separator entry out as it comes. Row 0 is the empty suffix (text position `n`, whose
+/// BWT symbol is the text's last character).
+fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
+    text: &PackedText,
+    fixed: u64,
+    options: &BuildOptions,
+    progress: &mut dyn FnMut(BuildProgress),
+) -> Result<Streamed<Stored<S>>, BuildError> {
+    let n = text.len();
+    let rows = n + 1;
+    let rate = u64::from(options.sa_rate);
+    let threads = options.threads.clamp(1, 256);
+    let spill = options.spill_dir.as_deref();
+    let spill_error = BuildError::Spill;
+    progress(BuildProgress {
+        stage: BuildStage::Counting,
+        done: 0,
+        total: 0,
+    });
+    let plen = prefix_len(n);
+    let mut counts = count_codes(text, plen).map_err(BuildError::Allocation)?;
+    let largest = counts.iter().copied().max().unwrap_or(0);
+    let mut held = fixed + 8 * counts.len() as u64;
+    if spill.is_none() {
+        held += rows / 3 + rows.div_ceil(rate) * size_of::<S>() as u64;
+    }
+    let capacity = match options.memory {
+        None => u64::MAX,
+        Some(budget) => {
+            let needed = held + largest * P::BYTES;
+            if budget < needed {
+                return Err(BuildError::Budget { budget, needed });
+            }
+            (budget - held) / P::BYTES
+        }
+    };
+    let buckets = plan_buckets(&counts, capacity);
+    let mut occ = OccStream::new(StoreWriter::new(spill).map_err(spill_error)?);
+    let mut samples = StoreWriter::<S>::new(spill).map_err(spill_error)?;
+    let mut dollars = Vec::new();
+    let mut bucket_samples = Vec::new();
+    let largest_planned = buckets
+        .iter()
+        .map(|codes| counts[codes.clone()].iter().sum::<u64>())
+        .max()
+        .unwrap_or(0);
+    let mut slots =
+        HugeArray::<Entry<P>>::zeroed(largest_planned as usize).map_err(BuildError::Allocation)?;
+    let mut row = 0u64;
+    let mut emit = |row: u64, p: u64, symbol: Option<u8>, occ: &mut OccStream, out: &mut Vec<S>| {
+        if symbol.is_none() {
+            dollars.push(DollarRow { row, sa: p });
+        }
+        if row % rate == 0 {
+            out.push(S::from_u64(p));
+        }
+        occ.push(symbol)
+    };
+    emit(row, n, text.symbol(n - 1), &mut occ, &mut bucket_samples).map_err(spill_error)?;
+    row += 1;
+    for codes in &buckets {
+        let size: u64 = counts[codes.clone()].iter().sum();
+        let slots = &mut slots[..size as usize];
+        sort_bucket(text, plen, &mut counts, codes.clone(), slots, threads);
+        for entry in slots.iter() {
+            emit(
+                row,
+                entry.pos(),
+                entry.bwt_symbol(),
+                &mut occ,
+                &mut bucket_samples,
+            )
+            .map_err(spill_error)?;
+            row += 1;
+        }
+        samples.extend(&bucket_samples).map_err(spill_error)?;
+        bucket_samples.clear();
+        progress(BuildProgress {
+            stage: BuildStage::SuffixArray,
+            done: row,
+            total: rows,
+        });
+    }
+    samples.extend(&bucket_samples).map_err(spill_error)?;
+    debug_assert_eq!(row, rows);
+    let (blocks, supers, totals) = occ.finish().map_err(spill_error)?;
+    Ok(Streamed {
+        blocks,
+        supers,
+        totals,
+        dollars,
+        samples: samples.finish().map_err(spill_error)?,
+        sort_bytes: held + largest_planned * P::BYTES,
+        buckets: buckets.len(),
+    })
+}
