@@ -11,7 +11,7 @@ use crate::batch::sa_values;
 use crate::error::LoadError;
 use crate::index::{parse, FmIndex};
 use crate::kmer;
-use crate::occ::{BLOCKS_PER_SUPER_SHIFT, ROWS_PER_BLOCK};
+use crate::occ::ROWS_PER_BLOCK;
 
 /// What `check` verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,8 +48,8 @@ impl FmIndex {
         let mut relative = [0u64; 4];
         let mut dollar_index = 0usize;
         for (b, block) in bwt.blocks.iter().enumerate() {
-            if b % (1 << BLOCKS_PER_SUPER_SHIFT) == 0 {
-                let s = 4 * (b >> BLOCKS_PER_SUPER_SHIFT);
+            if b % (1 << bwt.super_shift) == 0 {
+                let s = 4 * (b >> bwt.super_shift);
                 if bwt.supers[s..s + 4] != totals {
                     return Err(corrupt(format!("superblock counts of block {b} are wrong")));
                 }
@@ -106,8 +106,18 @@ impl FmIndex {
             }
         }
         let rows_checked = self.walk_all_rows().map_err(corrupt)?;
-        let table = kmer::build_table(bwt, self.kmer_len);
-        if let Some(e) = table.iter().zip(self.kmers).position(|(a, b)| a != b) {
+        let table = kmer::build_table(bwt, self.kmer_len, kmer::SATURATED);
+        // An entry may also say "recompute" for an interval the table could hold.
+        let agrees = |exact: u64, stored: u64| {
+            let ((start, _), (stored_start, stored_size)) =
+                (kmer::unpack(exact), kmer::unpack(stored));
+            exact == stored || (stored_size == kmer::SATURATED && start == stored_start)
+        };
+        if let Some(e) = table
+            .iter()
+            .zip(self.kmers)
+            .position(|(&a, &b)| !agrees(a, b))
+        {
             return Err(corrupt(format!("k-mer table entry {e} is wrong")));
         }
         Ok(CheckReport {

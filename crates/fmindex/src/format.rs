@@ -14,7 +14,9 @@
 //!     56     4  sample width in bytes (4 or 8)
 //!     60     4  number of sections
 //!     64    40  C[0..5]
-//!    104  32·s  section table: id u32, 0 u32, offset u64, length u64, xxh3-64 u64
+//!    104     4  superblock shift: 2^shift occurrence blocks per superblock (22)
+//!    108     4  0
+//!    112  32·s  section table: id u32, 0 u32, offset u64, length u64, xxh3-64 u64
 //!      …     8  xxh3-64 of all header bytes before it
 //! ```
 //! Sections start on 4096-byte boundaries, so a memory-mapped file can be read in place:
@@ -32,13 +34,13 @@ use seqfarm_core::{AmbiguityMask, AmbiguityRun};
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"SEQFARMX";
 /// The version this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// The byte-order mark.
 pub const BYTE_ORDER_MARK: u32 = 0x0102_0304;
 /// Alignment of sections (and size reserved for the header).
 pub const PAGE: u64 = 4096;
 /// Bytes before the section table.
-pub(crate) const FIXED_HEADER: usize = 104;
+pub(crate) const FIXED_HEADER: usize = 112;
 /// Bytes per section-table entry.
 pub(crate) const SECTION_ENTRY: usize = 32;
 
@@ -90,6 +92,7 @@ pub(crate) struct Params {
     pub kmer_len: u32,
     pub sample_width: u32,
     pub c: [u64; 5],
+    pub super_shift: u32,
 }
 
 /// One entry of the section table.
@@ -362,6 +365,7 @@ impl IndexImage {
                 OwnedSamples::Wide(_) => 8,
             },
             c: self.c,
+            super_shift: self.super_shift,
         };
         let header = encode_header(&params, &table);
         out.write_all(&header)?;
@@ -405,6 +409,8 @@ pub(crate) fn encode_header(params: &Params, table: &[Section]) -> Vec<u8> {
     for v in params.c {
         h.extend_from_slice(&v.to_le_bytes());
     }
+    h.extend_from_slice(&params.super_shift.to_le_bytes());
+    h.extend_from_slice(&0u32.to_le_bytes());
     for s in table {
         h.extend_from_slice(&s.id.to_le_bytes());
         h.extend_from_slice(&0u32.to_le_bytes());
@@ -434,6 +440,7 @@ pub(crate) fn decode_header(h: &[u8]) -> (Params, Vec<Section>) {
         kmer_len: read_u32(h, 52),
         sample_width: read_u32(h, 56),
         c,
+        super_shift: read_u32(h, 104),
     };
     let count = read_u32(h, 60) as usize;
     let table = (0..count)

@@ -536,7 +536,7 @@ pub(crate) fn parse<'a>(
     let n = params.text_len;
     let rows = n + 1;
     let n_blocks = rows / ROWS_PER_BLOCK + 1;
-    let n_supers = n_blocks.div_ceil(1 << BLOCKS_PER_SUPER_SHIFT);
+    let n_supers = n_blocks.div_ceil(1 << params.super_shift);
     let n_samples = rows.div_ceil(u64::from(params.sa_rate));
     let expect = |k: usize, want: u64| -> Result<(), LoadError> {
         let got = table[k].len;
@@ -574,6 +574,7 @@ pub(crate) fn parse<'a>(
             blocks,
             supers: cast(2)?,
             dollars,
+            super_shift: params.super_shift,
             c: params.c,
         },
         sa: SampledSa {
@@ -599,6 +600,9 @@ fn check_params(p: &Params) -> Result<(), String> {
         || (p.sample_width == 4 && p.text_len >= u64::from(u32::MAX))
     {
         return Err(format!("sample width {} is invalid", p.sample_width));
+    }
+    if p.super_shift > BLOCKS_PER_SUPER_SHIFT {
+        return Err(format!("superblock shift {} is invalid", p.super_shift));
     }
     if p.text_len != 2 * p.half_len || p.text_len == 0 || p.text_len >= 1 << 40 {
         return Err("text length is invalid".into());

@@ -29,10 +29,12 @@ pub(crate) fn table_len(k: u32) -> usize {
     level_offset(k + 1)
 }
 
-/// Packs an interval; sizes that do not fit become [`SATURATED`].
+/// Packs an interval; sizes of at least `saturation` (at most [`SATURATED`], the most
+/// that fits) become [`SATURATED`].
 #[inline]
-pub(crate) fn pack(start: u64, size: u64) -> u64 {
-    start | (size.min(SATURATED) << START_BITS)
+pub(crate) fn pack(start: u64, size: u64, saturation: u64) -> u64 {
+    let size = if size >= saturation { SATURATED } else { size };
+    start | (size << START_BITS)
 }
 
 /// `(start, size)` of an entry; size [`SATURATED`] means "recompute".
@@ -49,34 +51,45 @@ pub(crate) fn backward_step(bwt: &Bwt<'_>, start: u64, size: u64, c: u8) -> (u64
     (bwt.c[c as usize] + lo, hi - lo)
 }
 
-/// Fills the table for strings of length `1..=k`.
-pub(crate) fn build_table(bwt: &Bwt<'_>, k: u32) -> Vec<u64> {
+/// Fills the table for strings of length `1..=k`; intervals of `saturation` rows or more
+/// are stored as "recompute".
+pub(crate) fn build_table(bwt: &Bwt<'_>, k: u32, saturation: u64) -> Vec<u64> {
     let mut table = vec![0u64; table_len(k)];
-    fill(bwt, &mut table, k, 0, 0, 0, bwt.len());
+    let mut walk = TableWalk {
+        bwt,
+        table: &mut table,
+        k,
+        saturation,
+    };
+    walk.fill(0, 0, 0, bwt.len());
     table
 }
 
-fn fill(bwt: &Bwt<'_>, table: &mut [u64], k: u32, depth: u32, code: usize, start: u64, size: u64) {
-    let lo = bwt.occ4(start);
-    let hi = bwt.occ4(start + size);
-    for c in 0..4usize {
-        let child_size = hi[c] - lo[c];
-        if child_size == 0 {
-            continue;
-        }
-        let child_start = bwt.c[c] + lo[c];
-        let child_code = (c << (2 * depth)) | code;
-        table[level_offset(depth + 1) + child_code] = pack(child_start, child_size);
-        if depth + 1 < k {
-            fill(
-                bwt,
-                table,
-                k,
-                depth + 1,
-                child_code,
-                child_start,
-                child_size,
-            );
+/// The depth-first walk that fills the table.
+struct TableWalk<'a, 'b> {
+    bwt: &'a Bwt<'b>,
+    table: &'a mut [u64],
+    k: u32,
+    saturation: u64,
+}
+
+impl TableWalk<'_, '_> {
+    fn fill(&mut self, depth: u32, code: usize, start: u64, size: u64) {
+        let bwt = self.bwt;
+        let lo = bwt.occ4(start);
+        let hi = bwt.occ4(start + size);
+        for c in 0..4usize {
+            let child_size = hi[c] - lo[c];
+            if child_size == 0 {
+                continue;
+            }
+            let child_start = bwt.c[c] + lo[c];
+            let child_code = (c << (2 * depth)) | code;
+            self.table[level_offset(depth + 1) + child_code] =
+                pack(child_start, child_size, self.saturation);
+            if depth + 1 < self.k {
+                self.fill(depth + 1, child_code, child_start, child_size);
+            }
         }
     }
 }

@@ -18,7 +18,9 @@ use bytemuck::{Pod, Zeroable};
 
 /// Rows per block.
 pub(crate) const ROWS_PER_BLOCK: u64 = 192;
-/// Blocks per superblock (block counts stay below 2^30).
+/// Blocks per superblock as a power of two: the most that keeps block counts below
+/// 2^30, and the default (an index records its own, so tests can cross superblock
+/// boundaries on small texts).
 pub(crate) const BLOCKS_PER_SUPER_SHIFT: u32 = 22;
 /// Set in `counts[0]` when the block holds a separator row.
 pub(crate) const DOLLAR_FLAG: u32 = 1 << 31;
@@ -127,6 +129,8 @@ pub(crate) struct Bwt<'a> {
     /// Four counts per superblock.
     pub supers: &'a [u64],
     pub dollars: &'a [DollarRow],
+    /// `2^super_shift` blocks per superblock.
+    pub super_shift: u32,
     /// `C[c]`: rows whose suffix starts with a symbol smaller than code `c` (the empty
     /// suffix, row 0, and the separator suffixes come first); `C[4]` is the number of
     /// rows, the text length plus one.
@@ -155,7 +159,7 @@ impl Bwt<'_> {
         let b = ((i / ROWS_PER_BLOCK) as usize).min(self.blocks.len().saturating_sub(1));
         (
             &self.blocks[b],
-            b >> BLOCKS_PER_SUPER_SHIFT,
+            b >> self.super_shift,
             (i % ROWS_PER_BLOCK) as u32,
         )
     }
@@ -275,7 +279,7 @@ mod tests {
                 }
             })
             .collect();
-        let mut stream = OccStream::new(StoreWriter::new(None).unwrap());
+        let mut stream = OccStream::new(StoreWriter::new(None).unwrap(), BLOCKS_PER_SUPER_SHIFT);
         let mut dollars = Vec::new();
         for (i, s) in symbols.iter().enumerate() {
             stream.push(*s).unwrap();
@@ -299,6 +303,7 @@ mod tests {
             blocks: &blocks,
             supers: &supers,
             dollars: &dollars,
+            super_shift: BLOCKS_PER_SUPER_SHIFT,
             c,
         };
         assert_eq!(bwt.len(), n);

@@ -2,13 +2,11 @@
 
 mod naive;
 
-use std::io::Read;
-
-use naive::{genome_codes, index_of, naive_hits, naive_smems, Genome};
+use naive::{genome_codes, index_of, index_with, naive_hits, naive_smems, real_genome, Genome};
 use proptest::prelude::*;
 use seqfarm_core::nucleotide::{encode, AMBIGUOUS};
 use seqfarm_core::Strand;
-use seqfarm_fmindex::{FmIndex, Hit, LocateScratch, SmemScratch};
+use seqfarm_fmindex::{BuildOptions, FmIndex, Hit, LocateScratch, SmemScratch};
 
 /// Random contigs: mostly A/C/G/T (lower case too), with N runs and IUPAC letters.
 fn genome_strategy() -> impl Strategy<Value = Genome> {
@@ -104,6 +102,55 @@ proptest! {
             prop_assert_eq!(got, naive_smems(&contigs, &query), "query {:?}", query);
         }
     }
+
+    /// The large-genome code paths on small texts: 64-bit positions and samples from a
+    /// text length on (both sides of it), superblocks of 1, 2 or 4 blocks, k-mer
+    /// intervals stored as "recompute" from a size on, and a bucket budget that forces
+    /// many buckets. Every query must still equal brute force, and the index must be
+    /// the one the default build makes, apart from the header fields that record them.
+    #[test]
+    fn thresholds_crossed_on_small_texts_answer_as_brute_force(
+        genome in genome_strategy(),
+        picks in prop::collection::vec((0usize..2000, 1usize..30), 1..16),
+        wide_side in 0u64..2,
+        super_shift in 0u32..3,
+        kmer_saturation in 1u64..4,
+        threads in 1usize..4,
+    ) {
+        let plain = index_of(&genome, 4, Some(4), 1);
+        let n = plain.text_len();
+        let options = BuildOptions {
+            sa_rate: 4,
+            kmer_len: Some(4),
+            threads,
+            wide_from: n + wide_side,
+            super_shift,
+            kmer_saturation,
+            ..BuildOptions::default()
+        };
+        let index = index_with(&genome, &options);
+        prop_assert!(index.check().is_ok());
+        prop_assert_eq!(index.text_len(), n);
+        let contigs = genome_codes(&genome);
+        let mut scratch = SmemScratch::default();
+        let (mut found, mut expected_smems) = (Vec::new(), Vec::new());
+        for pattern in patterns(&genome, &picks) {
+            let expected = naive_hits(&contigs, &pattern);
+            prop_assert_eq!(index.count(&pattern), expected.len() as u64);
+            let hits = all_hits(&index, &pattern);
+            prop_assert_eq!(&hits, &expected, "locate {:?}", pattern);
+            for hit in &hits {
+                prop_assert_eq!(index.contig_of(hit.pos), plain.contig_of(hit.pos));
+                prop_assert!(index.within_one_contig(hit.pos, pattern.len() as u64));
+            }
+            index.smems(&pattern, 1, &mut scratch, &mut found);
+            plain.smems(&pattern, 1, &mut scratch, &mut expected_smems);
+            let got: Vec<(u32, u32, u64)> = found.iter().map(|m| (m.start, m.end, m.interval.size)).collect();
+            prop_assert_eq!(&got, &naive_smems(&contigs, &pattern));
+            let plain_got: Vec<(u32, u32, u64)> = expected_smems.iter().map(|m| (m.start, m.end, m.interval.size)).collect();
+            prop_assert_eq!(got, plain_got);
+        }
+    }
 }
 
 #[test]
@@ -146,34 +193,6 @@ fn locate_caps_and_spreads() {
         index.locate_in(iv, pattern.len() as u64, max, &mut scratch, &mut reused);
         assert_eq!(reused, fresh, "{pattern:?} max {max}");
     }
-}
-
-/// E. coli K-12 1-200,000 and human GRCh37 chr20 1-260,000 (which begins with 60 kbp of N).
-fn real_genome() -> Genome {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/data/index_ref.fa.gz"
-    );
-    let mut text = String::new();
-    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    let mut genome: Genome = Vec::new();
-    for line in text.lines() {
-        if let Some(name) = line.strip_prefix('>') {
-            genome.push((
-                name.split_whitespace().next().unwrap().to_string(),
-                Vec::new(),
-            ));
-        } else {
-            genome
-                .last_mut()
-                .unwrap()
-                .1
-                .extend_from_slice(line.trim().as_bytes());
-        }
-    }
-    genome
 }
 
 #[test]

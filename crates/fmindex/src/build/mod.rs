@@ -1,15 +1,16 @@
 //! Building the index in a memory budget: text, suffix array in buckets, BWT blocks and
 //! samples written as the rows come, k-mer table.
 //!
-//! `n` = text length (twice the indexed bases), `b` = bytes per bucket position (4, or
-//! 8 past 2^32 characters):
+//! `n` = text length (twice the indexed bases), `b` = bytes per suffix of a bucket (12:
+//! position, next 20 characters and BWT symbol; 16 past 2^32 characters):
 //! 1. the text `X · revcomp(X)` is packed at 2 bits per character (`n/4` bytes) beside
 //!    the packed reference (`n/8`);
 //! 2. one pass counts the suffixes of every `P`-character prefix (`8 · 4^P` bytes, 128
 //!    MiB at the largest `P = 12`), and consecutive prefixes are grouped into buckets
 //!    that fit what the budget leaves (see [`suffix_sort`] for the sort and its costs);
 //! 3. each bucket is sorted by every thread and its rows are streamed at once into the
-//!    BWT blocks (`n/3` bytes), the samples (`b·n/rate`) and the separator rows; with a
+//!    BWT blocks (`n/3` bytes), the samples (`4n/rate`, `8n/rate` past 2^32 characters)
+//!    and the separator rows; with a
 //!    spill directory these go to anonymous files there and cost no memory;
 //! 4. the text and bucket are dropped and the k-mer table is filled from the blocks.
 //!
@@ -28,7 +29,7 @@ use seqfarm_core::{AmbiguityMask, PackedSeq};
 
 use crate::error::BuildError;
 use crate::kmer::{self, MAX_KMER_LEN};
-use crate::occ::{Bwt, DollarRow, OccBlock};
+use crate::occ::{Bwt, DollarRow, OccBlock, BLOCKS_PER_SUPER_SHIFT};
 use crate::reference::{Layout, ReferenceBuilder};
 use crate::sa::Sample;
 use huge::HugeArray;
@@ -60,6 +61,14 @@ pub struct BuildOptions {
     /// default, 2^32 - 1, is where 32 bits stop sufficing; tests lower it).
     #[doc(hidden)]
     pub wide_from: u64,
+    /// `2^super_shift` occurrence blocks per superblock (at most the default, 22; tests
+    /// lower it to cross superblock boundaries on small texts).
+    #[doc(hidden)]
+    pub super_shift: u32,
+    /// k-mer table intervals of at least this many rows are stored as "recompute" (the
+    /// default is the most the table can hold; tests lower it).
+    #[doc(hidden)]
+    pub kmer_saturation: u64,
 }
 
 impl Default for BuildOptions {
@@ -71,6 +80,8 @@ impl Default for BuildOptions {
             memory: None,
             spill_dir: None,
             wide_from: u64::from(u32::MAX),
+            super_shift: BLOCKS_PER_SUPER_SHIFT,
+            kmer_saturation: kmer::SATURATED,
         }
     }
 }
@@ -132,6 +143,7 @@ pub struct IndexImage {
     pub(crate) sa_rate: u32,
     pub(crate) kmers: Vec<u64>,
     pub(crate) kmer_len: u32,
+    pub(crate) super_shift: u32,
     /// Bytes the suffix sort held at most (text, prefix counts, one bucket).
     pub(crate) sort_bytes: u64,
     /// Number of buckets the suffix sort used.
@@ -181,6 +193,14 @@ pub fn build(
             "k-mer table length {kmer_len} is not in 1..={MAX_KMER_LEN}"
         )));
     }
+    if options.super_shift > BLOCKS_PER_SUPER_SHIFT
+        || !(1..=kmer::SATURATED).contains(&options.kmer_saturation)
+    {
+        return Err(BuildError::Option(format!(
+            "superblock shift {} or k-mer saturation {} out of range",
+            options.super_shift, options.kmer_saturation
+        )));
+    }
     if n >= 1 << 40 || usize::try_from(n).is_err() {
         return Err(BuildError::TooLarge(n));
     }
@@ -213,9 +233,10 @@ pub fn build(
         blocks: view.items(),
         supers: &sorted.supers,
         dollars: &sorted.dollars,
+        super_shift: options.super_shift,
         c,
     };
-    let kmers = kmer::build_table(&bwt, kmer_len);
+    let kmers = kmer::build_table(&bwt, kmer_len, options.kmer_saturation);
     drop(view);
     Ok(IndexImage {
         layout,
@@ -229,6 +250,7 @@ pub fn build(
         sa_rate: rate,
         kmers,
         kmer_len,
+        super_shift: options.super_shift,
         sort_bytes: sorted.sort_bytes,
         buckets: sorted.buckets,
     })
@@ -282,6 +304,7 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
     let plen = prefix_len(n);
     let mut counts = count_codes(text, plen).map_err(BuildError::Allocation)?;
     let largest = counts.iter().copied().max().unwrap_or(0);
+    let entry_bytes = size_of::<Entry<P>>() as u64;
     let mut held = fixed + 8 * counts.len() as u64;
     if spill.is_none() {
         held += rows / 3 + rows.div_ceil(rate) * size_of::<S>() as u64;
@@ -289,15 +312,18 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
     let capacity = match options.memory {
         None => u64::MAX,
         Some(budget) => {
-            let needed = held + largest * P::BYTES;
+            let needed = held + largest * entry_bytes;
             if budget < needed {
                 return Err(BuildError::Budget { budget, needed });
             }
-            (budget - held) / P::BYTES
+            (budget - held) / entry_bytes
         }
     };
     let buckets = plan_buckets(&counts, capacity);
-    let mut occ = OccStream::new(StoreWriter::new(spill).map_err(spill_error)?);
+    let mut occ = OccStream::new(
+        StoreWriter::new(spill).map_err(spill_error)?,
+        options.super_shift,
+    );
     let mut samples = StoreWriter::<S>::new(spill).map_err(spill_error)?;
     let mut dollars = Vec::new();
     let mut bucket_samples = Vec::new();
@@ -352,7 +378,7 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
         totals,
         dollars,
         samples: samples.finish().map_err(spill_error)?,
-        sort_bytes: held + largest_planned * P::BYTES,
+        sort_bytes: held + largest_planned * entry_bytes,
         buckets: buckets.len(),
     })
 }

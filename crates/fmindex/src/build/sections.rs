@@ -10,7 +10,7 @@ use bytemuck::Pod;
 use memmap2::Mmap;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-use crate::occ::{OccBlock, BLOCKS_PER_SUPER_SHIFT, DOLLAR_FLAG, ROWS_PER_BLOCK};
+use crate::occ::{OccBlock, DOLLAR_FLAG, ROWS_PER_BLOCK};
 
 /// A finished section.
 pub(crate) enum Stored<T: Pod> {
@@ -155,8 +155,8 @@ pub(crate) struct OccStream {
 }
 
 impl OccStream {
-    /// A stream writing its blocks to `out`.
-    pub fn new(out: StoreWriter<OccBlock>) -> Self {
+    /// A stream writing its blocks to `out`, `2^super_shift` blocks per superblock.
+    pub fn new(out: StoreWriter<OccBlock>, super_shift: u32) -> Self {
         Self {
             out,
             block: OccBlock::default(),
@@ -165,7 +165,7 @@ impl OccStream {
             relative: [0; 4],
             total: [0; 4],
             supers: Vec::new(),
-            super_shift: BLOCKS_PER_SUPER_SHIFT,
+            super_shift,
         }
     }
 

@@ -5,17 +5,21 @@
 //! *buckets* whose suffixes fit the budget, and the buckets are produced in order, each
 //! as the contiguous run of suffix-array rows it is:
 //! 1. every thread scans the whole text and places the positions of its share of the
-//!    bucket's codes (counting sort, so each code's positions are already together);
-//! 2. every thread sorts its codes' groups: 21 characters at a time as integer keys
-//!    (radix-like refinement: sort by key, recurse into runs of equal keys), and by
-//!    direct comparison for small groups and deep repeats.
+//!    bucket's codes (counting sort, so each code's positions are already together),
+//!    each with the next 20 characters and the BWT symbol read on the way ([`Entry`]);
+//! 2. every thread sorts its codes' groups: first by the 20 characters in hand, then,
+//!    for runs that still tie, 21 characters at a time as integer keys read from the
+//!    text (sort by key, refine runs of equal keys), and by direct comparison for pairs
+//!    and deep repeats.
 //!
 //! The result does not depend on the budget or the thread count: suffixes are distinct,
 //! so their order is unique. Costs (`n` text characters, `B` buckets, `L` the mean
 //! longest common prefix of neighbouring suffixes): `B` scans of the text (each on every
-//! thread), `O(n · (1 + L/21))` key reads (random, one cache miss each) plus the sorting
-//! of each group; `4` bytes per suffix of a bucket (`8` past 2^32 characters) plus the
-//! `8 · 4^P`-byte code table.
+//! thread), one random write per suffix (the counting sort), `O(n · L/21)` key reads
+//! (random, one cache miss each) for the suffixes whose first `P + 20` characters are
+//! not unique, plus the sorting of each group; `12` bytes per suffix of a bucket (`16`
+//! past 2^32 characters) plus the `8 · 4^P`-byte code table. An exact repeat of length
+//! `R` costs `O(R^2/21)` sequential key reads (its copies tie until its end).
 
 use std::ops::Range;
 
@@ -24,8 +28,6 @@ use super::text::{PackedText, KEY_CHARS};
 
 /// A text position as a bucket stores it: `u32` while the text allows, else `u64`.
 pub(crate) trait Position: Copy + Default + Send + Sync + Ord + bytemuck::Pod {
-    /// Bytes per position.
-    const BYTES: u64;
     /// From a position known to fit.
     fn from_u64(p: u64) -> Self;
     /// As a text position.
@@ -33,7 +35,6 @@ pub(crate) trait Position: Copy + Default + Send + Sync + Ord + bytemuck::Pod {
 }
 
 impl Position for u32 {
-    const BYTES: u64 = 4;
     #[inline(always)]
     fn from_u64(p: u64) -> Self {
         p as u32
@@ -45,7 +46,6 @@ impl Position for u32 {
 }
 
 impl Position for u64 {
-    const BYTES: u64 = 8;
     #[inline(always)]
     fn from_u64(p: u64) -> Self {
         p

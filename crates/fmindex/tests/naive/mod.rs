@@ -1,6 +1,8 @@
 //! Brute-force references for the index's answers (shared by the test binaries).
 #![allow(dead_code)]
 
+use std::io::Read;
+
 use seqfarm_core::nucleotide::{encode, reverse_complement_codes, AMBIGUOUS};
 use seqfarm_core::Strand;
 use seqfarm_fmindex::{build, BuildOptions, FmIndex, Hit, ReferenceBuilder};
@@ -8,20 +10,29 @@ use seqfarm_fmindex::{build, BuildOptions, FmIndex, Hit, ReferenceBuilder};
 /// A reference as a list of (name, letters).
 pub type Genome = Vec<(String, Vec<u8>)>;
 
-/// Builds and loads the index of `genome`.
-pub fn index_of(genome: &Genome, sa_rate: u32, kmer_len: Option<u32>, threads: usize) -> FmIndex {
+/// Builds and loads the index of `genome` with `options`.
+pub fn index_with(genome: &Genome, options: &BuildOptions) -> FmIndex {
+    FmIndex::from_image(&build(reference_of(genome), options, &mut |_| {}).unwrap()).unwrap()
+}
+
+/// The reference builder holding `genome`.
+pub fn reference_of(genome: &Genome) -> ReferenceBuilder {
     let mut reference = ReferenceBuilder::new();
     for (name, seq) in genome {
         reference.add_contig(name, seq).unwrap();
     }
+    reference
+}
+
+/// Builds and loads the index of `genome`.
+pub fn index_of(genome: &Genome, sa_rate: u32, kmer_len: Option<u32>, threads: usize) -> FmIndex {
     let options = BuildOptions {
         sa_rate,
         kmer_len,
         threads,
         ..BuildOptions::default()
     };
-    let image = build(reference, &options, &mut |_| {}).unwrap();
-    FmIndex::from_image(&image).unwrap()
+    index_with(genome, &options)
 }
 
 /// Codes of each contig (ambiguous letters as `AMBIGUOUS`), concatenated in global order.
@@ -87,4 +98,32 @@ pub fn naive_smems(contigs: &[Vec<u8>], query: &[u8]) -> Vec<(u32, u32, u64)> {
             (i as u32, reach[i] as u32, count)
         })
         .collect()
+}
+
+/// E. coli K-12 1-200,000 and human GRCh37 chr20 1-260,000 (which begins with 60 kbp of N).
+pub fn real_genome() -> Genome {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/index_ref.fa.gz"
+    );
+    let mut text = String::new();
+    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let mut genome: Genome = Vec::new();
+    for line in text.lines() {
+        if let Some(name) = line.strip_prefix('>') {
+            genome.push((
+                name.split_whitespace().next().unwrap().to_string(),
+                Vec::new(),
+            ));
+        } else {
+            genome
+                .last_mut()
+                .unwrap()
+                .1
+                .extend_from_slice(line.trim().as_bytes());
+        }
+    }
+    genome
 }
