@@ -232,3 +232,35 @@ fn bad_inputs_get_clear_errors() {
     let neither = count(&[], &bams[..1]);
     assert!(!neither.status.success());
 }
+
+#[test]
+fn long_cigars_count_as_their_real_cigar() {
+    // The same reads twice: once with a 66,002-operation CIGAR that samtools keeps in
+    // the CG tag, once with the equivalent 5-operation CIGAR (tests/data/README.md).
+    let dir = tempfile::tempdir().unwrap();
+    let bams = stage(
+        dir.path(),
+        &["bam/long_cigar.bam", "bam/long_cigar_short.bam"],
+    );
+    let bed = dir.path().join("long.bed");
+    std::fs::write(
+        &bed,
+        "c1\t0\t60\nc1\t100\t110\nc1\t40090\t40110\nc1\t40100\t40105\n\
+         c1\t66100\t66110\nc1\t66104\t66200\nc1\t66105\t66200\nc1\t69000\t70000\n",
+    )
+    .unwrap();
+    let args = ["--bed", bed.to_str().unwrap()];
+    let long = ok(count(&args, &bams[..1]));
+    assert_eq!(long, ok(count(&args, &bams[1..])));
+    assert!(
+        long.starts_with("c1\t0\t60\t1\nc1\t100\t110\t2\n"),
+        "{long}"
+    );
+    assert!(
+        long.contains("c1\t66104\t66200\t1\nc1\t66105\t66200\t0\n"),
+        "{long}"
+    );
+    if bedtools_available() {
+        assert_eq!(long, multicov(&[], &bams[..1], &bed));
+    }
+}

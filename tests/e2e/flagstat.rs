@@ -91,7 +91,12 @@ fn real_bams_match_samtools() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    for name in ["sarscov2.bam", "chm1.bam", "na12878_chrM.bam"] {
+    for name in [
+        "sarscov2.bam",
+        "chm1.bam",
+        "na12878_chrM.bam",
+        "long_cigar.bam",
+    ] {
         let bam = copy_with_index(dir.path(), name);
         assert_same_as_samtools(&bam);
         // Without the index: parallel inflate, records stitched in order.
@@ -392,17 +397,180 @@ fn bad_inputs_get_clear_errors() {
     std::fs::write(&foreign, &good).unwrap();
     std::fs::copy(data("bam/sarscov2.bam.bai"), d.join("foreign.bam.bai")).unwrap();
     assert_clear_error(&foreign, "another BAM");
-    let stale = copy_with_index(d, "chm1.bam");
-    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
-    std::fs::File::options()
-        .write(true)
-        .open(&stale)
-        .unwrap()
-        .set_modified(later)
-        .unwrap();
-    assert_clear_error(&stale, "older than");
 
     let out = ours_stdin(&["-"], &good[..good.len() - 28]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("EOF marker"));
+}
+
+/// Makes the BAM newer than its index by an hour.
+fn make_stale(bam: &Path) {
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(bam)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+}
+
+#[test]
+fn a_stale_index_is_left_aside_with_one_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fresh = copy_with_index(d, "chm1.bam");
+    let expected = ok(ours(&[fresh.to_str().unwrap()]));
+    let stale_dir = d.join("stale");
+    std::fs::create_dir(&stale_dir).unwrap();
+    let stale = copy_with_index(&stale_dir, "chm1.bam");
+    make_stale(&stale);
+    let s = stale.to_str().unwrap();
+    for threads in ["1", "2"] {
+        let out = ours(&["-t", threads, s]);
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{err}");
+        assert_eq!(out.stdout, expected);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("seqfarm: warning: ")
+                && err.contains("chm1.bam.bai")
+                && err.contains("older than"),
+            "{err}"
+        );
+    }
+    if samtools_available() {
+        assert_eq!(expected, samtools(&["flagstat", s]));
+    }
+    // Commands that need the index still refuse it, naming it.
+    let bed = d.join("r.bed");
+    std::fs::write(&bed, "1\t100\t200\n").unwrap();
+    let out = crate::support::run(&["count", "--bed", bed.to_str().unwrap(), s]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("chm1.bam.bai") && err.contains("older than"),
+        "{err}"
+    );
+    let vcf = data("snp-pileup/chm1_sites.vcf.gz");
+    let csv = d.join("out.csv");
+    let out = crate::support::run(&[
+        "snp-pileup",
+        vcf.to_str().unwrap(),
+        csv.to_str().unwrap(),
+        s,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("chm1.bam.bai") && err.contains("older than"),
+        "{err}"
+    );
+}
+
+#[test]
+fn empty_inputs_are_errors_as_in_samtools() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut empties = Vec::new();
+    for name in ["empty.bam", "empty.sam"] {
+        let p = d.join(name);
+        std::fs::write(&p, b"").unwrap();
+        empties.push(p);
+    }
+    let gz = d.join("empty.sam.gz");
+    let enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    empties.push(gz);
+    for file in &empties {
+        assert_clear_error(file, "empty input");
+        if samtools_available() {
+            let status = Command::new("samtools")
+                .arg("flagstat")
+                .arg(file)
+                .output()
+                .unwrap()
+                .status;
+            assert!(!status.success(), "samtools reads {}", file.display());
+        }
+    }
+    let out = ours_stdin(&["-"], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("standard") && err.contains("empty input"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn sam_records_samtools_refuses_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let head = "@HD\tVN:1.6\n@SQ\tSN:a\tLN:1000\n";
+    let good = "ok\t0\ta\t1\t60\t4M\t*\t0\t0\tACGT\tIIII\n";
+    for (name, record, want) in [
+        (
+            "op.sam",
+            "r\t0\ta\t1\t60\t10Q\t*\t0\t0\t*\t*",
+            "unrecognized operation 'Q'",
+        ),
+        (
+            "seq.sam",
+            "r\t0\ta\t1\t60\t4M\t*\t0\t0\tACG\t*",
+            "different length",
+        ),
+        (
+            "qual.sam",
+            "r\t0\ta\t1\t60\t3M\t*\t0\t0\tACG\tII",
+            "SEQ and QUAL",
+        ),
+        (
+            "oplen.sam",
+            "r\t0\ta\t1\t60\t268435456M\t*\t0\t0\t*\t*",
+            "too long",
+        ),
+    ] {
+        let p = dir.path().join(name);
+        std::fs::write(&p, format!("{head}{good}{record}\n{good}")).unwrap();
+        for threads in ["1", "2"] {
+            let out = ours(&["-t", threads, p.to_str().unwrap()]);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{name}: {err}");
+            assert!(err.contains(name) && err.contains(want), "{err}");
+            assert!(err.contains(" 4"), "the line number: {err}");
+            assert!(out.stdout.is_empty());
+        }
+        if samtools_available() {
+            let samtools = Command::new("samtools")
+                .arg("flagstat")
+                .arg(&p)
+                .output()
+                .unwrap();
+            assert!(!samtools.status.success(), "samtools reads {name}");
+        }
+    }
+}
+
+#[test]
+fn alternative_reference_names_resolve_as_in_samtools() {
+    let dir = tempfile::tempdir().unwrap();
+    let sam = dir.path().join("aliases.sam");
+    std::fs::write(
+        &sam,
+        "@HD\tVN:1.6\n@SQ\tSN:r1\tLN:1000\n@SQ\tSN:r3\tLN:1000\tAN:ref3,chr3\n\
+         a\t0\tref3\t1\t60\t3M\t*\t0\t0\tACG\t*\n\
+         b\t1\tr1\t1\t60\t3M\tchr3\t5\t0\tACG\t*\n\
+         c\t1\tchr3\t1\t60\t3M\tr3\t5\t0\tACG\t*\n\
+         d\t0\tzz\t1\t60\t3M\t*\t0\t0\tACG\t*\n",
+    )
+    .unwrap();
+    let report = String::from_utf8(ok(ours(&[sam.to_str().unwrap()]))).unwrap();
+    assert!(report.contains("3 + 0 mapped (75.00% : N/A)"), "{report}");
+    assert!(
+        report.contains("1 + 0 with mate mapped to a different chr\n"),
+        "{report}"
+    );
+    if samtools_available() {
+        assert_same_as_samtools(&sam);
+    }
 }

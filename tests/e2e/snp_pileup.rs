@@ -348,3 +348,68 @@ fn plain_vcf_standard_output_and_verbose() {
     let log = String::from_utf8_lossy(&out.stderr);
     assert!(log.contains("Max per-file depth set to 4000."), "{log}");
 }
+
+#[test]
+fn long_cigars_pile_up_as_their_real_cigar() {
+    // The same reads twice: once with a 66,002-operation CIGAR (=/X alternating, an
+    // insertion and a deletion) that samtools keeps in the CG tag, once with the
+    // equivalent 5-operation CIGAR (M for =/X). htslib reads CG, so both pile up alike.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bams = stage(d, &[bam("long_cigar.bam"), bam("long_cigar_short.bam")]);
+    let mut vcf = String::from(
+        "##fileformat=VCFv4.2\n##contig=<ID=c1,length=70000>\n\
+         #CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n",
+    );
+    let sites: Vec<u32> = (20..70_000)
+        .step_by(97)
+        .chain(40_099..40_110)
+        .chain(66_100..66_110)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    for pos in &sites {
+        vcf.push_str(&format!("c1\t{pos}\t.\tA\tC\t.\t.\t.\n"));
+    }
+    let vcf_path = d.join("long.vcf");
+    std::fs::write(&vcf_path, vcf).unwrap();
+    for threads in ["1", "2"] {
+        let args = ["-t", threads];
+        let long = pileup(d, "", &args, &vcf_path, &bams[..1]);
+        let short = pileup(d, "", &args, &vcf_path, &bams[1..]);
+        assert!(
+            long == short,
+            "{threads} threads: the CG CIGAR piles up otherwise"
+        );
+        // Every site where the long read has a base (101 to 66105, less the deletion at
+        // 40101-40105) has a count.
+        let text = String::from_utf8(long).unwrap();
+        let covered = text
+            .lines()
+            .skip(1)
+            .filter(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                let pos: i64 = f[1].parse().unwrap();
+                let depth: i64 = f[4..8].iter().map(|v| v.parse::<i64>().unwrap()).sum();
+                (200..66_000).contains(&pos) && depth > 0
+            })
+            .count();
+        let want = sites
+            .iter()
+            .filter(|&&p| (200..66_000).contains(&p) && !(40_101..=40_105).contains(&p))
+            .count();
+        assert_eq!(covered, want, "{text}");
+    }
+    if crate::support::peer("samtools") {
+        // samtools reads the CG tag too: the two files have the same depth everywhere.
+        let depth = |bam: &Path| {
+            std::process::Command::new("samtools")
+                .args(["depth", "-a"])
+                .arg(bam)
+                .output()
+                .unwrap()
+                .stdout
+        };
+        assert!(depth(&bams[0]) == depth(&bams[1]));
+    }
+}

@@ -4,8 +4,9 @@
 //!   compressed size that start at record boundaries; each worker inflates its own blocks
 //!   and counts into private [`FlagCounts`], merged at the end.
 //! * The unplaced unmapped reads after the last indexed record, and the whole file when
-//!   there is no index (or the BAM comes from standard input), are cut at BGZF blocks:
-//!   workers inflate, and the collector walks the records across blocks in order.
+//!   there is no index (or it is older than the BAM, or the BAM comes from standard
+//!   input), are cut at BGZF blocks: workers inflate, and the collector walks the
+//!   records across blocks in order.
 //! * SAM (plain or gzip) is read sequentially.
 
 use std::fs::File;
@@ -262,6 +263,16 @@ fn stitch(
 fn count_bam_file(path: &Path, config: &FarmConfig) -> anyhow::Result<FlagCounts> {
     let bam = BamFile::open(path)?;
     let index = match BamIndex::find(path) {
+        // The index only speeds the count up (samtools never reads it): a stale one is
+        // left aside rather than refused.
+        Some(index_path) if BamIndex::is_older_than_bam(&index_path, &bam) => {
+            eprintln!(
+                "seqfarm: warning: {} is older than {}: counting without the index",
+                index_path.display(),
+                path.display()
+            );
+            None
+        }
         Some(index_path) => Some(BamIndex::open(index_path, &bam)?),
         None => None,
     };

@@ -69,6 +69,23 @@ impl BamIndex {
         candidates.into_iter().find(|p| p.is_file())
     }
 
+    /// Whether the index file at `path` was last modified before `bam` (to the second,
+    /// as samtools compares them): a sign that the BAM changed after it was indexed.
+    /// `false` when either time is unknown.
+    pub fn is_older_than_bam(path: &Path, bam: &BamFile) -> bool {
+        let secs = |t: std::time::SystemTime| {
+            t.duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        };
+        match (
+            std::fs::metadata(path).and_then(|m| m.modified()).ok(),
+            bam.modified(),
+        ) {
+            (Some(index_time), Some(bam_time)) => secs(index_time) < secs(bam_time),
+            _ => false,
+        }
+    }
+
     /// Reads the index at `path` (BAI or CSI, by its magic bytes) and checks that it
     /// belongs to `bam`: not older than it, the same number of references, and every
     /// offset inside the BAM's data.
@@ -138,24 +155,15 @@ impl BamIndex {
                 ),
             ));
         }
-        if let (Some(index_time), Some(bam_time)) = (
-            std::fs::metadata(&path).and_then(|m| m.modified()).ok(),
-            bam.modified(),
-        ) {
-            let secs = |t: std::time::SystemTime| {
-                t.duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs())
-            };
-            if secs(index_time) < secs(bam_time) {
-                return Err(Error::format(
-                    &path,
-                    0,
-                    format!(
-                        "the index is older than {}: re-index it (samtools index)",
-                        bam.path().display()
-                    ),
-                ));
-            }
+        if Self::is_older_than_bam(&path, bam) {
+            return Err(Error::format(
+                &path,
+                0,
+                format!(
+                    "the index is older than {}: re-index it (samtools index)",
+                    bam.path().display()
+                ),
+            ));
         }
         offsets.retain(|v| *v >= start && *v <= indexed_end && v.raw() != 0);
         offsets.sort_unstable();

@@ -156,11 +156,44 @@ impl<'a> Record<'a> {
         self.seq_start() + self.l_seq().div_ceil(2)
     }
 
-    /// CIGAR operations as stored (`len << 4 | op`). A record with more than 65535
-    /// operations keeps its real CIGAR in the `CG` tag; this is then the placeholder
-    /// the record stores (soft clip plus skip), as the BAM specification describes.
+    /// The CIGAR operations (`len << 4 | op`). A record with more than 65535 operations
+    /// keeps its real CIGAR in a `CG:B,I` tag and stores the placeholder
+    /// `<query length>S<reference length>N` in the CIGAR field (BAM specification,
+    /// section 4.2.2); as htslib does, the real CIGAR from `CG` is returned then.
     pub fn cigar(&self) -> Cigar<'a> {
+        let stored = self.stored_cigar();
+        if stored.len() == 2 {
+            if let Some(real) = self.long_cigar(stored) {
+                return real;
+            }
+        }
+        stored
+    }
+
+    /// The CIGAR field as stored, without looking at a `CG` tag.
+    pub fn stored_cigar(&self) -> Cigar<'a> {
         Cigar(&self.data[self.cigar_start()..self.seq_start()])
+    }
+
+    /// The `CG` tag's operations when `stored` is the placeholder of a long CIGAR
+    /// (`<l_seq>S` then an `N`) and the tag is a `B,I` (or `B,i`) array.
+    fn long_cigar(&self, stored: Cigar<'a>) -> Option<Cigar<'a>> {
+        let word = |i: usize| {
+            let b = &stored.0[4 * i..4 * i + 4];
+            u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+        };
+        let (first, second) = (word(0), word(1));
+        if first != ((self.l_seq() as u32) << 4 | 4) || second & 0xf != 3 {
+            return None;
+        }
+        let array = find_tag(self.aux(), *b"CG")?;
+        let (&kind, rest) = array.split_first()?;
+        let (&sub, rest) = rest.split_first()?;
+        if kind != b'B' || !matches!(sub, b'I' | b'i') || rest.len() < 4 {
+            return None;
+        }
+        let n = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
+        rest.get(4..4 + n.checked_mul(4)?).map(Cigar)
     }
 
     /// The sequence, 4-bit packed.
@@ -210,6 +243,37 @@ impl fmt::Debug for Record<'_> {
             .field("mapq", &self.mapq())
             .finish_non_exhaustive()
     }
+}
+
+/// The bytes of tag `name` in `aux` from its type letter on (to the end of `aux`), or
+/// `None` when the tag is absent or the fields before it are malformed.
+fn find_tag(mut aux: &[u8], name: [u8; 2]) -> Option<&[u8]> {
+    while aux.len() >= 3 {
+        let value = &aux[2..];
+        if aux[..2] == name {
+            return Some(value);
+        }
+        let size = match value[0] {
+            b'A' | b'c' | b'C' => 1,
+            b's' | b'S' => 2,
+            b'i' | b'I' | b'f' => 4,
+            b'd' => 8,
+            b'Z' | b'H' => value[1..].iter().position(|&b| b == 0)? + 1,
+            b'B' => {
+                let width = match *value.get(1)? {
+                    b'c' | b'C' => 1,
+                    b's' | b'S' => 2,
+                    b'i' | b'I' | b'f' => 4,
+                    _ => return None,
+                };
+                let n = value.get(2..6)?;
+                5 + width * u32::from_le_bytes([n[0], n[1], n[2], n[3]]) as usize
+            }
+            _ => return None,
+        };
+        aux = aux.get(3 + size..)?;
+    }
+    None
 }
 
 /// A CIGAR operation kind.
@@ -441,6 +505,77 @@ pub(crate) mod tests {
         let r = Record::new(&bytes[4..]).unwrap();
         assert_eq!(r.alignment_end(), 0);
         assert!(r.cigar().is_empty() && r.seq().is_empty());
+    }
+
+    /// `record` (with its length) with `tag` appended to its auxiliary fields.
+    fn with_tag(record: &[u8], tag: &[u8]) -> Vec<u8> {
+        let mut out = record.to_vec();
+        out.extend_from_slice(tag);
+        let len = (out.len() - 4) as u32;
+        out[..4].copy_from_slice(&len.to_le_bytes());
+        out
+    }
+
+    /// A `CG:B,I` tag holding `ops` (`(length, op)`).
+    fn cg_tag(ops: &[(u32, u32)]) -> Vec<u8> {
+        let mut tag = b"CGBI".to_vec();
+        tag.extend_from_slice(&(ops.len() as u32).to_le_bytes());
+        for &(len, op) in ops {
+            tag.extend_from_slice(&((len << 4) | op).to_le_bytes());
+        }
+        tag
+    }
+
+    #[test]
+    fn long_cigars_come_from_the_cg_tag() {
+        // 3M1I2M stored as the placeholder 6S5N, with a string tag before CG.
+        let real = [(3, 0), (1, 1), (2, 0)];
+        let placeholder = encode("long", 0, 0, 100, 60, &[(6, 4), (5, 3)], b"ACGTAC", -1);
+        let mut tags = b"RGZgroup\0".to_vec();
+        tags.extend(cg_tag(&real));
+        let bytes = with_tag(&placeholder, &tags);
+        let r = Record::new(&bytes[4..]).unwrap();
+        let ops: Vec<_> = r.cigar().ops().collect();
+        assert_eq!(
+            ops,
+            [
+                (3, CigarOp::Match),
+                (1, CigarOp::Insertion),
+                (2, CigarOp::Match)
+            ]
+        );
+        assert_eq!(r.stored_cigar().len(), 2);
+        assert_eq!(r.cigar().reference_span(), 5);
+        assert_eq!(r.alignment_end(), 105);
+
+        // Not a placeholder (the soft clip is not the whole read): the stored CIGAR.
+        let other = encode("x", 0, 0, 100, 60, &[(5, 4), (5, 3)], b"ACGTAC", -1);
+        let bytes = with_tag(&other, &cg_tag(&real));
+        let r = Record::new(&bytes[4..]).unwrap();
+        assert_eq!(r.cigar().len(), 2);
+        // A placeholder without CG, or with a CG of another type, stays as it is.
+        let r = Record::new(&placeholder[4..]).unwrap();
+        assert_eq!(r.cigar().len(), 2);
+        let bytes = with_tag(&placeholder, b"CGZ6M\0");
+        assert_eq!(Record::new(&bytes[4..]).unwrap().cigar().len(), 2);
+        // A CG array claiming more operations than the record holds is ignored.
+        let mut short = cg_tag(&real);
+        short[4] = 200;
+        let bytes = with_tag(&placeholder, &short);
+        assert_eq!(Record::new(&bytes[4..]).unwrap().cigar().len(), 2);
+    }
+
+    #[test]
+    fn tags_are_found_past_every_value_type() {
+        let mut aux = b"XAAx".to_vec();
+        aux.extend_from_slice(b"XcC\x05XsS\x01\x00XiI\x01\x00\x00\x00Xff\0\0\0\0");
+        aux.extend_from_slice(b"XdZabc\0XhH0A\0XbBS\x02\x00\x00\x00\x01\x00\x02\x00");
+        aux.extend_from_slice(b"CGBI\x00\x00\x00\x00");
+        assert_eq!(find_tag(&aux, *b"CG"), Some(&b"BI\0\0\0\0"[..]));
+        assert!(find_tag(&aux, *b"Xd").unwrap().starts_with(b"Zabc\0XhH"));
+        assert_eq!(find_tag(&aux, *b"ZZ"), None);
+        assert_eq!(find_tag(b"XAQ1", *b"CG"), None, "unknown type");
+        assert_eq!(find_tag(b"XZZunterminated", *b"CG"), None);
     }
 
     #[test]

@@ -7,8 +7,12 @@
 //! A BAM's blocks come from [`crate::bgzf_writer::BgzfCompressor`]: each worker
 //! compresses its own batch, and the blocks of consecutive batches simply follow each
 //! other in the file.
+//!
+//! [`text`] reads SAM text back: `@SQ` reference names with their aliases, and the
+//! checks htslib makes on a record's fields.
 
 pub mod bam;
+pub mod text;
 
 /// A typed optional field value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

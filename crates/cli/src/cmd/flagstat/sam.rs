@@ -1,53 +1,52 @@
-//! Flagstat over SAM text: the four fields it needs, interpreted as htslib does.
-
-use std::collections::HashMap;
+//! Flagstat over SAM text: the four fields it needs, interpreted as htslib does, and
+//! the records checked as htslib checks them before it counts them.
 
 use seqfarm_io::input::LineReader;
+use seqfarm_io::sam::text::{check_record, ReferenceNames};
 use seqfarm_io::Error;
 use seqfarm_regions::flags::UNMAPPED;
 use seqfarm_regions::FlagCounts;
 
-/// Counts every alignment line of `lines`; `@SQ` header lines name the references.
+/// Counts every alignment line of `lines`; `@SQ` header lines name the references (by
+/// `SN` and by the alternative names of `AN`). An input without a single line (an
+/// empty file) is an error, as it is for samtools.
 pub fn count(lines: &mut LineReader) -> Result<FlagCounts, Error> {
-    let mut refs: HashMap<Vec<u8>, i32> = HashMap::new();
+    let mut refs = ReferenceNames::default();
     let mut counts = FlagCounts::default();
+    let mut empty = true;
     while lines.next_line()? {
         let line = &lines.line;
         if line.is_empty() {
             continue;
         }
+        empty = false;
         if line[0] == b'@' {
-            if let Some(sn) = sq_name(line) {
-                let id = refs.len() as i32;
-                refs.entry(sn.to_vec()).or_insert(id);
-            }
+            refs.add_header_line(line);
             continue;
         }
         let (flag, tid, mtid, mapq) = parse_line(line, &refs)
             .map_err(|m| Error::record(&lines.input.path, lines.number, m))?;
         counts.count(flag, tid, mtid, mapq);
     }
+    if empty {
+        return Err(Error::format(
+            &lines.input.path,
+            0,
+            "empty input: no SAM header or records, and not a BAM",
+        ));
+    }
     Ok(counts)
 }
 
-/// The `SN` of an `@SQ` line.
-fn sq_name(line: &[u8]) -> Option<&[u8]> {
-    if !line.starts_with(b"@SQ\t") {
-        return None;
-    }
-    line.split(|&b| b == b'\t')
-        .find_map(|f| f.strip_prefix(b"SN:"))
-}
-
 /// FLAG, reference index, mate reference index and MAPQ of one alignment line.
-fn parse_line(line: &[u8], refs: &HashMap<Vec<u8>, i32>) -> Result<(u16, i32, i32, u8), String> {
+fn parse_line(line: &[u8], refs: &ReferenceNames) -> Result<(u16, i32, i32, u8), String> {
     let mut fields = line.split(|&b| b == b'\t');
     let mut next = |what: &str| {
         fields
             .next()
             .ok_or_else(|| format!("missing {what} field (a SAM line has 11 tab-separated fields)"))
     };
-    let _qname = next("QNAME")?;
+    let qname = next("QNAME")?;
     let mut flag = parse_flag(next("FLAG")?)?;
     let rname = next("RNAME")?;
     let pos = parse_uint(next("POS")?, "POS")?;
@@ -56,14 +55,15 @@ fn parse_line(line: &[u8], refs: &HashMap<Vec<u8>, i32>) -> Result<(u16, i32, i3
     let cigar = next("CIGAR")?;
     let rnext = next("RNEXT")?;
     let pnext = parse_uint(next("PNEXT")?, "PNEXT")?;
-    let _tlen = next("TLEN")?;
-    let _seq = next("SEQ")?;
-    let _qual = next("QUAL")?;
+    let tlen = next("TLEN")?;
+    let seq = next("SEQ")?;
+    let qual = next("QUAL")?;
+    check_record(qname, cigar, tlen, seq, qual)?;
     let lookup = |name: &[u8]| -> Result<i32, String> {
         if refs.is_empty() {
             return Err("no @SQ lines in the header for a read with a reference name".into());
         }
-        Ok(refs.get(name).copied().unwrap_or(-1))
+        Ok(refs.get(name).unwrap_or(-1))
     };
     let mut tid = if rname == b"*" { -1 } else { lookup(rname)? };
     if pos == 0 && tid >= 0 {
@@ -75,7 +75,7 @@ fn parse_line(line: &[u8], refs: &HashMap<Vec<u8>, i32>) -> Result<(u16, i32, i3
     let mut mtid = match rnext {
         b"=" => tid,
         b"*" => -1,
-        other => refs.get(other).copied().unwrap_or(-1),
+        other => refs.get(other).unwrap_or(-1),
     };
     if pnext == 0 && mtid >= 0 {
         mtid = -1;
@@ -137,5 +137,46 @@ r4\t0x10\ta\t0\t30\t10M\t*\t0\t0\t*\t*\n";
         assert!(e.contains("x.sam: record 2") && e.contains("FLAG"), "{e}");
         let e = count_bytes(b"r1\t0\t*\t0\n").unwrap_err().to_string();
         assert!(e.contains("record 1"), "{e}");
+    }
+
+    #[test]
+    fn invalid_cigars_and_seq_lengths_are_errors() {
+        let head = "@SQ\tSN:a\tLN:100\n";
+        for (record, want) in [
+            (
+                "r\t0\ta\t1\t60\t10Q\t*\t0\t0\t*\t*",
+                "unrecognized operation 'Q'",
+            ),
+            ("r\t0\ta\t1\t60\t4M\t*\t0\t0\tACG\t*", "different length"),
+            ("r\t4\t*\t0\t0\t4M\t*\t0\t0\tACG\t*", "different length"),
+            ("r\t0\ta\t1\t60\t3M\t*\t0\t0\tACG\tII", "SEQ and QUAL"),
+            ("r\t0\ta\t1\t60\t3M\t*\t0\tx\tACG\t*", "TLEN"),
+        ] {
+            let sam = format!("{head}r0\t4\t*\t0\t0\t*\t*\t0\t0\t*\t*\n{record}\n");
+            let e = count_bytes(sam.as_bytes()).unwrap_err().to_string();
+            assert!(e.contains("x.sam: record 3") && e.contains(want), "{e}");
+        }
+    }
+
+    #[test]
+    fn an_empty_input_is_an_error() {
+        let e = count_bytes(b"").unwrap_err().to_string();
+        assert!(e.contains("x.sam") && e.contains("empty input"), "{e}");
+        assert!(count_bytes(b"\n\n").is_err());
+        // A header without records is a valid, empty SAM.
+        assert_eq!(count_bytes(b"@HD\tVN:1.6\n").unwrap().total, [0, 0]);
+    }
+
+    #[test]
+    fn alternative_reference_names_resolve() {
+        let sam = b"@SQ\tSN:r1\tLN:1000\n@SQ\tSN:r3\tLN:1000\tAN:ref3,chr3\n\
+a\t0\tref3\t1\t60\t3M\t*\t0\t0\tACG\t*\n\
+b\t1\tr1\t1\t60\t3M\tchr3\t5\t0\tACG\t*\n\
+c\t1\tchr3\t1\t60\t3M\tr3\t5\t0\tACG\t*\n\
+d\t0\tzz\t1\t60\t3M\t*\t0\t0\tACG\t*\n";
+        let c = count_bytes(sam).unwrap();
+        // As samtools: a, b and c mapped; b's mate is on another reference, c's is not.
+        assert_eq!(c.mapped, [3, 0]);
+        assert_eq!(c.mate_other_chr, [1, 0]);
     }
 }
