@@ -12,5 +12,6 @@ mod cli;
 mod count;
 mod flagstat;
 mod index;
+mod outputs;
 mod search;
 mod snp_pileup;

@@ -1,6 +1,9 @@
 //! Arguments and conventions shared by every subcommand.
 
+use std::path::PathBuf;
+
 use seqfarm_farm::FarmConfig;
+use seqfarm_io::bam::BamIndex;
 use seqfarm_io::output::Overwrite;
 
 /// How many workers to run and where.
@@ -42,6 +45,14 @@ impl ForceArg {
             Overwrite::Refuse
         }
     }
+}
+
+/// `paths` with the index found beside each of them (`X.bam.bai`, `X.bai`, `X.bam.csi`):
+/// the inputs a BAM command reads, which its output must not replace.
+pub fn with_bam_indexes(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut all = paths.to_vec();
+    all.extend(paths.iter().filter_map(|p| BamIndex::find(p)));
+    all
 }
 
 /// Whether `error` comes from writing into a closed pipe.

@@ -37,6 +37,19 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// The output is one of the command's inputs (the same file, perhaps under another
+    /// name): writing it would destroy the input.
+    #[error(
+        "{}: this output is the input {} (the same file); choose another output name (--force never replaces an input)",
+        display_path(output),
+        display_path(input)
+    )]
+    OutputIsInput {
+        /// The output as given.
+        output: PathBuf,
+        /// The input as given.
+        input: PathBuf,
+    },
     /// The output file exists and overwriting was not asked for.
     #[error("{}: already exists (use --force to overwrite)", display_path(path))]
     Exists {

@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::Context;
 use seqfarm_fmindex::{build, index_path, BuildOptions, FmIndex, LoadOptions, ReferenceBuilder};
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
-use seqfarm_io::output::Output;
+use seqfarm_io::output::{refuse_input_as_output, Output};
 
 use crate::common::ForceArg;
 use crate::progress;
@@ -62,6 +62,7 @@ impl IndexArgs {
         };
         let path = index_path(&prefix);
         // Refuse an existing index before any work is done.
+        refuse_input_as_output(&path, [&reference])?;
         let mut output = Output::create(&path, self.force.overwrite())?;
         let started = Instant::now();
         let spinner = progress::spinner("index");

@@ -22,7 +22,7 @@ use anyhow::{bail, Result};
 use seqfarm_farm::Fill;
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
 use seqfarm_io::fasta_chunks::{FastaChunk, FastaChunker, ResidueMap};
-use seqfarm_io::output::Output;
+use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_sw::stats::{self, KarlinParams};
 use seqfarm_sw::{align, Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock};
 
@@ -209,6 +209,10 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     let params = karlin_params(args, &scoring);
     let isa = Isa::from_env()?;
     let queries = read_queries(&args.query, &scoring)?;
+    let matrix_file = (!args.dna && ScoreMatrix::builtin(&args.matrix).is_none())
+        .then(|| PathBuf::from(&args.matrix));
+    let inputs = [args.query.clone(), args.database.clone()];
+    refuse_input_as_output(&args.output, inputs.iter().chain(&matrix_file))?;
     let mut output = Output::create(&args.output, args.force.overwrite())?;
     let config = args.farm.config();
     let started = Instant::now();
