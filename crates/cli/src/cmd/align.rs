@@ -102,6 +102,8 @@ impl AlignArgs {
     fn align(self, started: Instant) -> anyhow::Result<()> {
         let params = self.params()?;
         let pairing = self.pairing()?;
+        // A bad SEQFARM_SIMD fails here, before the index is loaded.
+        seqfarm_core::SimdLevel::from_env()?;
         let sources = self.sources()?;
         let style = RecordStyle {
             bam: self.bam.is_some(),
@@ -219,7 +221,7 @@ impl AlignArgs {
             })
         };
         let make_worker = |_: WorkerInfo| -> Result<_, anyhow::Error> {
-            let mut aligner = Aligner::new(&index, params.clone());
+            let mut aligner = Aligner::new(&index, params.clone())?;
             let mut batch = FragmentBatch::new();
             let mut single_results: Vec<ReadResult> = Vec::new();
             let mut pair_results: Vec<PairResult> = Vec::new();

@@ -12,7 +12,6 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use seqfarm_io::bam::BamSet;
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::vcf::VcfSites;
@@ -236,8 +235,6 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
             report.tasks, task_bytes, stats.clusters, stats.widened_back, stats.widened_forward
         );
     }
-    collector
-        .finish()
-        .with_context(|| format!("writing {}", output.display()))?;
+    collector.finish()?;
     Ok(())
 }
