@@ -749,4 +749,9 @@ fn conflicting_modes_and_bad_read_groups_are_errors() {
         "--rg with a two-letter tag missing",
         &["--rg-id", "g1", "--rg", ":x"],
     );
+    refused(
+        "--rg with a tag twice",
+        &["--rg-id", "g1", "--rg", "SM:a", "--rg", "SM:b"],
+    );
+    refused("--rg without --rg-id", &["--rg", "nocolon"]);
 }

@@ -12,5 +12,7 @@ mod cli;
 mod count;
 mod flagstat;
 mod index;
+mod messages;
+mod outputs;
 mod search;
 mod snp_pileup;

@@ -338,8 +338,77 @@ fn dna_and_other_matrices() {
         !stderr.contains("warning"),
         "PAM30 9/1 has BLAST statistics: {stderr}"
     );
-    let (_, stderr) = search(&["--gap-open", "3", "--gap-extend", "3", path(&q), path(&d)]);
+    let (_, stderr) = search(&[
+        "--gap-open",
+        "3",
+        "--gap-extend",
+        "3",
+        path(&data("sw_q10.fa")),
+        path(&data("sw_db1500.fa.gz")),
+    ]);
     assert!(stderr.contains("no Karlin-Altschul parameters"), "{stderr}");
+}
+
+#[test]
+fn the_wrong_alphabet_for_the_scoring_is_refused_with_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let dna_q = dir.path().join("dna_q.fa");
+    let dna_d = dir.path().join("dna_d.fa");
+    std::fs::write(&dna_q, ">q\nACGTTAGCTAGGATCAACGTACGTAGCTA\n").unwrap();
+    std::fs::write(&dna_d, ">d\nTTTTACGTAGCTAGGATCAAACGTGGGACGT\n").unwrap();
+    let protein = data("sw_q10.fa");
+    let db = data("sw_db1500.fa.gz");
+    let cases: [(&[&str], &str, &str); 4] = [
+        // DNA scored with BLOSUM62: the queries, then the database.
+        (&[path(&dna_q), path(&dna_d)], "dna_q.fa", "add --dna"),
+        (&[path(&protein), path(&dna_d)], "dna_d.fa", "add --dna"),
+        // Protein scored as DNA.
+        (
+            &["--dna", path(&protein), path(&db)],
+            "sw_q10.fa",
+            "leave out --dna",
+        ),
+        (
+            &["--dna", path(&dna_q), path(&db)],
+            "sw_db1500.fa.gz",
+            "leave out --dna",
+        ),
+    ];
+    for (args, file, hint) in cases {
+        let out = run(&[&["search"][..], args].concat());
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?} accepted: {e}");
+        assert!(e.contains(file) && e.contains(hint), "{args:?}: {e}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn a_letter_missing_from_a_custom_matrix_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let matrix = dir.path().join("tiny.txt");
+    std::fs::write(&matrix, "   A  B\nA  2 -1\nB -1  3\n").unwrap();
+    let (good, bad) = (dir.path().join("good.fa"), dir.path().join("bad.fa"));
+    std::fs::write(&good, ">g\nAABBA\n").unwrap();
+    std::fs::write(&bad, ">g\nAABBA\n>b\nAABZA\n").unwrap();
+    for args in [[path(&good), path(&bad)], [path(&bad), path(&good)]] {
+        let out = run(&[&["search", "--matrix", path(&matrix)][..], &args[..]].concat());
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{e}");
+        assert!(
+            e.contains("bad.fa") && e.contains("sequence b") && e.contains("letter 'Z'"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn top_0_is_a_usage_error() {
+    let q = data("sw_q10.fa");
+    let out = run(&["search", "--top", "0", path(&q), path(&q)]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(e.contains("--top"), "{e}");
 }
 
 #[test]

@@ -7,6 +7,7 @@ mod pairs;
 use std::ops::Range;
 
 use seqfarm_core::nucleotide::{complement_code, encode, AMBIGUOUS};
+use seqfarm_core::SimdError;
 use seqfarm_fmindex::{BiInterval, FmIndex, Smem};
 
 use crate::candidate::{band_for, fetch_window, n_columns, place, ungapped, Placement};
@@ -28,11 +29,18 @@ pub struct ReadInput<'a> {
     pub qualities: Option<&'a [u8]>,
 }
 
+/// The longest read the aligner scores: the 16-bit extension kernels stay exact up to
+/// here (an end-to-end score stays above `-0.6 - 0.6·L`, far from `i16::MIN`). Longer
+/// reads are not aligned ([`Unaligned::TooLong`]).
+pub const MAX_READ_LEN: usize = 10_000;
+
 /// Why a read has no alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unaligned {
     /// The read is empty (bowtie2's `YF:Z:LN`).
     Empty,
+    /// The read is longer than [`MAX_READ_LEN`]: the kernels cannot score it exactly.
+    TooLong,
     /// More N than the N ceiling allows (`YF:Z:NS`).
     TooManyNs,
     /// No alignment reaches the minimum score.
@@ -149,13 +157,14 @@ pub struct Aligner<'i> {
 }
 
 impl<'i> Aligner<'i> {
-    /// An aligner for `index` with `params`.
-    pub fn new(index: &'i FmIndex, params: AlignParams) -> Self {
-        Self {
+    /// An aligner for `index` with `params`, on the SIMD level `SEQFARM_SIMD` names or
+    /// the best this CPU runs; an unknown name or a level the CPU lacks is an error.
+    pub fn new(index: &'i FmIndex, params: AlignParams) -> Result<Self, SimdError> {
+        Ok(Self {
             index,
             params,
             seeder: Seeder::default(),
-            extender: Extender::new(),
+            extender: Extender::new()?,
             prepared: Vec::new(),
             codes: Vec::new(),
             penalties: Vec::new(),
@@ -174,7 +183,7 @@ impl<'i> Aligner<'i> {
             covered: Vec::new(),
             scratch: Vec::new(),
             kept_placements: 0,
-        }
+        })
     }
 
     /// The parameters.
@@ -227,6 +236,8 @@ impl<'i> Aligner<'i> {
             let len = read.bases.len();
             if len == 0 {
                 results[r] = ReadResult::Unaligned(Unaligned::Empty);
+            } else if len > MAX_READ_LEN {
+                results[r] = ReadResult::Unaligned(Unaligned::TooLong);
             } else if self.n_count(r) > self.params.scoring.max_ns(len) {
                 results[r] = ReadResult::Unaligned(Unaligned::TooManyNs);
             }
@@ -244,19 +255,29 @@ impl<'i> Aligner<'i> {
 
     /// Decodes a read and its reverse complement into the arenas.
     fn prepare(&mut self, read: &ReadInput<'_>, strands: [bool; 2]) {
-        let len = read.bases.len();
+        // A read too long to score is prepared as an empty one: nothing is searched.
+        let len = if read.bases.len() > MAX_READ_LEN {
+            0
+        } else {
+            read.bases.len()
+        };
         let start = self.codes.len();
-        self.codes
-            .extend(read.bases.iter().map(|&b| encode(b).unwrap_or(AMBIGUOUS)));
+        self.codes.extend(
+            read.bases[..len]
+                .iter()
+                .map(|&b| encode(b).unwrap_or(AMBIGUOUS)),
+        );
         for i in (start..start + len).rev() {
             self.codes.push(complement_code(self.codes[i]));
         }
         let pstart = self.penalties.len();
         let scoring = &self.params.scoring;
         match read.qualities {
-            Some(q) => self
-                .penalties
-                .extend(q.iter().map(|&q| scoring.mismatch_penalty(q) as i16)),
+            Some(q) => self.penalties.extend(
+                q.iter()
+                    .take(len)
+                    .map(|&q| scoring.mismatch_penalty(q) as i16),
+            ),
             None => self.penalties.extend(std::iter::repeat_n(
                 scoring.mismatch_penalty(40) as i16,
                 len,

@@ -3,6 +3,7 @@
 
 use seqfarm_align::{
     AlignMode, AlignParams, Aligner, Placement, Preset, ReadInput, ReadResult, Unaligned,
+    MAX_READ_LEN,
 };
 use seqfarm_core::nucleotide::reverse_complement_letters;
 use seqfarm_fmindex::FmIndex;
@@ -36,7 +37,7 @@ fn align_all(index: &FmIndex, params: &AlignParams, reads: &[Vec<u8>]) -> Vec<Re
             qualities: None,
         })
         .collect();
-    let mut aligner = Aligner::new(index, params.clone());
+    let mut aligner = Aligner::new(index, params.clone()).unwrap();
     let mut results = Vec::new();
     aligner.align_batch(&inputs, &mut results);
     results
@@ -184,4 +185,24 @@ fn special_reads() {
     assert_eq!(results[1], ReadResult::Unaligned(Unaligned::TooManyNs));
     assert_eq!(results[2], ReadResult::Unaligned(Unaligned::NoAlignment));
     assert_eq!(results[3], ReadResult::Unaligned(Unaligned::NoAlignment));
+}
+
+#[test]
+fn reads_longer_than_the_kernels_score_are_not_aligned() {
+    let mut rng = Rng(11);
+    let contigs = genome(&mut rng);
+    let index = index(&contigs);
+    // Genome sequence, so the read would align if it were searched.
+    let long = contigs[0][1_000..1_001 + MAX_READ_LEN].to_vec();
+    let short = contigs[0][1_000..1_150].to_vec();
+    for mode in [AlignMode::EndToEnd, AlignMode::Local] {
+        let params = AlignParams::new(mode, Preset::Sensitive);
+        let results = align_all(&index, &params, &[long.clone(), short.clone()]);
+        assert_eq!(
+            results[0],
+            ReadResult::Unaligned(Unaligned::TooLong),
+            "{mode:?}"
+        );
+        assert!(matches!(results[1], ReadResult::Aligned { .. }), "{mode:?}");
+    }
 }

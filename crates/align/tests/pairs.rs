@@ -90,7 +90,7 @@ fn align_named(
             }),
         })
         .collect();
-    let mut aligner = Aligner::new(index, AlignParams::default());
+    let mut aligner = Aligner::new(index, AlignParams::default()).unwrap();
     let mut results = Vec::new();
     aligner.align_pairs(&inputs, pairing, &mut results);
     results
@@ -169,7 +169,7 @@ fn a_mate_no_seed_finds_is_rescued_next_to_its_mate() {
         assert_placed(r, f);
     }
     // Alone, such a mate does not align.
-    let mut aligner = Aligner::new(&index, AlignParams::default());
+    let mut aligner = Aligner::new(&index, AlignParams::default()).unwrap();
     let mut single = Vec::new();
     let read = ReadInput {
         name: b"m",
@@ -308,7 +308,7 @@ fn nofw_and_norc_restrict_the_fragment_strand() {
             align_reverse: reverse,
             ..AlignParams::default()
         };
-        let mut aligner = Aligner::new(&index, params);
+        let mut aligner = Aligner::new(&index, params).unwrap();
         let mut results = Vec::new();
         aligner.align_pairs(&inputs, &PairParams::default(), &mut results);
         results.iter().map(|r| r.class).collect::<Vec<_>>()
@@ -324,5 +324,21 @@ fn nofw_and_norc_restrict_the_fragment_strand() {
     assert_eq!(
         run(true, false),
         [PairClass::Concordant, PairClass::Unpaired]
+    );
+}
+
+#[test]
+fn a_mate_too_long_to_score_is_not_aligned_nor_rescued() {
+    let mut rng = Rng(0x0b0b);
+    let contigs = genome(&mut rng);
+    let index = index(&contigs);
+    let mut f = fragment(&contigs, 1, 3_000, 400, 100, false);
+    f.mates[1] = contigs[1][20_000..20_001 + seqfarm_align::MAX_READ_LEN].to_vec();
+    let results = align(&index, &PairParams::default(), &[f]);
+    assert_eq!(results[0].class, PairClass::Unpaired);
+    assert!(matches!(results[0].mates[0], ReadResult::Aligned { .. }));
+    assert_eq!(
+        results[0].mates[1],
+        ReadResult::Unaligned(seqfarm_align::Unaligned::TooLong)
     );
 }

@@ -1,6 +1,9 @@
 //! Arguments and conventions shared by every subcommand.
 
+use std::path::PathBuf;
+
 use seqfarm_farm::FarmConfig;
+use seqfarm_io::bam::BamIndex;
 use seqfarm_io::output::Overwrite;
 
 /// How many workers to run and where.
@@ -44,6 +47,29 @@ impl ForceArg {
     }
 }
 
+/// `paths` with the index found beside each of them (`X.bam.bai`, `X.bai`, `X.bam.csi`):
+/// the inputs a BAM command reads, which its output must not replace.
+pub fn with_bam_indexes(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut all = paths.to_vec();
+    all.extend(paths.iter().filter_map(|p| BamIndex::find(p)));
+    all
+}
+
+/// Characters of user input quoted in a message before it is cut.
+const EXCERPT_CHARS: usize = 40;
+
+/// `text` as quoted in a message: whole when short, else its first 40 characters and
+/// its length (a 100 kb pattern must not be echoed back whole).
+pub fn excerpt(text: &str) -> String {
+    let chars = text.chars().count();
+    if chars <= EXCERPT_CHARS {
+        format!("{text:?}")
+    } else {
+        let head: String = text.chars().take(EXCERPT_CHARS).collect();
+        format!("{head:?}… ({chars} characters)")
+    }
+}
+
 /// Whether `error` comes from writing into a closed pipe.
 pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
@@ -65,5 +91,25 @@ where
     match error.into_source() {
         Ok(source) => source.into(),
         Err(other) => anyhow::anyhow!("{other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_input_is_cut_in_messages() {
+        assert_eq!(excerpt("ACGT"), "\"ACGT\"");
+        let long = "A".repeat(133_000);
+        let shown = excerpt(&long);
+        assert_eq!(
+            shown,
+            format!("\"{}\"… (133000 characters)", "A".repeat(40))
+        );
+        assert_eq!(
+            excerpt(&"é".repeat(41)).chars().count(),
+            42 + " (41 characters)".len() + 1
+        );
     }
 }

@@ -8,7 +8,9 @@
 //!   cannot represent; [`Reference`], both together: what an aligner reads a reference
 //!   window from.
 //! * [`Strand`]: forward or reverse complement;
-//! * [`flags`]: the SAM FLAG bits.
+//! * [`flags`]: the SAM FLAG bits;
+//! * [`simd`]: [`SimdLevel`], the kernels' instruction-set level, detected once or forced
+//!   with `SEQFARM_SIMD` (one rule for every kernel crate).
 //!
 //! Nothing here allocates behind the caller's back or touches a file.
 #![forbid(unsafe_code)]
@@ -16,6 +18,8 @@
 pub mod flags;
 pub mod nucleotide;
 pub mod packed;
+pub mod simd;
 
 pub use nucleotide::{Strand, AMBIGUOUS};
 pub use packed::{AmbiguityMask, AmbiguityRun, PackedBases, PackedSeq, Reference};
+pub use simd::{SimdError, SimdLevel};

@@ -62,12 +62,13 @@ pub enum BuildError {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     /// The operating system refused or failed an operation on the file.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// What the operating system said.
-        source: std::io::Error,
+        /// What the operating system said. (Shown in the message, not chained as a
+        /// source, so `{:#}` does not print it twice.)
+        cause: std::io::Error,
     },
     /// Not a seqfarm index at all (wrong magic bytes).
     #[error("{}: not a seqfarm index (build one with `seqfarm index`)", path.display())]

@@ -122,10 +122,17 @@ impl FmIndex {
         let path = path.as_ref().to_path_buf();
         let io = |e| LoadError::Io {
             path: path.clone(),
-            source: e,
+            cause: e,
         };
         let mut file = File::open(&path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
+        let meta = file.metadata().map_err(io)?;
+        if meta.is_dir() {
+            return Err(io(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                "is a directory, not an index file",
+            )));
+        }
+        let len = meta.len();
         if len < PAGE {
             let mut head = Vec::new();
             file.read_to_end(&mut head).map_err(io)?;
@@ -161,7 +168,7 @@ impl FmIndex {
         let path = name.into();
         let io = |e| LoadError::Io {
             path: path.clone(),
-            source: e,
+            cause: e,
         };
         if bytes.len() < PAGE as usize {
             if !bytes.starts_with(MAGIC) {
@@ -183,7 +190,7 @@ impl FmIndex {
         let mut bytes = Vec::with_capacity(image.file_len() as usize);
         image.write_to(&mut bytes).map_err(|e| LoadError::Io {
             path: "(built index)".into(),
-            source: e,
+            cause: e,
         })?;
         Self::from_bytes(&bytes, "(built index)")
     }

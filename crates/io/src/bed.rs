@@ -169,7 +169,7 @@ mod tests {
     fn bad_lines_are_errors_naming_the_line() {
         for (text, want) in [
             ("1 5 10\n", "fewer than 3 columns"),
-            ("1\t5\t10\n1\t5\t10\tx\n", "line 2) 4 fields"),
+            ("1\t5\t10\n1\t5\t10\tx\n", "line 2: 4 fields"),
             ("1\t-5\t10\n", "non-negative integer"),
             ("1\t5x\t10\n", "non-negative integer"),
             ("1\t50\t40\n", "greater than end"),

@@ -32,10 +32,33 @@ pub enum Error {
     Record {
         /// The file.
         path: PathBuf,
-        /// 1-based record number (line number for line-based formats where stated).
+        /// 1-based record number.
         record: u64,
         /// What is wrong.
         message: String,
+    },
+    /// A line of a text file is malformed.
+    #[error("{}: line {line}: {message}", display_path(path))]
+    Line {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// The output is one of the command's inputs (the same file, perhaps under another
+    /// name): writing it would destroy the input.
+    #[error(
+        "{}: this output is the input {} (the same file); choose another output name (--force never replaces an input)",
+        display_path(output),
+        display_path(input)
+    )]
+    OutputIsInput {
+        /// The output as given.
+        output: PathBuf,
+        /// The input as given.
+        input: PathBuf,
     },
     /// The output file exists and overwriting was not asked for.
     #[error("{}: already exists (use --force to overwrite)", display_path(path))]
@@ -63,10 +86,13 @@ impl Error {
         }
     }
 
-    /// An [`Error::Record`] for a line-based format whose records are lines: the message
-    /// says the line number too, as `(line N)`.
+    /// An [`Error::Line`] for line `line` (1-based) of a text file.
     pub fn line(path: impl AsRef<Path>, line: u64, message: impl std::fmt::Display) -> Self {
-        Self::record(path, line, format!("(line {line}) {message}"))
+        Error::Line {
+            path: path.as_ref().to_path_buf(),
+            line,
+            message: message.to_string(),
+        }
     }
 
     /// An [`Error::Record`] for record `record` (1-based) of `path`.

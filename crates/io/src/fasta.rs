@@ -106,11 +106,7 @@ impl FastaReader {
     }
 
     fn bad_line(&self, message: &str) -> Error {
-        Error::record(
-            &self.lines.input.path,
-            self.lines.number,
-            format!("line {}: {message}", self.lines.number),
-        )
+        Error::line(&self.lines.input.path, self.lines.number, message)
     }
 }
 
@@ -162,6 +158,12 @@ mod tests {
         assert!(e.contains("x.fa") && e.contains("line 1"), "{e}");
         let e = read_all(b">x\nAC\x01GT\n").unwrap_err().to_string();
         assert!(e.contains("line 2") && e.contains("0x01"), "{e}");
+        // One record: the error is on line 2 of record 1, and says so without "record 2".
+        let e = read_all(b">only\nACGTXX!!\n").unwrap_err().to_string();
+        assert!(
+            e.ends_with("x.fa: line 2: byte 0x21 cannot be part of a sequence"),
+            "{e}"
+        );
         let e = read_all(b"> \nAC\n").unwrap_err().to_string();
         assert!(e.contains("no name"), "{e}");
         let e = read_all(b"").unwrap_err().to_string();

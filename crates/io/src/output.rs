@@ -121,6 +121,54 @@ impl Drop for Output {
     }
 }
 
+/// Fails with [`Error::OutputIsInput`] when `output` is the same file as one of `inputs`
+/// (the same device and inode, so a symbolic or hard link to an input counts too): with
+/// `--force` the output would replace that input. `-`, outputs that do not exist yet,
+/// devices and pipes, and inputs that do not exist pass.
+pub fn refuse_input_as_output<P: AsRef<Path>>(
+    output: &Path,
+    inputs: impl IntoIterator<Item = P>,
+) -> Result<()> {
+    if output == Path::new("-") {
+        return Ok(());
+    }
+    let Ok(out_meta) = std::fs::metadata(output) else {
+        return Ok(());
+    };
+    if !out_meta.is_file() {
+        return Ok(());
+    }
+    for input in inputs {
+        let input = input.as_ref();
+        if input == Path::new("-") {
+            continue;
+        }
+        if let Ok(in_meta) = std::fs::metadata(input) {
+            if same_file(&out_meta, &in_meta, output, input) {
+                return Err(Error::OutputIsInput {
+                    output: output.to_path_buf(),
+                    input: input.to_path_buf(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata, _: &Path, _: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata, a: &Path, b: &Path) -> bool {
+    matches!(
+        (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+        (Ok(a), Ok(b)) if a == b
+    )
+}
+
 /// `dir/.name.seqfarm-PID.tmp`: hidden, in the same directory (so the rename is atomic),
 /// and unique per process.
 fn temp_path(path: &Path) -> PathBuf {
@@ -176,6 +224,34 @@ mod tests {
             1,
             "no temporary left"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_input_is_never_the_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("t.bam");
+        std::fs::write(&input, b"input").unwrap();
+        let other = dir.path().join("other.bam");
+        std::fs::write(&other, b"other").unwrap();
+        let symlink = dir.path().join("link.csv");
+        std::os::unix::fs::symlink(&input, &symlink).unwrap();
+        let hard = dir.path().join("hard.csv");
+        std::fs::hard_link(&input, &hard).unwrap();
+        let dotted = dir.path().join(".").join("t.bam");
+        for output in [&input, &symlink, &hard, &dotted] {
+            let err = refuse_input_as_output(output, [&other, &input]).unwrap_err();
+            assert!(matches!(err, Error::OutputIsInput { .. }), "{err}");
+            assert!(
+                err.to_string().contains("this output is the input"),
+                "{err}"
+            );
+        }
+        let fresh = dir.path().join("new.csv");
+        refuse_input_as_output(&fresh, [&input]).unwrap();
+        refuse_input_as_output(&other, [&input, Path::new("-")]).unwrap();
+        refuse_input_as_output(Path::new("-"), [&input]).unwrap();
+        assert_eq!(std::fs::read(&input).unwrap(), b"input");
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! Picks the kernel variant for this CPU: AVX-512BW, else AVX2, else the scalar
 //! reference. The CPU is examined once and the choice cached; `SEQFARM_SIMD=scalar`,
-//! `avx2` or `avx512` forces a path (for tests and bug reports), and forcing one the CPU
-//! lacks is an error rather than a crash.
+//! `avx2` or `avx512` forces a path (for tests and bug reports), and an unknown name or
+//! a path the CPU lacks is an error rather than a crash ([`SimdLevel::from_env`], the
+//! rule the aligner follows too).
 
-use std::sync::OnceLock;
+use seqfarm_core::SimdLevel;
 
 use crate::inter::{Results, Scratch, StreamJob};
 use crate::Error;
@@ -53,67 +54,26 @@ impl Width {
 impl Isa {
     /// The best variant this CPU runs (detected once, then cached).
     pub fn detect() -> Isa {
-        static BEST: OnceLock<Isa> = OnceLock::new();
-        *BEST.get_or_init(|| {
-            if Isa::Avx512.is_supported() {
-                Isa::Avx512
-            } else if Isa::Avx2.is_supported() {
-                Isa::Avx2
-            } else {
-                Isa::Scalar
-            }
-        })
+        SimdLevel::best_supported().into()
     }
 
-    /// The variant `SEQFARM_SIMD` asks for, or [`Isa::detect`] when it is unset or empty.
+    /// The variant `SEQFARM_SIMD` asks for, or [`Isa::detect`] when it is unset or empty;
+    /// an unknown name or a variant this CPU lacks is an error (the rule of
+    /// [`SimdLevel::from_env`], which the aligner follows too).
     pub fn from_env() -> Result<Isa, Error> {
-        match std::env::var("SEQFARM_SIMD") {
-            Ok(value) if !value.trim().is_empty() => {
-                let isa = value.parse::<Isa>()?;
-                if isa.is_supported() {
-                    Ok(isa)
-                } else {
-                    Err(Error::Simd(format!(
-                        "SEQFARM_SIMD={value} asks for {}, which this CPU lacks",
-                        isa.describe()
-                    )))
-                }
-            }
-            _ => Ok(Isa::detect()),
-        }
+        SimdLevel::from_env()
+            .map(Isa::from)
+            .map_err(|e| Error::Simd(e.to_string()))
     }
 
     /// Whether this CPU runs the variant.
     pub fn is_supported(self) -> bool {
-        match self {
-            Isa::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => {
-                std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512bw")
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            Isa::Avx2 | Isa::Avx512 => false,
-        }
+        SimdLevel::from(self).is_supported()
     }
 
     /// The name `SEQFARM_SIMD` takes.
     pub fn name(self) -> &'static str {
-        match self {
-            Isa::Scalar => "scalar",
-            Isa::Avx2 => "avx2",
-            Isa::Avx512 => "avx512",
-        }
-    }
-
-    fn describe(self) -> &'static str {
-        match self {
-            Isa::Scalar => "the scalar kernel",
-            Isa::Avx2 => "AVX2",
-            Isa::Avx512 => "AVX-512F/BW",
-        }
+        SimdLevel::from(self).name()
     }
 
     /// Lanes per vector at `width` (1 for the scalar path).
@@ -135,13 +95,28 @@ impl std::str::FromStr for Isa {
     type Err = Error;
 
     fn from_str(s: &str) -> Result<Self, Error> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "scalar" => Ok(Isa::Scalar),
-            "avx2" => Ok(Isa::Avx2),
-            "avx512" | "avx512bw" | "avx-512" => Ok(Isa::Avx512),
-            other => Err(Error::Simd(format!(
-                "unknown SIMD path '{other}' (expected scalar, avx2 or avx512)"
-            ))),
+        s.parse::<SimdLevel>()
+            .map(Isa::from)
+            .map_err(|e| Error::Simd(e.to_string()))
+    }
+}
+
+impl From<SimdLevel> for Isa {
+    fn from(level: SimdLevel) -> Isa {
+        match level {
+            SimdLevel::Scalar => Isa::Scalar,
+            SimdLevel::Avx2 => Isa::Avx2,
+            SimdLevel::Avx512 => Isa::Avx512,
+        }
+    }
+}
+
+impl From<Isa> for SimdLevel {
+    fn from(isa: Isa) -> SimdLevel {
+        match isa {
+            Isa::Scalar => SimdLevel::Scalar,
+            Isa::Avx2 => SimdLevel::Avx2,
+            Isa::Avx512 => SimdLevel::Avx512,
         }
     }
 }

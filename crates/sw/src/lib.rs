@@ -44,12 +44,21 @@ pub use matrix::ScoreMatrix;
 pub use scoring::Scoring;
 pub use search::{PassCounts, Searcher};
 
+/// `line N: `, or nothing for line 0 (a problem of the whole matrix).
+fn line_prefix(line: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!("line {line}: ")
+    }
+}
+
 /// What can go wrong in this crate: bad parameters, never bad sequences (every byte
 /// scores as some matrix symbol).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A substitution matrix could not be read or parsed.
-    #[error("matrix {name}: line {line}: {message}")]
+    #[error("matrix {name}: {}{message}", line_prefix(*line))]
     Matrix {
         /// The matrix name or file.
         name: String,

@@ -373,6 +373,11 @@ mod tests {
             let e = ScoreMatrix::parse_ncbi("m", text).unwrap_err().to_string();
             assert!(e.contains(expected), "{text:?}: {e}");
         }
+        // A problem of the whole matrix names no line (not "line 0").
+        let e = ScoreMatrix::parse_ncbi("m", "  A B\nA 1 2\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "matrix m: no row for 'B'");
     }
 
     #[test]

@@ -4,10 +4,11 @@
 use super::scalar::{self, row_gaps, row_scores};
 use super::traceback::traceback;
 use super::{
-    avx2, avx512, BestCell, ExtendJob, Extension, KernelParams, SimdLevel, FORBIDDEN, NEG, REF_N,
-    REF_PAD, WALL,
+    avx2, avx512, lanes, BestCell, ExtendJob, Extension, KernelParams, SimdLevel, FORBIDDEN, NEG,
+    REF_N, REF_PAD, WALL,
 };
 use crate::scoring::Scoring;
+use seqfarm_core::SimdError;
 
 /// Largest `rows × band width` a SIMD group takes (its direction matrix is this many
 /// bytes per lane); larger jobs run on the scalar kernel.
@@ -125,16 +126,11 @@ pub struct Extender {
     best_k: Vec<i16>,
 }
 
-impl Default for Extender {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl Extender {
-    /// An extender on [`SimdLevel::detect`]'s level.
-    pub fn new() -> Self {
-        Self::with_level(SimdLevel::detect())
+    /// An extender on the level `SEQFARM_SIMD` names, or the best this CPU runs; an
+    /// unknown name or a level the CPU lacks is an error ([`SimdLevel::from_env`]).
+    pub fn new() -> Result<Self, SimdError> {
+        SimdLevel::from_env().map(Self::with_level)
     }
 
     /// An extender on `level` (scalar if the CPU lacks it).
@@ -172,7 +168,7 @@ impl Extender {
         let p = KernelParams::new(scoring);
         out.clear();
         out.resize(jobs.len(), None);
-        let lanes = self.level.lanes();
+        let lanes = lanes(self.level);
         self.order.clear();
         for (i, job) in jobs.iter().enumerate() {
             let width = 2 * job.band + 1;
@@ -216,7 +212,7 @@ impl Extender {
     }
 
     fn run_group(&mut self, jobs: &[&ExtendJob<'_>], band: usize, p: &KernelParams) {
-        let lanes = self.level.lanes();
+        let lanes = lanes(self.level);
         self.buffers.load(jobs, lanes, band, p);
         let b = &self.buffers;
         self.dirs.clear();

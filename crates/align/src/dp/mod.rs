@@ -20,8 +20,9 @@
 //! above `-0.6 - 0.6·L > -6,100` for reads up to 10 kbp, local ones below `2·L`).
 //! Jobs are grouped by band and read length so the lanes of a group do the same work.
 //!
-//! Which kernel runs is chosen once at run time (AVX-512BW, AVX2, scalar), overridable
-//! with `SEQFARM_SIMD=scalar|avx2|avx512`.
+//! Which kernel runs is chosen at run time (AVX-512BW, AVX2, scalar), overridable with
+//! `SEQFARM_SIMD=scalar|avx2|avx512` by the rule every kernel crate follows
+//! ([`SimdLevel::from_env`]: an unknown name or a level the CPU lacks is an error).
 
 mod avx2;
 mod avx512;
@@ -31,12 +32,11 @@ pub mod scalar;
 mod tests;
 mod traceback;
 
-use std::sync::OnceLock;
-
 use crate::cigar::Cigar;
 use crate::scoring::{AlignMode, Scoring};
 
 pub use group::Extender;
+pub use seqfarm_core::SimdLevel;
 
 /// Window code of an ambiguous reference position (scored as an N).
 pub const REF_N: u8 = seqfarm_core::AMBIGUOUS;
@@ -150,76 +150,11 @@ pub(crate) struct BestCell {
     pub k: i32,
 }
 
-/// The instruction sets an extension kernel can use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SimdLevel {
-    /// Plain Rust, one job at a time: the reference the others are tested against.
-    Scalar,
-    /// 16 jobs per 256-bit vector.
-    Avx2,
-    /// 32 jobs per 512-bit vector (AVX-512BW).
-    Avx512,
-}
-
-impl SimdLevel {
-    /// The best level this CPU supports, or the one `SEQFARM_SIMD` names (if the CPU
-    /// supports it). Detected once.
-    pub fn detect() -> Self {
-        static LEVEL: OnceLock<SimdLevel> = OnceLock::new();
-        *LEVEL.get_or_init(|| {
-            let wanted = std::env::var("SEQFARM_SIMD").ok();
-            let best = Self::best_supported();
-            match wanted.as_deref() {
-                Some("scalar") => SimdLevel::Scalar,
-                Some("avx2") if Self::Avx2.is_supported() => SimdLevel::Avx2,
-                Some("avx512") if Self::Avx512.is_supported() => SimdLevel::Avx512,
-                _ => best,
-            }
-        })
-    }
-
-    /// The most capable level the CPU runs.
-    pub fn best_supported() -> Self {
-        if Self::Avx512.is_supported() {
-            SimdLevel::Avx512
-        } else if Self::Avx2.is_supported() {
-            SimdLevel::Avx2
-        } else {
-            SimdLevel::Scalar
-        }
-    }
-
-    /// Whether this CPU can run the level.
-    pub fn is_supported(self) -> bool {
-        match self {
-            SimdLevel::Scalar => true,
-            #[cfg(target_arch = "x86_64")]
-            SimdLevel::Avx2 => std::arch::is_x86_feature_detected!("avx2"),
-            #[cfg(target_arch = "x86_64")]
-            SimdLevel::Avx512 => {
-                std::arch::is_x86_feature_detected!("avx512f")
-                    && std::arch::is_x86_feature_detected!("avx512bw")
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => false,
-        }
-    }
-
-    /// Jobs per vector.
-    pub fn lanes(self) -> usize {
-        match self {
-            SimdLevel::Scalar => 1,
-            SimdLevel::Avx2 => 16,
-            SimdLevel::Avx512 => 32,
-        }
-    }
-
-    /// The name used by `SEQFARM_SIMD`.
-    pub fn name(self) -> &'static str {
-        match self {
-            SimdLevel::Scalar => "scalar",
-            SimdLevel::Avx2 => "avx2",
-            SimdLevel::Avx512 => "avx512",
-        }
+/// Jobs per vector at `level` (one 16-bit lane each).
+pub(crate) fn lanes(level: SimdLevel) -> usize {
+    match level {
+        SimdLevel::Scalar => 1,
+        SimdLevel::Avx2 => 16,
+        SimdLevel::Avx512 => 32,
     }
 }

@@ -220,16 +220,59 @@ proptest! {
         for level in [SimdLevel::Avx2, SimdLevel::Avx512] {
             if level.is_supported() {
                 prop_assert_eq!(&run(level, &jobs, &scoring, min), &reference, "{}", level.name());
+            } else {
+                // Not run here: forcing it must be refused, not fall back silently.
+                prop_assert!(SimdLevel::checked(level.name()).is_err());
             }
         }
     }
 }
 
-#[test]
-fn avx512_is_tested_only_where_the_cpu_has_it() {
-    if !SimdLevel::Avx512.is_supported() {
-        eprintln!("note: this CPU has no AVX-512BW; the AVX-512 kernel was not run");
+/// Where the CPU has the level, its kernel equals the scalar one on jobs that fill
+/// several groups; where it lacks it, asking for it is an error (the extender never
+/// runs a kernel the CPU lacks, and never silently runs another).
+fn check_level(level: SimdLevel) {
+    if !level.is_supported() {
+        let e = SimdLevel::checked(level.name()).unwrap_err().to_string();
+        assert!(e.contains("which this CPU lacks"), "{e}");
+        eprintln!("note: this CPU lacks {level}; only its refusal is tested here");
+        return;
     }
+    let jobs: Vec<OwnedJob> = (0..70u32)
+        .map(|j| {
+            let window: Vec<u8> = (0..90u32)
+                .map(|i| ((i * 7 + i / 3 + j) % 4) as u8)
+                .collect();
+            let band = 3 + (j as usize % 5);
+            let mut read: Vec<u8> = window[band..band + 60].to_vec();
+            read[(j as usize * 13) % 60] ^= 1;
+            if j % 3 == 0 {
+                read.remove(30);
+            }
+            let len = read.len();
+            OwnedJob {
+                read,
+                penalties: vec![6; len],
+                window: window[..len + 2 * band].to_vec(),
+                band,
+            }
+        })
+        .collect();
+    for (scoring, min) in [(Scoring::end_to_end(), -60), (Scoring::local(), 10)] {
+        let reference = run(SimdLevel::Scalar, &jobs, &scoring, min);
+        assert!(reference.iter().any(Option::is_some));
+        assert_eq!(run(level, &jobs, &scoring, min), reference, "{level}");
+    }
+}
+
+#[test]
+fn avx2_equals_scalar_or_is_refused() {
+    check_level(SimdLevel::Avx2);
+}
+
+#[test]
+fn avx512_equals_scalar_or_is_refused() {
+    check_level(SimdLevel::Avx512);
 }
 
 #[test]

@@ -24,7 +24,7 @@ use seqfarm_align::{Aligner, PairInput, PairResult, ReadInput, ReadResult, Unali
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
-use seqfarm_io::output::Output;
+use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::reads::{
     ChunkLimits, Fragment, FragmentBatch, InputChunk, InputChunker, InputFormat, ParseOptions,
     ReadRef,
@@ -102,6 +102,8 @@ impl AlignArgs {
     fn align(self, started: Instant) -> anyhow::Result<()> {
         let params = self.params()?;
         let pairing = self.pairing()?;
+        // A bad SEQFARM_SIMD fails here, before the index is loaded.
+        seqfarm_core::SimdLevel::from_env()?;
         let sources = self.sources()?;
         let style = RecordStyle {
             bam: self.bam.is_some(),
@@ -124,9 +126,29 @@ impl AlignArgs {
             .clone()
             .or_else(|| self.sam.clone())
             .unwrap_or_else(|| PathBuf::from("-"));
-        // Refuse existing outputs before loading anything.
+        // Refuse existing outputs, and outputs that are inputs, before loading anything.
+        let index_file = index_path(self.index_prefix());
+        let specs = self.read_file_specs()?;
+        let inputs: Vec<&PathBuf> = [
+            &sources.interleaved,
+            &sources.mate1,
+            &sources.mate2,
+            &sources.unpaired,
+        ]
+        .into_iter()
+        .flatten()
+        .chain([&index_file])
+        .collect();
+        let outputs = [&out_path]
+            .into_iter()
+            .cloned()
+            .chain(specs.iter().flat_map(|s| s.paths()))
+            .chain(self.met_file.clone());
+        for path in outputs {
+            refuse_input_as_output(&path, &inputs)?;
+        }
         let mut output = Output::create(&out_path, self.force.overwrite())?;
-        let mut read_files = ReadFiles::create(&self.read_file_specs()?, self.force.overwrite())?;
+        let mut read_files = ReadFiles::create(&specs, self.force.overwrite())?;
         let routing = read_files.routing();
         let metrics_file = self
             .met_file
@@ -138,7 +160,6 @@ impl AlignArgs {
             .then(|| Box::new(std::io::stderr()) as Box<dyn std::io::Write + Send>);
         let mut metrics =
             MetricsReporter::new(metrics_file, metrics_echo, Duration::from_secs(self.met));
-        let index_file = index_path(self.index_prefix());
         let index = FmIndex::open(&index_file, LoadOptions::default())
             .with_context(|| format!("cannot load the index {}", index_file.display()))?;
         timer.phase("Time loading reference", started);
@@ -200,7 +221,7 @@ impl AlignArgs {
             })
         };
         let make_worker = |_: WorkerInfo| -> Result<_, anyhow::Error> {
-            let mut aligner = Aligner::new(&index, params.clone());
+            let mut aligner = Aligner::new(&index, params.clone())?;
             let mut batch = FragmentBatch::new();
             let mut single_results: Vec<ReadResult> = Vec::new();
             let mut pair_results: Vec<PairResult> = Vec::new();

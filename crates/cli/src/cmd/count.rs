@@ -13,10 +13,10 @@ use std::path::PathBuf;
 use seqfarm_farm::{Fill, Worker};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
-use seqfarm_io::output::Output;
+use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_regions::count::{read_end, ReadFilter, RegionSweep};
 
-use crate::common::{farm_error, FarmArgs, ForceArg};
+use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
 
 /// Regions per task, at most.
 const MAX_REGIONS: usize = 1 << 14;
@@ -352,6 +352,10 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
         (total / (config.workers as u64 * TASKS_PER_WORKER))
             .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
     });
+    let inputs = with_bam_indexes(&args.bams)
+        .into_iter()
+        .chain(args.bed.clone());
+    refuse_input_as_output(&args.output, inputs)?;
     let mut out = Output::create(&args.output, args.force.overwrite())?;
     let mut planner = RegionPlanner {
         source,

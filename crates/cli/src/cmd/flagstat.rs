@@ -21,11 +21,11 @@ use seqfarm_io::bam::{
 };
 use seqfarm_io::bgzf::{self, InflateBuffer, Inflater, VirtualRange};
 use seqfarm_io::input::{Input, LineReader};
-use seqfarm_io::output::Output;
+use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::Error;
 use seqfarm_regions::{FlagCounts, FlagstatFormat};
 
-use crate::common::{farm_error, FarmArgs, ForceArg};
+use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
 
 mod sam;
 
@@ -66,6 +66,10 @@ fn parse_format(s: &str) -> Result<FlagstatFormat, String> {
 /// Runs `seqfarm flagstat`.
 pub fn run(args: FlagstatArgs) -> anyhow::Result<()> {
     let config = args.farm.config();
+    refuse_input_as_output(
+        &args.output,
+        with_bam_indexes(std::slice::from_ref(&args.input)),
+    )?;
     let mut out = Output::create(&args.output, args.force.overwrite())?;
     let counts = count(&args.input, &config)?;
     out.put(counts.render(args.format).as_bytes())?;

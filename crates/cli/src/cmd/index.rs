@@ -5,11 +5,11 @@ use std::time::Instant;
 
 use anyhow::Context;
 use seqfarm_fmindex::{
-    build, index_path, BuildOptions, BuildProgress, BuildStage, FmIndex, LoadOptions,
-    ReferenceBuilder,
+    build, default_kmer_len, index_path, BuildOptions, BuildProgress, BuildStage, FmIndex,
+    LoadOptions, ReferenceBuilder, MAX_KMER_LEN,
 };
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
-use seqfarm_io::output::Output;
+use seqfarm_io::output::{refuse_input_as_output, Output};
 
 use crate::common::ForceArg;
 use crate::progress;
@@ -38,10 +38,10 @@ pub struct IndexArgs {
     memory: Option<u64>,
     /// Keep every R-th suffix-array row (a power of two): smaller is faster to locate,
     /// larger is smaller on disk
-    #[arg(long, value_name = "R", default_value_t = BuildOptions::default().sa_rate)]
+    #[arg(long, value_name = "R", default_value_t = BuildOptions::default().sa_rate, value_parser = sa_rate)]
     sa_rate: u32,
     /// Length of the k-mer lookup table's strings [default: from the genome size, 8-12]
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_KMER_LEN)))]
     kmer: Option<u32>,
     /// Verify an existing index (checksums and every invariant) instead of building
     #[arg(long, value_name = "PREFIX", conflicts_with_all = ["reference", "prefix"])]
@@ -69,6 +69,7 @@ impl IndexArgs {
         };
         let path = index_path(&prefix);
         // Refuse an existing index before any work is done.
+        refuse_input_as_output(&path, [&reference])?;
         let mut output = Output::create(&path, self.force.overwrite())?;
         let started = Instant::now();
         let spinner = progress::spinner("index");
@@ -92,6 +93,9 @@ impl IndexArgs {
         };
         let contigs = builder.contigs().len();
         let bases = builder.genome_len();
+        if let Some(warning) = self.kmer.and_then(|k| kmer_table_warning(k, bases)) {
+            spinner.suspend(|| eprintln!("seqfarm: warning: {warning}"));
+        }
         let mut shown = None;
         let image = build(builder, &options, &mut |report: BuildProgress| {
             if shown != Some(report.stage) {
@@ -130,6 +134,41 @@ impl IndexArgs {
         );
         Ok(())
     }
+}
+
+/// `--sa-rate`: a power of two in 1..=256.
+fn sa_rate(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(r) if (1..=256).contains(&r) && r.is_power_of_two() => Ok(r),
+        _ => Err(format!("{text:?} is not a power of two in 1..=256")),
+    }
+}
+
+/// Bytes of the k-mer table for strings of length `1..=k` (8 per entry).
+fn kmer_table_bytes(k: u32) -> u64 {
+    8 * ((4u64 << (2 * k)) - 4) / 3
+}
+
+/// A warning when `--kmer k` makes a table far larger than the rest of the index of a
+/// genome of `bases` bases (both strands: about one byte per base with the samples),
+/// and more than 64 MiB: the index then is mostly table, for little speed.
+fn kmer_table_warning(k: u32, bases: u64) -> Option<String> {
+    let table = kmer_table_bytes(k);
+    let rest = 2 * bases.max(1);
+    (table > 16 * rest && table > 64 << 20).then(|| {
+        format!(
+            "--kmer {k} makes a k-mer table of {} MB for a genome of {bases} bases (the rest of \
+             the index is about {} MB); the default for this genome is {}",
+            megabytes(table),
+            megabytes(rest),
+            default_kmer_len(2 * bases + 2)
+        )
+    })
+}
+
+/// Bytes in (decimal, rounded) megabytes.
+fn megabytes(bytes: u64) -> u64 {
+    (bytes + 500_000) / 1_000_000
 }
 
 /// Wall time of each build stage, for the summary line.
@@ -297,6 +336,24 @@ mod tests {
         assert!(parse_size("-1G").is_err());
         assert!(parse_size("G").is_err());
         assert_eq!(human_bytes(3 << 29), "1.50 GiB");
+    }
+
+    #[test]
+    fn an_oversized_kmer_table_is_warned_about() {
+        assert_eq!(kmer_table_bytes(11), 8 * ((1 << 24) - 4) / 3);
+        let warning = kmer_table_warning(13, 460_000).unwrap();
+        assert!(
+            warning.contains("--kmer 13") && warning.contains("716 MB"),
+            "{warning}"
+        );
+        assert!(kmer_table_warning(10, 460_000).is_none());
+        assert!(kmer_table_warning(13, 3_100_000_000).is_none());
+    }
+
+    #[test]
+    fn sa_rate_is_a_power_of_two() {
+        assert_eq!(sa_rate("16"), Ok(16));
+        assert!(sa_rate("0").is_err() && sa_rate("24").is_err() && sa_rate("512").is_err());
     }
 
     #[test]

@@ -8,6 +8,8 @@ use seqfarm_core::nucleotide::{complement_code, encode_into, AMBIGUOUS};
 use seqfarm_core::Strand;
 use seqfarm_fmindex::{index_path, FmIndex, Hit, LoadOptions, LocateScratch};
 
+use crate::common::excerpt;
+
 /// Count and list the occurrences of patterns, on both strands
 #[derive(Debug, clap::Args)]
 #[command(
@@ -101,7 +103,8 @@ fn encode_pattern(pattern: &str) -> anyhow::Result<Vec<u8>> {
     if let Err(i) = encode_into(pattern.as_bytes(), &mut codes) {
         let bad = pattern[i..].chars().next().unwrap_or('?');
         anyhow::bail!(
-            "pattern {pattern:?}: {bad:?} at position {} is not a nucleotide letter",
+            "pattern {}: {bad:?} at position {} is not a nucleotide letter",
+            excerpt(pattern),
             i + 1
         );
     }

@@ -13,6 +13,7 @@
 //!    report order) to print BLAST tabular lines with E-values computed for the whole
 //!    database, whose size is known only once the scan is over.
 
+mod alphabet;
 mod tabular;
 
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ use anyhow::{bail, Result};
 use seqfarm_farm::Fill;
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
 use seqfarm_io::fasta_chunks::{FastaChunk, FastaChunker, ResidueMap};
-use seqfarm_io::output::Output;
+use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_sw::stats::{self, KarlinParams};
 use seqfarm_sw::{align, Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock};
 
@@ -46,7 +47,7 @@ pub struct SearchArgs {
     /// Database sequences (FASTA; gzip recognised; streamed, any size; - for standard input)
     pub database: PathBuf,
     /// Hits reported per query
-    #[arg(long, value_name = "K", default_value_t = 10)]
+    #[arg(long, value_name = "K", default_value_t = 10, value_parser = at_least_one)]
     pub top: usize,
     /// Write `qseqid sseqid score` for every pair instead of the top hits
     #[arg(long)]
@@ -85,6 +86,42 @@ pub struct SearchArgs {
     pub farm: FarmArgs,
     #[command(flatten)]
     pub force: ForceArg,
+}
+
+/// A count that must be at least 1.
+fn at_least_one(text: &str) -> std::result::Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{text:?} is not a number of at least 1")),
+    }
+}
+
+/// How the sequences' letters are checked against the scoring (see [`alphabet`]).
+struct LetterCheck<'a> {
+    /// Letters a custom matrix lacks, by byte; `None` for built-in scoring.
+    missing: Option<[bool; 256]>,
+    /// The matrix as named on the command line.
+    matrix: &'a str,
+    /// `--dna`.
+    dna: bool,
+}
+
+impl LetterCheck<'_> {
+    /// Fails on a letter the custom matrix lacks, if there is one.
+    fn letters(&self, sequence: &[u8], name: &str, path: &Path) -> Result<()> {
+        match &self.missing {
+            Some(missing) => alphabet::check_letters(missing, sequence, name, path, self.matrix),
+            None => Ok(()),
+        }
+    }
+
+    /// Fails when a sample of built-in-scored sequences has the other alphabet.
+    fn sample(&self, sample: &alphabet::LetterSample, path: &Path, what: &str) -> Result<()> {
+        if self.missing.is_some() {
+            return Ok(());
+        }
+        sample.check(path, what, self.dna, self.matrix)
+    }
 }
 
 /// A query, as read and encoded.
@@ -126,13 +163,14 @@ impl ScanTask {
     }
 
     /// Parses and encodes the chunk's records.
-    fn parse(&mut self, residue_map: &ResidueMap) -> Result<()> {
+    fn parse(&mut self, residue_map: &ResidueMap, check: &LetterCheck<'_>) -> Result<()> {
         self.block.clear();
         self.names.clear();
         self.name_ends.clear();
         let path = &self.chunk.path;
         for record in self.chunk.records() {
             let record = record?;
+            check.letters(record.body, record.name, path)?;
             self.names.push_str(record.name);
             self.name_ends.push(self.names.len());
             self.block
@@ -150,11 +188,12 @@ struct ScanWorker<'a> {
     queries: &'a [Query],
     top: usize,
     scores_only: bool,
+    check: &'a LetterCheck<'a>,
 }
 
 impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
     fn process(&mut self, task: &mut ScanTask) -> Result<()> {
-        task.parse(&self.residue_map)?;
+        task.parse(&self.residue_map, self.check)?;
         self.searcher.load(&task.block);
         task.text.clear();
         if self.scores_only {
@@ -208,7 +247,16 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     let scoring = scoring(args)?;
     let params = karlin_params(args, &scoring);
     let isa = Isa::from_env()?;
-    let queries = read_queries(&args.query, &scoring)?;
+    let custom = !args.dna && ScoreMatrix::builtin(&args.matrix).is_none();
+    let check = LetterCheck {
+        missing: custom.then(|| alphabet::missing_letters(scoring.matrix())),
+        matrix: if args.dna { "BLOSUM62" } else { &args.matrix },
+        dna: args.dna,
+    };
+    let queries = read_queries(&args.query, &scoring, &check)?;
+    let matrix_file = custom.then(|| PathBuf::from(&args.matrix));
+    let inputs = [args.query.clone(), args.database.clone()];
+    refuse_input_as_output(&args.output, inputs.iter().chain(&matrix_file))?;
     let mut output = Output::create(&args.output, args.force.overwrite())?;
     let config = args.farm.config();
     let started = Instant::now();
@@ -224,8 +272,17 @@ pub fn run(args: &SearchArgs) -> Result<()> {
         args.chunk_size
     }
     .max(1);
+    let mut sampled = alphabet::LetterSample::default();
     let mut emit = |task: &mut ScanTask| -> Result<Fill> {
         let more = database.next_chunk(&mut task.chunk, chunk_size)?;
+        if more && !sampled.is_full() {
+            for record in task.chunk.records() {
+                sampled.add(record?.body);
+            }
+            if sampled.is_full() || task.chunk.offset == 0 {
+                check.sample(&sampled, &args.database, "database sequences")?;
+            }
+        }
         bar.set_position(task.chunk.offset + task.chunk.bytes.len() as u64);
         Ok(if more { Fill::Task } else { Fill::End })
     };
@@ -260,6 +317,7 @@ pub fn run(args: &SearchArgs) -> Result<()> {
             queries: &queries,
             top: args.top,
             scores_only: args.scores_only,
+            check: &check,
         })
     };
     let report = seqfarm_farm::run(
@@ -345,11 +403,14 @@ fn karlin_params(args: &SearchArgs, scoring: &Scoring) -> Option<KarlinParams> {
 }
 
 /// Reads and encodes every query.
-fn read_queries(path: &Path, scoring: &Scoring) -> Result<Vec<Query>> {
+fn read_queries(path: &Path, scoring: &Scoring, check: &LetterCheck<'_>) -> Result<Vec<Query>> {
     let mut reader = FastaReader::open(path)?;
     let mut record = FastaRecord::default();
     let mut queries = Vec::new();
+    let mut sample = alphabet::LetterSample::default();
     while reader.read_record(&mut record)? {
+        check.letters(&record.sequence, &record.name, path)?;
+        sample.add(&record.sequence);
         let residues: Vec<u8> = record
             .sequence
             .iter()
@@ -374,6 +435,7 @@ fn read_queries(path: &Path, scoring: &Scoring) -> Result<Vec<Query>> {
     if queries.is_empty() {
         bail!("{}: no query sequences", path.display());
     }
+    check.sample(&sample, path, "queries")?;
     Ok(queries)
 }
 

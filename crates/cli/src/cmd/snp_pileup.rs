@@ -12,14 +12,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use seqfarm_io::bam::BamSet;
-use seqfarm_io::output::Output;
+use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::vcf::VcfSites;
 use seqfarm_regions::pileup::visit::{Next, RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
-use crate::common::{farm_error, FarmArgs, ForceArg};
+use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
 
 mod collect;
 mod plan;
@@ -182,6 +181,8 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         name.push(".gz");
         output = PathBuf::from(name);
     }
+    let inputs = with_bam_indexes(&args.bams);
+    refuse_input_as_output(&output, inputs.iter().chain([&args.vcf]))?;
     let out = Output::create(&output, args.force.overwrite())?;
     let mut min_depth = args.min_read_counts.clone();
     min_depth.resize(min_depth.len().max(bams.len()), 0);
@@ -234,8 +235,6 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
             report.tasks, task_bytes, stats.clusters, stats.widened_back, stats.widened_forward
         );
     }
-    collector
-        .finish()
-        .with_context(|| format!("writing {}", output.display()))?;
+    collector.finish()?;
     Ok(())
 }

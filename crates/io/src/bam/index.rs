@@ -168,6 +168,28 @@ impl BamIndex {
         offsets.retain(|v| *v >= start && *v <= indexed_end && v.raw() != 0);
         offsets.sort_unstable();
         offsets.dedup();
+        // An index made for another BAM with the same references points inside its data
+        // but not at block starts: say so here rather than fail later on a bad block.
+        let mut last = None;
+        for v in &offsets {
+            let block = v.compressed();
+            if last == Some(block) || block >= bam.data_end() {
+                continue;
+            }
+            last = Some(block);
+            if crate::bgzf::block_at(bam.bytes(), block).is_err() {
+                return Err(Error::format(
+                    &path,
+                    0,
+                    format!(
+                        "the index points to offset {block} of {}, which is not the start of a \
+                         BGZF block: the index may belong to another BAM (re-index it with \
+                         samtools index)",
+                        bam.path().display()
+                    ),
+                ));
+            }
+        }
         Ok(Self {
             path,
             kind,

@@ -88,8 +88,26 @@ impl BamFile {
     /// the header.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
+        if path == Path::new("-") {
+            return Err(Error::io(
+                &path,
+                std::io::Error::new(
+                    std::io::ErrorKind::Unsupported,
+                    "standard input is not supported here (a BAM index is needed)",
+                ),
+            ));
+        }
         let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
         let meta = file.metadata().map_err(|e| Error::io(&path, e))?;
+        if meta.is_dir() {
+            return Err(Error::io(
+                &path,
+                std::io::Error::new(
+                    std::io::ErrorKind::IsADirectory,
+                    "is a directory, not a BAM file",
+                ),
+            ));
+        }
         if meta.len() == 0 {
             return Err(Error::format(&path, 0, "empty file, not a BAM"));
         }

@@ -680,6 +680,13 @@ impl AlignArgs {
                     if t == "ID" {
                         anyhow::bail!("--rg {field:?}: the ID comes from --rg-id, not --rg");
                     }
+                    if line
+                        .split('\t')
+                        .skip(2)
+                        .any(|f| f.starts_with(&format!("{t}:")))
+                    {
+                        anyhow::bail!("--rg {field:?}: a second {t} field for the same @RG line");
+                    }
                 }
                 _ => anyhow::bail!(
                     "--rg {field:?}: expected TAG:VALUE with a two-character tag, e.g. SM:sample"

@@ -24,8 +24,8 @@ pub fn count(lines: &mut LineReader) -> Result<FlagCounts, Error> {
             refs.add_header_line(line);
             continue;
         }
-        let (flag, tid, mtid, mapq) = parse_line(line, &refs)
-            .map_err(|m| Error::record(&lines.input.path, lines.number, m))?;
+        let (flag, tid, mtid, mapq) =
+            parse_line(line, &refs).map_err(|m| Error::line(&lines.input.path, lines.number, m))?;
         counts.count(flag, tid, mtid, mapq);
     }
     if empty {
@@ -134,9 +134,9 @@ r4\t0x10\ta\t0\t30\t10M\t*\t0\t0\t*\t*\n";
     fn malformed_lines_name_the_line() {
         let sam = b"@SQ\tSN:a\tLN:100\nr1\tx\ta\t1\t60\t10M\t=\t20\t29\tA\t*\n";
         let e = count_bytes(sam).unwrap_err().to_string();
-        assert!(e.contains("x.sam: record 2") && e.contains("FLAG"), "{e}");
+        assert!(e.contains("x.sam: line 2: ") && e.contains("FLAG"), "{e}");
         let e = count_bytes(b"r1\t0\t*\t0\n").unwrap_err().to_string();
-        assert!(e.contains("record 1"), "{e}");
+        assert!(e.contains("line 1: "), "{e}");
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::io::Write;
+use std::path::PathBuf;
 
 use indicatif::ProgressBar;
 use seqfarm_farm::Collector;
@@ -18,8 +19,14 @@ use super::Task;
 /// libdeflate level of `-g` output (htslib's default is zlib's 6).
 const GZIP_LEVEL: i32 = 6;
 
-/// Where rows go: the output file, plain or BGZF.
-pub enum Sink {
+/// Where rows go: the output file, plain or BGZF; write errors name the file.
+pub struct Sink {
+    path: PathBuf,
+    writer: SinkWriter,
+}
+
+/// The output, plain or compressed.
+enum SinkWriter {
     /// Plain CSV.
     Plain(Output),
     /// BGZF-compressed CSV.
@@ -29,27 +36,31 @@ pub enum Sink {
 impl Sink {
     /// A sink on `out`, compressing when `gzip`.
     pub fn new(out: Output, gzip: bool) -> Self {
-        if gzip {
-            Sink::Bgzf(BgzfWriter::new(out, GZIP_LEVEL))
+        let path = out.path().to_path_buf();
+        let writer = if gzip {
+            SinkWriter::Bgzf(BgzfWriter::new(out, GZIP_LEVEL))
         } else {
-            Sink::Plain(out)
-        }
-    }
-
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        match self {
-            Sink::Plain(out) => out.write_all(bytes),
-            Sink::Bgzf(w) => w.write_all(bytes),
-        }
-    }
-
-    fn finish(self) -> anyhow::Result<()> {
-        let out = match self {
-            Sink::Plain(out) => out,
-            Sink::Bgzf(w) => w.finish()?,
+            SinkWriter::Plain(out)
         };
-        out.commit()?;
-        Ok(())
+        Self { path, writer }
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> seqfarm_io::Result<()> {
+        match &mut self.writer {
+            SinkWriter::Plain(out) => out.write_all(bytes),
+            SinkWriter::Bgzf(w) => w.write_all(bytes),
+        }
+        .map_err(|e| seqfarm_io::Error::io(&self.path, e))
+    }
+
+    fn finish(self) -> seqfarm_io::Result<()> {
+        let out = match self.writer {
+            SinkWriter::Plain(out) => out,
+            SinkWriter::Bgzf(w) => w
+                .finish()
+                .map_err(|e| seqfarm_io::Error::io(&self.path, e))?,
+        };
+        out.commit()
     }
 }
 
@@ -169,7 +180,7 @@ impl<'a> RowCollector<'a> {
     pub fn finish(mut self) -> anyhow::Result<()> {
         self.progress.finish_and_clear();
         match self.sink.take() {
-            Some(sink) => sink.finish(),
+            Some(sink) => Ok(sink.finish()?),
             None => Ok(()),
         }
     }

@@ -145,6 +145,7 @@ fn read_groups_are_checked() {
     assert!(rejected("-x i -U r --rg-id g1 --rg sample").contains("TAG:VALUE"));
     assert!(rejected("-x i -U r --rg-id g1 --rg SAM:x").contains("TAG:VALUE"));
     assert!(rejected("-x i -U r --rg-id g1 --rg 1M:x").contains("TAG:VALUE"));
+    assert!(rejected("-x i -U r --rg-id g1 --rg SM:a --rg SM:b").contains("second SM"));
 }
 
 #[test]

@@ -1,0 +1,139 @@
+//! Outputs never replace inputs: `--force` overwrites an existing output, but an output
+//! that is one of the command's inputs (by name, through a symbolic link or a hard link)
+//! is refused before anything is written, for every command that writes a file.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::support::{data, run};
+
+/// Copies `name` from tests/data into `dir`.
+fn staged(dir: &Path, name: &str) -> PathBuf {
+    let to = dir.join(Path::new(name).file_name().unwrap());
+    std::fs::copy(data(name), &to).unwrap();
+    to
+}
+
+/// Asserts that `out` is the refusal of an output that is an input, and that `input`
+/// still holds `before`.
+fn refused(out: Output, input: &Path, before: &[u8]) {
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "accepted: {e}");
+    assert!(e.contains("this output is the input"), "{e}");
+    assert!(e.contains("--force never replaces an input"), "{e}");
+    assert_eq!(
+        std::fs::read(input).unwrap(),
+        before,
+        "the input was changed"
+    );
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn snp_pileup_force_cannot_replace_the_tumour_bam() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let vcf = staged(d, "snp-pileup/sites_slice.vcf.gz");
+    let tumour = staged(d, "snp-pileup/tumor_slice.bam");
+    staged(d, "snp-pileup/tumor_slice.bam.bai");
+    let normal = staged(d, "snp-pileup/normal_slice.bam");
+    staged(d, "snp-pileup/normal_slice.bam.bai");
+    let before = std::fs::read(&tumour).unwrap();
+    let args = |output: &Path| {
+        run(&[
+            "snp-pileup",
+            "--force",
+            s(&vcf),
+            s(output),
+            s(&normal),
+            s(&tumour),
+        ])
+    };
+    refused(args(&tumour), &tumour, &before);
+    // The same file under another name: a symbolic link, a hard link, `./`.
+    let link = d.join("link.csv");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&tumour, &link).unwrap();
+    #[cfg(unix)]
+    refused(args(&link), &tumour, &before);
+    let hard = d.join("hard.csv");
+    std::fs::hard_link(&tumour, &hard).unwrap();
+    refused(args(&hard), &tumour, &before);
+    refused(args(&d.join(".").join("tumor_slice.bam")), &tumour, &before);
+    // The index beside a BAM and the VCF are inputs too.
+    let bai = d.join("normal_slice.bam.bai");
+    let bai_before = std::fs::read(&bai).unwrap();
+    refused(args(&bai), &bai, &bai_before);
+    let vcf_before = std::fs::read(&vcf).unwrap();
+    refused(args(&vcf), &vcf, &vcf_before);
+    // Another existing file is still replaced with --force.
+    let other = d.join("old.csv");
+    std::fs::write(&other, b"old").unwrap();
+    let out = args(&other);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read(&other).unwrap().starts_with(b"Chromosome"));
+}
+
+#[test]
+fn count_flagstat_index_search_and_align_refuse_an_input_as_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bam = staged(d, "bam/sarscov2.bam");
+    staged(d, "bam/sarscov2.bam.bai");
+    let bam_before = std::fs::read(&bam).unwrap();
+    let bed = d.join("r.bed");
+    std::fs::write(&bed, "MN908947.3\t0\t100\n").unwrap();
+    let bed_before = std::fs::read(&bed).unwrap();
+
+    let count = |output: &Path| {
+        run(&[
+            "count",
+            "--force",
+            "--bed",
+            s(&bed),
+            "-o",
+            s(output),
+            s(&bam),
+        ])
+    };
+    refused(count(&bam), &bam, &bam_before);
+    refused(count(&bed), &bed, &bed_before);
+    let flagstat = run(&["flagstat", "--force", "-o", s(&bam), s(&bam)]);
+    refused(flagstat, &bam, &bam_before);
+
+    // `index ref.sfi -o ref`: the index would replace its own reference.
+    let reference = d.join("ref.sfi");
+    std::fs::write(&reference, ">c\nACGTACGTAGCTAGCTAGCATCGATCGACTGACTG\n").unwrap();
+    let ref_before = std::fs::read(&reference).unwrap();
+    let index = run(&["index", "--force", s(&reference), "-o", s(&d.join("ref"))]);
+    refused(index, &reference, &ref_before);
+
+    let query = staged(d, "sw_q10.fa");
+    let query_before = std::fs::read(&query).unwrap();
+    let search = run(&["search", "--force", "-o", s(&query), s(&query), s(&query)]);
+    refused(search, &query, &query_before);
+
+    let reads = staged(d, "align_reads_100.fq.gz");
+    let reads_before = std::fs::read(&reads).unwrap();
+    let x = d.join("none");
+    for option in ["-S", "--un", "--al", "--met-file"] {
+        let align = run(&[
+            "align",
+            "--force",
+            "-x",
+            s(&x),
+            "-U",
+            s(&reads),
+            option,
+            s(&reads),
+        ]);
+        refused(align, &reads, &reads_before);
+    }
+}
