@@ -255,3 +255,66 @@ fn gzip_from_standard_input() {
         "AGCTTTTCATTCTGACTGCAACGGGCAATA\t1\tecoli_K12_1_200000:1:+\n"
     );
 }
+
+#[test]
+fn a_memory_budget_splits_the_build_and_gives_the_same_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let reference = data("index_ref.fa.gz");
+    let r = reference.to_str().unwrap();
+    let one = dir.path().join("one");
+    let out = run(&["index", "-t", "1", "-o", one.to_str().unwrap(), r]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary = stderr(&out);
+    assert!(
+        summary.contains("1 sort bucket,") && summary.contains("peak memory"),
+        "{summary}"
+    );
+    // The least budget this reference accepts, from the error that names it.
+    let tiny = run(&[
+        "index",
+        "-m",
+        "1K",
+        "-o",
+        dir.path().join("x").to_str().unwrap(),
+        r,
+    ]);
+    assert_eq!(tiny.status.code(), Some(1));
+    let message = stderr(&tiny);
+    assert!(
+        message.contains("too small") && message.contains("raise --memory"),
+        "{message}"
+    );
+    assert!(!dir.path().join("x.sfi").exists());
+    let least: u64 = message
+        .split("at least ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no byte count in {message}"));
+    let many = dir.path().join("many");
+    let out = run(&[
+        "index",
+        "-t",
+        "2",
+        "--memory",
+        &least.to_string(),
+        "-o",
+        many.to_str().unwrap(),
+        r,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains(" 1 sort bucket"), "{}", stderr(&out));
+    let a = std::fs::read(dir.path().join("one.sfi")).unwrap();
+    let b = std::fs::read(dir.path().join("many.sfi")).unwrap();
+    assert!(a == b, "the index depends on the budget");
+    // Nothing but the index is left next to it (the sections went to anonymous files).
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["many.sfi", "one.sfi"]);
+    let bad = run(&["index", "-m", "lots", "-o", "y", r]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("not a size"), "{}", stderr(&bad));
+}

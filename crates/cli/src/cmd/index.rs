@@ -207,26 +207,19 @@ impl StageTimes {
 /// Parses a byte count: a number with an optional K, M, G or T suffix (powers of 1024;
 /// a trailing `B` or `iB` is allowed), fractions allowed (`1.5G`).
 fn parse_size(text: &str) -> Result<u64, String> {
+    let not_a_size = || format!("{text:?} is not a size such as 2G or 1500M");
     let t = text.trim();
-    let t = t
-        .strip_suffix("iB")
-        .or_else(|| t.strip_suffix('B'))
-        .unwrap_or(t);
-    let (number, unit) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
-        _ => (t, ' '),
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let scale: u64 = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        "T" | "TB" | "TIB" => 1 << 40,
+        _ => return Err(not_a_size()),
     };
-    let scale = match unit {
-        ' ' => 1u64,
-        'K' => 1 << 10,
-        'M' => 1 << 20,
-        'G' => 1 << 30,
-        'T' => 1 << 40,
-        _ => return Err(format!("{text:?}: unknown unit (use K, M, G or T)")),
-    };
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a size such as 2G or 1500M"))?;
+    let value: f64 = number.trim().parse().map_err(|_| not_a_size())?;
     if !(value.is_finite() && value > 0.0) {
         return Err(format!("{text:?}: the size must be positive"));
     }
