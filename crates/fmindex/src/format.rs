@@ -325,10 +325,7 @@ impl IndexImage {
                 SectionId::Kmers,
                 SectionBytes::Slice(Cow::Borrowed(bytemuck::cast_slice(&self.kmers))),
             ),
-            (
-                SectionId::Reference,
-                SectionBytes::Slice(Cow::Borrowed(bytemuck::cast_slice(self.bases.words()))),
-            ),
+            (SectionId::Reference, SectionBytes::Wide(&self.bases)),
         ]
     }
 

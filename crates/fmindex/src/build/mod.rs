@@ -3,8 +3,8 @@
 //!
 //! `n` = text length (twice the indexed bases), `b` = bytes per suffix of a bucket (12:
 //! position, next 20 characters and BWT symbol; 16 past 2^32 characters):
-//! 1. the text `X · revcomp(X)` is packed at 2 bits per character (`n/4` bytes) beside
-//!    the packed reference (`n/8`);
+//! 1. the text `X · revcomp(X)` is packed at 2 bits per character (`n/4` bytes); the
+//!    packed reference (`n/8`) goes to the spill directory until the file is written;
 //! 2. one pass counts the suffixes of every `P`-character prefix (`8 · 4^P` bytes, 128
 //!    MiB at the largest `P = 12`), and consecutive prefixes are grouped into buckets
 //!    that fit what the budget leaves (see [`suffix_sort`] for the sort and its costs);
@@ -14,7 +14,7 @@
 //!    spill directory these go to anonymous files there and cost no memory;
 //! 4. the text and bucket are dropped and the k-mer table is filled from the blocks.
 //!
-//! Peak: `n/4 + n/8 + 8·4^P` plus one bucket (`b` times its suffixes), plus the blocks
+//! Peak: `n/4 + 8·4^P` plus one bucket (`b` times its suffixes), plus the blocks
 //! and samples when they stay in memory. The index is the same, byte for byte, whatever
 //! the budget and the thread count: only the number of buckets changes.
 
@@ -25,7 +25,7 @@ mod text;
 
 use std::path::PathBuf;
 
-use seqfarm_core::{AmbiguityMask, PackedSeq};
+use seqfarm_core::AmbiguityMask;
 
 use crate::error::BuildError;
 use crate::kmer::{self, MAX_KMER_LEN};
@@ -133,7 +133,8 @@ pub(crate) enum OwnedSamples {
 /// anonymous files (see [`BuildOptions::spill_dir`]).
 pub struct IndexImage {
     pub(crate) layout: Layout,
-    pub(crate) bases: PackedSeq,
+    /// The packed reference's words.
+    pub(crate) bases: Stored<u64>,
     pub(crate) mask: AmbiguityMask,
     pub(crate) blocks: Stored<OccBlock>,
     pub(crate) supers: Vec<u64>,
@@ -177,7 +178,7 @@ pub fn build(
     }
     let ReferenceBuilder {
         layout,
-        bases,
+        bases: packed,
         mask,
         ..
     } = reference;
@@ -210,8 +211,16 @@ pub fn build(
         total: 0,
     };
     progress(stage(BuildStage::Text));
-    let text = PackedText::new(&layout, &bases).map_err(BuildError::Allocation)?;
-    let fixed = text.heap_bytes() + 8 * bases.words().len() as u64;
+    let text = PackedText::new(&layout, &packed).map_err(BuildError::Allocation)?;
+    // The packed reference is not read again: with a spill directory it waits on disk.
+    let mut words = StoreWriter::new(options.spill_dir.as_deref()).map_err(BuildError::Spill)?;
+    words.extend(packed.words()).map_err(BuildError::Spill)?;
+    drop(packed);
+    let bases = words.finish().map_err(BuildError::Spill)?;
+    let mut fixed = text.heap_bytes();
+    if options.spill_dir.is_none() {
+        fixed += bases.byte_len();
+    }
     let sorted = if n < options.wide_from {
         sort_and_stream::<u32, u32>(&text, fixed, options, progress)?
             .with_samples(OwnedSamples::Narrow)
@@ -334,6 +343,11 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
         .unwrap_or(0);
     let mut slots =
         HugeArray::<Entry<P>>::zeroed(largest_planned as usize).map_err(BuildError::Allocation)?;
+    progress(BuildProgress {
+        stage: BuildStage::SuffixArray,
+        done: 0,
+        total: rows,
+    });
     let mut row = 0u64;
     let mut emit = |row: u64, p: u64, symbol: Option<u8>, occ: &mut OccStream, out: &mut Vec<S>| {
         if symbol.is_none() {

@@ -102,10 +102,13 @@ const SMALL_GROUP: usize = 2;
 /// long repeats, where each comparison reads the text sequentially.
 const DEEP: u64 = 1 << 14;
 
-/// The prefix length for a text of `n` characters: `4^P` about `n / 64`, within 1..=12.
+/// The prefix length for a text of `n` characters: `4^P` about `n / 64`, within 1..=8.
+/// The code table is read and written at random once per character, so it must stay in
+/// a core's cache: 8 bytes times `4^8` is 512 KiB (at `P = 12` it took 128 MiB and the
+/// count alone cost a cache miss per character).
 pub(crate) fn prefix_len(n: u64) -> u32 {
     let log4 = (63 - n.max(1).leading_zeros()) / 2;
-    log4.saturating_sub(3).clamp(1, 12)
+    log4.saturating_sub(3).clamp(1, 8)
 }
 
 /// Calls `f(p, code, head)` for every suffix `p` in `0..n`: `code` is its first `plen`
@@ -143,13 +146,29 @@ fn scan_prefixes(text: &PackedText, plen: u32, mut f: impl FnMut(u64, usize, u64
         head = (head << 3) | char3(plen + k, &mut ahead);
     }
     let mut previous: u64 = 4;
-    for p in 0..n {
-        code = ((code << 2) | u64::from(text.code(p + plen - 1))) & mask;
-        head = ((head << 3) | char3(p + plen + HEAD_CHARS - 1, &mut ahead)) & head_mask;
+    let mut p = 0;
+    while p < n {
         while barrier < seps.len() && seps[barrier] < p {
             barrier += 1;
         }
         let stop = seps.get(barrier).copied().unwrap_or(u64::MAX).min(n);
+        // Fast stretch: no separator and not the end in any window (code and head) of
+        // the positions up to `quiet`, and none before them.
+        let quiet = stop.saturating_sub(plen + HEAD_CHARS - 1);
+        while p < quiet {
+            code = ((code << 2) | u64::from(text.code(p + plen - 1))) & mask;
+            let entering = u64::from(text.code(p + plen + HEAD_CHARS - 1)) + 2;
+            head = ((head << 3) | entering) & head_mask;
+            f(p, code as usize, (head << 4) | previous);
+            previous = u64::from(text.code(p));
+            p += 1;
+        }
+        if p >= n {
+            break;
+        }
+        // Near a separator or the end: one position at a time.
+        code = ((code << 2) | u64::from(text.code(p + plen - 1))) & mask;
+        head = ((head << 3) | char3(p + plen + HEAD_CHARS - 1, &mut ahead)) & head_mask;
         let c = if stop < p + plen {
             code & !((1u64 << (2 * (p + plen - stop))) - 1)
         } else {
@@ -161,6 +180,7 @@ fn scan_prefixes(text: &PackedText, plen: u32, mut f: impl FnMut(u64, usize, u64
         } else {
             u64::from(text.code(p))
         };
+        p += 1;
     }
 }
 
@@ -256,23 +276,25 @@ fn sort_part<P: Position>(
             *cursor += 1;
         }
     });
-    let mut scratch = Vec::new();
+    // Sort each code's group by the characters in hand; runs that still tie are refined
+    // from the text, all together.
+    let mut runs = Vec::new();
     let mut start = 0;
     let plen = u64::from(plen);
     for &end in cursors.iter() {
-        let group = &mut slots[start as usize..end as usize];
+        let (from, to) = (start as usize, end as usize);
         start = end;
+        let group = &mut slots[from..to];
         if group.len() < 2 {
             continue;
         }
         // A group holding a suffix cut short by a separator or the end is compared from
-        // its first character; the others share their first `plen` and have the next
-        // characters in hand.
+        // its first character; the others share their first `plen`.
         if group
             .iter()
             .any(|e| text.has_barrier(e.pos(), e.pos() + plen))
         {
-            sort_group(text, group, 0, &mut scratch);
+            runs.push((from, to, 0));
             continue;
         }
         group.sort_unstable_by_key(|e| e.head_key());
@@ -280,46 +302,79 @@ fn sort_part<P: Position>(
         for i in 1..=group.len() {
             if i == group.len() || group[i].head_key() != group[run].head_key() {
                 if i - run > 1 {
-                    sort_group(text, &mut group[run..i], plen + HEAD_CHARS, &mut scratch);
+                    runs.push((from + run, from + i, plen + HEAD_CHARS));
                 }
                 run = i;
             }
         }
     }
+    refine_runs(text, slots, runs);
 }
 
-/// Sorts suffixes that agree on their first `depth` characters.
-fn sort_group<P: Position>(
+/// Suffixes whose keys are read in one sweep: enough for the reads to overlap.
+const SWEEP: usize = 1 << 16;
+
+/// Sorts the runs `(from, to, depth)` of `slots`, each a set of suffixes that agree on
+/// their first `depth` characters. Runs are taken a sweep at a time: the next 21
+/// characters of every suffix of the sweep are read in one pass (prefetched well ahead,
+/// so the cache misses overlap across runs), then each run is sorted by them and its
+/// ties go back on the list, 21 characters deeper. Pairs and deep runs (long exact
+/// repeats) are sorted by direct comparison, which reads the text sequentially.
+fn refine_runs<P: Position>(
     text: &PackedText,
-    group: &mut [Entry<P>],
-    depth: u64,
-    scratch: &mut Vec<(u64, Entry<P>)>,
+    slots: &mut [Entry<P>],
+    mut runs: Vec<(usize, usize, u64)>,
 ) {
-    // Work list instead of recursion: deep repeats would nest thousands of levels.
-    let mut pending = vec![(0usize, group.len(), depth)];
-    while let Some((from, to, depth)) = pending.pop() {
-        let part = &mut group[from..to];
-        if part.len() <= SMALL_GROUP || depth >= DEEP {
-            part.sort_unstable_by(|a, b| text.compare_from(a.pos(), b.pos(), depth));
-            continue;
-        }
-        scratch.clear();
-        const AHEAD: usize = 8;
-        for (i, e) in part.iter().enumerate() {
-            if let Some(q) = part.get(i + AHEAD) {
-                text.prefetch(q.pos() + depth);
+    let mut sweep = Vec::new();
+    let mut keyed: Vec<(u64, Entry<P>)> = Vec::new();
+    while !runs.is_empty() {
+        sweep.clear();
+        let mut members = 0;
+        while let Some(run) = runs.pop() {
+            let (from, to, depth) = run;
+            if to - from <= SMALL_GROUP || depth >= DEEP {
+                slots[from..to].sort_unstable_by(|a, b| text.compare_from(a.pos(), b.pos(), depth));
+                continue;
             }
-            scratch.push((text.key(e.pos() + depth), *e));
+            sweep.push(run);
+            members += to - from;
+            if members >= SWEEP {
+                break;
+            }
         }
-        scratch.sort_unstable_by_key(|(key, e)| (*key, e.pos()));
-        let mut run = 0;
-        for i in 0..scratch.len() {
-            part[i] = scratch[i].1;
-            if i + 1 == scratch.len() || scratch[i + 1].0 != scratch[run].0 {
-                if i > run {
-                    pending.push((from + run, from + i + 1, depth + KEY_CHARS));
+        keyed.clear();
+        const AHEAD: usize = 16;
+        let mut ahead = sweep
+            .iter()
+            .flat_map(|&(from, to, depth)| slots[from..to].iter().map(move |e| e.pos() + depth));
+        for _ in 0..AHEAD {
+            if let Some(p) = ahead.next() {
+                text.prefetch(p);
+            }
+        }
+        for &(from, to, depth) in &sweep {
+            for e in &slots[from..to] {
+                if let Some(p) = ahead.next() {
+                    text.prefetch(p);
                 }
-                run = i + 1;
+                keyed.push((text.key(e.pos() + depth), *e));
+            }
+        }
+        drop(ahead);
+        let mut at = 0;
+        for &(from, to, depth) in &sweep {
+            let part = &mut keyed[at..at + (to - from)];
+            at += to - from;
+            part.sort_unstable_by_key(|(key, e)| (*key, e.pos()));
+            let mut run = 0;
+            for i in 0..part.len() {
+                slots[from + i] = part[i].1;
+                if i + 1 == part.len() || part[i + 1].0 != part[run].0 {
+                    if i > run {
+                        runs.push((from + run, from + i + 1, depth + KEY_CHARS));
+                    }
+                    run = i + 1;
+                }
             }
         }
     }
