@@ -27,7 +27,7 @@ use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::reads::{
     ChunkLimits, Fragment, FragmentBatch, InputChunk, InputChunker, InputFormat, ParseOptions,
-    ReadRef,
+    ReadRef, ReadSources,
 };
 use seqfarm_io::sam::bam::encode_header;
 use seqfarm_io::sam::{SamHeader, SamReference};
@@ -129,16 +129,8 @@ impl AlignArgs {
         // Refuse existing outputs, and outputs that are inputs, before loading anything.
         let index_file = index_path(self.index_prefix());
         let specs = self.read_file_specs()?;
-        let inputs: Vec<&PathBuf> = [
-            &sources.interleaved,
-            &sources.mate1,
-            &sources.mate2,
-            &sources.unpaired,
-        ]
-        .into_iter()
-        .flatten()
-        .chain([&index_file])
-        .collect();
+        let read_paths = read_file_paths(&sources);
+        let inputs: Vec<&PathBuf> = read_paths.iter().chain([&index_file]).collect();
         let outputs = [&out_path]
             .into_iter()
             .cloned()
@@ -197,16 +189,7 @@ impl AlignArgs {
                 max_bytes: 4 << 20,
             },
         )?;
-        let progress_paths: Vec<PathBuf> = [
-            &sources.interleaved,
-            &sources.mate1,
-            &sources.mate2,
-            &sources.unpaired,
-        ]
-        .into_iter()
-        .flatten()
-        .cloned()
-        .collect();
+        let progress_paths = read_file_paths(&sources);
         let bar = input_progress(&progress_paths, sources.format);
         let mut totals = MetricsCounts::default();
         let mut emitter = |task: &mut AlignTask| -> Result<Fill, anyhow::Error> {
@@ -388,6 +371,20 @@ impl InputProgress {
             InputProgress::Bytes(bar) | InputProgress::Reads(bar) => bar.finish_and_clear(),
         }
     }
+}
+
+/// Every read file of the run, in the order bowtie2 reads them.
+fn read_file_paths(sources: &ReadSources) -> Vec<PathBuf> {
+    [
+        &sources.interleaved,
+        &sources.mate1,
+        &sources.mate2,
+        &sources.unpaired,
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .collect()
 }
 
 fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {

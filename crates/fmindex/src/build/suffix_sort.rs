@@ -277,19 +277,25 @@ fn sort_part<P: Position>(
         }
     });
     // Sort each code's group by the characters in hand; runs that still tie are refined
-    // from the text, all together.
+    // from the text a sweep at a time (so the list of runs stays short).
     let mut runs = Vec::new();
+    let mut pending = 0;
     let mut start = 0;
     let plen = u64::from(plen);
     for &end in cursors.iter() {
         let (from, to) = (start as usize, end as usize);
         start = end;
+        if pending >= SWEEP {
+            refine_runs(text, slots, &mut runs);
+            pending = 0;
+        }
         let group = &mut slots[from..to];
         if group.len() < 2 {
             continue;
         }
         // A group holding a suffix cut short by a separator or the end is compared from
         // its first character; the others share their first `plen`.
+        pending += to - from;
         if group
             .iter()
             .any(|e| text.has_barrier(e.pos(), e.pos() + plen))
@@ -308,13 +314,13 @@ fn sort_part<P: Position>(
             }
         }
     }
-    refine_runs(text, slots, runs);
+    refine_runs(text, slots, &mut runs);
 }
 
 /// Suffixes whose keys are read in one sweep: enough for the reads to overlap.
 const SWEEP: usize = 1 << 16;
 
-/// Sorts the runs `(from, to, depth)` of `slots`, each a set of suffixes that agree on
+/// Sorts the runs `(from, to, depth)` of `slots` (leaving the list empty), each a set of suffixes that agree on
 /// their first `depth` characters. Runs are taken a sweep at a time: the next 21
 /// characters of every suffix of the sweep are read in one pass (prefetched well ahead,
 /// so the cache misses overlap across runs), then each run is sorted by them and its
@@ -323,7 +329,7 @@ const SWEEP: usize = 1 << 16;
 fn refine_runs<P: Position>(
     text: &PackedText,
     slots: &mut [Entry<P>],
-    mut runs: Vec<(usize, usize, u64)>,
+    runs: &mut Vec<(usize, usize, u64)>,
 ) {
     let mut sweep = Vec::new();
     let mut keyed: Vec<(u64, Entry<P>)> = Vec::new();

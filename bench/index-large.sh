@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# `seqfarm index` at human scale: build time and peak memory side by side with
+# `bwa index` on a human-sized stand-in genome, then queries and alignment on the big
+# index against one of its contigs indexed alone.
+#
+#   bench/index-large.sh [GENOME.fa]
+#
+# GENOME.fa defaults to $SEQFARM_BENCH_DATA/large/large-$GBP.fa, written by
+# ../shared/data/make-large-genome.py --gbp $GBP when missing (GBP default 1.2: past
+# 2^31 text characters with both strands; 3.1 for the human-sized row).
+# Environment:
+#   THREADS  threads for seqfarm (default 2; bwa index runs on one, it has no option)
+#   MEMORY   seqfarm index --memory (default 1.33 bytes per base of GENOME.fa)
+#   PEERS=0  skip bwa index (it takes about 40 minutes at 1.2 Gbp)
+#   CONTIG   contig to align to and index alone (default synth_7: human chr20
+#            diverged by 12 %, so no other contig is a near copy of it)
+#   READS    reads of 150 bp simulated from CONTIG (default 100000)
+# Needs: bwa, samtools, seqan-apps (mason), GNU time; perf for cache misses (optional).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+threads=${THREADS:-2}
+gbp=${GBP:-1.2}
+bench_root=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
+work=$bench_root/large
+contig=${CONTIG:-synth_7}
+nreads=${READS:-100000}
+mason=/usr/lib/seqan/bin
+mkdir -p "$work"
+genome=${1:-$work/large-$gbp.fa}
+if [ ! -s "$genome" ]; then
+  maker=${SEQFARM_SHARED_DATA:-$repo/../shared/data}/make-large-genome.py
+  [ -r "$maker" ] || { echo "bench/index-large.sh: no $genome and no $maker to make it" >&2; exit 1; }
+  python3 "$maker" "$genome" --gbp "$gbp"
+fi
+cargo build --release --quiet
+cargo build --release --quiet -p seqfarm-fmindex --example query_speed
+sf=$repo/target/release/seqfarm
+query=$repo/target/release/examples/query_speed
+name=$(basename "$genome" .fa)
+bases=$(grep -v '^>' "$genome" | tr -d '\n' | wc -c)
+memory=${MEMORY:-$((bases * 133 / 100))}
+
+echo "# $(date -u +%Y-%m-%d) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), SIMD: $(grep -o -m1 'avx512f' /proc/cpuinfo || grep -o -m1 avx2 /proc/cpuinfo); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $genome: $bases bases"
+
+# measure NAME CMD...: runs CMD under GNU time -v; prints "wall_s cpu_s peak_kb".
+measure() {
+  local log=$work/$1.time; shift
+  if ! /usr/bin/time -v -o "$log" "$@" >"$log.out" 2>&1; then
+    cat "$log.out" >&2
+    return 1
+  fi
+  awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); wall = (n == 3) ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2] }
+    /User time/ { cpu += $2 } /System time/ { cpu += $2 } /Maximum resident/ { kb = $2 }
+    END { print wall, cpu, kb }' "$log"
+}
+row() { # tool wall cpu kb bytes_on_disk
+  awk -v t="$1" -v w="$2" -v c="$3" -v kb="$4" -v size="$5" -v b="$bases" \
+    'BEGIN { printf "| %s | %.0f | %.0f | %.0f | %.2f | %.0f | %.2f |\n", t, w, c, kb / 1024, kb * 1024 / b, size / 1e6, size / b }'
+}
+
+echo
+echo "## Build, $name"
+echo
+echo "| tool | wall s | CPU s | peak MB | peak bytes/base | index MB | index bytes/base |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
+read -r sf_s sf_cpu sf_kb < <(measure "$name.seqfarm" "$sf" index --force -t "$threads" --memory "$memory" -o "$work/$name" "$genome")
+sf_size=$(stat -c %s "$work/$name.sfi")
+row "seqfarm index -t $threads --memory $memory" "$sf_s" "$sf_cpu" "$sf_kb" "$sf_size"
+if [ "${PEERS:-1}" = 1 ]; then
+  mkdir -p "$work/bwa"
+  read -r bwa_s bwa_cpu bwa_kb < <(measure "$name.bwa" bwa index -p "$work/bwa/$name" "$genome")
+  bwa_size=$(du -bc "$work/bwa/$name".{bwt,pac,ann,amb,sa} | tail -1 | cut -f1)
+  row "bwa index" "$bwa_s" "$bwa_cpu" "$bwa_kb" "$bwa_size"
+  echo
+  awk -v s="$sf_s" -v b="$bwa_s" -v sk="$sf_kb" -v bk="$bwa_kb" -v ss="$sf_size" -v bs="$bwa_size" \
+    'BEGIN { printf "seqfarm / bwa: wall time %.2fx, peak memory %.2fx, index size %.2fx\n", s / b, sk / bk, ss / bs }'
+fi
+echo
+echo "stages: $(grep -o '([^)]*)$' "$work/$name.seqfarm.time.out")"
+echo "summary: $(grep '^seqfarm index' "$work/$name.seqfarm.time.out")"
+
+# The contig alone: the per-query baseline and the alignment baseline.
+samtools faidx "$genome" "$contig" >"$work/$contig.fa"
+"$sf" index --force -t "$threads" -o "$work/$contig" "$work/$contig.fa" 2>/dev/null
+
+echo
+echo "## Queries: $name index against $contig indexed alone (one thread)"
+echo
+echo "| query | $contig s | $name s | ratio | detail ($name) |"
+echo "|---|---:|---:|---:|---|"
+"$query" "$work/$contig.sfi" 1000000 20 >"$work/q.contig.tsv"
+"$query" "$work/$name.sfi" 1000000 20 >"$work/q.large.tsv"
+join -t $'\t' <(cut -f1,2 "$work/q.contig.tsv" | sort) <(sort "$work/q.large.tsv") |
+  awk -F'\t' '{ printf "| %s | %.3f | %.3f | %.2fx | %s |\n", $1, $2, $3, ($2 > 0 ? $3 / $2 : 0), $4 }'
+if command -v perf >/dev/null && perf stat -e cache-misses true >/dev/null 2>&1; then
+  for index in "$work/$contig.sfi" "$work/$name.sfi"; do
+    misses=$(perf stat -x, -e cache-misses "$query" "$index" 1000000 20 2>&1 >/dev/null | awk -F, '/cache-misses/ { print $1 }')
+    echo "cache misses, whole query run on $(basename "$index"): $misses"
+  done
+fi
+
+echo
+echo "## Alignment: $nreads mason reads of 150 bp from $contig, on $contig alone and on $name"
+echo
+reads=$work/$contig.150.$nreads.fq
+truth=$work/$contig.150.$nreads.truth.sam
+[ -s "$reads" ] ||
+  "$mason/mason_simulator" -ir "$work/$contig.fa" -n "$nreads" --illumina-read-length 150 \
+    --illumina-prob-mismatch-scale 2.5 --seed 11 -o "$reads" -oa "$truth" -q >/dev/null 2>&1
+echo "| index | wall s | max RSS MB | reads | correct % | MAPQ>=1 mapped % / wrong | MAPQ>=10 | MAPQ>=20 | MAPQ>=30 |"
+echo "|---|---:|---:|---:|---:|---|---|---|---|"
+for index in "$contig" "$name"; do
+  read -r wall _ kb < <(measure "align.$index" "$sf" align -p "$threads" -x "$work/$index" -U "$reads" -S "$work/out.$index.sam")
+  awk -v t="$index" -v wall="$wall" -v kb="$kb" -F'\t' '{
+    printf "| %s | %.1f | %.0f | %d | %.3f | %.2f / %d | %.2f / %d | %.2f / %d | %.2f / %d |\n",
+      t, wall, kb / 1024, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' \
+    < <(awk -f bench/align_eval.awk "$truth" "$work/out.$index.sam")
+done
