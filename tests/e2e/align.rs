@@ -559,3 +559,33 @@ fn bad_input_is_reported_and_leaves_no_output() {
     ]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope.sfi"));
 }
+
+/// The index is mapped without reading it up front, so a damaged section is found
+/// while the reads align: the run fails, names the index, and leaves no output.
+#[test]
+fn a_damaged_index_fails_the_run_and_leaves_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = index(dir.path());
+    let sfi = dir.path().join("ref.sfi");
+    let mut bytes = std::fs::read(&sfi).unwrap();
+    // The last page of the file: inside the packed reference, the last section.
+    let at = bytes.len() - 4096 - 100;
+    bytes[at] ^= 0x55;
+    std::fs::write(&sfi, &bytes).unwrap();
+    let sam = dir.path().join("out.sam");
+    let out = align(&[
+        "-x",
+        path_str(&prefix),
+        "-U",
+        path_str(&data("align_reads_100.fq.gz")),
+        "-S",
+        path_str(&sam),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        message.contains("ref.sfi") && message.contains("checksum"),
+        "{message}"
+    );
+    assert!(!sam.exists());
+}

@@ -152,8 +152,20 @@ impl AlignArgs {
             .then(|| Box::new(std::io::stderr()) as Box<dyn std::io::Write + Send>);
         let mut metrics =
             MetricsReporter::new(metrics_file, metrics_echo, Duration::from_secs(self.met));
-        let index = FmIndex::open(&index_file, LoadOptions::default())
+        // The index is mapped without reading it up front (the header and structure are
+        // checked at once); its section checksums are verified beside the alignment, on
+        // a thread of their own, and a damaged index fails the run before any output is
+        // committed.
+        let quick = LoadOptions {
+            verify_checksums: false,
+            ..LoadOptions::default()
+        };
+        let index = FmIndex::open(&index_file, quick)
             .with_context(|| format!("cannot load the index {}", index_file.display()))?;
+        let verification = {
+            let path = index_file.clone();
+            std::thread::spawn(move || FmIndex::open(&path, LoadOptions::default()).map(drop))
+        };
         timer.phase("Time loading reference", started);
         timer.phase("Time loading forward index", started);
         let search_started = Instant::now();
@@ -314,6 +326,10 @@ impl AlignArgs {
         if style.bam {
             output.put(&EOF_MARKER)?;
         }
+        verification
+            .join()
+            .map_err(|_| anyhow::anyhow!("the index check stopped unexpectedly"))?
+            .with_context(|| format!("cannot load the index {}", index_file.display()))?;
         output.commit()?;
         read_files.commit()?;
         metrics.finish(&totals)?;
