@@ -12,6 +12,8 @@
 #   THREADS  threads for seqfarm (default 2; bwa index runs on one, it has no option)
 #   MEMORY   seqfarm index --memory (default 1.33 bytes per base of GENOME.fa)
 #   PEERS=0  skip bwa index (it takes about 40 minutes at 1.2 Gbp)
+#   BUILD=0  reuse the seqfarm index and GNU time record of an earlier run (and, with
+#            PEERS=0, bwa's record when there is one) instead of building again
 #   CONTIG   contig to align to and index alone (default synth_7: human chr20
 #            diverged by 12 %, so no other contig is a near copy of it)
 #   READS    reads of 150 bp simulated from CONTIG (default 100000)
@@ -44,16 +46,21 @@ memory=${MEMORY:-$((bases * 133 / 100))}
 echo "# $(date -u +%Y-%m-%d) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), SIMD: $(grep -o -m1 'avx512f' /proc/cpuinfo || grep -o -m1 avx2 /proc/cpuinfo); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $genome: $bases bases"
 
-# measure NAME CMD...: runs CMD under GNU time -v; prints "wall_s cpu_s peak_kb".
+# measure NAME CMD...: runs CMD under GNU time -v into $work/NAME.time; prints
+# "wall_s cpu_s peak_kb".
 measure() {
-  local log=$work/$1.time; shift
+  local log=$work/$1.time name=$1; shift
   if ! /usr/bin/time -v -o "$log" "$@" >"$log.out" 2>&1; then
     cat "$log.out" >&2
     return 1
   fi
+  times_of "$name"
+}
+# times_of NAME: "wall_s cpu_s peak_kb" from $work/NAME.time.
+times_of() {
   awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); wall = (n == 3) ? t[1] * 3600 + t[2] * 60 + t[3] : t[1] * 60 + t[2] }
     /User time/ { cpu += $2 } /System time/ { cpu += $2 } /Maximum resident/ { kb = $2 }
-    END { print wall, cpu, kb }' "$log"
+    END { print wall, cpu, kb }' "$work/$1.time"
 }
 row() { # tool wall cpu kb bytes_on_disk
   awk -v t="$1" -v w="$2" -v c="$3" -v kb="$4" -v size="$5" -v b="$bases" \
@@ -65,12 +72,18 @@ echo "## Build, $name"
 echo
 echo "| tool | wall s | CPU s | peak MB | peak bytes/base | index MB | index bytes/base |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
-read -r sf_s sf_cpu sf_kb < <(measure "$name.seqfarm" "$sf" index --force -t "$threads" --memory "$memory" -o "$work/$name" "$genome")
+if [ "${BUILD:-1}" = 1 ]; then
+  measure "$name.seqfarm" "$sf" index --force -t "$threads" --memory "$memory" -o "$work/$name" "$genome" >/dev/null
+fi
+read -r sf_s sf_cpu sf_kb < <(times_of "$name.seqfarm")
 sf_size=$(stat -c %s "$work/$name.sfi")
 row "seqfarm index -t $threads --memory $memory" "$sf_s" "$sf_cpu" "$sf_kb" "$sf_size"
 if [ "${PEERS:-1}" = 1 ]; then
   mkdir -p "$work/bwa"
-  read -r bwa_s bwa_cpu bwa_kb < <(measure "$name.bwa" bwa index -p "$work/bwa/$name" "$genome")
+  measure "$name.bwa" bwa index -p "$work/bwa/$name" "$genome" >/dev/null
+fi
+if [ -s "$work/$name.bwa.time" ]; then
+  read -r bwa_s bwa_cpu bwa_kb < <(times_of "$name.bwa")
   bwa_size=$(du -bc "$work/bwa/$name".{bwt,pac,ann,amb,sa} | tail -1 | cut -f1)
   row "bwa index" "$bwa_s" "$bwa_cpu" "$bwa_kb" "$bwa_size"
   echo

@@ -1,7 +1,7 @@
 //! The loaded index: a read-only value that every worker thread shares.
 
 use std::fs::File;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use memmap2::{Mmap, MmapMut};
@@ -117,6 +117,40 @@ impl std::fmt::Debug for FmIndex {
 }
 
 impl FmIndex {
+    /// Verifies every section's checksum of the index file at `path` by reading it
+    /// (not mapping it): the check an index opened with `verify_checksums: false` skipped,
+    /// run beside the work that uses the index without doubling its mapped pages.
+    pub fn verify_file(path: impl AsRef<Path>) -> Result<(), LoadError> {
+        let path = path.as_ref().to_path_buf();
+        let io = |e| LoadError::Io {
+            path: path.clone(),
+            cause: e,
+        };
+        let mut file = File::open(&path).map_err(io)?;
+        let mut header = vec![0u8; PAGE as usize];
+        file.read_exact(&mut header).map_err(io)?;
+        let (_, table) = format::decode_header(&header);
+        let mut buffer = vec![0u8; 1 << 20];
+        for (section, id) in table.iter().zip(SectionId::ALL) {
+            file.seek(SeekFrom::Start(section.offset)).map_err(io)?;
+            let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+            let mut left = section.len;
+            while left > 0 {
+                let n = left.min(buffer.len() as u64) as usize;
+                file.read_exact(&mut buffer[..n]).map_err(io)?;
+                hasher.update(&buffer[..n]);
+                left -= n as u64;
+            }
+            if hasher.digest() != section.checksum {
+                return Err(LoadError::Checksum {
+                    path,
+                    section: id.name(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Loads the index file at `path` (see [`index_path`]).
     pub fn open(path: impl AsRef<Path>, options: LoadOptions) -> Result<Self, LoadError> {
         let path = path.as_ref().to_path_buf();

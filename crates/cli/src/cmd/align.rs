@@ -164,7 +164,7 @@ impl AlignArgs {
             .with_context(|| format!("cannot load the index {}", index_file.display()))?;
         let verification = {
             let path = index_file.clone();
-            std::thread::spawn(move || FmIndex::open(&path, LoadOptions::default()).map(drop))
+            std::thread::spawn(move || FmIndex::verify_file(&path))
         };
         timer.phase("Time loading reference", started);
         timer.phase("Time loading forward index", started);
