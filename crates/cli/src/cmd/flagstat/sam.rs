@@ -154,7 +154,7 @@ r4\t0x10\ta\t0\t30\t10M\t*\t0\t0\t*\t*\n";
         ] {
             let sam = format!("{head}r0\t4\t*\t0\t0\t*\t*\t0\t0\t*\t*\n{record}\n");
             let e = count_bytes(sam.as_bytes()).unwrap_err().to_string();
-            assert!(e.contains("x.sam: record 3") && e.contains(want), "{e}");
+            assert!(e.contains("x.sam: line 3") && e.contains(want), "{e}");
         }
     }
 
