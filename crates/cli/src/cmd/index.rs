@@ -33,7 +33,7 @@ pub struct IndexArgs {
     threads: Option<usize>,
     /// Memory budget for the build, e.g. 2G, 1500M (K, M, G, T: powers of 1024): the
     /// suffix sort is split into as many buckets as it takes to stay within it
-    /// [default: three quarters of the available memory]
+    /// [default: 256M plus 6 bytes per base, at most 3/4 of the available memory]
     #[arg(short = 'm', long = "memory", value_name = "SIZE", value_parser = parse_size)]
     memory: Option<u64>,
     /// Keep every R-th suffix-array row (a power of two): smaller is faster to locate,
@@ -83,16 +83,16 @@ impl IndexArgs {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),
         };
+        let contigs = builder.contigs().len();
+        let bases = builder.genome_len();
         let options = BuildOptions {
             sa_rate: self.sa_rate,
             kmer_len: self.kmer,
             threads,
-            memory: self.memory.or_else(default_memory),
+            memory: self.memory.or_else(|| default_memory(bases)),
             spill_dir: Some(spill_dir),
             ..BuildOptions::default()
         };
-        let contigs = builder.contigs().len();
-        let bases = builder.genome_len();
         if let Some(warning) = self.kmer.and_then(|k| kmer_table_warning(k, bases)) {
             spinner.suspend(|| eprintln!("seqfarm: warning: {warning}"));
         }
@@ -226,10 +226,15 @@ fn parse_size(text: &str) -> Result<u64, String> {
     Ok((value * scale as f64) as u64)
 }
 
-/// Three quarters of the memory the system reports available (`None` where it does
-/// not say).
-fn default_memory() -> Option<u64> {
-    meminfo_kib("/proc/meminfo", "MemAvailable:").map(|kib| kib * 1024 / 4 * 3)
+/// The default budget for a genome of `bases` bases: 256 MiB plus 6 bytes per base
+/// (a few buckets: as fast as one, in a third of the memory), at most three quarters of
+/// the memory the system reports available.
+fn default_memory(bases: u64) -> Option<u64> {
+    let wanted = (256 << 20) + 6 * bases;
+    Some(match meminfo_kib("/proc/meminfo", "MemAvailable:") {
+        Some(kib) => wanted.min(kib * 1024 / 4 * 3),
+        None => wanted,
+    })
 }
 
 /// The process's peak resident memory so far, in bytes.
