@@ -264,3 +264,20 @@ fn long_cigars_count_as_their_real_cigar() {
         assert_eq!(long, multicov(&[], &bams[..1], &bed));
     }
 }
+
+/// A damaged index whose reference count is garbage is an error naming it, not an
+/// attempt to reserve memory for that many references.
+#[test]
+fn a_garbage_index_is_an_error_not_an_abort() {
+    let dir = tempfile::tempdir().unwrap();
+    let bams = stage(dir.path(), &["bam/sarscov2.bam"]);
+    let bai = format!("{}.bai", bams[0].display());
+    std::fs::write(&bai, b"BAI\x01garbage").unwrap();
+    let out = count(&["--window", "1000"], &bams);
+    assert_eq!(out.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        message.contains("sarscov2.bam.bai") && message.contains("references"),
+        "{message}"
+    );
+}

@@ -92,12 +92,36 @@ impl BamIndex {
     pub fn open(path: impl AsRef<Path>, bam: &BamFile) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
         let mut magic = [0u8; 4];
+        let mut references = [0u8; 4];
         {
             use std::io::Read;
             let mut f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
             f.read_exact(&mut magic).map_err(|_| {
                 Error::format(&path, 0, "not a BAM index (shorter than its magic number)")
             })?;
+            // A BAI's reference count, checked before the index is read: the reader
+            // reserves room for that many references, so a damaged count must not reach it.
+            if &magic == b"BAI\x01" {
+                f.read_exact(&mut references).map_err(|_| {
+                    Error::format(
+                        &path,
+                        4,
+                        "invalid index: it ends before its reference count",
+                    )
+                })?;
+            }
+        }
+        let n_header = bam.header().references.len();
+        let claimed = i32::from_le_bytes(references);
+        if &magic == b"BAI\x01" && usize::try_from(claimed).ok() != Some(n_header) {
+            return Err(Error::format(
+                &path,
+                4,
+                format!(
+                    "the index has {claimed} references but {} has {n_header}: it belongs to another BAM (or is damaged)",
+                    bam.path().display()
+                ),
+            ));
         }
         let invalid = |e: std::io::Error| Error::format(&path, 0, format!("invalid index: {e}"));
         let (kind, data) = if &magic == b"BAI\x01" {
@@ -117,7 +141,6 @@ impl BamIndex {
             Data::Bai(i) => i.reference_sequences().len(),
             Data::Csi(i) => i.reference_sequences().len(),
         };
-        let n_header = bam.header().references.len();
         if n_index != n_header {
             return Err(Error::format(
                 &path,
