@@ -65,12 +65,16 @@ fn budget_and_threads_do_not_change_the_index() {
         };
         let (one_bucket, buckets) = file_of(&genome, &base);
         assert_eq!(buckets, 1);
-        let least = least_budget(&genome, &base);
-        for (budget, threads) in [(least, 1), (least, 3), (least + least / 2, 2)] {
+        for (extra, threads) in [(0, 1), (0, 3), (2, 2)] {
             let options = BuildOptions {
-                memory: Some(budget),
                 threads,
                 ..base.clone()
+            };
+            let least = least_budget(&genome, &options);
+            let budget = least + extra * 4096;
+            let options = BuildOptions {
+                memory: Some(budget),
+                ..options
             };
             let (bytes, buckets) = file_of(&genome, &options);
             assert!(buckets > 2, "{buckets} buckets at {budget} bytes");
@@ -79,10 +83,13 @@ fn budget_and_threads_do_not_change_the_index() {
         // Spilled sections give the same file.
         let dir = tempfile::tempdir().unwrap();
         let spilled = BuildOptions {
-            memory: Some(least),
             spill_dir: Some(dir.path().to_path_buf()),
             threads: 2,
             ..base.clone()
+        };
+        let spilled = BuildOptions {
+            memory: Some(least_budget(&genome, &spilled)),
+            ..spilled
         };
         assert!(file_of(&genome, &spilled).0 == one_bucket);
     }

@@ -313,8 +313,13 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
     let plen = prefix_len(n);
     let mut counts = count_codes(text, plen).map_err(BuildError::Allocation)?;
     let largest = counts.iter().copied().max().unwrap_or(0);
-    let entry_bytes = size_of::<Entry<P>>() as u64;
-    let mut held = fixed + 8 * counts.len() as u64;
+    // A bucket's suffix costs its entry and its share of the bucket's samples, buffered
+    // until the bucket is written.
+    let entry_bytes = size_of::<Entry<P>>() as u64 + size_of::<S>() as u64 / rate + 1;
+    // Besides the text and the prefix table: write buffers, the threads' sweep scratch
+    // and run lists, and the separator table.
+    let scratch = (12 << 20) + threads as u64 * (4 << 20) + 32 * text.separators().len() as u64;
+    let mut held = fixed + 8 * counts.len() as u64 + scratch;
     if spill.is_none() {
         held += rows / 3 + rows.div_ceil(rate) * size_of::<S>() as u64;
     }
