@@ -19,6 +19,9 @@ step "$sf" flagstat -O tsv "$data/bam/sarscov2.bam"
 # look up a few patterns on both strands.
 step "$sf" index -t 2 -o "$out/piece" "$data/index_ref.fa.gz"
 step "$sf" index --check "$out/piece"
+# The same index in a tight memory budget: more sort buckets, the same file byte for byte.
+step "$sf" index -t 2 --memory 24M -o "$out/piece-24M" "$data/index_ref.fa.gz"
+step cmp "$out/piece.sfi" "$out/piece-24M.sfi"
 step "$sf" locate -x "$out/piece" --max-hits 5 AGCTTTTCATTCTGACTGCAACGG GGATCC NNNNNNNNNN
 
 # snp-pileup: FACETS snp-pileup's allele counts, byte for byte, on a tumor/normal slice.
