@@ -7,9 +7,6 @@ use std::process::{Command, Output};
 
 use crate::support::{data, peer, seqfarm};
 
-fn bedtools_available() -> bool {
-    peer("bedtools")
-}
 
 /// Copies each BAM and then its index into `dir` (the index must be the newer file).
 fn stage(dir: &Path, bams: &[&str]) -> Vec<PathBuf> {
@@ -102,7 +99,7 @@ fn regions(dir: &Path) -> PathBuf {
 
 #[test]
 fn regions_match_bedtools_multicov() {
-    if !bedtools_available() {
+    if !peer("bedtools") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -127,7 +124,7 @@ fn regions_match_bedtools_multicov() {
 
 #[test]
 fn windows_match_bedtools_makewindows_and_multicov() {
-    if !bedtools_available() {
+    if !peer("bedtools") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -260,7 +257,7 @@ fn long_cigars_count_as_their_real_cigar() {
         long.contains("c1\t66104\t66200\t1\nc1\t66105\t66200\t0\n"),
         "{long}"
     );
-    if bedtools_available() {
+    if peer("bedtools") {
         assert_eq!(long, multicov(&[], &bams[..1], &bed));
     }
 }

@@ -10,9 +10,6 @@ use crate::support::{data, peer, seqfarm, shared_data};
 
 const FORMATS: [&str; 3] = ["default", "json", "tsv"];
 
-fn samtools_available() -> bool {
-    peer("samtools")
-}
 
 fn ok(out: Output) -> Vec<u8> {
     assert!(
@@ -87,7 +84,7 @@ fn copy_with_index(dir: &Path, name: &str) -> PathBuf {
 
 #[test]
 fn real_bams_match_samtools() {
-    if !samtools_available() {
+    if !peer("samtools") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -112,7 +109,7 @@ fn shared_panel_bam_matches_samtools() {
         eprintln!("shared data not found: skipping the panel BAM");
         return;
     };
-    if !samtools_available() {
+    if !peer("samtools") {
         return;
     }
     let p = panel.to_str().unwrap();
@@ -243,7 +240,7 @@ fn make_bam(dir: &Path, name: &str, sam: &str, index: Option<&str>) -> PathBuf {
 
 #[test]
 fn generated_edge_cases_match_samtools() {
-    if !samtools_available() {
+    if !peer("samtools") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -292,7 +289,7 @@ fn generated_edge_cases_match_samtools() {
 
 #[test]
 fn long_reads_and_large_headers_match_samtools() {
-    if !samtools_available() {
+    if !peer("samtools") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -438,7 +435,7 @@ fn a_stale_index_is_left_aside_with_one_warning() {
             "{err}"
         );
     }
-    if samtools_available() {
+    if peer("samtools") {
         assert_eq!(expected, samtools(&["flagstat", s]));
     }
     // Commands that need the index still refuse it, naming it.
@@ -483,7 +480,7 @@ fn empty_inputs_are_errors_as_in_samtools() {
     empties.push(gz);
     for file in &empties {
         assert_clear_error(file, "empty input");
-        if samtools_available() {
+        if peer("samtools") {
             let status = Command::new("samtools")
                 .arg("flagstat")
                 .arg(file)
@@ -540,7 +537,7 @@ fn sam_records_samtools_refuses_are_errors() {
             assert!(err.contains(" 4"), "the line number: {err}");
             assert!(out.stdout.is_empty());
         }
-        if samtools_available() {
+        if peer("samtools") {
             let samtools = Command::new("samtools")
                 .arg("flagstat")
                 .arg(&p)
@@ -570,7 +567,7 @@ fn alternative_reference_names_resolve_as_in_samtools() {
         report.contains("1 + 0 with mate mapped to a different chr\n"),
         "{report}"
     );
-    if samtools_available() {
+    if peer("samtools") {
         assert_same_as_samtools(&sam);
     }
 }
