@@ -7,7 +7,6 @@ use std::process::{Command, Output};
 
 use crate::support::{data, peer, seqfarm};
 
-
 /// Copies each BAM and then its index into `dir` (the index must be the newer file).
 fn stage(dir: &Path, bams: &[&str]) -> Vec<PathBuf> {
     bams.iter()

@@ -10,7 +10,6 @@ use crate::support::{data, peer, seqfarm, shared_data};
 
 const FORMATS: [&str; 3] = ["default", "json", "tsv"];
 
-
 fn ok(out: Output) -> Vec<u8> {
     assert!(
         out.status.success(),

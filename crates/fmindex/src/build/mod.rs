@@ -145,8 +145,6 @@ pub struct IndexImage {
     pub(crate) kmers: Vec<u64>,
     pub(crate) kmer_len: u32,
     pub(crate) super_shift: u32,
-    /// Bytes the suffix sort held at most (text, prefix counts, one bucket).
-    pub(crate) sort_bytes: u64,
     /// Number of buckets the suffix sort used.
     pub(crate) buckets: usize,
 }
@@ -155,11 +153,6 @@ impl IndexImage {
     /// Number of buckets the suffix sort was split into.
     pub fn buckets(&self) -> usize {
         self.buckets
-    }
-
-    /// The most memory the suffix sort's own structures held, in bytes.
-    pub fn sort_bytes(&self) -> u64 {
-        self.sort_bytes
     }
 }
 
@@ -260,7 +253,6 @@ pub fn build(
         kmers,
         kmer_len,
         super_shift: options.super_shift,
-        sort_bytes: sorted.sort_bytes,
         buckets: sorted.buckets,
     })
 }
@@ -272,7 +264,6 @@ struct Streamed<S> {
     totals: [u64; 4],
     dollars: Vec<DollarRow>,
     samples: S,
-    sort_bytes: u64,
     buckets: usize,
 }
 
@@ -284,7 +275,6 @@ impl<T> Streamed<T> {
             totals: self.totals,
             dollars: self.dollars,
             samples: f(self.samples),
-            sort_bytes: self.sort_bytes,
             buckets: self.buckets,
         }
     }
@@ -397,7 +387,6 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
         totals,
         dollars,
         samples: samples.finish().map_err(spill_error)?,
-        sort_bytes: held + largest_planned * entry_bytes,
         buckets: buckets.len(),
     })
 }
