@@ -7,6 +7,7 @@ use noodles_core::{region::Interval, Position};
 use noodles_csi::binning_index::index::reference_sequence::index::Index as RefIndex;
 use noodles_csi::binning_index::{BinningIndex, Index};
 
+use super::index_layout::{self, LayoutError};
 use super::BamFile;
 use crate::bgzf::{VirtualOffset, VirtualRange};
 use crate::{Error, Result};
@@ -91,44 +92,53 @@ impl BamIndex {
     /// offset inside the BAM's data.
     pub fn open(path: impl AsRef<Path>, bam: &BamFile) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let mut magic = [0u8; 4];
-        let mut references = [0u8; 4];
-        {
-            use std::io::Read;
-            let mut f = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
-            f.read_exact(&mut magic).map_err(|_| {
-                Error::format(&path, 0, "not a BAM index (shorter than its magic number)")
-            })?;
-            // A BAI's reference count, checked before the index is read: the reader
-            // reserves room for that many references, so a damaged count must not reach it.
-            if &magic == b"BAI\x01" {
-                f.read_exact(&mut references).map_err(|_| {
-                    Error::format(
-                        &path,
-                        4,
-                        "invalid index: it ends before its reference count",
-                    )
-                })?;
-            }
-        }
-        let n_header = bam.header().references.len();
-        let claimed = i32::from_le_bytes(references);
-        if &magic == b"BAI\x01" && usize::try_from(claimed).ok() != Some(n_header) {
+        let bytes = read_bounded(&path, std::fs::File::open(&path), "the index")?;
+        let magic = bytes.get(..4).unwrap_or_default();
+        if magic.len() < 4 {
             return Err(Error::format(
                 &path,
-                4,
-                format!(
-                    "the index has {claimed} references but {} has {n_header}: it belongs to another BAM (or is damaged)",
-                    bam.path().display()
-                ),
+                0,
+                "not a BAM index (shorter than its magic number)",
             ));
         }
+        let n_header = bam.header().references.len();
+        let layout = |e: LayoutError, stream: &str| {
+            Error::format(
+                &path,
+                e.offset,
+                format!("invalid index{stream}: {}", e.message),
+            )
+        };
         let invalid = |e: std::io::Error| Error::format(&path, 0, format!("invalid index: {e}"));
-        let (kind, data) = if &magic == b"BAI\x01" {
-            let index = noodles_bam::bai::fs::read(&path).map_err(invalid)?;
+        let (kind, data) = if magic == b"BAI\x01" {
+            // A BAI's reference count, checked first: an index made for another BAM is
+            // the likely cause of a mismatch, not damage.
+            if let Some(count) = bytes.get(4..8) {
+                let claimed = i32::from_le_bytes(count.try_into().expect("4 bytes"));
+                if usize::try_from(claimed).ok() != Some(n_header) {
+                    return Err(Error::format(
+                        &path,
+                        4,
+                        format!(
+                            "the index has {claimed} references but {} has {n_header}: it belongs to another BAM (or is damaged)",
+                            bam.path().display()
+                        ),
+                    ));
+                }
+            }
+            index_layout::check_bai(&bytes).map_err(|e| layout(e, ""))?;
+            let index = noodles_bam::bai::io::Reader::new(&bytes[..])
+                .read_index()
+                .map_err(invalid)?;
             (IndexKind::Bai, Data::Bai(index))
         } else if magic[..2] == [0x1f, 0x8b] {
-            let index = noodles_csi::fs::read(&path).map_err(invalid)?;
+            let decoder = flate2::read::MultiGzDecoder::new(&bytes[..]);
+            let inflated = read_bounded(&path, Ok(decoder), "the decompressed index")?;
+            index_layout::check_csi(&inflated)
+                .map_err(|e| layout(e, " (offset in the decompressed index)"))?;
+            let index = noodles_csi::io::Reader::new(&bytes[..])
+                .read_index()
+                .map_err(invalid)?;
             (IndexKind::Csi, Data::Csi(index))
         } else {
             return Err(Error::format(
@@ -161,6 +171,7 @@ impl BamIndex {
                 out.extend(ix.values().map(|&v| VirtualOffset::from_raw(u64::from(v))))
             }),
         }
+        .map_err(|message| Error::format(&path, 0, format!("invalid index: {message}")))?;
         let start = bam.records_start();
         let data_end = VirtualOffset::new(bam.data_end(), 0);
         if let Some(bad) = offsets
@@ -324,15 +335,61 @@ impl BamIndex {
     }
 }
 
+/// The largest index read (compressed or not): far above what the largest BAMs need, and
+/// a bound on what a damaged or foreign file can make seqfarm hold.
+const MAX_INDEX_BYTES: u64 = 128 << 20;
+
+/// Reads all of `source` (the index file, or its decompressed stream), refusing more
+/// than [`MAX_INDEX_BYTES`].
+fn read_bounded(
+    path: &Path,
+    source: std::io::Result<impl std::io::Read>,
+    what: &str,
+) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    source
+        .and_then(|s| s.take(MAX_INDEX_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| Error::io(path, e))?;
+    if bytes.len() as u64 > MAX_INDEX_BYTES {
+        return Err(Error::format(
+            path,
+            0,
+            format!(
+                "{what} is larger than {} MiB: not a BAM index",
+                MAX_INDEX_BYTES >> 20
+            ),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// The deepest binning scheme read: 8 levels under the root (over 19 million bins; the
+/// BAI scheme has 5, CSI for the longest genomes 6 or 7). Queries keep a bit per bin.
+const MAX_DEPTH: u8 = 8;
+
 /// Adds every chunk bound and per-reference minimum offset of `index` to `out`, and
-/// raises `end` to the largest chunk end.
+/// raises `end` to the largest chunk end. Fails on a binning scheme or a bin number no
+/// index writer produces (a query would index past its bins).
 fn collect<I: RefIndex>(
     index: &Index<I>,
     out: &mut Vec<VirtualOffset>,
     end: &mut VirtualOffset,
     minimums: impl Fn(&I, &mut Vec<VirtualOffset>),
-) {
-    for reference in index.reference_sequences() {
+) -> std::result::Result<(), String> {
+    let (min_shift, depth) = (index.min_shift(), index.depth());
+    if depth > MAX_DEPTH || u32::from(min_shift) + 3 * u32::from(depth) > 62 {
+        return Err(format!(
+            "a binning scheme of {depth} levels over 2^{min_shift}-base windows"
+        ));
+    }
+    let bins = ((1u64 << (3 * (u32::from(depth) + 1))) - 1) / 7;
+    for (number, reference) in index.reference_sequences().iter().enumerate() {
+        if let Some(&bin) = reference.bins().keys().find(|&&b| b as u64 >= bins) {
+            return Err(format!(
+                "bin {bin} of reference {number}, past the {bins} bins of a {depth}-level index"
+            ));
+        }
         for bin in reference.bins().values() {
             for chunk in bin.chunks() {
                 let (s, e) = (
@@ -346,6 +403,7 @@ fn collect<I: RefIndex>(
         }
         minimums(reference.index(), out);
     }
+    Ok(())
 }
 
 fn suffixed(path: &Path, suffix: &str) -> PathBuf {

@@ -20,6 +20,7 @@
 
 pub(crate) mod header;
 mod index;
+mod index_layout;
 mod plan;
 pub(crate) mod record;
 pub(crate) mod set;

@@ -1,0 +1,53 @@
+//! `seqfarm`: one binary, one subcommand per job, each a task farm.
+//!
+//! This crate only glues layers together: each `cmd/<name>.rs` parses its arguments,
+//! builds an emitter from the IO layer, a worker from a kernel crate and a collector,
+//! and runs them on the farm. The library exposes the command line itself ([`Cli`]) so
+//! that harnesses (the fuzz targets) run a command exactly as the binary does.
+#![forbid(unsafe_code)]
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+mod common;
+mod progress;
+
+pub use common::is_broken_pipe;
+
+/// Sequence analysis as fast as the machine allows: every command is a task farm.
+#[derive(Parser)]
+#[command(name = "seqfarm", version, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// FLAG statistics of a BAM/SAM, identical to samtools flagstat (parallel through the index)
+    Flagstat(cmd::flagstat::FlagstatArgs),
+    Index(cmd::index::IndexArgs),
+    Locate(cmd::locate::LocateArgs),
+    /// Allele counts at VCF sites in tumor/normal BAMs, identical to FACETS snp-pileup
+    SnpPileup(cmd::snp_pileup::SnpPileupArgs),
+    /// Reads per region (BED) or window in BAMs, identical to bedtools multicov
+    Count(cmd::count::CountArgs),
+    /// Smith-Waterman database search (protein or DNA), scores exactly as parasail's sw_*
+    Search(cmd::search::SearchArgs),
+    Align(Box<cmd::align::AlignArgs>),
+}
+
+impl Cli {
+    /// Runs the parsed command to its end.
+    pub fn run(self) -> anyhow::Result<()> {
+        match self.command {
+            Command::Flagstat(args) => cmd::flagstat::run(args),
+            Command::Index(args) => args.run(),
+            Command::Locate(args) => args.run(),
+            Command::SnpPileup(args) => cmd::snp_pileup::run(args),
+            Command::Count(args) => cmd::count::run(args),
+            Command::Search(args) => cmd::search::run(&args),
+            Command::Align(args) => (*args).run(),
+        }
+    }
+}
