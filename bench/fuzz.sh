@@ -33,12 +33,16 @@ run_target() {
   mkdir -p "$corpus" "$artifacts"
   cp -n fuzz/seeds/"$target"/* "$corpus"/
   local start=$SECONDS
+  local scratch
+  scratch=$(mktemp -d "$( [ -d /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/seqfarm-fuzz-$target.XXXXXX")
+  export SEQFARM_FUZZ_SCRATCH=$scratch
   # libFuzzer exits non-zero on a finding; the table reports it.
   (cd fuzz && cargo fuzz run -O --sanitizer "$sanitizer" "$target" "corpus/$target" -- \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
     -detect_leaks=0 -close_fd_mask=3 -print_final_stats=1 \
     -artifact_prefix="artifacts/$target/") >"$logs/$target.log" 2>&1 || true
   echo $((SECONDS - start)) >"$logs/$target.seconds"
+  rm -rf "$scratch"
   for finding in "$artifacts"/*; do
     [ -f "$finding" ] || continue
     mkdir -p fuzz/regressions/"$target"

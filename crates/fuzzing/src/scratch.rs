@@ -23,12 +23,14 @@ impl Scratch {
     }
 
     fn create() -> Scratch {
-        // Memory-backed where there is one: a target writes files at every run.
+        // Where the caller says (bench/fuzz.sh: a directory it removes afterwards, as a
+        // fuzzer exits without dropping this one), else memory-backed where there is
+        // such a directory: a target writes files at every run.
         let shm = Path::new("/dev/shm");
-        let parent = if shm.is_dir() {
-            shm.to_path_buf()
-        } else {
-            std::env::temp_dir()
+        let parent = match std::env::var_os("SEQFARM_FUZZ_SCRATCH") {
+            Some(dir) => PathBuf::from(dir),
+            None if shm.is_dir() => shm.to_path_buf(),
+            None => std::env::temp_dir(),
         };
         let dir = tempfile::Builder::new()
             .prefix("seqfarm-fuzz-")
