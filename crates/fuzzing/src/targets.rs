@@ -3,6 +3,7 @@
 //! A target's first input byte, where it has one, picks a variant (compression, read
 //! format, pairing) so that one target covers every way the format reaches a parser.
 
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -69,6 +70,21 @@ pub const TARGETS: &[Target] = &[
     },
 ];
 
+/// `align` with the index at `prefix`, one thread, SAM into the scratch directory; the
+/// caller adds the reads.
+fn align_command(s: &Scratch, prefix: &Path) -> Vec<OsString> {
+    Vec::from(args![
+        "align",
+        "-x",
+        prefix,
+        "-p",
+        "1",
+        "--force",
+        "-S",
+        s.path("out.sam")
+    ])
+}
+
 /// `flagstat` on `input`, its report written to the scratch directory.
 fn flagstat(s: &Scratch, input: &Path, inputs: &[&Path]) {
     run_judged(
@@ -112,11 +128,16 @@ fn write_maybe_gzip(s: &Scratch, stem: &str, data: &[u8], compressed: bool) -> P
     }
 }
 
-fn bgzf(data: &[u8]) {
+/// `flagstat` on `data` written as `name`.
+fn flagstat_of(name: &str, data: &[u8]) {
     Scratch::with(|s| {
-        let bam = s.write("raw.bam", data);
-        flagstat(s, &bam, &[&bam]);
+        let input = s.write(name, data);
+        flagstat(s, &input, &[&input]);
     })
+}
+
+fn bgzf(data: &[u8]) {
+    flagstat_of("raw.bam", data)
 }
 
 fn bam(data: &[u8]) {
@@ -126,18 +147,8 @@ fn bam(data: &[u8]) {
     Scratch::with(|s| {
         let bam = s.write("fuzz.bam", &bgzf_blocks(payload, block));
         flagstat(s, &bam, &[&bam]);
-        let mut align = Vec::from(args![
-            "align",
-            "-x",
-            s.path("ref"),
-            "-p",
-            "1",
-            "--force",
-            "-S",
-            s.path("out.sam"),
-            "-b",
-            &bam
-        ]);
+        let mut align = align_command(s, &s.path("ref"));
+        align.extend(args!["-b", &bam]);
         if flags & 2 != 0 {
             align.extend(args!["--align-paired-reads", "--preserve-tags"]);
         }
@@ -176,10 +187,7 @@ fn bai(data: &[u8]) {
 }
 
 fn sam(data: &[u8]) {
-    Scratch::with(|s| {
-        let sam = s.write("fuzz.sam", data);
-        flagstat(s, &sam, &[&sam]);
-    })
+    flagstat_of("fuzz.sam", data)
 }
 
 fn reads(data: &[u8]) {
@@ -188,16 +196,7 @@ fn reads(data: &[u8]) {
     Scratch::with(|s| {
         let stem = if fasta { "fuzz.fa" } else { "fuzz.fq" };
         let path = write_maybe_gzip(s, stem, text, flags & 1 != 0);
-        let mut command = Vec::from(args![
-            "align",
-            "-x",
-            s.path("ref"),
-            "-p",
-            "1",
-            "--force",
-            "-S",
-            s.path("out.sam")
-        ]);
+        let mut command = align_command(s, &s.path("ref"));
         if fasta {
             command.push("-f".into());
         }
