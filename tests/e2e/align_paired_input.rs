@@ -314,3 +314,38 @@ fn unaligned_bam_with_a_broken_pair_is_an_error() {
         "the error names the record: {stderr}"
     );
 }
+
+#[test]
+fn mates_from_named_pipes_align_as_from_files() {
+    let dir = test_dir();
+    let d = dir.path();
+    let r1 = head_fastq(d, "pe_sim_R1.fq.gz", "r1.fq", 200, false);
+    let r2 = head_fastq(d, "pe_sim_R2.fq.gz", "r2.fq", 200, false);
+    let from_files = aligned(d, &["-1".into(), path_arg(&r1), "-2".into(), path_arg(&r2)]);
+    // Named pipes, as `-1 <(zcat r1.fq.gz)` gives: nothing may read their first bytes
+    // before the reads are parsed. Each command has a time limit, so that a reader that
+    // never comes cannot hang the test.
+    let script = "mkfifo p1 p2 || exit 1
+        for m in 1 2; do timeout 20 sh -c \"cat r$m.fq > p$m\" >/dev/null 2>&1 & done
+        exec timeout 20 \"$SEQFARM\" align -x \"$INDEX\" -1 p1 -2 p2 -S pipes.sam";
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .env("SEQFARM", env!("CARGO_BIN_EXE_seqfarm"))
+        .env("INDEX", &test_genome().seqfarm)
+        .current_dir(d)
+        .output()
+        .expect("sh runs");
+    expect_success("seqfarm align from named pipes", &out);
+    let from_pipes: Vec<String> = std::fs::read_to_string(d.join("pipes.sam"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with("@PG"))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(from_pipes.len(), from_files.len());
+    assert!(
+        from_pipes == from_files,
+        "reads from pipes align differently"
+    );
+}

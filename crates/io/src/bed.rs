@@ -36,6 +36,10 @@ impl BedRegion<'_> {
     }
 }
 
+/// The longest BED line accepted (a BED12 line of a gene with ten thousand exons is
+/// about 150 KiB): memory stays bounded on a file without line breaks.
+pub const MAX_LINE: usize = 16 << 20;
+
 /// Reads the regions of a BED file one at a time.
 pub struct BedRegions {
     lines: LineReader,
@@ -46,7 +50,7 @@ impl BedRegions {
     /// Opens `path` (`-` for standard input; gzip recognised by content).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         Ok(Self {
-            lines: LineReader::new(Input::open(path)?),
+            lines: LineReader::new(Input::open(path)?).with_max_len(MAX_LINE, "BED line"),
             fields: None,
         })
     }

@@ -5,7 +5,7 @@
 //! name. Rejects, with file and line: text before the first header, a header with no
 //! name, and bytes that cannot be sequence (control characters, non-ASCII).
 
-use crate::input::{Input, LineReader};
+use crate::input::{human_size, Input, LineReader};
 use crate::{Error, Result};
 
 /// One FASTA record: the name (first word of the header), the rest of the header line,
@@ -24,9 +24,12 @@ pub struct FastaRecord {
 pub struct FastaReader {
     lines: LineReader,
     records: u64,
-    /// A header line read while finishing the previous record.
-    pending_header: bool,
+    /// The longest header line accepted ([`MAX_HEADER`]; smaller in tests).
+    max_header: usize,
 }
+
+/// The longest FASTA header line accepted (sequence lines may have any length).
+pub const MAX_HEADER: usize = 16 << 20;
 
 impl FastaReader {
     /// Reads from `input`.
@@ -34,7 +37,7 @@ impl FastaReader {
         Self {
             lines: LineReader::new(input),
             records: 0,
-            pending_header: false,
+            max_header: MAX_HEADER,
         }
     }
 
@@ -54,25 +57,32 @@ impl FastaReader {
     }
 
     /// Reads the next record into `record`; returns `false` at the end of the input.
+    ///
+    /// Sequence lines go straight into `record.sequence`, so a genome written on one
+    /// line takes no more memory than one wrapped; a header line longer than
+    /// [`MAX_HEADER`] is an error, found before more of it is read.
     pub fn read_record(&mut self, record: &mut FastaRecord) -> Result<bool> {
-        if !self.pending_header {
-            loop {
-                if !self.lines.next_line()? {
-                    if self.records == 0 && self.lines.number == 0 {
-                        return Err(Error::format(&self.lines.input.path, 0, "empty FASTA file"));
-                    }
-                    return Ok(false);
+        loop {
+            let Some(complete) = self.lines.next_line_prefix(self.max_header)? else {
+                if self.records == 0 && self.lines.number == 0 {
+                    return Err(Error::format(&self.lines.input.path, 0, "empty FASTA file"));
                 }
-                if self.lines.line.is_empty() {
-                    continue;
-                }
-                if self.lines.line[0] != b'>' {
-                    return Err(self.bad_line("sequence data before the first '>' header"));
-                }
-                break;
+                return Ok(false);
+            };
+            if self.lines.line.is_empty() {
+                continue;
             }
+            if self.lines.line[0] != b'>' {
+                return Err(self.bad_line("sequence data before the first '>' header"));
+            }
+            if !complete {
+                return Err(self.bad_line(&format!(
+                    "header longer than {}, the longest accepted: the file is corrupt or its line breaks are missing",
+                    human_size(self.max_header)
+                )));
+            }
+            break;
         }
-        self.pending_header = false;
         let header = &self.lines.line[1..];
         let header = std::str::from_utf8(header)
             .map_err(|_| self.bad_line("header is not valid UTF-8"))?
@@ -90,17 +100,17 @@ impl FastaReader {
         record.description.push_str(description);
         record.sequence.clear();
         self.records += 1;
-        while self.lines.next_line()? {
-            if self.lines.line.first() == Some(&b'>') {
-                self.pending_header = true;
-                break;
-            }
-            if let Some(&bad) = self.lines.line.iter().find(|&&b| !is_sequence_byte(b)) {
+        while !matches!(self.lines.peek()?, None | Some(b'>')) {
+            let start = record.sequence.len();
+            self.lines.append_line(&mut record.sequence)?;
+            if let Some(&bad) = record.sequence[start..]
+                .iter()
+                .find(|&&b| !is_sequence_byte(b))
+            {
                 return Err(
                     self.bad_line(&format!("byte 0x{bad:02x} cannot be part of a sequence"))
                 );
             }
-            record.sequence.extend_from_slice(&self.lines.line);
         }
         Ok(true)
     }
@@ -168,5 +178,53 @@ mod tests {
         assert!(e.contains("no name"), "{e}");
         let e = read_all(b"").unwrap_err().to_string();
         assert!(e.contains("empty FASTA"), "{e}");
+    }
+
+    #[test]
+    fn a_sequence_on_one_line_reads_as_one_wrapped() {
+        let one = format!(">a\n{}\n>b\nAC\r\n", "ACGT".repeat(100_000));
+        let wrapped = format!(
+            ">a\n{}\n>b\nA\nC\n",
+            "ACGT"
+                .repeat(100_000)
+                .as_bytes()
+                .chunks(60)
+                .map(|l| std::str::from_utf8(l).unwrap())
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        let one = read_all(one.as_bytes()).unwrap();
+        assert_eq!(one, read_all(wrapped.as_bytes()).unwrap());
+        assert_eq!(one[0].sequence.len(), 400_000);
+        assert_eq!(one[1].sequence, b"AC");
+    }
+
+    #[test]
+    fn a_header_longer_than_the_limit_is_an_error() {
+        let input = Input::from_reader(
+            "h.fa",
+            Box::new(std::io::Cursor::new(
+                b">abcdefgh\nAC\n>abcdefghi\nAC\n".to_vec(),
+            )),
+        )
+        .unwrap();
+        let mut reader = FastaReader::new(input);
+        reader.max_header = 9;
+        let mut record = FastaRecord::default();
+        assert!(reader.read_record(&mut record).unwrap());
+        let e = reader.read_record(&mut record).unwrap_err().to_string();
+        assert!(
+            e.starts_with("h.fa: line 3: header longer than 9 bytes, the longest accepted"),
+            "{e}"
+        );
+        let input = Input::from_reader(
+            "s.fa",
+            Box::new(std::io::Cursor::new(b"ACGTACGTACGTACGT\n".to_vec())),
+        )
+        .unwrap();
+        let mut reader = FastaReader::new(input);
+        reader.max_header = 9;
+        let e = reader.read_record(&mut record).unwrap_err().to_string();
+        assert_eq!(e, "s.fa: line 1: sequence data before the first '>' header");
     }
 }

@@ -1,4 +1,6 @@
-//! Opening inputs: a path or `-` for standard input, plain or gzip-compressed.
+//! Opening inputs: a path or `-` for standard input, plain or gzip-compressed; and
+//! reading text inputs line by line in bounded memory ([`LineReader`]), whatever the
+//! length of their lines.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -62,7 +64,13 @@ impl Input {
 }
 
 /// An [`Input`] read line by line into one reused buffer, counting lines so that errors
-/// can name the line (the text formats: FASTA, VCF, BED).
+/// can name the line (the text formats: FASTA, VCF, BED, SAM).
+///
+/// Memory stays bounded whatever the input: [`LineReader::next_line`] refuses a line
+/// longer than the reader's limit (see [`LineReader::with_max_len`]) before buffering
+/// more of it, [`LineReader::next_line_prefix`] keeps a line's first bytes and skips the
+/// rest unbuffered, and [`LineReader::append_line`] leaves the bound to the caller, who
+/// keeps what it reads.
 pub struct LineReader {
     /// The input read from.
     pub input: Input,
@@ -70,34 +78,247 @@ pub struct LineReader {
     pub line: Vec<u8>,
     /// Lines read so far (the 1-based number of the current line).
     pub number: u64,
+    max_len: usize,
+    what: &'static str,
+    /// The current line's end has not been read yet.
+    in_line: bool,
+    /// The current line was cut by [`LineReader::next_line_prefix`]: its rest is skipped
+    /// before anything else is read.
+    cut: bool,
 }
 
+/// The longest line [`LineReader::next_line`] accepts unless told otherwise.
+pub const DEFAULT_MAX_LINE: usize = 16 << 20;
+
 impl LineReader {
-    /// Reads lines from `input`.
+    /// Reads lines from `input`, each at most [`DEFAULT_MAX_LINE`] bytes long.
     pub fn new(input: Input) -> Self {
         Self {
             input,
             line: Vec::with_capacity(256),
             number: 0,
+            max_len: DEFAULT_MAX_LINE,
+            what: "line",
+            in_line: false,
+            cut: false,
         }
     }
 
-    /// Reads the next line into `line`; `false` at the end of the input.
-    pub fn next_line(&mut self) -> Result<bool> {
-        self.line.clear();
-        let n = self
-            .input
-            .read_until(b'\n', &mut self.line)
-            .map_err(|e| self.input.error(e))?;
-        if n == 0 {
-            return Ok(false);
-        }
-        self.number += 1;
-        while matches!(self.line.last(), Some(b'\n' | b'\r')) {
-            self.line.pop();
-        }
-        Ok(true)
+    /// Accepts lines of at most `max_len` bytes (line end excluded) in
+    /// [`LineReader::next_line`]; `what` names such a line in the error about a longer
+    /// one ("SAM line", "FASTA header").
+    pub fn with_max_len(mut self, max_len: usize, what: &'static str) -> Self {
+        self.max_len = max_len;
+        self.what = what;
+        self
     }
+
+    /// Reads the next line into `line`; `false` at the end of the input. A line longer
+    /// than the limit is an error naming the line, raised before more than the limit is
+    /// held in memory.
+    pub fn next_line(&mut self) -> Result<bool> {
+        self.skip_cut()?;
+        self.line.clear();
+        match self.read_part(self.max_len)? {
+            None => Ok(false),
+            Some(true) => Ok(true),
+            Some(false) => Err(Error::line(
+                &self.input.path,
+                self.number,
+                format!(
+                    "longer than {}, the longest {} accepted: the file is corrupt or its line breaks are missing",
+                    human_size(self.max_len),
+                    self.what
+                ),
+            )),
+        }
+    }
+
+    /// Reads the first `max` bytes of the next line into `line`; `None` at the end of
+    /// the input, `Some(false)` when the line was cut. The rest of a cut line is skipped
+    /// without being kept, by the next read (so a caller that stops at an error in the
+    /// prefix does not read on).
+    pub fn next_line_prefix(&mut self, max: usize) -> Result<Option<bool>> {
+        self.skip_cut()?;
+        self.line.clear();
+        let read = self.read_part(max)?;
+        self.cut = read == Some(false);
+        Ok(read)
+    }
+
+    /// Reads at most `max` further bytes of the current line into `line` (of the next
+    /// line when the last one was read to its end), so that a line of any length can be
+    /// walked in bounded memory; `false` at the end of the input.
+    /// [`LineReader::in_line`] tells whether the line goes on.
+    pub fn next_part(&mut self, max: usize) -> Result<bool> {
+        self.skip_cut()?;
+        self.line.clear();
+        Ok(self.read_part(max)?.is_some())
+    }
+
+    /// Whether the current line's end has not been read yet (after
+    /// [`LineReader::next_part`]).
+    pub fn in_line(&self) -> bool {
+        self.in_line
+    }
+
+    /// Appends the next line (or what is left of the current one after
+    /// [`LineReader::next_part`]), without its line end, to `out`, which may grow as long
+    /// as the line: the caller keeps it, and bounds it. `false` at the end of the input.
+    pub fn append_line(&mut self, out: &mut Vec<u8>) -> Result<bool> {
+        self.skip_cut()?;
+        let start = out.len();
+        let read = read_part(
+            &mut self.input,
+            &mut self.number,
+            &mut self.in_line,
+            out,
+            usize::MAX,
+        )?;
+        if read.is_some() {
+            while out.len() > start && out.last() == Some(&b'\r') {
+                out.pop();
+            }
+        }
+        Ok(read.is_some())
+    }
+
+    /// The next byte to be read (between lines: the first byte of the next line),
+    /// without reading it; `None` at the end of the input.
+    pub fn peek(&mut self) -> Result<Option<u8>> {
+        self.skip_cut()?;
+        let path = &self.input.path;
+        match self.input.reader.fill_buf() {
+            Ok(buf) => Ok(buf.first().copied()),
+            Err(e) => Err(Error::io(path, e)),
+        }
+    }
+
+    /// Reads at most `max` bytes of the current line into `line` (starting the next
+    /// line if the last one was read to its end), then removes a trailing `\r` once the
+    /// line's end is reached. `None` at the end of the input, `Some(true)` when the
+    /// line's end was reached, `Some(false)` when the line goes on.
+    fn read_part(&mut self, max: usize) -> Result<Option<bool>> {
+        let read = read_part(
+            &mut self.input,
+            &mut self.number,
+            &mut self.in_line,
+            &mut self.line,
+            max,
+        )?;
+        if read == Some(true) {
+            while self.line.last() == Some(&b'\r') {
+                self.line.pop();
+            }
+        }
+        Ok(read)
+    }
+
+    /// Skips what is left of a line cut by [`LineReader::next_line_prefix`], reading it
+    /// in blocks.
+    fn skip_cut(&mut self) -> Result<()> {
+        if !std::mem::take(&mut self.cut) {
+            return Ok(());
+        }
+        while self.in_line {
+            let path = &self.input.path;
+            let buf = self
+                .input
+                .reader
+                .fill_buf()
+                .map_err(|e| Error::io(path, e))?;
+            if buf.is_empty() {
+                self.in_line = false;
+                break;
+            }
+            let (n, ended) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            self.input.reader.consume(n);
+            self.in_line = !ended;
+        }
+        Ok(())
+    }
+}
+
+/// Appends at most `max` bytes of the current line of `input` to `out`, starting the
+/// next line (and counting it in `number`) unless `in_line`; consumes the line end
+/// once it is reached. `None` at the end of the input, `Some(true)` at the line's end,
+/// `Some(false)` when `max` bytes were appended and the line goes on.
+fn read_part(
+    input: &mut Input,
+    number: &mut u64,
+    in_line: &mut bool,
+    out: &mut Vec<u8>,
+    max: usize,
+) -> Result<Option<bool>> {
+    let limit = out.len().saturating_add(max);
+    // A `\r` just past `max` is let in, in case it is the `\r` of a `\r\n` line end.
+    let mut took_cr = false;
+    loop {
+        let buf = match input.reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) => return Err(Error::io(&input.path, e)),
+        };
+        if buf.is_empty() {
+            let had_line = std::mem::take(in_line);
+            return Ok(had_line.then_some(true));
+        }
+        if !*in_line {
+            *in_line = true;
+            *number += 1;
+        }
+        let room = limit.saturating_sub(out.len());
+        if room == 0 {
+            match buf[0] {
+                b'\n' => {
+                    input.reader.consume(1);
+                    *in_line = false;
+                    return Ok(Some(true));
+                }
+                b'\r' if !took_cr => {
+                    took_cr = true;
+                    out.push(b'\r');
+                    input.reader.consume(1);
+                    continue;
+                }
+                _ => return Ok(Some(false)),
+            }
+        }
+        let window = &buf[..buf.len().min(room)];
+        let (take, ended) = match memchr::memchr(b'\n', window) {
+            Some(i) => (i, true),
+            None => (window.len(), false),
+        };
+        grow_within(out, take, limit);
+        out.extend_from_slice(&window[..take]);
+        input.reader.consume(take + usize::from(ended));
+        if ended {
+            *in_line = false;
+            return Ok(Some(true));
+        }
+    }
+}
+
+/// Makes room in `out` for `n` more bytes, doubling as usual but never past `limit`
+/// bytes (unless `n` needs it): a line cut at a limit holds no more than the limit.
+fn grow_within(out: &mut Vec<u8>, n: usize, limit: usize) {
+    let needed = out.len() + n;
+    if needed > out.capacity() {
+        let want = out.capacity().saturating_mul(2).min(limit).max(needed);
+        out.reserve_exact(want - out.len());
+    }
+}
+
+/// `n` bytes in the largest binary unit that divides it (`256 MiB`, `64 KiB`).
+pub fn human_size(n: usize) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if n >= 1 << shift && n % (1 << shift) == 0 {
+            return format!("{} {unit}", n >> shift);
+        }
+    }
+    format!("{n} bytes")
 }
 
 impl Read for Input {
@@ -153,5 +374,80 @@ mod tests {
     fn missing_file_names_the_path() {
         let err = Input::open("/nonexistent/reads.fq").err().unwrap();
         assert!(err.to_string().starts_with("/nonexistent/reads.fq: "));
+    }
+
+    fn lines_of(text: &[u8], max: usize) -> LineReader {
+        let input =
+            Input::from_reader("t.txt", Box::new(std::io::Cursor::new(text.to_vec()))).unwrap();
+        LineReader::new(input).with_max_len(max, "test line")
+    }
+
+    #[test]
+    fn a_line_longer_than_the_limit_is_an_error_naming_it() {
+        let mut lines = lines_of(b"abcd\nabcde\r\nabcdef\n", 5);
+        assert!(lines.next_line().unwrap());
+        assert_eq!(lines.line, b"abcd");
+        assert!(lines.next_line().unwrap());
+        assert_eq!(lines.line, b"abcde");
+        let e = lines.next_line().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.txt: line 3: longer than 5 bytes, the longest test line accepted: the file is corrupt or its line breaks are missing"
+        );
+        assert!(lines.line.capacity() < 256 + 5);
+    }
+
+    #[test]
+    fn a_long_line_is_refused_without_reading_it_whole() {
+        let mut text = b"x\n".to_vec();
+        text.resize(3 << 20, b'A');
+        let mut lines = lines_of(&text, 1 << 20);
+        assert!(lines.next_line().unwrap());
+        assert!(lines.next_line().is_err());
+        assert!(lines.line.capacity() <= 1 << 20);
+    }
+
+    #[test]
+    fn prefixes_skip_the_rest_of_long_lines() {
+        let mut lines = lines_of(b"0123456789\nab\r\n\nlast", usize::MAX);
+        assert_eq!(lines.next_line_prefix(4).unwrap(), Some(false));
+        assert_eq!((lines.line.as_slice(), lines.number), (&b"0123"[..], 1));
+        assert_eq!(lines.next_line_prefix(4).unwrap(), Some(true));
+        assert_eq!((lines.line.as_slice(), lines.number), (&b"ab"[..], 2));
+        assert_eq!(lines.next_line_prefix(4).unwrap(), Some(true));
+        assert_eq!((lines.line.as_slice(), lines.number), (&b""[..], 3));
+        assert_eq!(lines.next_line_prefix(2).unwrap(), Some(false));
+        assert_eq!((lines.line.as_slice(), lines.number), (&b"la"[..], 4));
+        assert_eq!(lines.next_line_prefix(2).unwrap(), None);
+    }
+
+    #[test]
+    fn parts_walk_a_line_and_appends_keep_it_whole() {
+        let mut lines = lines_of(b">h\nACGTACG\nTT\r\n", 8);
+        assert_eq!(lines.peek().unwrap(), Some(b'>'));
+        assert!(lines.next_line().unwrap());
+        let mut parts = Vec::new();
+        while lines.next_part(3).unwrap() {
+            parts.push((lines.line.clone(), lines.number, lines.in_line()));
+            if lines.number == 2 && !lines.in_line() {
+                break;
+            }
+        }
+        assert_eq!(
+            parts,
+            [
+                (b"ACG".to_vec(), 2, true),
+                (b"TAC".to_vec(), 2, true),
+                (b"G".to_vec(), 2, false),
+            ]
+        );
+        let mut seq = b"G".to_vec();
+        assert!(lines.append_line(&mut seq).unwrap());
+        assert_eq!((seq.as_slice(), lines.number), (&b"GTT"[..], 3));
+        assert!(!lines.append_line(&mut seq).unwrap());
+        assert_eq!(lines.peek().unwrap(), None);
+        assert_eq!(human_size(256 << 20), "256 MiB");
+        assert_eq!(human_size(3 << 10), "3 KiB");
+        assert_eq!(human_size(1000), "1000 bytes");
     }
 }

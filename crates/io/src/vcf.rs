@@ -4,11 +4,19 @@
 //! back: [`VcfSites`] keeps one line in a reused buffer and hands out [`VcfSite`] views
 //! into it. The header must end with the `#CHROM` line before the first record (as
 //! htslib requires); the other columns are not parsed.
+//!
+//! Only the first [`MAX_SITE_COLUMNS`] bytes of a line are kept: the rest (QUAL, FILTER,
+//! INFO and the genotypes of however many samples) is skipped as it is read, so a line
+//! of any length takes bounded memory. Site columns longer than that are an error.
 
 use std::path::Path;
 
-use crate::input::{Input, LineReader};
+use crate::input::{human_size, Input, LineReader};
 use crate::{Error, Result};
+
+/// The most bytes of a line kept in memory: CHROM to ALT, with their tabs, must fit
+/// (an ALT or REF of tens of millions of bases does); what follows is skipped unread.
+pub const MAX_SITE_COLUMNS: usize = 64 << 20;
 
 /// One record's site columns, borrowed from the reader's line buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +55,8 @@ impl VcfSite<'_> {
 pub struct VcfSites {
     lines: LineReader,
     header_done: bool,
+    /// The most bytes of a line kept ([`MAX_SITE_COLUMNS`]; smaller in tests).
+    max_kept: usize,
 }
 
 impl VcfSites {
@@ -55,6 +65,7 @@ impl VcfSites {
         Ok(Self {
             lines: LineReader::new(Input::open(path)?),
             header_done: false,
+            max_kept: MAX_SITE_COLUMNS,
         })
     }
 
@@ -70,13 +81,13 @@ impl VcfSites {
 
     /// The next record, or `None` at the end of the file.
     pub fn next_site(&mut self) -> Result<Option<VcfSite<'_>>> {
-        loop {
-            if !self.lines.next_line()? {
+        let complete = loop {
+            let Some(complete) = self.lines.next_line_prefix(self.max_kept)? else {
                 if !self.header_done {
                     return Err(self.error("no #CHROM header line: not a VCF"));
                 }
                 return Ok(None);
-            }
+            };
             if self.lines.line.is_empty() {
                 continue;
             }
@@ -91,10 +102,18 @@ impl VcfSites {
             if !self.header_done {
                 return Err(self.error("record before the #CHROM header line: not a VCF"));
             }
-            break;
-        }
+            break complete;
+        };
         let number = self.lines.number;
         let path = &self.lines.input.path;
+        let ends_after_alt = self.lines.line.iter().filter(|&&b| b == b'\t').count() >= 5;
+        if !complete && !ends_after_alt {
+            let message = format!(
+                "the columns CHROM to ALT are longer than {}, the most read of a line: the file is corrupt or its tabs or line breaks are missing",
+                human_size(self.max_kept)
+            );
+            return Err(Error::line(path, number, message));
+        }
         parse_site(&self.lines.line)
             .map_err(|message| Error::line(path, number, message))
             .map(Some)
@@ -144,10 +163,15 @@ mod tests {
     type Seen = (String, i64, Option<(u8, u8)>, usize);
 
     fn sites(text: &str) -> Result<Vec<Seen>> {
+        sites_keeping(text, MAX_SITE_COLUMNS)
+    }
+
+    fn sites_keeping(text: &str, max_kept: usize) -> Result<Vec<Seen>> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("a.vcf");
         std::fs::write(&path, text).unwrap();
         let mut reader = VcfSites::open(&path)?;
+        reader.max_kept = max_kept;
         let mut out = Vec::new();
         while let Some(site) = reader.next_site()? {
             out.push((
@@ -188,5 +212,20 @@ mod tests {
             assert!(e.contains(want), "{e}");
             assert!(e.contains("a.vcf"), "{e}");
         }
+    }
+
+    #[test]
+    fn long_lines_are_read_for_their_site_columns_only() {
+        let samples = "\t0/1".repeat(1000);
+        let text = format!("{HEADER}20\t100\t.\tA\tC\t.\t.\t.\tGT{samples}\n20\t101\t.\tG\tT\n");
+        let got = sites_keeping(&text, 64).unwrap();
+        assert_eq!(got[0], ("20".into(), 100, Some((b'A', b'C')), 2));
+        assert_eq!(got[1], ("20".into(), 101, Some((b'G', b'T')), 2));
+        let text = format!("{HEADER}20\t100\t.\tA\t{}\t.\n", "C".repeat(100));
+        let e = sites_keeping(&text, 64).unwrap_err().to_string();
+        assert!(
+            e.ends_with("a.vcf: line 3: the columns CHROM to ALT are longer than 64 bytes, the most read of a line: the file is corrupt or its tabs or line breaks are missing"),
+            "{e}"
+        );
     }
 }

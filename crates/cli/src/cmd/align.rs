@@ -409,12 +409,17 @@ fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
     }
     let mut total = 0u64;
     for path in paths {
-        let plain = std::fs::File::open(path).ok().and_then(|mut f| {
-            let mut magic = [0u8; 2];
-            let len = f.metadata().ok()?.len();
-            let gzipped = f.read_exact(&mut magic).is_ok() && magic == [0x1f, 0x8b];
-            (!gzipped && f.metadata().ok()?.is_file()).then_some(len)
-        });
+        // Only a regular file is opened here: reading the magic bytes of a pipe (`-1
+        // <(zcat r1.fq.gz)`) would take them from the reads.
+        let plain = std::fs::metadata(path)
+            .ok()
+            .filter(|m| m.is_file())
+            .and_then(|m| {
+                let mut magic = [0u8; 2];
+                let mut f = std::fs::File::open(path).ok()?;
+                let gzipped = f.read_exact(&mut magic).is_ok() && magic == [0x1f, 0x8b];
+                (!gzipped).then_some(m.len())
+            });
         match plain {
             Some(len) => total += len,
             None => return InputProgress::Reads(progress::items("align")),

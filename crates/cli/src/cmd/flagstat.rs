@@ -22,6 +22,7 @@ use seqfarm_io::bam::{
 use seqfarm_io::bgzf::{self, InflateBuffer, Inflater, VirtualRange};
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, Output};
+use seqfarm_io::sam::text::MAX_LINE;
 use seqfarm_io::Error;
 use seqfarm_regions::{FlagCounts, FlagstatFormat};
 
@@ -365,5 +366,6 @@ fn merge(workers: Vec<FlagWorker<'_>>, mut counts: FlagCounts) -> FlagCounts {
 /// does (unknown references and zero positions make a read unmapped).
 fn count_sam(name: &Path, reader: impl Read + Send + 'static) -> anyhow::Result<FlagCounts> {
     let input = Input::from_reader(name, Box::new(reader))?;
-    Ok(sam::count(&mut LineReader::new(input))?)
+    let mut lines = LineReader::new(input).with_max_len(MAX_LINE, "SAM line");
+    Ok(sam::count(&mut lines)?)
 }

@@ -28,7 +28,9 @@ fn checked(bytes: &[u8], n_ref: i32) -> std::result::Result<Record<'_>, RecordEr
 fn check_length(block_size: usize) -> std::result::Result<(), RecordError> {
     if !(super::record::FIXED_SIZE..=MAX_RECORD_SIZE).contains(&block_size) {
         return Err(RecordError(format!(
-            "implausible record length {block_size}"
+            "implausible record length {block_size} (a BAM record takes {} bytes to {})",
+            super::record::FIXED_SIZE,
+            crate::input::human_size(MAX_RECORD_SIZE)
         )));
     }
     Ok(())

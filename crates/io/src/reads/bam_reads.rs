@@ -11,12 +11,9 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::bam::{flags, Record};
-use crate::input::Input;
+use crate::bam::{flags, Record, MAX_RECORD_SIZE};
+use crate::input::{human_size, Input};
 use crate::{Error, Result};
-
-/// The largest record accepted (a guard against a corrupt length).
-const MAX_RECORD: usize = 1 << 28;
 
 /// Reads of one BAM file, as FASTQ records.
 pub(crate) struct BamReads {
@@ -157,12 +154,21 @@ impl BamReads {
             ));
         }
         let size = u32::from_le_bytes(size) as usize;
-        if size > MAX_RECORD {
-            let message = format!("record length {size} is too large: the file is corrupt");
+        if size > MAX_RECORD_SIZE {
+            let message = format!(
+                "record length {size} is larger than {}, the largest BAM record accepted: the file is corrupt",
+                human_size(MAX_RECORD_SIZE)
+            );
             return Err(Error::record(self.path(), number, message));
         }
-        self.record.resize(size, 0);
-        if read_full(&mut self.input, &mut self.record)? < size {
+        // Read, not allocated up front: memory follows the bytes that are there, not
+        // the length the record claims.
+        self.record.clear();
+        let got = (&mut self.input)
+            .take(size as u64)
+            .read_to_end(&mut self.record)
+            .map_err(|e| self.input.error(e))?;
+        if got < size {
             return Err(Error::record(
                 self.path(),
                 number,
@@ -267,4 +273,44 @@ fn read_full(input: &mut Input, buf: &mut [u8]) -> Result<usize> {
         }
     }
     Ok(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bam::test_bam;
+
+    /// A BAM of one record whose length field says `claimed`.
+    fn claiming(dir: &tempfile::TempDir, claimed: u32) -> PathBuf {
+        let mut data = test_bam::header("@HD\tVN:1.6\n", &[("c", 100)]);
+        let at = data.len();
+        data.extend(test_bam::record("r", 4, -1, -1, 0, &[], b"ACGT", -1));
+        data[at..at + 4].copy_from_slice(&claimed.to_le_bytes());
+        let path = dir.path().join("claims.bam");
+        std::fs::write(&path, test_bam::bgzf(&data, 1 << 16)).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_record_length_is_not_allocated_before_its_bytes_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut reads = BamReads::open(&claiming(&dir, 200_000_000), false).unwrap();
+        let e = reads.next_into(&mut Vec::new()).unwrap_err().to_string();
+        assert!(
+            e.ends_with("claims.bam: record 1: the file ends inside a record: it is truncated"),
+            "{e}"
+        );
+        assert!(reads.record.capacity() < 1 << 16);
+    }
+
+    #[test]
+    fn a_record_length_beyond_the_limit_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut reads = BamReads::open(&claiming(&dir, 2_000_000_000), false).unwrap();
+        let e = reads.next_into(&mut Vec::new()).unwrap_err().to_string();
+        assert!(
+            e.ends_with("claims.bam: record 1: record length 2000000000 is larger than 256 MiB, the largest BAM record accepted: the file is corrupt"),
+            "{e}"
+        );
+    }
 }

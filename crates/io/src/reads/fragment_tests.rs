@@ -359,6 +359,33 @@ fn kmers_from_fasta() {
 }
 
 #[test]
+fn kmers_of_a_sequence_on_one_line_match_it_wrapped() {
+    // Longer than the parts a line is read in: k-mers cross the parts' boundaries.
+    let seq: Vec<u8> = (0..150_000u32)
+        .map(|i| b"ACGTN"[(i * 7 % 11 % 5) as usize])
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let mut one = b">c\n".to_vec();
+    one.extend_from_slice(&seq);
+    let mut wrapped = b">c\n".to_vec();
+    for line in seq.chunks(61) {
+        wrapped.extend_from_slice(line);
+        wrapped.extend_from_slice(b"\r\n");
+    }
+    let kmers = |name: &str, text: &[u8]| {
+        let sources = ReadSources {
+            unpaired: paths(&[&write(&dir, name, text)]),
+            format: InputFormat::KmerFasta { k: 9, interval: 7 },
+            ..ReadSources::default()
+        };
+        all_limits(&sources).unwrap()
+    };
+    let got = kmers("one.fa", &one);
+    assert_eq!(got.len(), (150_000 - 9) / 7 + 1);
+    assert_eq!(got, kmers("wrapped.fa", &wrapped));
+}
+
+#[test]
 fn command_line_reads() {
     let sources = ReadSources {
         mate1: ReadSources::split_list("ACGT:IIII,GG"),

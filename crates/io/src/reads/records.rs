@@ -138,7 +138,6 @@ pub(crate) struct KmerReader {
     offset: u64,
     beginning: bool,
     line_pos: usize,
-    has_line: bool,
     /// K-mers written so far.
     pub records: u64,
 }
@@ -146,7 +145,8 @@ pub(crate) struct KmerReader {
 impl KmerReader {
     /// Opens the FASTA file `path`.
     pub fn open(path: &Path, k: usize, interval: usize) -> Result<Self> {
-        let lines = crate::input::LineReader::new(Input::open(path)?);
+        let lines = crate::input::LineReader::new(Input::open(path)?)
+            .with_max_len(crate::fasta::MAX_HEADER, "FASTA header");
         Ok(Self {
             lines,
             k: k.max(1),
@@ -157,7 +157,6 @@ impl KmerReader {
             offset: 0,
             beginning: true,
             line_pos: 0,
-            has_line: false,
             records: 0,
         })
     }
@@ -167,19 +166,22 @@ impl KmerReader {
         &self.lines.input.path
     }
 
-    /// Appends the next k-mer's line to `out`; `false` at the end of the file.
+    /// Appends the next k-mer's line to `out`; `false` at the end of the file. Sequence
+    /// lines are read in parts of [`READ_BLOCK`] bytes, so a sequence written on one
+    /// line takes no more memory than one wrapped.
     pub fn next_into(&mut self, out: &mut Vec<u8>) -> Result<bool> {
         loop {
-            if !self.has_line || self.line_pos >= self.lines.line.len() {
-                if !self.lines.next_line()? {
+            if self.line_pos >= self.lines.line.len() {
+                if !self.lines.in_line() && self.lines.peek()? == Some(b'>') {
+                    self.lines.next_line()?;
+                    self.start_sequence();
+                    self.line_pos = self.lines.line.len();
+                    continue;
+                }
+                if !self.lines.next_part(READ_BLOCK as usize)? {
                     return Ok(false);
                 }
                 self.line_pos = 0;
-                self.has_line = true;
-                if self.lines.line.first() == Some(&b'>') {
-                    self.start_sequence();
-                    self.line_pos = self.lines.line.len();
-                }
                 continue;
             }
             let c = self.lines.line[self.line_pos];

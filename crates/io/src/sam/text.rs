@@ -4,6 +4,10 @@
 
 use std::collections::HashMap;
 
+/// The longest SAM line accepted: a record of a 100 Mbp read (SEQ and QUAL, 200 MiB)
+/// with its tags fits, and memory stays bounded on a file without line breaks.
+pub const MAX_LINE: usize = 256 << 20;
+
 /// The reference sequences named by `@SQ` lines: each `SN`, and the comma-separated
 /// alternative names of its `AN` tag (SAM 1.6), resolve to the reference's index.
 #[derive(Debug, Clone, Default)]
