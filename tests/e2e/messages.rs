@@ -178,3 +178,18 @@ fn an_index_of_another_bam_is_named_as_the_likely_cause() {
         );
     }
 }
+
+#[test]
+fn a_huge_thread_count_is_capped_with_one_warning() {
+    let bam = data("bam/sarscov2.bam");
+    let out = run(&["flagstat", "-t", "100000", s(&bam)]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(
+        e.contains("100000 threads asked for") && e.contains("per core"),
+        "{e}"
+    );
+    let plain = run(&["flagstat", s(&bam)]);
+    assert_eq!(out.stdout, plain.stdout);
+}

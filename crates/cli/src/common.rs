@@ -9,7 +9,7 @@ use seqfarm_io::output::Overwrite;
 /// How many workers to run and where.
 #[derive(Debug, Clone, clap::Args)]
 pub struct FarmArgs {
-    /// Worker threads [default: all cores]
+    /// Worker threads, at most 4 per core [default: all cores]
     #[arg(short = 't', long = "threads", value_name = "N")]
     pub threads: Option<usize>,
     /// Pin worker threads to cores
@@ -20,11 +20,37 @@ pub struct FarmArgs {
 impl FarmArgs {
     /// The farm layout these arguments ask for (ordered; callers change what differs).
     pub fn config(&self) -> FarmConfig {
-        let workers = self
-            .threads
-            .filter(|&n| n > 0)
-            .unwrap_or_else(seqfarm_farm::available_cores);
-        FarmConfig::new(workers).pin(self.pin)
+        FarmConfig::new(worker_threads(self.threads)).pin(self.pin)
+    }
+}
+
+/// Threads per core above which a request is capped: more threads only take turns on
+/// the same cores, each holding its own buffers and tasks.
+const MAX_THREADS_PER_CORE: usize = 4;
+
+/// The worker threads for `-t/-p N` (`None` or 0: one per core this process may use).
+/// A request above [`MAX_THREADS_PER_CORE`] per core is capped there with one warning
+/// line, so that `-t 100000` neither creates 100,000 threads nor fails.
+pub fn worker_threads(requested: Option<usize>) -> usize {
+    let cores = seqfarm_farm::available_cores();
+    let (threads, capped) = capped_threads(requested, cores);
+    if capped {
+        eprintln!(
+            "seqfarm: warning: {} threads asked for, {threads} used: more than \
+             {MAX_THREADS_PER_CORE} per core ({cores} cores here) would only take turns",
+            requested.unwrap_or_default()
+        );
+    }
+    threads
+}
+
+/// [`worker_threads`] on `cores` cores: the count, and whether the request was capped.
+fn capped_threads(requested: Option<usize>, cores: usize) -> (usize, bool) {
+    let cap = cores.max(1) * MAX_THREADS_PER_CORE;
+    match requested.filter(|&n| n > 0) {
+        None => (cores.max(1), false),
+        Some(n) if n > cap => (cap, true),
+        Some(n) => (n, false),
     }
 }
 
@@ -96,6 +122,15 @@ where
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn thread_requests_are_capped_at_four_per_core() {
+        assert_eq!(super::capped_threads(None, 2), (2, false));
+        assert_eq!(super::capped_threads(Some(0), 2), (2, false));
+        assert_eq!(super::capped_threads(Some(8), 2), (8, false));
+        assert_eq!(super::capped_threads(Some(9), 2), (8, true));
+        assert_eq!(super::capped_threads(Some(100_000), 16), (64, true));
+    }
+
     use super::*;
 
     #[test]

@@ -188,10 +188,7 @@ impl AlignArgs {
             int_quals: self.int_quals,
             ..ParseOptions::default()
         };
-        let workers = self
-            .threads
-            .filter(|&n| n > 0)
-            .unwrap_or_else(seqfarm_farm::available_cores);
+        let workers = crate::common::worker_threads(self.threads);
         let config = FarmConfig::new(workers).pin(self.pin);
         let ignore_quals = self.ignore_quals;
         let mut chunker = InputChunker::new(

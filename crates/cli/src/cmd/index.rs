@@ -28,7 +28,7 @@ pub struct IndexArgs {
     /// Output prefix: the index is written to PREFIX.sfi
     #[arg(short = 'o', long = "output", value_name = "PREFIX")]
     prefix: Option<PathBuf>,
-    /// Threads for every pass of the build [default: all cores]
+    /// Threads for every pass of the build, at most 4 per core [default: all cores]
     #[arg(short = 't', long = "threads", value_name = "N")]
     threads: Option<usize>,
     /// Memory budget for the build, e.g. 2G, 1500M (K, M, G, T: powers of 1024): the
@@ -75,10 +75,7 @@ impl IndexArgs {
         let spinner = progress::spinner("index");
         let mut timings = StageTimes::new("reading");
         let builder = read_reference(&reference, &spinner)?;
-        let threads = self
-            .threads
-            .filter(|&n| n > 0)
-            .unwrap_or_else(seqfarm_farm::available_cores);
+        let threads = crate::common::worker_threads(self.threads);
         let spill_dir = match path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),

@@ -401,7 +401,7 @@ pub struct AlignArgs {
     pub sam_append_comment: bool,
 
     // ---- Performance
-    /// Worker threads [default: all cores]
+    /// Worker threads, at most 4 per core [default: all cores]
     #[arg(short = 'p', long = "threads", value_name = "N", value_parser = truncated_int::<usize>)]
     pub threads: Option<usize>,
     /// Pin worker threads to cores
