@@ -57,12 +57,14 @@ mod config;
 mod error;
 mod master;
 mod pin;
+mod stats;
 mod worker;
 
 pub use config::FarmConfig;
 pub use error::{FarmError, Stage};
 pub use master::{run, FarmReport};
 pub use pin::available_cores;
+pub use stats::{FarmStats, MasterStats, WorkerStats};
 
 /// What the emitter did with the task it was handed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

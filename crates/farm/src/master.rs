@@ -1,8 +1,11 @@
 //! The master loop: emitter and collector on the caller's thread.
 
+use std::time::Instant;
+
 use rtrb::{Consumer, Producer, RingBuffer};
 
 use crate::bell::{Bell, Patience};
+use crate::stats::{timed, FarmStats, MasterStats};
 use crate::worker::{guarded, Parcel, Shared, Slot, WorkerSeat};
 use crate::{Collector, Emitter, FarmConfig, FarmError, Fill, Stage, Worker, WorkerInfo};
 
@@ -14,6 +17,8 @@ pub struct FarmReport<W> {
     pub tasks: u64,
     /// Tasks processed by each worker (a load-balance check).
     pub tasks_per_worker: Vec<u64>,
+    /// Where the run's time went: master, workers, and the figures derived from them.
+    pub stats: FarmStats,
 }
 
 impl<W> std::fmt::Debug for FarmReport<W> {
@@ -22,6 +27,7 @@ impl<W> std::fmt::Debug for FarmReport<W> {
             .field("workers", &self.workers.len())
             .field("tasks", &self.tasks)
             .field("tasks_per_worker", &self.tasks_per_worker)
+            .field("stats", &self.stats)
             .finish()
     }
 }
@@ -47,6 +53,7 @@ where
     Mk: Fn(WorkerInfo) -> Result<W, E> + Sync,
     Co: Collector<T, E> + ?Sized,
 {
+    let started = Instant::now();
     let workers = config.workers.max(1);
     let depth = config.queue_depth.max(1);
     let pool_size = workers * depth;
@@ -101,8 +108,8 @@ where
                 }
             }
         }
-        let tasks = if shared.stopped() {
-            0
+        let (tasks, master_stats) = if shared.stopped() {
+            (0, MasterStats::default())
         } else {
             let mut master = Master {
                 to_workers,
@@ -119,12 +126,13 @@ where
                 in_flight: 0,
                 next_worker: 0,
                 pending: None,
+                stats: MasterStats::default(),
             };
             match master.run(emitter, collector) {
-                Ok(()) => master.next_seq,
+                Ok(()) => (master.next_seq, master.stats),
                 Err(e) => {
                     shared.fail(e);
-                    0
+                    (0, master.stats)
                 }
             }
         };
@@ -134,23 +142,31 @@ where
             bell.ring_always();
         }
         let results: Vec<_> = handles.into_iter().map(|h| h.join()).collect();
-        (tasks, results)
+        (tasks, master_stats, results)
     });
+    let wall = started.elapsed();
 
     if let Some(error) = shared.take_error() {
         return Err(error);
     }
-    let (tasks, results) = outcome;
+    let (tasks, master_stats, results) = outcome;
     let mut report = FarmReport {
         workers: Vec::with_capacity(workers),
         tasks,
         tasks_per_worker: Vec::with_capacity(workers),
+        stats: FarmStats {
+            wall,
+            tasks,
+            master: master_stats,
+            workers: Vec::with_capacity(workers),
+        },
     };
     for (index, joined) in results.into_iter().enumerate() {
         match joined {
-            Ok(Some((state, done))) => {
+            Ok(Some((state, worker_stats))) => {
                 report.workers.push(state);
-                report.tasks_per_worker.push(done);
+                report.tasks_per_worker.push(worker_stats.tasks);
+                report.stats.workers.push(worker_stats);
             }
             // A worker only gives up after recording an error, and a panic is caught
             // inside it; reaching here means a panic escaped while unwinding.
@@ -186,6 +202,8 @@ struct Master<'a, T, E> {
     next_worker: usize,
     /// A filled task no ring had room for.
     pending: Option<Parcel<T>>,
+    /// Time in the emitter, the collector and waiting.
+    stats: MasterStats,
 }
 
 impl<T, E> Master<'_, T, E> {
@@ -199,7 +217,9 @@ impl<T, E> Master<'_, T, E> {
             if self.shared.stopped() {
                 return Ok(());
             }
-            let mut progressed = self.collect(collector)?;
+            let mut collected = self.stats.collect;
+            let mut progressed = timed(&mut collected, || self.collect(collector))?;
+            self.stats.collect = collected;
             loop {
                 let parcel = match self.pending.take() {
                     Some(parcel) => parcel,
@@ -210,7 +230,10 @@ impl<T, E> Master<'_, T, E> {
                         let Some(mut parcel) = self.free.pop() else {
                             break;
                         };
-                        match guarded(Stage::Emitter, || emitter.fill(&mut parcel.task))? {
+                        let filled = timed(&mut self.stats.emit, || {
+                            guarded(Stage::Emitter, || emitter.fill(&mut parcel.task))
+                        })?;
+                        match filled {
                             Fill::Task => {
                                 parcel.seq = self.next_seq;
                                 self.next_seq += 1;
@@ -248,11 +271,13 @@ impl<T, E> Master<'_, T, E> {
             if !progressed {
                 let from_workers = &self.from_workers;
                 let shared = self.shared;
-                self.patience.wait(
-                    self.bell,
-                    || from_workers.iter().any(|ring| !ring.is_empty()),
-                    || shared.stopped(),
-                );
+                timed(&mut self.stats.idle, || {
+                    self.patience.wait(
+                        self.bell,
+                        || from_workers.iter().any(|ring| !ring.is_empty()),
+                        || shared.stopped(),
+                    )
+                });
             }
         }
     }

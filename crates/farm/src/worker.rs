@@ -3,11 +3,13 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use std::time::Instant;
 
 use rtrb::{Consumer, Producer};
 
 use crate::bell::{Bell, Patience};
 use crate::error::panic_message;
+use crate::stats::{timed, WorkerStats};
 use crate::{FarmError, Stage, Worker, WorkerInfo};
 
 /// A task object with its position in emission order.
@@ -102,9 +104,9 @@ pub(crate) struct WorkerSeat<'a, T, E> {
 
 impl<T, E> WorkerSeat<'_, T, E> {
     /// Pins the thread, builds the private state, then processes tasks until the input
-    /// is closed and drained (returns the state and the task count) or the farm stops
-    /// (returns `None`).
-    pub(crate) fn run<W, Mk>(mut self, make_worker: &Mk) -> Option<(W, u64)>
+    /// is closed and drained (returns the state and where the time went) or the farm
+    /// stops (returns `None`).
+    pub(crate) fn run<W, Mk>(mut self, make_worker: &Mk) -> Option<(W, WorkerStats)>
     where
         W: Worker<T, E>,
         Mk: Fn(WorkerInfo) -> Result<W, E>,
@@ -123,11 +125,11 @@ impl<T, E> WorkerSeat<'_, T, E> {
             index: self.index,
             task: None,
         };
-        let mut state = match guarded(setup, || make_worker(info)) {
+        let mut stats = WorkerStats::default();
+        let mut state = match timed(&mut stats.setup, || guarded(setup, || make_worker(info))) {
             Ok(state) => state,
             Err(e) => return self.stop_with(e),
         };
-        let mut done = 0u64;
         loop {
             if self.shared.stopped() {
                 return None;
@@ -138,10 +140,13 @@ impl<T, E> WorkerSeat<'_, T, E> {
                         index: self.index,
                         task: Some(parcel.seq),
                     };
-                    if let Err(e) = guarded(stage, || state.process(&mut parcel.task)) {
+                    let start = Instant::now();
+                    let processed = guarded(stage, || state.process(&mut parcel.task));
+                    stats.busy += start.elapsed();
+                    if let Err(e) = processed {
                         return self.stop_with(e);
                     }
-                    done += 1;
+                    stats.tasks += 1;
                     if self.output.push(parcel).is_err() {
                         return self.stop_with(FarmError::Panicked {
                             stage,
@@ -153,17 +158,19 @@ impl<T, E> WorkerSeat<'_, T, E> {
                 Err(_) => {
                     if self.shared.input_closed() {
                         if self.input.is_empty() {
-                            return Some((state, done));
+                            return Some((state, stats));
                         }
                         continue;
                     }
                     let input = &self.input;
                     let shared = self.shared;
-                    self.patience.wait(
-                        self.bell,
-                        || !input.is_empty() || shared.input_closed(),
-                        || shared.stopped(),
-                    );
+                    timed(&mut stats.idle, || {
+                        self.patience.wait(
+                            self.bell,
+                            || !input.is_empty() || shared.input_closed(),
+                            || shared.stopped(),
+                        )
+                    });
                 }
             }
         }

@@ -1,0 +1,274 @@
+//! Where a farm's time went: the master's emitter, collector and waiting, each worker's
+//! processing and waiting, and the figures derived from them (time per task, the
+//! scaling ceiling, parallel efficiency).
+//!
+//! Only the calls into the roles and the waits are timed (two clock reads around each),
+//! so the figures cost little next to tasks of a millisecond.
+
+use std::time::{Duration, Instant};
+
+/// The master thread's time in one farm run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MasterStats {
+    /// Inside the emitter (`Emitter::fill`), reading input included.
+    pub emit: Duration,
+    /// Taking processed tasks off the result rings and inside the collector
+    /// (`Collector::collect`).
+    pub collect: Duration,
+    /// Waiting for a worker to hand back a task.
+    pub idle: Duration,
+}
+
+impl MasterStats {
+    /// Emitter and collector together: the master's sequential work.
+    pub fn busy(&self) -> Duration {
+        self.emit + self.collect
+    }
+}
+
+/// One worker thread's time in one farm run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorkerStats {
+    /// Tasks this worker processed.
+    pub tasks: u64,
+    /// Inside `Worker::process`.
+    pub busy: Duration,
+    /// Waiting for a task.
+    pub idle: Duration,
+    /// Building the worker's private state (the factory `make_worker`).
+    pub setup: Duration,
+}
+
+/// Where the time of one farm run (or several, merged) went.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FarmStats {
+    /// From the start of the farm to the last worker joined.
+    pub wall: Duration,
+    /// Tasks processed.
+    pub tasks: u64,
+    /// The master thread (emitter and collector).
+    pub master: MasterStats,
+    /// Each worker, in worker order.
+    pub workers: Vec<WorkerStats>,
+}
+
+impl FarmStats {
+    /// Adds `other`'s times to these, as for farms run one after the other: wall times
+    /// and tasks add up, the master's times add up, and worker `i`'s figures add to
+    /// worker `i`'s (a farm with more workers adds its extra workers).
+    pub fn merge(&mut self, other: &FarmStats) {
+        self.wall += other.wall;
+        self.tasks += other.tasks;
+        self.master.emit += other.master.emit;
+        self.master.collect += other.master.collect;
+        self.master.idle += other.master.idle;
+        if self.workers.len() < other.workers.len() {
+            self.workers
+                .resize(other.workers.len(), WorkerStats::default());
+        }
+        for (mine, theirs) in self.workers.iter_mut().zip(&other.workers) {
+            mine.tasks += theirs.tasks;
+            mine.busy += theirs.busy;
+            mine.idle += theirs.idle;
+            mine.setup += theirs.setup;
+        }
+    }
+
+    /// Every worker's processing time together.
+    pub fn worker_busy(&self) -> Duration {
+        self.workers.iter().map(|w| w.busy).sum()
+    }
+
+    /// The master's busy time (emit + collect) per task; `None` without tasks.
+    pub fn master_per_task(&self) -> Option<Duration> {
+        per_task(self.master.busy(), self.tasks)
+    }
+
+    /// Worker processing time per task; `None` without tasks.
+    pub fn worker_per_task(&self) -> Option<Duration> {
+        per_task(self.worker_busy(), self.tasks)
+    }
+
+    /// How many workers one master can keep fed: worker time per task over master time
+    /// per task. Beyond it the master is the bottleneck. `None` without tasks or when
+    /// the master's time is too small to measure.
+    pub fn ceiling(&self) -> Option<f64> {
+        let master = self.master.busy().as_secs_f64();
+        if self.tasks == 0 || master <= 0.0 {
+            return None;
+        }
+        Some(self.worker_busy().as_secs_f64() / master)
+    }
+
+    /// The share of the workers' time spent processing: worker busy time over
+    /// `workers × wall`. `None` without workers or time.
+    pub fn efficiency(&self) -> Option<f64> {
+        let room = self.wall.as_secs_f64() * self.workers.len() as f64;
+        if room <= 0.0 {
+            return None;
+        }
+        Some(self.worker_busy().as_secs_f64() / room)
+    }
+}
+
+fn per_task(time: Duration, tasks: u64) -> Option<Duration> {
+    if tasks == 0 {
+        return None;
+    }
+    Some(Duration::from_secs_f64(time.as_secs_f64() / tasks as f64))
+}
+
+/// Runs `f` and adds its duration to `total`.
+pub(crate) fn timed<R>(total: &mut Duration, f: impl FnOnce() -> R) -> R {
+    let start = Instant::now();
+    let r = f();
+    *total += start.elapsed();
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    fn sample() -> FarmStats {
+        FarmStats {
+            wall: ms(100),
+            tasks: 10,
+            master: MasterStats {
+                emit: ms(3),
+                collect: ms(2),
+                idle: ms(90),
+            },
+            workers: vec![
+                WorkerStats {
+                    tasks: 6,
+                    busy: ms(90),
+                    idle: ms(5),
+                    setup: ms(1),
+                },
+                WorkerStats {
+                    tasks: 4,
+                    busy: ms(60),
+                    idle: ms(30),
+                    setup: ms(1),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn derived_figures() {
+        let s = sample();
+        assert_eq!(s.worker_busy(), ms(150));
+        assert_eq!(s.master_per_task(), Some(Duration::from_micros(500)));
+        assert_eq!(s.worker_per_task(), Some(ms(15)));
+        assert!((s.ceiling().unwrap() - 30.0).abs() < 1e-9);
+        assert!((s.efficiency().unwrap() - 0.75).abs() < 1e-9);
+    }
+
+    #[test]
+    fn no_tasks_no_ratios() {
+        let s = FarmStats::default();
+        assert_eq!(s.ceiling(), None);
+        assert_eq!(s.efficiency(), None);
+        assert_eq!(s.master_per_task(), None);
+    }
+
+    #[test]
+    fn merging_adds_runs_worker_by_worker() {
+        let mut a = sample();
+        let mut b = sample();
+        b.workers.push(WorkerStats {
+            tasks: 1,
+            ..WorkerStats::default()
+        });
+        a.merge(&b);
+        assert_eq!((a.wall, a.tasks, a.master.idle), (ms(200), 20, ms(180)));
+        assert_eq!(a.workers.len(), 3);
+        assert_eq!((a.workers[0].tasks, a.workers[0].busy), (12, ms(180)));
+        assert_eq!(a.workers[2].tasks, 1);
+        assert!((a.ceiling().unwrap() - 30.0).abs() < 1e-9);
+    }
+
+    /// A farm whose workers sleep `sleep` per task, with its outputs in order.
+    fn sleeping_farm(tasks: u64, workers: usize, sleep: Duration) -> (Vec<u64>, FarmStats) {
+        let mut next = 0u64;
+        let mut out = Vec::new();
+        let report = crate::run(
+            &crate::FarmConfig::new(workers).queue_depth(2),
+            || 0u64,
+            &mut |task: &mut u64| -> Result<crate::Fill, String> {
+                if next == tasks {
+                    return Ok(crate::Fill::End);
+                }
+                *task = next;
+                next += 1;
+                Ok(crate::Fill::Task)
+            },
+            |_| {
+                Ok(move |task: &mut u64| -> Result<(), String> {
+                    std::thread::sleep(sleep);
+                    *task *= 3;
+                    Ok(())
+                })
+            },
+            &mut |task: &mut u64| -> Result<(), String> {
+                out.push(*task);
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(report.stats.tasks, report.tasks);
+        let per_worker: Vec<u64> = report.stats.workers.iter().map(|w| w.tasks).collect();
+        assert_eq!(per_worker, report.tasks_per_worker);
+        (out, report.stats)
+    }
+
+    #[test]
+    fn a_sleeping_worker_is_busy_for_its_sleeps() {
+        let sleep = ms(2);
+        let (_, s) = sleeping_farm(40, 2, sleep);
+        assert_eq!(s.tasks, 40);
+        assert_eq!(s.workers.len(), 2);
+        assert_eq!(s.workers.iter().map(|w| w.tasks).sum::<u64>(), 40);
+        // Sleeping takes at least the time asked for; the upper bound is loose.
+        assert!(s.worker_busy() >= sleep * 40, "{s:?}");
+        assert!(s.worker_busy() < sleep * 40 * 20, "{s:?}");
+        // No thread's time exceeds the wall time.
+        let m = s.master;
+        assert!(m.emit + m.collect + m.idle <= s.wall, "{s:?}");
+        for w in &s.workers {
+            assert!(w.busy + w.idle + w.setup <= s.wall, "{s:?}");
+        }
+        // The master does next to nothing: it waits, and it could feed many workers.
+        assert!(m.busy() < s.worker_busy(), "{s:?}");
+        assert!(m.idle > m.busy(), "{s:?}");
+        assert!(s.ceiling().unwrap() > 1.0, "{s:?}");
+        let efficiency = s.efficiency().unwrap();
+        assert!(efficiency > 0.0 && efficiency <= 1.0, "{s:?}");
+        assert!(s.worker_per_task().unwrap() >= sleep);
+    }
+
+    #[test]
+    fn timing_leaves_outputs_unchanged() {
+        let (one, _) = sleeping_farm(30, 1, Duration::ZERO);
+        let (three, _) = sleeping_farm(30, 3, Duration::from_micros(50));
+        let expected: Vec<u64> = (0..30).map(|n| n * 3).collect();
+        assert_eq!(one, expected);
+        assert_eq!(three, expected);
+    }
+
+    #[test]
+    fn an_empty_input_has_no_ratios_but_a_wall_time() {
+        let (out, s) = sleeping_farm(0, 2, Duration::ZERO);
+        assert!(out.is_empty());
+        assert_eq!(s.tasks, 0);
+        assert_eq!(s.ceiling(), None);
+        assert_eq!(s.workers.len(), 2);
+        assert!(s.wall > Duration::ZERO);
+    }
+}
