@@ -15,6 +15,17 @@ pub struct FarmArgs {
     /// Pin worker threads to cores
     #[arg(long)]
     pub pin: bool,
+    #[command(flatten)]
+    pub stats: StatsArg,
+}
+
+/// `--stats FILE`: where the farm's time went.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StatsArg {
+    /// Write the farm's statistics to FILE (JSON): tasks, time of the master and of each
+    /// worker, and the scaling ceiling (docs/FARM.md)
+    #[arg(long = "stats", value_name = "FILE")]
+    pub stats: Option<PathBuf>,
 }
 
 impl FarmArgs {

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 mod common;
+mod farm_stats;
 mod progress;
 
 pub use common::is_broken_pipe;

@@ -38,6 +38,7 @@ use self::metrics::{MetricsCounts, MetricsReporter};
 use self::records::{RecordStyle, RecordWriter};
 use self::summary::{write_summary, SummaryStyle};
 use crate::common::farm_error;
+use crate::farm_stats::StatsFile;
 use crate::progress;
 
 /// Reads per task: large enough to amortise the task hand-over and fill the SIMD
@@ -152,6 +153,14 @@ impl AlignArgs {
             .then(|| Box::new(std::io::stderr()) as Box<dyn std::io::Write + Send>);
         let mut metrics =
             MetricsReporter::new(metrics_file, metrics_echo, Duration::from_secs(self.met));
+        let workers = crate::common::worker_threads(self.threads);
+        let mut stats_file = StatsFile::create(
+            self.stats.stats.as_ref(),
+            "align",
+            workers,
+            self.force.overwrite(),
+            &inputs,
+        )?;
         // The index is mapped without reading it up front (the header and structure are
         // checked at once); its section checksums are verified beside the alignment, on
         // a thread of their own, and a damaged index fails the run before any output is
@@ -188,7 +197,6 @@ impl AlignArgs {
             int_quals: self.int_quals,
             ..ParseOptions::default()
         };
-        let workers = crate::common::worker_threads(self.threads);
         let config = FarmConfig::new(workers).pin(self.pin);
         let ignore_quals = self.ignore_quals;
         let mut chunker = InputChunker::new(
@@ -299,6 +307,8 @@ impl AlignArgs {
                 Ok(())
             })
         };
+        let mut input_bytes = 0u64;
+        let mut fragments = 0u64;
         let mut collector = |task: &mut AlignTask| -> Result<(), anyhow::Error> {
             if let Some(e) = task.error.take() {
                 return Err(e.into());
@@ -309,9 +319,11 @@ impl AlignArgs {
             metrics.update(&totals)?;
             let bytes = task.chunk.data.iter().map(Vec::len).sum::<usize>() as u64;
             bar.advance(bytes, task.chunk.fragments as u64);
+            input_bytes += bytes;
+            fragments += task.chunk.fragments as u64;
             Ok(())
         };
-        seqfarm_farm::run(
+        let report = seqfarm_farm::run(
             &config,
             AlignTask::default,
             &mut emitter,
@@ -330,6 +342,10 @@ impl AlignArgs {
         output.commit()?;
         read_files.commit()?;
         metrics.finish(&totals)?;
+        stats_file.add(&report.stats);
+        stats_file.total("reads", fragments, report.tasks);
+        stats_file.total("bytes", input_bytes, report.tasks);
+        stats_file.finish()?;
         timer.phase("Multiseed full-index search", search_started);
         if !self.quiet {
             let summary_style = SummaryStyle {
@@ -426,8 +442,8 @@ fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
 }
 
 /// The command line for `@PG CL:`, without the thread options (`-p`, `--threads`,
-/// `--pin`): they do not change the alignments, and leaving them out
-/// keeps the output byte-identical at any thread count.
+/// `--pin`) and `--stats FILE`: they do not change the alignments, and leaving them out
+/// keeps the output byte-identical at any thread count and with or without statistics.
 fn command_line(args: impl Iterator<Item = String>) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut skip_value = false;
@@ -436,9 +452,9 @@ fn command_line(args: impl Iterator<Item = String>) -> String {
             continue;
         }
         match arg.as_str() {
-            "-p" | "--threads" => skip_value = true,
+            "-p" | "--threads" | "--stats" => skip_value = true,
             "--pin" => {}
-            a if a.starts_with("--threads=") => {}
+            a if a.starts_with("--threads=") || a.starts_with("--stats=") => {}
             a if a.starts_with("-p")
                 && a.len() > 2
                 && a[2..].bytes().all(|b| b.is_ascii_digit()) => {}
@@ -499,6 +515,9 @@ mod tests {
             "-t",
             "--pin",
             "--threads=2",
+            "--stats",
+            "s.json",
+            "--stats=t.json",
             "-U",
             "r.fq",
         ];

@@ -17,6 +17,7 @@ use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_regions::count::{read_end, ReadFilter, RegionSweep};
 
 use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
+use crate::farm_stats::StatsFile;
 
 /// Regions per task, at most.
 const MAX_REGIONS: usize = 1 << 14;
@@ -355,8 +356,16 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
     let inputs = with_bam_indexes(&args.bams)
         .into_iter()
         .chain(args.bed.clone());
-    refuse_input_as_output(&args.output, inputs)?;
+    refuse_input_as_output(&args.output, inputs.clone())?;
     let mut out = Output::create(&args.output, args.force.overwrite())?;
+    let mut stats = StatsFile::create(
+        args.farm.stats.stats.as_ref(),
+        "count",
+        config.workers,
+        args.force.overwrite(),
+        inputs,
+    )?;
+    let mut regions = 0u64;
     let mut planner = RegionPlanner {
         source,
         bams: &bams,
@@ -374,7 +383,7 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
     };
     let files = bams.len();
     let mut line = Vec::with_capacity(1 << 16);
-    seqfarm_farm::run(
+    let report = seqfarm_farm::run(
         &config,
         Task::default,
         &mut |task: &mut Task| planner.fill(task),
@@ -388,6 +397,7 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
         },
         &mut |task: &mut Task| -> anyhow::Result<()> {
             line.clear();
+            regions += task.text_ends.len() as u64;
             let mut from = 0;
             for (i, &end) in task.text_ends.iter().enumerate() {
                 line.extend_from_slice(&task.text[from..end]);
@@ -406,5 +416,8 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
     )
     .map_err(farm_error)?;
     out.commit()?;
+    stats.add(&report.stats);
+    stats.total("regions", regions, report.tasks);
+    stats.finish()?;
     Ok(())
 }

@@ -14,7 +14,7 @@ use std::io::{BufReader, Cursor, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
-use seqfarm_farm::{FarmConfig, Fill, Worker};
+use seqfarm_farm::{FarmConfig, FarmStats, Fill, Worker};
 use seqfarm_io::bam::{
     BamFile, BamIndex, BamStream, BlockBatch, RangeReader, Record, RecordError, RecordStitcher,
     WorkPlan, WorkUnit,
@@ -27,6 +27,7 @@ use seqfarm_io::Error;
 use seqfarm_regions::{FlagCounts, FlagstatFormat};
 
 use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
+use crate::farm_stats::StatsFile;
 
 mod sam;
 
@@ -72,14 +73,30 @@ pub fn run(args: FlagstatArgs) -> anyhow::Result<()> {
         with_bam_indexes(std::slice::from_ref(&args.input)),
     )?;
     let mut out = Output::create(&args.output, args.force.overwrite())?;
-    let counts = count(&args.input, &config)?;
+    let mut stats = StatsFile::create(
+        args.farm.stats.stats.as_ref(),
+        "flagstat",
+        config.workers,
+        args.force.overwrite(),
+        with_bam_indexes(std::slice::from_ref(&args.input)),
+    )?;
+    let mut farm_stats = FarmStats::default();
+    let counts = count(&args.input, &config, &mut farm_stats)?;
     out.put(counts.render(args.format).as_bytes())?;
     out.commit()?;
+    stats.add(&farm_stats);
+    stats.total("reads", counts.total[0] + counts.total[1], farm_stats.tasks);
+    stats.finish()?;
     Ok(())
 }
 
-/// Counts the records of `input` (a path or `-`).
-pub fn count(input: &Path, config: &FarmConfig) -> anyhow::Result<FlagCounts> {
+/// Counts the records of `input` (a path or `-`), adding the figures of the farms it
+/// runs to `stats` (a SAM input is read on one thread, without a farm).
+pub fn count(
+    input: &Path,
+    config: &FarmConfig,
+    stats: &mut FarmStats,
+) -> anyhow::Result<FlagCounts> {
     let stdin = input == Path::new("-");
     let mut raw: Box<dyn Read + Send> = if stdin {
         Box::new(std::io::stdin())
@@ -96,9 +113,9 @@ pub fn count(input: &Path, config: &FarmConfig) -> anyhow::Result<FlagCounts> {
     let reader = Cursor::new(head).chain(raw);
     if is_bam && !stdin {
         drop(reader);
-        count_bam_file(input, config)
+        count_bam_file(input, config, stats)
     } else if is_bam {
-        count_bam_stream(input, reader, config)
+        count_bam_stream(input, reader, config, stats)
     } else if looks_binary(reader.get_ref().0.get_ref()) {
         Err(Error::format(
             input,
@@ -265,7 +282,11 @@ fn stitch(
 }
 
 /// An indexed or unindexed BAM file, memory-mapped.
-fn count_bam_file(path: &Path, config: &FarmConfig) -> anyhow::Result<FlagCounts> {
+fn count_bam_file(
+    path: &Path,
+    config: &FarmConfig,
+    stats: &mut FarmStats,
+) -> anyhow::Result<FlagCounts> {
     let bam = BamFile::open(path)?;
     let index = match BamIndex::find(path) {
         // The index only speeds the count up (samtools never reads it): a stale one is
@@ -313,6 +334,7 @@ fn count_bam_file(path: &Path, config: &FarmConfig) -> anyhow::Result<FlagCounts
     )
     .map_err(farm_error)?;
     bar.finish_and_clear();
+    stats.merge(&report.stats);
     Ok(merge(report.workers, block_counts))
 }
 
@@ -322,6 +344,7 @@ fn count_bam_stream(
     name: &Path,
     reader: impl Read,
     config: &FarmConfig,
+    stats: &mut FarmStats,
 ) -> anyhow::Result<FlagCounts> {
     let mut stream = BamStream::open(name, BufReader::with_capacity(1 << 20, reader))?;
     let n_ref = stream.header().references.len();
@@ -349,6 +372,7 @@ fn count_bam_stream(
     )
     .map_err(farm_error)?;
     bar.finish_and_clear();
+    stats.merge(&report.stats);
     stitcher
         .finish()
         .map_err(|e| Error::format(name, stream.position(), e.0))?;

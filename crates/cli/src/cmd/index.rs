@@ -11,7 +11,8 @@ use seqfarm_fmindex::{
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
 use seqfarm_io::output::{refuse_input_as_output, Output};
 
-use crate::common::ForceArg;
+use crate::common::{ForceArg, StatsArg};
+use crate::farm_stats::StatsFile;
 use crate::progress;
 
 /// Build an FM-index (FMD-index of both strands) of a reference genome
@@ -48,6 +49,10 @@ pub struct IndexArgs {
     check: Option<PathBuf>,
     #[command(flatten)]
     force: ForceArg,
+    // The build runs its own parallel passes, not a farm: the statistics file holds the
+    // wall time and the threads only.
+    #[command(flatten)]
+    stats: StatsArg,
 }
 
 impl IndexArgs {
@@ -71,11 +76,18 @@ impl IndexArgs {
         // Refuse an existing index before any work is done.
         refuse_input_as_output(&path, [&reference])?;
         let mut output = Output::create(&path, self.force.overwrite())?;
+        let threads = crate::common::worker_threads(self.threads);
+        let mut stats = StatsFile::create(
+            self.stats.stats.as_ref(),
+            "index",
+            threads,
+            self.force.overwrite(),
+            [&reference],
+        )?;
         let started = Instant::now();
         let spinner = progress::spinner("index");
         let mut timings = StageTimes::new("reading");
         let builder = read_reference(&reference, &spinner)?;
-        let threads = crate::common::worker_threads(self.threads);
         let spill_dir = match path.parent() {
             Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
             _ => PathBuf::from("."),
@@ -129,6 +141,11 @@ impl IndexArgs {
             peak_memory().map_or_else(|| "unknown".to_string(), human_bytes),
             timings.summary()
         );
+        stats.add(&seqfarm_farm::FarmStats {
+            wall: started.elapsed(),
+            ..Default::default()
+        });
+        stats.finish()?;
         Ok(())
     }
 }

@@ -28,6 +28,7 @@ use seqfarm_sw::stats::{self, KarlinParams};
 use seqfarm_sw::{align, Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock};
 
 use crate::common::{farm_error, FarmArgs, ForceArg};
+use crate::farm_stats::StatsFile;
 use crate::progress;
 use tabular::{Hit, LineContext, TopHits};
 
@@ -259,6 +260,13 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     refuse_input_as_output(&args.output, inputs.iter().chain(&matrix_file))?;
     let mut output = Output::create(&args.output, args.force.overwrite())?;
     let config = args.farm.config();
+    let mut stats_file = StatsFile::create(
+        args.farm.stats.stats.as_ref(),
+        "search",
+        config.workers,
+        args.force.overwrite(),
+        inputs.iter().chain(&matrix_file),
+    )?;
     let started = Instant::now();
 
     let mut database = FastaChunker::open(&args.database)?;
@@ -335,9 +343,12 @@ pub fn run(args: &SearchArgs) -> Result<()> {
         counts += worker.searcher.counts();
     }
 
+    stats_file.add(&report.stats);
+    stats_file.total("residues", size.residues, report.tasks);
+    stats_file.total("sequences", size.sequences, report.tasks);
     if !args.scores_only {
         let hits: Vec<Vec<Hit>> = top_hits.into_iter().map(TopHits::into_hits).collect();
-        write_alignments(
+        let traceback = write_alignments(
             &config,
             &scoring,
             params.as_ref(),
@@ -346,9 +357,11 @@ pub fn run(args: &SearchArgs) -> Result<()> {
             &size,
             &mut output,
         )?;
+        stats_file.add(&traceback);
     }
     output.commit()?;
     report_speed(&queries, &size, seconds, isa, config.workers, &counts);
+    stats_file.finish()?;
     Ok(())
 }
 
@@ -448,7 +461,7 @@ struct AlignTask {
 }
 
 /// Aligns every reported hit with traceback (second farm) and writes the tabular lines
-/// in query order, best hit first.
+/// in query order, best hit first; returns the farm's figures.
 fn write_alignments(
     config: &seqfarm_farm::FarmConfig,
     scoring: &Scoring,
@@ -457,7 +470,7 @@ fn write_alignments(
     hits: Vec<Vec<Hit>>,
     size: &DatabaseSize,
     output: &mut Output,
-) -> Result<()> {
+) -> Result<seqfarm_farm::FarmStats> {
     let spaces: Vec<f64> = queries
         .iter()
         .map(|q| {
@@ -508,7 +521,7 @@ fn write_alignments(
         output.put(task.line.as_bytes())?;
         Ok(())
     };
-    seqfarm_farm::run(
+    let report = seqfarm_farm::run(
         config,
         AlignTask::default,
         &mut emit,
@@ -516,7 +529,7 @@ fn write_alignments(
         &mut collect,
     )
     .map_err(farm_error)?;
-    Ok(())
+    Ok(report.stats)
 }
 
 /// The report on standard error: what was searched, how long it took, GCUPS.

@@ -19,6 +19,7 @@ use seqfarm_regions::pileup::visit::{Next, RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
 use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
+use crate::farm_stats::StatsFile;
 
 mod collect;
 mod plan;
@@ -184,6 +185,14 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
     let inputs = with_bam_indexes(&args.bams);
     refuse_input_as_output(&output, inputs.iter().chain([&args.vcf]))?;
     let out = Output::create(&output, args.force.overwrite())?;
+    let config = args.farm.config();
+    let mut stats_file = StatsFile::create(
+        args.farm.stats.stats.as_ref(),
+        "snp-pileup",
+        config.workers,
+        args.force.overwrite(),
+        inputs.iter().chain([&args.vcf]),
+    )?;
     let mut min_depth = args.min_read_counts.clone();
     min_depth.resize(min_depth.len().max(bams.len()), 0);
     let walker = SiteWalker::new(
@@ -193,7 +202,6 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         },
         bams.len(),
     );
-    let config = args.farm.config();
     let total: u64 = bams.files().iter().map(|(bam, _)| bam.len()).sum();
     let task_bytes = args.task_bytes.unwrap_or_else(|| {
         (total / (config.workers as u64 * TASKS_PER_WORKER))
@@ -236,5 +244,9 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         );
     }
     collector.finish()?;
+    stats_file.add(&report.stats);
+    let blocks: u64 = report.workers.iter().map(|w| w.blocks_inflated()).sum();
+    stats_file.total("bgzf_blocks", blocks, report.tasks);
+    stats_file.finish()?;
     Ok(())
 }

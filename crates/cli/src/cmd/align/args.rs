@@ -407,6 +407,8 @@ pub struct AlignArgs {
     /// Pin worker threads to cores
     #[arg(long)]
     pub pin: bool,
+    #[command(flatten)]
+    pub stats: crate::common::StatsArg,
     /// Output in input order (always so; accepted)
     #[arg(long)]
     pub reorder: bool,
