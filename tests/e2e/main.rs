@@ -17,3 +17,4 @@ mod messages;
 mod outputs;
 mod search;
 mod snp_pileup;
+mod stats;
