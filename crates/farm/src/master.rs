@@ -220,6 +220,9 @@ impl<T, E> Master<'_, T, E> {
             let mut collected = self.stats.collect;
             let mut progressed = timed(&mut collected, || self.collect(collector))?;
             self.stats.collect = collected;
+            // Filling and handing out tasks is timed as a whole: two clock reads per
+            // round rather than per task.
+            let emitting = Instant::now();
             loop {
                 let parcel = match self.pending.take() {
                     Some(parcel) => parcel,
@@ -230,10 +233,7 @@ impl<T, E> Master<'_, T, E> {
                         let Some(mut parcel) = self.free.pop() else {
                             break;
                         };
-                        let filled = timed(&mut self.stats.emit, || {
-                            guarded(Stage::Emitter, || emitter.fill(&mut parcel.task))
-                        })?;
-                        match filled {
+                        match guarded(Stage::Emitter, || emitter.fill(&mut parcel.task))? {
                             Fill::Task => {
                                 parcel.seq = self.next_seq;
                                 self.next_seq += 1;
@@ -265,6 +265,7 @@ impl<T, E> Master<'_, T, E> {
                     }
                 }
             }
+            self.stats.emit += emitting.elapsed();
             if input_done && self.in_flight == 0 && self.pending.is_none() {
                 return Ok(());
             }

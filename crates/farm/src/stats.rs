@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 /// The master thread's time in one farm run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MasterStats {
-    /// Inside the emitter (`Emitter::fill`), reading input included.
+    /// Inside the emitter (`Emitter::fill`), reading input included, and handing the
+    /// tasks to the workers.
     pub emit: Duration,
     /// Taking processed tasks off the result rings and inside the collector
     /// (`Collector::collect`).
