@@ -234,4 +234,12 @@ fn stats_file_is_an_output() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("stats.json")).unwrap())
             .unwrap();
     assert_eq!(v["command"], "flagstat");
+    let same = seqfarm()
+        .current_dir(dir.path())
+        .args(["flagstat", "--force", "--stats", "out.txt", "-o", "out.txt"])
+        .arg(&bam)
+        .output()
+        .unwrap();
+    assert!(!same.status.success(), "{same:?}");
+    assert!(String::from_utf8_lossy(&same.stderr).contains("same file as the output"));
 }

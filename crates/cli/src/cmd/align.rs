@@ -158,6 +158,7 @@ impl AlignArgs {
             self.stats.stats.as_ref(),
             "align",
             workers,
+            &out_path,
             self.force.overwrite(),
             &inputs,
         )?;

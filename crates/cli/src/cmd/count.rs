@@ -362,6 +362,7 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
         args.farm.stats.stats.as_ref(),
         "count",
         config.workers,
+        &args.output,
         args.force.overwrite(),
         inputs,
     )?;

@@ -77,6 +77,7 @@ pub fn run(args: FlagstatArgs) -> anyhow::Result<()> {
         args.farm.stats.stats.as_ref(),
         "flagstat",
         config.workers,
+        &args.output,
         args.force.overwrite(),
         with_bam_indexes(std::slice::from_ref(&args.input)),
     )?;

@@ -81,6 +81,7 @@ impl IndexArgs {
             self.stats.stats.as_ref(),
             "index",
             threads,
+            &path,
             self.force.overwrite(),
             [&reference],
         )?;

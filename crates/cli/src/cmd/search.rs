@@ -264,6 +264,7 @@ pub fn run(args: &SearchArgs) -> Result<()> {
         args.farm.stats.stats.as_ref(),
         "search",
         config.workers,
+        &args.output,
         args.force.overwrite(),
         inputs.iter().chain(&matrix_file),
     )?;

@@ -190,6 +190,7 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         args.farm.stats.stats.as_ref(),
         "snp-pileup",
         config.workers,
+        &output,
         args.force.overwrite(),
         inputs.iter().chain([&args.vcf]),
     )?;
