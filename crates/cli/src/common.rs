@@ -31,7 +31,9 @@ pub struct StatsArg {
 impl FarmArgs {
     /// The farm layout these arguments ask for (ordered; callers change what differs).
     pub fn config(&self) -> FarmConfig {
-        FarmConfig::new(worker_threads(self.threads)).pin(self.pin)
+        FarmConfig::new(worker_threads(self.threads))
+            .pin(self.pin)
+            .timed(self.stats.stats.is_some())
     }
 }
 

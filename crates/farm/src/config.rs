@@ -12,6 +12,9 @@ pub struct FarmConfig {
     pub pin: bool,
     /// Deliver tasks to the collector in the order the emitter filled them.
     pub ordered: bool,
+    /// Time the master and the workers ([`crate::FarmStats`]); without it no clock is
+    /// read per task, and the report holds the wall time and task counts only.
+    pub timed: bool,
 }
 
 impl Default for FarmConfig {
@@ -29,6 +32,7 @@ impl FarmConfig {
             queue_depth: 4,
             pin: false,
             ordered: true,
+            timed: false,
         }
     }
 
@@ -47,6 +51,12 @@ impl FarmConfig {
     /// Sets whether results are delivered in input order.
     pub fn ordered(mut self, ordered: bool) -> Self {
         self.ordered = ordered;
+        self
+    }
+
+    /// Sets whether the master and the workers are timed (for `--stats`).
+    pub fn timed(mut self, timed: bool) -> Self {
+        self.timed = timed;
         self
     }
 

@@ -81,6 +81,7 @@ where
             master_bell: &master_bell,
             shared: &shared,
             patience,
+            timed: config.timed,
         });
     }
     let pool: Vec<Parcel<T>> = (0..pool_size)
@@ -118,6 +119,7 @@ where
                 bell: &master_bell,
                 shared: &shared,
                 patience,
+                timed: config.timed,
                 ordered: config.ordered,
                 free: pool,
                 reorder: (0..pool_size).map(|_| None).collect(),
@@ -189,6 +191,8 @@ struct Master<'a, T, E> {
     bell: &'a Bell,
     shared: &'a Shared<E>,
     patience: Patience,
+    /// Whether to time the emitter, the collector and the waiting.
+    timed: bool,
     ordered: bool,
     /// Task objects ready to be filled.
     free: Vec<Parcel<T>>,
@@ -218,11 +222,11 @@ impl<T, E> Master<'_, T, E> {
                 return Ok(());
             }
             let mut collected = self.stats.collect;
-            let mut progressed = timed(&mut collected, || self.collect(collector))?;
+            let mut progressed = timed(self.timed, &mut collected, || self.collect(collector))?;
             self.stats.collect = collected;
             // Filling and handing out tasks is timed as a whole: two clock reads per
             // round rather than per task.
-            let emitting = Instant::now();
+            let emitting = self.timed.then(Instant::now);
             loop {
                 let parcel = match self.pending.take() {
                     Some(parcel) => parcel,
@@ -265,14 +269,16 @@ impl<T, E> Master<'_, T, E> {
                     }
                 }
             }
-            self.stats.emit += emitting.elapsed();
+            if let Some(emitting) = emitting {
+                self.stats.emit += emitting.elapsed();
+            }
             if input_done && self.in_flight == 0 && self.pending.is_none() {
                 return Ok(());
             }
             if !progressed {
                 let from_workers = &self.from_workers;
                 let shared = self.shared;
-                timed(&mut self.stats.idle, || {
+                timed(self.timed, &mut self.stats.idle, || {
                     self.patience.wait(
                         self.bell,
                         || from_workers.iter().any(|ring| !ring.is_empty()),

@@ -118,9 +118,12 @@ fn per_task(time: Duration, tasks: u64) -> Option<Duration> {
     }
     Some(Duration::from_secs_f64(time.as_secs_f64() / tasks as f64))
 }
-
-/// Runs `f` and adds its duration to `total`.
-pub(crate) fn timed<R>(total: &mut Duration, f: impl FnOnce() -> R) -> R {
+/// Runs `f`, adding the time it took to `total` when `on` (the farm is timed); reads
+/// no clock otherwise.
+pub(crate) fn timed<R>(on: bool, total: &mut Duration, f: impl FnOnce() -> R) -> R {
+    if !on {
+        return f();
+    }
     let start = Instant::now();
     let r = f();
     *total += start.elapsed();
@@ -195,12 +198,34 @@ mod tests {
         assert!((a.ceiling().unwrap() - 30.0).abs() < 1e-9);
     }
 
+    #[test]
+    fn an_untimed_farm_reads_no_clock_per_task() {
+        let (out, stats) = timed_farm(20, 2, Duration::from_millis(1), false);
+        assert_eq!(out, (0..20).map(|t| t * 3).collect::<Vec<_>>());
+        assert_eq!(stats.tasks, 20);
+        assert!(stats
+            .workers
+            .iter()
+            .all(|w| w.busy.is_zero() && w.idle.is_zero()));
+        assert!(stats.master.emit.is_zero() && stats.master.collect.is_zero());
+    }
+
     /// A farm whose workers sleep `sleep` per task, with its outputs in order.
     fn sleeping_farm(tasks: u64, workers: usize, sleep: Duration) -> (Vec<u64>, FarmStats) {
+        timed_farm(tasks, workers, sleep, true)
+    }
+
+    /// [`sleeping_farm`], timed or not.
+    fn timed_farm(
+        tasks: u64,
+        workers: usize,
+        sleep: Duration,
+        timed: bool,
+    ) -> (Vec<u64>, FarmStats) {
         let mut next = 0u64;
         let mut out = Vec::new();
         let report = crate::run(
-            &crate::FarmConfig::new(workers).queue_depth(2),
+            &crate::FarmConfig::new(workers).queue_depth(2).timed(timed),
             || 0u64,
             &mut |task: &mut u64| -> Result<crate::Fill, String> {
                 if next == tasks {

@@ -100,6 +100,8 @@ pub(crate) struct WorkerSeat<'a, T, E> {
     pub(crate) master_bell: &'a Bell,
     pub(crate) shared: &'a Shared<E>,
     pub(crate) patience: Patience,
+    /// Whether to time the work and the waiting ([`crate::FarmConfig::timed`]).
+    pub(crate) timed: bool,
 }
 
 impl<T, E> WorkerSeat<'_, T, E> {
@@ -126,7 +128,9 @@ impl<T, E> WorkerSeat<'_, T, E> {
             task: None,
         };
         let mut stats = WorkerStats::default();
-        let mut state = match timed(&mut stats.setup, || guarded(setup, || make_worker(info))) {
+        let mut state = match timed(self.timed, &mut stats.setup, || {
+            guarded(setup, || make_worker(info))
+        }) {
             Ok(state) => state,
             Err(e) => return self.stop_with(e),
         };
@@ -140,9 +144,11 @@ impl<T, E> WorkerSeat<'_, T, E> {
                         index: self.index,
                         task: Some(parcel.seq),
                     };
-                    let start = Instant::now();
+                    let start = self.timed.then(Instant::now);
                     let processed = guarded(stage, || state.process(&mut parcel.task));
-                    stats.busy += start.elapsed();
+                    if let Some(start) = start {
+                        stats.busy += start.elapsed();
+                    }
                     if let Err(e) = processed {
                         return self.stop_with(e);
                     }
@@ -164,7 +170,7 @@ impl<T, E> WorkerSeat<'_, T, E> {
                     }
                     let input = &self.input;
                     let shared = self.shared;
-                    timed(&mut stats.idle, || {
+                    timed(self.timed, &mut stats.idle, || {
                         self.patience.wait(
                             self.bell,
                             || !input.is_empty() || shared.input_closed(),

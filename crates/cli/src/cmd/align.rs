@@ -198,7 +198,9 @@ impl AlignArgs {
             int_quals: self.int_quals,
             ..ParseOptions::default()
         };
-        let config = FarmConfig::new(workers).pin(self.pin);
+        let config = FarmConfig::new(workers)
+            .pin(self.pin)
+            .timed(self.stats.stats.is_some());
         let ignore_quals = self.ignore_quals;
         let mut chunker = InputChunker::new(
             &sources,

@@ -119,7 +119,11 @@ fn check_tail(f: &Fields<'_>) -> Result<(), LayoutError> {
 mod tests {
     use super::*;
 
-    fn bai(references: &[(&[(u32, &[[u64; 2]])], &[u64])]) -> Vec<u8> {
+    /// A bin number and its chunks (start and end virtual offsets).
+    type Bin<'a> = (u32, &'a [[u64; 2]]);
+
+    /// A BAI of references given as their bins and linear index.
+    fn bai(references: &[(&[Bin<'_>], &[u64])]) -> Vec<u8> {
         let mut out = b"BAI\x01".to_vec();
         out.extend((references.len() as i32).to_le_bytes());
         for (bins, linear) in references {
