@@ -163,19 +163,14 @@ impl AlignArgs {
             &inputs,
         )?;
         // The index is mapped without reading it up front (the header and structure are
-        // checked at once); its section checksums are verified beside the alignment, on
-        // a thread of their own, and a damaged index fails the run before any output is
-        // committed.
+        // checked at once); its section checksums are verified by an `IndexCheck`.
         let quick = LoadOptions {
             verify_checksums: false,
             ..LoadOptions::default()
         };
         let index = FmIndex::open(&index_file, quick)
             .with_context(|| format!("cannot load the index {}", index_file.display()))?;
-        let verification = {
-            let path = index_file.clone();
-            std::thread::spawn(move || FmIndex::verify_file(&path))
-        };
+        let mut verification = IndexCheck::start(index_file.clone())?;
         timer.phase("Time loading reference", started);
         timer.phase("Time loading forward index", started);
         let search_started = Instant::now();
@@ -316,6 +311,7 @@ impl AlignArgs {
             if let Some(e) = task.error.take() {
                 return Err(e.into());
             }
+            verification.poll()?;
             output.put(&task.out)?;
             read_files.write(&mut task.read_files)?;
             totals += task.counts;
@@ -338,10 +334,7 @@ impl AlignArgs {
         if style.bam {
             output.put(&EOF_MARKER)?;
         }
-        verification
-            .join()
-            .map_err(|_| anyhow::anyhow!("the index check stopped unexpectedly"))?
-            .with_context(|| format!("cannot load the index {}", index_file.display()))?;
+        verification.finish()?;
         output.commit()?;
         read_files.commit()?;
         metrics.finish(&totals)?;
@@ -370,6 +363,52 @@ impl AlignArgs {
 /// What the aligner sees of `read`: `--ignore-quals` charges the maximum penalty, as
 /// for a read without qualities (bowtie2 does so); a read that failed the QSEQ filter
 /// is not aligned with `--qc-filter` (given no bases; reported as `YF:Z:QC`).
+/// Index files up to this size are verified before alignment starts (a few
+/// milliseconds): on a damaged index, searches can walk far before they give up.
+const CHECK_FIRST_BYTES: u64 = 64 << 20;
+
+/// The verification of the index's section checksums: done at once for a small index;
+/// for a large one run beside the alignment, on a thread of its own, its outcome polled
+/// as tasks are collected so that a damaged index stops the run at the next task (and
+/// always before any output is committed).
+struct IndexCheck {
+    path: PathBuf,
+    running: Option<std::thread::JoinHandle<Result<(), seqfarm_fmindex::LoadError>>>,
+}
+
+impl IndexCheck {
+    fn start(path: PathBuf) -> anyhow::Result<Self> {
+        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        let mut check = Self {
+            path: path.clone(),
+            running: Some(std::thread::spawn(move || FmIndex::verify_file(&path))),
+        };
+        if size <= CHECK_FIRST_BYTES {
+            check.finish()?;
+        }
+        Ok(check)
+    }
+
+    /// The verification's error once it has finished with one.
+    fn poll(&mut self) -> anyhow::Result<()> {
+        if self.running.as_ref().is_some_and(|h| h.is_finished()) {
+            self.finish()?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the verification and returns its outcome.
+    fn finish(&mut self) -> anyhow::Result<()> {
+        let Some(running) = self.running.take() else {
+            return Ok(());
+        };
+        running
+            .join()
+            .map_err(|_| anyhow::anyhow!("the index check stopped unexpectedly"))?
+            .with_context(|| format!("cannot load the index {}", self.path.display()))
+    }
+}
+
 fn read_input<'a>(read: &ReadRef<'a>, ignore_quals: bool, qc_filter: bool) -> ReadInput<'a> {
     let skip = qc_filter && read.filtered;
     ReadInput {
