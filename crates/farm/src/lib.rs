@@ -49,7 +49,7 @@
 //! )
 //! .unwrap();
 //! assert_eq!(total, 999 * 1000);
-//! assert_eq!(report.tasks, 1000);
+//! assert_eq!(report.tasks(), 1000);
 //! ```
 
 mod bell;

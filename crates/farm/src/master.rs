@@ -13,11 +13,7 @@ use crate::{Collector, Emitter, FarmConfig, FarmError, Fill, Stage, Worker, Work
 pub struct FarmReport<W> {
     /// Each worker's private state, in worker order, for merging per-worker totals.
     pub workers: Vec<W>,
-    /// Tasks processed.
-    pub tasks: u64,
-    /// Tasks processed by each worker (a load-balance check).
-    pub tasks_per_worker: Vec<u64>,
-    /// Where the run's time went: master, workers, and the figures derived from them.
+    /// Tasks processed (in all and by each worker), and where the run's time went: master, workers, and the figures derived from them.
     pub stats: FarmStats,
 }
 
@@ -25,10 +21,20 @@ impl<W> std::fmt::Debug for FarmReport<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FarmReport")
             .field("workers", &self.workers.len())
-            .field("tasks", &self.tasks)
-            .field("tasks_per_worker", &self.tasks_per_worker)
             .field("stats", &self.stats)
             .finish()
+    }
+}
+
+impl<W> FarmReport<W> {
+    /// Tasks processed.
+    pub fn tasks(&self) -> u64 {
+        self.stats.tasks
+    }
+
+    /// Tasks processed by each worker, in worker order (a load-balance check).
+    pub fn tasks_per_worker(&self) -> Vec<u64> {
+        self.stats.workers.iter().map(|w| w.tasks).collect()
     }
 }
 
@@ -154,8 +160,6 @@ where
     let (tasks, master_stats, results) = outcome;
     let mut report = FarmReport {
         workers: Vec::with_capacity(workers),
-        tasks,
-        tasks_per_worker: Vec::with_capacity(workers),
         stats: FarmStats {
             wall,
             tasks,
@@ -167,7 +171,6 @@ where
         match joined {
             Ok(Some((state, worker_stats))) => {
                 report.workers.push(state);
-                report.tasks_per_worker.push(worker_stats.tasks);
                 report.stats.workers.push(worker_stats);
             }
             // A worker only gives up after recording an error, and a panic is caught

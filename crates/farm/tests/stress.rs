@@ -98,8 +98,8 @@ fn exactly_once(tasks: u64, workers: usize, depth: usize, ordered: bool, max_spi
         &mut collect,
     )
     .expect("farm succeeds");
-    assert_eq!(report.tasks, tasks);
-    assert_eq!(report.tasks_per_worker.iter().sum::<u64>(), tasks);
+    assert_eq!(report.tasks(), tasks);
+    assert_eq!(report.tasks_per_worker().iter().sum::<u64>(), tasks);
     assert_eq!(report.workers.len(), workers);
     assert!(seen.iter().all(|&s| s), "some task was never collected");
 }

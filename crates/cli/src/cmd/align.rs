@@ -339,8 +339,8 @@ impl AlignArgs {
         read_files.commit()?;
         metrics.finish(&totals)?;
         stats_file.add(&report.stats);
-        stats_file.total("reads", fragments, report.tasks);
-        stats_file.total("bytes", input_bytes, report.tasks);
+        stats_file.total("reads", fragments, report.tasks());
+        stats_file.total("bytes", input_bytes, report.tasks());
         stats_file.finish()?;
         timer.phase("Multiseed full-index search", search_started);
         if !self.quiet {
@@ -379,14 +379,19 @@ struct IndexCheck {
 impl IndexCheck {
     fn start(path: PathBuf) -> anyhow::Result<Self> {
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        let mut check = Self {
-            path: path.clone(),
-            running: Some(std::thread::spawn(move || FmIndex::verify_file(&path))),
-        };
         if size <= CHECK_FIRST_BYTES {
-            check.finish()?;
+            FmIndex::verify_file(&path)
+                .with_context(|| format!("cannot load the index {}", path.display()))?;
+            return Ok(Self {
+                path,
+                running: None,
+            });
         }
-        Ok(check)
+        let checked = path.clone();
+        Ok(Self {
+            path,
+            running: Some(std::thread::spawn(move || FmIndex::verify_file(&checked))),
+        })
     }
 
     /// The verification's error once it has finished with one.

@@ -418,7 +418,7 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
     .map_err(farm_error)?;
     out.commit()?;
     stats.add(&report.stats);
-    stats.total("regions", regions, report.tasks);
+    stats.total("regions", regions, report.tasks());
     stats.finish()?;
     Ok(())
 }

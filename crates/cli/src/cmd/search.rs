@@ -345,8 +345,8 @@ pub fn run(args: &SearchArgs) -> Result<()> {
     }
 
     stats_file.add(&report.stats);
-    stats_file.total("residues", size.residues, report.tasks);
-    stats_file.total("sequences", size.sequences, report.tasks);
+    stats_file.total("residues", size.residues, report.tasks());
+    stats_file.total("sequences", size.sequences, report.tasks());
     if !args.scores_only {
         let hits: Vec<Vec<Hit>> = top_hits.into_iter().map(TopHits::into_hits).collect();
         let traceback = write_alignments(

@@ -241,13 +241,17 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         eprintln!(
             "{} tasks of {} compressed bytes, {} site clusters replayed ({} widened back, \
              {} read further), {blocks} BGZF blocks inflated",
-            report.tasks, task_bytes, stats.clusters, stats.widened_back, stats.widened_forward
+            report.tasks(),
+            task_bytes,
+            stats.clusters,
+            stats.widened_back,
+            stats.widened_forward
         );
     }
     collector.finish()?;
     stats_file.add(&report.stats);
     let blocks: u64 = report.workers.iter().map(|w| w.blocks_inflated()).sum();
-    stats_file.total("bgzf_blocks", blocks, report.tasks);
+    stats_file.total("bgzf_blocks", blocks, report.tasks());
     stats_file.finish()?;
     Ok(())
 }
