@@ -93,6 +93,14 @@ fn flagstat(s: &Scratch, input: &Path, inputs: &[&Path]) {
     );
 }
 
+/// `count` with `regions` (`--window` or `--bed`) on `bam`, into the scratch directory.
+fn count(s: &Scratch, regions: [OsString; 2], bam: &Path, inputs: &[&Path]) {
+    let mut command = Vec::from(args!["count", "-t", "1", "--force", "-o", s.path("out")]);
+    command.extend(regions);
+    command.push(bam.into());
+    run_judged(&command, inputs);
+}
+
 /// The variant byte and the rest of the input.
 fn variant(data: &[u8]) -> (u8, &[u8]) {
     match data.split_first() {
@@ -169,20 +177,7 @@ fn bai(data: &[u8]) {
         s.remove("indexed.bam.csi");
         let index = s.write(name, &bytes);
         flagstat(s, &bam, &[&bam, &index]);
-        run_judged(
-            &args![
-                "count",
-                "-t",
-                "1",
-                "--force",
-                "-o",
-                s.path("out"),
-                "--window",
-                "5000",
-                &bam
-            ],
-            &[&bam, &index],
-        );
+        count(s, args!["--window", "5000"], &bam, &[&bam, &index]);
     })
 }
 
@@ -259,20 +254,7 @@ fn bed(data: &[u8]) {
     Scratch::with(|s| {
         let bed = write_maybe_gzip(s, "fuzz.bed", text, flags & 1 != 0);
         let bam = s.path("indexed.bam");
-        run_judged(
-            &args![
-                "count",
-                "-t",
-                "1",
-                "--force",
-                "-o",
-                s.path("out"),
-                "--bed",
-                &bed,
-                &bam
-            ],
-            &[&bed, &bam],
-        );
+        count(s, args!["--bed", &bed], &bam, &[&bed, &bam]);
     })
 }
 
