@@ -12,6 +12,7 @@ mod bounded_memory;
 mod cli;
 mod count;
 mod flagstat;
+mod idle_threads;
 mod index;
 mod messages;
 mod outputs;

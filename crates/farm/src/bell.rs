@@ -5,16 +5,14 @@
 //! first publishes the work (a release store inside the ring), then reads `sleeping` and
 //! unparks only if it is set. Both sides separate their store from their load with a
 //! sequentially consistent fence, so either the sleeper sees the work or the waker sees
-//! the sleeper: no wake-up is lost. `park` may also return spuriously or after a timeout;
-//! the caller simply re-checks.
+//! the sleeper: no wake-up is lost. A parked thread therefore sleeps until it is rung,
+//! with no timed wake-up: an idle farm costs no CPU time however many threads it has.
+//! `park` may also return spuriously; the caller simply re-checks.
 
 use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::thread::Thread;
 use std::time::{Duration, Instant};
-
-/// Longest a parked thread sleeps before it re-checks on its own (a safety net only).
-const PARK_LIMIT: Duration = Duration::from_millis(50);
 
 /// One thread's "I am asleep" flag and handle.
 ///
@@ -54,7 +52,9 @@ impl Bell {
 pub(crate) struct Patience {
     spin: Duration,
     yields: u32,
-    park_limit: Duration,
+    /// Longest a parked thread sleeps before it re-checks on its own; `None` in a farm
+    /// (it is always rung), a bound only in tests that detect a lost wake-up.
+    park_limit: Option<Duration>,
 }
 
 impl Patience {
@@ -74,7 +74,7 @@ impl Patience {
         Self {
             spin,
             yields,
-            park_limit: PARK_LIMIT,
+            park_limit: None,
         }
     }
 
@@ -114,7 +114,10 @@ impl Patience {
                 bell.sleeping.store(false, Ordering::Relaxed);
                 return;
             }
-            std::thread::park_timeout(self.park_limit);
+            match self.park_limit {
+                Some(limit) => std::thread::park_timeout(limit),
+                None => std::thread::park(),
+            }
             bell.sleeping.store(false, Ordering::Relaxed);
             if ready() || stop() {
                 return;
@@ -139,7 +142,7 @@ mod tests {
         let patience = Patience {
             spin: Duration::ZERO,
             yields: 0,
-            park_limit: Duration::from_secs(60),
+            park_limit: Some(Duration::from_secs(60)),
         };
         let start = std::time::Instant::now();
         std::thread::scope(|s| {
