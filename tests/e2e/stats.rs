@@ -54,15 +54,20 @@ fn check_farm(v: &Value, command: &str, threads: usize) {
     let tasks = v["tasks"].as_u64().expect("tasks");
     assert!(tasks > 0, "{v}");
     let master = &v["master"];
-    let master_time =
-        number(master, "emit_s") + number(master, "collect_s") + number(master, "idle_s");
+    let master_time = number(master, "emit_s")
+        + number(master, "collect_s")
+        + number(master, "stalled_s")
+        + number(master, "idle_s");
     assert!(master_time <= wall * 1.5, "{v}");
     let workers = v["workers"].as_array().expect("workers");
     assert_eq!(workers.len(), threads, "{v}");
     let mut worker_tasks = 0;
     for w in workers {
         worker_tasks += w["tasks"].as_u64().expect("worker tasks");
-        let time = number(w, "busy_s") + number(w, "idle_s") + number(w, "setup_s");
+        let time = number(w, "busy_s")
+            + number(w, "stalled_s")
+            + number(w, "idle_s")
+            + number(w, "setup_s");
         assert!(time <= wall * 1.5, "{v}");
     }
     assert_eq!(worker_tasks, tasks, "{v}");

@@ -83,6 +83,7 @@ impl StatsFile {
                 json!({
                     "tasks": w.tasks,
                     "busy_s": secs(w.busy),
+                    "stalled_s": secs(w.stalled),
                     "idle_s": secs(w.idle),
                     "setup_s": secs(w.setup),
                 })
@@ -98,6 +99,7 @@ impl StatsFile {
             "master": {
                 "emit_s": secs(s.master.emit),
                 "collect_s": secs(s.master.collect),
+                "stalled_s": secs(s.master.stalled),
                 "idle_s": secs(s.master.idle),
             },
             "workers": workers,
@@ -146,11 +148,13 @@ mod tests {
             master: MasterStats {
                 emit: Duration::from_millis(1),
                 collect: Duration::from_millis(1),
-                idle: Duration::from_millis(8),
+                stalled: Duration::from_millis(1),
+                idle: Duration::from_millis(7),
             },
             workers: vec![WorkerStats {
                 tasks: 4,
                 busy: Duration::from_millis(8),
+                stalled: Duration::ZERO,
                 idle: Duration::from_millis(1),
                 setup: Duration::ZERO,
             }],
@@ -165,7 +169,8 @@ mod tests {
         assert_eq!(v["workers"][0]["tasks"], 8);
         assert!((v["ceiling"].as_f64().unwrap() - 4.0).abs() < 1e-9);
         assert!((v["efficiency"].as_f64().unwrap() - 0.8).abs() < 1e-9);
-        assert!((v["master"]["idle_s"].as_f64().unwrap() - 0.016).abs() < 1e-9);
+        assert!((v["master"]["idle_s"].as_f64().unwrap() - 0.014).abs() < 1e-9);
+        assert!((v["master"]["stalled_s"].as_f64().unwrap() - 0.002).abs() < 1e-9);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::time::Instant;
 use rtrb::{Consumer, Producer, RingBuffer};
 
 use crate::bell::{Bell, Patience};
-use crate::stats::{timed, FarmStats, MasterStats};
+use crate::stats::{timed, timed_work, FarmStats, MasterStats, WorkClock};
 use crate::worker::{guarded, Parcel, Shared, Slot, WorkerSeat};
 use crate::{Collector, Emitter, FarmConfig, FarmError, Fill, Stage, Worker, WorkerInfo};
 
@@ -224,12 +224,14 @@ impl<T, E> Master<'_, T, E> {
             if self.shared.stopped() {
                 return Ok(());
             }
-            let mut collected = self.stats.collect;
-            let mut progressed = timed(self.timed, &mut collected, || self.collect(collector))?;
-            self.stats.collect = collected;
-            // Filling and handing out tasks is timed as a whole: two clock reads per
-            // round rather than per task.
-            let emitting = self.timed.then(Instant::now);
+            let (mut collected, mut stalled) = (self.stats.collect, self.stats.stalled);
+            let mut progressed = timed_work(self.timed, &mut collected, &mut stalled, || {
+                self.collect(collector)
+            })?;
+            (self.stats.collect, self.stats.stalled) = (collected, stalled);
+            // Filling and handing out tasks is timed as a whole: clock reads per round
+            // rather than per task.
+            let emitting = self.timed.then(WorkClock::start);
             loop {
                 let parcel = match self.pending.take() {
                     Some(parcel) => parcel,
@@ -273,7 +275,7 @@ impl<T, E> Master<'_, T, E> {
                 }
             }
             if let Some(emitting) = emitting {
-                self.stats.emit += emitting.elapsed();
+                emitting.stop(&mut self.stats.emit, &mut self.stats.stalled);
             }
             if input_done && self.in_flight == 0 && self.pending.is_none() {
                 return Ok(());

@@ -3,20 +3,30 @@
 //! scaling ceiling, parallel efficiency).
 //!
 //! Only when the farm is timed ([`crate::FarmConfig::timed`], for `--stats`) are the
-//! calls into the roles and the waits timed (two clock reads around each); otherwise
-//! the report holds the wall time and the task counts only.
+//! calls into the roles and the waits timed (clock reads around each); otherwise the
+//! report holds the wall time and the task counts only.
+//!
+//! The work of a role (emitting, collecting, processing) is counted in the thread's CPU
+//! time, so that its cost does not grow when the thread waits for a core (on a loaded
+//! machine, or with more threads than cores) and the scaling ceiling stays a property of
+//! the work. The wall time a role spent inside its call without running (blocked reading
+//! the input or writing the output, waiting for a page from disk or for a core) is kept
+//! apart as *stalled*. Waiting for the other side of the farm (idle) is wall time.
 
 use std::time::{Duration, Instant};
 
 /// The master thread's time in one farm run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MasterStats {
-    /// Inside the emitter (`Emitter::fill`), reading input included, and handing the
-    /// tasks to the workers.
+    /// CPU time inside the emitter (`Emitter::fill`), reading input included, and
+    /// handing the tasks to the workers.
     pub emit: Duration,
-    /// Taking processed tasks off the result rings and inside the collector
+    /// CPU time taking processed tasks off the result rings and inside the collector
     /// (`Collector::collect`).
     pub collect: Duration,
+    /// Wall time inside the emitter or the collector without running: waiting on the
+    /// input (a pipe, a disk), on the output, or for a core.
+    pub stalled: Duration,
     /// Waiting for a worker to hand back a task.
     pub idle: Duration,
 }
@@ -33,8 +43,11 @@ impl MasterStats {
 pub struct WorkerStats {
     /// Tasks this worker processed.
     pub tasks: u64,
-    /// Inside `Worker::process`.
+    /// CPU time inside `Worker::process`.
     pub busy: Duration,
+    /// Wall time inside `Worker::process` without running: waiting for pages of the
+    /// input from disk, or for a core.
+    pub stalled: Duration,
     /// Waiting for a task.
     pub idle: Duration,
     /// Building the worker's private state (the factory `make_worker`).
@@ -63,6 +76,7 @@ impl FarmStats {
         self.tasks += other.tasks;
         self.master.emit += other.master.emit;
         self.master.collect += other.master.collect;
+        self.master.stalled += other.master.stalled;
         self.master.idle += other.master.idle;
         if self.workers.len() < other.workers.len() {
             self.workers
@@ -71,6 +85,7 @@ impl FarmStats {
         for (mine, theirs) in self.workers.iter_mut().zip(&other.workers) {
             mine.tasks += theirs.tasks;
             mine.busy += theirs.busy;
+            mine.stalled += theirs.stalled;
             mine.idle += theirs.idle;
             mine.setup += theirs.setup;
         }
@@ -119,8 +134,8 @@ fn per_task(time: Duration, tasks: u64) -> Option<Duration> {
     }
     Some(Duration::from_secs_f64(time.as_secs_f64() / tasks as f64))
 }
-/// Runs `f`, adding the time it took to `total` when `on` (the farm is timed); reads
-/// no clock otherwise.
+/// Runs `f`, adding the wall time it took to `total` when `on` (the farm is timed);
+/// reads no clock otherwise.
 pub(crate) fn timed<R>(on: bool, total: &mut Duration, f: impl FnOnce() -> R) -> R {
     if !on {
         return f();
@@ -129,6 +144,71 @@ pub(crate) fn timed<R>(on: bool, total: &mut Duration, f: impl FnOnce() -> R) ->
     let r = f();
     *total += start.elapsed();
     r
+}
+
+/// A reading of the calling thread's wall clock and CPU clock, to time a piece of work.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WorkClock {
+    wall: Instant,
+    cpu: Duration,
+}
+
+impl WorkClock {
+    /// Reads both clocks now.
+    pub(crate) fn start() -> Self {
+        Self {
+            wall: Instant::now(),
+            cpu: thread_cpu_time().unwrap_or_default(),
+        }
+    }
+
+    /// Adds the CPU time since [`WorkClock::start`] to `work` and the rest of the wall
+    /// time to `stalled`. Where the thread's CPU clock cannot be read, all of the wall
+    /// time counts as work.
+    pub(crate) fn stop(self, work: &mut Duration, stalled: &mut Duration) {
+        let wall = self.wall.elapsed();
+        let cpu = match thread_cpu_time() {
+            Some(now) => now.saturating_sub(self.cpu).min(wall),
+            None => wall,
+        };
+        *work += cpu;
+        *stalled += wall - cpu;
+    }
+}
+
+/// Runs `f`, adding its CPU time to `work` and the rest of its wall time to `stalled`
+/// when `on` (the farm is timed); reads no clock otherwise.
+pub(crate) fn timed_work<R>(
+    on: bool,
+    work: &mut Duration,
+    stalled: &mut Duration,
+    f: impl FnOnce() -> R,
+) -> R {
+    if !on {
+        return f();
+    }
+    let clock = WorkClock::start();
+    let r = f();
+    clock.stop(work, stalled);
+    r
+}
+
+/// The CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`).
+#[cfg(unix)]
+fn thread_cpu_time() -> Option<Duration> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid timespec for the call to write.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    (status == 0).then(|| Duration::new(now.tv_sec as u64, now.tv_nsec as u32))
+}
+
+/// Without a thread CPU clock, work is timed on the wall clock.
+#[cfg(not(unix))]
+fn thread_cpu_time() -> Option<Duration> {
+    None
 }
 
 #[cfg(test)]
@@ -146,19 +226,22 @@ mod tests {
             master: MasterStats {
                 emit: ms(3),
                 collect: ms(2),
-                idle: ms(90),
+                stalled: ms(1),
+                idle: ms(89),
             },
             workers: vec![
                 WorkerStats {
                     tasks: 6,
                     busy: ms(90),
+                    stalled: ms(0),
                     idle: ms(5),
                     setup: ms(1),
                 },
                 WorkerStats {
                     tasks: 4,
                     busy: ms(60),
-                    idle: ms(30),
+                    stalled: ms(2),
+                    idle: ms(28),
                     setup: ms(1),
                 },
             ],
@@ -192,7 +275,8 @@ mod tests {
             ..WorkerStats::default()
         });
         a.merge(&b);
-        assert_eq!((a.wall, a.tasks, a.master.idle), (ms(200), 20, ms(180)));
+        assert_eq!((a.wall, a.tasks, a.master.idle), (ms(200), 20, ms(178)));
+        assert_eq!((a.master.stalled, a.workers[1].stalled), (ms(2), ms(4)));
         assert_eq!(a.workers.len(), 3);
         assert_eq!((a.workers[0].tasks, a.workers[0].busy), (12, ms(180)));
         assert_eq!(a.workers[2].tasks, 1);
@@ -201,28 +285,32 @@ mod tests {
 
     #[test]
     fn an_untimed_farm_reads_no_clock_per_task() {
-        let (out, stats) = timed_farm(20, 2, Duration::from_millis(1), false);
+        let (out, stats) = timed_farm(20, 2, Chore::Sleep(ms(1)), false);
         assert_eq!(out, (0..20).map(|t| t * 3).collect::<Vec<_>>());
         assert_eq!(stats.tasks, 20);
         assert!(stats
             .workers
             .iter()
-            .all(|w| w.busy.is_zero() && w.idle.is_zero()));
+            .all(|w| w.busy.is_zero() && w.stalled.is_zero() && w.idle.is_zero()));
         assert!(stats.master.emit.is_zero() && stats.master.collect.is_zero());
+    }
+
+    /// How a test worker spends its time on each task.
+    #[derive(Clone, Copy)]
+    enum Chore {
+        /// Sleeps: stalled, not busy.
+        Sleep(Duration),
+        /// Spins on the CPU: busy.
+        Spin(Duration),
     }
 
     /// A farm whose workers sleep `sleep` per task, with its outputs in order.
     fn sleeping_farm(tasks: u64, workers: usize, sleep: Duration) -> (Vec<u64>, FarmStats) {
-        timed_farm(tasks, workers, sleep, true)
+        timed_farm(tasks, workers, Chore::Sleep(sleep), true)
     }
 
-    /// [`sleeping_farm`], timed or not.
-    fn timed_farm(
-        tasks: u64,
-        workers: usize,
-        sleep: Duration,
-        timed: bool,
-    ) -> (Vec<u64>, FarmStats) {
+    /// A farm of `tasks` tasks on `workers` workers doing `chore`, timed or not.
+    fn timed_farm(tasks: u64, workers: usize, chore: Chore, timed: bool) -> (Vec<u64>, FarmStats) {
         let mut next = 0u64;
         let mut out = Vec::new();
         let report = crate::run(
@@ -238,7 +326,15 @@ mod tests {
             },
             |_| {
                 Ok(move |task: &mut u64| -> Result<(), String> {
-                    std::thread::sleep(sleep);
+                    match chore {
+                        Chore::Sleep(time) => std::thread::sleep(time),
+                        Chore::Spin(time) => {
+                            let start = thread_cpu_time().expect("a thread CPU clock");
+                            while thread_cpu_time().unwrap() - start < time {
+                                std::hint::spin_loop();
+                            }
+                        }
+                    }
                     *task *= 3;
                     Ok(())
                 })
@@ -253,29 +349,43 @@ mod tests {
         (out, report.stats)
     }
 
+    /// No thread's timed figures exceed the wall time.
+    fn within_wall(s: &FarmStats) {
+        let m = s.master;
+        assert!(m.emit + m.collect + m.stalled + m.idle <= s.wall, "{s:?}");
+        for w in &s.workers {
+            assert!(w.busy + w.stalled + w.idle + w.setup <= s.wall, "{s:?}");
+        }
+    }
+
     #[test]
-    fn a_sleeping_worker_is_busy_for_its_sleeps() {
+    fn a_sleeping_worker_is_stalled_not_busy() {
         let sleep = ms(2);
         let (_, s) = sleeping_farm(40, 2, sleep);
         assert_eq!(s.tasks, 40);
         assert_eq!(s.workers.len(), 2);
         assert_eq!(s.workers.iter().map(|w| w.tasks).sum::<u64>(), 40);
-        // Sleeping takes at least the time asked for; the upper bound is loose.
-        assert!(s.worker_busy() >= sleep * 40, "{s:?}");
-        assert!(s.worker_busy() < sleep * 40 * 20, "{s:?}");
-        // No thread's time exceeds the wall time.
-        let m = s.master;
-        assert!(m.emit + m.collect + m.idle <= s.wall, "{s:?}");
-        for w in &s.workers {
-            assert!(w.busy + w.idle + w.setup <= s.wall, "{s:?}");
-        }
-        // The master does next to nothing: it waits, and it could feed many workers.
-        assert!(m.busy() < s.worker_busy(), "{s:?}");
-        assert!(m.idle > m.busy(), "{s:?}");
-        assert!(s.ceiling().unwrap() > 1.0, "{s:?}");
+        // Sleeping takes at least the time asked for, and uses next to no CPU time.
+        let stalled: Duration = s.workers.iter().map(|w| w.stalled + w.busy).sum();
+        assert!(stalled >= sleep * 40, "{s:?}");
+        assert!(s.worker_busy() < sleep * 40, "{s:?}");
+        within_wall(&s);
         let efficiency = s.efficiency().unwrap();
-        assert!(efficiency > 0.0 && efficiency <= 1.0, "{s:?}");
-        assert!(s.worker_per_task().unwrap() >= sleep);
+        assert!((0.0..=1.0).contains(&efficiency), "{s:?}");
+    }
+
+    #[test]
+    fn a_spinning_worker_is_busy_and_the_master_could_feed_many() {
+        let spin = ms(2);
+        let (_, s) = timed_farm(30, 1, Chore::Spin(spin), true);
+        // Spinning takes at least the CPU time asked for; the upper bound is loose.
+        assert!(s.worker_busy() >= spin * 30, "{s:?}");
+        assert!(s.worker_busy() < spin * 30 * 20, "{s:?}");
+        within_wall(&s);
+        let m = s.master;
+        assert!(m.busy() < s.worker_busy(), "{s:?}");
+        assert!(s.ceiling().unwrap() > 1.0, "{s:?}");
+        assert!(s.worker_per_task().unwrap() >= spin);
     }
 
     #[test]

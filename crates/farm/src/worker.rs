@@ -3,13 +3,12 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
 
 use rtrb::{Consumer, Producer};
 
 use crate::bell::{Bell, Patience};
 use crate::error::panic_message;
-use crate::stats::{timed, WorkerStats};
+use crate::stats::{timed, WorkClock, WorkerStats};
 use crate::{FarmError, Stage, Worker, WorkerInfo};
 
 /// A task object with its position in emission order.
@@ -144,10 +143,10 @@ impl<T, E> WorkerSeat<'_, T, E> {
                         index: self.index,
                         task: Some(parcel.seq),
                     };
-                    let start = self.timed.then(Instant::now);
+                    let clock = self.timed.then(WorkClock::start);
                     let processed = guarded(stage, || state.process(&mut parcel.task));
-                    if let Some(start) = start {
-                        stats.busy += start.elapsed();
+                    if let Some(clock) = clock {
+                        clock.stop(&mut stats.busy, &mut stats.stalled);
                     }
                     if let Err(e) = processed {
                         return self.stop_with(e);
