@@ -14,7 +14,9 @@
 #        NORMAL, TUMOR, SITES (snp-pileup; default $SEQFARM_BENCH_DATA/{normal,tumor}.bam
 #        and sites-chr20.vcf.gz, else the chr20 slices in $SEQFARM_SHARED_DATA/snp-pileup),
 #        QUERY, DATABASE (search; default $SEQFARM_BENCH_DATA/swissprot2014.faa.gz),
-#        REFERENCE, READS (align; default SARS-CoV-2 in $SEQFARM_SHARED_DATA/reads),
+#        INDEX, READS (align: a seqfarm index prefix and its reads; default the chr20
+#        index and 100,000 reads in $SEQFARM_BENCH_DATA/align when present), else
+#        REFERENCE, READS (indexed here; default SARS-CoV-2 in $SEQFARM_SHARED_DATA/reads),
 #        WINDOW (count; default 10000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +51,13 @@ fi
 query=${QUERY:-$small/sw_q10.fa}
 database=${DATABASE:-$(first "$bench/swissprot2014.faa.gz" "$small/sw_db1500.fa.gz")}
 reference=${REFERENCE:-$(first "$shared/reads/SARSCoV2_SRR11728627/NC_045512.2.fasta" "$small/index_ref.fa.gz")}
-if [ -z "${READS:-}" ]; then
+if [ -z "${INDEX:-}" ] && [ -z "${REFERENCE:-}" ] && [ -f "$bench/align/chr20.sfi" ]; then
+  INDEX=$bench/align/chr20
+  READS=${READS:-$bench/align/chr20.150.100000.fq}
+fi
+if [ -n "${INDEX:-}" ]; then
+  reads=${READS:?READS must be given with INDEX}
+elif [ -z "${READS:-}" ]; then
   case $reference in
     "$small"/*) reads=$small/align_reads_150.fq.gz ;;
     *) reads=$(first "$shared/reads/SARSCoV2_SRR11728627/SRR11728627.fq.gz") ;;
@@ -64,7 +72,8 @@ command -v python3 >/dev/null || { echo "bench/scaling.sh needs python3" >&2; ex
 cargo build --release --quiet ${BUILD_FLAGS:-}
 sf=$repo/target/release/seqfarm
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-if printf '%s\n' "$@" | grep -qx align; then
+index=${INDEX:-$tmp/ref}
+if [ -z "${INDEX:-}" ] && printf '%s\n' "$@" | grep -qx align; then
   "$sf" index -o "$tmp/ref" "$reference" 2>/dev/null
 fi
 
@@ -72,7 +81,7 @@ fi
 command_line() {
   local name=$1 n=$2
   case $name in
-    align) echo "align -p $n -x $tmp/ref -U $reads -S $tmp/out" ;;
+    align) echo "align -p $n -x $index -U $reads -S $tmp/out" ;;
     snp-pileup) echo "snp-pileup -t $n $sites $tmp/out $normal $tumor" ;;
     flagstat) echo "flagstat -t $n -o $tmp/out $bam" ;;
     count) echo "count -t $n --window $window -o $tmp/out $bam" ;;
@@ -83,7 +92,7 @@ command_line() {
 
 echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# threads: $threads; rounds: $rounds (fastest kept)"
-echo "# inputs: BAM=$bam NORMAL=$normal TUMOR=$tumor SITES=$sites QUERY=$query DATABASE=$database REFERENCE=$reference READS=$reads"
+echo "# inputs: BAM=$bam NORMAL=$normal TUMOR=$tumor SITES=$sites QUERY=$query DATABASE=$database INDEX=${INDEX:-(built from $reference)} READS=$reads"
 : > "$tmp/runs.tsv"
 for name in "$@"; do
   for n in $threads; do
@@ -111,12 +120,12 @@ for line in open(sys.argv[1]):
 def fmt(x, spec):
     return "-" if x is None else format(x, spec)
 print(f"{'command':<11} {'threads':>7} {'wall s':>8} {'speedup':>7} {'tasks':>7} "
-      f"{'efficiency':>10} {'ceiling':>8}  master emit/collect/idle s")
+      f"{'efficiency':>10} {'ceiling':>8}  master emit/collect/stalled/idle s")
 for (name, n), (wall, s) in best.items():
     one = best.get((name, 1))
     speedup = one[0] / wall if one else None
     m = s["master"]
     print(f"{name:<11} {n:>7} {wall:>8.3f} {fmt(speedup, '>7.2f')} {s['tasks']:>7} "
           f"{fmt(s['efficiency'], '>10.2f')} {fmt(s['ceiling'], '>8.1f')}  "
-          f"{m['emit_s']:.3f}/{m['collect_s']:.3f}/{m['idle_s']:.3f}")
+          f"{m['emit_s']:.3f}/{m['collect_s']:.3f}/{m['stalled_s']:.3f}/{m['idle_s']:.3f}")
 PY
