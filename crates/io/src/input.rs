@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use flate2::bufread::MultiGzDecoder;
 
+use crate::inflate_thread::InflateThread;
 use crate::{Error, Result};
 
 /// Read buffer size for streamed inputs.
@@ -43,10 +44,10 @@ impl Input {
         let head = buffered.fill_buf().map_err(|e| Error::io(&path, e))?;
         let gzipped = head.starts_with(&[0x1f, 0x8b]);
         let reader: Box<dyn BufRead + Send> = if gzipped {
-            Box::new(BufReader::with_capacity(
-                BUFFER,
-                MultiGzDecoder::new(buffered),
-            ))
+            // Inflated a block ahead on a thread of its own: the one sequential part
+            // of reading stays off the thread that cuts the input into tasks.
+            let decoder = MultiGzDecoder::new(buffered);
+            Box::new(InflateThread::spawn(decoder).map_err(|e| Error::io(&path, e))?)
         } else {
             Box::new(buffered)
         };

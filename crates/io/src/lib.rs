@@ -35,6 +35,7 @@ pub mod bgzf;
 pub mod bgzf_writer;
 pub mod fasta;
 pub mod fasta_chunks;
+pub mod inflate_thread;
 pub mod input;
 pub mod output;
 pub mod reads;
