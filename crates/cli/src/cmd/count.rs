@@ -15,6 +15,7 @@ use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_regions::count::{read_end, ReadFilter, RegionSweep};
+use seqfarm_regions::pileup::visit::push_number;
 
 use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
@@ -85,15 +86,18 @@ struct Region {
     stop: i64,
 }
 
-/// Consecutive regions, their output columns and, once counted, their counts.
+/// Consecutive regions, their output columns and, once counted, their rows.
 #[derive(Debug, Default)]
 pub struct Task {
     regions: Vec<Region>,
-    /// Each region's echoed columns, tab-terminated, one after the other.
+    /// BED input: each region's echoed columns, tab-terminated, one after the other
+    /// (windows have none: the worker writes their columns).
     text: Vec<u8>,
     text_ends: Vec<usize>,
     /// Per region, one count per BAM.
     counts: Vec<u32>,
+    /// The finished rows, written by the worker so that the collector only copies.
+    rows: Vec<u8>,
 }
 
 /// Where regions come from.
@@ -111,7 +115,6 @@ struct RegionPlanner<'a> {
     source: Source,
     bams: &'a BamSet,
     ids: std::collections::HashMap<Vec<u8>, i32>,
-    names: Vec<String>,
     lengths: Vec<i64>,
     task_bytes: u64,
     ended: bool,
@@ -121,7 +124,7 @@ impl RegionPlanner<'_> {
     /// The next region and its echoed columns (appended to `text`), or `None`.
     fn next_region(&mut self, text: &mut Vec<u8>) -> anyhow::Result<Option<Region>> {
         let number = |text: &mut Vec<u8>, n: i64| {
-            seqfarm_regions::pileup::visit::push_number(text, n as u64);
+            push_number(text, n as u64);
             text.push(b'\t');
         };
         match &mut self.source {
@@ -163,10 +166,6 @@ impl RegionPlanner<'_> {
                     start: *start,
                     stop,
                 };
-                text.extend_from_slice(self.names[*ref_id].as_bytes());
-                text.push(b'\t');
-                number(text, *start);
-                number(text, stop);
                 *start = stop;
                 Ok(Some(region))
             }
@@ -178,30 +177,21 @@ impl RegionPlanner<'_> {
         task.text.clear();
         task.text_ends.clear();
         task.counts.clear();
+        task.rows.clear();
         if self.ended {
             return Ok(Fill::End);
         }
         let mut cost = 0u64;
-        let mut previous: Option<Region> = None;
-        while task.regions.len() < MAX_REGIONS && cost < self.task_bytes {
+        let mut span = Span::default();
+        while task.regions.len() < MAX_REGIONS && cost + span.bytes(self.bams) < self.task_bytes {
             let Some(region) = self.next_region(&mut task.text)? else {
                 self.ended = true;
                 break;
             };
             task.text_ends.push(task.text.len());
-            if region.ref_id >= 0 {
-                let near = previous.is_some_and(|p| {
-                    p.ref_id == region.ref_id && (region.start - p.stop).abs() <= STRETCH_GAP
-                });
-                let from = if near {
-                    region.start
-                } else {
-                    region.start - WINDOW
-                };
-                cost += self
-                    .bams
-                    .bytes_between(region.ref_id as usize, from, region.stop);
-                previous = Some(region);
+            if region.ref_id >= 0 && !span.extend(region) {
+                cost += span.bytes(self.bams);
+                span = Span::starting_at(region);
             }
             task.regions.push(region);
         }
@@ -213,6 +203,53 @@ impl RegionPlanner<'_> {
     }
 }
 
+/// Near regions of one contig, read together: the emitter prices a task by the BAM bytes
+/// of its spans, with two index lookups per span rather than per region.
+#[derive(Debug, Clone, Copy, Default)]
+struct Span {
+    /// Contig, first and last position; `None` before the first region.
+    range: Option<(i32, i64, i64)>,
+    /// Regions in the span (a long run of windows is priced every [`SPAN_REGIONS`]).
+    regions: usize,
+}
+
+/// Regions after which a span is closed and priced, however near the next one is.
+const SPAN_REGIONS: usize = 64;
+
+impl Span {
+    /// A span holding `region`, read from a little before it (a separate read starts
+    /// [`WINDOW`] bases early).
+    fn starting_at(region: Region) -> Self {
+        Self {
+            range: Some((region.ref_id, region.start - WINDOW, region.stop)),
+            regions: 1,
+        }
+    }
+
+    /// Takes `region` into the span if it is near (same contig, within
+    /// [`STRETCH_GAP`]) and the span is not full; `false` otherwise.
+    fn extend(&mut self, region: Region) -> bool {
+        let Some((ref_id, from, to)) = self.range else {
+            *self = Self::starting_at(region);
+            return true;
+        };
+        let near = ref_id == region.ref_id && (region.start - to).abs() <= STRETCH_GAP;
+        if !near || self.regions >= SPAN_REGIONS {
+            return false;
+        }
+        self.range = Some((ref_id, from.min(region.start), to.max(region.stop)));
+        self.regions += 1;
+        true
+    }
+
+    /// The compressed BAM bytes the span covers.
+    fn bytes(&self, bams: &BamSet) -> u64 {
+        self.range.map_or(0, |(ref_id, from, to)| {
+            bams.bytes_between(ref_id as usize, from, to)
+        })
+    }
+}
+
 /// A worker: counts a task's regions in every BAM.
 struct RegionCounter<'a> {
     bams: &'a BamSet,
@@ -220,6 +257,8 @@ struct RegionCounter<'a> {
     /// The count column of each BAM: bedtools keys counts by file name, so a BAM given
     /// twice counts twice into its last column.
     columns: &'a [usize],
+    /// Contig names, for the columns of windows.
+    names: &'a [String],
     reader: RangeReader,
 }
 
@@ -312,7 +351,40 @@ impl Worker<Task, anyhow::Error> for RegionCounter<'_> {
             self.count_stretch(first.ref_id, stretch, &mut task.counts)?;
             from = to;
         }
+        self.write_rows(task);
         Ok(())
+    }
+}
+
+impl RegionCounter<'_> {
+    /// Writes each region's row: its echoed columns (a window's contig, start and end),
+    /// then one count per BAM.
+    fn write_rows(&self, task: &mut Task) {
+        let files = self.bams.len();
+        let rows = &mut task.rows;
+        rows.clear();
+        let mut from = 0;
+        for (i, region) in task.regions.iter().enumerate() {
+            if task.text.is_empty() {
+                rows.extend_from_slice(self.names[region.ref_id as usize].as_bytes());
+                for n in [region.start, region.stop] {
+                    rows.push(b'\t');
+                    push_number(rows, n as u64);
+                }
+                rows.push(b'\t');
+            } else {
+                let end = task.text_ends[i];
+                rows.extend_from_slice(&task.text[from..end]);
+                from = end;
+            }
+            for (k, &n) in task.counts[i * files..(i + 1) * files].iter().enumerate() {
+                if k > 0 {
+                    rows.push(b'\t');
+                }
+                push_number(rows, u64::from(n));
+            }
+            rows.push(b'\n');
+        }
     }
 }
 
@@ -371,7 +443,6 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
         source,
         bams: &bams,
         ids,
-        names,
         lengths,
         task_bytes: task_bytes.max(1),
         ended: false,
@@ -382,8 +453,6 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
         keep_duplicates: args.duplicates,
         keep_qc_failed: args.qc_failed,
     };
-    let files = bams.len();
-    let mut line = Vec::with_capacity(1 << 16);
     let report = seqfarm_farm::run(
         &config,
         Task::default,
@@ -393,25 +462,13 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
                 bams: &bams,
                 filter,
                 columns: &columns,
+                names: &names,
                 reader: RangeReader::new(),
             })
         },
         &mut |task: &mut Task| -> anyhow::Result<()> {
-            line.clear();
-            regions += task.text_ends.len() as u64;
-            let mut from = 0;
-            for (i, &end) in task.text_ends.iter().enumerate() {
-                line.extend_from_slice(&task.text[from..end]);
-                from = end;
-                for (k, &n) in task.counts[i * files..(i + 1) * files].iter().enumerate() {
-                    if k > 0 {
-                        line.push(b'\t');
-                    }
-                    seqfarm_regions::pileup::visit::push_number(&mut line, u64::from(n));
-                }
-                line.push(b'\n');
-            }
-            out.write_all(&line).map_err(|e| out.error(e))?;
+            regions += task.regions.len() as u64;
+            out.write_all(&task.rows).map_err(|e| out.error(e))?;
             Ok(())
         },
     )
