@@ -239,6 +239,27 @@ mod tests {
     }
 
     #[test]
+    fn body_lines_read_alike_whole_or_cut() {
+        let site = body_line(b"20\t100\t.\tA\tC\t.\r\r", None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (site.chrom, site.pos, site.snv_bases()),
+            (&b"20"[..], 100, Some((b'A', b'C')))
+        );
+        for skipped in [&b""[..], b"\r", b"##x", b"#CHROM\tPOS"] {
+            assert_eq!(body_line(skipped, None), Ok(None));
+        }
+        assert!(body_line(b"#x", None).unwrap_err().contains("## or #CHROM"));
+        assert!(body_line(b"20\t100\t.\tA\tC\tx", Some(64)).is_ok());
+        let e = body_line(b"20\t100\t.\tA\tCC", Some(64)).unwrap_err();
+        assert!(
+            e.starts_with("the columns CHROM to ALT are longer than 64 bytes"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn bad_files_name_the_line() {
         for (text, want) in [
             ("20\t1\t.\tA\tC\n".to_string(), "record before the #CHROM"),

@@ -1,14 +1,28 @@
 //! `seqfarm snp-pileup`: FACETS `snp-pileup`'s allele counts, byte for byte, on a farm.
 //!
-//! * The emitter ([`plan`]) streams the VCF, keeps the biallelic SNVs, and cuts them into
-//!   tasks of about equal BAM bytes (from the indexes) on one contig each; with `-P` the
-//!   tasks tile the contigs so every pseudo-SNP position belongs to one task.
-//! * Workers ([`replay`]) replay htslib's pileup over their task's ranges from a little
-//!   before it ([`seqfarm_regions::pileup::engine`]), widening the replay until nothing
-//!   before it can change the result, and report per site the counts and the next
-//!   covered positions.
-//! * The collector ([`collect`]) walks the sites in VCF order exactly as snp-pileup's loop
-//!   does and writes the rows (plain CSV or BGZF).
+//! The master does little per site, so that one master feeds many workers (see the
+//! ceiling in docs/FARM.md):
+//!
+//! * The emitter ([`chunk`]) reads the VCF header, then hands out the body as whole lines,
+//!   unparsed, cut into tasks of about equal BAM bytes (from the indexes); it parses only
+//!   the lines where a task may end.
+//! * Workers ([`replay`]) parse their lines into sites ([`sites`]): biallelic SNVs, the
+//!   contig found in the BAMs, sites behind an earlier one dropped. They replay htslib's
+//!   pileup over the sites' ranges from a little before them
+//!   ([`seqfarm_regions::pileup::engine`]), widening the replay until nothing before it
+//!   can change the result, and find per site the counts and the next covered
+//!   positions. Then they walk their sites as snp-pileup's loop does and write the rows
+//!   ([`rows`]), from a walk state just before their first site on a BAM contig.
+//! * The collector ([`collect`]) handles what crosses tasks: line numbers of errors and
+//!   the contig order of the sites, and the walk's state (the last covered position
+//!   consumed). Where that state lies before a task's first site, the task's rows are
+//!   written as they are; otherwise, and from a site whose next covered position lies on
+//!   a later contig, it walks the sites itself. Rows go out plain or BGZF-compressed.
+//!
+//! With pseudo-SNPs (`-P`) a row can depend on covered positions of any task, so the
+//! emitter ([`plan`]) parses the sites itself and cuts tasks that tile the contigs (every
+//! pseudo-SNP position belongs to one task); the workers only replay, and the collector
+//! walks every site.
 
 use std::path::PathBuf;
 
@@ -35,6 +49,9 @@ mod sites;
 const TASKS_PER_WORKER: u64 = 16;
 /// Compressed BAM bytes per task (all BAMs together), at least and at most.
 const TASK_BYTES: std::ops::RangeInclusive<u64> = (2 << 20)..=(32 << 20);
+
+/// The emitter of either kind.
+type FillTask<'a> = dyn FnMut(&mut Task) -> anyhow::Result<Fill> + 'a;
 
 /// Allele counts at VCF sites in one or more BAMs, identical to FACETS snp-pileup.
 #[derive(Debug, clap::Args)]
@@ -240,8 +257,7 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
             .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
     });
     let contigs = chunk::ContigLookup::new(&bams);
-    let mut emit: Box<dyn FnMut(&mut Task) -> anyhow::Result<Fill> + '_> = if args.pseudo_snps != 0
-    {
+    let mut emit: Box<FillTask<'_>> = if args.pseudo_snps != 0 {
         let mut planner = plan::SitePlanner::new(
             VcfSites::from_lines(LineReader::new(vcf)),
             &bams,

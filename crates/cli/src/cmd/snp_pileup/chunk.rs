@@ -44,6 +44,11 @@ impl ContigLookup {
             .header()
             .map(|h| h.references.iter().map(|r| r.name.as_str()).collect())
             .unwrap_or_default();
+        Self::from_names(&names)
+    }
+
+    /// The lookup of references named `names`, in order.
+    pub fn from_names(names: &[&str]) -> Self {
         // snp-pileup strips `chr` from the VCF name, and from every BAM name when the
         // first BAM name has it; the first match wins.
         let prefixed = names.first().is_some_and(|n| n.starts_with("chr"));

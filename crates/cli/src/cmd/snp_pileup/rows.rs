@@ -82,3 +82,142 @@ pub fn usable(task: &Task, cursor: Option<(i32, i64)>, finished: bool) -> bool {
         (None, None) => task.sites.is_empty(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use seqfarm_regions::pileup::visit::{Next, RowRules, Site};
+
+    use super::*;
+
+    /// A probe that finds nothing past a contig.
+    struct Nothing;
+
+    impl CoverageProbe for Nothing {
+        type Error = ();
+
+        fn first_after_contig(&mut self, _: i32) -> Result<Option<FoundPosition>, ()> {
+            Ok(None)
+        }
+    }
+
+    fn site(ref_id: i32, pos: i64) -> Site {
+        Site {
+            ref_id,
+            pos,
+            reference: b'A',
+            alternate: b'C',
+        }
+    }
+
+    /// A task whose covered positions are `covered` (contig 0), one file counting 1 each.
+    fn task(sites: &[Site], covered: &[i64]) -> Task {
+        let next = |p: i64| {
+            covered
+                .iter()
+                .find(|&&c| c >= p)
+                .map_or(Next::PastContig, |&c| Next::At(c))
+        };
+        let mut task = Task::default();
+        for s in sites.iter().filter(|s| s.ref_id >= 0) {
+            task.nexts.push((next(s.pos), next(s.pos + 1)));
+            let n = u32::from(covered.contains(&s.pos));
+            task.counts.push([n, 0, 0, 0, n]);
+        }
+        task.sites = sites.to_vec();
+        task
+    }
+
+    fn walker() -> SiteWalker {
+        SiteWalker::new(
+            RowRules {
+                min_depth: vec![0],
+                pseudo_every: 0,
+            },
+            1,
+        )
+    }
+
+    /// The collector's walk of `task` from `cursor`, with the worker's rows where usable.
+    fn collected(task: &Task, cursor: Option<(i32, i64)>, names: &[String]) -> (Vec<u8>, bool) {
+        let mut walker = walker();
+        if let Some(c) = cursor {
+            walker.resume_at(c);
+        }
+        let mut out = Vec::new();
+        let fast = usable(task, walker.cursor(), walker.finished());
+        let from = if fast {
+            out.extend_from_slice(&task.rows);
+            if let Some(c) = task.cursor {
+                walker.resume_at(c);
+            }
+            task.walked
+        } else {
+            0
+        };
+        let mut k = 0;
+        for (i, s) in task.sites.iter().enumerate() {
+            let finding = (s.ref_id >= 0).then(|| {
+                k += 1;
+                let (next, next_after) = task.nexts[k - 1];
+                SiteFinding {
+                    next,
+                    next_after,
+                    counts: &task.counts[k - 1..k],
+                }
+            });
+            if i >= from {
+                walker
+                    .visit(s, finding, &mut Nothing, names, &mut out)
+                    .unwrap();
+            }
+        }
+        (out, fast)
+    }
+
+    #[test]
+    fn worker_rows_match_the_whole_walk_from_any_cursor() {
+        let names = vec!["c0".to_string()];
+        let sites = [
+            site(-1, 3),
+            site(0, 10),
+            site(0, 10),
+            site(0, 11),
+            site(0, 15),
+            site(-1, 1),
+            site(0, 30),
+            site(0, 40),
+        ];
+        let covered = [10, 12, 15, 16, 30];
+        for cursor in [
+            None,
+            Some((0, 2)),
+            Some((0, 9)),
+            Some((0, 10)),
+            Some((0, 12)),
+        ] {
+            let mut t = task(&sites, &covered);
+            let mut whole = task(&sites, &covered);
+            walk(&mut t, &mut walker(), 1, &names);
+            whole.rows.clear();
+            whole.walked = 0;
+            let (got, fast) = collected(&t, cursor, &names);
+            let (want, _) = collected(&whole, cursor, &names);
+            assert_eq!(got, want, "cursor {cursor:?}");
+            assert_eq!(
+                fast,
+                cursor.is_some_and(|c| c < (0, 10)),
+                "cursor {cursor:?}"
+            );
+        }
+        // The site at 40 has nothing covered after it: the worker stops there.
+        let mut t = task(&sites, &covered);
+        walk(&mut t, &mut walker(), 1, &names);
+        assert_eq!(t.walked, 7);
+        assert_eq!(t.cursor, Some((0, 30)));
+        assert!(t.lead_absent);
+        assert_eq!(
+            t.rows,
+            b"c0,11,A,C,1,0,0,0\nc0,16,A,C,1,0,0,0\nc0,31,A,C,1,0,0,0\n"
+        );
+    }
+}

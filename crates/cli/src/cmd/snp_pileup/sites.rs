@@ -130,3 +130,72 @@ pub fn parse(
     }
     summary
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(text: &str, last_cut: bool) -> (Vec<(i32, i64)>, ChunkSummary) {
+        let contigs = ContigLookup::from_names(&["chr1", "chr2"]);
+        let mut sites = Vec::new();
+        let summary = parse(text.as_bytes(), last_cut, &contigs, &mut sites);
+        (sites.iter().map(|s| (s.ref_id, s.pos)).collect(), summary)
+    }
+
+    fn at(line: u64, ref_id: i32, chrom: &str) -> ContigAt {
+        ContigAt {
+            line,
+            ref_id,
+            chrom: chrom.into(),
+        }
+    }
+
+    #[test]
+    fn keeps_snvs_in_order_and_counts_every_line() {
+        let text = "un\t5\t.\tA\tC\n1\t10\t.\tA\tC\n\n##x\n1\t12\t.\tAT\tC\n\
+                    1\t8\t.\tA\tC\nchr1\t20\t.\tG\tT\r\n2\t3\t.\tG\tT\n";
+        let (sites, summary) = parsed(text, false);
+        assert_eq!(sites, [(-1, 4), (0, 9), (0, 19), (1, 2)]);
+        assert_eq!(summary.lines, 8);
+        assert_eq!(summary.first, Some(at(1, 0, "1")));
+        assert_eq!(summary.last, Some(at(7, 1, "2")));
+        assert_eq!(summary.failure, None);
+        // Without a final line end the last line counts alike.
+        let (_, summary) = parsed(text.trim_end(), false);
+        assert_eq!(summary.lines, 8);
+        assert_eq!(parsed("", false).1, ChunkSummary::default());
+    }
+
+    #[test]
+    fn the_first_error_stops_the_parse() {
+        let (sites, summary) = parsed("1\t10\t.\tA\tC\n1\tx\t.\tA\tC\n2\t1\t.\tA\tC\n", false);
+        assert_eq!(sites, [(0, 9)]);
+        assert!(
+            matches!(&summary.failure, Some(LineFailure::Format { line: 1, message }) if message.contains("POS")),
+            "{summary:?}"
+        );
+        let (sites, summary) = parsed(
+            "chr2\t10\t.\tA\tC\n2\t11\t.\tA\tC\nun\t1\t.\tA\tC\n1\t5\t.\tA\tC\n",
+            false,
+        );
+        assert_eq!(sites, [(1, 9), (1, 10), (-1, 0)]);
+        assert_eq!(
+            summary.failure,
+            Some(LineFailure::Order {
+                at: at(3, 0, "1"),
+                furthest: at(0, 1, "chr2"),
+            })
+        );
+    }
+
+    #[test]
+    fn a_cut_last_line_needs_its_site_columns() {
+        let (sites, summary) = parsed("1\t10\t.\tA\tC\t", true);
+        assert_eq!((sites.len(), summary.failure), (1, None));
+        let (_, summary) = parsed("1\t10\t.\tA\tC\n1\t10\t.\tA", true);
+        assert!(
+            matches!(&summary.failure, Some(LineFailure::Format { line: 1, message }) if message.contains("longer than")),
+            "{summary:?}"
+        );
+    }
+}
