@@ -413,3 +413,45 @@ fn long_cigars_pile_up_as_their_real_cigar() {
         assert!(depth(&bams[0]) == depth(&bams[1]));
     }
 }
+
+#[test]
+fn vcf_errors_name_their_line_whatever_the_tasks() {
+    // Lines are parsed in tasks of their own: a bad line and a contig out of order must
+    // still be named by their line in the file, the first of them in file order.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bams = stage(d, &[bam("na12878_chrM.bam")]);
+    let header = "##fileformat=VCFv4.2\n##x\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n";
+    let body: String = (1..=300)
+        .map(|i| format!("chrM\t{}\t.\tA\tC\t.\t.\t.\n", i * 50))
+        .collect();
+    let cases = [
+        (
+            "pos.vcf",
+            format!("{header}{body}chrM\tx\t.\tA\tC\n{body}"),
+            "line 304",
+            "POS",
+        ),
+        (
+            "order.vcf",
+            format!("{header}{body}chrY\t1\t.\tA\tC\n{body}chrM\tx\n"),
+            "line 305",
+            "order",
+        ),
+    ];
+    for (name, text, line, what) in cases {
+        let vcf = d.join(name);
+        std::fs::write(&vcf, text).unwrap();
+        for extra in [
+            &[][..],
+            &["-t", "3", "--task-span", "200", "--task-bytes", "1"],
+        ] {
+            let out = d.join(format!("o{}.csv", rand_suffix()));
+            let e = error_of(run(extra, &vcf, &out, &bams));
+            assert!(
+                e.contains(name) && e.contains(&format!("{line}:")) && e.contains(what),
+                "{extra:?}: {e}"
+            );
+        }
+    }
+}

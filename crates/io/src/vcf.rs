@@ -69,6 +69,15 @@ impl VcfSites {
         })
     }
 
+    /// Reads the records of the VCF `lines` reads (nothing read yet).
+    pub fn from_lines(lines: LineReader) -> Self {
+        Self {
+            lines,
+            header_done: false,
+            max_kept: MAX_SITE_COLUMNS,
+        }
+    }
+
     /// The path the VCF was opened by.
     pub fn path(&self) -> &Path {
         &self.lines.input.path
@@ -106,15 +115,8 @@ impl VcfSites {
         };
         let number = self.lines.number;
         let path = &self.lines.input.path;
-        let ends_after_alt = self.lines.line.iter().filter(|&&b| b == b'\t').count() >= 5;
-        if !complete && !ends_after_alt {
-            let message = format!(
-                "the columns CHROM to ALT are longer than {}, the most read of a line: the file is corrupt or its tabs or line breaks are missing",
-                human_size(self.max_kept)
-            );
-            return Err(Error::line(path, number, message));
-        }
-        parse_site(&self.lines.line)
+        let kept = (!complete).then_some(self.max_kept);
+        record_columns(&self.lines.line, kept)
             .map_err(|message| Error::line(path, number, message))
             .map(Some)
     }
@@ -122,6 +124,42 @@ impl VcfSites {
     fn error(&self, message: &str) -> Error {
         Error::line(&self.lines.input.path, self.lines.number.max(1), message)
     }
+}
+
+/// One line of a VCF's body after the `#CHROM` line (its line end removed): `Ok(None)`
+/// for a line without a record (empty, `##` or `#CHROM`), the site columns of a record,
+/// or the message of an error. `kept` is `Some(max)` when only the line's first `max`
+/// bytes were read: the site columns must lie within them.
+pub fn body_line(
+    line: &[u8],
+    kept: Option<usize>,
+) -> std::result::Result<Option<VcfSite<'_>>, String> {
+    let mut line = line;
+    if kept.is_none() {
+        while let [rest @ .., b'\r'] = line {
+            line = rest;
+        }
+    }
+    match line.first() {
+        None => return Ok(None),
+        Some(b'#') if line.starts_with(b"##") || line.starts_with(b"#CHROM") => return Ok(None),
+        Some(b'#') => return Err("header line does not start with ## or #CHROM".into()),
+        Some(_) => {}
+    }
+    record_columns(line, kept).map(Some)
+}
+
+/// The site columns of a record line; `kept` as in [`body_line`].
+fn record_columns(line: &[u8], kept: Option<usize>) -> std::result::Result<VcfSite<'_>, String> {
+    if let Some(max) = kept {
+        if memchr::memchr_iter(b'\t', line).count() < 5 {
+            return Err(format!(
+                "the columns CHROM to ALT are longer than {}, the most read of a line: the file is corrupt or its tabs or line breaks are missing",
+                human_size(max)
+            ));
+        }
+    }
+    parse_site(line)
 }
 
 /// Splits the first five columns of a record line.
@@ -198,6 +236,27 @@ mod tests {
         assert_eq!(got[2], ("chr20".into(), 102, None, 2));
         assert_eq!(got[3], ("20".into(), 103, None, 1));
         assert_eq!(got[4], ("20".into(), 104, None, 2));
+    }
+
+    #[test]
+    fn body_lines_read_alike_whole_or_cut() {
+        let site = body_line(b"20\t100\t.\tA\tC\t.\r\r", None)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (site.chrom, site.pos, site.snv_bases()),
+            (&b"20"[..], 100, Some((b'A', b'C')))
+        );
+        for skipped in [&b""[..], b"\r", b"##x", b"#CHROM\tPOS"] {
+            assert_eq!(body_line(skipped, None), Ok(None));
+        }
+        assert!(body_line(b"#x", None).unwrap_err().contains("## or #CHROM"));
+        assert!(body_line(b"20\t100\t.\tA\tC\tx", Some(64)).is_ok());
+        let e = body_line(b"20\t100\t.\tA\tCC", Some(64)).unwrap_err();
+        assert!(
+            e.starts_with("the columns CHROM to ALT are longer than 64 bytes"),
+            "{e}"
+        );
     }
 
     #[test]

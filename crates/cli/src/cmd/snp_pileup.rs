@@ -1,18 +1,34 @@
 //! `seqfarm snp-pileup`: FACETS `snp-pileup`'s allele counts, byte for byte, on a farm.
 //!
-//! * The emitter ([`plan`]) streams the VCF, keeps the biallelic SNVs, and cuts them into
-//!   tasks of about equal BAM bytes (from the indexes) on one contig each; with `-P` the
-//!   tasks tile the contigs so every pseudo-SNP position belongs to one task.
-//! * Workers ([`replay`]) replay htslib's pileup over their task's ranges from a little
-//!   before it ([`seqfarm_regions::pileup::engine`]), widening the replay until nothing
-//!   before it can change the result, and report per site the counts and the next
-//!   covered positions.
-//! * The collector ([`collect`]) walks the sites in VCF order exactly as snp-pileup's loop
-//!   does and writes the rows (plain CSV or BGZF).
+//! The master does little per site, so that one master feeds many workers (see the
+//! ceiling in docs/FARM.md):
+//!
+//! * The emitter ([`chunk`]) reads the VCF header, then hands out the body as whole lines,
+//!   unparsed, cut into tasks of about equal BAM bytes (from the indexes); it parses only
+//!   the lines where a task may end.
+//! * Workers ([`replay`]) parse their lines into sites ([`sites`]): biallelic SNVs, the
+//!   contig found in the BAMs, sites behind an earlier one dropped. They replay htslib's
+//!   pileup over the sites' ranges from a little before them
+//!   ([`seqfarm_regions::pileup::engine`]), widening the replay until nothing before it
+//!   can change the result, and find per site the counts and the next covered
+//!   positions. Then they walk their sites as snp-pileup's loop does and write the rows
+//!   ([`rows`]), from a walk state just before their first site on a BAM contig.
+//! * The collector ([`collect`]) handles what crosses tasks: line numbers of errors and
+//!   the contig order of the sites, and the walk's state (the last covered position
+//!   consumed). Where that state lies before a task's first site, the task's rows are
+//!   written as they are; otherwise, and from a site whose next covered position lies on
+//!   a later contig, it walks the sites itself. Rows go out plain or BGZF-compressed.
+//!
+//! With pseudo-SNPs (`-P`) a row can depend on covered positions of any task, so the
+//! emitter ([`plan`]) parses the sites itself and cuts tasks that tile the contigs (every
+//! pseudo-SNP position belongs to one task); the workers only replay, and the collector
+//! walks every site.
 
 use std::path::PathBuf;
 
+use seqfarm_farm::Fill;
 use seqfarm_io::bam::BamSet;
+use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::vcf::VcfSites;
 use seqfarm_regions::pileup::visit::{Next, RowRules, Site, SiteWalker};
@@ -21,15 +37,21 @@ use seqfarm_regions::pileup::PileupParams;
 use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
 
+mod chunk;
 mod collect;
 mod plan;
 mod replay;
+mod rows;
+mod sites;
 
 /// Tasks per worker the BAMs are cut into, about (load balance against the re-reading
 /// each task does at its edges).
 const TASKS_PER_WORKER: u64 = 16;
 /// Compressed BAM bytes per task (all BAMs together), at least and at most.
 const TASK_BYTES: std::ops::RangeInclusive<u64> = (2 << 20)..=(32 << 20);
+
+/// The emitter of either kind.
+type FillTask<'a> = dyn FnMut(&mut Task) -> anyhow::Result<Fill> + 'a;
 
 /// Allele counts at VCF sites in one or more BAMs, identical to FACETS snp-pileup.
 #[derive(Debug, clap::Args)]
@@ -134,6 +156,24 @@ pub struct Task {
     pseudo: Vec<i64>,
     /// Counts at `pseudo` positions, BAM by BAM.
     pseudo_counts: Vec<[u32; 2]>,
+    /// Without pseudo-SNPs: the task's VCF lines, whole, for the worker to parse.
+    text: Vec<u8>,
+    /// The last line of `text` holds only the line's first bytes.
+    last_line_cut: bool,
+    /// Lines of the VCF header before `text` (first task only).
+    header_lines: u64,
+    /// What the parse of `text` leaves to the collector.
+    summary: sites::ChunkSummary,
+    /// The rows of `sites[..walked]` when the walk reaches the first site on a BAM
+    /// contig before it (see [`rows`]).
+    rows: Vec<u8>,
+    /// The sites whose rows are in `rows`.
+    walked: usize,
+    /// The walk's last consumed position after `sites[..walked]`, if it consumed any.
+    cursor: Option<(i32, i64)>,
+    /// Whether a site on a contig absent from the BAMs comes before the first site on a
+    /// BAM contig.
+    lead_absent: bool,
 }
 
 impl Task {
@@ -145,6 +185,14 @@ impl Task {
         self.counts.clear();
         self.pseudo.clear();
         self.pseudo_counts.clear();
+        self.text.clear();
+        self.last_line_cut = false;
+        self.header_lines = 0;
+        self.summary = sites::ChunkSummary::default();
+        self.rows.clear();
+        self.walked = 0;
+        self.cursor = None;
+        self.lead_absent = false;
     }
 }
 
@@ -157,7 +205,7 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         count_orphans: args.count_orphans,
         detect_overlaps: !args.ignore_overlaps,
     };
-    let vcf = VcfSites::open(&args.vcf)?;
+    let vcf = Input::open(&args.vcf)?;
     let bams = BamSet::open(&args.bams)?;
     let names: Vec<String> = bams
         .header()
@@ -208,26 +256,50 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         (total / (config.workers as u64 * TASKS_PER_WORKER))
             .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
     });
-    let mut planner = plan::SitePlanner::new(
-        vcf,
-        &bams,
-        args.pseudo_snps,
-        task_bytes.max(1),
-        args.task_span,
-    );
+    let contigs = chunk::ContigLookup::new(&bams);
+    let mut emit: Box<FillTask<'_>> = if args.pseudo_snps != 0 {
+        let mut planner = plan::SitePlanner::new(
+            VcfSites::from_lines(LineReader::new(vcf)),
+            &bams,
+            &contigs,
+            args.pseudo_snps,
+            task_bytes.max(1),
+            args.task_span,
+        );
+        Box::new(move |task| planner.fill(task))
+    } else {
+        let mut chunker = chunk::VcfChunker::new(
+            LineReader::new(vcf),
+            &bams,
+            &contigs,
+            task_bytes,
+            args.task_span,
+        );
+        Box::new(move |task| chunker.fill(task))
+    };
     let mut collector = collect::RowCollector::new(
-        walker,
+        walker.clone(),
+        args.vcf.clone(),
         collect::Sink::new(out, args.gzip),
         &bams,
         params,
-        names,
+        names.clone(),
         args.progress,
     )?;
     let report = seqfarm_farm::run(
         &config,
         Task::default,
-        &mut |task: &mut Task| planner.fill(task),
-        |_| Ok(replay::Replayer::new(&bams, params, args.pseudo_snps)),
+        &mut |task: &mut Task| emit(task),
+        |_| {
+            Ok(replay::Replayer::new(
+                &bams,
+                &contigs,
+                &names,
+                walker.clone(),
+                params,
+                args.pseudo_snps,
+            ))
+        },
         &mut collector,
     )
     .map_err(farm_error)?;

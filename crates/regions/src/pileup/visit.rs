@@ -80,7 +80,7 @@ pub struct RowRules {
 }
 
 /// snp-pileup's walk (see the module docs), writing CSV rows.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SiteWalker {
     rules: RowRules,
     files: usize,
@@ -113,9 +113,25 @@ impl SiteWalker {
         h
     }
 
+    /// The walk's output settings.
+    pub fn rules(&self) -> &RowRules {
+        &self.rules
+    }
+
     /// The last position consumed.
     pub fn cursor(&self) -> Option<(i32, i64)> {
         self.cursor
+    }
+
+    /// Whether the pileup has ended: no site gets a row any more.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Continues the walk from `cursor`, the last position consumed by a walk of the
+    /// sites before (another walker's [`SiteWalker::cursor`], on the same sites' findings).
+    pub fn resume_at(&mut self, cursor: (i32, i64)) {
+        self.cursor = Some(cursor);
     }
 
     /// Whether 0-based `pos` is a pseudo-SNP position.

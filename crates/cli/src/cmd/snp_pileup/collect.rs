@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 
+use anyhow::anyhow;
 use indicatif::ProgressBar;
 use seqfarm_farm::Collector;
 use seqfarm_io::bam::{BamSet, RangeReader};
@@ -14,7 +15,8 @@ use seqfarm_regions::pileup::visit::{CoverageProbe, FoundPosition, SiteFinding, 
 use seqfarm_regions::pileup::PileupParams;
 
 use super::replay::{Contig, ReadWindow, OVERHANG};
-use super::Task;
+use super::sites::{ContigAt, LineFailure};
+use super::{rows, Task};
 
 /// libdeflate level of `-g` output (htslib's default is zlib's 6).
 const GZIP_LEVEL: i32 = 6;
@@ -141,6 +143,12 @@ impl CoverageProbe for ContigProbe<'_> {
 /// Receives the tasks in order, walks their sites and writes the rows.
 pub struct RowCollector<'a> {
     walker: SiteWalker,
+    /// The VCF, for errors in its lines.
+    vcf: PathBuf,
+    /// VCF lines before the next task (tasks of VCF lines).
+    lines: u64,
+    /// The furthest BAM contig of the sites so far, as the VCF first named it.
+    furthest: Option<(i32, Vec<u8>)>,
     sink: Option<Sink>,
     probe: ContigProbe<'a>,
     names: Vec<String>,
@@ -153,6 +161,7 @@ impl<'a> RowCollector<'a> {
     /// A collector writing to `sink`; the header is written at once.
     pub fn new(
         walker: SiteWalker,
+        vcf: PathBuf,
         mut sink: Sink,
         bams: &'a BamSet,
         params: PileupParams,
@@ -167,6 +176,9 @@ impl<'a> RowCollector<'a> {
         };
         Ok(Self {
             walker,
+            vcf,
+            lines: 0,
+            furthest: None,
             sink: Some(sink),
             probe: ContigProbe::new(bams, params),
             names,
@@ -174,6 +186,49 @@ impl<'a> RowCollector<'a> {
             files: bams.len(),
             progress: bar,
         })
+    }
+
+    /// Checks a task's VCF lines against those before it: the first error of the task's
+    /// lines, or a first site whose contig comes before an earlier one in the BAMs.
+    fn check_lines(&mut self, task: &Task) -> anyhow::Result<()> {
+        self.lines += task.header_lines;
+        let summary = &task.summary;
+        let base = self.lines;
+        let order_error = |at: &ContigAt, furthest: &[u8]| {
+            anyhow!(
+                "{}: line {}: contig {} comes after {}, but the BAMs have it first: sort the \
+                 VCF in the BAMs' contig order",
+                self.vcf.display(),
+                base + at.line + 1,
+                String::from_utf8_lossy(&at.chrom),
+                String::from_utf8_lossy(furthest),
+            )
+        };
+        if let (Some(first), Some((id, name))) = (&summary.first, &self.furthest) {
+            if first.ref_id < *id {
+                return Err(order_error(first, name));
+            }
+        }
+        match &summary.failure {
+            Some(LineFailure::Format { line, message }) => {
+                return Err(seqfarm_io::Error::line(&self.vcf, base + line + 1, message).into());
+            }
+            Some(LineFailure::Order { at, furthest }) => {
+                let name = match &self.furthest {
+                    Some((id, name)) if *id == furthest.ref_id => name.as_slice(),
+                    _ => furthest.chrom.as_slice(),
+                };
+                return Err(order_error(at, name));
+            }
+            None => {}
+        }
+        if let Some(last) = &summary.last {
+            if self.furthest.as_ref().map(|f| f.0) != Some(last.ref_id) {
+                self.furthest = Some((last.ref_id, last.chrom.clone()));
+            }
+        }
+        self.lines += summary.lines;
+        Ok(())
     }
 
     /// Writes the last rows and moves the output into place.
@@ -189,6 +244,20 @@ impl<'a> RowCollector<'a> {
 impl Collector<Task, anyhow::Error> for RowCollector<'_> {
     fn collect(&mut self, task: &mut Task) -> anyhow::Result<()> {
         let files = self.files;
+        let chunked = self.walker.rules().pseudo_every == 0;
+        let mut walked = 0;
+        if chunked {
+            self.check_lines(task)?;
+            if rows::usable(task, self.walker.cursor(), self.walker.finished()) {
+                if let Some(sink) = self.sink.as_mut() {
+                    sink.write(&task.rows)?;
+                }
+                if let Some(cursor) = task.cursor {
+                    self.walker.resume_at(cursor);
+                }
+                walked = task.walked;
+            }
+        }
         for (i, &pos) in task.pseudo.iter().enumerate() {
             self.walker.offer_pseudo(
                 task.ref_id,
@@ -197,7 +266,7 @@ impl Collector<Task, anyhow::Error> for RowCollector<'_> {
             );
         }
         let mut k = 0;
-        for site in &task.sites {
+        for (i, site) in task.sites.iter().enumerate() {
             let finding = if site.ref_id >= 0 {
                 let (next, next_after) = task.nexts[k];
                 let counts = &task.counts[k * files..(k + 1) * files];
@@ -210,6 +279,9 @@ impl Collector<Task, anyhow::Error> for RowCollector<'_> {
             } else {
                 None
             };
+            if i < walked {
+                continue;
+            }
             self.walker
                 .visit(site, finding, &mut self.probe, &self.names, &mut self.rows)?;
         }

@@ -1,4 +1,4 @@
-//! The emitter: VCF sites to tasks.
+//! The emitter with pseudo-SNPs: VCF sites to tasks.
 //!
 //! Sites are kept as snp-pileup uses them (biallelic SNVs), their contig found in the BAMs
 //! with snp-pileup's `chr` prefix rule. Sites that fall behind an earlier site of the same
@@ -15,6 +15,7 @@ use seqfarm_io::bam::BamSet;
 use seqfarm_io::vcf::VcfSites;
 use seqfarm_regions::pileup::visit::Site;
 
+use super::chunk::ContigLookup;
 use super::Task;
 
 /// Sites per task, at most (bounds a task's memory whatever the site density).
@@ -34,7 +35,7 @@ pub struct SitePlanner<'a> {
     vcf: VcfSites,
     bams: &'a BamSet,
     /// BAM reference names with the `chr` prefix rule applied, to reference index.
-    lookup: HashMap<Vec<u8>, i32>,
+    lookup: &'a ContigLookup,
     /// VCF contig name to reference index (`-1`: not in the BAMs), as resolved.
     contigs: HashMap<Vec<u8>, i32>,
     pseudo_every: i64,
@@ -57,26 +58,11 @@ impl<'a> SitePlanner<'a> {
     pub fn new(
         vcf: VcfSites,
         bams: &'a BamSet,
+        lookup: &'a ContigLookup,
         pseudo_every: i64,
         task_bytes: u64,
         task_span: i64,
     ) -> Self {
-        let names: Vec<&str> = bams
-            .header()
-            .map(|h| h.references.iter().map(|r| r.name.as_str()).collect())
-            .unwrap_or_default();
-        // snp-pileup strips `chr` from the VCF name, and from every BAM name when the
-        // first BAM name has it; the first match wins.
-        let prefixed = names.first().is_some_and(|n| n.starts_with("chr"));
-        let mut lookup = HashMap::new();
-        for (i, name) in names.iter().enumerate() {
-            let key = if prefixed {
-                name.as_bytes().get(3..).unwrap_or_default()
-            } else {
-                name.as_bytes()
-            };
-            lookup.entry(key.to_vec()).or_insert(i as i32);
-        }
         Self {
             vcf,
             bams,
@@ -108,8 +94,7 @@ impl<'a> SitePlanner<'a> {
             let ref_id = match self.contigs.get(record.chrom) {
                 Some(&id) => id,
                 None => {
-                    let stripped = record.chrom.strip_prefix(b"chr").unwrap_or(record.chrom);
-                    let id = self.lookup.get(stripped).copied().unwrap_or(-1);
+                    let id = self.lookup.ref_id(record.chrom);
                     self.contigs.insert(record.chrom.to_vec(), id);
                     id
                 }

@@ -1,5 +1,6 @@
 //! The worker: replays each BAM's pileup over a task's sites and reports what the
-//! collector's walk needs.
+//! collector's walk needs. Without pseudo-SNPs it first parses the task's VCF lines
+//! ([`super::sites`]) and last writes the rows it can ([`super::rows`]).
 //!
 //! A task's sites are grouped into clusters (sites less than [`CLUSTER_GAP`] apart; with
 //! pseudo-SNPs, the task's whole range). Each cluster is replayed from `LOOKBACK` bases
@@ -16,11 +17,12 @@ use seqfarm_farm::Worker;
 use seqfarm_io::bam::{BamIndex, BamSet, RangeReader, Record};
 use seqfarm_regions::pileup::cigar::Cigar;
 use seqfarm_regions::pileup::engine::FileEngine;
-use seqfarm_regions::pileup::visit::Next;
+use seqfarm_regions::pileup::visit::{Next, SiteWalker};
 use seqfarm_regions::pileup::{base_code, AlignedRead, PileupParams};
 
+use super::chunk::ContigLookup;
 use super::plan::CLUSTER_GAP;
-use super::Task;
+use super::{rows, sites, Task};
 
 /// Bases replayed before a cluster at first.
 const LOOKBACK: i64 = 2_000;
@@ -214,6 +216,11 @@ impl Contig<'_> {
 /// A worker's state: its reader and one replay engine per BAM.
 pub struct Replayer<'a> {
     bams: &'a BamSet,
+    contigs: &'a ContigLookup,
+    /// The BAMs' contig names, for the rows.
+    names: &'a [String],
+    /// The walk over a task's sites (without pseudo-SNPs).
+    walker: SiteWalker,
     params: PileupParams,
     pseudo_every: i64,
     reader: RangeReader,
@@ -244,10 +251,21 @@ impl std::ops::AddAssign for ReplayStats {
 }
 
 impl<'a> Replayer<'a> {
-    /// A worker for `bams`.
-    pub fn new(bams: &'a BamSet, params: PileupParams, pseudo_every: i64) -> Self {
+    /// A worker for `bams`; `contigs` and `names` map VCF contigs to the BAMs' and
+    /// back, `walker` is snp-pileup's walk with the run's rules.
+    pub fn new(
+        bams: &'a BamSet,
+        contigs: &'a ContigLookup,
+        names: &'a [String],
+        walker: SiteWalker,
+        params: PileupParams,
+        pseudo_every: i64,
+    ) -> Self {
         Self {
             bams,
+            contigs,
+            names,
+            walker,
             params,
             pseudo_every,
             reader: RangeReader::new(),
@@ -263,18 +281,18 @@ impl<'a> Replayer<'a> {
         self.reader.blocks_inflated()
     }
 
-    /// Replays one cluster of the task: the sites of `task.sites[sites]` on the task's
-    /// contig (positions non-decreasing) and, with pseudo-SNPs, the positions of `span`.
+    /// Replays one cluster of the task: the sites of `task.sites[sites]` on contig `ref_id` (positions non-decreasing) and, with pseudo-SNPs, the positions of `span`.
     fn cluster(
         &mut self,
         task: &mut Task,
+        ref_id: i32,
         sites: Range<usize>,
         span: Range<i64>,
     ) -> anyhow::Result<()> {
         let contig = Contig {
             bams: self.bams,
             params: self.params,
-            ref_id: task.ref_id,
+            ref_id,
         };
         let on_contig = |s: &&seqfarm_regions::pileup::visit::Site| s.ref_id == contig.ref_id;
         let mut positions: Vec<i64> = task.sites[sites.clone()]
@@ -484,6 +502,42 @@ impl<'a> Replayer<'a> {
 
 impl Worker<Task, anyhow::Error> for Replayer<'_> {
     fn process(&mut self, task: &mut Task) -> anyhow::Result<()> {
+        if self.pseudo_every != 0 {
+            return self.process_tiled(task);
+        }
+        task.summary = sites::parse(
+            &task.text,
+            task.last_line_cut,
+            self.contigs,
+            &mut task.sites,
+        );
+        // Clusters: sites on one BAM contig less than CLUSTER_GAP apart.
+        let on_bams: Vec<usize> = (0..task.sites.len())
+            .filter(|&i| task.sites[i].ref_id >= 0)
+            .collect();
+        let mut from = 0;
+        while from < on_bams.len() {
+            let ref_id = task.sites[on_bams[from]].ref_id;
+            let mut to = from + 1;
+            while to < on_bams.len() && {
+                let (a, b) = (task.sites[on_bams[to - 1]], task.sites[on_bams[to]]);
+                b.ref_id == ref_id && b.pos - a.pos <= CLUSTER_GAP
+            } {
+                to += 1;
+            }
+            let (a, b) = (on_bams[from], on_bams[to - 1]);
+            let span = task.sites[a].pos..task.sites[b].pos + 1;
+            self.cluster(task, ref_id, a..b + 1, span)?;
+            from = to;
+        }
+        rows::walk(task, &mut self.walker, self.bams.len(), self.names);
+        Ok(())
+    }
+}
+
+impl Replayer<'_> {
+    /// With pseudo-SNPs: replays the task's range of one contig as one cluster.
+    fn process_tiled(&mut self, task: &mut Task) -> anyhow::Result<()> {
         if task.ref_id < 0 {
             return Ok(());
         }
@@ -495,27 +549,11 @@ impl Worker<Task, anyhow::Error> for Replayer<'_> {
             (Some(&a), Some(&b)) => a..b + 1,
             _ => 0..0,
         };
-        if self.pseudo_every != 0 {
-            let (mut start, mut end) = (task.range.start, task.range.end);
-            if let (Some(&a), Some(&b)) = (on_contig.first(), on_contig.last()) {
-                start = start.min(task.sites[a].pos);
-                end = end.max(task.sites[b].pos + 1);
-            }
-            return self.cluster(task, whole, start..end);
+        let (mut start, mut end) = (task.range.start, task.range.end);
+        if let (Some(&a), Some(&b)) = (on_contig.first(), on_contig.last()) {
+            start = start.min(task.sites[a].pos);
+            end = end.max(task.sites[b].pos + 1);
         }
-        let mut from = 0;
-        while from < on_contig.len() {
-            let mut to = from + 1;
-            while to < on_contig.len()
-                && task.sites[on_contig[to]].pos - task.sites[on_contig[to - 1]].pos <= CLUSTER_GAP
-            {
-                to += 1;
-            }
-            let (a, b) = (on_contig[from], on_contig[to - 1]);
-            let span = task.sites[a].pos..task.sites[b].pos + 1;
-            self.cluster(task, a..b + 1, span)?;
-            from = to;
-        }
-        Ok(())
+        self.cluster(task, ref_id, whole, start..end)
     }
 }
