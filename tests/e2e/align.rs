@@ -10,19 +10,7 @@ use crate::support::{data, peer, seqfarm};
 
 /// The test genome, indexed once per test in `dir`; returns the index prefix.
 fn index(dir: &Path) -> PathBuf {
-    let prefix = dir.join("ref");
-    let out = seqfarm()
-        .args(["index", "-t", "2", "-o"])
-        .arg(&prefix)
-        .arg(data("index_ref.fa.gz"))
-        .output()
-        .expect("seqfarm runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    prefix
+    crate::support::index_test_genome(dir)
 }
 
 fn align(args: &[&str]) -> Output {

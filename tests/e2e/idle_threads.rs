@@ -2,11 +2,10 @@
 //! work arrives, with no timed wake-ups (Linux: the switches are read from `/proc`).
 
 use std::io::Write;
-use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use crate::support::{data, seqfarm};
+use crate::support::{index_test_genome, seqfarm};
 
 /// Voluntary context switches of every worker thread of process `pid` (each wake-up
 /// from a park is one).
@@ -28,23 +27,11 @@ fn worker_wake_ups(pid: u32) -> u64 {
     total
 }
 
-fn index(dir: &Path) -> std::path::PathBuf {
-    let prefix = dir.join("ref");
-    let out = seqfarm()
-        .args(["index", "-t", "2", "-o"])
-        .arg(&prefix)
-        .arg(data("index_ref.fa.gz"))
-        .output()
-        .expect("seqfarm runs");
-    assert!(out.status.success(), "{out:?}");
-    prefix
-}
-
 #[cfg(target_os = "linux")]
 #[test]
 fn parked_workers_stay_asleep_while_the_input_is_slow() {
     let dir = tempfile::tempdir().unwrap();
-    let prefix = index(dir.path());
+    let prefix = index_test_genome(dir.path());
     let mut child = seqfarm()
         .args(["align", "-p", "8", "--no-hd", "-x"])
         .arg(&prefix)

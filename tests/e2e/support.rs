@@ -20,6 +20,24 @@ pub fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The bundled test genome (`tests/data/index_ref.fa.gz`) indexed in `dir`; returns the
+/// index prefix.
+pub fn index_test_genome(dir: &std::path::Path) -> PathBuf {
+    let prefix = dir.join("ref");
+    let out = seqfarm()
+        .args(["index", "-t", "2", "-o"])
+        .arg(&prefix)
+        .arg(data("index_ref.fa.gz"))
+        .output()
+        .expect("seqfarm runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    prefix
+}
+
 /// The shared data directory beside the repository, when it is there (larger optional
 /// tests use it; they are skipped without it).
 #[allow(dead_code)]
