@@ -56,6 +56,7 @@ mod bell;
 mod config;
 mod error;
 mod master;
+pub mod numa;
 mod pin;
 mod stats;
 mod worker;
@@ -118,4 +119,8 @@ pub struct WorkerInfo {
     pub index: usize,
     /// The core the worker is pinned to, when pinning was asked for and succeeded.
     pub core: Option<usize>,
+    /// The NUMA node of that core, when the farm has a placement
+    /// ([`FarmConfig::placement`]); pick the node's copy of shared data with
+    /// [`numa::Replicas::for_worker`].
+    pub node: Option<usize>,
 }
