@@ -14,6 +14,7 @@ mod count;
 mod flagstat;
 mod index;
 mod messages;
+mod numa;
 mod outputs;
 mod search;
 mod snp_pileup;

@@ -15,6 +15,14 @@ pub struct WorkerSlot {
     pub memory_node: usize,
 }
 
+impl WorkerSlot {
+    /// Pins the calling thread to this slot's core (for a command that works on its
+    /// own thread); returns whether it worked.
+    pub fn pin_current_thread(&self) -> bool {
+        crate::pin::pin_to(self.core).is_some()
+    }
+}
+
 /// Workers laid out node by node.
 ///
 /// The CPUs this process may use are listed node after node (ascending node number,

@@ -409,6 +409,8 @@ pub struct AlignArgs {
     pub pin: bool,
     #[command(flatten)]
     pub stats: crate::common::StatsArg,
+    #[command(flatten)]
+    pub numa: crate::numa::NumaArg,
     /// Output in input order (always so; accepted)
     #[arg(long)]
     pub reorder: bool,
