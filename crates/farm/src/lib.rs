@@ -25,6 +25,11 @@
 //! out of work spin briefly and then park; the thread that hands them work wakes them.
 //! There is no lock on the task path.
 //!
+//! On a NUMA machine a farm can be given a [`numa::Placement`]: workers are then pinned
+//! node by node and told their node, so that each reads its node's copy of shared data
+//! ([`numa::Replicas`]); the [`numa`] module reads the topology, decides between
+//! interleaving and replicating, and sets the memory policies.
+//!
 //! The first error (or panic) in any role stops the farm: every thread notices within
 //! one task, and [`run`] returns the error with the role and task it came from. A farm
 //! never returns a partial result as a success.
