@@ -6,7 +6,6 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::Context;
 use seqfarm_farm::numa::{
     copies_per_node_from_env, decide, MemoryPolicy, NumaMode, NumaPlan, NumaTopology, Placement,
     Replicas,
@@ -36,7 +35,8 @@ pub struct PlacedIndex {
 }
 
 impl PlacedIndex {
-    /// Loads the index file at `path` for `workers` workers under `mode`. A memory
+    /// Loads the index file at `path` for `workers` workers under `mode` (the error
+    /// names the file). A memory
     /// policy the kernel refuses is one warning line, never an error: the index is then
     /// where the kernel's default policy puts it.
     pub fn load(
@@ -44,13 +44,12 @@ impl PlacedIndex {
         mode: NumaMode,
         workers: usize,
         options: LoadOptions,
-    ) -> anyhow::Result<Self> {
+    ) -> Result<Self, seqfarm_fmindex::LoadError> {
         let mode = if cfg!(target_os = "linux") {
             mode
         } else {
             NumaMode::Off
         };
-        let load_error = || format!("cannot load the index {}", path.display());
         let topology = match mode {
             NumaMode::Off => None,
             _ => NumaTopology::of_this_process(),
@@ -81,13 +80,12 @@ impl PlacedIndex {
         let verify = options.verify_checksums;
         match decision.plan {
             NumaPlan::Off => Ok(Self {
-                replicas: Replicas::single(FmIndex::open(path, options).with_context(load_error)?),
+                replicas: Replicas::single(FmIndex::open(path, options)?),
                 placement: None,
             }),
             NumaPlan::Interleave { placement, nodes } => {
                 let policy = MemoryPolicy::Interleave(nodes);
-                let index = FmIndex::open_copy_with(path, verify, placed(policy))
-                    .with_context(load_error)?;
+                let index = FmIndex::open_copy_with(path, verify, placed(policy))?;
                 Ok(Self {
                     replicas: Replicas::single(index),
                     placement: Some(placement),
@@ -109,8 +107,7 @@ impl PlacedIndex {
                         MemoryPolicy::Prefer(node)
                     };
                     FmIndex::open_copy_with(path, verify, placed(policy))
-                })
-                .with_context(load_error)?;
+                })?;
                 Ok(Self {
                     replicas,
                     placement: Some(placement),

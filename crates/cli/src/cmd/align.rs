@@ -169,7 +169,8 @@ impl AlignArgs {
             verify_checksums: false,
             ..LoadOptions::default()
         };
-        let placed = PlacedIndex::load(&index_file, self.numa.numa, workers, quick)?;
+        let placed = PlacedIndex::load(&index_file, self.numa.numa, workers, quick)
+            .with_context(|| format!("cannot load the index {}", index_file.display()))?;
         let index = placed.first();
         let mut verification = IndexCheck::start(index_file.clone())?;
         timer.phase("Time loading reference", started);

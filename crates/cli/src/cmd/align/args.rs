@@ -414,7 +414,7 @@ pub struct AlignArgs {
     /// Output in input order (always so; accepted)
     #[arg(long)]
     pub reorder: bool,
-    /// Memory-map the index (always so; accepted)
+    /// Memory-map the index (so unless --numa copies it; accepted)
     #[arg(long)]
     pub mm: bool,
 
