@@ -36,9 +36,8 @@ pub struct PlacedIndex {
 
 impl PlacedIndex {
     /// Loads the index file at `path` for `workers` workers under `mode` (the error
-    /// names the file). A memory
-    /// policy the kernel refuses is one warning line, never an error: the index is then
-    /// where the kernel's default policy puts it.
+    /// names the file). A memory policy the kernel refuses is one warning line, never an
+    /// error: the index is then where the kernel's default policy puts it.
     pub fn load(
         path: &Path,
         mode: NumaMode,
