@@ -288,4 +288,58 @@ fn a_refused_memory_policy_is_one_warning_and_the_run_goes_on() {
             "{stderr}"
         );
     }
+    // --stats says what auto chose, and why.
+    let stats = dir.path().join("stats.json");
+    let out = seqfarm()
+        .args(["align", "-p", "2", "-x"])
+        .arg(&prefix)
+        .arg("-U")
+        .arg(data("align_reads_100.fq.gz"))
+        .args(["-S", "/dev/null", "--stats"])
+        .arg(&stats)
+        .env(ROOT, root)
+        .output()
+        .expect("seqfarm runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let numa = &stats["numa"];
+    assert_eq!(numa["mode"], "replicate", "{numa}");
+    assert_eq!(numa["copies"], 2, "{numa}");
+    assert_eq!(numa["nodes"], serde_json::json!([0, 63]), "{numa}");
+    assert!(
+        numa["reason"].as_str().unwrap().contains("2 nodes in use"),
+        "{numa}"
+    );
+}
+
+#[test]
+fn stats_say_numa_off_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = index(dir.path());
+    let stats = dir.path().join("stats.json");
+    let out = seqfarm()
+        .args(["align", "-p", "2", "--numa", "off", "-x"])
+        .arg(&prefix)
+        .arg("-U")
+        .arg(data("align_reads_100.fq.gz"))
+        .args(["-S", "/dev/null", "--stats"])
+        .arg(&stats)
+        .output()
+        .expect("seqfarm runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stats: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    assert_eq!(
+        stats["numa"],
+        serde_json::json!({"mode": "off", "reason": "asked for", "copies": 1, "nodes": null})
+    );
 }

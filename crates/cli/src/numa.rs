@@ -32,6 +32,8 @@ fn parse_mode(text: &str) -> Result<NumaMode, String> {
 pub struct PlacedIndex {
     replicas: Replicas<FmIndex>,
     placement: Option<Placement>,
+    mode: NumaMode,
+    reason: String,
 }
 
 impl PlacedIndex {
@@ -81,18 +83,13 @@ impl PlacedIndex {
             }
         };
         let verify = options.verify_checksums;
-        match decision.plan {
-            NumaPlan::Off => Ok(Self {
-                replicas: Replicas::single(FmIndex::open(path, options)?),
-                placement: None,
-            }),
+        let (mode, reason) = (decision.plan.mode(), decision.reason);
+        let (replicas, placement) = match decision.plan {
+            NumaPlan::Off => (Replicas::single(FmIndex::open(path, options)?), None),
             NumaPlan::Interleave { placement, nodes } => {
                 let policy = MemoryPolicy::Interleave(nodes);
                 let index = FmIndex::open_copy_with(path, verify, placed(policy))?;
-                Ok(Self {
-                    replicas: Replicas::single(index),
-                    placement: Some(placement),
-                })
+                (Replicas::single(index), Some(placement))
             }
             NumaPlan::Replicate { placement, groups } => {
                 let replicas = Replicas::build(&groups, |group| {
@@ -111,12 +108,15 @@ impl PlacedIndex {
                     };
                     FmIndex::open_copy_with(path, verify, placed(policy))
                 })?;
-                Ok(Self {
-                    replicas,
-                    placement: Some(placement),
-                })
+                (replicas, Some(placement))
             }
-        }
+        };
+        Ok(Self {
+            replicas,
+            placement,
+            mode,
+            reason,
+        })
     }
 
     /// The copy the master thread reads (header, contig names).
@@ -127,6 +127,17 @@ impl PlacedIndex {
     /// The copy worker `index` reads.
     pub fn for_worker(&self, index: usize) -> &FmIndex {
         self.replicas.for_worker(index)
+    }
+
+    /// What `--numa` came to, for `--stats`: the mode carried out, why, the copies
+    /// made and the memory nodes the workers read.
+    pub fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "mode": self.mode.to_string(),
+            "reason": self.reason,
+            "copies": self.replicas.copies().len(),
+            "nodes": self.placement.as_ref().map(Placement::memory_nodes),
+        })
     }
 
     /// The workers' placement, for [`seqfarm_farm::FarmConfig::placement`] (`None`:

@@ -342,6 +342,7 @@ impl AlignArgs {
         read_files.commit()?;
         metrics.finish(&totals)?;
         stats_file.add(&report.stats);
+        stats_file.numa(placed.summary());
         stats_file.total("reads", fragments, report.tasks());
         stats_file.total("bytes", input_bytes, report.tasks());
         stats_file.finish()?;

@@ -101,6 +101,15 @@ pub enum NumaPlan {
 }
 
 impl NumaPlan {
+    /// The mode this plan carries out (never `Auto`).
+    pub fn mode(&self) -> NumaMode {
+        match self {
+            NumaPlan::Off => NumaMode::Off,
+            NumaPlan::Interleave { .. } => NumaMode::Interleave,
+            NumaPlan::Replicate { .. } => NumaMode::Replicate,
+        }
+    }
+
     /// The placement to give the farm ([`crate::FarmConfig::placement`]), when on.
     pub fn placement(&self) -> Option<&Placement> {
         match self {
