@@ -15,6 +15,7 @@ mod flagstat;
 mod idle_threads;
 mod index;
 mod messages;
+mod numa;
 mod outputs;
 mod search;
 mod snp_pileup;

@@ -17,6 +17,7 @@ pub struct StatsFile {
     started: Instant,
     stats: FarmStats,
     totals: Vec<(&'static str, u64, u64)>,
+    numa: Option<Value>,
 }
 
 impl StatsFile {
@@ -48,6 +49,7 @@ impl StatsFile {
             started: Instant::now(),
             stats: FarmStats::default(),
             totals: Vec::new(),
+            numa: None,
         })
     }
 
@@ -61,6 +63,11 @@ impl StatsFile {
     /// the tasks of the farm that handled them.)
     pub fn total(&mut self, what: &'static str, total: u64, tasks: u64) {
         self.totals.push((what, total, tasks));
+    }
+
+    /// Records what `--numa` came to (written as `numa`).
+    pub fn numa(&mut self, summary: Value) {
+        self.numa = Some(summary);
     }
 
     /// The JSON document.
@@ -89,7 +96,7 @@ impl StatsFile {
                 })
             })
             .collect();
-        json!({
+        let mut document = json!({
             "command": self.command,
             "threads": self.threads,
             "elapsed_s": self.started.elapsed().as_secs_f64(),
@@ -107,7 +114,11 @@ impl StatsFile {
             "worker_s_per_task": s.worker_per_task().map(secs),
             "ceiling": s.ceiling(),
             "efficiency": s.efficiency(),
-        })
+        });
+        if let Some(numa) = &self.numa {
+            document["numa"] = numa.clone();
+        }
+        document
     }
 
     /// Writes the file, when one was asked for, and moves it into place.

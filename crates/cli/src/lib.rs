@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 mod cmd;
 mod common;
 mod farm_stats;
+mod numa;
 mod progress;
 
 pub use common::is_broken_pipe;

@@ -10,6 +10,9 @@ pub struct FarmConfig {
     pub queue_depth: usize,
     /// Pin worker `i` to core `i mod cores`.
     pub pin: bool,
+    /// Pin workers node by node instead ([`crate::numa::Placement`]): worker `i` to the
+    /// core of its slot, with its node in [`crate::WorkerInfo::node`]. Overrides `pin`.
+    pub placement: Option<crate::numa::Placement>,
     /// Deliver tasks to the collector in the order the emitter filled them.
     pub ordered: bool,
     /// Time the master and the workers ([`crate::FarmStats`]); without it no clock is
@@ -31,6 +34,7 @@ impl FarmConfig {
             workers: workers.max(1),
             queue_depth: 4,
             pin: false,
+            placement: None,
             ordered: true,
             timed: false,
         }
@@ -45,6 +49,12 @@ impl FarmConfig {
     /// Sets whether workers are pinned to cores.
     pub fn pin(mut self, pin: bool) -> Self {
         self.pin = pin;
+        self
+    }
+
+    /// Sets where each worker runs (NUMA placement; `None`: by `pin`).
+    pub fn placement(mut self, placement: Option<crate::numa::Placement>) -> Self {
+        self.placement = placement;
         self
     }
 

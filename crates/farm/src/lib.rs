@@ -25,6 +25,11 @@
 //! out of work spin briefly and then park; the thread that hands them work wakes them.
 //! There is no lock on the task path.
 //!
+//! On a NUMA machine a farm can be given a [`numa::Placement`]: workers are then pinned
+//! node by node and told their node, so that each reads its node's copy of shared data
+//! ([`numa::Replicas`]); the [`numa`] module reads the topology, decides between
+//! interleaving and replicating, and sets the memory policies.
+//!
 //! The first error (or panic) in any role stops the farm: every thread notices within
 //! one task, and [`run`] returns the error with the role and task it came from. A farm
 //! never returns a partial result as a success.
@@ -56,6 +61,7 @@ mod bell;
 mod config;
 mod error;
 mod master;
+pub mod numa;
 mod pin;
 mod stats;
 mod worker;
@@ -118,4 +124,8 @@ pub struct WorkerInfo {
     pub index: usize,
     /// The core the worker is pinned to, when pinning was asked for and succeeded.
     pub core: Option<usize>,
+    /// The NUMA node of that core, when the farm has a placement
+    /// ([`FarmConfig::placement`]); pick the node's copy of shared data with
+    /// [`numa::Replicas::for_worker`].
+    pub node: Option<usize>,
 }

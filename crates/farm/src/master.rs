@@ -81,6 +81,7 @@ where
         seats.push(WorkerSeat {
             index,
             pin: config.pin,
+            slot: config.placement.as_ref().map(|p| p.slot(index)),
             input: task_rx,
             output: result_tx,
             bell,

@@ -16,3 +16,8 @@ pub(crate) fn pin_current(index: usize) -> Option<usize> {
     let core = cores[index % cores.len()];
     core_affinity::set_for_current(core).then_some(core.id)
 }
+
+/// Pins the calling thread to core `core`; returns it on success.
+pub(crate) fn pin_to(core: usize) -> Option<usize> {
+    core_affinity::set_for_current(core_affinity::CoreId { id: core }).then_some(core)
+}

@@ -93,6 +93,8 @@ pub(crate) fn guarded<R, E>(
 pub(crate) struct WorkerSeat<'a, T, E> {
     pub(crate) index: usize,
     pub(crate) pin: bool,
+    /// Where to pin the worker, when the farm has a NUMA placement (overrides `pin`).
+    pub(crate) slot: Option<crate::numa::WorkerSlot>,
     pub(crate) input: Consumer<Parcel<T>>,
     pub(crate) output: Producer<Parcel<T>>,
     pub(crate) bell: &'a Bell,
@@ -113,14 +115,15 @@ impl<T, E> WorkerSeat<'_, T, E> {
         Mk: Fn(WorkerInfo) -> Result<W, E>,
     {
         self.bell.attach();
-        let core = if self.pin {
-            crate::pin::pin_current(self.index)
-        } else {
-            None
+        let (core, node) = match self.slot {
+            Some(slot) => (crate::pin::pin_to(slot.core), Some(slot.node)),
+            None if self.pin => (crate::pin::pin_current(self.index), None),
+            None => (None, None),
         };
         let info = WorkerInfo {
             index: self.index,
             core,
+            node,
         };
         let setup = Stage::Worker {
             index: self.index,

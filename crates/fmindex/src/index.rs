@@ -153,7 +153,31 @@ impl FmIndex {
 
     /// Loads the index file at `path` (see [`index_path`]).
     pub fn open(path: impl AsRef<Path>, options: LoadOptions) -> Result<Self, LoadError> {
-        let path = path.as_ref().to_path_buf();
+        Self::open_with(path.as_ref(), options, |_| {})
+    }
+
+    /// Loads the index file at `path` into anonymous memory ([`LoadMode::Copy`]),
+    /// calling `prepare` on that memory once it is mapped and before any byte of it is
+    /// written: the moment to set a NUMA memory policy (`mbind`), which decides where
+    /// the pages go when the copy first touches them.
+    pub fn open_copy_with(
+        path: impl AsRef<Path>,
+        verify_checksums: bool,
+        prepare: impl FnOnce(&mut [u8]),
+    ) -> Result<Self, LoadError> {
+        let options = LoadOptions {
+            mode: LoadMode::Copy,
+            verify_checksums,
+        };
+        Self::open_with(path.as_ref(), options, prepare)
+    }
+
+    fn open_with(
+        path: &Path,
+        options: LoadOptions,
+        prepare: impl FnOnce(&mut [u8]),
+    ) -> Result<Self, LoadError> {
+        let path = path.to_path_buf();
         let io = |e| LoadError::Io {
             path: path.clone(),
             cause: e,
@@ -189,6 +213,7 @@ impl FmIndex {
             }
             LoadMode::Copy => {
                 let mut anon = MmapMut::map_anon(len as usize).map_err(io)?;
+                prepare(&mut anon);
                 file.read_exact(&mut anon).map_err(io)?;
                 Backing::Copied(anon)
             }

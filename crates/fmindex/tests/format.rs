@@ -100,6 +100,31 @@ fn round_trip_in_both_load_modes() {
     }
 }
 
+/// The memory handed to `prepare` is the index's own, untouched yet (all zero), and
+/// the copy loaded into it is the whole file.
+#[test]
+fn a_copy_is_prepared_before_it_is_filled() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = index_bytes();
+    let path = write(dir.path(), "g.sfi", &bytes);
+    let mut seen = None;
+    let index = FmIndex::open_copy_with(&path, true, |memory| {
+        seen = Some((
+            memory.as_ptr() as usize,
+            memory.len(),
+            memory.iter().all(|&b| b == 0),
+        ));
+    })
+    .unwrap();
+    assert!(index.is_copied());
+    assert_eq!(index.load_mode(), LoadMode::Copy);
+    assert_eq!(
+        seen,
+        Some((index.bytes().as_ptr() as usize, bytes.len(), true))
+    );
+    assert_eq!(index.bytes(), &bytes[..]);
+}
+
 #[test]
 fn index_is_shared_between_threads() {
     fn shared<T: Send + Sync>() {}

@@ -39,6 +39,7 @@ use self::records::{RecordStyle, RecordWriter};
 use self::summary::{write_summary, SummaryStyle};
 use crate::common::farm_error;
 use crate::farm_stats::StatsFile;
+use crate::numa::PlacedIndex;
 use crate::progress;
 
 /// Reads per task: large enough to amortise the task hand-over and fill the SIMD
@@ -168,13 +169,14 @@ impl AlignArgs {
             verify_checksums: false,
             ..LoadOptions::default()
         };
-        let index = FmIndex::open(&index_file, quick)
+        let placed = PlacedIndex::load(&index_file, self.numa.numa, workers, quick)
             .with_context(|| format!("cannot load the index {}", index_file.display()))?;
+        let index = placed.first();
         let mut verification = IndexCheck::start(index_file.clone())?;
         timer.phase("Time loading reference", started);
         timer.phase("Time loading forward index", started);
         let search_started = Instant::now();
-        let header = self.header(&index)?;
+        let header = self.header(index)?;
         let mut compressor = BgzfCompressor::new(BAM_LEVEL);
         if style.bam {
             let mut bytes = Vec::new();
@@ -195,6 +197,7 @@ impl AlignArgs {
         };
         let config = FarmConfig::new(workers)
             .pin(self.pin)
+            .placement(placed.placement().cloned())
             .timed(self.stats.stats.is_some());
         let ignore_quals = self.ignore_quals;
         let mut chunker = InputChunker::new(
@@ -218,8 +221,8 @@ impl AlignArgs {
                 Fill::End
             })
         };
-        let make_worker = |_: WorkerInfo| -> Result<_, anyhow::Error> {
-            let mut aligner = Aligner::new(&index, params.clone())?;
+        let make_worker = |info: WorkerInfo| -> Result<_, anyhow::Error> {
+            let mut aligner = Aligner::new(placed.for_worker(info.index), params.clone())?;
             let mut batch = FragmentBatch::new();
             let mut single_results: Vec<ReadResult> = Vec::new();
             let mut pair_results: Vec<PairResult> = Vec::new();
@@ -339,6 +342,7 @@ impl AlignArgs {
         read_files.commit()?;
         metrics.finish(&totals)?;
         stats_file.add(&report.stats);
+        stats_file.numa(placed.summary());
         stats_file.total("reads", fragments, report.tasks());
         stats_file.total("bytes", input_bytes, report.tasks());
         stats_file.finish()?;
@@ -489,8 +493,9 @@ fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
 }
 
 /// The command line for `@PG CL:`, without the thread options (`-p`, `--threads`,
-/// `--pin`) and `--stats FILE`: they do not change the alignments, and leaving them out
-/// keeps the output byte-identical at any thread count and with or without statistics.
+/// `--pin`), `--numa MODE` and `--stats FILE`: they do not change the alignments, and
+/// leaving them out keeps the output byte-identical at any thread count, under any NUMA
+/// placement and with or without statistics.
 fn command_line(args: impl Iterator<Item = String>) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut skip_value = false;
@@ -499,9 +504,11 @@ fn command_line(args: impl Iterator<Item = String>) -> String {
             continue;
         }
         match arg.as_str() {
-            "-p" | "--threads" | "--stats" => skip_value = true,
+            "-p" | "--threads" | "--stats" | "--numa" => skip_value = true,
             "--pin" => {}
-            a if a.starts_with("--threads=") || a.starts_with("--stats=") => {}
+            a if a.starts_with("--threads=")
+                || a.starts_with("--stats=")
+                || a.starts_with("--numa=") => {}
             a if a.starts_with("-p")
                 && a.len() > 2
                 && a[2..].bytes().all(|b| b.is_ascii_digit()) => {}
@@ -565,6 +572,9 @@ mod tests {
             "--stats",
             "s.json",
             "--stats=t.json",
+            "--numa",
+            "replicate",
+            "--numa=off",
             "-U",
             "r.fq",
         ];

@@ -9,6 +9,7 @@ use seqfarm_core::Strand;
 use seqfarm_fmindex::{index_path, FmIndex, Hit, LoadOptions, LocateScratch};
 
 use crate::common::excerpt;
+use crate::numa::PlacedIndex;
 
 /// Count and list the occurrences of patterns, on both strands
 #[derive(Debug, clap::Args)]
@@ -31,6 +32,8 @@ pub struct LocateArgs {
     /// Patterns (A/C/G/T, either case); `-` reads them from standard input, one per line
     #[arg(value_name = "PATTERN", required = true)]
     patterns: Vec<String>,
+    #[command(flatten)]
+    numa: crate::numa::NumaArg,
 }
 
 impl LocateArgs {
@@ -46,16 +49,27 @@ impl LocateArgs {
         for pattern in &patterns {
             encoded.push(encode_pattern(pattern)?);
         }
-        let index = FmIndex::open(index_path(&self.index), LoadOptions::default())?;
+        // One thread reads the index: `auto` leaves it memory-mapped; `interleave` and
+        // `replicate` place it for that thread, which runs on the first node's first core.
+        let placed = PlacedIndex::load(
+            &index_path(&self.index),
+            self.numa.numa,
+            1,
+            LoadOptions::default(),
+        )?;
+        if let Some(placement) = placed.placement() {
+            placement.slot(0).pin_current_thread();
+        }
+        let index = placed.first();
         let stdout = std::io::stdout();
         let mut out = BufWriter::new(stdout.lock());
         let mut hits = Vec::new();
         let mut scratch = LocateScratch::default();
         for (pattern, codes) in patterns.iter().zip(&encoded) {
             let count = if self.max_hits == 0 {
-                count(&index, codes)
+                count(index, codes)
             } else {
-                occurrences(&index, codes, &mut scratch, &mut hits);
+                occurrences(index, codes, &mut scratch, &mut hits);
                 hits.len() as u64
             };
             write!(out, "{pattern}\t{count}\t").context("writing to standard output")?;

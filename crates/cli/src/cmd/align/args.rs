@@ -409,10 +409,12 @@ pub struct AlignArgs {
     pub pin: bool,
     #[command(flatten)]
     pub stats: crate::common::StatsArg,
+    #[command(flatten)]
+    pub numa: crate::numa::NumaArg,
     /// Output in input order (always so; accepted)
     #[arg(long)]
     pub reorder: bool,
-    /// Memory-map the index (always so; accepted)
+    /// Memory-map the index (so unless --numa copies it; accepted)
     #[arg(long)]
     pub mm: bool,
 

@@ -1,0 +1,148 @@
+//! `--numa`: where the index lives on a NUMA machine, and where the workers that read it
+//! run (docs/FARM.md, "NUMA placement"). The topology, the decision and the memory
+//! policies are the farm's ([`seqfarm_farm::numa`]); this module loads the index as the
+//! decision says.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use seqfarm_farm::numa::{
+    advise_huge_pages, copies_per_node_from_env, decide, MemoryPolicy, NumaMode, NumaPlan,
+    NumaTopology, Placement, Replicas,
+};
+use seqfarm_fmindex::{FmIndex, LoadOptions};
+
+/// `--numa MODE`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct NumaArg {
+    /// NUMA placement of the index and the workers: off, interleave (pages spread over
+    /// the nodes in use), replicate (one copy per node), auto (chosen from the topology,
+    /// the index size and the free memory; off on one node). Linux only; elsewhere off
+    #[arg(long = "numa", value_name = "MODE", default_value_t = NumaMode::Auto,
+          value_parser = parse_mode)]
+    pub numa: NumaMode,
+}
+
+fn parse_mode(text: &str) -> Result<NumaMode, String> {
+    text.parse()
+}
+
+/// An index loaded as `--numa` decided: one copy (memory-mapped, or interleaved), or
+/// one per node; and the workers' placement when placement is on.
+pub struct PlacedIndex {
+    replicas: Replicas<FmIndex>,
+    placement: Option<Placement>,
+    mode: NumaMode,
+    reason: String,
+}
+
+impl PlacedIndex {
+    /// Loads the index file at `path` for `workers` workers under `mode` (the error
+    /// names the file). A memory policy the kernel refuses is one warning line, never an
+    /// error: the index is then where the kernel's default policy puts it.
+    pub fn load(
+        path: &Path,
+        mode: NumaMode,
+        workers: usize,
+        options: LoadOptions,
+    ) -> Result<Self, seqfarm_fmindex::LoadError> {
+        let mode = if cfg!(target_os = "linux") {
+            mode
+        } else {
+            NumaMode::Off
+        };
+        let topology = match mode {
+            NumaMode::Off => None,
+            _ => NumaTopology::of_this_process(),
+        };
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        let decision = decide(
+            mode,
+            topology.as_ref(),
+            workers,
+            size,
+            copies_per_node_from_env(),
+        );
+        let warned = AtomicBool::new(false);
+        let placed = |policy: MemoryPolicy| {
+            let warned = &warned;
+            move |memory: &mut [u8]| {
+                // Huge pages where the system allows them: a copy in 4 KiB pages makes
+                // the search slower than the page cache's mapping (docs/FARM.md). Only an
+                // optimisation: a refusal is silent.
+                let _ = advise_huge_pages(memory);
+                if let Err(e) = policy.apply(memory) {
+                    if !warned.swap(true, Ordering::Relaxed) {
+                        eprintln!(
+                            "seqfarm: warning: --numa: the index's memory policy ({}) was \
+                             refused ({e}); the kernel places it by its default policy",
+                            policy.describe()
+                        );
+                    }
+                }
+            }
+        };
+        let verify = options.verify_checksums;
+        let (mode, reason) = (decision.plan.mode(), decision.reason);
+        let (replicas, placement) = match decision.plan {
+            NumaPlan::Off => (Replicas::single(FmIndex::open(path, options)?), None),
+            NumaPlan::Interleave { placement, nodes } => {
+                let policy = MemoryPolicy::Interleave(nodes);
+                let index = FmIndex::open_copy_with(path, verify, placed(policy))?;
+                (Replicas::single(index), Some(placement))
+            }
+            NumaPlan::Replicate { placement, groups } => {
+                let replicas = Replicas::build(&groups, |group| {
+                    let node = group.memory_node;
+                    let free = topology
+                        .as_ref()
+                        .and_then(|t| t.node(node))
+                        .and_then(|n| n.memory)
+                        .map_or(0, |m| m.free);
+                    // Bound where the node has room; preferred where it has not, so that
+                    // a full node spills over rather than calling the OOM killer.
+                    let policy = if free >= size {
+                        MemoryPolicy::Bind(node)
+                    } else {
+                        MemoryPolicy::Prefer(node)
+                    };
+                    FmIndex::open_copy_with(path, verify, placed(policy))
+                })?;
+                (replicas, Some(placement))
+            }
+        };
+        Ok(Self {
+            replicas,
+            placement,
+            mode,
+            reason,
+        })
+    }
+
+    /// The copy the master thread reads (header, contig names).
+    pub fn first(&self) -> &FmIndex {
+        self.replicas.first()
+    }
+
+    /// The copy worker `index` reads.
+    pub fn for_worker(&self, index: usize) -> &FmIndex {
+        self.replicas.for_worker(index)
+    }
+
+    /// What `--numa` came to, for `--stats`: the mode carried out, why, the copies
+    /// made and the memory nodes the workers read.
+    pub fn summary(&self) -> serde_json::Value {
+        serde_json::json!({
+            "mode": self.mode.to_string(),
+            "reason": self.reason,
+            "copies": self.replicas.copies().len(),
+            "nodes": self.placement.as_ref().map(Placement::memory_nodes),
+        })
+    }
+
+    /// The workers' placement, for [`seqfarm_farm::FarmConfig::placement`] (`None`:
+    /// placement off, workers pinned only with `--pin`).
+    pub fn placement(&self) -> Option<&Placement> {
+        self.placement.as_ref()
+    }
+}
