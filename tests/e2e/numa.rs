@@ -11,19 +11,7 @@ use crate::support::{data, seqfarm};
 
 /// The test genome indexed in `dir`; returns the index prefix.
 fn index(dir: &Path) -> PathBuf {
-    let prefix = dir.join("ref");
-    let out = seqfarm()
-        .args(["index", "-t", "2", "-o"])
-        .arg(&prefix)
-        .arg(data("index_ref.fa.gz"))
-        .output()
-        .expect("seqfarm runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    prefix
+    crate::support::index_test_genome(dir)
 }
 
 /// `seqfarm align -p THREADS --numa MODE -x PREFIX -U READS` to standard output, with
