@@ -19,7 +19,7 @@
 #        else built here from REFERENCE), BT2_INDEX (bowtie2's index of the same genome;
 #        default $SEQFARM_BENCH_DATA/align/chr20.bt2 beside that INDEX, else built here
 #        from REFERENCE), REFERENCE (default the CHM1 mini reference),
-#        READS (default 20,000 reads of $SEQFARM_BENCH_DATA/align/chr20.150.100000.fq,
+#        READS (default 50,000 reads of $SEQFARM_BENCH_DATA/align/chr20.150.100000.fq,
 #        else the CHM1 reads).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,7 +50,7 @@ if [ -z "${INDEX:-}" ] && [ -f "$bench/align/chr20.sfi" ]; then
   INDEX=$bench/align/chr20
   BT2_INDEX=${BT2_INDEX:-$bench/align/chr20.bt2}
   READS=${READS:-$tmp/reads.fq}
-  [ "$READS" != "$tmp/reads.fq" ] || head -n 80000 "$bench/align/chr20.150.100000.fq" > "$READS"
+  [ "$READS" != "$tmp/reads.fq" ] || head -n 200000 "$bench/align/chr20.150.100000.fq" > "$READS"
 fi
 reference=${REFERENCE:-$shared/reads/human_CHM1_chr1_100kb/GRCh37_miniReference_chr1_chr2_100kb.fa.gz}
 if [ -z "${INDEX:-}" ]; then
