@@ -166,7 +166,7 @@ fn stats_search() {
 }
 
 #[test]
-fn stats_align_and_index() {
+fn stats_align_index_and_locate() {
     let dir = tempfile::tempdir().unwrap();
     let reference = data("index_ref.fa.gz");
     let reads = data("align_reads_100.fq.gz");
@@ -201,6 +201,27 @@ fn stats_align_and_index() {
     );
     check_farm(&v, "align", 2);
     assert!(number(&v["per_task"], "reads") > 0.0, "{v}");
+
+    // locate runs no farm: one thread, its wall time, and what --numa came to.
+    let locate = |stats: &[&str]| {
+        seqfarm()
+            .current_dir(dir.path())
+            .args(["locate", "-x", "ref", "ACGTACGTAC", "GATTACA"])
+            .args(stats)
+            .output()
+            .unwrap()
+    };
+    let plain = locate(&[]);
+    let with_stats = locate(&["--stats", "locate.json"]);
+    assert!(with_stats.status.success(), "{with_stats:?}");
+    assert_eq!(plain.stdout, with_stats.stdout);
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("locate.json")).unwrap())
+            .unwrap();
+    assert_eq!(v["command"], "locate");
+    assert_eq!(v["threads"].as_u64(), Some(1));
+    assert!(number(&v, "wall_s") > 0.0, "{v}");
+    assert!(v["numa"].is_object(), "{v}");
 }
 
 #[test]

@@ -8,7 +8,8 @@ use seqfarm_core::nucleotide::{complement_code, encode_into, AMBIGUOUS};
 use seqfarm_core::Strand;
 use seqfarm_fmindex::{index_path, FmIndex, Hit, LoadOptions, LocateScratch};
 
-use crate::common::excerpt;
+use crate::common::{excerpt, ForceArg, StatsArg};
+use crate::farm_stats::StatsFile;
 use crate::numa::PlacedIndex;
 
 /// Count and list the occurrences of patterns, on both strands
@@ -34,6 +35,10 @@ pub struct LocateArgs {
     patterns: Vec<String>,
     #[command(flatten)]
     numa: crate::numa::NumaArg,
+    #[command(flatten)]
+    stats: StatsArg,
+    #[command(flatten)]
+    force: ForceArg,
 }
 
 impl LocateArgs {
@@ -49,14 +54,19 @@ impl LocateArgs {
         for pattern in &patterns {
             encoded.push(encode_pattern(pattern)?);
         }
+        let index_file = index_path(&self.index);
+        let mut stats = StatsFile::create(
+            self.stats.stats.as_ref(),
+            "locate",
+            1,
+            std::path::Path::new("-"),
+            self.force.overwrite(),
+            [&index_file],
+        )?;
+        let started = std::time::Instant::now();
         // One thread reads the index: `auto` leaves it memory-mapped; `interleave` and
         // `replicate` place it for that thread, which runs on the first node's first core.
-        let placed = PlacedIndex::load(
-            &index_path(&self.index),
-            self.numa.numa,
-            1,
-            LoadOptions::default(),
-        )?;
+        let placed = PlacedIndex::load(&index_file, self.numa.numa, 1, LoadOptions::default())?;
         if let Some(placement) = placed.placement() {
             placement.slot(0).pin_current_thread();
         }
@@ -90,6 +100,13 @@ impl LocateArgs {
             writeln!(out).context("writing to standard output")?;
         }
         out.flush().context("writing to standard output")?;
+        // One thread and no farm: the file holds the wall time (index loading included).
+        stats.numa(placed.summary());
+        stats.add(&seqfarm_farm::FarmStats {
+            wall: started.elapsed(),
+            ..Default::default()
+        });
+        stats.finish()?;
         Ok(())
     }
 }
