@@ -196,6 +196,54 @@ fn task_boundaries_do_not_change_a_byte() {
 }
 
 #[test]
+fn bgzf_output_is_the_same_bytes_at_any_thread_count() {
+    // Blocks are cut at fixed sizes of the text and compressed the same way whichever
+    // thread compresses them: the file is the sequential writer's, byte for byte.
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let bams = stage(
+        dir.path(),
+        &[snp("normal_slice.bam"), snp("tumor_slice.bam")],
+    );
+    let vcf = snp("sites_slice.vcf.gz");
+    let want = expected("slice_depth");
+    assert!(
+        want.len() > 3 * seqfarm_io::bgzf_writer::BLOCK_INPUT,
+        "several blocks"
+    );
+    let mut sequential = seqfarm_io::bgzf_writer::BgzfWriter::new(Vec::new(), 6);
+    sequential.write_all(&want).unwrap();
+    let sequential = sequential.finish().unwrap();
+    for (threads, task_bytes) in [("1", "1"), ("3", "1"), ("3", "100000"), ("2", "1")] {
+        let out = dir.path().join(format!("out{}.csv", rand_suffix()));
+        let args = [
+            "-g",
+            "-d",
+            "8",
+            "-P50",
+            "-r2,2",
+            "-t",
+            threads,
+            "--task-span",
+            "700",
+            "--task-bytes",
+            task_bytes,
+        ];
+        let result = run(&args, &vcf, &out, &bams);
+        assert!(
+            result.status.success(),
+            "{}",
+            String::from_utf8_lossy(&result.stderr)
+        );
+        let file = std::fs::read(format!("{}.gz", out.display())).unwrap();
+        assert!(
+            file == sequential,
+            "{threads} threads, tasks of {task_bytes} bytes: other BGZF bytes"
+        );
+    }
+}
+
+#[test]
 fn shared_pair_cases_are_byte_identical() {
     let Some(cases) = shared_data("snp-pileup/cases.tsv") else {
         eprintln!("shared data absent: skipping the 13 MB pair cases");

@@ -3,14 +3,20 @@
 //!
 //! [`BgzfCompressor`] turns bytes into complete blocks (a farm worker compresses its own
 //! batch; the blocks of consecutive batches simply follow each other in the file);
-//! [`BgzfWriter`] is the streaming [`Write`] on top of it. Blocks hold 65,280 input bytes
-//! (htslib's block size) compressed by libdeflate; a block that would not shrink is stored.
+//! [`BgzfWriter`] is the streaming [`Write`] on top of it, compressing on the calling
+//! thread; [`ParallelBgzfWriter`] writes the same bytes but compresses on a pool of
+//! threads (for a farm's collector, which must stay light). Blocks hold 65,280 input
+//! bytes (htslib's block size) compressed by libdeflate; a block that would not shrink is
+//! stored.
 
 use std::io::{self, Write};
 
 use libdeflater::{CompressionLvl, Compressor};
 
 pub use crate::bgzf::EOF_MARKER;
+pub use parallel::ParallelBgzfWriter;
+
+mod parallel;
 
 /// Input bytes per block (htslib's `BGZF_BLOCK_SIZE`): small enough that even
 /// incompressible data fits the 64 KiB block limit.

@@ -19,7 +19,8 @@
 //!   an existing destination is refused unless overwriting is allowed;
 //! * [`bgzf`]: BGZF block boundaries, virtual offsets, and inflate of one block into a
 //!   caller's buffer with its CRC32 and size checked;
-//! * [`bgzf_writer`]: writing BGZF (compressed outputs that htslib and tabix read);
+//! * [`bgzf_writer`]: writing BGZF (compressed outputs that htslib and tabix read), on the
+//!   calling thread or, with the same bytes, on a pool of compressing threads;
 //! * [`bam`]: BAM files by memory map, their header and index, work plans that cut a BAM
 //!   into units for parallel workers, and record views that read fields in place;
 //! * [`Error`]: every error names the file, and where it applies the record or byte offset.

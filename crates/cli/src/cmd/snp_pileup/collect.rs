@@ -8,7 +8,7 @@ use anyhow::anyhow;
 use indicatif::ProgressBar;
 use seqfarm_farm::Collector;
 use seqfarm_io::bam::{BamSet, RangeReader};
-use seqfarm_io::bgzf_writer::BgzfWriter;
+use seqfarm_io::bgzf_writer::ParallelBgzfWriter;
 use seqfarm_io::output::Output;
 use seqfarm_regions::pileup::engine::FileEngine;
 use seqfarm_regions::pileup::visit::{CoverageProbe, FoundPosition, SiteFinding, SiteWalker};
@@ -31,20 +31,23 @@ pub struct Sink {
 enum SinkWriter {
     /// Plain CSV.
     Plain(Output),
-    /// BGZF-compressed CSV.
-    Bgzf(BgzfWriter<Output>),
+    /// BGZF-compressed CSV, compressed off the collector's thread.
+    Bgzf(ParallelBgzfWriter<Output>),
 }
 
 impl Sink {
-    /// A sink on `out`, compressing when `gzip`.
-    pub fn new(out: Output, gzip: bool) -> Self {
+    /// A sink on `out`, compressing when `gzip` on `threads` threads of its own.
+    pub fn new(out: Output, gzip: bool, threads: usize) -> seqfarm_io::Result<Self> {
         let path = out.path().to_path_buf();
         let writer = if gzip {
-            SinkWriter::Bgzf(BgzfWriter::new(out, GZIP_LEVEL))
+            SinkWriter::Bgzf(
+                ParallelBgzfWriter::new(out, GZIP_LEVEL, threads)
+                    .map_err(|e| seqfarm_io::Error::io(&path, e))?,
+            )
         } else {
             SinkWriter::Plain(out)
         };
-        Self { path, writer }
+        Ok(Self { path, writer })
     }
 
     fn write(&mut self, bytes: &[u8]) -> seqfarm_io::Result<()> {
