@@ -167,6 +167,14 @@ impl<'a> VcfChunker<'a> {
             Err(e) => return Err(input.error(e).into()),
         };
         let n = buf.len().min(BLOCK);
+        // Grow as a vector does, but never past what a task may hold (a long line is
+        // cut at MAX_SITE_COLUMNS): doubling a 64 MiB line's buffer would take 128 MiB.
+        let want = text.len() + n;
+        if want > text.capacity() {
+            let most = want.max(MAX_TEXT + MAX_SITE_COLUMNS + BLOCK);
+            let grown = text.capacity().saturating_mul(2).clamp(want, most);
+            text.reserve_exact(grown - text.len());
+        }
         text.extend_from_slice(&buf[..n]);
         input.consume(n);
         Ok(n)
