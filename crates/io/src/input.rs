@@ -31,7 +31,11 @@ impl Input {
         let raw: Box<dyn Read + Send> = if path == Path::new("-") {
             Box::new(io::stdin())
         } else {
-            Box::new(File::open(&path).map_err(|e| Error::io(&path, e))?)
+            let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+            match MappedFile::map(&file) {
+                Some(mapped) => return Self::from_buffered(path, Box::new(mapped)),
+                None => Box::new(file),
+            }
         };
         Self::from_reader(path, raw)
     }
@@ -39,8 +43,11 @@ impl Input {
     /// Reads `raw` (already opened, e.g. a stream whose first bytes were sniffed and
     /// chained back), decompressing gzip or BGZF transparently; `path` names it in errors.
     pub fn from_reader(path: impl Into<PathBuf>, raw: Box<dyn Read + Send>) -> Result<Self> {
-        let path = path.into();
-        let mut buffered = BufReader::with_capacity(BUFFER, raw);
+        Self::from_buffered(path.into(), Box::new(BufReader::with_capacity(BUFFER, raw)))
+    }
+
+    /// [`Input::from_reader`] on a reader that buffers (or maps) already.
+    fn from_buffered(path: PathBuf, mut buffered: Box<dyn BufRead + Send>) -> Result<Self> {
         let head = buffered.fill_buf().map_err(|e| Error::io(&path, e))?;
         let gzipped = head.starts_with(&[0x1f, 0x8b]);
         let reader: Box<dyn BufRead + Send> = if gzipped {
@@ -49,7 +56,7 @@ impl Input {
             let decoder = MultiGzDecoder::new(buffered);
             Box::new(InflateThread::spawn(decoder).map_err(|e| Error::io(&path, e))?)
         } else {
-            Box::new(buffered)
+            buffered
         };
         Ok(Self {
             path,
@@ -61,6 +68,81 @@ impl Input {
     /// Wraps an I/O error from reading this input with its path.
     pub fn error(&self, source: io::Error) -> Error {
         Error::io(&self.path, source)
+    }
+}
+
+/// A regular file read through a read-only memory map. Reading a file with `read(2)`
+/// has the kernel copy every byte into the process, on the thread that reads: for the
+/// farm's emitter that copy was most of its work on an uncompressed FASTQ file. Mapped,
+/// the pages come in by read-ahead and the emitter copies each byte once, into its
+/// task. Pages read are released from the process every [`RELEASE_EVERY`] bytes (they
+/// stay in the page cache), so the resident set stays bounded on a large file.
+struct MappedFile {
+    map: memmap2::Mmap,
+    pos: usize,
+    /// Pages before this offset have been released.
+    released: usize,
+}
+
+/// Bytes read between two releases of the pages behind them.
+const RELEASE_EVERY: usize = 64 << 20;
+
+#[allow(unsafe_code)]
+impl MappedFile {
+    /// Maps `file` when it is a non-empty regular file and the map succeeds (streams,
+    /// empty files, or an address space too small for the file: `None`, and the file is
+    /// read instead).
+    fn map(file: &File) -> Option<Self> {
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() || meta.len() == 0 {
+            return None;
+        }
+        // SAFETY: a read-only map of a file seqfarm only reads. Another program
+        // truncating the file while it is read would make the kernel signal SIGBUS, as
+        // for the memory-mapped BAM and index files.
+        let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
+        let _ = map.advise(memmap2::Advice::Sequential);
+        Some(Self {
+            map,
+            pos: 0,
+            released: 0,
+        })
+    }
+}
+
+#[allow(unsafe_code)]
+impl BufRead for MappedFile {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        Ok(&self.map[self.pos..])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.pos = (self.pos + amt).min(self.map.len());
+        let page = 4096;
+        let end = self.pos / page * page;
+        if end >= self.released + RELEASE_EVERY {
+            // SAFETY: a read-only, file-backed mapping: MADV_DONTNEED only drops this
+            // process's page-table entries for bytes already consumed; a later read
+            // would fault the same bytes back in from the page cache.
+            let _ = unsafe {
+                self.map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    self.released,
+                    end - self.released,
+                )
+            };
+            self.released = end;
+        }
+    }
+}
+
+impl Read for MappedFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let rest = &self.map[self.pos..];
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.consume(n);
+        Ok(n)
     }
 }
 

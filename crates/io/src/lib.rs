@@ -25,8 +25,8 @@
 //!   into units for parallel workers, and record views that read fields in place;
 //! * [`Error`]: every error names the file, and where it applies the record or byte offset.
 //!
-//! The only `unsafe` is in [`bam`] (mapping the file and releasing mapped pages) and in
-//! [`bgzf`]'s ISA-L decoder (calls into the C library).
+//! The only `unsafe` is in [`bam`] and [`input`] (mapping files and releasing mapped
+//! pages) and in [`bgzf`]'s ISA-L decoder (calls into the C library).
 #![deny(unsafe_code)]
 
 #[allow(unsafe_code)]
