@@ -277,24 +277,7 @@ fn a_refused_memory_policy_is_one_warning_and_the_run_goes_on() {
         );
     }
     // --stats says what auto chose, and why.
-    let stats = dir.path().join("stats.json");
-    let out = seqfarm()
-        .args(["align", "-p", "2", "-x"])
-        .arg(&prefix)
-        .arg("-U")
-        .arg(data("align_reads_100.fq.gz"))
-        .args(["-S", "/dev/null", "--stats"])
-        .arg(&stats)
-        .env(ROOT, root)
-        .output()
-        .expect("seqfarm runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stats: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let stats = numa_stats(dir.path(), &prefix, &[], &[(ROOT, root)]);
     let numa = &stats["numa"];
     assert_eq!(numa["mode"], "replicate", "{numa}");
     assert_eq!(numa["copies"], 2, "{numa}");
@@ -305,18 +288,19 @@ fn a_refused_memory_policy_is_one_warning_and_the_run_goes_on() {
     );
 }
 
-#[test]
-fn stats_say_numa_off_when_asked() {
-    let dir = tempfile::tempdir().unwrap();
-    let prefix = index(dir.path());
-    let stats = dir.path().join("stats.json");
+/// The `--stats` document of `seqfarm align -p 2 ARGS` on the test reads, with `env` set.
+fn numa_stats(dir: &Path, prefix: &Path, args: &[&str], env: &[(&str, &str)]) -> serde_json::Value {
+    let stats = dir.join("stats.json");
     let out = seqfarm()
-        .args(["align", "-p", "2", "--numa", "off", "-x"])
-        .arg(&prefix)
+        .args(["align", "-p", "2"])
+        .args(args)
+        .arg("-x")
+        .arg(prefix)
         .arg("-U")
         .arg(data("align_reads_100.fq.gz"))
         .args(["-S", "/dev/null", "--stats"])
         .arg(&stats)
+        .envs(env.iter().copied())
         .output()
         .expect("seqfarm runs");
     assert!(
@@ -324,8 +308,14 @@ fn stats_say_numa_off_when_asked() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stats: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap()
+}
+
+#[test]
+fn stats_say_numa_off_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = index(dir.path());
+    let stats = numa_stats(dir.path(), &prefix, &["--numa", "off"], &[]);
     assert_eq!(
         stats["numa"],
         serde_json::json!({"mode": "off", "reason": "asked for", "copies": 1, "nodes": null})
