@@ -38,9 +38,16 @@ step awk '$4 + $5 > 0' "$out/windows.tsv"
 step "$sf" search --top 2 "$data/sw_q10.fa" "$data/sw_db1500.fa.gz"
 
 # Align simulated reads to the genome piece indexed above (end-to-end SAM, then local BAM).
-step "$sf" align -x "$out/piece" -U "$data/align_reads_150.fq.gz" -S "$out/reads.sam" -p 2
+# --stats writes where the farm's time went (docs/FARM.md), among it the scaling ceiling:
+# how many workers one master could keep fed.
+step "$sf" align -x "$out/piece" -U "$data/align_reads_150.fq.gz" -S "$out/reads.sam" -p 2 \
+  --stats "$out/align-stats.json"
 awk '!/^@/ && n++ < 3' "$out/reads.sam" | cut -f 1-9,12-
-step "$sf" align --local -x "$out/piece" -U "$data/align_reads_100.fq.gz" -o "$out/reads.bam" -p 2
+step grep -E '^  "(tasks|ceiling|efficiency)"' "$out/align-stats.json"
+# --numa interleave: the index copied into memory interleaved over the NUMA nodes the
+# workers run on (one node here: the same placement, the same output).
+step "$sf" align --local --numa interleave -x "$out/piece" -U "$data/align_reads_100.fq.gz" \
+  -o "$out/reads.bam" -p 2
 
 # Paired-end: 4,000 simulated 2x150 pairs (fragments 400 +- 60) on the same genome piece,
 # with a bowtie2 command line as pipelines write it; pairs that do not align concordantly
