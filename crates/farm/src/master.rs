@@ -5,7 +5,7 @@ use std::time::Instant;
 use rtrb::{Consumer, Producer, RingBuffer};
 
 use crate::bell::{Bell, Patience};
-use crate::stats::{timed, timed_work, FarmStats, MasterStats, WorkClock};
+use crate::stats::{timed, FarmStats, MasterStats, WorkClock};
 use crate::worker::{guarded, Parcel, Shared, Slot, WorkerSeat};
 use crate::{Collector, Emitter, FarmConfig, FarmError, Fill, Stage, Worker, WorkerInfo};
 
@@ -225,11 +225,12 @@ impl<T, E> Master<'_, T, E> {
             if self.shared.stopped() {
                 return Ok(());
             }
-            let (mut collected, mut stalled) = (self.stats.collect, self.stats.stalled);
-            let mut progressed = timed_work(self.timed, &mut collected, &mut stalled, || {
-                self.collect(collector)
-            })?;
-            (self.stats.collect, self.stats.stalled) = (collected, stalled);
+            let collecting = self.timed.then(WorkClock::start);
+            let collected = self.collect(collector);
+            if let Some(collecting) = collecting {
+                collecting.stop(&mut self.stats.collect, &mut self.stats.stalled);
+            }
+            let mut progressed = collected?;
             // Filling and handing out tasks is timed as a whole: clock reads per round
             // rather than per task.
             let emitting = self.timed.then(WorkClock::start);

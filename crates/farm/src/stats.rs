@@ -176,23 +176,6 @@ impl WorkClock {
     }
 }
 
-/// Runs `f`, adding its CPU time to `work` and the rest of its wall time to `stalled`
-/// when `on` (the farm is timed); reads no clock otherwise.
-pub(crate) fn timed_work<R>(
-    on: bool,
-    work: &mut Duration,
-    stalled: &mut Duration,
-    f: impl FnOnce() -> R,
-) -> R {
-    if !on {
-        return f();
-    }
-    let clock = WorkClock::start();
-    let r = f();
-    clock.stop(work, stalled);
-    r
-}
-
 /// The CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`).
 #[cfg(unix)]
 fn thread_cpu_time() -> Option<Duration> {
