@@ -58,6 +58,14 @@ impl StatsFile {
         self.stats.merge(stats);
     }
 
+    /// Records the wall time of a command that runs no farm (its file has no tasks).
+    pub fn add_wall_time(&mut self, wall: std::time::Duration) {
+        self.add(&FarmStats {
+            wall,
+            ..FarmStats::default()
+        });
+    }
+
     /// Records that `tasks` tasks handled `total` units of `what` (reads, residues,
     /// bytes): the file gives them per task. (A command that runs several farms names
     /// the tasks of the farm that handled them.)

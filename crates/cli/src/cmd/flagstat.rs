@@ -68,10 +68,8 @@ fn parse_format(s: &str) -> Result<FlagstatFormat, String> {
 /// Runs `seqfarm flagstat`.
 pub fn run(args: FlagstatArgs) -> anyhow::Result<()> {
     let config = args.farm.config();
-    refuse_input_as_output(
-        &args.output,
-        with_bam_indexes(std::slice::from_ref(&args.input)),
-    )?;
+    let inputs = with_bam_indexes(std::slice::from_ref(&args.input));
+    refuse_input_as_output(&args.output, &inputs)?;
     let mut out = Output::create(&args.output, args.force.overwrite())?;
     let mut stats = StatsFile::create(
         args.farm.stats.stats.as_ref(),
@@ -79,7 +77,7 @@ pub fn run(args: FlagstatArgs) -> anyhow::Result<()> {
         config.workers,
         &args.output,
         args.force.overwrite(),
-        with_bam_indexes(std::slice::from_ref(&args.input)),
+        &inputs,
     )?;
     let mut farm_stats = FarmStats::default();
     let counts = count(&args.input, &config, &mut farm_stats)?;

@@ -142,10 +142,7 @@ impl IndexArgs {
             peak_memory().map_or_else(|| "unknown".to_string(), human_bytes),
             timings.summary()
         );
-        stats.add(&seqfarm_farm::FarmStats {
-            wall: started.elapsed(),
-            ..Default::default()
-        });
+        stats.add_wall_time(started.elapsed());
         stats.finish()?;
         Ok(())
     }

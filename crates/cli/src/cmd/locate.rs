@@ -102,10 +102,7 @@ impl LocateArgs {
         out.flush().context("writing to standard output")?;
         // One thread and no farm: the file holds the wall time (index loading included).
         stats.numa(placed.summary());
-        stats.add(&seqfarm_farm::FarmStats {
-            wall: started.elapsed(),
-            ..Default::default()
-        });
+        stats.add_wall_time(started.elapsed());
         stats.finish()?;
         Ok(())
     }
