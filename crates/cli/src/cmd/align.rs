@@ -163,16 +163,19 @@ impl AlignArgs {
             self.force.overwrite(),
             &inputs,
         )?;
-        // The index is mapped without reading it up front (the header and structure are
-        // checked at once); its section checksums are verified by an `IndexCheck`.
-        let quick = LoadOptions {
-            verify_checksums: false,
+        // A small index has its section checksums verified as it is loaded; a large one
+        // is loaded without reading it up front (the header and structure are checked at
+        // once) and verified by an `IndexCheck` beside the alignment.
+        let index_len = std::fs::metadata(&index_file).map_or(0, |m| m.len());
+        let verify_first = index_len <= CHECK_FIRST_BYTES;
+        let options = LoadOptions {
+            verify_checksums: verify_first,
             ..LoadOptions::default()
         };
-        let placed = PlacedIndex::load(&index_file, self.numa.numa, workers, quick)
+        let placed = PlacedIndex::load(&index_file, self.numa.numa, workers, options)
             .with_context(|| format!("cannot load the index {}", index_file.display()))?;
         let index = placed.first();
-        let mut verification = IndexCheck::start(index_file.clone())?;
+        let mut verification = IndexCheck::start(index_file.clone(), !verify_first);
         timer.phase("Time loading reference", started);
         timer.phase("Time loading forward index", started);
         let search_started = Instant::now();
@@ -364,38 +367,24 @@ impl AlignArgs {
     }
 }
 
-/// What the aligner sees of `read`: `--ignore-quals` charges the maximum penalty, as
-/// for a read without qualities (bowtie2 does so); a read that failed the QSEQ filter
-/// is not aligned with `--qc-filter` (given no bases; reported as `YF:Z:QC`).
 /// Index files up to this size are verified before alignment starts (a few
 /// milliseconds): on a damaged index, searches can walk far before they give up.
 const CHECK_FIRST_BYTES: u64 = 64 << 20;
 
-/// The verification of the index's section checksums: done at once for a small index;
-/// for a large one run beside the alignment, on a thread of its own, its outcome polled
-/// as tasks are collected so that a damaged index stops the run at the next task (and
-/// always before any output is committed).
+/// The verification of a large index's section checksums, run beside the alignment on a
+/// thread of its own, its outcome polled as tasks are collected so that a damaged index
+/// stops the run at the next task (and always before any output is committed).
 struct IndexCheck {
     path: PathBuf,
     running: Option<std::thread::JoinHandle<Result<(), seqfarm_fmindex::LoadError>>>,
 }
 
 impl IndexCheck {
-    fn start(path: PathBuf) -> anyhow::Result<Self> {
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        if size <= CHECK_FIRST_BYTES {
-            FmIndex::verify_file(&path)
-                .with_context(|| format!("cannot load the index {}", path.display()))?;
-            return Ok(Self {
-                path,
-                running: None,
-            });
-        }
+    /// Starts verifying the index at `path` when `run` (otherwise a check that passes).
+    fn start(path: PathBuf, run: bool) -> Self {
         let checked = path.clone();
-        Ok(Self {
-            path,
-            running: Some(std::thread::spawn(move || FmIndex::verify_file(&checked))),
-        })
+        let running = run.then(|| std::thread::spawn(move || FmIndex::verify_file(&checked)));
+        Self { path, running }
     }
 
     /// The verification's error once it has finished with one.
@@ -418,6 +407,9 @@ impl IndexCheck {
     }
 }
 
+/// What the aligner sees of `read`: `--ignore-quals` charges the maximum penalty, as
+/// for a read without qualities (bowtie2 does so); a read that failed the QSEQ filter
+/// is not aligned with `--qc-filter` (given no bases; reported as `YF:Z:QC`).
 fn read_input<'a>(read: &ReadRef<'a>, ignore_quals: bool, qc_filter: bool) -> ReadInput<'a> {
     let skip = qc_filter && read.filtered;
     ReadInput {
