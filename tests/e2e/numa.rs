@@ -3,16 +3,12 @@
 //! kernel refuses costing one warning line, not the run.
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::support::{data, seqfarm};
+use crate::support::{data, index_test_genome, seqfarm};
 
-/// The test genome indexed in `dir`; returns the index prefix.
-fn index(dir: &Path) -> PathBuf {
-    crate::support::index_test_genome(dir)
-}
 
 /// `seqfarm align -p THREADS --numa MODE -x PREFIX -U READS` to standard output, with
 /// `env` set; returns the output and the standard error.
@@ -36,7 +32,7 @@ const ROOT: &str = "SEQFARM_NUMA_ROOT";
 #[test]
 fn align_output_is_identical_under_every_numa_mode() {
     let dir = tempfile::tempdir().unwrap();
-    let prefix = index(dir.path());
+    let prefix = index_test_genome(dir.path());
     let (expected, _) = align(&prefix, "2", "off", &[]);
     assert!(expected.len() > 100_000);
     for mode in ["interleave", "replicate", "auto"] {
@@ -56,7 +52,7 @@ fn align_output_is_identical_under_every_numa_mode() {
 #[test]
 fn locate_is_identical_under_every_numa_mode() {
     let dir = tempfile::tempdir().unwrap();
-    let prefix = index(dir.path());
+    let prefix = index_test_genome(dir.path());
     let locate = |mode: &str| {
         let out = seqfarm()
             .args(["locate", "--numa", mode, "-x"])
@@ -122,7 +118,7 @@ fn align_watching_numa_maps(
         .unwrap()
         .len()
         / 4096;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_seqfarm"))
+    let mut child = seqfarm()
         .args(["align", "-p", "2", "--numa", mode, "-x"])
         .arg(prefix)
         .args(["-U", "-"])
@@ -193,7 +189,7 @@ fn align_watching_numa_maps(
 #[test]
 fn numa_policy_is_visible_in_numa_maps_during_a_run() {
     let dir = tempfile::tempdir().unwrap();
-    let prefix = index(dir.path());
+    let prefix = index_test_genome(dir.path());
     let expected = align_watching_numa_maps(&prefix, "off", &[], "", 0)
         .expect("an unplaced run shows its mappings");
     let two_copies = [(COPIES, "2")];
@@ -252,7 +248,7 @@ fn a_refused_memory_policy_is_one_warning_and_the_run_goes_on() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let prefix = index(dir.path());
+    let prefix = index_test_genome(dir.path());
     let root = dir.path().join("nodes");
     tree_with_a_missing_node(&root, [cpus[0], cpus[1]]);
     let (expected, _) = align(&prefix, "2", "off", &[]);
@@ -314,7 +310,7 @@ fn numa_stats(dir: &Path, prefix: &Path, args: &[&str], env: &[(&str, &str)]) ->
 #[test]
 fn stats_say_numa_off_when_asked() {
     let dir = tempfile::tempdir().unwrap();
-    let prefix = index(dir.path());
+    let prefix = index_test_genome(dir.path());
     let stats = numa_stats(dir.path(), &prefix, &["--numa", "off"], &[]);
     assert_eq!(
         stats["numa"],

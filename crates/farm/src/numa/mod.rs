@@ -274,7 +274,7 @@ impl<T> Replicas<T> {
                 .map(|group| {
                     let make = &make;
                     scope.spawn(move || {
-                        core_affinity::set_for_current(core_affinity::CoreId { id: group.core });
+                        crate::pin::pin_to(group.core);
                         make(group)
                     })
                 })
