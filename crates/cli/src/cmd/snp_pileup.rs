@@ -312,12 +312,11 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         &mut collector,
     )
     .map_err(farm_error)?;
+    let blocks: u64 = report.workers.iter().map(|w| w.blocks_inflated()).sum();
     if args.verbose {
         let mut stats = replay::ReplayStats::default();
-        let mut blocks = 0;
         for worker in &report.workers {
             stats += worker.stats;
-            blocks += worker.blocks_inflated();
         }
         eprintln!(
             "{} tasks of {} compressed bytes, {} site clusters replayed ({} widened back, \
@@ -331,7 +330,6 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
     }
     collector.finish()?;
     stats_file.add(&report.stats);
-    let blocks: u64 = report.workers.iter().map(|w| w.blocks_inflated()).sum();
     stats_file.total("bgzf_blocks", blocks, report.tasks());
     stats_file.finish()?;
     Ok(())

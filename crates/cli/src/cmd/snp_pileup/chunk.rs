@@ -265,7 +265,6 @@ impl<'a> VcfChunker<'a> {
             task.header_lines = lines;
         }
         let text = &mut task.text;
-        text.clear();
         text.append(&mut self.carry);
         let mut anchor: Option<Anchor> = None;
         // Lines before this offset fit the task.

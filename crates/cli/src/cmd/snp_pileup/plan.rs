@@ -3,11 +3,9 @@
 //! Sites are kept as snp-pileup uses them (biallelic SNVs), their contig found in the BAMs
 //! with snp-pileup's `chr` prefix rule. Sites that fall behind an earlier site of the same
 //! contig are dropped here: snp-pileup's loop always skips them. Tasks hold consecutive
-//! sites of one contig, cut when their BAM bytes (estimated from the indexes) reach the
-//! task size; with pseudo-SNPs they tile each contig from its start, so that every
-//! position before the last site belongs to exactly one task.
-
-use std::collections::HashMap;
+//! sites of one contig and tile each contig from its start, so that every position
+//! before the last site belongs to exactly one task; a tile ends when its BAM bytes
+//! (estimated from the indexes) reach the task size.
 
 use anyhow::anyhow;
 use seqfarm_farm::Fill;
@@ -22,13 +20,6 @@ use super::Task;
 const MAX_SITES: usize = 1 << 17;
 /// Pseudo-SNP positions per task, at most.
 const MAX_PSEUDO: i64 = 1 << 17;
-/// Sites further apart than this are replayed separately (see `replay`); the planner
-/// charges such a site the bytes of the stretch before it that its replay reads, not
-/// the bytes between the sites.
-pub const CLUSTER_GAP: i64 = 20_000;
-/// What a separate replay reads before its first site, about: the BAI's linear-index
-/// window and the replay's lookback.
-const CLUSTER_LEAD: i64 = (1 << 14) + 2_000;
 
 /// Reads the VCF and fills tasks (see the module docs).
 pub struct SitePlanner<'a> {
@@ -36,8 +27,6 @@ pub struct SitePlanner<'a> {
     bams: &'a BamSet,
     /// BAM reference names with the `chr` prefix rule applied, to reference index.
     lookup: &'a ContigLookup,
-    /// VCF contig name to reference index (`-1`: not in the BAMs), as resolved.
-    contigs: HashMap<Vec<u8>, i32>,
     pseudo_every: i64,
     task_bytes: u64,
     /// Bases per task, at most.
@@ -67,7 +56,6 @@ impl<'a> SitePlanner<'a> {
             vcf,
             bams,
             lookup,
-            contigs: HashMap::new(),
             pseudo_every,
             task_bytes,
             task_span: task_span.max(1),
@@ -91,14 +79,7 @@ impl<'a> SitePlanner<'a> {
             let Some((reference, alternate)) = record.snv_bases() else {
                 continue;
             };
-            let ref_id = match self.contigs.get(record.chrom) {
-                Some(&id) => id,
-                None => {
-                    let id = self.lookup.ref_id(record.chrom);
-                    self.contigs.insert(record.chrom.to_vec(), id);
-                    id
-                }
-            };
+            let ref_id = self.lookup.ref_id(record.chrom);
             let site = Site {
                 ref_id,
                 pos: record.pos - 1,
@@ -136,8 +117,6 @@ impl<'a> SitePlanner<'a> {
         if self.ended {
             return Ok(Fill::End);
         }
-        let pseudo = self.pseudo_every != 0;
-        let mut cost = 0u64;
         let mut last: Option<i64> = None;
         loop {
             let Some(site) = self.next_site()? else {
@@ -159,18 +138,15 @@ impl<'a> SitePlanner<'a> {
                 // The first site on a contig of this task.
                 task.ref_id = site.ref_id;
                 task.range.start = match self.tile_from {
-                    Some((id, from)) if pseudo && id == site.ref_id => from.min(site.pos),
-                    _ if pseudo => 0,
-                    _ => site.pos,
+                    Some((id, from)) if id == site.ref_id => from.min(site.pos),
+                    _ => 0,
                 };
-                if pseudo {
-                    if let Some(cut) = self.cut(site.ref_id, task.range.start, site.pos) {
-                        // A stretch without sites: a task of pseudo-SNP positions only.
-                        task.range.end = cut;
-                        self.tile_from = Some((site.ref_id, cut));
-                        self.lookahead = Some(site);
-                        return Ok(Fill::Task);
-                    }
+                if let Some(cut) = self.cut(site.ref_id, task.range.start, site.pos) {
+                    // A stretch without sites: a task of pseudo-SNP positions only.
+                    task.range.end = cut;
+                    self.tile_from = Some((site.ref_id, cut));
+                    self.lookahead = Some(site);
+                    return Ok(Fill::Task);
                 }
                 task.sites.push(site);
                 last = Some(site.pos);
@@ -183,25 +159,9 @@ impl<'a> SitePlanner<'a> {
                 return Ok(Fill::Task);
             }
             if site.pos > previous {
-                let end = if pseudo {
-                    let cut = self.cut(site.ref_id, task.range.start, site.pos);
-                    match cut {
-                        Some(c) => Some(c.max(previous + 1)),
-                        None => (task.sites.len() >= MAX_SITES).then_some(site.pos),
-                    }
-                } else {
-                    let from = if site.pos - previous > CLUSTER_GAP {
-                        site.pos - CLUSTER_LEAD
-                    } else {
-                        previous
-                    };
-                    cost += self
-                        .bams
-                        .bytes_between(site.ref_id as usize, from, site.pos);
-                    (cost >= self.task_bytes
-                        || task.sites.len() >= MAX_SITES
-                        || site.pos - task.range.start >= self.task_span)
-                        .then_some(previous + 1)
+                let end = match self.cut(site.ref_id, task.range.start, site.pos) {
+                    Some(c) => Some(c.max(previous + 1)),
+                    None => (task.sites.len() >= MAX_SITES).then_some(site.pos),
                 };
                 if let Some(end) = end {
                     task.range.end = end;
@@ -215,7 +175,7 @@ impl<'a> SitePlanner<'a> {
         }
     }
 
-    /// With pseudo-SNPs: where to end a task that starts at `from` when the next site is at
+    /// Where to end a task that starts at `from` when the next site is at
     /// `to`, or `None` if `[from, to]` fits in one task.
     fn cut(&self, ref_id: i32, from: i64, to: i64) -> Option<i64> {
         let ref_id = ref_id as usize;

@@ -21,8 +21,11 @@ use seqfarm_regions::pileup::visit::{Next, SiteWalker};
 use seqfarm_regions::pileup::{base_code, AlignedRead, PileupParams};
 
 use super::chunk::ContigLookup;
-use super::plan::CLUSTER_GAP;
 use super::{rows, sites, Task};
+
+/// Sites further apart than this are replayed separately: reading the stretch
+/// between them would cost more than starting a replay again.
+pub const CLUSTER_GAP: i64 = 20_000;
 
 /// Bases replayed before a cluster at first.
 const LOOKBACK: i64 = 2_000;
