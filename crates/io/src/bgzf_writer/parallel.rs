@@ -411,7 +411,8 @@ mod tests {
         for threads in [1, 4] {
             let mut w = ParallelBgzfWriter::new(Vec::new(), 6, threads).unwrap();
             w.write_all(&text(30 * BLOCK_INPUT + 5)).unwrap();
-            // Drop joins the threads; a leak or hang would stall the test.
+            // Drop closes the job channel and joins the threads: a thread left waiting
+            // would stall the test here.
             drop(w);
         }
     }
