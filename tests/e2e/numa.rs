@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 
 use crate::support::{data, index_test_genome, seqfarm};
 
-
 /// `seqfarm align -p THREADS --numa MODE -x PREFIX -U READS` to standard output, with
 /// `env` set; returns the output and the standard error.
 fn align(prefix: &Path, threads: &str, mode: &str, env: &[(&str, &str)]) -> (Vec<u8>, String) {

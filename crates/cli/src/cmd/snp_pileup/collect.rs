@@ -11,7 +11,7 @@ use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bgzf_writer::ParallelBgzfWriter;
 use seqfarm_io::output::Output;
 use seqfarm_regions::pileup::engine::FileEngine;
-use seqfarm_regions::pileup::visit::{CoverageProbe, FoundPosition, SiteFinding, SiteWalker};
+use seqfarm_regions::pileup::visit::{CoverageProbe, FoundPosition, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
 use super::replay::{Contig, ReadWindow, OVERHANG};
@@ -251,15 +251,7 @@ impl Collector<Task, anyhow::Error> for RowCollector<'_> {
         let mut walked = 0;
         if chunked {
             self.check_lines(task)?;
-            if rows::usable(task, self.walker.cursor(), self.walker.finished()) {
-                if let Some(sink) = self.sink.as_mut() {
-                    sink.write(&task.rows)?;
-                }
-                if let Some(cursor) = task.cursor {
-                    self.walker.resume_at(cursor);
-                }
-                walked = task.walked;
-            }
+            walked = rows::take_rows(task, &mut self.walker, &mut self.rows);
         }
         for (i, &pos) in task.pseudo.iter().enumerate() {
             self.walker.offer_pseudo(
@@ -268,23 +260,7 @@ impl Collector<Task, anyhow::Error> for RowCollector<'_> {
                 &task.pseudo_counts[i * files..(i + 1) * files],
             );
         }
-        let mut k = 0;
-        for (i, site) in task.sites.iter().enumerate() {
-            let finding = if site.ref_id >= 0 {
-                let (next, next_after) = task.nexts[k];
-                let counts = &task.counts[k * files..(k + 1) * files];
-                k += 1;
-                Some(SiteFinding {
-                    next,
-                    next_after,
-                    counts,
-                })
-            } else {
-                None
-            };
-            if i < walked {
-                continue;
-            }
+        for (site, finding) in rows::findings(task, files).skip(walked) {
             self.walker
                 .visit(site, finding, &mut self.probe, &self.names, &mut self.rows)?;
         }

@@ -13,7 +13,7 @@
 //! covered position lies past its contig: finding it reads later contigs, which the
 //! collector does once for the whole run; the collector walks the task from there.
 
-use seqfarm_regions::pileup::visit::{CoverageProbe, FoundPosition, SiteFinding, SiteWalker};
+use seqfarm_regions::pileup::visit::{CoverageProbe, FoundPosition, Site, SiteFinding, SiteWalker};
 
 use super::Task;
 
@@ -44,9 +44,30 @@ pub fn walk(task: &mut Task, walker: &mut SiteWalker, files: usize, names: &[Str
     };
     let start = (first.ref_id, first.pos - 1);
     walker.resume_at(start);
-    task.walked = task.sites.len();
+    let mut rows = std::mem::take(&mut task.rows);
+    let mut walked = task.sites.len();
+    for (i, (site, finding)) in findings(task, files).enumerate() {
+        if walker
+            .visit(site, finding, &mut NoProbe, names, &mut rows)
+            .is_err()
+        {
+            walked = i;
+            break;
+        }
+    }
+    task.rows = rows;
+    task.walked = walked;
+    task.cursor = walker.cursor().filter(|&c| c != start);
+}
+
+/// The sites of `task` in VCF order, each with the workers' finding (`None` for a site on
+/// a contig the BAMs lack); `files` BAMs.
+pub fn findings(
+    task: &Task,
+    files: usize,
+) -> impl Iterator<Item = (&Site, Option<SiteFinding<'_>>)> {
     let mut k = 0;
-    for (i, site) in task.sites.iter().enumerate() {
+    task.sites.iter().map(move |site| {
         let finding = (site.ref_id >= 0).then(|| {
             let (next, next_after) = task.nexts[k];
             let counts = &task.counts[k * files..(k + 1) * files];
@@ -57,15 +78,22 @@ pub fn walk(task: &mut Task, walker: &mut SiteWalker, files: usize, names: &[Str
                 counts,
             }
         });
-        if walker
-            .visit(site, finding, &mut NoProbe, names, &mut task.rows)
-            .is_err()
-        {
-            task.walked = i;
-            break;
-        }
+        (site, finding)
+    })
+}
+
+/// The collector's use of [`walk`]'s rows: where they are [`usable`] from `walker`'s
+/// state, appends them to `out`, moves `walker` to where they end and returns how many
+/// of the task's sites they cover; otherwise 0 (the collector walks the whole task).
+pub fn take_rows(task: &Task, walker: &mut SiteWalker, out: &mut Vec<u8>) -> usize {
+    if !usable(task, walker.cursor(), walker.finished()) {
+        return 0;
     }
-    task.cursor = walker.cursor().filter(|&c| c != start);
+    out.extend_from_slice(&task.rows);
+    if let Some(cursor) = task.cursor {
+        walker.resume_at(cursor);
+    }
+    task.walked
 }
 
 /// Whether the collector, its walk at `cursor` (`finished`: the pileup ended), can use
@@ -145,31 +173,11 @@ mod tests {
         }
         let mut out = Vec::new();
         let fast = usable(task, walker.cursor(), walker.finished());
-        let from = if fast {
-            out.extend_from_slice(&task.rows);
-            if let Some(c) = task.cursor {
-                walker.resume_at(c);
-            }
-            task.walked
-        } else {
-            0
-        };
-        let mut k = 0;
-        for (i, s) in task.sites.iter().enumerate() {
-            let finding = (s.ref_id >= 0).then(|| {
-                k += 1;
-                let (next, next_after) = task.nexts[k - 1];
-                SiteFinding {
-                    next,
-                    next_after,
-                    counts: &task.counts[k - 1..k],
-                }
-            });
-            if i >= from {
-                walker
-                    .visit(s, finding, &mut Nothing, names, &mut out)
-                    .unwrap();
-            }
+        let from = take_rows(task, &mut walker, &mut out);
+        for (s, finding) in findings(task, 1).skip(from) {
+            walker
+                .visit(s, finding, &mut Nothing, names, &mut out)
+                .unwrap();
         }
         (out, fast)
     }
