@@ -4,7 +4,6 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::anyhow;
 use indicatif::ProgressBar;
 use seqfarm_farm::Collector;
 use seqfarm_io::bam::{BamSet, RangeReader};
@@ -198,14 +197,7 @@ impl<'a> RowCollector<'a> {
         let summary = &task.summary;
         let base = self.lines;
         let order_error = |at: &ContigAt, furthest: &[u8]| {
-            anyhow!(
-                "{}: line {}: contig {} comes after {}, but the BAMs have it first: sort the \
-                 VCF in the BAMs' contig order",
-                self.vcf.display(),
-                base + at.line + 1,
-                String::from_utf8_lossy(&at.chrom),
-                String::from_utf8_lossy(furthest),
-            )
+            super::sites::contig_order_error(&self.vcf, base + at.line + 1, &at.chrom, furthest)
         };
         if let (Some(first), Some((id, name))) = (&summary.first, &self.furthest) {
             if first.ref_id < *id {

@@ -7,7 +7,6 @@
 //! before the last site belongs to exactly one task; a tile ends when its BAM bytes
 //! (estimated from the indexes) reach the task size.
 
-use anyhow::anyhow;
 use seqfarm_farm::Fill;
 use seqfarm_io::bam::BamSet;
 use seqfarm_io::vcf::VcfSites;
@@ -91,13 +90,12 @@ impl<'a> SitePlanner<'a> {
             }
             match self.furthest {
                 Some((id, _)) if ref_id < id => {
-                    let chrom = String::from_utf8_lossy(record.chrom).into_owned();
-                    return Err(anyhow!(
-                        "{}: line {}: contig {chrom} comes after {}, but the BAMs have it \
-                         first: sort the VCF in the BAMs' contig order",
-                        self.vcf.path().display(),
+                    let chrom = record.chrom.to_vec();
+                    return Err(super::sites::contig_order_error(
+                        self.vcf.path(),
                         self.vcf.line_number(),
-                        String::from_utf8_lossy(&self.furthest_name),
+                        &chrom,
+                        &self.furthest_name,
                     ));
                 }
                 Some((id, pos)) if ref_id == id && site.pos < pos => continue,

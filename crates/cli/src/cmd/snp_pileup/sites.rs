@@ -13,6 +13,23 @@ use seqfarm_regions::pileup::visit::Site;
 
 use super::chunk::ContigLookup;
 
+/// The error of a VCF whose contig `chrom`, at 1-based line `line` of `vcf`, comes after
+/// contig `furthest` of an earlier line although the BAMs have it first.
+pub fn contig_order_error(
+    vcf: &std::path::Path,
+    line: u64,
+    chrom: &[u8],
+    furthest: &[u8],
+) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{}: line {line}: contig {} comes after {}, but the BAMs have it first: sort the \
+         VCF in the BAMs' contig order",
+        vcf.display(),
+        String::from_utf8_lossy(chrom),
+        String::from_utf8_lossy(furthest),
+    )
+}
+
 /// A contig as the VCF names it at some line of a task.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ContigAt {
