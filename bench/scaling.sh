@@ -5,7 +5,10 @@
 # busy time over threads × wall) and its scaling ceiling (how many workers one master
 # can feed: worker time per task over master time per task; docs/FARM.md).
 #
-# usage: bench/scaling.sh [COMMAND...]   (default: align snp-pileup flagstat count search)
+# usage: bench/scaling.sh [COMMAND...]   (default: align snp-pileup flagstat count search;
+#        also align-gz (the reads gzipped), snp-pileup-g, snp-pileup-P (-P 100) and
+#        count-sparse (SPARSE_BAM, default the BRCA panel BAM of ../shared/data, in
+#        whole-genome windows))
 # env:   THREADS (default "1 2"; e.g. "1 2 4 8 16"), ROUNDS (default 1: the fastest round
 #        is kept), SEQFARM_SHARED_DATA (default ../shared/data), SEQFARM_BENCH_DATA
 #        (default /tmp/seqfarm-bench), BUILD_FLAGS (extra cargo build flags), and the
@@ -65,6 +68,7 @@ elif [ -z "${READS:-}" ]; then
 else
   reads=$READS
 fi
+sparse_bam=${SPARSE_BAM:-$shared/alignments/human_BRCApanel_noSEQ_covtobed/panel_01.bam}
 [ $# -gt 0 ] || set -- align snp-pileup flagstat count search
 command -v python3 >/dev/null || { echo "bench/scaling.sh needs python3" >&2; exit 1; }
 
@@ -73,8 +77,12 @@ cargo build --release --quiet ${BUILD_FLAGS:-}
 sf=$repo/target/release/seqfarm
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 index=${INDEX:-$tmp/ref}
-if [ -z "${INDEX:-}" ] && printf '%s\n' "$@" | grep -qx align; then
+if [ -z "${INDEX:-}" ] && printf '%s\n' "$@" | grep -q '^align'; then
   "$sf" index -o "$tmp/ref" "$reference" 2>/dev/null
+fi
+
+if printf '%s\n' "$@" | grep -qx align-gz; then
+  gzip -c "$reads" > "$tmp/reads.gz"
 fi
 
 # The command line of COMMAND at N threads, writing its output under $tmp.
@@ -86,6 +94,12 @@ command_line() {
     flagstat) echo "flagstat -t $n -o $tmp/out $bam" ;;
     count) echo "count -t $n --window $window -o $tmp/out $bam" ;;
     search) echo "search -t $n -o $tmp/out $query $database" ;;
+    # Variants whose master does other work: gzipped reads, compressed or pseudo-SNP
+    # output, whole-genome windows over a sparse BAM.
+    align-gz) echo "align -p $n -x $index -U $tmp/reads.gz -S $tmp/out" ;;
+    snp-pileup-g) echo "snp-pileup -g --force -t $n $sites $tmp/out $normal $tumor" ;;
+    snp-pileup-P) echo "snp-pileup -P 100 -t $n $sites $tmp/out $normal $tumor" ;;
+    count-sparse) echo "count -t $n --window $window -o $tmp/out $sparse_bam" ;;
     *) echo "bench/scaling.sh: unknown command $name" >&2; exit 1 ;;
   esac
 }
