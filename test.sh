@@ -3,7 +3,9 @@
 # samtools, ...) and MultiQC from PyPI in a virtual environment under target/ (the
 # align tests check that it reads seqfarm's summary), then runs the whole suite: once
 # as built by default (ISA-L inflate), and the IO crate's tests once more on its
-# libdeflate back end.
+# libdeflate back end. Last, the Python package: built with maturin into a virtual
+# environment under target/ (with dask, pandas and pytest from PyPI) and tested against
+# the binary.
 set -euo pipefail
 cd "$(dirname "$0")"
 ./debian-packages.sh libisal-dev samtools bedtools picard-tools parasail bowtie2 python3-venv
@@ -15,5 +17,12 @@ if ! "$venv/bin/multiqc" --version 2>/dev/null | grep -qx "multiqc, version $mul
   "$venv/bin/pip" install -q --disable-pip-version-check "multiqc==$multiqc_version"
 fi
 export SEQFARM_MULTIQC=$PWD/$venv/bin/multiqc
-cargo test --release --workspace --locked
+cargo test --release --workspace --exclude seqfarm-python --locked
 cargo test --release --locked -p seqfarm-io
+cargo build --release --locked -p seqfarm
+pyvenv=target/py-venv
+[ -x "$pyvenv/bin/python" ] || python3 -m venv "$pyvenv"
+"$pyvenv/bin/pip" install -q --disable-pip-version-check -r python/requirements-test.txt
+PATH=$PWD/$pyvenv/bin:$PATH "$pyvenv/bin/pip" install -q --disable-pip-version-check \
+  --no-build-isolation --force-reinstall --no-deps .
+SEQFARM_BIN=$PWD/target/release/seqfarm "$pyvenv/bin/pytest" -q

@@ -8,12 +8,15 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod api;
 mod cmd;
 mod common;
 mod farm_stats;
 mod numa;
 mod progress;
 
+/// The command-line parser's error (a bad option), as [`api::run_command`] returns it.
+pub use clap::Error as ClapError;
 pub use common::is_broken_pipe;
 
 /// Sequence analysis as fast as the machine allows: every command is a task farm.

@@ -1,0 +1,32 @@
+//! In-process entry points to the commands, for programs that embed seqfarm (the Python
+//! package): the same farms as the binary, with results returned as values rather than
+//! printed, and errors returned with the messages the binary prints.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use clap::Parser;
+use seqfarm_farm::FarmStats;
+use seqfarm_regions::FlagCounts;
+
+use crate::cmd;
+use crate::common::worker_threads;
+
+/// FLAG statistics of a BAM or SAM file, as `seqfarm flagstat -t threads` counts them
+/// (`threads`: `None` for one per core).
+pub fn flagstat(path: &Path, threads: Option<usize>) -> anyhow::Result<FlagCounts> {
+    let config = seqfarm_farm::FarmConfig::new(worker_threads(threads));
+    cmd::flagstat::count(path, &config, &mut FarmStats::default())
+}
+
+/// Runs one command line (`["index", "-o", "x", "x.fa"]`, without the program name)
+/// exactly as the binary would, in this process. A command-line error comes back as a
+/// [`clap::Error`] inside the `anyhow::Error`, with clap's message.
+pub fn run_command<I, T>(args: I) -> anyhow::Result<()>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let argv = std::iter::once(OsString::from("seqfarm")).chain(args.into_iter().map(Into::into));
+    crate::Cli::try_parse_from(argv)?.run()
+}

@@ -1,0 +1,91 @@
+//! The `seqfarm.Error` hierarchy, and the guard every native call runs under: the GIL
+//! released, a Rust error turned into the matching Python exception with the command
+//! line's message, and a panic caught before it reaches Python.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+
+pyo3::create_exception!(
+    seqfarm,
+    Error,
+    PyException,
+    "Any seqfarm failure; the message is the one the command line prints."
+);
+pyo3::create_exception!(
+    seqfarm,
+    InputError,
+    Error,
+    "A file cannot be read or written (missing, unreadable, an output that exists)."
+);
+pyo3::create_exception!(
+    seqfarm,
+    FormatError,
+    Error,
+    "A file's content is malformed; the message names the file and the record or offset."
+);
+pyo3::create_exception!(
+    seqfarm,
+    OptionError,
+    Error,
+    "An option or argument is unknown, malformed or contradicts another."
+);
+
+/// Adds the exception classes to the native module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("Error", py.get_type::<Error>())?;
+    m.add("InputError", py.get_type::<InputError>())?;
+    m.add("FormatError", py.get_type::<FormatError>())?;
+    m.add("OptionError", py.get_type::<OptionError>())?;
+    Ok(())
+}
+
+/// Runs `job` with the GIL released; its error becomes a `seqfarm` exception, and a
+/// panic a `seqfarm.Error` (never a `PanicException` across the boundary).
+pub fn run_native<T, F>(py: Python<'_>, job: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> anyhow::Result<T> + Send,
+{
+    match py.detach(|| catch_unwind(AssertUnwindSafe(job))) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(to_python(&error)),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown cause".to_string());
+            Err(Error::new_err(format!(
+                "internal error (please report it): {what}"
+            )))
+        }
+    }
+}
+
+/// The Python exception for a seqfarm error: its class from the first cause that tells
+/// what went wrong, its message `{error:#}` as `seqfarm: error: ...` prints it.
+pub fn to_python(error: &anyhow::Error) -> PyErr {
+    if let Some(clap) = error.downcast_ref::<seqfarm::ClapError>() {
+        let text = clap.render().to_string();
+        let text = text.trim().trim_start_matches("error: ").to_string();
+        return OptionError::new_err(text);
+    }
+    let message = format!("{error:#}");
+    for cause in error.chain() {
+        if let Some(io) = cause.downcast_ref::<seqfarm_io::Error>() {
+            return match io {
+                seqfarm_io::Error::Format { .. }
+                | seqfarm_io::Error::Record { .. }
+                | seqfarm_io::Error::Line { .. } => FormatError::new_err(message),
+                _ => InputError::new_err(message),
+            };
+        }
+        if cause.downcast_ref::<std::io::Error>().is_some() {
+            return InputError::new_err(message);
+        }
+    }
+    Error::new_err(message)
+}

@@ -1,0 +1,39 @@
+//! The native half of the `seqfarm` Python package (`seqfarm._native`): each function
+//! runs one of the library's farms in process with the GIL released, and turns its
+//! error into a `seqfarm.Error` carrying the message the command line prints. The
+//! Python half (`python/seqfarm`) gives the results their Python types.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+
+mod errors;
+
+use errors::run_native;
+
+/// `samtools flagstat -O json` of a BAM/SAM file, as a JSON string (`threads`: `None`
+/// for one worker per core).
+#[pyfunction]
+#[pyo3(signature = (path, threads=None))]
+fn flagstat_json(py: Python<'_>, path: PathBuf, threads: Option<usize>) -> PyResult<String> {
+    run_native(py, || {
+        let counts = seqfarm::api::flagstat(&path, threads)?;
+        Ok(counts.render(seqfarm_regions::FlagstatFormat::Json))
+    })
+}
+
+/// Runs a command line (without the program name) in this process, exactly as the
+/// `seqfarm` binary would: for the jobs whose result is a file.
+#[pyfunction]
+fn run_command(py: Python<'_>, args: Vec<String>) -> PyResult<()> {
+    run_native(py, || seqfarm::api::run_command(args))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    m.add_function(wrap_pyfunction!(flagstat_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_command, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,32 @@
+"""seqfarm from Python: the same farms as the ``seqfarm`` command line, in process.
+
+Every function runs native code with the GIL released and returns Python values
+(``dict``, ``pandas.DataFrame``, record objects). Failures raise :class:`Error` or one of
+its subclasses, with the message the command line prints.
+"""
+
+import json
+import os
+
+from . import _native
+from ._native import Error, FormatError, InputError, OptionError
+
+__version__ = _native.__version__
+
+__all__ = [
+    "Error",
+    "FormatError",
+    "InputError",
+    "OptionError",
+    "flagstat",
+]
+
+
+def flagstat(path, threads=None):
+    """FLAG statistics of a BAM or SAM file, as ``samtools flagstat -O json`` reports them.
+
+    Returns a dict with the keys ``"QC-passed reads"`` and ``"QC-failed reads"``, each a
+    dict of samtools' JSON keys (``"total"``, ``"mapped"``, ``"mapped %"``, ...).
+    ``threads``: worker threads (default: one per core).
+    """
+    return json.loads(_native.flagstat_json(os.fspath(path), threads))
