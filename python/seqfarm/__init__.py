@@ -10,15 +10,26 @@ import os
 
 from . import _native
 from ._native import Error, FormatError, InputError, OptionError
+from .align import Aligner, SamRecord
+from .index import Contig, Hit, Index
+from .tables import count, search, snp_pileup
 
 __version__ = _native.__version__
 
 __all__ = [
+    "Aligner",
+    "Contig",
     "Error",
     "FormatError",
+    "Hit",
+    "Index",
     "InputError",
     "OptionError",
+    "SamRecord",
+    "count",
     "flagstat",
+    "search",
+    "snp_pileup",
 ]
 
 

@@ -7,7 +7,10 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 
+mod align;
 mod errors;
+mod index;
+mod tables;
 
 use errors::run_native;
 
@@ -34,6 +37,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(flagstat_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_command, m)?)?;
+    tables::register(m)?;
+    m.add_class::<index::NativeIndex>()?;
+    m.add_class::<align::NativeAligner>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

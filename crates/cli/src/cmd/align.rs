@@ -20,7 +20,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use seqfarm_align::{Aligner, PairInput, PairResult, ReadInput, ReadResult, Unaligned};
+use seqfarm_align::{
+    AlignParams, Aligner, PairInput, PairParams, PairResult, ReadInput, ReadResult, Unaligned,
+};
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
@@ -33,10 +35,13 @@ use seqfarm_io::sam::bam::encode_header;
 use seqfarm_io::sam::{SamHeader, SamReference};
 
 pub use self::args::AlignArgs;
+pub use self::mate_files::ReadRouting;
 use self::mate_files::{ReadFileBuffers, ReadFiles, ReadText};
 use self::metrics::{MetricsCounts, MetricsReporter};
-use self::records::{RecordStyle, RecordWriter};
-use self::summary::{write_summary, SummaryStyle};
+pub use self::records::RecordStyle;
+use self::records::RecordWriter;
+use self::summary::write_summary;
+pub use self::summary::{summary_text, SummaryCounts, SummaryStyle};
 use crate::common::farm_error;
 use crate::farm_stats::StatsFile;
 use crate::numa::PlacedIndex;
@@ -51,16 +56,45 @@ const BAM_LEVEL: i32 = 6;
 /// A farm task: a chunk of reads or pairs in; records, read-file bytes and counts (or
 /// the first bad record's error) out.
 #[derive(Default)]
-struct AlignTask {
-    chunk: InputChunk,
-    out: Vec<u8>,
+pub struct AlignTask {
+    /// The reads.
+    pub chunk: InputChunk,
+    /// Their records.
+    pub out: Vec<u8>,
     counts: MetricsCounts,
     read_files: ReadFileBuffers,
-    error: Option<seqfarm_io::Error>,
+    /// The first bad read record.
+    pub error: Option<seqfarm_io::Error>,
+}
+
+/// What a run's summary reports: its counts, and which blocks the text has.
+#[derive(Debug, Clone, Copy)]
+pub struct AlignSummary {
+    /// The counts.
+    pub counts: SummaryCounts,
+    /// The blocks of the text.
+    pub style: SummaryStyle,
+}
+
+impl AlignSummary {
+    /// The summary text, as `seqfarm align` (and bowtie2) prints it.
+    pub fn text(&self) -> String {
+        summary_text(&self.counts, self.style)
+    }
+}
+
+/// How an align run was asked for, beyond its options.
+pub struct AlignRun<'a> {
+    /// The command line the `@PG` header line names.
+    pub command_line: String,
+    /// An index already loaded, used instead of loading `-x`'s file.
+    pub index: Option<&'a FmIndex>,
+    /// Print the summary to standard error (unless `--quiet`).
+    pub print_summary: bool,
 }
 
 impl AlignArgs {
-    fn header(&self, index: &FmIndex) -> anyhow::Result<SamHeader> {
+    pub fn header(&self, index: &FmIndex, command_line: &str) -> anyhow::Result<SamHeader> {
         let references = index
             .contigs()
             .iter()
@@ -76,7 +110,7 @@ impl AlignArgs {
         lines.push(format!(
             "@PG\tID:seqfarm\tPN:seqfarm\tVN:{}\tCL:{}",
             env!("CARGO_PKG_VERSION"),
-            command_line(std::env::args())
+            command_line
         ));
         let mut header = SamHeader::new(references, &lines);
         if self.no_head {
@@ -92,22 +126,9 @@ impl AlignArgs {
         Ok(header)
     }
 
-    /// Runs the command.
-    pub fn run(self) -> anyhow::Result<()> {
-        let started = Instant::now();
-        let this = self.with_positional()?;
-        this.check()?;
-        this.align(started)
-    }
-
-    /// Aligns, once the options are complete and checked.
-    fn align(self, started: Instant) -> anyhow::Result<()> {
-        let params = self.params()?;
-        let pairing = self.pairing()?;
-        // A bad SEQFARM_SIMD fails here, before the index is loaded.
-        seqfarm_core::SimdLevel::from_env()?;
-        let sources = self.sources()?;
-        let style = RecordStyle {
+    /// How the records are written, from the output options.
+    pub fn record_style(&self) -> RecordStyle {
+        RecordStyle {
             bam: self.bam.is_some(),
             no_unaligned: self.no_unal,
             read_group: self.rg_id.clone(),
@@ -121,7 +142,47 @@ impl AlignArgs {
                 .all
                 .then_some(usize::MAX)
                 .or(self.report.map(|k| k as usize)),
+        }
+    }
+
+    /// How the read records are decoded (qualities, trimming).
+    pub fn parse_options(&self) -> anyhow::Result<ParseOptions> {
+        Ok(ParseOptions {
+            quality_offset: if self.phred64 { 64 } else { 33 },
+            trim5: self.trim5 as usize,
+            trim3: self.trim3 as usize,
+            trim_to: self.trim_to()?,
+            int_quals: self.int_quals,
+            ..ParseOptions::default()
+        })
+    }
+
+    /// Runs the command.
+    pub fn run(self) -> anyhow::Result<()> {
+        let run = AlignRun {
+            command_line: command_line(std::env::args()),
+            index: None,
+            print_summary: true,
         };
+        self.execute(&run).map(drop)
+    }
+
+    /// Runs the command as `run` says; returns what its summary reports.
+    pub fn execute(self, run: &AlignRun<'_>) -> anyhow::Result<AlignSummary> {
+        let started = Instant::now();
+        let this = self.with_positional()?;
+        this.check()?;
+        this.align(started, run)
+    }
+
+    /// Aligns, once the options are complete and checked.
+    fn align(self, started: Instant, run: &AlignRun<'_>) -> anyhow::Result<AlignSummary> {
+        let params = self.params()?;
+        let pairing = self.pairing()?;
+        // A bad SEQFARM_SIMD fails here, before the index is loaded.
+        seqfarm_core::SimdLevel::from_env()?;
+        let sources = self.sources()?;
+        let style = self.record_style();
         let timer = PhaseTimer::new(self.time);
         let out_path = self
             .bam
@@ -172,14 +233,25 @@ impl AlignArgs {
             verify_checksums: verify_first,
             ..LoadOptions::default()
         };
-        let placed = PlacedIndex::load(&index_file, self.numa.numa, workers, options)
-            .with_context(|| format!("cannot load the index {}", index_file.display()))?;
-        let index = placed.first();
-        let mut verification = IndexCheck::start(index_file.clone(), !verify_first);
+        let placed = match run.index {
+            Some(_) => None,
+            None => Some(
+                PlacedIndex::load(&index_file, self.numa.numa, workers, options)
+                    .with_context(|| format!("cannot load the index {}", index_file.display()))?,
+            ),
+        };
+        let index_for = |worker: usize| match (&placed, run.index) {
+            (Some(placed), _) => placed.for_worker(worker),
+            (None, Some(index)) => index,
+            (None, None) => unreachable!("an index is loaded or given"),
+        };
+        let index = index_for(0);
+        let mut verification =
+            IndexCheck::start(index_file.clone(), !verify_first && placed.is_some());
         timer.phase("Time loading reference", started);
         timer.phase("Time loading forward index", started);
         let search_started = Instant::now();
-        let header = self.header(index)?;
+        let header = self.header(index, &run.command_line)?;
         let mut compressor = BgzfCompressor::new(BAM_LEVEL);
         if style.bam {
             let mut bytes = Vec::new();
@@ -190,17 +262,10 @@ impl AlignArgs {
         } else {
             output.put(header.text.as_bytes())?;
         }
-        let parse = ParseOptions {
-            quality_offset: if self.phred64 { 64 } else { 33 },
-            trim5: self.trim5 as usize,
-            trim3: self.trim3 as usize,
-            trim_to: self.trim_to()?,
-            int_quals: self.int_quals,
-            ..ParseOptions::default()
-        };
+        let parse = self.parse_options()?;
         let config = FarmConfig::new(workers)
             .pin(self.pin)
-            .placement(placed.placement().cloned())
+            .placement(placed.as_ref().and_then(|p| p.placement().cloned()))
             .timed(self.stats.stats.is_some());
         let ignore_quals = self.ignore_quals;
         let mut chunker = InputChunker::new(
@@ -224,92 +289,18 @@ impl AlignArgs {
                 Fill::End
             })
         };
+        let format = ChunkFormat {
+            header: &header,
+            style: &style,
+            parse: &parse,
+            pairing: &pairing,
+            ignore_quals,
+            routing,
+        };
         let make_worker = |info: WorkerInfo| -> Result<_, anyhow::Error> {
-            let mut aligner = Aligner::new(placed.for_worker(info.index), params.clone())?;
-            let mut batch = FragmentBatch::new();
-            let mut single_results: Vec<ReadResult> = Vec::new();
-            let mut pair_results: Vec<PairResult> = Vec::new();
-            let mut writer = RecordWriter::default();
-            let mut compressor = BgzfCompressor::new(BAM_LEVEL);
-            let mut records = Vec::new();
-            let (header, style, parse, pairing) = (&header, &style, &parse, &pairing);
-            Ok(move |task: &mut AlignTask| -> Result<(), anyhow::Error> {
-                if let Err(e) = batch.parse(&task.chunk, parse) {
-                    task.error = Some(e);
-                    return Ok(());
-                }
-                let qc_filter = style.qc_filter;
-                let mut singles = Vec::new();
-                let mut pairs = Vec::new();
-                for i in 0..batch.len() {
-                    match batch.fragment(i) {
-                        Fragment::Single(r) => {
-                            singles.push(read_input(&r, ignore_quals, qc_filter))
-                        }
-                        Fragment::Pair([m1, m2]) => pairs.push(PairInput {
-                            mates: [
-                                read_input(&m1, ignore_quals, qc_filter),
-                                read_input(&m2, ignore_quals, qc_filter),
-                            ],
-                        }),
-                    }
-                }
-                aligner.align_batch(&singles, &mut single_results);
-                aligner.align_pairs(&pairs, pairing, &mut pair_results);
-                drop((singles, pairs));
-                records.clear();
-                let target = if style.bam {
-                    &mut records
-                } else {
-                    &mut task.out
-                };
-                let (mut next_single, mut next_pair) = (0, 0);
-                for i in 0..batch.len() {
-                    match batch.fragment(i) {
-                        Fragment::Single(r) => {
-                            let result = &mut single_results[next_single];
-                            next_single += 1;
-                            if style.qc_filter && r.filtered {
-                                *result = ReadResult::Unaligned(Unaligned::QcFailed);
-                            }
-                            writer.write(header, style, &r, result, target);
-                            task.counts.summary.add_read(result);
-                            task.counts.input.add_read(r.bases.len(), result);
-                            routing.add_read(&mut task.read_files, ReadText(r.original), result);
-                        }
-                        Fragment::Pair(mates) => {
-                            let result = &mut pair_results[next_pair];
-                            next_pair += 1;
-                            for (mate, outcome) in mates.iter().zip(&mut result.mates) {
-                                if style.qc_filter && mate.filtered {
-                                    *outcome = ReadResult::Unaligned(Unaligned::QcFailed);
-                                }
-                            }
-                            writer.write_pair(
-                                header,
-                                style,
-                                [&mates[0], &mates[1]],
-                                result,
-                                target,
-                            );
-                            task.counts.summary.add_pair(result);
-                            task.counts
-                                .input
-                                .add_pair([mates[0].bases.len(), mates[1].bases.len()], result);
-                            routing.add_pair(
-                                &mut task.read_files,
-                                [ReadText(mates[0].original), ReadText(mates[1].original)],
-                                result,
-                            );
-                        }
-                    }
-                }
-                routing.finish_task(&mut task.read_files)?;
-                if style.bam {
-                    compressor.compress(&records, &mut task.out);
-                }
-                Ok(())
-            })
+            let mut worker = ChunkWorker::new(index_for(info.index), params.clone())?;
+            let format = &format;
+            Ok(move |task: &mut AlignTask| worker.process(format, task))
         };
         let mut input_bytes = 0u64;
         let mut fragments = 0u64;
@@ -345,16 +336,18 @@ impl AlignArgs {
         read_files.commit()?;
         metrics.finish(&totals)?;
         stats_file.add(&report.stats);
-        stats_file.numa(placed.summary());
+        if let Some(placed) = &placed {
+            stats_file.numa(placed.summary());
+        }
         stats_file.total("reads", fragments, report.tasks());
         stats_file.total("bytes", input_bytes, report.tasks());
         stats_file.finish()?;
         timer.phase("Multiseed full-index search", search_started);
-        if !self.quiet {
-            let summary_style = SummaryStyle {
-                discordant: pairing.discordant,
-                mixed: pairing.mixed,
-            };
+        let summary_style = SummaryStyle {
+            discordant: pairing.discordant,
+            mixed: pairing.mixed,
+        };
+        if !self.quiet && run.print_summary {
             write_summary(
                 &mut std::io::stderr().lock(),
                 &totals.summary,
@@ -363,12 +356,143 @@ impl AlignArgs {
         }
         timer.phase("Time searching", search_started);
         timer.phase("Overall time", started);
-        Ok(())
+        Ok(AlignSummary {
+            counts: totals.summary,
+            style: summary_style,
+        })
     }
 }
 
 /// Index files up to this size are verified before alignment starts (a few
 /// milliseconds): on a damaged index, searches can walk far before they give up.
+/// What every worker formats its records with.
+pub struct ChunkFormat<'a> {
+    /// The SAM header (contig numbers, and the text `--no-hd` leaves out).
+    pub header: &'a SamHeader,
+    /// How records are written.
+    pub style: &'a RecordStyle,
+    /// How read records are checked and decoded.
+    pub parse: &'a ParseOptions,
+    /// The pairing rules.
+    pub pairing: &'a PairParams,
+    /// `--ignore-quals`.
+    pub ignore_quals: bool,
+    /// Which `--un`/`--al` files the reads go to.
+    pub routing: ReadRouting,
+}
+
+/// A worker's private state: its aligner and the buffers it reuses from task to task.
+pub struct ChunkWorker<'i> {
+    aligner: Aligner<'i>,
+    batch: FragmentBatch,
+    single_results: Vec<ReadResult>,
+    pair_results: Vec<PairResult>,
+    writer: RecordWriter,
+    compressor: BgzfCompressor,
+    records: Vec<u8>,
+}
+
+impl<'i> ChunkWorker<'i> {
+    /// A worker aligning against `index` with `params`.
+    pub fn new(index: &'i FmIndex, params: AlignParams) -> anyhow::Result<Self> {
+        Ok(Self {
+            aligner: Aligner::new(index, params)?,
+            batch: FragmentBatch::new(),
+            single_results: Vec::new(),
+            pair_results: Vec::new(),
+            writer: RecordWriter::default(),
+            compressor: BgzfCompressor::new(BAM_LEVEL),
+            records: Vec::new(),
+        })
+    }
+
+    /// Parses and aligns the task's chunk and formats its records (SAM text, or BAM in
+    /// BGZF blocks) into `task.out`; a bad read record is left in `task.error`.
+    pub fn process(
+        &mut self,
+        format: &ChunkFormat<'_>,
+        task: &mut AlignTask,
+    ) -> anyhow::Result<()> {
+        if let Err(e) = self.batch.parse(&task.chunk, format.parse) {
+            task.error = Some(e);
+            return Ok(());
+        }
+        let qc_filter = format.style.qc_filter;
+        let mut singles = Vec::new();
+        let mut pairs = Vec::new();
+        for i in 0..self.batch.len() {
+            match self.batch.fragment(i) {
+                Fragment::Single(r) => singles.push(read_input(&r, format.ignore_quals, qc_filter)),
+                Fragment::Pair([m1, m2]) => pairs.push(PairInput {
+                    mates: [
+                        read_input(&m1, format.ignore_quals, qc_filter),
+                        read_input(&m2, format.ignore_quals, qc_filter),
+                    ],
+                }),
+            }
+        }
+        self.aligner.align_batch(&singles, &mut self.single_results);
+        self.aligner
+            .align_pairs(&pairs, format.pairing, &mut self.pair_results);
+        drop((singles, pairs));
+        self.records.clear();
+        let target = if format.style.bam {
+            &mut self.records
+        } else {
+            &mut task.out
+        };
+        let (mut next_single, mut next_pair) = (0, 0);
+        for i in 0..self.batch.len() {
+            match self.batch.fragment(i) {
+                Fragment::Single(r) => {
+                    let result = &mut self.single_results[next_single];
+                    next_single += 1;
+                    if format.style.qc_filter && r.filtered {
+                        *result = ReadResult::Unaligned(Unaligned::QcFailed);
+                    }
+                    self.writer
+                        .write(format.header, format.style, &r, result, target);
+                    task.counts.summary.add_read(result);
+                    task.counts.input.add_read(r.bases.len(), result);
+                    format
+                        .routing
+                        .add_read(&mut task.read_files, ReadText(r.original), result);
+                }
+                Fragment::Pair(mates) => {
+                    let result = &mut self.pair_results[next_pair];
+                    next_pair += 1;
+                    for (mate, outcome) in mates.iter().zip(&mut result.mates) {
+                        if format.style.qc_filter && mate.filtered {
+                            *outcome = ReadResult::Unaligned(Unaligned::QcFailed);
+                        }
+                    }
+                    self.writer.write_pair(
+                        format.header,
+                        format.style,
+                        [&mates[0], &mates[1]],
+                        result,
+                        target,
+                    );
+                    task.counts.summary.add_pair(result);
+                    task.counts
+                        .input
+                        .add_pair([mates[0].bases.len(), mates[1].bases.len()], result);
+                    format.routing.add_pair(
+                        &mut task.read_files,
+                        [ReadText(mates[0].original), ReadText(mates[1].original)],
+                        result,
+                    );
+                }
+            }
+        }
+        format.routing.finish_task(&mut task.read_files)?;
+        if format.style.bam {
+            self.compressor.compress(&self.records, &mut task.out);
+        }
+        Ok(())
+    }
+}
+
 const CHECK_FIRST_BYTES: u64 = 64 << 20;
 
 /// The verification of a large index's section checksums, run beside the alignment on a
@@ -488,7 +612,7 @@ fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
 /// `--pin`), `--numa MODE` and `--stats FILE`: they do not change the alignments, and
 /// leaving them out keeps the output byte-identical at any thread count, under any NUMA
 /// placement and with or without statistics.
-fn command_line(args: impl Iterator<Item = String>) -> String {
+pub fn command_line(args: impl Iterator<Item = String>) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut skip_value = false;
     for arg in args {
