@@ -9,6 +9,9 @@ use seqfarm::api::index::LoadedIndex;
 
 use crate::errors::run_native;
 
+/// A hit as Python receives it: contig, 1-based position, strand.
+type PyHit = (String, u64, String);
+
 /// An index file `PREFIX.sfi`, loaded once; aligners built on it share it.
 #[pyclass(module = "seqfarm._native", name = "Index", frozen)]
 pub struct NativeIndex {
@@ -53,11 +56,11 @@ impl NativeIndex {
         py: Python<'_>,
         pattern: String,
         max_hits: usize,
-    ) -> PyResult<(u64, Vec<(String, u64, String)>)> {
+    ) -> PyResult<(u64, Vec<PyHit>)> {
         let (count, hits) = run_native(py, || self.loaded.locate(&pattern, max_hits))?;
         let hits = hits
             .into_iter()
-            .map(|(contig, pos, strand)| (contig, pos, strand.to_string()))
+            .map(|hit| (hit.contig, hit.position, hit.strand.to_string()))
             .collect();
         Ok((count, hits))
     }

@@ -60,10 +60,12 @@ impl ReadAligner {
         args.check()?;
         let mut style = args.record_style();
         style.bam = false;
+        let prefix = index.prefix().to_string_lossy().into_owned();
         let argv = ["seqfarm", "align"]
             .into_iter()
             .map(String::from)
-            .chain(options.iter().cloned());
+            .chain(options.iter().cloned())
+            .chain(["-x".to_string(), prefix]);
         let header = args.header(index.index(), &command_line(argv))?;
         Ok(Self {
             params: args.params()?,
@@ -223,4 +225,51 @@ fn memory_chunk(fragments: &[MemoryFragment]) -> anyhow::Result<InputChunk> {
         }
     }
     Ok(chunk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(name: &str, bases: &str, qualities: Option<&str>) -> MemoryRead {
+        MemoryRead {
+            name: name.into(),
+            bases: bases.into(),
+            qualities: qualities.map(String::from),
+        }
+    }
+
+    #[test]
+    fn reads_with_qualities_become_tab6_lines() {
+        let chunk = memory_chunk(&[
+            MemoryFragment::Single(read("a", "ACGT", Some("IIII"))),
+            MemoryFragment::Pair(read("p/1", "GG", Some("II")), read("p/2", "TT", Some("#I"))),
+        ])
+        .unwrap();
+        assert_eq!(
+            (chunk.layout, chunk.format),
+            (Layout::Tabbed, RecordFormat::Tab6)
+        );
+        assert_eq!(chunk.data[0], b"a\tACGT\tIIII\np/1\tGG\tII\tp/2\tTT\t#I\n");
+        assert_eq!(chunk.fragments, 2);
+    }
+
+    #[test]
+    fn reads_without_qualities_become_fasta() {
+        let pairs = [MemoryFragment::Pair(
+            read("p", "GG", None),
+            read("p", "TT", None),
+        )];
+        let chunk = memory_chunk(&pairs).unwrap();
+        assert_eq!(
+            (chunk.layout, chunk.format),
+            (Layout::TwoFiles, RecordFormat::Fasta)
+        );
+        assert_eq!(chunk.data, [b">p\nGG\n".to_vec(), b">p\nTT\n".to_vec()]);
+        let mixed = [
+            MemoryFragment::Single(read("a", "A", None)),
+            MemoryFragment::Single(read("b", "C", Some("I"))),
+        ];
+        assert!(memory_chunk(&mixed).is_err());
+    }
 }

@@ -22,6 +22,17 @@ pub struct ContigInfo {
     pub len: u64,
 }
 
+/// An occurrence, as `seqfarm locate` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedHit {
+    /// The contig's name.
+    pub contig: String,
+    /// 1-based leftmost position on the contig.
+    pub position: u64,
+    /// The strand the pattern occurs on.
+    pub strand: Strand,
+}
+
 impl LoadedIndex {
     /// Loads `PREFIX.sfi` as `seqfarm locate -x PREFIX` does.
     pub fn open(prefix: &Path) -> anyhow::Result<Self> {
@@ -69,12 +80,8 @@ impl LoadedIndex {
     }
 
     /// The occurrence count of `pattern` and its first `max_hits` hits in genome order,
-    /// as `(contig name, 1-based position, strand)`: what `locate --max-hits` prints.
-    pub fn locate(
-        &self,
-        pattern: &str,
-        max_hits: usize,
-    ) -> anyhow::Result<(u64, Vec<(String, u64, Strand)>)> {
+    /// what `locate --max-hits` prints.
+    pub fn locate(&self, pattern: &str, max_hits: usize) -> anyhow::Result<(u64, Vec<NamedHit>)> {
         let codes = encode_pattern(pattern)?;
         let (mut scratch, mut hits) = (LocateScratch::default(), Vec::new());
         let count = find(&self.index, &codes, max_hits, &mut scratch, &mut hits);
@@ -84,7 +91,11 @@ impl LoadedIndex {
             .map(|hit| {
                 let at = place(&self.index, hit)?;
                 let name = self.index.contigs()[at.contig].name.clone();
-                Ok((name, at.position, at.strand))
+                Ok(NamedHit {
+                    contig: name,
+                    position: at.position,
+                    strand: at.strand,
+                })
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         Ok((count, places))
