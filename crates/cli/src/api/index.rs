@@ -101,3 +101,42 @@ impl LoadedIndex {
         Ok((count, places))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_hits_are_those_locate_prints() {
+        let dir = tempfile::tempdir().unwrap();
+        let fasta = dir.path().join("ref.fa");
+        std::fs::write(
+            &fasta,
+            ">one\nACGTTGCAAGGATTACAGG\n>two\nTTTGATTACANNCCTGTAATC\n",
+        )
+        .unwrap();
+        let prefix = dir.path().join("ref");
+        let args = ["index", "-t", "1", "-o", prefix.to_str().unwrap()];
+        crate::api::run_command(args.into_iter().chain([fasta.to_str().unwrap()])).unwrap();
+        let index = LoadedIndex::open(&prefix).unwrap();
+        assert_eq!(
+            index.contigs()[1],
+            ContigInfo {
+                name: "two".into(),
+                len: 21
+            }
+        );
+        assert_eq!(
+            index.count(&["GATTACA".into(), "ACGN".into()]).unwrap(),
+            [3, 0]
+        );
+        let (count, hits) = index.locate("GATTACA", 2).unwrap();
+        assert_eq!(count, 3);
+        let places: Vec<_> = hits
+            .iter()
+            .map(|h| (h.contig.as_str(), h.position))
+            .collect();
+        assert_eq!(places, [("one", 11), ("two", 4)]);
+        assert!(index.count(&["GAXT".into()]).is_err());
+    }
+}
