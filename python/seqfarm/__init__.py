@@ -10,10 +10,12 @@ import os
 
 from . import _native
 from ._native import Error, FormatError, InputError, OptionError
+from .bam import BamFile
 
 __version__ = _native.__version__
 
 __all__ = [
+    "BamFile",
     "Error",
     "FormatError",
     "InputError",

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 
+mod bam;
 mod errors;
 
 use errors::run_native;
@@ -34,6 +35,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_function(wrap_pyfunction!(flagstat_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_command, m)?)?;
+    m.add_class::<bam::BamReader>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
