@@ -34,6 +34,7 @@ use std::ops::ControlFlow;
 use seqfarm_farm::{FarmConfig, FarmError, Fill};
 
 use super::{BamSet, RangeReader, Record};
+use crate::bgzf::{VirtualOffset, VirtualRange};
 use crate::{Error, Result};
 
 /// Regions per task, at most.
@@ -204,12 +205,16 @@ impl<'a> RegionMap<'a> {
         let analyse = &analyse;
         let make_worker = |_| {
             let mut reader = RangeReader::new();
+            let mut resume = vec![None; self.bams.len()];
             Ok(move |task: &mut Task<T>| -> Result<(), E> {
-                for region in &self.regions[task.first..task.first + task.count] {
+                let regions = &self.regions[task.first..task.first + task.count];
+                for (i, region) in regions.iter().enumerate() {
                     let mut records = Records {
                         bams: self.bams,
                         region: *region,
+                        next: regions.get(i + 1).copied(),
                         reader: &mut reader,
+                        resume: &mut resume,
                         error: None,
                     };
                     let value = analyse(region, &mut records)?;
@@ -270,8 +275,20 @@ impl<T> Default for Task<T> {
 pub struct Records<'w> {
     bams: &'w BamSet,
     region: Region,
+    /// The region the worker analyses next, if any.
+    next: Option<Region>,
     reader: &'w mut RangeReader,
+    /// Per BAM, where a walk for `region` may start instead of where the index says.
+    resume: &'w mut [Option<Resume>],
     error: Option<Error>,
+}
+
+/// A place to start reading a later region from: no record before `offset` overlaps
+/// `region` (found while walking the region before it).
+#[derive(Debug, Clone, Copy)]
+struct Resume {
+    region: Region,
+    offset: VirtualOffset,
 }
 
 impl std::fmt::Debug for Records<'_> {
@@ -345,26 +362,50 @@ impl Records<'_> {
         let last = region.end.clamp(first, limit);
         let ref_id = region.ref_id as i32;
         let end = region.end as i64;
-        for chunk in index.query(region.ref_id, first, last)? {
-            let mut done = false;
-            self.reader.for_each(file, chunk, |record| {
-                let pos = i64::from(record.pos());
-                if record.ref_id() != ref_id || pos >= end {
-                    done = record.ref_id() > ref_id || record.ref_id() < 0 || pos >= end;
-                    return if done {
-                        ControlFlow::Break(())
-                    } else {
-                        ControlFlow::Continue(())
-                    };
+        // The records of a sorted BAM that overlap the region lie between the first one
+        // the index names and the first one at or past its end: one walk reads them all,
+        // each block once, where following the index's chunks one by one would inflate a
+        // block again for each chunk that starts in it. When the walk of the region
+        // before found a later start (consecutive windows), it starts there instead.
+        let start = match self.resume[bam].take() {
+            Some(r) if r.region == region => r.offset,
+            _ => match index.query(region.ref_id, first, last)?.first() {
+                Some(chunk) => chunk.start,
+                None => return Ok(()),
+            },
+        };
+        let range = VirtualRange {
+            start,
+            end: VirtualOffset::new(file.data_end(), 0),
+        };
+        // The next region can start at the first record that may overlap it, when it
+        // starts at or after this one on the same reference (every record skipped before
+        // this walk's start ends before this region's start).
+        let next = self
+            .next
+            .filter(|n| n.ref_id == region.ref_id && n.start >= region.start);
+        let mut found: Option<VirtualOffset> = None;
+        self.reader.for_each_at(file, range, |at, record| {
+            let pos = i64::from(record.pos());
+            let stop = record.ref_id() != ref_id || pos >= end;
+            let record_end = if stop { 0 } else { record.alignment_end() };
+            if let Some(n) = next {
+                if found.is_none() && (stop || record_end > n.start as i64) {
+                    found = Some(at);
                 }
-                if region.overlaps(ref_id, pos, record.alignment_end()) {
-                    f(record);
-                }
-                ControlFlow::Continue(())
-            })?;
-            if done {
-                break;
             }
+            if stop {
+                return ControlFlow::Break(());
+            }
+            if region.overlaps(ref_id, pos, record_end) {
+                f(record);
+            }
+            ControlFlow::Continue(())
+        })?;
+        if let Some(n) = next {
+            // Without such a record the walk reached the end of the data.
+            let offset = found.unwrap_or(range.end);
+            self.resume[bam] = Some(Resume { region: n, offset });
         }
         Ok(())
     }
@@ -375,7 +416,6 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::bgzf::{VirtualOffset, VirtualRange};
 
     fn data(name: &str) -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -4,7 +4,7 @@
 use std::ops::ControlFlow;
 
 use super::{BamFile, Record, RecordError, MAX_RECORD_SIZE};
-use crate::bgzf::{InflateBuffer, Inflater, VirtualOffset, VirtualRange};
+use crate::bgzf::{BlockInfo, InflateBuffer, Inflater, VirtualOffset, VirtualRange};
 use crate::Result;
 
 #[inline(always)]
@@ -39,11 +39,17 @@ fn check_length(block_size: usize) -> std::result::Result<(), RecordError> {
 /// Reads the records of virtual-offset ranges of one [`BamFile`]: inflates the blocks
 /// the range needs (and the following ones while a record straddles them) into a reused
 /// buffer. One per worker.
+///
+/// The block a walk ended in is kept, so a next walk that starts in it (consecutive
+/// regions share their boundary block) copies it instead of inflating it again.
 #[derive(Debug, Default)]
 pub struct RangeReader {
     inflater: Inflater,
     buf: InflateBuffer,
     blocks: u64,
+    /// The last block of the previous walk and its inflated bytes.
+    last: Option<BlockInfo>,
+    last_data: InflateBuffer,
 }
 
 impl RangeReader {
@@ -62,6 +68,14 @@ impl RangeReader {
     pub fn for_each<F>(&mut self, bam: &BamFile, range: VirtualRange, mut f: F) -> Result<u64>
     where
         F: FnMut(Record<'_>) -> ControlFlow<()>,
+    {
+        self.for_each_at(bam, range, |_, record| f(record))
+    }
+
+    /// As [`for_each`](Self::for_each), with each record's virtual offset.
+    pub fn for_each_at<F>(&mut self, bam: &BamFile, range: VirtualRange, mut f: F) -> Result<u64>
+    where
+        F: FnMut(VirtualOffset, Record<'_>) -> ControlFlow<()>,
     {
         let file = bam.bytes();
         let n_ref = bam.header().references.len() as i32;
@@ -86,11 +100,18 @@ impl RangeReader {
             }
             let block_offset = next_block;
             let block_lo = self.buf.len();
-            let info = self
-                .inflater
-                .inflate_block(file, block_offset, &mut self.buf)
-                .map_err(|e| bam.bgzf_error(e))?;
-            self.blocks += 1;
+            let info = match self.last {
+                Some(last) if last.offset == block_offset => {
+                    self.buf.extend_from_slice(self.last_data.as_slice());
+                    last
+                }
+                _ => {
+                    self.blocks += 1;
+                    self.inflater
+                        .inflate_block(file, block_offset, &mut self.buf)
+                        .map_err(|e| bam.bgzf_error(e))?
+                }
+            };
             next_block = info.end();
             if skip > 0 {
                 if skip > info.inflated_size {
@@ -116,6 +137,7 @@ impl RangeReader {
                     VirtualOffset::new(next_block, 0)
                 };
                 if here >= end {
+                    self.keep(block_lo, info);
                     return Ok(count);
                 }
                 if cursor + 4 > filled {
@@ -134,11 +156,24 @@ impl RangeReader {
                 let record = checked(&data[cursor + 4..cursor + 4 + block_size], n_ref)
                     .map_err(at_record)?;
                 count += 1;
-                if f(record).is_break() {
+                if f(here, record).is_break() {
+                    self.keep(block_lo, info);
                     return Ok(count);
                 }
                 cursor += 4 + block_size;
             }
+        }
+    }
+}
+
+impl RangeReader {
+    /// Keeps the block at `buf[lo..]` for the next walk.
+    fn keep(&mut self, lo: usize, info: BlockInfo) {
+        if self.last.map(|b| b.offset) != Some(info.offset) {
+            self.last_data.clear();
+            self.last_data
+                .extend_from_slice(&self.buf.as_slice()[lo..lo + info.inflated_size]);
+            self.last = Some(info);
         }
     }
 }
