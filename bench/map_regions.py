@@ -1,19 +1,32 @@
 """Reads and mean MAPQ per window of a BAM, computed in Python three ways, timed.
 
-    map_regions.py seqfarm BAM WINDOW THREADS OUT.npy [in_workers]
+    map_regions.py seqfarm BAM WINDOW THREADS OUT.npy
+    map_regions.py seqfarm-in-workers BAM WINDOW THREADS OUT.npy   (func on the readers)
     map_regions.py pysam BAM WINDOW OUT.npy
     map_regions.py rust EXAMPLE_OUTPUT.tsv OUT.npy   (window_mapq's rows to the same array)
     map_regions.py same A.npy B.npy                  (exit 1 unless the results agree)
 
-The first two print the seconds the computation took (the interpreter's start and the
-imports are not counted) and save one row per window: reads, mean MAPQ (NaN without reads).
+The first three print the wall and CPU seconds the computation took (the interpreter's
+start and the imports are not counted) and save one row per window: reads, mean MAPQ (NaN without reads).
 """
 
 import math
+import resource
 import sys
 import time
 
 import numpy as np
+
+
+def clocks():
+    """Wall seconds and CPU seconds of the process (every thread, user and system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return time.perf_counter(), usage.ru_utime + usage.ru_stime
+
+
+def elapsed(began):
+    now = clocks()
+    return now[0] - began[0], now[1] - began[1]
 
 
 def mean_mapq(batch):
@@ -25,15 +38,15 @@ def with_seqfarm(path, window, threads, in_workers):
     import seqfarm
 
     bam = seqfarm.BamFile(path)
-    began = time.perf_counter()
+    began = clocks()
     rows = bam.map_regions(mean_mapq, window=window, threads=threads, in_workers=in_workers)
-    return time.perf_counter() - began, rows
+    return elapsed(began), rows
 
 
 def with_pysam(path, window):
     import pysam
 
-    began = time.perf_counter()
+    began = clocks()
     rows = []
     with pysam.AlignmentFile(path) as bam:
         for contig, length in zip(bam.references, bam.lengths):
@@ -43,14 +56,14 @@ def with_pysam(path, window):
                     reads += 1
                     total += read.mapping_quality
                 rows.append((reads, total / reads if reads else math.nan))
-    return time.perf_counter() - began, rows
+    return elapsed(began), rows
 
 
 def main(argv):
     mode = argv[0]
-    if mode == "seqfarm":
+    if mode in ("seqfarm", "seqfarm-in-workers"):
         path, window, threads, out = argv[1], int(argv[2]), int(argv[3]), argv[4]
-        seconds, rows = with_seqfarm(path, window, threads, argv[5:] == ["in_workers"])
+        seconds, rows = with_seqfarm(path, window, threads, mode == "seqfarm-in-workers")
     elif mode == "pysam":
         path, window, out = argv[1], int(argv[2]), argv[3]
         seconds, rows = with_pysam(path, window)
@@ -69,7 +82,7 @@ def main(argv):
     else:
         raise SystemExit(__doc__)
     np.save(out, np.array(rows, dtype=float).reshape(-1, 2))
-    print(f"{seconds:.3f}")
+    print(f"{seconds[0]:.3f} {seconds[1]:.3f}")
     return 0
 
 
