@@ -27,7 +27,13 @@
 //! end [`Record::alignment_end`] (htslib's `bam_endpos`: `pos + 1` for an unmapped or
 //! zero-length record) belongs to `[start, end)` when `pos < end` and
 //! `alignment_end > start`. A record overlapping several regions is seen once in each;
-//! unplaced reads (no reference) belong to no region.
+//! unplaced reads (no reference) belong to no region. The BAMs must be sorted by
+//! coordinate, as their indexes require.
+//!
+//! Consecutive regions of a worker's task that follow each other on a reference (windows)
+//! are read as one pass: a region's walk starts where the walk of the region before found
+//! the first record that may overlap it, and the block it ended in is reused, so each
+//! BGZF block is inflated about once.
 
 use std::ops::ControlFlow;
 
