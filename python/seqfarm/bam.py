@@ -100,9 +100,9 @@ class BamFile:
         threads reading and decoding records with the GIL released (default: one per
         core). ``func`` is called once per region, in region order, on the calling
         thread while the threads read on; ``in_workers=True`` calls it on the reading
-        threads instead (each takes the GIL in turn), which pays off only when ``func``
-        itself releases the GIL. An exception raised by ``func`` stops the run and is
-        raised as it is.
+        threads instead (each takes the GIL in turn: this may help when ``func``
+        releases the GIL, as NumPy does on large arrays). An exception raised by
+        ``func`` stops the run and is raised as it is.
         """
         if (regions is None) == (window is None):
             raise OptionError("give either regions or window=SIZE")
