@@ -11,6 +11,7 @@ import os
 from . import _native
 from ._native import Error, FormatError, InputError, OptionError
 from .align import Aligner, SamRecord
+from .bam import BamFile
 from .index import Contig, Hit, Index
 from .tables import count, search, snp_pileup
 
@@ -18,6 +19,7 @@ __version__ = _native.__version__
 
 __all__ = [
     "Aligner",
+    "BamFile",
     "Contig",
     "Error",
     "FormatError",

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 
 mod align;
+mod bam;
 mod errors;
 mod index;
 mod tables;
@@ -40,6 +41,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     tables::register(m)?;
     m.add_class::<index::NativeIndex>()?;
     m.add_class::<align::NativeAligner>()?;
+    m.add_class::<bam::BamReader>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }
