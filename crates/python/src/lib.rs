@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 
 mod errors;
+mod parts;
 
 use errors::run_native;
 
@@ -32,6 +33,7 @@ fn run_command(py: Python<'_>, args: Vec<String>) -> PyResult<()> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
+    parts::register(m)?;
     m.add_function(wrap_pyfunction!(flagstat_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_command, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -12,6 +12,8 @@ use seqfarm_regions::FlagCounts;
 use crate::cmd;
 use crate::common::worker_threads;
 
+pub mod parts;
+
 /// FLAG statistics of a BAM or SAM file, as `seqfarm flagstat -t threads` counts them
 /// (`threads`: `None` for one per core).
 pub fn flagstat(path: &Path, threads: Option<usize>) -> anyhow::Result<FlagCounts> {

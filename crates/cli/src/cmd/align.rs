@@ -13,14 +13,16 @@ mod args;
 mod mate_files;
 mod metrics;
 mod records;
-mod summary;
+pub(crate) mod summary;
 
 use std::io::Read;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use seqfarm_align::{Aligner, PairInput, PairResult, ReadInput, ReadResult, Unaligned};
+use seqfarm_align::{
+    AlignParams, Aligner, PairInput, PairParams, PairResult, ReadInput, ReadResult, Unaligned,
+};
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
@@ -33,8 +35,9 @@ use seqfarm_io::sam::bam::encode_header;
 use seqfarm_io::sam::{SamHeader, SamReference};
 
 pub use self::args::AlignArgs;
-use self::mate_files::{ReadFileBuffers, ReadFiles, ReadText};
-use self::metrics::{MetricsCounts, MetricsReporter};
+use self::mate_files::{ReadFileBuffers, ReadFiles, ReadRouting, ReadText};
+pub(crate) use self::metrics::MetricsCounts;
+use self::metrics::MetricsReporter;
 use self::records::{RecordStyle, RecordWriter};
 use self::summary::{write_summary, SummaryStyle};
 use crate::common::farm_error;
@@ -45,22 +48,231 @@ use crate::progress;
 /// Reads per task: large enough to amortise the task hand-over and fill the SIMD
 /// extension groups, small enough that every worker has several in flight.
 const READS_PER_TASK: usize = 1024;
+/// How the emitter cuts the reads into tasks.
+pub(crate) const TASK_LIMITS: ChunkLimits = ChunkLimits {
+    max_records: READS_PER_TASK,
+    max_bytes: 4 << 20,
+};
 /// BGZF compression level of BAM output (htslib's default).
 const BAM_LEVEL: i32 = 6;
 
 /// A farm task: a chunk of reads or pairs in; records, read-file bytes and counts (or
 /// the first bad record's error) out.
 #[derive(Default)]
-struct AlignTask {
-    chunk: InputChunk,
-    out: Vec<u8>,
-    counts: MetricsCounts,
-    read_files: ReadFileBuffers,
-    error: Option<seqfarm_io::Error>,
+pub(crate) struct AlignTask {
+    pub chunk: InputChunk,
+    pub out: Vec<u8>,
+    pub counts: MetricsCounts,
+    pub read_files: ReadFileBuffers,
+    pub error: Option<seqfarm_io::Error>,
+}
+
+impl AlignTask {
+    /// Empties the outputs before the task is filled again.
+    pub fn clear(&mut self) {
+        self.out.clear();
+        self.error = None;
+        self.counts = MetricsCounts::default();
+        self.read_files.clear();
+    }
+}
+
+/// The options every worker of a run reads, resolved once from the command line.
+pub(crate) struct AlignJob {
+    pub params: AlignParams,
+    pub pairing: PairParams,
+    pub style: RecordStyle,
+    pub parse: ParseOptions,
+    pub ignore_quals: bool,
+}
+
+impl AlignJob {
+    /// How the summary on standard error is laid out.
+    pub fn summary_style(&self) -> SummaryStyle {
+        SummaryStyle {
+            discordant: self.pairing.discordant,
+            mixed: self.pairing.mixed,
+        }
+    }
+}
+
+/// The header as the output file starts: BGZF blocks of its own for BAM, text for SAM.
+pub(crate) fn header_bytes(header: &SamHeader, bam: bool) -> Vec<u8> {
+    if bam {
+        let mut bytes = Vec::new();
+        encode_header(header, &mut bytes);
+        let mut blocks = Vec::new();
+        BgzfCompressor::new(BAM_LEVEL).compress(&bytes, &mut blocks);
+        blocks
+    } else {
+        header.text.as_bytes().to_vec()
+    }
+}
+
+/// One worker's aligner and buffers: aligns a task's chunk and writes its records.
+pub(crate) struct TaskAligner<'a> {
+    aligner: Aligner<'a>,
+    batch: FragmentBatch,
+    single_results: Vec<ReadResult>,
+    pair_results: Vec<PairResult>,
+    writer: RecordWriter,
+    compressor: BgzfCompressor,
+    records: Vec<u8>,
+    job: &'a AlignJob,
+    header: &'a SamHeader,
+    routing: ReadRouting,
+}
+
+impl<'a> TaskAligner<'a> {
+    /// A worker reading `index`; `routing` says which `--un`/`--al` files are written.
+    pub fn new(
+        index: &'a FmIndex,
+        job: &'a AlignJob,
+        header: &'a SamHeader,
+        routing: ReadRouting,
+    ) -> anyhow::Result<Self> {
+        Ok(Self {
+            aligner: Aligner::new(index, job.params.clone())?,
+            batch: FragmentBatch::new(),
+            single_results: Vec::new(),
+            pair_results: Vec::new(),
+            writer: RecordWriter::default(),
+            compressor: BgzfCompressor::new(BAM_LEVEL),
+            records: Vec::new(),
+            job,
+            header,
+            routing,
+        })
+    }
+
+    /// Aligns `task.chunk` into `task.out` (BGZF blocks of its own for BAM), its counts
+    /// and read-file bytes; a bad record is stored in `task.error`.
+    pub fn align(&mut self, task: &mut AlignTask) -> anyhow::Result<()> {
+        let Self {
+            aligner,
+            batch,
+            single_results,
+            pair_results,
+            writer,
+            compressor,
+            records,
+            job,
+            header,
+            routing,
+        } = self;
+        let (style, parse, pairing, ignore_quals) =
+            (&job.style, &job.parse, &job.pairing, job.ignore_quals);
+        let routing = *routing;
+        if let Err(e) = batch.parse(&task.chunk, parse) {
+            task.error = Some(e);
+            return Ok(());
+        }
+        let qc_filter = style.qc_filter;
+        let mut singles = Vec::new();
+        let mut pairs = Vec::new();
+        for i in 0..batch.len() {
+            match batch.fragment(i) {
+                Fragment::Single(r) => singles.push(read_input(&r, ignore_quals, qc_filter)),
+                Fragment::Pair([m1, m2]) => pairs.push(PairInput {
+                    mates: [
+                        read_input(&m1, ignore_quals, qc_filter),
+                        read_input(&m2, ignore_quals, qc_filter),
+                    ],
+                }),
+            }
+        }
+        aligner.align_batch(&singles, single_results);
+        aligner.align_pairs(&pairs, pairing, pair_results);
+        drop((singles, pairs));
+        records.clear();
+        let target = if style.bam {
+            &mut *records
+        } else {
+            &mut task.out
+        };
+        let (mut next_single, mut next_pair) = (0, 0);
+        for i in 0..batch.len() {
+            match batch.fragment(i) {
+                Fragment::Single(r) => {
+                    let result = &mut single_results[next_single];
+                    next_single += 1;
+                    if style.qc_filter && r.filtered {
+                        *result = ReadResult::Unaligned(Unaligned::QcFailed);
+                    }
+                    writer.write(header, style, &r, result, target);
+                    task.counts.summary.add_read(result);
+                    task.counts.input.add_read(r.bases.len(), result);
+                    routing.add_read(&mut task.read_files, ReadText(r.original), result);
+                }
+                Fragment::Pair(mates) => {
+                    let result = &mut pair_results[next_pair];
+                    next_pair += 1;
+                    for (mate, outcome) in mates.iter().zip(&mut result.mates) {
+                        if style.qc_filter && mate.filtered {
+                            *outcome = ReadResult::Unaligned(Unaligned::QcFailed);
+                        }
+                    }
+                    writer.write_pair(header, style, [&mates[0], &mates[1]], result, target);
+                    task.counts.summary.add_pair(result);
+                    task.counts
+                        .input
+                        .add_pair([mates[0].bases.len(), mates[1].bases.len()], result);
+                    routing.add_pair(
+                        &mut task.read_files,
+                        [ReadText(mates[0].original), ReadText(mates[1].original)],
+                        result,
+                    );
+                }
+            }
+        }
+        routing.finish_task(&mut task.read_files)?;
+        if style.bam {
+            compressor.compress(records, &mut task.out);
+        }
+        Ok(())
+    }
 }
 
 impl AlignArgs {
-    fn header(&self, index: &FmIndex) -> anyhow::Result<SamHeader> {
+    /// The options the workers read, resolved and checked.
+    pub(crate) fn job(&self) -> anyhow::Result<AlignJob> {
+        let params = self.params()?;
+        let pairing = self.pairing()?;
+        let style = RecordStyle {
+            bam: self.bam.is_some(),
+            no_unaligned: self.no_unal,
+            read_group: self.rg_id.clone(),
+            omit_secondary_seq: self.omit_sec_seq,
+            xeq: self.xeq,
+            tlen_without_clips: self.soft_clipped_unmapped_tlen,
+            full_names: self.sam_no_qname_trunc,
+            append_comment: self.sam_append_comment,
+            qc_filter: self.qc_filter,
+            report_limit: self
+                .all
+                .then_some(usize::MAX)
+                .or(self.report.map(|k| k as usize)),
+        };
+        let parse = ParseOptions {
+            quality_offset: if self.phred64 { 64 } else { 33 },
+            trim5: self.trim5 as usize,
+            trim3: self.trim3 as usize,
+            trim_to: self.trim_to()?,
+            int_quals: self.int_quals,
+            ..ParseOptions::default()
+        };
+        Ok(AlignJob {
+            params,
+            pairing,
+            style,
+            parse,
+            ignore_quals: self.ignore_quals,
+        })
+    }
+
+    /// The SAM header of a run on `index`, `command_line` its `@PG CL:` (see
+    /// [`command_line`]).
+    pub(crate) fn header(&self, index: &FmIndex, command_line: &str) -> anyhow::Result<SamHeader> {
         let references = index
             .contigs()
             .iter()
@@ -76,7 +288,7 @@ impl AlignArgs {
         lines.push(format!(
             "@PG\tID:seqfarm\tPN:seqfarm\tVN:{}\tCL:{}",
             env!("CARGO_PKG_VERSION"),
-            command_line(std::env::args())
+            command_line
         ));
         let mut header = SamHeader::new(references, &lines);
         if self.no_head {
@@ -102,26 +314,10 @@ impl AlignArgs {
 
     /// Aligns, once the options are complete and checked.
     fn align(self, started: Instant) -> anyhow::Result<()> {
-        let params = self.params()?;
-        let pairing = self.pairing()?;
+        let job = self.job()?;
         // A bad SEQFARM_SIMD fails here, before the index is loaded.
         seqfarm_core::SimdLevel::from_env()?;
         let sources = self.sources()?;
-        let style = RecordStyle {
-            bam: self.bam.is_some(),
-            no_unaligned: self.no_unal,
-            read_group: self.rg_id.clone(),
-            omit_secondary_seq: self.omit_sec_seq,
-            xeq: self.xeq,
-            tlen_without_clips: self.soft_clipped_unmapped_tlen,
-            full_names: self.sam_no_qname_trunc,
-            append_comment: self.sam_append_comment,
-            qc_filter: self.qc_filter,
-            report_limit: self
-                .all
-                .then_some(usize::MAX)
-                .or(self.report.map(|k| k as usize)),
-        };
         let timer = PhaseTimer::new(self.time);
         let out_path = self
             .bam
@@ -179,45 +375,18 @@ impl AlignArgs {
         timer.phase("Time loading reference", started);
         timer.phase("Time loading forward index", started);
         let search_started = Instant::now();
-        let header = self.header(index)?;
-        let mut compressor = BgzfCompressor::new(BAM_LEVEL);
-        if style.bam {
-            let mut bytes = Vec::new();
-            encode_header(&header, &mut bytes);
-            let mut blocks = Vec::new();
-            compressor.compress(&bytes, &mut blocks);
-            output.put(&blocks)?;
-        } else {
-            output.put(header.text.as_bytes())?;
-        }
-        let parse = ParseOptions {
-            quality_offset: if self.phred64 { 64 } else { 33 },
-            trim5: self.trim5 as usize,
-            trim3: self.trim3 as usize,
-            trim_to: self.trim_to()?,
-            int_quals: self.int_quals,
-            ..ParseOptions::default()
-        };
+        let header = self.header(index, &command_line(std::env::args()))?;
+        output.put(&header_bytes(&header, job.style.bam))?;
         let config = FarmConfig::new(workers)
             .pin(self.pin)
             .placement(placed.placement().cloned())
             .timed(self.stats.stats.is_some());
-        let ignore_quals = self.ignore_quals;
-        let mut chunker = InputChunker::new(
-            &sources,
-            ChunkLimits {
-                max_records: READS_PER_TASK,
-                max_bytes: 4 << 20,
-            },
-        )?;
+        let mut chunker = InputChunker::new(&sources, TASK_LIMITS)?;
         let progress_paths = read_file_paths(&sources);
         let bar = input_progress(&progress_paths, sources.format);
         let mut totals = MetricsCounts::default();
         let mut emitter = |task: &mut AlignTask| -> Result<Fill, anyhow::Error> {
-            task.out.clear();
-            task.error = None;
-            task.counts = MetricsCounts::default();
-            task.read_files.clear();
+            task.clear();
             Ok(if chunker.fill(&mut task.chunk)? {
                 Fill::Task
             } else {
@@ -225,91 +394,9 @@ impl AlignArgs {
             })
         };
         let make_worker = |info: WorkerInfo| -> Result<_, anyhow::Error> {
-            let mut aligner = Aligner::new(placed.for_worker(info.index), params.clone())?;
-            let mut batch = FragmentBatch::new();
-            let mut single_results: Vec<ReadResult> = Vec::new();
-            let mut pair_results: Vec<PairResult> = Vec::new();
-            let mut writer = RecordWriter::default();
-            let mut compressor = BgzfCompressor::new(BAM_LEVEL);
-            let mut records = Vec::new();
-            let (header, style, parse, pairing) = (&header, &style, &parse, &pairing);
-            Ok(move |task: &mut AlignTask| -> Result<(), anyhow::Error> {
-                if let Err(e) = batch.parse(&task.chunk, parse) {
-                    task.error = Some(e);
-                    return Ok(());
-                }
-                let qc_filter = style.qc_filter;
-                let mut singles = Vec::new();
-                let mut pairs = Vec::new();
-                for i in 0..batch.len() {
-                    match batch.fragment(i) {
-                        Fragment::Single(r) => {
-                            singles.push(read_input(&r, ignore_quals, qc_filter))
-                        }
-                        Fragment::Pair([m1, m2]) => pairs.push(PairInput {
-                            mates: [
-                                read_input(&m1, ignore_quals, qc_filter),
-                                read_input(&m2, ignore_quals, qc_filter),
-                            ],
-                        }),
-                    }
-                }
-                aligner.align_batch(&singles, &mut single_results);
-                aligner.align_pairs(&pairs, pairing, &mut pair_results);
-                drop((singles, pairs));
-                records.clear();
-                let target = if style.bam {
-                    &mut records
-                } else {
-                    &mut task.out
-                };
-                let (mut next_single, mut next_pair) = (0, 0);
-                for i in 0..batch.len() {
-                    match batch.fragment(i) {
-                        Fragment::Single(r) => {
-                            let result = &mut single_results[next_single];
-                            next_single += 1;
-                            if style.qc_filter && r.filtered {
-                                *result = ReadResult::Unaligned(Unaligned::QcFailed);
-                            }
-                            writer.write(header, style, &r, result, target);
-                            task.counts.summary.add_read(result);
-                            task.counts.input.add_read(r.bases.len(), result);
-                            routing.add_read(&mut task.read_files, ReadText(r.original), result);
-                        }
-                        Fragment::Pair(mates) => {
-                            let result = &mut pair_results[next_pair];
-                            next_pair += 1;
-                            for (mate, outcome) in mates.iter().zip(&mut result.mates) {
-                                if style.qc_filter && mate.filtered {
-                                    *outcome = ReadResult::Unaligned(Unaligned::QcFailed);
-                                }
-                            }
-                            writer.write_pair(
-                                header,
-                                style,
-                                [&mates[0], &mates[1]],
-                                result,
-                                target,
-                            );
-                            task.counts.summary.add_pair(result);
-                            task.counts
-                                .input
-                                .add_pair([mates[0].bases.len(), mates[1].bases.len()], result);
-                            routing.add_pair(
-                                &mut task.read_files,
-                                [ReadText(mates[0].original), ReadText(mates[1].original)],
-                                result,
-                            );
-                        }
-                    }
-                }
-                routing.finish_task(&mut task.read_files)?;
-                if style.bam {
-                    compressor.compress(&records, &mut task.out);
-                }
-                Ok(())
-            })
+            let mut aligner =
+                TaskAligner::new(placed.for_worker(info.index), &job, &header, routing)?;
+            Ok(move |task: &mut AlignTask| aligner.align(task))
         };
         let mut input_bytes = 0u64;
         let mut fragments = 0u64;
@@ -337,7 +424,7 @@ impl AlignArgs {
         )
         .map_err(farm_error)?;
         bar.finish();
-        if style.bam {
+        if job.style.bam {
             output.put(&EOF_MARKER)?;
         }
         verification.finish()?;
@@ -351,14 +438,10 @@ impl AlignArgs {
         stats_file.finish()?;
         timer.phase("Multiseed full-index search", search_started);
         if !self.quiet {
-            let summary_style = SummaryStyle {
-                discordant: pairing.discordant,
-                mixed: pairing.mixed,
-            };
             write_summary(
                 &mut std::io::stderr().lock(),
                 &totals.summary,
-                summary_style,
+                job.summary_style(),
             )?;
         }
         timer.phase("Time searching", search_started);
@@ -488,7 +571,7 @@ fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
 /// `--pin`), `--numa MODE` and `--stats FILE`: they do not change the alignments, and
 /// leaving them out keeps the output byte-identical at any thread count, under any NUMA
 /// placement and with or without statistics.
-fn command_line(args: impl Iterator<Item = String>) -> String {
+pub(crate) fn command_line(args: impl Iterator<Item = String>) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut skip_value = false;
     for arg in args {
