@@ -31,7 +31,7 @@ def count(
     window=None,
     out=None,
     *,
-    parts_per_worker=4,
+    parts_per_worker=2,
     force=False,
     progress=False,
     **options,

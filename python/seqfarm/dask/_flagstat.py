@@ -13,7 +13,7 @@ def _count_groups(path, unit, first, last):
     return _native.flagstat_groups(path, unit, first, last, this_worker_threads())
 
 
-def flagstat(client, bam, format="json", *, parts_per_worker=4, progress=False):
+def flagstat(client, bam, format="json", *, parts_per_worker=2, progress=False):
     """FLAG statistics of the BAM file ``bam`` (indexed or not) on the cluster of
     ``client``: with ``format="json"`` a dict as :func:`seqfarm.flagstat` returns it,
     with ``"default"`` or ``"tsv"`` the text ``seqfarm flagstat -O <format>`` prints.

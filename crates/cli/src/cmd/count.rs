@@ -454,14 +454,15 @@ impl CountJob {
         })
     }
 
-    /// Counts the regions of the tasks (of `task_bytes` each, numbered from 0 in
-    /// region order) for which `wanted(task)` holds, giving each task's rows to `rows`
-    /// in order; returns the farm's report, the regions counted and the tasks planned.
+    /// Counts the regions of tasks `tasks` (of `task_bytes` each, numbered from 0 in
+    /// region order; the regions are planned no further than their end), giving each
+    /// task's rows to `rows` in order; returns the farm's figures, the regions counted
+    /// and the tasks planned.
     pub fn run(
         &self,
         config: &FarmConfig,
         task_bytes: u64,
-        mut wanted: impl FnMut(usize) -> bool,
+        tasks: std::ops::Range<usize>,
         mut rows: impl FnMut(&[u8]) -> anyhow::Result<()>,
     ) -> anyhow::Result<(FarmStats, u64, usize)> {
         let source = match (&self.bed, self.window) {
@@ -487,11 +488,11 @@ impl CountJob {
             config,
             Task::default,
             &mut |task: &mut Task| loop {
-                if matches!(planner.fill(task)?, Fill::End) {
+                if planned >= tasks.end || matches!(planner.fill(task)?, Fill::End) {
                     return Ok(Fill::End);
                 }
                 planned += 1;
-                if wanted(planned - 1) {
+                if tasks.contains(&(planned - 1)) {
                     return Ok(Fill::Task);
                 }
             },
@@ -532,15 +533,10 @@ pub fn run(args: CountArgs) -> anyhow::Result<()> {
         args.force.overwrite(),
         inputs,
     )?;
-    let (farm_stats, regions, _) = job.run(
-        &config,
-        task_bytes,
-        |_| true,
-        |rows| {
-            out.write_all(rows).map_err(|e| out.error(e))?;
-            Ok(())
-        },
-    )?;
+    let (farm_stats, regions, _) = job.run(&config, task_bytes, 0..usize::MAX, |rows| {
+        out.write_all(rows).map_err(|e| out.error(e))?;
+        Ok(())
+    })?;
     out.commit()?;
     stats.add(&farm_stats);
     stats.total("regions", regions, farm_stats.tasks);

@@ -288,7 +288,15 @@ fn count_bam_file(
 ) -> anyhow::Result<FlagCounts> {
     let (bam, index) = open_bam(path)?;
     let unit = range_unit(bam.len(), config.workers);
-    count_bam_groups(&bam, index.as_ref(), path, unit, config, stats, |_| true)
+    count_bam_groups(
+        &bam,
+        index.as_ref(),
+        path,
+        unit,
+        config,
+        stats,
+        0..usize::MAX,
+    )
 }
 
 /// The size of the work plan's ranges for a BAM of `len` bytes read by `workers`.
@@ -333,8 +341,8 @@ pub fn plan_groups(bam: &BamFile, index: Option<&BamIndex>, unit: u64) -> anyhow
     Ok(groups)
 }
 
-/// Counts the records of the groups of the work plan (see [`plan_groups`]) for which
-/// `wanted(group number)` holds.
+/// Counts the records of groups `groups` of the work plan (see [`plan_groups`]); the
+/// plan is walked no further than their end.
 pub fn count_bam_groups(
     bam: &BamFile,
     index: Option<&BamIndex>,
@@ -342,7 +350,7 @@ pub fn count_bam_groups(
     unit: u64,
     config: &FarmConfig,
     stats: &mut FarmStats,
-    mut wanted: impl FnMut(usize) -> bool,
+    groups: std::ops::Range<usize>,
 ) -> anyhow::Result<FlagCounts> {
     let plan = WorkPlan::new(bam, index, unit);
     let mut units = plan.units(bam, BLOCK_BATCH.min(unit));
@@ -368,7 +376,10 @@ pub fn count_bam_groups(
                     Some(Err(e)) => return Err(bam.bgzf_error(e)),
                     None => return Ok(Fill::End),
                 };
-                if wanted(group - 1) {
+                if group > groups.end {
+                    return Ok(Fill::End);
+                }
+                if groups.contains(&(group - 1)) {
                     task.work = work;
                     return Ok(Fill::Task);
                 }

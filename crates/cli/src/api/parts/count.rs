@@ -22,7 +22,8 @@ pub fn count_plan(argv: &[String], parts: usize) -> anyhow::Result<(u64, usize)>
     let args = count_args(argv)?;
     let job = CountJob::new(&args)?;
     let task_bytes = job.task_bytes(&args, parts.max(1));
-    let (_, _, tasks) = job.run(&FarmConfig::new(1), task_bytes, |_| false, |_| Ok(()))?;
+    let nothing = usize::MAX..usize::MAX;
+    let (_, _, tasks) = job.run(&FarmConfig::new(1), task_bytes, nothing, |_| Ok(()))?;
     Ok((task_bytes, tasks))
 }
 
@@ -38,8 +39,7 @@ pub fn count_tasks(
     let job = CountJob::new(&args)?;
     let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
-    let wanted = |task: usize| tasks.contains(&task);
-    job.run(&config, task_bytes, wanted, |rows| {
+    job.run(&config, task_bytes, tasks, |rows| {
         out.extend_from_slice(rows);
         Ok(())
     })?;

@@ -29,7 +29,6 @@ pub fn flagstat_groups(
 ) -> anyhow::Result<FlagCounts> {
     let (bam, index) = open_bam(path)?;
     let config = FarmConfig::new(worker_threads(threads));
-    let wanted = |group: usize| groups.contains(&group);
     let mut stats = FarmStats::default();
     count_bam_groups(
         &bam,
@@ -38,7 +37,7 @@ pub fn flagstat_groups(
         unit,
         &config,
         &mut stats,
-        wanted,
+        groups,
     )
 }
 
