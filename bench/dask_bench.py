@@ -89,57 +89,103 @@ def timed_dask(job):
         c.close()
 
 
-def main(index, r1, r2, normal, tumor, sites, window):
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def rounds_of(rounds, run_cli, run_dask):
+    """Runs the command line and the Dask job alternately ``rounds`` times; the median
+    seconds of each and whether every Dask output was identical."""
+    cli_times, dask_times, same = [], [], True
+    for _ in range(rounds):
+        cli_times.append(run_cli())
+        seconds, identical = run_dask()
+        dask_times.append(seconds)
+        same = same and identical
+    return median(cli_times), median(dask_times), same
+
+
+def main(index, r1, r2, normal, tumor, sites, window, rounds):
     traffic = Traffic()
     rows = []
     tmp = Path(tempfile.mkdtemp(prefix="seqfarm-dask-bench-"))
 
     out = tmp / "aligned.bam"
-    cli_seconds, done = cli("align", "-p", 2, "-x", index, "-1", r1, "-2", r2, "-o", out)
-    expected = out.read_bytes()
-    out.unlink()
+    expected = {}
+
+    def align_cli():
+        seconds, done = cli("align", "-p", 2, "-x", index, "-1", r1, "-2", r2, "-o", out)
+        expected["bam"], expected["summary"] = out.read_bytes(), done.stderr.decode()
+        out.unlink()
+        return seconds
+
+    def align_dask():
+        traffic.reset()
+        seconds, summary = timed_dask(
+            lambda client: seqfarm.dask.align(client, index, r1, r2, out=out, quiet=True)
+        )
+        same = out.read_bytes() == expected["bam"] and summary == expected["summary"]
+        out.unlink()
+        return seconds, same
+
     pairs = sum(1 for _ in open(r1, "rb")) // 4
-    traffic.reset()
-    seconds, summary = timed_dask(
-        lambda client: seqfarm.dask.align(client, index, r1, r2, out=out, quiet=True)
-    )
-    same = out.read_bytes() == expected and summary == done.stderr.decode()
-    rows.append(("align (100k pairs)", cli_seconds, seconds, same,
+    a, b, same = rounds_of(rounds, align_cli, align_dask)
+    rows.append((f"align ({pairs} pairs)", a, b, same,
                  f"{traffic.sent / pairs:.3f} B out + {traffic.received / pairs:.0f} B back per pair "
                  f"({traffic.parts} parts)"))
 
+    def flagstat_cli():
+        seconds, done = cli("flagstat", "-t", 2, normal)
+        expected["flagstat"] = done.stdout.decode()
+        return seconds
+
+    def flagstat_dask():
+        traffic.reset()
+        seconds, text = timed_dask(
+            lambda client: seqfarm.dask.flagstat(client, normal, format="default")
+        )
+        return seconds, text == expected["flagstat"]
+
     bam_mb = os.path.getsize(normal) / 1e6
-    cli_seconds, done = cli("flagstat", "-t", 2, normal)
-    traffic.reset()
-    seconds, text = timed_dask(lambda client: seqfarm.dask.flagstat(client, normal, format="default"))
-    rows.append(("flagstat (normal.bam)", cli_seconds, seconds, text == done.stdout.decode(),
+    a, b, same = rounds_of(rounds, flagstat_cli, flagstat_dask)
+    rows.append(("flagstat (normal.bam)", a, b, same,
                  f"{traffic.sent / traffic.parts:.0f} B out + {traffic.received / traffic.parts:.0f} B back "
                  f"per part ({traffic.parts} parts, {bam_mb / traffic.parts:.0f} MB of BAM each)"))
 
     counts = tmp / "counts.tsv"
-    cli_seconds, _ = cli("count", "-t", 2, "--window", window, "-o", counts, normal, tumor)
-    expected = counts.read_bytes()
-    counts.unlink()
-    windows = expected.count(b"\n")
-    traffic.reset()
-    seconds, _ = timed_dask(
-        lambda client: seqfarm.dask.count(client, [normal, tumor], window=window, out=counts)
-    )
-    rows.append((f"count ({windows} windows, 2 BAMs)", cli_seconds, seconds,
-                 counts.read_bytes() == expected,
+
+    def count_cli():
+        seconds, _ = cli("count", "-t", 2, "--window", window, "-o", counts, normal, tumor)
+        expected["count"] = counts.read_bytes()
+        counts.unlink()
+        return seconds
+
+    def count_dask():
+        traffic.reset()
+        seconds, _ = timed_dask(
+            lambda client: seqfarm.dask.count(client, [normal, tumor], window=window, out=counts)
+        )
+        same = counts.read_bytes() == expected["count"]
+        counts.unlink()
+        return seconds, same
+
+    a, b, same = rounds_of(rounds, count_cli, count_dask)
+    windows = expected["count"].count(b"\n")
+    rows.append((f"count ({windows} windows, 2 BAMs)", a, b, same,
                  f"{traffic.sent / windows:.2f} B out + {traffic.received / windows:.1f} B back per window "
                  f"({traffic.parts} parts)"))
 
+    print(f"# medians of {rounds} alternating rounds; seqfarm.dask timed from submission to the "
+          "output complete, on a fresh cluster each round (its workers load the index)")
     print("| job | seqfarm CLI, 2 threads (s) | seqfarm.dask, 2 workers x 1 thread (s) | ratio | identical | network per unit |")
     print("|---|---|---|---|---|---|")
     for name, a, b, same, net in rows:
         print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} | {'yes' if same else 'NO'} | {net} |")
     print(f"| snp-pileup ({Path(sites).name}) | - | not available in seqfarm.dask | - | - | - |")
-    for path in tmp.iterdir():
-        path.unlink()
     tmp.rmdir()
 
 
 if __name__ == "__main__":
-    index, r1, r2, normal, tumor, sites, window = sys.argv[1:8]
-    main(index, r1, r2, normal, tumor, sites, int(window))
+    index, r1, r2, normal, tumor, sites, window, rounds = sys.argv[1:9]
+    main(index, r1, r2, normal, tumor, sites, int(window), int(rounds))

@@ -71,7 +71,7 @@ def align(
     r2=None,
     out="out.bam",
     *,
-    parts_per_worker=4,
+    parts_per_worker=16,
     tasks_per_part=None,
     force=False,
     quiet=False,
@@ -89,8 +89,9 @@ def align(
     ``bowtie2_options`` are keyword options (``X=1000``, ``very_sensitive=True``, see
     ``seqfarm._options``); ``--un``/``--al``/``--met*`` are not available here.
 
-    Parts: ``parts_per_worker`` per worker thread (or ``tasks_per_part`` tasks of 1024
-    reads each). The index and plain read files are read by the workers from a shared
+    Parts: ``parts_per_worker`` per worker thread (many small parts keep the workers
+    busy to the end; a part costs a few milliseconds), or ``tasks_per_part`` tasks of
+    1024 reads or pairs each. The index and plain read files are read by the workers from a shared
     filesystem (a part is a byte range); gzip-compressed reads travel with their parts.
     ``force`` replaces an existing ``out``; ``progress`` shows Dask's progress bar.
     """
