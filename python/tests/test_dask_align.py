@@ -153,3 +153,10 @@ def test_part_plan_covers_the_input_at_task_boundaries(data, sim_index, tmp_path
         assert ranges[0][0] == 0 and ranges[-1][1] == path.stat().st_size
         assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_parts_run_on_the_worker_threads(dask_client):
+    from seqfarm.dask._cluster import this_worker_threads
+
+    assert dask_client.submit(this_worker_threads, pure=False).result() == 1
+    assert this_worker_threads() is None
