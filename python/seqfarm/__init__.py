@@ -10,15 +10,28 @@ import os
 
 from . import _native
 from ._native import Error, FormatError, InputError, OptionError
+from .align import Aligner, SamRecord
+from .bam import BamFile
+from .index import Contig, Hit, Index
+from .tables import count, search, snp_pileup
 
 __version__ = _native.__version__
 
 __all__ = [
+    "Aligner",
+    "BamFile",
+    "Contig",
     "Error",
     "FormatError",
+    "Hit",
+    "Index",
     "InputError",
     "OptionError",
+    "SamRecord",
+    "count",
     "flagstat",
+    "search",
+    "snp_pileup",
 ]
 
 

@@ -1,10 +1,11 @@
 //! Arguments and conventions shared by every subcommand.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use seqfarm_farm::FarmConfig;
 use seqfarm_io::bam::BamIndex;
-use seqfarm_io::output::Overwrite;
+use seqfarm_io::output::{Output, Overwrite};
 
 /// How many workers to run and where.
 #[derive(Debug, Clone, clap::Args)]
@@ -86,6 +87,57 @@ impl ForceArg {
     }
 }
 
+/// Where a command writes its main output (its table): the file its arguments name, or
+/// memory, for programs that run the command in process ([`crate::api`]).
+#[derive(Debug, Clone, Default)]
+pub enum Destination {
+    /// The file (or `-`, standard output) the arguments name.
+    #[default]
+    Named,
+    /// A buffer the caller reads once the command is over.
+    Memory(MemoryBuffer),
+}
+
+impl Destination {
+    /// Opens the output: `path` itself, or the memory buffer (named `path` in errors).
+    pub fn create(&self, path: &Path, overwrite: Overwrite) -> seqfarm_io::Result<Output> {
+        match self {
+            Destination::Named => Output::create(path, overwrite),
+            Destination::Memory(buffer) => Ok(Output::to_writer(path, Box::new(buffer.clone()))),
+        }
+    }
+
+    /// Whether the output is the named file (which must not replace an input).
+    pub fn is_named(&self) -> bool {
+        matches!(self, Destination::Named)
+    }
+}
+
+/// Bytes written from any thread and taken out once: a command's output held in memory.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl MemoryBuffer {
+    /// The bytes written so far, leaving the buffer empty.
+    pub fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+impl std::io::Write for MemoryBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// `paths` with the index found beside each of them (`X.bam.bai`, `X.bai`, `X.bam.csi`):
 /// the inputs a BAM command reads, which its output must not replace.
 pub fn with_bam_indexes(paths: &[PathBuf]) -> Vec<PathBuf> {
@@ -145,6 +197,19 @@ mod tests {
     }
 
     use super::*;
+
+    #[test]
+    fn memory_destination_keeps_what_was_written() {
+        let buffer = MemoryBuffer::default();
+        let destination = Destination::Memory(buffer.clone());
+        let mut out = destination
+            .create(Path::new("-"), Overwrite::Refuse)
+            .unwrap();
+        out.put(b"a\t1\n").unwrap();
+        out.commit().unwrap();
+        assert_eq!(buffer.take(), b"a\t1\n");
+        assert!(buffer.take().is_empty());
+    }
 
     #[test]
     fn long_input_is_cut_in_messages() {

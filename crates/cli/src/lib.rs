@@ -18,6 +18,7 @@ mod progress;
 /// The command-line parser's error (a bad option), as [`api::run_command`] returns it.
 pub use clap::Error as ClapError;
 pub use common::is_broken_pipe;
+use common::Destination;
 
 /// Sequence analysis as fast as the machine allows: every command is a task farm.
 #[derive(Parser)]
@@ -49,9 +50,9 @@ impl Cli {
             Command::Flagstat(args) => cmd::flagstat::run(args),
             Command::Index(args) => args.run(),
             Command::Locate(args) => args.run(),
-            Command::SnpPileup(args) => cmd::snp_pileup::run(args),
-            Command::Count(args) => cmd::count::run(args),
-            Command::Search(args) => cmd::search::run(&args),
+            Command::SnpPileup(args) => cmd::snp_pileup::run(args, &Destination::Named),
+            Command::Count(args) => cmd::count::run(args, &Destination::Named),
+            Command::Search(args) => cmd::search::run(&args, &Destination::Named),
             Command::Align(args) => (*args).run(),
         }
     }

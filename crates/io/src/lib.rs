@@ -22,7 +22,10 @@
 //! * [`bgzf_writer`]: writing BGZF (compressed outputs that htslib and tabix read), on the
 //!   calling thread or, with the same bytes, on a pool of compressing threads;
 //! * [`bam`]: BAM files by memory map, their header and index, work plans that cut a BAM
-//!   into units for parallel workers, and record views that read fields in place;
+//!   into units for parallel workers, and record views that read fields in place; and
+//!   [`bam::RegionMap`], the entry point for one's own analyses: a closure run over every
+//!   region or window of indexed BAMs on a farm of workers, results in region order
+//!   (`examples/window_mapq.rs`);
 //! * [`Error`]: every error names the file, and where it applies the record or byte offset.
 //!
 //! The only `unsafe` is in [`bam`] and [`input`] (mapping files and releasing mapped

@@ -7,8 +7,12 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 
+mod align;
+mod bam;
 mod errors;
+mod index;
 mod parts;
+mod tables;
 
 use errors::run_native;
 
@@ -36,6 +40,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     parts::register(m)?;
     m.add_function(wrap_pyfunction!(flagstat_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_command, m)?)?;
+    tables::register(m)?;
+    m.add_class::<index::NativeIndex>()?;
+    m.add_class::<align::NativeAligner>()?;
+    m.add_class::<bam::BamReader>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -12,7 +12,10 @@ use seqfarm_regions::FlagCounts;
 use crate::cmd;
 use crate::common::worker_threads;
 
+pub mod align;
+pub mod index;
 pub mod parts;
+pub mod tables;
 
 /// FLAG statistics of a BAM or SAM file, as `seqfarm flagstat -t threads` counts them
 /// (`threads`: `None` for one per core).

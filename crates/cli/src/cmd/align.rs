@@ -13,33 +13,33 @@ mod args;
 mod mate_files;
 mod metrics;
 mod records;
-pub(crate) mod summary;
+mod summary;
+mod worker;
 
 use std::io::Read;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use seqfarm_align::{
-    AlignParams, Aligner, PairInput, PairParams, PairResult, ReadInput, ReadResult, Unaligned,
-};
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::reads::{
-    ChunkLimits, Fragment, FragmentBatch, InputChunk, InputChunker, InputFormat, ParseOptions,
-    ReadRef, ReadSources,
+    ChunkLimits, InputChunk, InputChunker, InputFormat, ParseOptions, ReadSources,
 };
 use seqfarm_io::sam::bam::encode_header;
 use seqfarm_io::sam::{SamHeader, SamReference};
 
 pub use self::args::AlignArgs;
-use self::mate_files::{ReadFileBuffers, ReadFiles, ReadRouting, ReadText};
+pub use self::mate_files::ReadRouting;
+use self::mate_files::{ReadFileBuffers, ReadFiles};
 pub(crate) use self::metrics::MetricsCounts;
 use self::metrics::MetricsReporter;
-use self::records::{RecordStyle, RecordWriter};
-use self::summary::{write_summary, SummaryStyle};
+pub use self::records::RecordStyle;
+use self::summary::write_summary;
+pub use self::summary::{summary_text, AlignedTimes, SummaryCounts, SummaryStyle};
+pub use self::worker::{ChunkFormat, ChunkWorker};
 use crate::common::farm_error;
 use crate::farm_stats::StatsFile;
 use crate::numa::PlacedIndex;
@@ -48,7 +48,7 @@ use crate::progress;
 /// Reads per task: large enough to amortise the task hand-over and fill the SIMD
 /// extension groups, small enough that every worker has several in flight.
 const READS_PER_TASK: usize = 1024;
-/// How the emitter cuts the reads into tasks.
+/// How the emitter cuts the reads into tasks (the command's and its parts' alike).
 pub(crate) const TASK_LIMITS: ChunkLimits = ChunkLimits {
     max_records: READS_PER_TASK,
     max_bytes: 4 << 20,
@@ -59,11 +59,15 @@ const BAM_LEVEL: i32 = 6;
 /// A farm task: a chunk of reads or pairs in; records, read-file bytes and counts (or
 /// the first bad record's error) out.
 #[derive(Default)]
-pub(crate) struct AlignTask {
+pub struct AlignTask {
+    /// The reads.
     pub chunk: InputChunk,
+    /// Their records.
     pub out: Vec<u8>,
-    pub counts: MetricsCounts,
-    pub read_files: ReadFileBuffers,
+    /// Their counts.
+    pub(crate) counts: MetricsCounts,
+    read_files: ReadFileBuffers,
+    /// The first bad read record.
     pub error: Option<seqfarm_io::Error>,
 }
 
@@ -74,25 +78,6 @@ impl AlignTask {
         self.error = None;
         self.counts = MetricsCounts::default();
         self.read_files.clear();
-    }
-}
-
-/// The options every worker of a run reads, resolved once from the command line.
-pub(crate) struct AlignJob {
-    pub params: AlignParams,
-    pub pairing: PairParams,
-    pub style: RecordStyle,
-    pub parse: ParseOptions,
-    pub ignore_quals: bool,
-}
-
-impl AlignJob {
-    /// How the summary on standard error is laid out.
-    pub fn summary_style(&self) -> SummaryStyle {
-        SummaryStyle {
-            discordant: self.pairing.discordant,
-            mixed: self.pairing.mixed,
-        }
     }
 }
 
@@ -109,170 +94,36 @@ pub(crate) fn header_bytes(header: &SamHeader, bam: bool) -> Vec<u8> {
     }
 }
 
-/// One worker's aligner and buffers: aligns a task's chunk and writes its records.
-pub(crate) struct TaskAligner<'a> {
-    aligner: Aligner<'a>,
-    batch: FragmentBatch,
-    single_results: Vec<ReadResult>,
-    pair_results: Vec<PairResult>,
-    writer: RecordWriter,
-    compressor: BgzfCompressor,
-    records: Vec<u8>,
-    job: &'a AlignJob,
-    header: &'a SamHeader,
-    routing: ReadRouting,
+/// What a run's summary reports: its counts, and which blocks the text has.
+#[derive(Debug, Clone, Copy)]
+pub struct AlignSummary {
+    /// The counts.
+    pub counts: SummaryCounts,
+    /// The blocks of the text.
+    pub style: SummaryStyle,
 }
 
-impl<'a> TaskAligner<'a> {
-    /// A worker reading `index`; `routing` says which `--un`/`--al` files are written.
-    pub fn new(
-        index: &'a FmIndex,
-        job: &'a AlignJob,
-        header: &'a SamHeader,
-        routing: ReadRouting,
-    ) -> anyhow::Result<Self> {
-        Ok(Self {
-            aligner: Aligner::new(index, job.params.clone())?,
-            batch: FragmentBatch::new(),
-            single_results: Vec::new(),
-            pair_results: Vec::new(),
-            writer: RecordWriter::default(),
-            compressor: BgzfCompressor::new(BAM_LEVEL),
-            records: Vec::new(),
-            job,
-            header,
-            routing,
-        })
+impl AlignSummary {
+    /// The summary text, as `seqfarm align` (and bowtie2) prints it.
+    pub fn text(&self) -> String {
+        summary_text(&self.counts, self.style)
     }
+}
 
-    /// Aligns `task.chunk` into `task.out` (BGZF blocks of its own for BAM), its counts
-    /// and read-file bytes; a bad record is stored in `task.error`.
-    pub fn align(&mut self, task: &mut AlignTask) -> anyhow::Result<()> {
-        let Self {
-            aligner,
-            batch,
-            single_results,
-            pair_results,
-            writer,
-            compressor,
-            records,
-            job,
-            header,
-            routing,
-        } = self;
-        let (style, parse, pairing, ignore_quals) =
-            (&job.style, &job.parse, &job.pairing, job.ignore_quals);
-        let routing = *routing;
-        if let Err(e) = batch.parse(&task.chunk, parse) {
-            task.error = Some(e);
-            return Ok(());
-        }
-        let qc_filter = style.qc_filter;
-        let mut singles = Vec::new();
-        let mut pairs = Vec::new();
-        for i in 0..batch.len() {
-            match batch.fragment(i) {
-                Fragment::Single(r) => singles.push(read_input(&r, ignore_quals, qc_filter)),
-                Fragment::Pair([m1, m2]) => pairs.push(PairInput {
-                    mates: [
-                        read_input(&m1, ignore_quals, qc_filter),
-                        read_input(&m2, ignore_quals, qc_filter),
-                    ],
-                }),
-            }
-        }
-        aligner.align_batch(&singles, single_results);
-        aligner.align_pairs(&pairs, pairing, pair_results);
-        drop((singles, pairs));
-        records.clear();
-        let target = if style.bam {
-            &mut *records
-        } else {
-            &mut task.out
-        };
-        let (mut next_single, mut next_pair) = (0, 0);
-        for i in 0..batch.len() {
-            match batch.fragment(i) {
-                Fragment::Single(r) => {
-                    let result = &mut single_results[next_single];
-                    next_single += 1;
-                    if style.qc_filter && r.filtered {
-                        *result = ReadResult::Unaligned(Unaligned::QcFailed);
-                    }
-                    writer.write(header, style, &r, result, target);
-                    task.counts.summary.add_read(result);
-                    task.counts.input.add_read(r.bases.len(), result);
-                    routing.add_read(&mut task.read_files, ReadText(r.original), result);
-                }
-                Fragment::Pair(mates) => {
-                    let result = &mut pair_results[next_pair];
-                    next_pair += 1;
-                    for (mate, outcome) in mates.iter().zip(&mut result.mates) {
-                        if style.qc_filter && mate.filtered {
-                            *outcome = ReadResult::Unaligned(Unaligned::QcFailed);
-                        }
-                    }
-                    writer.write_pair(header, style, [&mates[0], &mates[1]], result, target);
-                    task.counts.summary.add_pair(result);
-                    task.counts
-                        .input
-                        .add_pair([mates[0].bases.len(), mates[1].bases.len()], result);
-                    routing.add_pair(
-                        &mut task.read_files,
-                        [ReadText(mates[0].original), ReadText(mates[1].original)],
-                        result,
-                    );
-                }
-            }
-        }
-        routing.finish_task(&mut task.read_files)?;
-        if style.bam {
-            compressor.compress(records, &mut task.out);
-        }
-        Ok(())
-    }
+/// How an align run was asked for, beyond its options.
+pub struct AlignRun<'a> {
+    /// The command line the `@PG` header line names.
+    pub command_line: String,
+    /// An index already loaded, used instead of loading `-x`'s file.
+    pub index: Option<&'a FmIndex>,
+    /// Print the summary to standard error (unless `--quiet`).
+    pub print_summary: bool,
 }
 
 impl AlignArgs {
-    /// The options the workers read, resolved and checked.
-    pub(crate) fn job(&self) -> anyhow::Result<AlignJob> {
-        let params = self.params()?;
-        let pairing = self.pairing()?;
-        let style = RecordStyle {
-            bam: self.bam.is_some(),
-            no_unaligned: self.no_unal,
-            read_group: self.rg_id.clone(),
-            omit_secondary_seq: self.omit_sec_seq,
-            xeq: self.xeq,
-            tlen_without_clips: self.soft_clipped_unmapped_tlen,
-            full_names: self.sam_no_qname_trunc,
-            append_comment: self.sam_append_comment,
-            qc_filter: self.qc_filter,
-            report_limit: self
-                .all
-                .then_some(usize::MAX)
-                .or(self.report.map(|k| k as usize)),
-        };
-        let parse = ParseOptions {
-            quality_offset: if self.phred64 { 64 } else { 33 },
-            trim5: self.trim5 as usize,
-            trim3: self.trim3 as usize,
-            trim_to: self.trim_to()?,
-            int_quals: self.int_quals,
-            ..ParseOptions::default()
-        };
-        Ok(AlignJob {
-            params,
-            pairing,
-            style,
-            parse,
-            ignore_quals: self.ignore_quals,
-        })
-    }
-
     /// The SAM header of a run on `index`, `command_line` its `@PG CL:` (see
     /// [`command_line`]).
-    pub(crate) fn header(&self, index: &FmIndex, command_line: &str) -> anyhow::Result<SamHeader> {
+    pub fn header(&self, index: &FmIndex, command_line: &str) -> anyhow::Result<SamHeader> {
         let references = index
             .contigs()
             .iter()
@@ -304,20 +155,63 @@ impl AlignArgs {
         Ok(header)
     }
 
+    /// How the records are written, from the output options.
+    pub fn record_style(&self) -> RecordStyle {
+        RecordStyle {
+            bam: self.bam.is_some(),
+            no_unaligned: self.no_unal,
+            read_group: self.rg_id.clone(),
+            omit_secondary_seq: self.omit_sec_seq,
+            xeq: self.xeq,
+            tlen_without_clips: self.soft_clipped_unmapped_tlen,
+            full_names: self.sam_no_qname_trunc,
+            append_comment: self.sam_append_comment,
+            qc_filter: self.qc_filter,
+            report_limit: self
+                .all
+                .then_some(usize::MAX)
+                .or(self.report.map(|k| k as usize)),
+        }
+    }
+
+    /// How the read records are decoded (qualities, trimming).
+    pub fn parse_options(&self) -> anyhow::Result<ParseOptions> {
+        Ok(ParseOptions {
+            quality_offset: if self.phred64 { 64 } else { 33 },
+            trim5: self.trim5 as usize,
+            trim3: self.trim3 as usize,
+            trim_to: self.trim_to()?,
+            int_quals: self.int_quals,
+            ..ParseOptions::default()
+        })
+    }
+
     /// Runs the command.
     pub fn run(self) -> anyhow::Result<()> {
+        let run = AlignRun {
+            command_line: command_line(std::env::args()),
+            index: None,
+            print_summary: true,
+        };
+        self.execute(&run).map(drop)
+    }
+
+    /// Runs the command as `run` says; returns what its summary reports.
+    pub fn execute(self, run: &AlignRun<'_>) -> anyhow::Result<AlignSummary> {
         let started = Instant::now();
         let this = self.with_positional()?;
         this.check()?;
-        this.align(started)
+        this.align(started, run)
     }
 
     /// Aligns, once the options are complete and checked.
-    fn align(self, started: Instant) -> anyhow::Result<()> {
-        let job = self.job()?;
+    fn align(self, started: Instant, run: &AlignRun<'_>) -> anyhow::Result<AlignSummary> {
+        let params = self.params()?;
+        let pairing = self.pairing()?;
         // A bad SEQFARM_SIMD fails here, before the index is loaded.
         seqfarm_core::SimdLevel::from_env()?;
         let sources = self.sources()?;
+        let style = self.record_style();
         let timer = PhaseTimer::new(self.time);
         let out_path = self
             .bam
@@ -368,19 +262,32 @@ impl AlignArgs {
             verify_checksums: verify_first,
             ..LoadOptions::default()
         };
-        let placed = PlacedIndex::load(&index_file, self.numa.numa, workers, options)
-            .with_context(|| format!("cannot load the index {}", index_file.display()))?;
-        let index = placed.first();
-        let mut verification = IndexCheck::start(index_file.clone(), !verify_first);
+        let placed = match run.index {
+            Some(_) => None,
+            None => Some(
+                PlacedIndex::load(&index_file, self.numa.numa, workers, options)
+                    .with_context(|| format!("cannot load the index {}", index_file.display()))?,
+            ),
+        };
+        let index_for = |worker: usize| match (&placed, run.index) {
+            (Some(placed), _) => placed.for_worker(worker),
+            (None, Some(index)) => index,
+            (None, None) => unreachable!("an index is loaded or given"),
+        };
+        let index = index_for(0);
+        let mut verification =
+            IndexCheck::start(index_file.clone(), !verify_first && placed.is_some());
         timer.phase("Time loading reference", started);
         timer.phase("Time loading forward index", started);
         let search_started = Instant::now();
-        let header = self.header(index, &command_line(std::env::args()))?;
-        output.put(&header_bytes(&header, job.style.bam))?;
+        let header = self.header(index, &run.command_line)?;
+        output.put(&header_bytes(&header, style.bam))?;
+        let parse = self.parse_options()?;
         let config = FarmConfig::new(workers)
             .pin(self.pin)
-            .placement(placed.placement().cloned())
+            .placement(placed.as_ref().and_then(|p| p.placement().cloned()))
             .timed(self.stats.stats.is_some());
+        let ignore_quals = self.ignore_quals;
         let mut chunker = InputChunker::new(&sources, TASK_LIMITS)?;
         let progress_paths = read_file_paths(&sources);
         let bar = input_progress(&progress_paths, sources.format);
@@ -393,10 +300,18 @@ impl AlignArgs {
                 Fill::End
             })
         };
+        let format = ChunkFormat {
+            header: &header,
+            style: &style,
+            parse: &parse,
+            pairing: &pairing,
+            ignore_quals,
+            routing,
+        };
         let make_worker = |info: WorkerInfo| -> Result<_, anyhow::Error> {
-            let mut aligner =
-                TaskAligner::new(placed.for_worker(info.index), &job, &header, routing)?;
-            Ok(move |task: &mut AlignTask| aligner.align(task))
+            let mut worker = ChunkWorker::new(index_for(info.index), params.clone())?;
+            let format = &format;
+            Ok(move |task: &mut AlignTask| worker.process(format, task))
         };
         let mut input_bytes = 0u64;
         let mut fragments = 0u64;
@@ -424,7 +339,7 @@ impl AlignArgs {
         )
         .map_err(farm_error)?;
         bar.finish();
-        if job.style.bam {
+        if style.bam {
             output.put(&EOF_MARKER)?;
         }
         verification.finish()?;
@@ -432,21 +347,27 @@ impl AlignArgs {
         read_files.commit()?;
         metrics.finish(&totals)?;
         stats_file.add(&report.stats);
-        stats_file.numa(placed.summary());
+        if let Some(placed) = &placed {
+            stats_file.numa(placed.summary());
+        }
         stats_file.total("reads", fragments, report.tasks());
         stats_file.total("bytes", input_bytes, report.tasks());
         stats_file.finish()?;
         timer.phase("Multiseed full-index search", search_started);
-        if !self.quiet {
+        let summary_style = SummaryStyle::for_pairing(&pairing);
+        if !self.quiet && run.print_summary {
             write_summary(
                 &mut std::io::stderr().lock(),
                 &totals.summary,
-                job.summary_style(),
+                summary_style,
             )?;
         }
         timer.phase("Time searching", search_started);
         timer.phase("Overall time", started);
-        Ok(())
+        Ok(AlignSummary {
+            counts: totals.summary,
+            style: summary_style,
+        })
     }
 }
 
@@ -487,22 +408,6 @@ impl IndexCheck {
             .join()
             .map_err(|_| anyhow::anyhow!("the index check stopped unexpectedly"))?
             .with_context(|| format!("cannot load the index {}", self.path.display()))
-    }
-}
-
-/// What the aligner sees of `read`: `--ignore-quals` charges the maximum penalty, as
-/// for a read without qualities (bowtie2 does so); a read that failed the QSEQ filter
-/// is not aligned with `--qc-filter` (given no bases; reported as `YF:Z:QC`).
-fn read_input<'a>(read: &ReadRef<'a>, ignore_quals: bool, qc_filter: bool) -> ReadInput<'a> {
-    let skip = qc_filter && read.filtered;
-    ReadInput {
-        name: read.name,
-        bases: if skip { &[] } else { read.bases },
-        qualities: if ignore_quals || skip {
-            None
-        } else {
-            read.qualities
-        },
     }
 }
 
@@ -571,7 +476,7 @@ fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
 /// `--pin`), `--numa MODE` and `--stats FILE`: they do not change the alignments, and
 /// leaving them out keeps the output byte-identical at any thread count, under any NUMA
 /// placement and with or without statistics.
-pub(crate) fn command_line(args: impl Iterator<Item = String>) -> String {
+pub fn command_line(args: impl Iterator<Item = String>) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut skip_value = false;
     for arg in args {

@@ -13,11 +13,11 @@ use std::path::PathBuf;
 use seqfarm_farm::{FarmConfig, FarmStats, Fill, Worker};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
-use seqfarm_io::output::{refuse_input_as_output, Output};
+use seqfarm_io::output::refuse_input_as_output;
 use seqfarm_regions::count::{read_end, ReadFilter, RegionSweep};
 use seqfarm_regions::pileup::visit::push_number;
 
-use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
+use crate::common::{farm_error, with_bam_indexes, Destination, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
 
 /// Regions per task, at most.
@@ -515,16 +515,18 @@ impl CountJob {
     }
 }
 
-/// Runs `seqfarm count`.
-pub fn run(args: CountArgs) -> anyhow::Result<()> {
+/// Runs `seqfarm count`, writing the rows to `to`.
+pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
     let job = CountJob::new(&args)?;
     let config = args.farm.config();
     let task_bytes = job.task_bytes(&args, config.workers);
     let inputs = with_bam_indexes(&args.bams)
         .into_iter()
         .chain(args.bed.clone());
-    refuse_input_as_output(&args.output, inputs.clone())?;
-    let mut out = Output::create(&args.output, args.force.overwrite())?;
+    if to.is_named() {
+        refuse_input_as_output(&args.output, inputs.clone())?;
+    }
+    let mut out = to.create(&args.output, args.force.overwrite())?;
     let mut stats = StatsFile::create(
         args.farm.stats.stats.as_ref(),
         "count",

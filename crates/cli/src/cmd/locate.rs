@@ -76,24 +76,17 @@ impl LocateArgs {
         let mut hits = Vec::new();
         let mut scratch = LocateScratch::default();
         for (pattern, codes) in patterns.iter().zip(&encoded) {
-            let count = if self.max_hits == 0 {
-                count(index, codes)
-            } else {
-                occurrences(index, codes, &mut scratch, &mut hits);
-                hits.len() as u64
-            };
+            let count = find(index, codes, self.max_hits, &mut scratch, &mut hits);
             write!(out, "{pattern}\t{count}\t").context("writing to standard output")?;
             for (k, hit) in hits.iter().take(self.max_hits).enumerate() {
-                let (contig, offset) = index
-                    .contig_of(hit.pos)
-                    .context("index returned a position outside every contig")?;
+                let place = place(index, hit)?;
                 let sep = if k == 0 { "" } else { "," };
                 write!(
                     out,
                     "{sep}{}:{}:{}",
-                    index.contigs()[contig].name,
-                    offset + 1,
-                    hit.strand
+                    index.contigs()[place.contig].name,
+                    place.position,
+                    place.strand
                 )
                 .context("writing to standard output")?;
             }
@@ -123,7 +116,51 @@ fn read_patterns() -> anyhow::Result<Vec<String>> {
 
 /// The codes of `pattern`; an error for an empty pattern or a byte that is not a
 /// nucleotide or IUPAC letter.
-fn encode_pattern(pattern: &str) -> anyhow::Result<Vec<u8>> {
+/// Where a hit lies: contig number, 1-based leftmost position, strand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    /// The contig's number in the index (FASTA order).
+    pub contig: usize,
+    /// 1-based leftmost position on the contig.
+    pub position: u64,
+    /// The strand the pattern occurs on.
+    pub strand: Strand,
+}
+
+/// The occurrences of `codes` as `locate --max-hits max_hits` counts them: their number,
+/// with every hit in genome order left in `hits` when `max_hits` is not 0 (with 0, only
+/// counted).
+pub fn find(
+    index: &FmIndex,
+    codes: &[u8],
+    max_hits: usize,
+    scratch: &mut LocateScratch,
+    hits: &mut Vec<Hit>,
+) -> u64 {
+    if max_hits == 0 {
+        hits.clear();
+        count(index, codes)
+    } else {
+        occurrences(index, codes, scratch, hits);
+        hits.len() as u64
+    }
+}
+
+/// `hit` as a contig and a 1-based position.
+pub fn place(index: &FmIndex, hit: &Hit) -> anyhow::Result<Place> {
+    let (contig, offset) = index
+        .contig_of(hit.pos)
+        .context("index returned a position outside every contig")?;
+    Ok(Place {
+        contig,
+        position: offset + 1,
+        strand: hit.strand,
+    })
+}
+
+/// A pattern as 2-bit codes; an empty pattern or a letter that is not a nucleotide is
+/// an error naming it.
+pub fn encode_pattern(pattern: &str) -> anyhow::Result<Vec<u8>> {
     if pattern.is_empty() {
         anyhow::bail!("empty pattern");
     }

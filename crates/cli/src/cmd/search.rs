@@ -27,7 +27,7 @@ use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_sw::stats::{self, KarlinParams};
 use seqfarm_sw::{align, Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock};
 
-use crate::common::{farm_error, FarmArgs, ForceArg};
+use crate::common::{farm_error, Destination, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
 use crate::progress;
 use tabular::{Hit, LineContext, TopHits};
@@ -418,13 +418,15 @@ impl<'a> SearchJob<'a> {
 }
 
 /// Runs `seqfarm search`.
-pub fn run(args: &SearchArgs) -> Result<()> {
+pub fn run(args: &SearchArgs, to: &Destination) -> Result<()> {
     let job = SearchJob::new(args)?;
     let custom = !args.dna && ScoreMatrix::builtin(&args.matrix).is_none();
     let matrix_file = custom.then(|| PathBuf::from(&args.matrix));
     let inputs = [args.query.clone(), args.database.clone()];
-    refuse_input_as_output(&args.output, inputs.iter().chain(&matrix_file))?;
-    let mut output = Output::create(&args.output, args.force.overwrite())?;
+    if to.is_named() {
+        refuse_input_as_output(&args.output, inputs.iter().chain(&matrix_file))?;
+    }
+    let mut output = to.create(&args.output, args.force.overwrite())?;
     let config = args.farm.config();
     let mut stats_file = StatsFile::create(
         args.farm.stats.stats.as_ref(),

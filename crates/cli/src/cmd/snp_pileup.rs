@@ -29,12 +29,12 @@ use std::path::PathBuf;
 use seqfarm_farm::Fill;
 use seqfarm_io::bam::BamSet;
 use seqfarm_io::input::{Input, LineReader};
-use seqfarm_io::output::{refuse_input_as_output, Output};
+use seqfarm_io::output::refuse_input_as_output;
 use seqfarm_io::vcf::VcfSites;
 use seqfarm_regions::pileup::visit::{Next, RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
-use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
+use crate::common::{farm_error, with_bam_indexes, Destination, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
 
 mod chunk;
@@ -206,7 +206,7 @@ impl Task {
 }
 
 /// Runs `seqfarm snp-pileup`.
-pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
+pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
     let params = PileupParams {
         min_map_quality: args.min_map_quality,
         min_base_quality: args.min_base_quality,
@@ -240,8 +240,10 @@ pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
         output = PathBuf::from(name);
     }
     let inputs = with_bam_indexes(&args.bams);
-    refuse_input_as_output(&output, inputs.iter().chain([&args.vcf]))?;
-    let out = Output::create(&output, args.force.overwrite())?;
+    if to.is_named() {
+        refuse_input_as_output(&output, inputs.iter().chain([&args.vcf]))?;
+    }
+    let out = to.create(&output, args.force.overwrite())?;
     let config = args.farm.config();
     let mut stats_file = StatsFile::create(
         args.farm.stats.stats.as_ref(),

@@ -16,13 +16,16 @@
 //! * [`RecordStitcher`]: the records of consecutive inflated blocks, in order;
 //! * [`BamStream`]: a BAM read from a stream (standard input), block by block;
 //! * [`BamSet`]: several indexed BAMs that share one reference list;
-//! * [`Record`]: one record's fields, read from its bytes on demand.
+//! * [`Record`]: one record's fields, read from its bytes on demand;
+//! * [`RegionMap`]: a caller's closure run over every region or window of a [`BamSet`]
+//!   on a farm of workers, records read in place, results in region order.
 
 pub(crate) mod header;
 mod index;
 mod index_layout;
 mod plan;
 pub(crate) mod record;
+mod region_map;
 pub(crate) mod set;
 mod stream;
 mod walk;
@@ -40,6 +43,7 @@ pub use header::{Header, Reference};
 pub use index::{BamIndex, IndexKind};
 pub use plan::{BlockBatch, BlockBatches, WorkPlan, WorkUnit, WorkUnits};
 pub use record::{flags, Cigar, CigarOp, Record, RecordError, Sequence, SEQ_ALPHABET};
+pub use region_map::{Records, Region, RegionMap};
 pub use set::BamSet;
 pub use stream::BamStream;
 pub use walk::{RangeReader, RecordStitcher};

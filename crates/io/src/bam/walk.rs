@@ -4,7 +4,7 @@
 use std::ops::ControlFlow;
 
 use super::{BamFile, Record, RecordError, MAX_RECORD_SIZE};
-use crate::bgzf::{InflateBuffer, Inflater, VirtualOffset, VirtualRange};
+use crate::bgzf::{BlockInfo, InflateBuffer, Inflater, VirtualOffset, VirtualRange};
 use crate::Result;
 
 #[inline(always)]
@@ -39,11 +39,20 @@ fn check_length(block_size: usize) -> std::result::Result<(), RecordError> {
 /// Reads the records of virtual-offset ranges of one [`BamFile`]: inflates the blocks
 /// the range needs (and the following ones while a record straddles them) into a reused
 /// buffer. One per worker.
+///
+/// The block a walk ended in is kept, so a next walk that starts in it (consecutive
+/// regions share their boundary block) copies it instead of inflating it again. The kept
+/// block is known by its offset, compressed size and gzip footer (CRC32 and size of its
+/// inflated bytes), so a reader used on several files never takes one file's block for
+/// another's.
 #[derive(Debug, Default)]
 pub struct RangeReader {
     inflater: Inflater,
     buf: InflateBuffer,
     blocks: u64,
+    /// The last block of the previous walk, its gzip footer, and its inflated bytes.
+    last: Option<(BlockInfo, [u8; 8])>,
+    last_data: InflateBuffer,
 }
 
 impl RangeReader {
@@ -62,6 +71,14 @@ impl RangeReader {
     pub fn for_each<F>(&mut self, bam: &BamFile, range: VirtualRange, mut f: F) -> Result<u64>
     where
         F: FnMut(Record<'_>) -> ControlFlow<()>,
+    {
+        self.for_each_at(bam, range, |_, record| f(record))
+    }
+
+    /// As [`for_each`](Self::for_each), with each record's virtual offset.
+    pub fn for_each_at<F>(&mut self, bam: &BamFile, range: VirtualRange, mut f: F) -> Result<u64>
+    where
+        F: FnMut(VirtualOffset, Record<'_>) -> ControlFlow<()>,
     {
         let file = bam.bytes();
         let n_ref = bam.header().references.len() as i32;
@@ -86,11 +103,20 @@ impl RangeReader {
             }
             let block_offset = next_block;
             let block_lo = self.buf.len();
-            let info = self
-                .inflater
-                .inflate_block(file, block_offset, &mut self.buf)
-                .map_err(|e| bam.bgzf_error(e))?;
-            self.blocks += 1;
+            let info = match self.last {
+                Some((last, footer))
+                    if is_block(file, last, footer) && last.offset == block_offset =>
+                {
+                    self.buf.extend_from_slice(self.last_data.as_slice());
+                    last
+                }
+                _ => {
+                    self.blocks += 1;
+                    self.inflater
+                        .inflate_block(file, block_offset, &mut self.buf)
+                        .map_err(|e| bam.bgzf_error(e))?
+                }
+            };
             next_block = info.end();
             if skip > 0 {
                 if skip > info.inflated_size {
@@ -116,6 +142,7 @@ impl RangeReader {
                     VirtualOffset::new(next_block, 0)
                 };
                 if here >= end {
+                    self.keep(file, block_lo, info);
                     return Ok(count);
                 }
                 if cursor + 4 > filled {
@@ -134,13 +161,41 @@ impl RangeReader {
                 let record = checked(&data[cursor + 4..cursor + 4 + block_size], n_ref)
                     .map_err(at_record)?;
                 count += 1;
-                if f(record).is_break() {
+                if f(here, record).is_break() {
+                    self.keep(file, block_lo, info);
                     return Ok(count);
                 }
                 cursor += 4 + block_size;
             }
         }
     }
+}
+
+impl RangeReader {
+    /// Keeps the block at `buf[lo..]` for the next walk.
+    fn keep(&mut self, file: &[u8], lo: usize, info: BlockInfo) {
+        let Some(footer) = footer(file, info) else {
+            return;
+        };
+        if self.last != Some((info, footer)) {
+            self.last_data.clear();
+            self.last_data
+                .extend_from_slice(&self.buf.as_slice()[lo..lo + info.inflated_size]);
+            self.last = Some((info, footer));
+        }
+    }
+}
+
+/// The gzip footer (CRC32 and inflated size) of block `info` of `file`.
+fn footer(file: &[u8], info: BlockInfo) -> Option<[u8; 8]> {
+    let end = usize::try_from(info.end()).ok()?;
+    file.get(end.checked_sub(8)?..end)?.try_into().ok()
+}
+
+/// Whether `file` holds block `info` with `footer` at its offset.
+fn is_block(file: &[u8], info: BlockInfo, footer: [u8; 8]) -> bool {
+    crate::bgzf::block_at(file, info.offset).is_ok_and(|b| b == info)
+        && self::footer(file, info) == Some(footer)
 }
 
 /// Walks records across consecutive inflated data handed over in file order: a record
@@ -382,5 +437,38 @@ mod tests {
             stitcher.finish().unwrap();
             assert_eq!(stitched, all, "chunk {chunk}");
         }
+    }
+
+    #[test]
+    fn a_reader_used_on_two_files_reads_each_ones_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = |prefix: &str| {
+            let mut data = test_bam::header("", &[("c", 1000)]);
+            for i in 0..5 {
+                let name = format!("{prefix}{i}");
+                data.extend(test_bam::record(&name, 0, 0, i, 9, &[], b"ACGT", -1));
+            }
+            let path = dir.path().join(format!("{prefix}.bam"));
+            std::fs::write(&path, test_bam::bgzf(&data, 100_000)).unwrap();
+            BamFile::open(&path).unwrap()
+        };
+        let (a, b) = (open("a"), open("b"));
+        assert_eq!(a.records_start(), b.records_start());
+        let mut reader = RangeReader::new();
+        for (bam, want) in [(&a, "a0"), (&b, "b0"), (&a, "a0")] {
+            let whole = VirtualRange {
+                start: bam.records_start(),
+                end: VirtualOffset::new(bam.data_end(), 0),
+            };
+            let mut first = String::new();
+            reader
+                .for_each(bam, whole, |r| {
+                    first = String::from_utf8_lossy(r.read_name()).into_owned();
+                    ControlFlow::Break(())
+                })
+                .unwrap();
+            assert_eq!(first, want);
+        }
+        assert_eq!(reader.blocks_inflated(), 3);
     }
 }

@@ -17,9 +17,9 @@ use seqfarm_io::bgzf_writer::EOF_MARKER;
 use seqfarm_io::input::Input;
 use seqfarm_io::reads::{InputChunk, InputChunker};
 
-use crate::cmd::align::summary::{summary_text, AlignedTimes, SummaryCounts};
 use crate::cmd::align::{
-    command_line, header_bytes, AlignArgs, AlignTask, MetricsCounts, TaskAligner, TASK_LIMITS,
+    command_line, header_bytes, summary_text, AlignArgs, AlignTask, AlignedTimes, ChunkFormat,
+    ChunkWorker, MetricsCounts, SummaryCounts, SummaryStyle, TASK_LIMITS,
 };
 use crate::common::{farm_error, worker_threads};
 
@@ -244,7 +244,8 @@ pub fn align_part(
     threads: Option<usize>,
 ) -> anyhow::Result<AlignedPart> {
     let args = align_args(argv)?;
-    let job = args.job()?;
+    let (params, pairing, parse) = (args.params()?, args.pairing()?, args.parse_options()?);
+    let style = args.record_style();
     let mut sources = args.sources()?;
     sources.skip = 0;
     sources.upto = Some(part.fragments);
@@ -274,10 +275,18 @@ pub fn align_part(
             Fill::End
         })
     };
-    let (job, header, index) = (&job, &header, &*index);
+    let format = ChunkFormat {
+        header: &header,
+        style: &style,
+        parse: &parse,
+        pairing: &pairing,
+        ignore_quals: args.ignore_quals,
+        routing: Default::default(),
+    };
+    let (format, index) = (&format, &*index);
     let make_worker = |_: WorkerInfo| -> anyhow::Result<_> {
-        let mut aligner = TaskAligner::new(index, job, header, Default::default())?;
-        Ok(move |task: &mut AlignTask| aligner.align(task))
+        let mut worker = ChunkWorker::new(index, params.clone())?;
+        Ok(move |task: &mut AlignTask| worker.process(format, task))
     };
     let mut out = Vec::new();
     let mut totals = MetricsCounts::default();
@@ -328,8 +337,8 @@ pub fn align_trailer(argv: &[String]) -> anyhow::Result<Vec<u8>> {
 /// The summary bowtie2 prints on standard error, from the parts' counts added up.
 pub fn align_summary(argv: &[String], counts: &[u64]) -> anyhow::Result<String> {
     let args = align_args(argv)?;
-    let job = args.job()?;
-    Ok(summary_text(&counts_from_vec(counts)?, job.summary_style()))
+    let style = SummaryStyle::for_pairing(&args.pairing()?);
+    Ok(summary_text(&counts_from_vec(counts)?, style))
 }
 
 /// The summary's counts as a flat list (added up element by element across parts).

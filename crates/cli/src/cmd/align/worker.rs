@@ -1,0 +1,159 @@
+//! The work of one align worker on one task: parse the chunk's reads, align them
+//! (reads one by one, pairs together) and format their records and `--un`/`--al` reads
+//! into the task's buffers.
+
+use seqfarm_align::{
+    AlignParams, Aligner, PairInput, PairParams, PairResult, ReadInput, ReadResult, Unaligned,
+};
+use seqfarm_fmindex::FmIndex;
+use seqfarm_io::bgzf_writer::BgzfCompressor;
+use seqfarm_io::reads::{Fragment, FragmentBatch, ParseOptions, ReadRef};
+use seqfarm_io::sam::SamHeader;
+
+use super::mate_files::{ReadRouting, ReadText};
+use super::records::{RecordStyle, RecordWriter};
+use super::{AlignTask, BAM_LEVEL};
+
+/// What every worker formats its records with.
+pub struct ChunkFormat<'a> {
+    /// The SAM header (contig numbers, and the text `--no-hd` leaves out).
+    pub header: &'a SamHeader,
+    /// How records are written.
+    pub style: &'a RecordStyle,
+    /// How read records are checked and decoded.
+    pub parse: &'a ParseOptions,
+    /// The pairing rules.
+    pub pairing: &'a PairParams,
+    /// `--ignore-quals`.
+    pub ignore_quals: bool,
+    /// Which `--un`/`--al` files the reads go to.
+    pub routing: ReadRouting,
+}
+
+/// A worker's private state: its aligner and the buffers it reuses from task to task.
+pub struct ChunkWorker<'i> {
+    aligner: Aligner<'i>,
+    batch: FragmentBatch,
+    single_results: Vec<ReadResult>,
+    pair_results: Vec<PairResult>,
+    writer: RecordWriter,
+    compressor: BgzfCompressor,
+    records: Vec<u8>,
+}
+
+impl<'i> ChunkWorker<'i> {
+    /// A worker aligning against `index` with `params`.
+    pub fn new(index: &'i FmIndex, params: AlignParams) -> anyhow::Result<Self> {
+        Ok(Self {
+            aligner: Aligner::new(index, params)?,
+            batch: FragmentBatch::new(),
+            single_results: Vec::new(),
+            pair_results: Vec::new(),
+            writer: RecordWriter::default(),
+            compressor: BgzfCompressor::new(BAM_LEVEL),
+            records: Vec::new(),
+        })
+    }
+
+    /// Parses and aligns the task's chunk and formats its records (SAM text, or BAM in
+    /// BGZF blocks) into `task.out`; a bad read record is left in `task.error`.
+    pub fn process(
+        &mut self,
+        format: &ChunkFormat<'_>,
+        task: &mut AlignTask,
+    ) -> anyhow::Result<()> {
+        if let Err(e) = self.batch.parse(&task.chunk, format.parse) {
+            task.error = Some(e);
+            return Ok(());
+        }
+        let qc_filter = format.style.qc_filter;
+        let mut singles = Vec::new();
+        let mut pairs = Vec::new();
+        for i in 0..self.batch.len() {
+            match self.batch.fragment(i) {
+                Fragment::Single(r) => singles.push(read_input(&r, format.ignore_quals, qc_filter)),
+                Fragment::Pair([m1, m2]) => pairs.push(PairInput {
+                    mates: [
+                        read_input(&m1, format.ignore_quals, qc_filter),
+                        read_input(&m2, format.ignore_quals, qc_filter),
+                    ],
+                }),
+            }
+        }
+        self.aligner.align_batch(&singles, &mut self.single_results);
+        self.aligner
+            .align_pairs(&pairs, format.pairing, &mut self.pair_results);
+        drop((singles, pairs));
+        self.records.clear();
+        let target = if format.style.bam {
+            &mut self.records
+        } else {
+            &mut task.out
+        };
+        let (mut next_single, mut next_pair) = (0, 0);
+        for i in 0..self.batch.len() {
+            match self.batch.fragment(i) {
+                Fragment::Single(r) => {
+                    let result = &mut self.single_results[next_single];
+                    next_single += 1;
+                    if format.style.qc_filter && r.filtered {
+                        *result = ReadResult::Unaligned(Unaligned::QcFailed);
+                    }
+                    self.writer
+                        .write(format.header, format.style, &r, result, target);
+                    task.counts.summary.add_read(result);
+                    task.counts.input.add_read(r.bases.len(), result);
+                    format
+                        .routing
+                        .add_read(&mut task.read_files, ReadText(r.original), result);
+                }
+                Fragment::Pair(mates) => {
+                    let result = &mut self.pair_results[next_pair];
+                    next_pair += 1;
+                    for (mate, outcome) in mates.iter().zip(&mut result.mates) {
+                        if format.style.qc_filter && mate.filtered {
+                            *outcome = ReadResult::Unaligned(Unaligned::QcFailed);
+                        }
+                    }
+                    self.writer.write_pair(
+                        format.header,
+                        format.style,
+                        [&mates[0], &mates[1]],
+                        result,
+                        target,
+                    );
+                    task.counts.summary.add_pair(result);
+                    task.counts
+                        .input
+                        .add_pair([mates[0].bases.len(), mates[1].bases.len()], result);
+                    format.routing.add_pair(
+                        &mut task.read_files,
+                        [ReadText(mates[0].original), ReadText(mates[1].original)],
+                        result,
+                    );
+                }
+            }
+        }
+        format.routing.finish_task(&mut task.read_files)?;
+        if format.style.bam {
+            self.compressor.compress(&self.records, &mut task.out);
+        }
+        Ok(())
+    }
+}
+
+/// What the aligner sees of `read`: `--ignore-quals` charges the maximum penalty, as
+/// for a read without qualities (bowtie2 does so); a read that failed the QSEQ filter
+/// is not aligned with `--qc-filter` (given no bases; reported as `YF:Z:QC`).
+fn read_input<'a>(read: &ReadRef<'a>, ignore_quals: bool, qc_filter: bool) -> ReadInput<'a> {
+    let skip = qc_filter && read.filtered;
+    ReadInput {
+        name: read.name,
+        bases: if skip { &[] } else { read.bases },
+        qualities: if ignore_quals || skip {
+            None
+        } else {
+            read.qualities
+        },
+    }
+}

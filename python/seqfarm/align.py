@@ -1,0 +1,138 @@
+"""Read alignment from Python: bowtie2's options, parsed by ``seqfarm align`` itself,
+reads aligned in memory (records back as Python objects) or whole files aligned into
+SAM/BAM exactly as the command writes them."""
+
+import os
+from collections import namedtuple
+
+from . import _native
+from ._options import option_argv
+from .index import Index
+
+__all__ = ["Aligner", "SamRecord"]
+
+#: A SAM record: ``pos`` and ``pnext`` are 1-based (0 when unplaced), as in SAM;
+#: ``tags`` maps each tag (``"AS"``, ``"NM"``, ...) to its value (``int`` for ``i``,
+#: ``float`` for ``f``, text otherwise).
+SamRecord = namedtuple(
+    "SamRecord",
+    ["name", "flag", "contig", "pos", "mapq", "cigar", "rnext", "pnext", "tlen", "seq",
+     "qual", "tags"],
+)
+
+_TAG_TYPES = {"i": int, "f": float}
+
+#: Fragments sent to the native aligner at once by :meth:`Aligner.align`.
+BATCH_FRAGMENTS = 1024
+
+
+def parse_sam_record(line):
+    """A :class:`SamRecord` from one SAM line (without its line break)."""
+    fields = line.split("\t")
+    tags = {}
+    for tag in fields[11:]:
+        name, kind, value = tag.split(":", 2)
+        tags[name] = _TAG_TYPES.get(kind, str)(value)
+    return SamRecord(
+        fields[0], int(fields[1]), fields[2], int(fields[3]), int(fields[4]), fields[5],
+        fields[6], int(fields[7]), int(fields[8]), fields[9], fields[10], tags,
+    )
+
+
+def _read(read):
+    """A ``(name, seq[, qual])`` tuple as the native aligner takes it."""
+    if len(read) == 2:
+        return (str(read[0]), str(read[1]), None)
+    name, seq, qual = read
+    return (str(name), str(seq), None if qual is None else str(qual))
+
+
+def _fragment(item):
+    """An unpaired read (a tuple of strings) or a pair of them."""
+    if isinstance(item[0], str):
+        return [_read(item)]
+    if len(item) != 2:
+        raise ValueError(f"a pair has two mates, not {len(item)}")
+    return [_read(item[0]), _read(item[1])]
+
+
+def _inputs(r1, r2, out):
+    """The reads and output arguments of ``seqfarm align``."""
+    if out is None:
+        raise TypeError("align_files() needs out= (a .sam or .bam path)")
+
+    def files(paths):
+        if isinstance(paths, (str, os.PathLike)):
+            return os.fspath(paths)
+        return ",".join(os.fspath(p) for p in paths)
+
+    inputs = ["-U", files(r1)] if r2 is None else ["-1", files(r1), "-2", files(r2)]
+    out = os.fspath(out)
+    return inputs + ["-o" if out.endswith(".bam") else "-S", out]
+
+
+class Aligner:
+    """bowtie2-compatible read aligner on an index loaded once.
+
+    ``index``: an :class:`Index` or an index prefix. Options are bowtie2's (and
+    ``seqfarm align``'s) as keywords (``X=1000``, ``very_sensitive=True``,
+    ``score_min="L,0,-0.2"``, ``p=2`` for threads; see :mod:`seqfarm._options`), parsed
+    by the command's own parser: a bad option raises :class:`seqfarm.OptionError` with
+    the command's message.
+    """
+
+    def __init__(self, index, **options):
+        self.index = index if isinstance(index, Index) else Index(index)
+        self._options = option_argv(options)
+        self._native = _native.Aligner(self.index._native, self._options)
+
+    @property
+    def header(self):
+        """The SAM header (text) of the records :meth:`align` yields."""
+        return self._native.header()
+
+    def align(self, reads):
+        """Aligns ``reads`` and yields their :class:`SamRecord` objects, in input order:
+        the records ``seqfarm align`` writes for the same reads with the same options.
+
+        ``reads``: an iterable of ``(name, seq, qual)`` or ``(name, seq)`` tuples
+        (unpaired reads; ``qual`` Phred+33 text), or of pairs of such tuples (mates 1 and
+        2). Reads with and without qualities cannot be mixed in one batch of
+        :data:`BATCH_FRAGMENTS` fragments.
+        """
+        batch = []
+        for item in reads:
+            batch.append(_fragment(item))
+            if len(batch) == BATCH_FRAGMENTS:
+                yield from self._records(batch)
+                batch = []
+        if batch:
+            yield from self._records(batch)
+
+    def _records(self, batch):
+        text = self._native.align(batch).decode()
+        for line in text.splitlines():
+            yield parse_sam_record(line)
+
+    def align_files(self, r1, r2=None, out=None, **more_options):
+        """Aligns read files as ``seqfarm align OPTIONS MORE -x PREFIX -U R1 -S OUT``
+        (or ``-1 R1 -2 R2``) does, on the loaded index, and writes ``out``: SAM, or BAM
+        when it ends in ``.bam``, byte for byte what that command line writes (its
+        ``@PG`` line names it). ``r1``, ``r2``: a path or a list of paths.
+
+        Returns the summary as a dict of bowtie2's counts (``reads``, ``paired``,
+        ``concordant_0``, ``concordant_1``, ``concordant_more``, ``discordant``,
+        ``mates_aligned_0`` ..., ``unpaired_aligned_0`` ..., ``overall_alignment_rate``)
+        with the summary text under ``"text"``.
+        """
+        inputs = _inputs(r1, r2, out)
+        counts, text = self._native.align_files(option_argv(more_options), inputs)
+        counts["text"] = text
+        return counts
+
+    def command_line(self, r1, r2=None, out=None, **more_options):
+        """The ``seqfarm align`` arguments :meth:`align_files` runs with the same
+        arguments (after the program name)."""
+        inputs = _inputs(r1, r2, out)
+        return ["align", *self._options, *option_argv(more_options), "-x",
+                os.fspath(self.index.prefix), *inputs]

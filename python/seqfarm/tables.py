@@ -1,0 +1,137 @@
+"""The table commands from Python: ``count``, ``snp_pileup`` and ``search`` return
+``pandas.DataFrame`` objects holding exactly the rows the command line prints."""
+
+import csv
+import io
+import os
+import tempfile
+
+import pandas as pd
+
+from . import _native
+from ._native import OptionError
+from ._options import option_argv
+
+__all__ = ["count", "search", "snp_pileup", "BED_COLUMNS", "BLAST_COLUMNS"]
+
+#: The names of a BED file's columns, in order (the first three are always there).
+BED_COLUMNS = ["chrom", "start", "end", "name", "score", "strand", "thickStart", "thickEnd",
+               "itemRgb", "blockCount", "blockSizes", "blockStarts"]
+
+#: BLAST tabular (``-outfmt 6``) columns, as ``seqfarm search`` prints them.
+BLAST_COLUMNS = ["qseqid", "sseqid", "pident", "length", "mismatch", "gapopen", "qstart",
+                 "qend", "sstart", "send", "evalue", "bitscore"]
+
+_BLAST_TYPES = {"qseqid": str, "sseqid": str, "pident": "float64", "length": "int64",
+                "mismatch": "int64", "gapopen": "int64", "qstart": "int64", "qend": "int64",
+                "sstart": "int64", "send": "int64", "evalue": "float64",
+                "bitscore": "float64"}
+
+
+def _paths(paths):
+    """One path or a list of paths, as a list of strings."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return [os.fspath(p) for p in paths]
+
+
+def _no_output(opts, *names):
+    for name in names:
+        if opts.get(name):
+            raise OptionError(f"{name}: not available here: the result is returned as a DataFrame")
+
+
+def _read_table(data, names, dtype, sep="\t", header=None, na_values=None):
+    """Parses a command's table with the given column names and types (no guessing)."""
+    return pd.read_csv(
+        io.BytesIO(data), sep=sep, header=header, names=names, dtype=dtype,
+        keep_default_na=False, na_values=na_values or {}, quoting=csv.QUOTE_NONE,
+    )
+
+
+def count(bams, bed=None, window=None, threads=None, **opts):
+    """Reads per region in one or more indexed BAMs, as ``seqfarm count`` (and
+    ``bedtools multicov``) counts them.
+
+    ``bams``: a BAM path or a list of them. Give ``bed`` (a BED file, plain or gzip) or
+    ``window`` (a window size over every contig of the BAMs). Other options are those of
+    ``seqfarm count`` as keywords: ``min_map_quality`` (or ``q``), ``duplicates``
+    (``D``), ``qc_failed`` (``F``), ``proper_pairs`` (``p``).
+
+    Returns one row per region, in input order: ``chrom``, ``start``, ``end`` (0-based,
+    half-open, as in the BED), the BED's other columns named as BED names them (``name``,
+    ``score``, ``strand``, ... kept as text), then one ``int64`` count column per BAM,
+    named by its file name.
+    """
+    _no_output(opts, "o", "output")
+    bams = _paths(bams)
+    argv = option_argv({"bed": bed, "window": window, "threads": threads, **opts})
+    data = _native.count_table(argv + ["--"] + bams)
+    first = data[: data.find(b"\n")] if data else b""
+    fields = first.count(b"\t") + 1 if first else 3 + len(bams)
+    extra = fields - 3 - len(bams)
+    bed_names = BED_COLUMNS[: 3 + extra] + [f"column{i + 1}" for i in range(12, 3 + extra)]
+    types = {i: str for i in range(len(bed_names))}
+    types.update({i: "int64" for i in [1, 2, *range(len(bed_names), fields)]})
+    frame = _read_table(data, list(range(fields)), types)
+    # By position: a BAM given twice gives two columns of one name.
+    frame.columns = bed_names + [os.path.basename(b) for b in bams]
+    return frame
+
+
+def snp_pileup(vcf, bams, threads=None, **facets_opts):
+    """Allele counts at the VCF's SNPs in tumour/normal BAMs, as FACETS ``snp-pileup``
+    (and ``seqfarm snp-pileup``) writes them.
+
+    Options take FACETS' names as keywords: ``min_map_quality`` (``q``),
+    ``min_base_quality`` (``Q``), ``min_read_counts`` (``r``, a list of one count per
+    BAM), ``pseudo_snps`` (``P``), ``max_depth`` (``d``), ``count_orphans`` (``A``),
+    ``ignore_overlaps`` (``x``).
+
+    Returns FACETS' columns: ``Chromosome`` (text), ``Position`` and, per BAM ``N``,
+    ``FileNR``, ``FileNA``, ``FileNE``, ``FileND`` (``int64``), with ``Ref`` and ``Alt``
+    (text). ``frame.to_csv(path, index=False)`` writes the command's CSV.
+    """
+    _no_output(facets_opts, "g", "gzip")
+    bams = _paths(bams)
+    argv = option_argv({"threads": threads, **facets_opts})
+    data = _native.snp_pileup_table(argv + ["--", os.fspath(vcf), "-"] + bams)
+    names = ["Chromosome", "Position", "Ref", "Alt"]
+    for i in range(1, len(bams) + 1):
+        names += [f"File{i}{x}" for x in "RAED"]
+    dtype = {name: "int64" for name in names}
+    dtype.update({"Chromosome": str, "Ref": str, "Alt": str})
+    return _read_table(data, names, dtype, sep=",", header=0)
+
+
+def search(queries, database, threads=None, **opts):
+    """Smith-Waterman search of every query against a protein (or DNA) database, as
+    ``seqfarm search`` runs it.
+
+    ``queries``: a FASTA path, or a list of sequences (named ``query1``, ``query2``, ...)
+    or of ``(name, sequence)`` pairs. ``database``: a FASTA path (plain or gzip). Other
+    options are the command's as keywords: ``top`` (hits per query), ``matrix``, ``dna``,
+    ``match``, ``mismatch``, ``gap_open``, ``gap_extend``, ``scores_only``.
+
+    Returns the BLAST tabular columns (``qseqid sseqid pident length mismatch gapopen
+    qstart qend sstart send evalue bitscore``; ``evalue``/``bitscore`` NaN where the
+    command prints NA), the best hits of each query in query order; with
+    ``scores_only=True``, ``qseqid sseqid score`` for every pair.
+    """
+    _no_output(opts, "o", "output")
+    argv = option_argv({"threads": threads, **opts})
+    with tempfile.TemporaryDirectory(prefix="seqfarm-") as scratch:
+        if isinstance(queries, (str, os.PathLike)):
+            query_path = os.fspath(queries)
+        else:
+            query_path = os.path.join(scratch, "queries.fa")
+            with open(query_path, "w") as fasta:
+                for i, query in enumerate(queries):
+                    name, seq = (f"query{i + 1}", query) if isinstance(query, str) else query
+                    fasta.write(f">{name}\n{seq}\n")
+        data = _native.search_table(argv + ["--", query_path, os.fspath(database)])
+    if opts.get("scores_only"):
+        return _read_table(data, ["qseqid", "sseqid", "score"],
+                           {"qseqid": str, "sseqid": str, "score": "int64"})
+    return _read_table(data, BLAST_COLUMNS, _BLAST_TYPES,
+                       na_values={"evalue": ["NA"], "bitscore": ["NA"]})

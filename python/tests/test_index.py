@@ -1,0 +1,54 @@
+"""Index.build / Index.count / Index.locate against seqfarm index and seqfarm locate."""
+
+import pytest
+
+import seqfarm
+
+PATTERNS = ["GATTACA", "ACGTACGT", "AAAAAAAAAAAA", "CCGGNAT", "TTGACA"]
+
+
+@pytest.fixture(scope="module")
+def built(data, tmp_path_factory):
+    prefix = tmp_path_factory.mktemp("index") / "ref"
+    return seqfarm.Index.build(data / "index_ref.fa.gz", prefix, threads=2, memory="64M")
+
+
+def test_build_writes_the_cli_index(data, cli, built, tmp_path):
+    prefix = tmp_path / "cli"
+    cli("index", "-t", "1", "-o", prefix, data / "index_ref.fa.gz")
+    assert (tmp_path / "cli.sfi").read_bytes() == built.prefix.with_suffix(".sfi").read_bytes()
+    assert built.contigs == [("ecoli_K12_1_200000", 200000), ("chr20_1_260000", 260000)]
+
+
+def locate_lines(cli, prefix, *args):
+    out = cli("locate", "-x", prefix, *args).stdout.decode()
+    return [line.split("\t") for line in out.splitlines()]
+
+
+def test_count_is_locate(cli, built):
+    lines = locate_lines(cli, built.prefix, "--max-hits", "0", *PATTERNS)
+    assert built.count(PATTERNS) == [int(line[1]) for line in lines]
+    assert built.count("GATTACA") == [int(lines[0][1])]
+
+
+@pytest.mark.parametrize("pattern", ["GATTACA", "ACGTACGT", "TTGACA"])
+def test_locate_is_locate(cli, built, pattern):
+    [line] = locate_lines(cli, built.prefix, "--max-hits", "7", pattern)
+    hits = built.locate(pattern, max_hits=7)
+    expected = [h.split(":") for h in line[2].split(",")] if line[2] else []
+    assert [(h.contig, str(h.pos), h.strand) for h in hits] == [tuple(e) for e in expected]
+    frame = built.locate(pattern, max_hits=7, as_frame=True)
+    assert list(frame.columns) == ["contig", "pos", "strand"]
+    assert frame["pos"].tolist() == [h.pos for h in hits]
+
+
+def test_bad_pattern_and_missing_index_are_cli_errors(cli, built, tmp_path):
+    message = cli("locate", "-x", built.prefix, "GATXACA", check=False).stderr.decode().strip()
+    with pytest.raises(seqfarm.Error) as caught:
+        built.count(["GATXACA"])
+    assert message == f"seqfarm: error: {caught.value}"
+    missing = tmp_path / "none"
+    message = cli("locate", "-x", missing, "ACGT", check=False).stderr.decode().strip()
+    with pytest.raises(seqfarm.Error) as caught:
+        seqfarm.Index(missing)
+    assert message == f"seqfarm: error: {caught.value}"
