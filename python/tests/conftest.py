@@ -26,14 +26,45 @@ def data():
 
 @pytest.fixture(scope="session")
 def cli():
-    """Runs the seqfarm binary with the given arguments and returns its standard output."""
+    """Runs the seqfarm binary with the given arguments (its name given as ``seqfarm``,
+    as in ``@PG CL:`` lines) and returns the finished process."""
 
     def run(*args, check=True):
         done = subprocess.run(
-            [str(seqfarm_binary()), *map(str, args)], capture_output=True, check=False
+            ["seqfarm", *map(str, args)],
+            executable=str(seqfarm_binary()),
+            capture_output=True,
+            check=False,
         )
         if check and done.returncode != 0:
             raise AssertionError(f"seqfarm {' '.join(map(str, args))}: {done.stderr.decode()}")
         return done
 
     return run
+
+
+
+@pytest.fixture(scope="session")
+def dask_client():
+    """A client of a LocalCluster of 2 single-threaded worker processes (with nannies),
+    over TCP on 127.0.0.1, shared by the tests of a session."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        protocol="tcp",
+        dashboard_address=":0",
+        silence_logs=40,
+    ) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def sim_index(tmp_path_factory, cli):
+    """The index of tests/data/index_ref.fa.gz (the reference of the pe_sim pairs and of
+    align_reads_100), as a prefix."""
+    prefix = tmp_path_factory.mktemp("index") / "index_ref"
+    cli("index", "-t", "2", "-o", prefix, DATA / "index_ref.fa.gz")
+    return prefix

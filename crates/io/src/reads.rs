@@ -30,7 +30,7 @@ mod fragments;
 mod records;
 mod sources;
 
-pub use chunker::{InputChunk, InputChunker, Layout, RecordFormat};
+pub use chunker::{ChunkSpan, FileOpener, InputChunk, InputChunker, Layout, RecordFormat};
 pub use fragments::{Fragment, FragmentBatch};
 pub use sources::{InputFormat, ReadSources, TrimEnd, TrimTo};
 

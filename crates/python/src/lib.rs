@@ -11,6 +11,7 @@ mod align;
 mod bam;
 mod errors;
 mod index;
+mod parts;
 mod tables;
 
 use errors::run_native;
@@ -36,6 +37,7 @@ fn run_command(py: Python<'_>, args: Vec<String>) -> PyResult<()> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
+    parts::register(m)?;
     m.add_function(wrap_pyfunction!(flagstat_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_command, m)?)?;
     tables::register(m)?;

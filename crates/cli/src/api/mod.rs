@@ -14,6 +14,7 @@ use crate::common::worker_threads;
 
 pub mod align;
 pub mod index;
+pub mod parts;
 pub mod tables;
 
 /// FLAG statistics of a BAM or SAM file, as `seqfarm flagstat -t threads` counts them

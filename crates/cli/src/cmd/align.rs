@@ -34,10 +34,11 @@ use seqfarm_io::sam::{SamHeader, SamReference};
 pub use self::args::AlignArgs;
 pub use self::mate_files::ReadRouting;
 use self::mate_files::{ReadFileBuffers, ReadFiles};
-use self::metrics::{MetricsCounts, MetricsReporter};
+pub(crate) use self::metrics::MetricsCounts;
+use self::metrics::MetricsReporter;
 pub use self::records::RecordStyle;
 use self::summary::write_summary;
-pub use self::summary::{summary_text, SummaryCounts, SummaryStyle};
+pub use self::summary::{summary_text, AlignedTimes, SummaryCounts, SummaryStyle};
 pub use self::worker::{ChunkFormat, ChunkWorker};
 use crate::common::farm_error;
 use crate::farm_stats::StatsFile;
@@ -47,6 +48,11 @@ use crate::progress;
 /// Reads per task: large enough to amortise the task hand-over and fill the SIMD
 /// extension groups, small enough that every worker has several in flight.
 const READS_PER_TASK: usize = 1024;
+/// How the emitter cuts the reads into tasks (the command's and its parts' alike).
+pub(crate) const TASK_LIMITS: ChunkLimits = ChunkLimits {
+    max_records: READS_PER_TASK,
+    max_bytes: 4 << 20,
+};
 /// BGZF compression level of BAM output (htslib's default).
 const BAM_LEVEL: i32 = 6;
 
@@ -58,10 +64,34 @@ pub struct AlignTask {
     pub chunk: InputChunk,
     /// Their records.
     pub out: Vec<u8>,
-    counts: MetricsCounts,
+    /// Their counts.
+    pub(crate) counts: MetricsCounts,
     read_files: ReadFileBuffers,
     /// The first bad read record.
     pub error: Option<seqfarm_io::Error>,
+}
+
+impl AlignTask {
+    /// Empties the outputs before the task is filled again.
+    pub fn clear(&mut self) {
+        self.out.clear();
+        self.error = None;
+        self.counts = MetricsCounts::default();
+        self.read_files.clear();
+    }
+}
+
+/// The header as the output file starts: BGZF blocks of its own for BAM, text for SAM.
+pub(crate) fn header_bytes(header: &SamHeader, bam: bool) -> Vec<u8> {
+    if bam {
+        let mut bytes = Vec::new();
+        encode_header(header, &mut bytes);
+        let mut blocks = Vec::new();
+        BgzfCompressor::new(BAM_LEVEL).compress(&bytes, &mut blocks);
+        blocks
+    } else {
+        header.text.as_bytes().to_vec()
+    }
 }
 
 /// What a run's summary reports: its counts, and which blocks the text has.
@@ -91,6 +121,8 @@ pub struct AlignRun<'a> {
 }
 
 impl AlignArgs {
+    /// The SAM header of a run on `index`, `command_line` its `@PG CL:` (see
+    /// [`command_line`]).
     pub fn header(&self, index: &FmIndex, command_line: &str) -> anyhow::Result<SamHeader> {
         let references = index
             .contigs()
@@ -249,37 +281,19 @@ impl AlignArgs {
         timer.phase("Time loading forward index", started);
         let search_started = Instant::now();
         let header = self.header(index, &run.command_line)?;
-        let mut compressor = BgzfCompressor::new(BAM_LEVEL);
-        if style.bam {
-            let mut bytes = Vec::new();
-            encode_header(&header, &mut bytes);
-            let mut blocks = Vec::new();
-            compressor.compress(&bytes, &mut blocks);
-            output.put(&blocks)?;
-        } else {
-            output.put(header.text.as_bytes())?;
-        }
+        output.put(&header_bytes(&header, style.bam))?;
         let parse = self.parse_options()?;
         let config = FarmConfig::new(workers)
             .pin(self.pin)
             .placement(placed.as_ref().and_then(|p| p.placement().cloned()))
             .timed(self.stats.stats.is_some());
         let ignore_quals = self.ignore_quals;
-        let mut chunker = InputChunker::new(
-            &sources,
-            ChunkLimits {
-                max_records: READS_PER_TASK,
-                max_bytes: 4 << 20,
-            },
-        )?;
+        let mut chunker = InputChunker::new(&sources, TASK_LIMITS)?;
         let progress_paths = read_file_paths(&sources);
         let bar = input_progress(&progress_paths, sources.format);
         let mut totals = MetricsCounts::default();
         let mut emitter = |task: &mut AlignTask| -> Result<Fill, anyhow::Error> {
-            task.out.clear();
-            task.error = None;
-            task.counts = MetricsCounts::default();
-            task.read_files.clear();
+            task.clear();
             Ok(if chunker.fill(&mut task.chunk)? {
                 Fill::Task
             } else {
@@ -340,10 +354,7 @@ impl AlignArgs {
         stats_file.total("bytes", input_bytes, report.tasks());
         stats_file.finish()?;
         timer.phase("Multiseed full-index search", search_started);
-        let summary_style = SummaryStyle {
-            discordant: pairing.discordant,
-            mixed: pairing.mixed,
-        };
+        let summary_style = SummaryStyle::for_pairing(&pairing);
         if !self.quiet && run.print_summary {
             write_summary(
                 &mut std::io::stderr().lock(),

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 
-use seqfarm_farm::{Fill, Worker};
+use seqfarm_farm::{FarmConfig, FarmStats, Fill, Worker};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
 use seqfarm_io::output::refuse_input_as_output;
@@ -388,43 +388,138 @@ impl RegionCounter<'_> {
     }
 }
 
+/// What a count needs before it runs: the BAMs, where regions come from, the count
+/// columns and the read filter.
+pub struct CountJob {
+    bams: BamSet,
+    names: Vec<String>,
+    lengths: Vec<i64>,
+    ids: std::collections::HashMap<Vec<u8>, i32>,
+    bed: Option<PathBuf>,
+    window: Option<u64>,
+    columns: Vec<usize>,
+    filter: ReadFilter,
+}
+
+impl CountJob {
+    /// Opens the BAMs of `args` (and checks that regions are given).
+    pub fn new(args: &CountArgs) -> anyhow::Result<Self> {
+        let bams = BamSet::open(&args.bams)?;
+        let header = bams
+            .header()
+            .ok_or_else(|| anyhow::anyhow!("no BAM given"))?;
+        let names: Vec<String> = header.references.iter().map(|r| r.name.clone()).collect();
+        let lengths: Vec<i64> = header
+            .references
+            .iter()
+            .map(|r| i64::from(r.length))
+            .collect();
+        let ids = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_bytes().to_vec(), i as i32))
+            .collect();
+        if args.bed.is_none() && args.window.is_none() {
+            anyhow::bail!("give --bed REGIONS.bed or --window SIZE");
+        }
+        let columns: Vec<usize> = args
+            .bams
+            .iter()
+            .map(|p| args.bams.iter().rposition(|q| q == p).unwrap_or(0))
+            .collect();
+        let filter = ReadFilter {
+            min_map_quality: args.min_map_quality,
+            proper_pairs_only: args.proper_pairs,
+            keep_duplicates: args.duplicates,
+            keep_qc_failed: args.qc_failed,
+        };
+        Ok(Self {
+            bams,
+            names,
+            lengths,
+            ids,
+            bed: args.bed.clone(),
+            window: args.window,
+            columns,
+            filter,
+        })
+    }
+
+    /// Compressed BAM bytes per task for `workers` workers (`--task-bytes` when given).
+    pub fn task_bytes(&self, args: &CountArgs, workers: usize) -> u64 {
+        let total: u64 = self.bams.files().iter().map(|(bam, _)| bam.len()).sum();
+        args.task_bytes.unwrap_or_else(|| {
+            (total / (workers as u64 * TASKS_PER_WORKER))
+                .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
+        })
+    }
+
+    /// Counts the regions of tasks `tasks` (of `task_bytes` each, numbered from 0 in
+    /// region order; the regions are planned no further than their end), giving each
+    /// task's rows to `rows` in order; returns the farm's figures, the regions counted
+    /// and the tasks planned.
+    pub fn run(
+        &self,
+        config: &FarmConfig,
+        task_bytes: u64,
+        tasks: std::ops::Range<usize>,
+        mut rows: impl FnMut(&[u8]) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(FarmStats, u64, usize)> {
+        let source = match (&self.bed, self.window) {
+            (Some(bed), _) => Source::Bed(BedRegions::open(bed)?),
+            (None, Some(size)) => Source::Windows {
+                size: size.min(i64::MAX as u64) as i64,
+                ref_id: 0,
+                start: 0,
+            },
+            (None, None) => anyhow::bail!("give --bed REGIONS.bed or --window SIZE"),
+        };
+        let mut regions = 0u64;
+        let mut planned = 0usize;
+        let mut planner = RegionPlanner {
+            source,
+            bams: &self.bams,
+            ids: self.ids.clone(),
+            lengths: self.lengths.clone(),
+            task_bytes: task_bytes.max(1),
+            ended: false,
+        };
+        let report = seqfarm_farm::run(
+            config,
+            Task::default,
+            &mut |task: &mut Task| loop {
+                if planned >= tasks.end || matches!(planner.fill(task)?, Fill::End) {
+                    return Ok(Fill::End);
+                }
+                planned += 1;
+                if tasks.contains(&(planned - 1)) {
+                    return Ok(Fill::Task);
+                }
+            },
+            |_| {
+                Ok(RegionCounter {
+                    bams: &self.bams,
+                    filter: self.filter,
+                    columns: &self.columns,
+                    names: &self.names,
+                    reader: RangeReader::new(),
+                })
+            },
+            &mut |task: &mut Task| -> anyhow::Result<()> {
+                regions += task.regions.len() as u64;
+                rows(&task.rows)
+            },
+        )
+        .map_err(farm_error)?;
+        Ok((report.stats, regions, planned))
+    }
+}
+
 /// Runs `seqfarm count`, writing the rows to `to`.
 pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
-    let bams = BamSet::open(&args.bams)?;
-    let header = bams
-        .header()
-        .ok_or_else(|| anyhow::anyhow!("no BAM given"))?;
-    let names: Vec<String> = header.references.iter().map(|r| r.name.clone()).collect();
-    let lengths: Vec<i64> = header
-        .references
-        .iter()
-        .map(|r| i64::from(r.length))
-        .collect();
-    let ids = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_bytes().to_vec(), i as i32))
-        .collect();
-    let source = match (&args.bed, args.window) {
-        (Some(bed), _) => Source::Bed(BedRegions::open(bed)?),
-        (None, Some(size)) => Source::Windows {
-            size: size.min(i64::MAX as u64) as i64,
-            ref_id: 0,
-            start: 0,
-        },
-        (None, None) => anyhow::bail!("give --bed REGIONS.bed or --window SIZE"),
-    };
-    let columns: Vec<usize> = args
-        .bams
-        .iter()
-        .map(|p| args.bams.iter().rposition(|q| q == p).unwrap_or(0))
-        .collect();
+    let job = CountJob::new(&args)?;
     let config = args.farm.config();
-    let total: u64 = bams.files().iter().map(|(bam, _)| bam.len()).sum();
-    let task_bytes = args.task_bytes.unwrap_or_else(|| {
-        (total / (config.workers as u64 * TASKS_PER_WORKER))
-            .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
-    });
+    let task_bytes = job.task_bytes(&args, config.workers);
     let inputs = with_bam_indexes(&args.bams)
         .into_iter()
         .chain(args.bed.clone());
@@ -440,44 +535,13 @@ pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
         args.force.overwrite(),
         inputs,
     )?;
-    let mut regions = 0u64;
-    let mut planner = RegionPlanner {
-        source,
-        bams: &bams,
-        ids,
-        lengths,
-        task_bytes: task_bytes.max(1),
-        ended: false,
-    };
-    let filter = ReadFilter {
-        min_map_quality: args.min_map_quality,
-        proper_pairs_only: args.proper_pairs,
-        keep_duplicates: args.duplicates,
-        keep_qc_failed: args.qc_failed,
-    };
-    let report = seqfarm_farm::run(
-        &config,
-        Task::default,
-        &mut |task: &mut Task| planner.fill(task),
-        |_| {
-            Ok(RegionCounter {
-                bams: &bams,
-                filter,
-                columns: &columns,
-                names: &names,
-                reader: RangeReader::new(),
-            })
-        },
-        &mut |task: &mut Task| -> anyhow::Result<()> {
-            regions += task.regions.len() as u64;
-            out.write_all(&task.rows).map_err(|e| out.error(e))?;
-            Ok(())
-        },
-    )
-    .map_err(farm_error)?;
+    let (farm_stats, regions, _) = job.run(&config, task_bytes, 0..usize::MAX, |rows| {
+        out.write_all(rows).map_err(|e| out.error(e))?;
+        Ok(())
+    })?;
     out.commit()?;
-    stats.add(&report.stats);
-    stats.total("regions", regions, report.tasks());
+    stats.add(&farm_stats);
+    stats.total("regions", regions, farm_stats.tasks);
     stats.finish()?;
     Ok(())
 }

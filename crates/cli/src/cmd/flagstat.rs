@@ -286,6 +286,27 @@ fn count_bam_file(
     config: &FarmConfig,
     stats: &mut FarmStats,
 ) -> anyhow::Result<FlagCounts> {
+    let (bam, index) = open_bam(path)?;
+    let unit = range_unit(bam.len(), config.workers);
+    count_bam_groups(
+        &bam,
+        index.as_ref(),
+        path,
+        unit,
+        config,
+        stats,
+        0..usize::MAX,
+    )
+}
+
+/// The size of the work plan's ranges for a BAM of `len` bytes read by `workers`.
+pub fn range_unit(len: u64, workers: usize) -> u64 {
+    let per_worker = len / (workers as u64 * 8).max(1);
+    per_worker.clamp(64 << 10, RANGE_UNIT)
+}
+
+/// Opens a BAM file and its index (left aside, with a warning, when older than the BAM).
+pub fn open_bam(path: &Path) -> anyhow::Result<(BamFile, Option<BamIndex>)> {
     let bam = BamFile::open(path)?;
     let index = match BamIndex::find(path) {
         // The index only speeds the count up (samtools never reads it): a stale one is
@@ -301,10 +322,39 @@ fn count_bam_file(
         Some(index_path) => Some(BamIndex::open(index_path, &bam)?),
         None => None,
     };
-    let per_worker = bam.len() / (config.workers as u64 * 8).max(1);
-    let unit = per_worker.clamp(64 << 10, RANGE_UNIT);
-    let plan = WorkPlan::new(&bam, index.as_ref(), unit);
-    let mut units = plan.units(&bam, BLOCK_BATCH.min(unit));
+    Ok((bam, index))
+}
+
+/// Independent groups of the work plan of `bam` with ranges of `unit` bytes: each
+/// virtual-offset range is a group, and so is each run of block batches that one
+/// stitcher walks (an unindexed stretch, the unmapped tail). Counts of groups add up.
+pub fn plan_groups(bam: &BamFile, index: Option<&BamIndex>, unit: u64) -> anyhow::Result<usize> {
+    let plan = WorkPlan::new(bam, index, unit);
+    let mut groups = 0;
+    for work in plan.units(bam, BLOCK_BATCH.min(unit)) {
+        match work.map_err(|e| bam.bgzf_error(e))? {
+            WorkUnit::Range(_) => groups += 1,
+            WorkUnit::Blocks(batch) if batch.starts_segment => groups += 1,
+            WorkUnit::Blocks(_) => {}
+        }
+    }
+    Ok(groups)
+}
+
+/// Counts the records of groups `groups` of the work plan (see [`plan_groups`]); the
+/// plan is walked no further than their end.
+pub fn count_bam_groups(
+    bam: &BamFile,
+    index: Option<&BamIndex>,
+    path: &Path,
+    unit: u64,
+    config: &FarmConfig,
+    stats: &mut FarmStats,
+    groups: std::ops::Range<usize>,
+) -> anyhow::Result<FlagCounts> {
+    let plan = WorkPlan::new(bam, index, unit);
+    let mut units = plan.units(bam, BLOCK_BATCH.min(unit));
+    let mut group = 0usize;
     let n_ref = bam.header().references.len();
     let mut stitcher = RecordStitcher::new(n_ref, 0);
     let mut block_counts = FlagCounts::default();
@@ -313,15 +363,29 @@ fn count_bam_file(
         config,
         new_task,
         &mut |task: &mut Task| -> Result<Fill, Error> {
-            task.work = match units.next() {
-                Some(Ok(WorkUnit::Range(range))) => Work::Range(range),
-                Some(Ok(WorkUnit::Blocks(batch))) => Work::Blocks(batch),
-                Some(Err(e)) => return Err(bam.bgzf_error(e)),
-                None => return Ok(Fill::End),
-            };
-            Ok(Fill::Task)
+            loop {
+                let work = match units.next() {
+                    Some(Ok(WorkUnit::Range(range))) => {
+                        group += 1;
+                        Work::Range(range)
+                    }
+                    Some(Ok(WorkUnit::Blocks(batch))) => {
+                        group += usize::from(batch.starts_segment);
+                        Work::Blocks(batch)
+                    }
+                    Some(Err(e)) => return Err(bam.bgzf_error(e)),
+                    None => return Ok(Fill::End),
+                };
+                if group > groups.end {
+                    return Ok(Fill::End);
+                }
+                if groups.contains(&(group - 1)) {
+                    task.work = work;
+                    return Ok(Fill::Task);
+                }
+            }
         },
-        |_| Ok(FlagWorker::new(Some(&bam), path)),
+        |_| Ok(FlagWorker::new(Some(bam), path)),
         &mut |task: &mut Task| -> Result<(), Error> {
             bar.inc(match &task.work {
                 Work::Range(r) => r.end.compressed().saturating_sub(r.start.compressed()),

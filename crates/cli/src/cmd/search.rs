@@ -14,7 +14,7 @@
 //!    database, whose size is known only once the scan is over.
 
 mod alphabet;
-mod tabular;
+pub(crate) mod tabular;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -132,16 +132,20 @@ struct Query {
 }
 
 /// Database totals, counted by the collector.
-#[derive(Default)]
-struct DatabaseSize {
-    sequences: u64,
-    residues: u64,
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DatabaseSize {
+    /// Sequences.
+    pub sequences: u64,
+    /// Residues.
+    pub residues: u64,
 }
 
 /// One scan task: a chunk of database records and what the worker made of it.
 #[derive(Default)]
 struct ScanTask {
     chunk: FastaChunk,
+    /// Sequences of the chunks before this one that were left to other parts.
+    skipped_before: u64,
     /// The chunk's sequences, encoded.
     block: SequenceBlock,
     /// Their names, back to back.
@@ -240,21 +244,183 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
     }
 }
 
+/// A search's set-up: the scoring, the kernel, the letter checks and the queries.
+pub struct SearchJob<'a> {
+    args: &'a SearchArgs,
+    scoring: Scoring,
+    params: Option<KarlinParams>,
+    isa: Isa,
+    check: LetterCheck<'a>,
+    queries: Vec<Query>,
+}
+
+/// What a scan of the database (or of some of its chunks) found.
+pub struct Scan {
+    /// The size of the chunks scanned.
+    pub size: DatabaseSize,
+    /// Per query, its best hits among them.
+    pub hits: Vec<TopHits>,
+    /// The scan farm's figures.
+    pub stats: seqfarm_farm::FarmStats,
+    /// The kernels' pass counts.
+    pub counts: PassCounts,
+}
+
+impl<'a> SearchJob<'a> {
+    /// Checks the arguments and reads the queries.
+    pub fn new(args: &'a SearchArgs) -> Result<Self> {
+        if args.query == Path::new("-") && args.database == Path::new("-") {
+            bail!("the query and the database cannot both be standard input");
+        }
+        let scoring = scoring(args)?;
+        let params = karlin_params(args, &scoring);
+        let isa = Isa::from_env()?;
+        let custom = !args.dna && ScoreMatrix::builtin(&args.matrix).is_none();
+        let check = LetterCheck {
+            missing: custom.then(|| alphabet::missing_letters(scoring.matrix())),
+            matrix: if args.dna { "BLOSUM62" } else { &args.matrix },
+            dna: args.dna,
+        };
+        let queries = read_queries(&args.query, &scoring, &check)?;
+        Ok(Self {
+            args,
+            scoring,
+            params,
+            isa,
+            check,
+            queries,
+        })
+    }
+
+    /// Scans the database chunks (numbered from 0 in database order) for which
+    /// `wanted(chunk)` holds; `--scores-only` lines go to `lines` in database order.
+    pub fn scan(
+        &self,
+        config: &seqfarm_farm::FarmConfig,
+        mut wanted: impl FnMut(usize) -> bool,
+        mut lines: impl FnMut(&[u8]) -> Result<()>,
+    ) -> Result<Scan> {
+        let (args, queries, check) = (self.args, &self.queries, &self.check);
+        let mut database = FastaChunker::open(&args.database)?;
+        let mut size = DatabaseSize::default();
+        let bar = progress::items("searching database bytes");
+        // With --scores-only, a chunk's lines for many queries are held at once: smaller
+        // chunks keep that bounded (about 16 queries' worth of a default chunk).
+        let chunk_size = if args.scores_only {
+            (args.chunk_size / queries.len().div_ceil(16)).max(args.chunk_size.min(1 << 16))
+        } else {
+            args.chunk_size
+        }
+        .max(1);
+        let mut sampled = alphabet::LetterSample::default();
+        let mut chunks = 0usize;
+        let mut skipped = 0u64;
+        let mut emit = |task: &mut ScanTask| -> Result<Fill> {
+            loop {
+                let more = database.next_chunk(&mut task.chunk, chunk_size)?;
+                if more && !sampled.is_full() {
+                    for record in task.chunk.records() {
+                        sampled.add(record?.body);
+                    }
+                    if sampled.is_full() || task.chunk.offset == 0 {
+                        check.sample(&sampled, &args.database, "database sequences")?;
+                    }
+                }
+                bar.set_position(task.chunk.offset + task.chunk.bytes.len() as u64);
+                if !more {
+                    return Ok(Fill::End);
+                }
+                chunks += 1;
+                if wanted(chunks - 1) {
+                    task.skipped_before = skipped;
+                    return Ok(Fill::Task);
+                }
+                for record in task.chunk.records() {
+                    record?;
+                    skipped += 1;
+                }
+            }
+        };
+        let mut top_hits: Vec<TopHits> =
+            (0..queries.len()).map(|_| TopHits::new(args.top)).collect();
+        let mut collect = |task: &mut ScanTask| -> Result<()> {
+            let first_ordinal = size.sequences + task.skipped_before;
+            size.sequences += task.block.len() as u64;
+            size.residues += task.block.residues() as u64;
+            if args.scores_only {
+                return lines(task.text.as_bytes());
+            }
+            for (top, candidates) in top_hits.iter_mut().zip(&task.candidates) {
+                for &(score, index) in candidates {
+                    let ordinal = first_ordinal + index as u64;
+                    top.offer(score, ordinal, || Hit {
+                        score,
+                        ordinal,
+                        name: task.name(index as usize).to_string(),
+                        codes: task.block.get(index as usize).to_vec(),
+                    });
+                }
+            }
+            Ok(())
+        };
+        let make_worker = |_| -> Result<_> {
+            Ok(ScanWorker {
+                searcher: Searcher::new(&self.scoring, self.isa)?,
+                residue_map: ResidueMap::new(self.scoring.matrix().codes()),
+                scores: Vec::new(),
+                queries,
+                top: args.top,
+                scores_only: args.scores_only,
+                check,
+            })
+        };
+        let report = seqfarm_farm::run(
+            config,
+            ScanTask::default,
+            &mut emit,
+            make_worker,
+            &mut collect,
+        )
+        .map_err(farm_error)?;
+        bar.finish_and_clear();
+        let mut counts = PassCounts::default();
+        for worker in &report.workers {
+            counts += worker.searcher.counts();
+        }
+        Ok(Scan {
+            size,
+            hits: top_hits,
+            stats: report.stats,
+            counts,
+        })
+    }
+
+    /// Writes the tabular lines of `hits` (per query, best first) for a database of
+    /// `size`, aligning each hit again with traceback; returns the farm's figures.
+    pub fn write_hits(
+        &self,
+        config: &seqfarm_farm::FarmConfig,
+        hits: Vec<TopHits>,
+        size: &DatabaseSize,
+        output: &mut Output,
+    ) -> Result<seqfarm_farm::FarmStats> {
+        let hits: Vec<Vec<Hit>> = hits.into_iter().map(TopHits::into_hits).collect();
+        write_alignments(
+            config,
+            &self.scoring,
+            self.params.as_ref(),
+            &self.queries,
+            hits,
+            size,
+            output,
+        )
+    }
+}
+
 /// Runs `seqfarm search`.
 pub fn run(args: &SearchArgs, to: &Destination) -> Result<()> {
-    if args.query == Path::new("-") && args.database == Path::new("-") {
-        bail!("the query and the database cannot both be standard input");
-    }
-    let scoring = scoring(args)?;
-    let params = karlin_params(args, &scoring);
-    let isa = Isa::from_env()?;
+    let job = SearchJob::new(args)?;
     let custom = !args.dna && ScoreMatrix::builtin(&args.matrix).is_none();
-    let check = LetterCheck {
-        missing: custom.then(|| alphabet::missing_letters(scoring.matrix())),
-        matrix: if args.dna { "BLOSUM62" } else { &args.matrix },
-        dna: args.dna,
-    };
-    let queries = read_queries(&args.query, &scoring, &check)?;
     let matrix_file = custom.then(|| PathBuf::from(&args.matrix));
     let inputs = [args.query.clone(), args.database.clone()];
     if to.is_named() {
@@ -271,99 +437,24 @@ pub fn run(args: &SearchArgs, to: &Destination) -> Result<()> {
         inputs.iter().chain(&matrix_file),
     )?;
     let started = Instant::now();
-
-    let mut database = FastaChunker::open(&args.database)?;
-    let mut size = DatabaseSize::default();
-    let bar = progress::items("searching database bytes");
-    // With --scores-only, a chunk's lines for many queries are held at once: smaller
-    // chunks keep that bounded (about 16 queries' worth of a default chunk).
-    let chunk_size = if args.scores_only {
-        (args.chunk_size / queries.len().div_ceil(16)).max(args.chunk_size.min(1 << 16))
-    } else {
-        args.chunk_size
-    }
-    .max(1);
-    let mut sampled = alphabet::LetterSample::default();
-    let mut emit = |task: &mut ScanTask| -> Result<Fill> {
-        let more = database.next_chunk(&mut task.chunk, chunk_size)?;
-        if more && !sampled.is_full() {
-            for record in task.chunk.records() {
-                sampled.add(record?.body);
-            }
-            if sampled.is_full() || task.chunk.offset == 0 {
-                check.sample(&sampled, &args.database, "database sequences")?;
-            }
-        }
-        bar.set_position(task.chunk.offset + task.chunk.bytes.len() as u64);
-        Ok(if more { Fill::Task } else { Fill::End })
-    };
-
-    let mut top_hits: Vec<TopHits> = (0..queries.len()).map(|_| TopHits::new(args.top)).collect();
-    let mut collect = |task: &mut ScanTask| -> Result<()> {
-        let first_ordinal = size.sequences;
-        size.sequences += task.block.len() as u64;
-        size.residues += task.block.residues() as u64;
-        if args.scores_only {
-            output.put(task.text.as_bytes())?;
-            return Ok(());
-        }
-        for (top, candidates) in top_hits.iter_mut().zip(&task.candidates) {
-            for &(score, index) in candidates {
-                let ordinal = first_ordinal + index as u64;
-                top.offer(score, ordinal, || Hit {
-                    score,
-                    ordinal,
-                    name: task.name(index as usize).to_string(),
-                    codes: task.block.get(index as usize).to_vec(),
-                });
-            }
-        }
-        Ok(())
-    };
-    let make_worker = |_| -> Result<_> {
-        Ok(ScanWorker {
-            searcher: Searcher::new(&scoring, isa)?,
-            residue_map: ResidueMap::new(scoring.matrix().codes()),
-            scores: Vec::new(),
-            queries: &queries,
-            top: args.top,
-            scores_only: args.scores_only,
-            check: &check,
-        })
-    };
-    let report = seqfarm_farm::run(
-        &config,
-        ScanTask::default,
-        &mut emit,
-        make_worker,
-        &mut collect,
-    )
-    .map_err(farm_error)?;
-    bar.finish_and_clear();
+    let scan = job.scan(&config, |_| true, |lines| Ok(output.put(lines)?))?;
     let seconds = started.elapsed().as_secs_f64();
-    let mut counts = PassCounts::default();
-    for worker in &report.workers {
-        counts += worker.searcher.counts();
-    }
-
-    stats_file.add(&report.stats);
-    stats_file.total("residues", size.residues, report.tasks());
-    stats_file.total("sequences", size.sequences, report.tasks());
+    stats_file.add(&scan.stats);
+    stats_file.total("residues", scan.size.residues, scan.stats.tasks);
+    stats_file.total("sequences", scan.size.sequences, scan.stats.tasks);
     if !args.scores_only {
-        let hits: Vec<Vec<Hit>> = top_hits.into_iter().map(TopHits::into_hits).collect();
-        let traceback = write_alignments(
-            &config,
-            &scoring,
-            params.as_ref(),
-            &queries,
-            hits,
-            &size,
-            &mut output,
-        )?;
+        let traceback = job.write_hits(&config, scan.hits, &scan.size, &mut output)?;
         stats_file.add(&traceback);
     }
     output.commit()?;
-    report_speed(&queries, &size, seconds, isa, config.workers, &counts);
+    report_speed(
+        &job.queries,
+        &scan.size,
+        seconds,
+        job.isa,
+        config.workers,
+        &scan.counts,
+    );
     stats_file.finish()?;
     Ok(())
 }

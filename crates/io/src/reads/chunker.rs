@@ -3,12 +3,13 @@
 //! both mates of a pair), applying `--skip` and `--upto`. It finds record boundaries
 //! and nothing else; [`super::FragmentBatch::parse`] checks and decodes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::bam_reads::BamReads;
 use super::records::{first_line, Framing, KmerReader, RecordReader};
 use super::sources::{InputFormat, ReadSources};
 use super::{ChunkLimits, ReadFormat};
+use crate::input::Input;
 use crate::{Error, Result};
 
 /// How a chunk's records make fragments.
@@ -111,6 +112,25 @@ enum Open {
     },
 }
 
+/// Where the last chunk of a file source lies in its files: the byte range of its
+/// records in each file's (inflated) stream, from the first record's start (blank lines
+/// before it included) to the last record's end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkSpan {
+    /// The source's number, in the order [`InputChunker`] reads sources.
+    pub source: usize,
+    /// Stream offsets where the chunk starts, in the first and second file.
+    pub start: [u64; 2],
+    /// Stream offsets where the chunk ends.
+    pub end: [u64; 2],
+    /// Whether a file of the source is gzip-compressed (the offsets are then those of
+    /// the inflated stream, not of the file).
+    pub gzipped: bool,
+}
+
+/// Opens a read file in place of [`Input::open`] (to read records held elsewhere).
+pub type FileOpener = Box<dyn FnMut(&Path) -> Result<Input> + Send>;
+
 /// Cuts every source of a run, in order, into [`InputChunk`]s of whole fragments
 /// (the farm's emitter).
 pub struct InputChunker {
@@ -122,6 +142,9 @@ pub struct InputChunker {
     skip_left: u64,
     upto_left: Option<u64>,
     next_fragment: u64,
+    opener: Option<FileOpener>,
+    start_records: Option<[u64; 2]>,
+    last_span: Option<ChunkSpan>,
 }
 
 impl InputChunker {
@@ -186,7 +209,42 @@ impl InputChunker {
             skip_left: sources.skip,
             upto_left: sources.upto,
             next_fragment: 0,
+            opener: None,
+            start_records: None,
+            last_span: None,
         })
+    }
+
+    /// Reads source number `source` alone (in the order sources are read), its files
+    /// opened by `opener`, numbering its fragments from `first_fragment` and its
+    /// records after `records_before` records of each file: how a part of an input cut
+    /// at a chunk boundary (see [`InputChunker::last_span`]) is read again elsewhere,
+    /// cut into the same chunks, its reads named and its errors numbered as in the whole.
+    pub fn part(
+        mut self,
+        source: usize,
+        opener: FileOpener,
+        first_fragment: u64,
+        records_before: [u64; 2],
+    ) -> Result<Self> {
+        let Some(chosen) = self.sources.get(source).cloned() else {
+            let cause = std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("no read source number {source}"),
+            );
+            return Err(Error::io("-", cause));
+        };
+        self.sources = vec![chosen];
+        self.opener = Some(opener);
+        self.next_fragment = first_fragment;
+        self.start_records = Some(records_before);
+        Ok(self)
+    }
+
+    /// Where the last chunk filled lies in its files, when it came from read files
+    /// (not from `-c`, `-F` or BAM input).
+    pub fn last_span(&self) -> Option<ChunkSpan> {
+        self.last_span
     }
 
     /// Fragments read so far, skipped ones included.
@@ -258,9 +316,20 @@ impl InputChunker {
                 return Ok(true);
             }
         };
-        let open_file = |path: &PathBuf| -> Result<(RecordReader, RecordFormat)> {
+        let opener = &mut self.opener;
+        let start_records = self.start_records.take();
+        let mut opened = 0;
+        let mut open_file = |path: &PathBuf| -> Result<(RecordReader, RecordFormat)> {
             let framing = line_format.map(RecordFormat::framing);
-            let (reader, detected) = RecordReader::open(path, framing)?;
+            let input = match opener {
+                Some(open) => open(path)?,
+                None => Input::open(path)?,
+            };
+            let (mut reader, detected) = RecordReader::from_input(input, framing)?;
+            if let Some(before) = start_records {
+                reader.records = before[opened];
+            }
+            opened += 1;
             let format = line_format.unwrap_or(match detected {
                 ReadFormat::Fastq => RecordFormat::Fastq,
                 ReadFormat::Fasta => RecordFormat::Fasta,
@@ -388,10 +457,21 @@ impl InputChunker {
                     first.path().clone(),
                     second.as_ref().unwrap_or(first).path().clone(),
                 ];
-                match second {
+                let offsets = |first: &RecordReader, second: &Option<RecordReader>| {
+                    [first.offset(), second.as_ref().map_or(0, |s| s.offset())]
+                };
+                let start = offsets(first, second);
+                let n = match second {
                     None => cut_one_file(chunk, first, *layout, want, max_bytes)?,
                     Some(second) => cut_two_files(chunk, first, second, want, max_bytes)?,
-                }
+                };
+                self.last_span = Some(ChunkSpan {
+                    source: self.next_source - 1,
+                    start,
+                    end: offsets(first, second),
+                    gzipped: first.gzipped() || second.as_ref().is_some_and(|s| s.gzipped()),
+                });
+                n
             }
         };
         chunk.fragments = n;

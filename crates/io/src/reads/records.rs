@@ -28,14 +28,15 @@ pub(crate) struct RecordReader {
     buf: Vec<u8>,
     pos: usize,
     done: bool,
+    /// Bytes of the (decompressed) stream dropped from `buf` so far.
+    drained: u64,
     /// Records returned so far (the 1-based number of the last one).
     pub records: u64,
 }
 
 impl RecordReader {
-    /// Opens `path`; `framing` `None` detects FASTQ or FASTA from the first record.
-    pub fn open(path: &Path, framing: Option<Framing>) -> Result<(Self, ReadFormat)> {
-        let mut input = Input::open(path)?;
+    /// Reads `input`; `framing` `None` detects FASTQ or FASTA from the first record.
+    pub fn from_input(mut input: Input, framing: Option<Framing>) -> Result<(Self, ReadFormat)> {
         let (framing, format) = match framing {
             Some(f) => (f, ReadFormat::Fastq),
             None => match detect_format(&mut input)? {
@@ -49,6 +50,7 @@ impl RecordReader {
             buf: Vec::new(),
             pos: 0,
             done: false,
+            drained: 0,
             records: 0,
         };
         Ok((reader, format))
@@ -57,6 +59,16 @@ impl RecordReader {
     /// The file's path as given.
     pub fn path(&self) -> &PathBuf {
         &self.input.path
+    }
+
+    /// Whether the file is gzip-compressed (offsets are then in the inflated stream).
+    pub fn gzipped(&self) -> bool {
+        self.input.gzipped
+    }
+
+    /// The offset in the (inflated) stream just past the last record returned.
+    pub fn offset(&self) -> u64 {
+        self.drained + self.pos as u64
     }
 
     /// The next record (blank lines before it skipped), `None` at the end of the file.
@@ -90,6 +102,7 @@ impl RecordReader {
     /// Drops consumed bytes and reads the next block.
     fn refill(&mut self) -> Result<()> {
         let record = self.records + 1;
+        self.drained += self.pos as u64;
         self.buf.drain(..self.pos);
         self.pos = 0;
         if self.buf.len() > MAX_RECORD_BYTES {

@@ -185,3 +185,76 @@ fn empty_input_has_no_reads() {
     let p = write(&dir, "empty.fq", b"");
     assert!(read_all(&[p], 10, 10).unwrap().is_empty());
 }
+
+/// Every chunk of `sources`, with its span when it has one.
+fn chunks_of(chunker: &mut InputChunker) -> Vec<(InputChunk, Option<ChunkSpan>)> {
+    let mut out = Vec::new();
+    let mut chunk = InputChunk::default();
+    while chunker.fill(&mut chunk).unwrap() {
+        out.push((chunk.clone(), chunker.last_span()));
+    }
+    out
+}
+
+#[test]
+fn a_part_read_again_from_its_spans_gives_the_same_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = Vec::new();
+    let mut second = Vec::new();
+    for i in 0..23 {
+        first.extend_from_slice(format!("@p{i}/1\nACGT\n+\nIIII\n").as_bytes());
+        if i == 5 {
+            first.extend_from_slice(b"\n\n");
+        }
+        second.extend_from_slice(format!("@p{i}/2\nTTGCA\n+\nIIIII\n").as_bytes());
+    }
+    second.pop();
+    let paths = [write(&dir, "r1.fq", &first), write(&dir, "r2.fq", &second)];
+    let sources = ReadSources {
+        mate1: vec![paths[0].clone()],
+        mate2: vec![paths[1].clone()],
+        ..ReadSources::default()
+    };
+    let limits = ChunkLimits {
+        max_records: 4,
+        max_bytes: 1 << 20,
+    };
+    let whole = chunks_of(&mut InputChunker::new(&sources, limits).unwrap());
+    assert_eq!(whole.len(), 6);
+    let last = whole.last().unwrap().1.unwrap();
+    assert_eq!(last.end, [first.len() as u64, second.len() as u64]);
+    // Chunks 2..5 as a part: the bytes of their spans, read as the only input.
+    let (from, to) = (whole[2].1.unwrap(), whole[4].1.unwrap());
+    let bytes = [
+        first[from.start[0] as usize..to.end[0] as usize].to_vec(),
+        second[from.start[1] as usize..to.end[1] as usize].to_vec(),
+    ];
+    let mut buffers = bytes.into_iter();
+    let opener: FileOpener = Box::new(move |path: &std::path::Path| {
+        crate::input::Input::from_reader(
+            path,
+            Box::new(std::io::Cursor::new(buffers.next().unwrap())),
+        )
+    });
+    let part_sources = ReadSources {
+        upto: Some(12),
+        ..sources.clone()
+    };
+    let first_chunk = &whole[2].0;
+    let records_before = [
+        first_chunk.first_record[0] - 1,
+        first_chunk.first_record[1] - 1,
+    ];
+    let mut part = InputChunker::new(&part_sources, limits)
+        .unwrap()
+        .part(0, opener, first_chunk.first_fragment, records_before)
+        .unwrap();
+    let again = chunks_of(&mut part);
+    assert_eq!(again.len(), 3);
+    for ((a, _), (b, _)) in whole[2..5].iter().zip(&again) {
+        assert_eq!(a.data, b.data);
+        assert_eq!(a.first_fragment, b.first_fragment);
+        assert_eq!(a.first_record, b.first_record);
+        assert_eq!(a.fragments, b.fragments);
+    }
+}

@@ -151,6 +151,16 @@ pub struct SummaryStyle {
     pub mixed: bool,
 }
 
+impl SummaryStyle {
+    /// The blocks a run with `pairing` prints.
+    pub fn for_pairing(pairing: &seqfarm_align::PairParams) -> Self {
+        Self {
+            discordant: pairing.discordant,
+            mixed: pairing.mixed,
+        }
+    }
+}
+
 impl Default for SummaryStyle {
     fn default() -> Self {
         Self {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Times seqfarm.dask jobs on a LocalCluster of 2 single-threaded worker processes
+# (TCP on 127.0.0.1) against the command line at 2 threads, checks that the outputs are
+# identical, and prints what each job sends over the network per unit of work (the
+# pickled size of the parts' arguments and of their results).
+#
+# usage: bench/dask.sh [INDEX_PREFIX R1 R2 NORMAL.bam TUMOR.bam SITES.vcf.gz]
+#   defaults: /tmp/seqfarm-bench/align/chr20 (chr20.sfi), chr20.pe150.100000.{1,2}.fq,
+#   /tmp/seqfarm-bench/{normal,tumor}.bam, /tmp/seqfarm-bench/sites-chr20.vcf.gz
+# env:   PYTHON (default target/py-venv/bin/python, with seqfarm installed), WINDOW
+#        (count windows, default 10000), ROUNDS (alternating rounds, medians; default 3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
+python=${PYTHON:-target/py-venv/bin/python}
+index=${1:-$bench/align/chr20}
+r1=${2:-$bench/align/chr20.pe150.100000.1.fq}
+r2=${3:-$bench/align/chr20.pe150.100000.2.fq}
+normal=${4:-$bench/normal.bam}
+tumor=${5:-$bench/tumor.bam}
+sites=${6:-$bench/sites-chr20.vcf.gz}
+cargo build --release --quiet -p seqfarm
+echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+SEQFARM_BIN=$PWD/target/release/seqfarm exec "$python" bench/dask_bench.py \
+  "$index" "$r1" "$r2" "$normal" "$tumor" "$sites" "${WINDOW:-10000}" "${ROUNDS:-3}"

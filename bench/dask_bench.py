@@ -1,0 +1,191 @@
+"""The measurements of bench/dask.sh: each job run by the command line (2 threads) and by
+seqfarm.dask on a fresh LocalCluster of 2 single-threaded worker processes (so that each
+worker loads the index, as the command does), outputs compared byte for byte, and the
+bytes a job's parts send over the network (pickled arguments and results) per unit."""
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import distributed
+
+import seqfarm.dask
+from seqfarm.dask import _align, _cluster, _count, _flagstat
+
+SEQFARM = os.environ["SEQFARM_BIN"]
+
+
+def cli(*args):
+    """Runs the command line as ``seqfarm ...``; returns (seconds, process)."""
+    started = time.perf_counter()
+    done = subprocess.run(["seqfarm", *map(str, args)], executable=SEQFARM, capture_output=True, check=True)
+    return time.perf_counter() - started, done
+
+
+class Traffic:
+    """Pickled sizes of the parts' arguments and results, recorded as jobs submit and
+    gather them."""
+
+    def __init__(self):
+        self.sent = 0
+        self.received = 0
+        self.parts = 0
+        submit = _cluster.submit_in_order
+
+        def recording(client, function, argument_lists, name, show_progress=False):
+            argument_lists = list(argument_lists)
+            self.parts += len(argument_lists)
+            self.sent += sum(len(pickle.dumps(a)) for a in argument_lists)
+            futures = submit(client, function, argument_lists, name, show_progress)
+            return [Recorded(future, self) for future in futures]
+
+        for module in (_align, _count, _flagstat, seqfarm.dask._search):
+            module.submit_in_order = recording
+
+    def reset(self):
+        self.sent = self.received = self.parts = 0
+
+
+class Recorded:
+    """A future whose result's pickled size is added to ``traffic.received``."""
+
+    def __init__(self, future, traffic):
+        self.future = future
+        self.traffic = traffic
+
+    def result(self):
+        value = self.future.result()
+        self.traffic.received += len(pickle.dumps(value))
+        return value
+
+    def release(self):
+        self.future.release()
+
+
+def cluster():
+    """A fresh LocalCluster of 2 single-threaded worker processes and its client."""
+    c = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address=":0", silence_logs=50,
+    )
+    return c, distributed.Client(c)
+
+
+def timed_dask(job):
+    """Runs ``job(client)`` on a fresh cluster; (seconds, result)."""
+    c, client = cluster()
+    try:
+        client.wait_for_workers(2)
+        started = time.perf_counter()
+        result = job(client)
+        return time.perf_counter() - started, result
+    finally:
+        client.close()
+        c.close()
+
+
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2]
+
+
+def rounds_of(rounds, run_cli, run_dask):
+    """Runs the command line and the Dask job alternately ``rounds`` times; the median
+    seconds of each and whether every Dask output was identical."""
+    cli_times, dask_times, same = [], [], True
+    for _ in range(rounds):
+        cli_times.append(run_cli())
+        seconds, identical = run_dask()
+        dask_times.append(seconds)
+        same = same and identical
+    return median(cli_times), median(dask_times), same
+
+
+def main(index, r1, r2, normal, tumor, sites, window, rounds):
+    traffic = Traffic()
+    rows = []
+    tmp = Path(tempfile.mkdtemp(prefix="seqfarm-dask-bench-"))
+
+    out = tmp / "aligned.bam"
+    expected = {}
+
+    def align_cli():
+        seconds, done = cli("align", "-p", 2, "-x", index, "-1", r1, "-2", r2, "-o", out)
+        expected["bam"], expected["summary"] = out.read_bytes(), done.stderr.decode()
+        out.unlink()
+        return seconds
+
+    def align_dask():
+        traffic.reset()
+        seconds, summary = timed_dask(
+            lambda client: seqfarm.dask.align(client, index, r1, r2, out=out, quiet=True)
+        )
+        same = out.read_bytes() == expected["bam"] and summary == expected["summary"]
+        out.unlink()
+        return seconds, same
+
+    pairs = sum(1 for _ in open(r1, "rb")) // 4
+    a, b, same = rounds_of(rounds, align_cli, align_dask)
+    rows.append((f"align ({pairs} pairs)", a, b, same,
+                 f"{traffic.sent / pairs:.3f} B out + {traffic.received / pairs:.0f} B back per pair "
+                 f"({traffic.parts} parts)"))
+
+    def flagstat_cli():
+        seconds, done = cli("flagstat", "-t", 2, normal)
+        expected["flagstat"] = done.stdout.decode()
+        return seconds
+
+    def flagstat_dask():
+        traffic.reset()
+        seconds, text = timed_dask(
+            lambda client: seqfarm.dask.flagstat(client, normal, format="default")
+        )
+        return seconds, text == expected["flagstat"]
+
+    bam_mb = os.path.getsize(normal) / 1e6
+    a, b, same = rounds_of(rounds, flagstat_cli, flagstat_dask)
+    rows.append(("flagstat (normal.bam)", a, b, same,
+                 f"{traffic.sent / traffic.parts:.0f} B out + {traffic.received / traffic.parts:.0f} B back "
+                 f"per part ({traffic.parts} parts, {bam_mb / traffic.parts:.0f} MB of BAM each)"))
+
+    counts = tmp / "counts.tsv"
+
+    def count_cli():
+        seconds, _ = cli("count", "-t", 2, "--window", window, "-o", counts, normal, tumor)
+        expected["count"] = counts.read_bytes()
+        counts.unlink()
+        return seconds
+
+    def count_dask():
+        traffic.reset()
+        seconds, _ = timed_dask(
+            lambda client: seqfarm.dask.count(client, [normal, tumor], window=window, out=counts)
+        )
+        same = counts.read_bytes() == expected["count"]
+        counts.unlink()
+        return seconds, same
+
+    a, b, same = rounds_of(rounds, count_cli, count_dask)
+    windows = expected["count"].count(b"\n")
+    rows.append((f"count ({windows} windows, 2 BAMs)", a, b, same,
+                 f"{traffic.sent / windows:.2f} B out + {traffic.received / windows:.1f} B back per window "
+                 f"({traffic.parts} parts)"))
+
+    print(f"# medians of {rounds} alternating rounds; seqfarm.dask timed from submission to the "
+          "output complete, on a fresh cluster each round (its workers load the index)")
+    print("| job | seqfarm CLI, 2 threads (s) | seqfarm.dask, 2 workers x 1 thread (s) | ratio | identical | network per unit |")
+    print("|---|---|---|---|---|---|")
+    for name, a, b, same, net in rows:
+        print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} | {'yes' if same else 'NO'} | {net} |")
+    print(f"| snp-pileup ({Path(sites).name}) | - | not available in seqfarm.dask | - | - | - |")
+    tmp.rmdir()
+
+
+if __name__ == "__main__":
+    index, r1, r2, normal, tumor, sites, window, rounds = sys.argv[1:9]
+    main(index, r1, r2, normal, tumor, sites, int(window), int(rounds))

@@ -1,0 +1,47 @@
+//! `seqfarm count` in parts: the command's tasks (consecutive regions, in region
+//! order) counted anywhere; the rows of all tasks in order are the command's output.
+
+use clap::Parser;
+use seqfarm_farm::FarmConfig;
+
+use crate::cmd::count::{CountArgs, CountJob};
+use crate::common::worker_threads;
+
+/// The `count` arguments of a command line (without the program name).
+fn count_args(argv: &[String]) -> anyhow::Result<CountArgs> {
+    let full = std::iter::once("seqfarm".to_string()).chain(argv.iter().cloned());
+    match crate::Cli::try_parse_from(full)?.command {
+        crate::Command::Count(args) => Ok(args),
+        _ => anyhow::bail!("not a count command line"),
+    }
+}
+
+/// `(task size in BAM bytes, tasks)` of the `count` command line `argv` spread over
+/// `parts` parts.
+pub fn count_plan(argv: &[String], parts: usize) -> anyhow::Result<(u64, usize)> {
+    let args = count_args(argv)?;
+    let job = CountJob::new(&args)?;
+    let task_bytes = job.task_bytes(&args, parts.max(1));
+    let nothing = usize::MAX..usize::MAX;
+    let (_, _, tasks) = job.run(&FarmConfig::new(1), task_bytes, nothing, |_| Ok(()))?;
+    Ok((task_bytes, tasks))
+}
+
+/// The rows of tasks `tasks` of the plan with tasks of `task_bytes`, on `threads`
+/// threads (`None`: one per core).
+pub fn count_tasks(
+    argv: &[String],
+    task_bytes: u64,
+    tasks: std::ops::Range<usize>,
+    threads: Option<usize>,
+) -> anyhow::Result<Vec<u8>> {
+    let args = count_args(argv)?;
+    let job = CountJob::new(&args)?;
+    let config = FarmConfig::new(worker_threads(threads));
+    let mut out = Vec::new();
+    job.run(&config, task_bytes, tasks, |rows| {
+        out.extend_from_slice(rows);
+        Ok(())
+    })?;
+    Ok(out)
+}

@@ -1,0 +1,286 @@
+//! The native half of `seqfarm.dask`: commands cut into parts (planned by the client,
+//! run by the workers) whose results put together in order are the command's output.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use seqfarm::api::parts::align::{self, AlignPart, PartFile};
+use seqfarm::api::parts::search::SearchPart;
+use seqfarm::api::parts::{count, flagstat, search};
+use seqfarm_regions::FlagstatFormat;
+
+use crate::errors::run_native;
+
+/// A part as Python holds it: `(source, first_fragment, records_before_1,
+/// records_before_2, fragments, tasks, [(path, start, end, bytes or None), ...])`.
+type PartTuple<'py> = (
+    usize,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    Vec<(PathBuf, u64, u64, Option<Bound<'py, PyBytes>>)>,
+);
+
+/// Cuts the reads of an `align` command line into parts of `tasks_per_part` of the
+/// command's tasks (the client's side of `seqfarm.dask.align`).
+#[pyclass(module = "seqfarm._native")]
+pub struct AlignPlanner {
+    planner: Mutex<align::AlignPlanner>,
+}
+
+#[pymethods]
+impl AlignPlanner {
+    #[new]
+    fn new(py: Python<'_>, argv: Vec<String>, tasks_per_part: usize) -> PyResult<Self> {
+        let planner = run_native(py, || align::AlignPlanner::new(&argv, tasks_per_part))?;
+        Ok(Self {
+            planner: Mutex::new(planner),
+        })
+    }
+
+    /// The next part as a tuple (see the module), `None` at the end of the input.
+    fn next_part<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let mut planner = self.planner.lock().unwrap_or_else(|e| e.into_inner());
+        let planner = &mut *planner;
+        let Some(part) = run_native(py, || planner.next_part())? else {
+            return Ok(None);
+        };
+        let files: Vec<_> = part
+            .files
+            .iter()
+            .map(|f| {
+                let data = f.data.as_ref().map(|d| PyBytes::new(py, d));
+                (f.path.clone(), f.start, f.end, data)
+            })
+            .collect();
+        let tuple = (
+            part.source,
+            part.first_fragment,
+            part.records_before[0],
+            part.records_before[1],
+            part.fragments,
+            part.tasks,
+            files,
+        );
+        Ok(Some(tuple.into_pyobject(py)?.into_any()))
+    }
+}
+
+/// Aligns one part on `threads` threads: `(output bytes, summary counts)`.
+#[pyfunction]
+#[pyo3(signature = (argv, part, threads=None))]
+fn align_part<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    part: PartTuple<'py>,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyBytes>, Vec<u64>)> {
+    let (source, first_fragment, before1, before2, fragments, tasks, files) = part;
+    let part = AlignPart {
+        source,
+        first_fragment,
+        records_before: [before1, before2],
+        fragments,
+        tasks,
+        files: files
+            .into_iter()
+            .map(|(path, start, end, data)| PartFile {
+                path,
+                start,
+                end,
+                data: data.map(|d| d.as_bytes().to_vec()),
+            })
+            .collect(),
+    };
+    let aligned = run_native(py, || align::align_part(&argv, &part, threads))?;
+    Ok((PyBytes::new(py, &aligned.out), aligned.counts))
+}
+
+/// The output's header bytes (BGZF blocks for BAM); `@PG CL:` is `seqfarm` and `argv`.
+#[pyfunction]
+fn align_header<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = run_native(py, || align::align_header(&argv))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// The output's last bytes (BGZF's end-of-file block for BAM, nothing for SAM).
+#[pyfunction]
+fn align_trailer<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = run_native(py, || align::align_trailer(&argv))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// The alignment summary (as printed on standard error) of the parts' counts added up.
+#[pyfunction]
+fn align_summary(py: Python<'_>, argv: Vec<String>, counts: Vec<u64>) -> PyResult<String> {
+    run_native(py, || align::align_summary(&argv, &counts))
+}
+
+/// `(range size, groups)` of the flagstat work plan of a BAM spread over `parts` parts.
+#[pyfunction]
+fn flagstat_plan(py: Python<'_>, path: PathBuf, parts: usize) -> PyResult<(u64, usize)> {
+    run_native(py, || flagstat::flagstat_plan(&path, parts))
+}
+
+/// The flag counts (a flat list) of groups `first..last` of the flagstat work plan.
+#[pyfunction]
+#[pyo3(signature = (path, unit, first, last, threads=None))]
+fn flagstat_groups(
+    py: Python<'_>,
+    path: PathBuf,
+    unit: u64,
+    first: usize,
+    last: usize,
+    threads: Option<usize>,
+) -> PyResult<Vec<u64>> {
+    run_native(py, || {
+        let counts = flagstat::flagstat_groups(&path, unit, first..last, threads)?;
+        Ok(flagstat::flag_counts_to_vec(&counts))
+    })
+}
+
+/// The flagstat report (`"default"`, `"json"` or `"tsv"`) of flag counts added up.
+#[pyfunction]
+fn flagstat_render(py: Python<'_>, counts: Vec<u64>, format: String) -> PyResult<String> {
+    run_native(py, || {
+        let format = match format.as_str() {
+            "default" => FlagstatFormat::Default,
+            "json" => FlagstatFormat::Json,
+            "tsv" => FlagstatFormat::Tsv,
+            other => anyhow::bail!("unknown format {other:?} (default, json or tsv)"),
+        };
+        flagstat::flagstat_render(&counts, format)
+    })
+}
+
+/// `(task size in BAM bytes, tasks)` of a `count` command line spread over `parts` parts.
+#[pyfunction]
+fn count_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
+    run_native(py, || count::count_plan(&argv, parts))
+}
+
+/// The rows (bytes) of tasks `first..last` of a `count` plan.
+#[pyfunction]
+#[pyo3(signature = (argv, task_bytes, first, last, threads=None))]
+fn count_tasks<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    task_bytes: u64,
+    first: usize,
+    last: usize,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let rows = run_native(py, || {
+        count::count_tasks(&argv, task_bytes, first..last, threads)
+    })?;
+    Ok(PyBytes::new(py, &rows))
+}
+
+/// The number of database chunks of a `search` command line.
+#[pyfunction]
+fn search_plan(py: Python<'_>, argv: Vec<String>) -> PyResult<usize> {
+    run_native(py, || search::search_plan(&argv))
+}
+
+/// A search part as Python holds it: `(sequences, residues, scores-only lines, per query
+/// [(score, ordinal, name, codes), ...])`.
+type SearchTuple<'py> = (
+    u64,
+    u64,
+    Bound<'py, PyBytes>,
+    Vec<Vec<(i32, u64, String, Bound<'py, PyBytes>)>>,
+);
+
+/// Scans chunks `first..last` of the database of a `search` command line.
+#[pyfunction]
+#[pyo3(signature = (argv, first, last, threads=None))]
+fn search_chunks<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    first: usize,
+    last: usize,
+    threads: Option<usize>,
+) -> PyResult<SearchTuple<'py>> {
+    let part = run_native(py, || search::search_chunks(&argv, first..last, threads))?;
+    let hits = part
+        .hits
+        .iter()
+        .map(|hits| {
+            hits.iter()
+                .map(|h| {
+                    (
+                        h.score,
+                        h.ordinal,
+                        h.name.clone(),
+                        PyBytes::new(py, &h.codes),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    Ok((
+        part.size.sequences,
+        part.size.residues,
+        PyBytes::new(py, &part.lines),
+        hits,
+    ))
+}
+
+/// Writes the output file of a `search` command line from its parts, in database order.
+#[pyfunction]
+#[pyo3(signature = (argv, parts, threads=None))]
+fn search_finish(
+    py: Python<'_>,
+    argv: Vec<String>,
+    parts: Vec<SearchTuple<'_>>,
+    threads: Option<usize>,
+) -> PyResult<()> {
+    let parts: Vec<SearchPart> = parts
+        .into_iter()
+        .map(|(sequences, residues, lines, hits)| {
+            let mut part = SearchPart {
+                lines: lines.as_bytes().to_vec(),
+                ..SearchPart::default()
+            };
+            part.size.sequences = sequences;
+            part.size.residues = residues;
+            part.hits = hits
+                .into_iter()
+                .map(|hits| {
+                    hits.into_iter()
+                        .map(|(score, ordinal, name, codes)| search::Hit {
+                            score,
+                            ordinal,
+                            name,
+                            codes: codes.as_bytes().to_vec(),
+                        })
+                        .collect()
+                })
+                .collect();
+            part
+        })
+        .collect();
+    run_native(py, || search::search_finish(&argv, parts, threads))
+}
+
+/// Adds the parts' functions and classes to the native module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<AlignPlanner>()?;
+    m.add_function(wrap_pyfunction!(align_part, m)?)?;
+    m.add_function(wrap_pyfunction!(align_header, m)?)?;
+    m.add_function(wrap_pyfunction!(align_trailer, m)?)?;
+    m.add_function(wrap_pyfunction!(align_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(flagstat_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(flagstat_groups, m)?)?;
+    m.add_function(wrap_pyfunction!(flagstat_render, m)?)?;
+    m.add_function(wrap_pyfunction!(count_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(count_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(search_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(search_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(search_finish, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,122 @@
+"""``seqfarm.dask.align``: reads cut at the command's task boundaries, parts aligned by
+the workers, the output written in input order."""
+
+import os
+import sys
+
+from .. import _native
+from .._options import option_argv
+from ._cluster import (
+    even_runs,
+    submit_in_order,
+    this_worker_threads,
+    total_threads,
+    whole_output,
+)
+
+
+def align_argv(index, r1, r2, out, options):
+    """The ``seqfarm align`` arguments (without the program name) of a job."""
+    argv = ["align", "-x", os.fspath(index)]
+    if r2 is None:
+        argv += ["-U", os.fspath(r1)]
+    else:
+        argv += ["-1", os.fspath(r1), "-2", os.fspath(r2)]
+    out = os.fspath(out)
+    argv += ["-o" if out.endswith(".bam") else "-S", out]
+    return argv + option_argv(options)
+
+
+def plan_parts(argv, parts):
+    """The job's parts: the command's tasks, planned natively, grouped into about
+    ``parts`` runs of consecutive tasks of the same read source."""
+    planner = _native.AlignPlanner(argv, 1)
+    tasks = []
+    while (task := planner.next_part()) is not None:
+        tasks.append(task)
+    grouped = []
+    for first, last in even_runs(len(tasks), parts):
+        run = [tasks[first]]
+        for task in tasks[first + 1 : last]:
+            if task[0] != run[-1][0]:
+                grouped.append(run)
+                run = []
+            run.append(task)
+        grouped.append(run)
+    return [_join(run) for run in grouped]
+
+
+def _join(tasks):
+    """One part made of consecutive tasks of one source."""
+    first = tasks[0]
+    files = []
+    for i, (path, start, _, data) in enumerate(first[6]):
+        end = tasks[-1][6][i][2]
+        if data is not None:
+            data = b"".join(t[6][i][3] for t in tasks)
+        files.append((path, start, end, data))
+    fragments = sum(t[4] for t in tasks)
+    return (first[0], first[1], first[2], first[3], fragments, len(tasks), files)
+
+
+def _align_part(argv, part):
+    """Runs on a worker: the part's output bytes and summary counts."""
+    return _native.align_part(argv, part, this_worker_threads())
+
+
+def align(
+    client,
+    index,
+    r1,
+    r2=None,
+    out="out.bam",
+    *,
+    parts_per_worker=16,
+    tasks_per_part=None,
+    force=False,
+    quiet=False,
+    progress=False,
+    **bowtie2_options,
+):
+    """Aligns ``r1`` (unpaired reads, or first mates with ``r2``) against the index at
+    prefix ``index`` on the cluster of ``client``, into ``out`` (BAM when it ends with
+    ``.bam``, SAM otherwise); returns the bowtie2 summary (also printed on standard error
+    unless ``quiet``).
+
+    The file is byte for byte what ``seqfarm align -x index -1 r1 -2 r2 -o out
+    <options>`` writes (``-U r1`` without ``r2``, ``-S out`` for SAM), ``@PG CL:``
+    included: the header's command line is that one, with ``seqfarm`` as the program.
+    ``bowtie2_options`` are keyword options (``X=1000``, ``very_sensitive=True``, see
+    ``seqfarm._options``); ``--un``/``--al``/``--met*`` are not available here.
+
+    Parts: ``parts_per_worker`` per worker thread (many small parts keep the workers
+    busy to the end; a part costs a few milliseconds), or ``tasks_per_part`` tasks of
+    1024 reads or pairs each. The index and plain read files are read by the workers from a shared
+    filesystem (a part is a byte range); gzip-compressed reads travel with their parts.
+    ``force`` replaces an existing ``out``; ``progress`` shows Dask's progress bar.
+    """
+    argv = align_argv(index, r1, r2, out, bowtie2_options)
+    with whole_output(out, force) as output:
+        header = _native.align_header(argv)
+        if tasks_per_part is None:
+            parts = plan_parts(argv, total_threads(client) * parts_per_worker)
+        else:
+            planner = _native.AlignPlanner(argv, tasks_per_part)
+            parts = []
+            while (part := planner.next_part()) is not None:
+                parts.append(part)
+        futures = submit_in_order(
+            client, _align_part, [(argv, part) for part in parts], "align", progress
+        )
+        counts = [0] * 10
+        output.write(header)
+        for future in futures:
+            data, part_counts = future.result()
+            future.release()
+            output.write(data)
+            counts = [a + b for a, b in zip(counts, part_counts)]
+        output.write(_native.align_trailer(argv))
+    summary = _native.align_summary(argv, counts)
+    if not quiet:
+        sys.stderr.write(summary)
+    return summary

@@ -1,0 +1,71 @@
+"""What every job needs from the cluster: its workers' threads, parts submitted as
+futures, and outputs written whole (a temporary file renamed at the end)."""
+
+import os
+import tempfile
+from contextlib import contextmanager
+
+from .._native import InputError
+
+
+def worker_threads(client):
+    """Threads of every worker of the cluster, by worker address."""
+    return {address: info["nthreads"] for address, info in client.scheduler_info()["workers"].items()}
+
+
+def total_threads(client):
+    """Threads of all the workers together (at least 1)."""
+    return max(1, sum(worker_threads(client).values()))
+
+
+def this_worker_threads():
+    """Threads of the worker running the calling task (None outside a worker: one per core)."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().state.nthreads
+    except (ImportError, ValueError, AttributeError):
+        return None
+
+
+def even_runs(n, parts):
+    """`(first, last)` bounds cutting ``range(n)`` into at most ``parts`` runs of
+    consecutive items, as even as possible."""
+    parts = max(1, min(parts, n))
+    bounds = [n * i // parts for i in range(parts + 1)]
+    return [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def submit_in_order(client, function, argument_lists, name, show_progress=False):
+    """Futures of ``function(*arguments)`` for each list of arguments, in that order; Dask
+    names them ``seqfarm-<name>-<number>`` (dashboard) and recomputes the lost ones."""
+    futures = [
+        client.submit(function, *arguments, key=f"seqfarm-{name}-{i}-{os.urandom(4).hex()}", pure=False)
+        for i, arguments in enumerate(argument_lists)
+    ]
+    if show_progress:
+        from distributed import progress
+
+        progress(futures)
+    return futures
+
+
+@contextmanager
+def whole_output(path, force):
+    """A binary file object writing ``path`` through a temporary file in the same folder,
+    renamed onto ``path`` once the block ends without error (removed otherwise); an
+    existing ``path`` is refused unless ``force``."""
+    path = os.fspath(path)
+    if os.path.exists(path) and not force:
+        raise InputError(f"{path}: already exists (use force=True to overwrite)")
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temp = tempfile.mkstemp(prefix=".seqfarm-", dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            yield out
+        os.chmod(temp, 0o644)
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.remove(temp)
+        raise

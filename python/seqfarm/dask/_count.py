@@ -1,0 +1,66 @@
+"""``seqfarm.dask.count``: the command's tasks (consecutive regions) counted by the
+workers, the rows put together in region order."""
+
+import io
+import os
+
+from .. import _native
+from .._options import option_argv
+from ._cluster import even_runs, submit_in_order, this_worker_threads, total_threads, whole_output
+
+
+def count_argv(bams, bed, window, options):
+    """The ``seqfarm count`` arguments (without the program name) of a job."""
+    argv = ["count"]
+    if bed is not None:
+        argv += ["--bed", os.fspath(bed)]
+    if window is not None:
+        argv += ["--window", str(window)]
+    return argv + option_argv(options) + [os.fspath(b) for b in bams]
+
+
+def _count_tasks(argv, task_bytes, first, last):
+    """Runs on a worker: the rows of tasks ``first..last``."""
+    return _native.count_tasks(argv, task_bytes, first, last, this_worker_threads())
+
+
+def count(
+    client,
+    bams,
+    bed=None,
+    window=None,
+    out=None,
+    *,
+    parts_per_worker=2,
+    force=False,
+    progress=False,
+    **options,
+):
+    """Reads per region of ``bed`` (or per window of ``window`` bases) in each BAM of
+    ``bams`` on the cluster of ``client``, as ``seqfarm count`` counts them (keyword
+    ``options``: ``min_map_quality=20``, ``duplicates=True``, ...).
+
+    Writes the file ``out`` (byte for byte the command's output) and returns its path,
+    or, without ``out``, returns a ``pandas.DataFrame`` of the rows (no header, as the
+    command writes them: the region's columns, then one count per BAM).
+
+    The BAMs and the BED are read by the workers from a shared filesystem; a part sends
+    a task range out and its rows (text) back.
+    """
+    argv = count_argv(bams, bed, window, options)
+    parts = total_threads(client) * parts_per_worker
+    task_bytes, tasks = _native.count_plan(argv, parts)
+    arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
+    futures = submit_in_order(client, _count_tasks, arguments, "count", progress)
+    if out is None:
+        import pandas
+
+        text = b"".join(f.result() for f in futures)
+        if not text:
+            return pandas.DataFrame()
+        return pandas.read_csv(io.BytesIO(text), sep="\t", header=None, dtype=str)
+    with whole_output(out, force) as output:
+        for future in futures:
+            output.write(future.result())
+            future.release()
+    return out

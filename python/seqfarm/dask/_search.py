@@ -1,0 +1,75 @@
+"""``seqfarm.dask.search``: database chunks scanned by the workers, each part's best
+hits merged on the client in the command's order and written as the command writes
+them."""
+
+import os
+import tempfile
+
+from .. import _native
+from .._options import option_argv
+from ._cluster import even_runs, submit_in_order, this_worker_threads, total_threads
+
+
+def search_argv(queries, database, out, force, options):
+    """The ``seqfarm search`` arguments (without the program name) of a job."""
+    argv = ["search", os.fspath(queries), os.fspath(database), "-o", os.fspath(out)]
+    if force:
+        argv.append("--force")
+    return argv + option_argv(options)
+
+
+def _scan_chunks(argv, first, last):
+    """Runs on a worker: sizes, best hits and score lines of chunks ``first..last``."""
+    return _native.search_chunks(argv, first, last, this_worker_threads())
+
+
+def search(
+    client,
+    queries,
+    database,
+    out=None,
+    *,
+    parts_per_worker=4,
+    force=False,
+    progress=False,
+    **options,
+):
+    """Smith-Waterman search of ``queries`` against ``database`` (FASTA files) on the
+    cluster of ``client``, as ``seqfarm search`` does it (keyword ``options``:
+    ``top=5``, ``matrix="BLOSUM50"``, ``scores_only=True``, ...).
+
+    Writes the file ``out`` (byte for byte the command's BLAST tabular output) and
+    returns its path, or, without ``out``, returns a ``pandas.DataFrame`` with BLAST's
+    column names.
+
+    Each part scans a range of the database's chunks of about 1 MB (its workers read the
+    database from a shared filesystem, inflating it up to the part's last chunk); per
+    part, only the chunk range goes out and each query's best hits (name and residues)
+    come back. The hits are aligned again with traceback on the client, whose E-values
+    need the whole database's size.
+    """
+    if out is None:
+        import pandas
+
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "hits.tsv")
+            search(client, queries, database, path, parts_per_worker=parts_per_worker,
+                   progress=progress, **options)
+            if os.path.getsize(path) == 0:
+                return pandas.DataFrame()
+            if options.get("scores_only"):
+                names = ["qseqid", "sseqid", "score"]
+            else:
+                names = ["qseqid", "sseqid", "pident", "length", "mismatch", "gapopen",
+                         "qstart", "qend", "sstart", "send", "evalue", "bitscore"]
+            return pandas.read_csv(path, sep="\t", header=None, names=names)
+    argv = search_argv(queries, database, out, force, options)
+    if os.path.exists(out) and not force:
+        raise _native.InputError(f"{os.fspath(out)}: already exists (use force=True to overwrite)")
+    chunks = _native.search_plan(argv)
+    parts = total_threads(client) * parts_per_worker
+    arguments = [(argv, a, b) for a, b in even_runs(chunks, parts)]
+    futures = submit_in_order(client, _scan_chunks, arguments, "search", progress)
+    results = [f.result() for f in futures]
+    _native.search_finish(argv, results, None)
+    return out

@@ -1,0 +1,162 @@
+"""seqfarm.dask.align on a LocalCluster of worker processes: the output file is the
+command line's, byte for byte, and so is the summary."""
+
+import gzip
+import shutil
+
+import pytest
+
+import seqfarm
+import seqfarm.dask
+
+DATA_PAIRS = ("pe_sim_R1.fq.gz", "pe_sim_R2.fq.gz")
+
+
+def cli_align(cli, tmp_path, index, reads, out_name, options=()):
+    """Runs ``seqfarm align`` into ``tmp_path / out_name`` and returns (output bytes,
+    summary text), the file removed (the job under test writes the same path: the path
+    is part of ``@PG CL:``)."""
+    out = tmp_path / out_name
+    mates = ["-1", reads[0], "-2", reads[1]] if len(reads) == 2 else ["-U", reads[0]]
+    flag = "-o" if out_name.endswith(".bam") else "-S"
+    done = cli("align", "-x", index, *mates, flag, out, *options, "-p", "2")
+    expected = out.read_bytes()
+    out.unlink()
+    return expected, done.stderr.decode()
+
+
+def plain_copies(tmp_path, data, names, times=1):
+    """Uncompressed copies of gzipped read files (each repeated ``times`` times)."""
+    paths = []
+    for name in names:
+        path = tmp_path / name.removesuffix(".gz")
+        with gzip.open(data / name, "rb") as src:
+            text = src.read()
+        path.write_bytes(text * times)
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("out_name", ["pairs.bam", "pairs.sam"])
+def test_pairs_gzipped_are_the_cli_output(dask_client, cli, data, sim_index, tmp_path, out_name):
+    reads = [data / n for n in DATA_PAIRS]
+    expected, summary = cli_align(cli, tmp_path, sim_index, reads, out_name)
+    out = tmp_path / out_name
+    got = seqfarm.dask.align(
+        dask_client, sim_index, reads[0], reads[1], out=out, tasks_per_part=1, quiet=True
+    )
+    assert out.read_bytes() == expected
+    assert got == summary
+
+
+def test_plain_pairs_with_options_are_read_by_range(dask_client, cli, data, sim_index, tmp_path):
+    reads = plain_copies(tmp_path, data, DATA_PAIRS, times=2)
+    options = ["-X", "600", "--no-mixed", "--rg-id", "grp", "--rg", "SM:x"]
+    expected, summary = cli_align(cli, tmp_path, sim_index, reads, "opts.bam", options)
+    out = tmp_path / "opts.bam"
+    got = seqfarm.dask.align(
+        dask_client,
+        sim_index,
+        reads[0],
+        reads[1],
+        out=out,
+        parts_per_worker=3,
+        quiet=True,
+        X=600,
+        no_mixed=True,
+        rg_id="grp",
+        rg="SM:x",
+    )
+    assert out.read_bytes() == expected
+    assert got == summary
+
+
+def test_unpaired_reads(dask_client, cli, data, sim_index, tmp_path):
+    reads = plain_copies(tmp_path, data, ["align_reads_100.fq.gz"], times=3)
+    expected, summary = cli_align(cli, tmp_path, sim_index, reads, "single.bam")
+    out = tmp_path / "single.bam"
+    got = seqfarm.dask.align(dask_client, sim_index, reads[0], out=out, tasks_per_part=1, quiet=True)
+    assert out.read_bytes() == expected
+    assert got == summary
+
+
+def test_existing_output_is_refused_without_force(dask_client, data, sim_index, tmp_path):
+    out = tmp_path / "exists.bam"
+    out.write_bytes(b"keep")
+    reads = data / "align_reads_100.fq.gz"
+    with pytest.raises(seqfarm.InputError, match="already exists"):
+        seqfarm.dask.align(dask_client, sim_index, reads, out=out, quiet=True)
+    assert out.read_bytes() == b"keep"
+    seqfarm.dask.align(dask_client, sim_index, reads, out=out, quiet=True, force=True)
+    assert out.read_bytes()[:2] == b"\x1f\x8b"
+
+
+def test_bad_record_raises_the_cli_message(dask_client, cli, sim_index, tmp_path):
+    reads = tmp_path / "bad.fq"
+    reads.write_text("@r1\nACGT\n+\nIIII\n@r2\nACGT\nIIII\n")
+    message = cli("align", "-x", sim_index, "-U", reads, "-S", tmp_path / "x.sam", check=False)
+    message = message.stderr.decode().strip()
+    with pytest.raises(seqfarm.FormatError) as caught:
+        seqfarm.dask.align(dask_client, sim_index, reads, out=tmp_path / "bad.sam", quiet=True)
+    assert message == f"seqfarm: error: {caught.value}"
+    assert not (tmp_path / "bad.sam").exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".seqfarm-")]
+
+
+def test_a_killed_worker_has_its_parts_recomputed(cli, data, sim_index, tmp_path):
+    import os
+    import signal
+    import threading
+
+    distributed = pytest.importorskip("distributed")
+    reads = plain_copies(tmp_path, data, DATA_PAIRS, times=4)
+    expected, summary = cli_align(cli, tmp_path, sim_index, reads, "killed.bam")
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=":0",
+        silence_logs=50,
+    ) as cluster, distributed.Client(cluster) as client:
+        pids = client.run(os.getpid)
+        victim = sorted(pids.values())[0]
+
+        def kill_when_busy():
+            # Kill a worker once parts are running on it.
+            while not client.processing() or not any(client.processing().values()):
+                threading.Event().wait(0.01)
+            os.kill(victim, signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_when_busy)
+        killer.start()
+        out = tmp_path / "killed.bam"
+        got = seqfarm.dask.align(
+            client, sim_index, reads[0], reads[1], out=out, tasks_per_part=1, quiet=True
+        )
+        killer.join()
+        assert victim not in client.run(os.getpid).values()
+    assert out.read_bytes() == expected
+    assert got == summary
+
+
+def test_part_plan_covers_the_input_at_task_boundaries(data, sim_index, tmp_path):
+    from seqfarm.dask._align import align_argv, plan_parts
+
+    reads = plain_copies(tmp_path, data, DATA_PAIRS)
+    argv = align_argv(sim_index, reads[0], reads[1], tmp_path / "x.bam", {})
+    parts = plan_parts(argv, 3)
+    assert [p[1] for p in parts] == [0, 1024, 2048]
+    assert sum(p[4] for p in parts) == 4000
+    for mate, path in enumerate(reads):
+        ranges = [(p[6][mate][1], p[6][mate][2]) for p in parts]
+        assert ranges[0][0] == 0 and ranges[-1][1] == path.stat().st_size
+        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
+    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_parts_run_on_the_worker_threads(dask_client):
+    from seqfarm.dask._cluster import this_worker_threads
+
+    assert dask_client.submit(this_worker_threads, pure=False).result() == 1
+    assert this_worker_threads() is None

@@ -1,0 +1,64 @@
+"""seqfarm.dask.flagstat and seqfarm.dask.count on a LocalCluster of worker processes:
+the command line's results, byte for byte."""
+
+import json
+
+import pytest
+
+import seqfarm.dask
+
+
+@pytest.mark.parametrize("name", ["chm1.bam", "sarscov2.bam", "na12878_chrM.bam", "long_cigar.bam"])
+def test_flagstat_is_the_cli_report(dask_client, cli, data, name):
+    path = data / "bam" / name
+    expected = json.loads(cli("flagstat", "-O", "json", path).stdout)
+    assert seqfarm.dask.flagstat(dask_client, path, parts_per_worker=8) == expected
+    text = cli("flagstat", path).stdout.decode()
+    assert seqfarm.dask.flagstat(dask_client, path, format="default") == text
+
+
+def test_flagstat_without_index_counts_the_whole_file(dask_client, cli, data, tmp_path):
+    path = tmp_path / "unindexed.bam"
+    path.write_bytes((data / "bam" / "chm1.bam").read_bytes())
+    expected = cli("flagstat", "-O", "tsv", path).stdout.decode()
+    assert seqfarm.dask.flagstat(dask_client, path, format="tsv") == expected
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"window": 1000},
+        {"window": 5000, "min_map_quality": 20, "duplicates": True},
+    ],
+)
+def test_count_windows_are_the_cli_rows(dask_client, cli, data, tmp_path, options):
+    bams = [data / "snp-pileup" / "normal_slice.bam", data / "snp-pileup" / "tumor_slice.bam"]
+    argv = ["count", "--window", options["window"]]
+    if "min_map_quality" in options:
+        argv += ["-q", options["min_map_quality"], "-D"]
+    expected = cli(*argv, *bams).stdout
+    out = tmp_path / "counts.tsv"
+    extra = {k: v for k, v in options.items() if k != "window"}
+    seqfarm.dask.count(
+        dask_client, bams, window=options["window"], out=out, parts_per_worker=8, **extra
+    )
+    assert out.read_bytes() == expected
+    frame = seqfarm.dask.count(dask_client, bams, window=options["window"], **extra)
+    assert len(frame) == expected.count(b"\n")
+
+
+def test_count_bed_regions_are_the_cli_rows(dask_client, cli, data, tmp_path):
+    bam = data / "bam" / "chm1.bam"
+    header = cli("count", "--window", 100000, bam).stdout.decode().splitlines()
+    bed = tmp_path / "regions.bed"
+    lines = []
+    for row in header:
+        contig, start, end = row.split("\t")[:3]
+        for s in range(int(start), int(end), 7919):
+            lines.append(f"{contig}\t{s}\t{min(s + 500, int(end))}\tr{s}\n")
+    lines.append("absent\t10\t20\tnone\n")
+    bed.write_text("".join(lines))
+    expected = cli("count", "--bed", bed, bam).stdout
+    out = tmp_path / "bed.tsv"
+    seqfarm.dask.count(dask_client, [bam], bed=bed, out=out, parts_per_worker=8)
+    assert out.read_bytes() == expected
