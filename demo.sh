@@ -56,3 +56,13 @@ step "$sf" align -x "$out/piece" -1 "$data/pe_sim_R1.fq.gz" -2 "$data/pe_sim_R2.
   -X 1000 --no-mixed -p 2 --un-conc-gz "$out/unconc.fq.gz" -S "$out/pairs.sam"
 awk '!/^@/ && n++ < 4' "$out/pairs.sam" | cut -f 1-9,12-
 step ls "$out"
+
+# Python: the same jobs from the seqfarm package (built with maturin into target/py-venv,
+# with pandas and dask from PyPI), and one alignment spread over a local Dask cluster of
+# two worker processes, byte-identical to the command line's.
+pyvenv=target/py-venv
+[ -x "$pyvenv/bin/python" ] || python3 -m venv "$pyvenv"
+"$pyvenv/bin/pip" install -q --disable-pip-version-check -r python/requirements-test.txt
+PATH=$PWD/$pyvenv/bin:$PATH "$pyvenv/bin/pip" install -q --disable-pip-version-check \
+  --no-build-isolation --force-reinstall --no-deps .
+step "$pyvenv/bin/python" python/examples/demo.py "$out/piece" "$data" "$out"

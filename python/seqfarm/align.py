@@ -56,6 +56,13 @@ def _fragment(item):
     return [_read(item[0]), _read(item[1])]
 
 
+def align_arguments(index, r1, r2, out, option_arguments):
+    """The ``seqfarm align`` arguments (without the program name) of a job, in the one
+    order that the in-process and the Dask alignments both write into ``@PG CL:``:
+    options, ``-x INDEX``, reads, output."""
+    return ["align", *option_arguments, "-x", os.fspath(index), *_inputs(r1, r2, out)]
+
+
 def _inputs(r1, r2, out):
     """The reads and output arguments of ``seqfarm align``."""
     if out is None:
@@ -133,6 +140,5 @@ class Aligner:
     def command_line(self, r1, r2=None, out=None, **more_options):
         """The ``seqfarm align`` arguments :meth:`align_files` runs with the same
         arguments (after the program name)."""
-        inputs = _inputs(r1, r2, out)
-        return ["align", *self._options, *option_argv(more_options), "-x",
-                os.fspath(self.index.prefix), *inputs]
+        options = [*self._options, *option_argv(more_options)]
+        return align_arguments(self.index.prefix, r1, r2, out, options)

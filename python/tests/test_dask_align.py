@@ -19,7 +19,7 @@ def cli_align(cli, tmp_path, index, reads, out_name, options=()):
     out = tmp_path / out_name
     mates = ["-1", reads[0], "-2", reads[1]] if len(reads) == 2 else ["-U", reads[0]]
     flag = "-o" if out_name.endswith(".bam") else "-S"
-    done = cli("align", "-x", index, *mates, flag, out, *options, "-p", "2")
+    done = cli("align", *options, "-x", index, *mates, flag, out, "-p", "2")
     expected = out.read_bytes()
     out.unlink()
     return expected, done.stderr.decode()

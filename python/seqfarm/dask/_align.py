@@ -6,6 +6,7 @@ import sys
 
 from .. import _native
 from .._options import option_argv
+from ..align import align_arguments
 from ._cluster import (
     even_runs,
     submit_in_order,
@@ -16,15 +17,9 @@ from ._cluster import (
 
 
 def align_argv(index, r1, r2, out, options):
-    """The ``seqfarm align`` arguments (without the program name) of a job."""
-    argv = ["align", "-x", os.fspath(index)]
-    if r2 is None:
-        argv += ["-U", os.fspath(r1)]
-    else:
-        argv += ["-1", os.fspath(r1), "-2", os.fspath(r2)]
-    out = os.fspath(out)
-    argv += ["-o" if out.endswith(".bam") else "-S", out]
-    return argv + option_argv(options)
+    """The ``seqfarm align`` arguments (without the program name) of a job: those
+    ``Aligner(index, **options).align_files(r1, r2, out)`` runs."""
+    return align_arguments(index, r1, r2, out, option_argv(options))
 
 
 def plan_parts(argv, parts):
@@ -83,8 +78,8 @@ def align(
     ``.bam``, SAM otherwise); returns the bowtie2 summary (also printed on standard error
     unless ``quiet``).
 
-    The file is byte for byte what ``seqfarm align -x index -1 r1 -2 r2 -o out
-    <options>`` writes (``-U r1`` without ``r2``, ``-S out`` for SAM), ``@PG CL:``
+    The file is byte for byte what ``seqfarm align <options> -x index -1 r1 -2 r2 -o
+    out`` writes (and ``Aligner(index, **options).align_files(r1, r2, out)``) (``-U r1`` without ``r2``, ``-S out`` for SAM), ``@PG CL:``
     included: the header's command line is that one, with ``seqfarm`` as the program.
     ``bowtie2_options`` are keyword options (``X=1000``, ``very_sensitive=True``, see
     ``seqfarm._options``); ``--un``/``--al``/``--met*`` are not available here.
