@@ -20,6 +20,7 @@ normal=${4:-$bench/normal.bam}
 tumor=${5:-$bench/tumor.bam}
 sites=${6:-$bench/sites-chr20.vcf.gz}
 cargo build --release --quiet -p seqfarm
-echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+simd=AVX2; grep -qw avx512bw /proc/cpuinfo && simd=AVX-512; grep -qw avx2 /proc/cpuinfo || simd=scalar
+echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $simd; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 SEQFARM_BIN=$PWD/target/release/seqfarm exec "$python" bench/dask_bench.py \
   "$index" "$r1" "$r2" "$normal" "$tumor" "$sites" "${WINDOW:-10000}" "${ROUNDS:-3}"

@@ -44,21 +44,41 @@ def cli():
 
 
 
+def start_local_cluster(silence_logs=40):
+    """A LocalCluster of 2 single-threaded worker processes (with nannies), over TCP on
+    127.0.0.1, and a client of it (a context manager yielding the client)."""
+    import contextlib
+
+    import distributed
+
+    @contextlib.contextmanager
+    def started():
+        with distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            protocol="tcp",
+            dashboard_address=":0",
+            silence_logs=silence_logs,
+        ) as cluster, distributed.Client(cluster) as client:
+            yield client
+
+    return started()
+
+
 @pytest.fixture(scope="session")
 def dask_client():
-    """A client of a LocalCluster of 2 single-threaded worker processes (with nannies),
-    over TCP on 127.0.0.1, shared by the tests of a session."""
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        protocol="tcp",
-        dashboard_address=":0",
-        silence_logs=40,
-    ) as cluster, distributed.Client(cluster) as client:
+    """A client of a local cluster (see :func:`start_local_cluster`) shared by the tests
+    of a session."""
+    with start_local_cluster() as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def local_cluster():
+    """Starts a cluster of its own for a test (``with local_cluster() as client``)."""
+    return start_local_cluster
 
 
 @pytest.fixture(scope="session")

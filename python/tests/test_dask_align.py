@@ -103,22 +103,14 @@ def test_bad_record_raises_the_cli_message(dask_client, cli, sim_index, tmp_path
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".seqfarm-")]
 
 
-def test_a_killed_worker_has_its_parts_recomputed(cli, data, sim_index, tmp_path):
+def test_a_killed_worker_has_its_parts_recomputed(cli, data, sim_index, tmp_path, local_cluster):
     import os
     import signal
     import threading
 
-    distributed = pytest.importorskip("distributed")
     reads = plain_copies(tmp_path, data, DATA_PAIRS, times=4)
     expected, summary = cli_align(cli, tmp_path, sim_index, reads, "killed.bam")
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=":0",
-        silence_logs=50,
-    ) as cluster, distributed.Client(cluster) as client:
+    with local_cluster(silence_logs=50) as client:
         pids = client.run(os.getpid)
         victim = sorted(pids.values())[0]
 

@@ -12,7 +12,7 @@ import pytest
 
 import seqfarm.dask
 
-distributed = pytest.importorskip("distributed")
+import distributed  # noqa: E402
 
 
 def free_port():

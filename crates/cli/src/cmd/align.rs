@@ -79,6 +79,16 @@ impl AlignTask {
         self.counts = MetricsCounts::default();
         self.read_files.clear();
     }
+
+    /// The emitter's step: empties the task and fills it with the chunker's next chunk.
+    pub fn refill(&mut self, chunker: &mut InputChunker) -> anyhow::Result<Fill> {
+        self.clear();
+        Ok(if chunker.fill(&mut self.chunk)? {
+            Fill::Task
+        } else {
+            Fill::End
+        })
+    }
 }
 
 /// The header as the output file starts: BGZF blocks of its own for BAM, text for SAM.
@@ -292,14 +302,7 @@ impl AlignArgs {
         let progress_paths = read_file_paths(&sources);
         let bar = input_progress(&progress_paths, sources.format);
         let mut totals = MetricsCounts::default();
-        let mut emitter = |task: &mut AlignTask| -> Result<Fill, anyhow::Error> {
-            task.clear();
-            Ok(if chunker.fill(&mut task.chunk)? {
-                Fill::Task
-            } else {
-                Fill::End
-            })
-        };
+        let mut emitter = |task: &mut AlignTask| task.refill(&mut chunker);
         let format = ChunkFormat {
             header: &header,
             style: &style,

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use clap::Parser;
-use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
+use seqfarm_farm::{FarmConfig, WorkerInfo};
 use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
 use seqfarm_io::bgzf_writer::EOF_MARKER;
 use seqfarm_io::input::Input;
@@ -267,14 +267,7 @@ pub fn align_part(
         part.first_fragment,
         part.records_before,
     )?;
-    let mut emitter = |task: &mut AlignTask| -> anyhow::Result<Fill> {
-        task.clear();
-        Ok(if chunker.fill(&mut task.chunk)? {
-            Fill::Task
-        } else {
-            Fill::End
-        })
-    };
+    let mut emitter = |task: &mut AlignTask| task.refill(&mut chunker);
     let format = ChunkFormat {
         header: &header,
         style: &style,
