@@ -223,6 +223,8 @@ pub struct SnpPileupJob {
     task_span: i64,
     gzip: bool,
     progress: bool,
+    /// Whether the workers write the rows they can (see [`rows`]).
+    worker_rows: bool,
 }
 
 /// What a run of [`SnpPileupJob::run`] reports.
@@ -275,6 +277,7 @@ impl SnpPileupJob {
             task_span: args.task_span,
             gzip: args.gzip,
             progress: args.progress,
+            worker_rows: true,
         })
     }
 
@@ -285,6 +288,13 @@ impl SnpPileupJob {
             (total / (workers as u64 * TASKS_PER_WORKER))
                 .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
         })
+    }
+
+    /// The job with the rows left to the collector: the workers only find the sites'
+    /// counts and next covered positions (for a collector that walks every site).
+    pub fn without_worker_rows(mut self) -> Self {
+        self.worker_rows = false;
+        self
     }
 
     /// The BAMs' count.
@@ -363,7 +373,7 @@ impl SnpPileupJob {
                     &self.bams,
                     &self.contigs,
                     &self.names,
-                    self.walker.clone(),
+                    self.worker_rows.then(|| self.walker.clone()),
                     self.params,
                     self.pseudo_snps,
                 ))

@@ -48,7 +48,7 @@ pub fn snp_pileup_tasks(
     threads: Option<usize>,
 ) -> anyhow::Result<Vec<u8>> {
     let args = snp_pileup_args(argv)?;
-    let job = SnpPileupJob::new(&args)?;
+    let job = SnpPileupJob::new(&args)?.without_worker_rows();
     let files = job.files();
     let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
