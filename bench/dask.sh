@@ -8,7 +8,8 @@
 #   defaults: /tmp/seqfarm-bench/align/chr20 (chr20.sfi), chr20.pe150.100000.{1,2}.fq,
 #   /tmp/seqfarm-bench/{normal,tumor}.bam, /tmp/seqfarm-bench/sites-chr20.vcf.gz
 # env:   PYTHON (default target/py-venv/bin/python, with seqfarm installed), WINDOW
-#        (count windows, default 10000), ROUNDS (alternating rounds, medians; default 3)
+#        (count windows, default 10000), ROUNDS (alternating rounds, medians; default 3),
+#        JOBS (comma-separated, default align,flagstat,count,snp-pileup)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
@@ -23,4 +24,4 @@ cargo build --release --quiet -p seqfarm
 simd=AVX2; grep -qw avx512bw /proc/cpuinfo && simd=AVX-512; grep -qw avx2 /proc/cpuinfo || simd=scalar
 echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $simd; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 SEQFARM_BIN=$PWD/target/release/seqfarm exec "$python" bench/dask_bench.py \
-  "$index" "$r1" "$r2" "$normal" "$tumor" "$sites" "${WINDOW:-10000}" "${ROUNDS:-3}"
+  "$index" "$r1" "$r2" "$normal" "$tumor" "$sites" "${WINDOW:-10000}" "${ROUNDS:-3}" "${JOBS:-align,flagstat,count,snp-pileup}"

@@ -15,7 +15,7 @@ from pathlib import Path
 import distributed
 
 import seqfarm.dask
-from seqfarm.dask import _align, _cluster, _count, _flagstat
+from seqfarm.dask import _align, _cluster, _count, _flagstat, _snp_pileup
 
 SEQFARM = os.environ["SEQFARM_BIN"]
 
@@ -44,7 +44,7 @@ class Traffic:
             futures = submit(client, function, argument_lists, name, show_progress)
             return [Recorded(future, self) for future in futures]
 
-        for module in (_align, _count, _flagstat, seqfarm.dask._search):
+        for module in (_align, _count, _flagstat, _snp_pileup, seqfarm.dask._search):
             module.submit_in_order = recording
 
     def reset(self):
@@ -106,7 +106,7 @@ def rounds_of(rounds, run_cli, run_dask):
     return median(cli_times), median(dask_times), same
 
 
-def main(index, r1, r2, normal, tumor, sites, window, rounds):
+def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     traffic = Traffic()
     rows = []
     tmp = Path(tempfile.mkdtemp(prefix="seqfarm-dask-bench-"))
@@ -130,8 +130,8 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds):
         return seconds, same
 
     pairs = sum(1 for _ in open(r1, "rb")) // 4
-    a, b, same = rounds_of(rounds, align_cli, align_dask)
-    rows.append((f"align ({pairs} pairs)", a, b, same,
+    a, b, same = rounds_of(rounds, align_cli, align_dask) if "align" in jobs else (0, 0, False)
+    "align" in jobs and rows.append((f"align ({pairs} pairs)", a, b, same,
                  f"{traffic.sent / pairs:.3f} B out + {traffic.received / pairs:.0f} B back per pair "
                  f"({traffic.parts} parts)"))
 
@@ -148,8 +148,8 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds):
         return seconds, text == expected["flagstat"]
 
     bam_mb = os.path.getsize(normal) / 1e6
-    a, b, same = rounds_of(rounds, flagstat_cli, flagstat_dask)
-    rows.append(("flagstat (normal.bam)", a, b, same,
+    a, b, same = rounds_of(rounds, flagstat_cli, flagstat_dask) if "flagstat" in jobs else (0, 0, False)
+    "flagstat" in jobs and rows.append(("flagstat (normal.bam)", a, b, same,
                  f"{traffic.sent / traffic.parts:.0f} B out + {traffic.received / traffic.parts:.0f} B back "
                  f"per part ({traffic.parts} parts, {bam_mb / traffic.parts:.0f} MB of BAM each)"))
 
@@ -170,11 +170,36 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds):
         counts.unlink()
         return seconds, same
 
-    a, b, same = rounds_of(rounds, count_cli, count_dask)
-    windows = expected["count"].count(b"\n")
-    rows.append((f"count ({windows} windows, 2 BAMs)", a, b, same,
-                 f"{traffic.sent / windows:.2f} B out + {traffic.received / windows:.1f} B back per window "
-                 f"({traffic.parts} parts)"))
+    if "count" in jobs:
+        a, b, same = rounds_of(rounds, count_cli, count_dask)
+        windows = expected["count"].count(b"\n")
+        rows.append((f"count ({windows} windows, 2 BAMs)", a, b, same,
+                     f"{traffic.sent / windows:.2f} B out + {traffic.received / windows:.1f} B back per window "
+                     f"({traffic.parts} parts)"))
+
+    pileup = tmp / "pileup.csv"
+
+    def snp_pileup_cli():
+        seconds, _ = cli("snp-pileup", "-t", 2, sites, pileup, normal, tumor)
+        expected["snp-pileup"] = pileup.read_bytes()
+        pileup.unlink()
+        return seconds
+
+    def snp_pileup_dask():
+        traffic.reset()
+        seconds, _ = timed_dask(
+            lambda client: seqfarm.dask.snp_pileup(client, sites, [normal, tumor], out=pileup)
+        )
+        same = pileup.read_bytes() == expected["snp-pileup"]
+        pileup.unlink()
+        return seconds, same
+
+    if "snp-pileup" in jobs:
+        a, b, same = rounds_of(rounds, snp_pileup_cli, snp_pileup_dask)
+        sites_in = expected["snp-pileup"].count(b"\n") - 1
+        rows.append((f"snp-pileup ({sites_in} rows, 2 BAMs)", a, b, same,
+                     f"{traffic.sent / traffic.parts:.0f} B out per part + {traffic.received / sites_in:.1f} B "
+                     f"back per site ({traffic.parts} parts)"))
 
     print(f"# medians of {rounds} alternating rounds; seqfarm.dask timed from submission to the "
           "output complete, on a fresh cluster each round (its workers load the index)")
@@ -182,10 +207,9 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds):
     print("|---|---|---|---|---|---|")
     for name, a, b, same, net in rows:
         print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} | {'yes' if same else 'NO'} | {net} |")
-    print(f"| snp-pileup ({Path(sites).name}) | - | not available in seqfarm.dask | - | - | - |")
     tmp.rmdir()
 
 
 if __name__ == "__main__":
-    index, r1, r2, normal, tumor, sites, window, rounds = sys.argv[1:9]
-    main(index, r1, r2, normal, tumor, sites, int(window), int(rounds))
+    index, r1, r2, normal, tumor, sites, window, rounds, jobs = sys.argv[1:10]
+    main(index, r1, r2, normal, tumor, sites, int(window), int(rounds), jobs.split(","))

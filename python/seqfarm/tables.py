@@ -96,8 +96,14 @@ def snp_pileup(vcf, bams, threads=None, **facets_opts):
     bams = _paths(bams)
     argv = option_argv({"threads": threads, **facets_opts})
     data = _native.snp_pileup_table(argv + ["--", os.fspath(vcf), "-"] + bams)
+    return snp_pileup_frame(data, len(bams))
+
+
+def snp_pileup_frame(data, files):
+    """The CSV of ``snp-pileup`` over ``files`` BAMs (bytes, header line included) as
+    FACETS' columns and types."""
     names = ["Chromosome", "Position", "Ref", "Alt"]
-    for i in range(1, len(bams) + 1):
+    for i in range(1, files + 1):
         names += [f"File{i}{x}" for x in "RAED"]
     dtype = {name: "int64" for name in names}
     dtype.update({"Chromosome": str, "Ref": str, "Alt": str})

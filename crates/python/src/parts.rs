@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use seqfarm::api::parts::align::{self, AlignPart, PartFile};
 use seqfarm::api::parts::search::SearchPart;
+use seqfarm::api::parts::snp_pileup::{self, SnpPileupMerge};
 use seqfarm::api::parts::{count, flagstat, search};
 use seqfarm_regions::FlagstatFormat;
 
@@ -180,6 +181,70 @@ fn count_tasks<'py>(
     Ok(PyBytes::new(py, &rows))
 }
 
+/// `(task size in BAM bytes, tasks)` of a `snp-pileup` command line spread over `parts`
+/// parts.
+#[pyfunction]
+fn snp_pileup_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
+    run_native(py, || snp_pileup::snp_pileup_plan(&argv, parts))
+}
+
+/// The findings (bytes) of tasks `first..last` of a `snp-pileup` plan.
+#[pyfunction]
+#[pyo3(signature = (argv, task_bytes, first, last, threads=None))]
+fn snp_pileup_tasks<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    task_bytes: u64,
+    first: usize,
+    last: usize,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let found = run_native(py, || {
+        snp_pileup::snp_pileup_tasks(&argv, task_bytes, first..last, threads)
+    })?;
+    Ok(PyBytes::new(py, &found))
+}
+
+/// The client's side of `seqfarm.dask.snp_pileup`: walks the parts' findings in VCF
+/// order and writes the command's output (its file, or memory).
+#[pyclass(module = "seqfarm._native")]
+pub struct SnpPileupWalk {
+    merge: Mutex<Option<SnpPileupMerge>>,
+}
+
+#[pymethods]
+impl SnpPileupWalk {
+    #[new]
+    fn new(py: Python<'_>, argv: Vec<String>, to_memory: bool) -> PyResult<Self> {
+        let merge = run_native(py, || SnpPileupMerge::start(&argv, to_memory))?;
+        Ok(Self {
+            merge: Mutex::new(Some(merge)),
+        })
+    }
+
+    /// Walks the next part's findings.
+    fn add(&self, py: Python<'_>, part: Vec<u8>) -> PyResult<()> {
+        let mut slot = self.merge.lock().unwrap_or_else(|e| e.into_inner());
+        let mut merge = slot.take();
+        let added = run_native(py, || match merge.as_mut() {
+            Some(m) => m.add(part),
+            None => anyhow::bail!("snp-pileup: the walk has already ended"),
+        });
+        *slot = merge;
+        added
+    }
+
+    /// Ends the walk: the output's bytes when it went to memory (empty otherwise).
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let merge = self.merge.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let bytes = run_native(py, || match merge {
+            Some(m) => m.finish(),
+            None => anyhow::bail!("snp-pileup: the walk has already ended"),
+        })?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+}
+
 /// The number of database chunks of a `search` command line.
 #[pyfunction]
 fn search_plan(py: Python<'_>, argv: Vec<String>) -> PyResult<usize> {
@@ -279,6 +344,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flagstat_render, m)?)?;
     m.add_function(wrap_pyfunction!(count_plan, m)?)?;
     m.add_function(wrap_pyfunction!(count_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(snp_pileup_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(snp_pileup_tasks, m)?)?;
+    m.add_class::<SnpPileupWalk>()?;
     m.add_function(wrap_pyfunction!(search_plan, m)?)?;
     m.add_function(wrap_pyfunction!(search_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(search_finish, m)?)?;

@@ -9,7 +9,9 @@ dies has its parts recomputed by Dask.
 
 What travels over the network, per part: the command line and the part's description
 (a path, a byte range; or, for gzip-compressed reads, the part's reads themselves) to the
-worker; the part's finished output (BGZF blocks or SAM text) or counts back. The index,
+worker; the part's finished output (BGZF blocks or SAM text) or counts back (for
+``snp_pileup``, the sites' findings, about 16 bytes a site with two BAMs, which the
+client walks into the rows as the command's collector does). The index,
 the reads (uncompressed) and the BAMs are read by the workers from a shared filesystem.
 """
 
@@ -17,5 +19,6 @@ from ._align import align
 from ._count import count
 from ._flagstat import flagstat
 from ._search import search
+from ._snp_pileup import snp_pileup
 
-__all__ = ["align", "count", "flagstat", "search"]
+__all__ = ["align", "count", "flagstat", "search", "snp_pileup"]

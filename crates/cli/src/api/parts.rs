@@ -5,3 +5,4 @@ pub mod align;
 pub mod count;
 pub mod flagstat;
 pub mod search;
+pub mod snp_pileup;

@@ -26,10 +26,10 @@
 
 use std::path::PathBuf;
 
-use seqfarm_farm::Fill;
+use seqfarm_farm::{Collector, FarmConfig, Fill};
 use seqfarm_io::bam::BamSet;
 use seqfarm_io::input::{Input, LineReader};
-use seqfarm_io::output::refuse_input_as_output;
+use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::vcf::VcfSites;
 use seqfarm_regions::pileup::visit::{Next, RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
@@ -38,9 +38,10 @@ use crate::common::{farm_error, with_bam_indexes, Destination, FarmArgs, ForceAr
 use crate::farm_stats::StatsFile;
 
 mod chunk;
-mod collect;
+pub mod collect;
+pub mod findings;
 mod plan;
-mod replay;
+pub mod replay;
 mod rows;
 mod sites;
 
@@ -205,23 +206,220 @@ impl Task {
     }
 }
 
+/// What a snp-pileup needs before it runs: the BAMs, the pileup settings and the walk's
+/// rules; it runs the whole command or any range of its tasks.
+pub struct SnpPileupJob {
+    bams: BamSet,
+    names: Vec<String>,
+    contigs: chunk::ContigLookup,
+    params: PileupParams,
+    walker: SiteWalker,
+    vcf: PathBuf,
+    /// The VCF opened by [`SnpPileupJob::new`], for the first run (standard input can be
+    /// read once only).
+    opened: std::sync::Mutex<Option<Input>>,
+    pseudo_snps: i64,
+    task_bytes: Option<u64>,
+    task_span: i64,
+    gzip: bool,
+    progress: bool,
+    /// Whether the workers write the rows they can (see [`rows`]).
+    worker_rows: bool,
+}
+
+/// What a run of [`SnpPileupJob::run`] reports.
+pub struct RunFigures {
+    /// The farm's figures.
+    pub stats: seqfarm_farm::FarmStats,
+    /// BGZF blocks the workers inflated.
+    pub blocks: u64,
+    /// What the workers replayed.
+    pub replay: replay::ReplayStats,
+    /// Tasks planned, up to the end of the range run.
+    pub planned: usize,
+}
+
+impl SnpPileupJob {
+    /// Opens the VCF and the BAMs of `args`.
+    pub fn new(args: &SnpPileupArgs) -> anyhow::Result<Self> {
+        let params = PileupParams {
+            min_map_quality: args.min_map_quality,
+            min_base_quality: args.min_base_quality,
+            max_depth: args.max_depth,
+            count_orphans: args.count_orphans,
+            detect_overlaps: !args.ignore_overlaps,
+        };
+        let vcf = Input::open(&args.vcf)?;
+        let bams = BamSet::open(&args.bams)?;
+        let names: Vec<String> = bams
+            .header()
+            .map(|h| h.references.iter().map(|r| r.name.clone()).collect())
+            .unwrap_or_default();
+        let mut min_depth = args.min_read_counts.clone();
+        min_depth.resize(min_depth.len().max(bams.len()), 0);
+        let walker = SiteWalker::new(
+            RowRules {
+                min_depth,
+                pseudo_every: args.pseudo_snps,
+            },
+            bams.len(),
+        );
+        Ok(Self {
+            contigs: chunk::ContigLookup::new(&bams),
+            bams,
+            names,
+            params,
+            walker,
+            vcf: args.vcf.clone(),
+            opened: std::sync::Mutex::new(Some(vcf)),
+            pseudo_snps: args.pseudo_snps,
+            task_bytes: args.task_bytes,
+            task_span: args.task_span,
+            gzip: args.gzip,
+            progress: args.progress,
+            worker_rows: true,
+        })
+    }
+
+    /// Compressed BAM bytes per task for `workers` workers (`--task-bytes` when given).
+    pub fn task_bytes(&self, workers: usize) -> u64 {
+        let total: u64 = self.bams.files().iter().map(|(bam, _)| bam.len()).sum();
+        self.task_bytes.unwrap_or_else(|| {
+            (total / (workers as u64 * TASKS_PER_WORKER))
+                .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
+        })
+    }
+
+    /// The job with the rows left to the collector: the workers only find the sites'
+    /// counts and next covered positions (for a collector that walks every site).
+    pub fn without_worker_rows(mut self) -> Self {
+        self.worker_rows = false;
+        self
+    }
+
+    /// The BAMs' count.
+    pub fn files(&self) -> usize {
+        self.bams.len()
+    }
+
+    /// The collector of the tasks' findings, writing the header and then the rows to
+    /// `out` (BGZF-compressed on `threads` threads with `-g`).
+    pub fn collector(
+        &self,
+        out: Output,
+        threads: usize,
+    ) -> anyhow::Result<collect::RowCollector<'_>> {
+        collect::RowCollector::new(
+            self.walker.clone(),
+            self.vcf.clone(),
+            collect::Sink::new(out, self.gzip, threads)?,
+            &self.bams,
+            self.params,
+            self.names.clone(),
+            self.progress,
+        )
+    }
+
+    /// Runs tasks `tasks` (of `task_bytes` each, numbered from 0 in VCF order; the VCF is
+    /// read no further than their end), giving each task, its sites' findings filled in,
+    /// to `collector` in order.
+    pub fn run(
+        &self,
+        config: &FarmConfig,
+        task_bytes: u64,
+        tasks: std::ops::Range<usize>,
+        collector: &mut impl Collector<Task, anyhow::Error>,
+    ) -> anyhow::Result<RunFigures> {
+        let opened = self.opened.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let vcf = match opened {
+            Some(vcf) => vcf,
+            None => Input::open(&self.vcf)?,
+        };
+        let mut emit: Box<FillTask<'_>> = if self.pseudo_snps != 0 {
+            let mut planner = plan::SitePlanner::new(
+                VcfSites::from_lines(LineReader::new(vcf)),
+                &self.bams,
+                &self.contigs,
+                self.pseudo_snps,
+                task_bytes.max(1),
+                self.task_span,
+            );
+            Box::new(move |task| planner.fill(task))
+        } else {
+            let mut chunker = chunk::VcfChunker::new(
+                LineReader::new(vcf),
+                &self.bams,
+                &self.contigs,
+                task_bytes,
+                self.task_span,
+            );
+            Box::new(move |task| chunker.fill(task))
+        };
+        let mut planned = 0usize;
+        let report = seqfarm_farm::run(
+            config,
+            Task::default,
+            &mut |task: &mut Task| loop {
+                if planned >= tasks.end || matches!(emit(task)?, Fill::End) {
+                    return Ok(Fill::End);
+                }
+                planned += 1;
+                if tasks.contains(&(planned - 1)) {
+                    return Ok(Fill::Task);
+                }
+            },
+            |_| {
+                Ok(replay::Replayer::new(
+                    &self.bams,
+                    &self.contigs,
+                    &self.names,
+                    self.worker_rows.then(|| self.walker.clone()),
+                    self.params,
+                    self.pseudo_snps,
+                ))
+            },
+            collector,
+        )
+        .map_err(farm_error)?;
+        let mut replayed = replay::ReplayStats::default();
+        for worker in &report.workers {
+            replayed += worker.stats;
+        }
+        Ok(RunFigures {
+            blocks: report.workers.iter().map(|w| w.blocks_inflated()).sum(),
+            stats: report.stats,
+            replay: replayed,
+            planned,
+        })
+    }
+}
+
+/// The output file of `args`: OUTPUT, with `.gz` appended for `-g` when missing.
+pub fn output_path(args: &SnpPileupArgs) -> PathBuf {
+    let output = args.output.clone();
+    if args.gzip && !output.to_string_lossy().ends_with(".gz") && output.as_os_str() != "-" {
+        let mut name = output.into_os_string();
+        name.push(".gz");
+        return PathBuf::from(name);
+    }
+    output
+}
+
+/// Opens the output of `args` at `to` (a named output must not be an input).
+pub fn open_output(args: &SnpPileupArgs, to: &Destination) -> anyhow::Result<Output> {
+    let output = output_path(args);
+    if to.is_named() {
+        let inputs = with_bam_indexes(&args.bams);
+        refuse_input_as_output(&output, inputs.iter().chain([&args.vcf]))?;
+    }
+    Ok(to.create(&output, args.force.overwrite())?)
+}
+
 /// Runs `seqfarm snp-pileup`.
 pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
-    let params = PileupParams {
-        min_map_quality: args.min_map_quality,
-        min_base_quality: args.min_base_quality,
-        max_depth: args.max_depth,
-        count_orphans: args.count_orphans,
-        detect_overlaps: !args.ignore_overlaps,
-    };
-    let vcf = Input::open(&args.vcf)?;
-    let bams = BamSet::open(&args.bams)?;
-    let names: Vec<String> = bams
-        .header()
-        .map(|h| h.references.iter().map(|r| r.name.clone()).collect())
-        .unwrap_or_default();
+    let job = SnpPileupJob::new(&args)?;
     if args.verbose {
-        for (i, (bam, index)) in bams.files().iter().enumerate() {
+        for (i, (bam, index)) in job.bams.files().iter().enumerate() {
             eprintln!(
                 "File {}: {} (BAM, {} references, {:?} index {})",
                 i + 1,
@@ -233,106 +431,36 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
         }
         eprintln!("Max per-file depth set to {}.", args.max_depth);
     }
-    let mut output = args.output.clone();
-    if args.gzip && !output.to_string_lossy().ends_with(".gz") && output.as_os_str() != "-" {
-        let mut name = output.into_os_string();
-        name.push(".gz");
-        output = PathBuf::from(name);
-    }
-    let inputs = with_bam_indexes(&args.bams);
-    if to.is_named() {
-        refuse_input_as_output(&output, inputs.iter().chain([&args.vcf]))?;
-    }
-    let out = to.create(&output, args.force.overwrite())?;
+    let out = open_output(&args, to)?;
     let config = args.farm.config();
+    let inputs = with_bam_indexes(&args.bams);
     let mut stats_file = StatsFile::create(
         args.farm.stats.stats.as_ref(),
         "snp-pileup",
         config.workers,
-        &output,
+        &output_path(&args),
         args.force.overwrite(),
         inputs.iter().chain([&args.vcf]),
     )?;
-    let mut min_depth = args.min_read_counts.clone();
-    min_depth.resize(min_depth.len().max(bams.len()), 0);
-    let walker = SiteWalker::new(
-        RowRules {
-            min_depth,
-            pseudo_every: args.pseudo_snps,
-        },
-        bams.len(),
-    );
-    let total: u64 = bams.files().iter().map(|(bam, _)| bam.len()).sum();
-    let task_bytes = args.task_bytes.unwrap_or_else(|| {
-        (total / (config.workers as u64 * TASKS_PER_WORKER))
-            .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
-    });
-    let contigs = chunk::ContigLookup::new(&bams);
-    let mut emit: Box<FillTask<'_>> = if args.pseudo_snps != 0 {
-        let mut planner = plan::SitePlanner::new(
-            VcfSites::from_lines(LineReader::new(vcf)),
-            &bams,
-            &contigs,
-            args.pseudo_snps,
-            task_bytes.max(1),
-            args.task_span,
-        );
-        Box::new(move |task| planner.fill(task))
-    } else {
-        let mut chunker = chunk::VcfChunker::new(
-            LineReader::new(vcf),
-            &bams,
-            &contigs,
-            task_bytes,
-            args.task_span,
-        );
-        Box::new(move |task| chunker.fill(task))
-    };
-    let mut collector = collect::RowCollector::new(
-        walker.clone(),
-        args.vcf.clone(),
-        collect::Sink::new(out, args.gzip, compressor_threads(config.workers))?,
-        &bams,
-        params,
-        names.clone(),
-        args.progress,
-    )?;
-    let report = seqfarm_farm::run(
-        &config,
-        Task::default,
-        &mut |task: &mut Task| emit(task),
-        |_| {
-            Ok(replay::Replayer::new(
-                &bams,
-                &contigs,
-                &names,
-                walker.clone(),
-                params,
-                args.pseudo_snps,
-            ))
-        },
-        &mut collector,
-    )
-    .map_err(farm_error)?;
-    let blocks: u64 = report.workers.iter().map(|w| w.blocks_inflated()).sum();
+    let task_bytes = job.task_bytes(config.workers);
+    let mut collector = job.collector(out, compressor_threads(config.workers))?;
+    let figures = job.run(&config, task_bytes, 0..usize::MAX, &mut collector)?;
     if args.verbose {
-        let mut stats = replay::ReplayStats::default();
-        for worker in &report.workers {
-            stats += worker.stats;
-        }
+        let stats = figures.replay;
         eprintln!(
             "{} tasks of {} compressed bytes, {} site clusters replayed ({} widened back, \
-             {} read further), {blocks} BGZF blocks inflated",
-            report.tasks(),
+             {} read further), {} BGZF blocks inflated",
+            figures.stats.tasks,
             task_bytes,
             stats.clusters,
             stats.widened_back,
-            stats.widened_forward
+            stats.widened_forward,
+            figures.blocks
         );
     }
     collector.finish()?;
-    stats_file.add(&report.stats);
-    stats_file.total("bgzf_blocks", blocks, report.tasks());
+    stats_file.add(&figures.stats);
+    stats_file.total("bgzf_blocks", figures.blocks, figures.stats.tasks);
     stats_file.finish()?;
     Ok(())
 }

@@ -222,8 +222,9 @@ pub struct Replayer<'a> {
     contigs: &'a ContigLookup,
     /// The BAMs' contig names, for the rows.
     names: &'a [String],
-    /// The walk over a task's sites (without pseudo-SNPs).
-    walker: SiteWalker,
+    /// The walk over a task's sites (without pseudo-SNPs; `None`: the collector walks
+    /// every site).
+    walker: Option<SiteWalker>,
     params: PileupParams,
     pseudo_every: i64,
     reader: RangeReader,
@@ -255,12 +256,13 @@ impl std::ops::AddAssign for ReplayStats {
 
 impl<'a> Replayer<'a> {
     /// A worker for `bams`; `contigs` and `names` map VCF contigs to the BAMs' and
-    /// back, `walker` is snp-pileup's walk with the run's rules.
+    /// back, `walker` is snp-pileup's walk with the run's rules (`None`: no rows are
+    /// written here).
     pub fn new(
         bams: &'a BamSet,
         contigs: &'a ContigLookup,
         names: &'a [String],
-        walker: SiteWalker,
+        walker: Option<SiteWalker>,
         params: PileupParams,
         pseudo_every: i64,
     ) -> Self {
@@ -533,7 +535,9 @@ impl Worker<Task, anyhow::Error> for Replayer<'_> {
             self.cluster(task, ref_id, a..b + 1, span)?;
             from = to;
         }
-        rows::walk(task, &mut self.walker, self.bams.len(), self.names);
+        if let Some(walker) = &mut self.walker {
+            rows::walk(task, walker, self.bams.len(), self.names);
+        }
         Ok(())
     }
 }

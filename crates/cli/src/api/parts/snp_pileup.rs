@@ -1,0 +1,140 @@
+//! `seqfarm snp-pileup` in parts: the command's tasks (consecutive VCF sites) replayed
+//! anywhere, their findings (per site: the counts and the next covered positions) sent
+//! back as bytes ([`findings`]), and the command's collector walking them all in VCF
+//! order on one machine: the walk carries its state (the last covered position, the
+//! pseudo-SNPs, the contig order, the line numbers) from task to task, so its rows are
+//! the command's, byte for byte, however the tasks were spread.
+
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread::JoinHandle;
+
+use clap::Parser;
+use seqfarm_farm::{Collector, FarmConfig};
+
+use crate::cmd::snp_pileup::{findings, open_output, SnpPileupArgs, SnpPileupJob, Task};
+use crate::common::{worker_threads, Destination, MemoryBuffer};
+
+/// The `snp-pileup` arguments of a command line (without the program name).
+fn snp_pileup_args(argv: &[String]) -> anyhow::Result<SnpPileupArgs> {
+    let full = std::iter::once("seqfarm".to_string()).chain(argv.iter().cloned());
+    match crate::Cli::try_parse_from(full)?.command {
+        crate::Command::SnpPileup(args) => Ok(args),
+        _ => anyhow::bail!("not a snp-pileup command line"),
+    }
+}
+
+/// `(task size in BAM bytes, tasks)` of the `snp-pileup` command line `argv` spread over
+/// `parts` parts (reads the whole VCF, none of the BAMs).
+pub fn snp_pileup_plan(argv: &[String], parts: usize) -> anyhow::Result<(u64, usize)> {
+    let args = snp_pileup_args(argv)?;
+    let job = SnpPileupJob::new(&args)?;
+    let task_bytes = job.task_bytes(parts.max(1));
+    let nothing = usize::MAX..usize::MAX;
+    let figures = job.run(
+        &FarmConfig::new(1),
+        task_bytes,
+        nothing,
+        &mut |_: &mut Task| Ok(()),
+    )?;
+    Ok((task_bytes, figures.planned))
+}
+
+/// The findings of tasks `tasks` of the plan with tasks of `task_bytes`, on `threads`
+/// threads (`None`: one per core), as [`SnpPileupMerge::add`] takes them.
+pub fn snp_pileup_tasks(
+    argv: &[String],
+    task_bytes: u64,
+    tasks: std::ops::Range<usize>,
+    threads: Option<usize>,
+) -> anyhow::Result<Vec<u8>> {
+    let args = snp_pileup_args(argv)?;
+    let job = SnpPileupJob::new(&args)?.without_worker_rows();
+    let files = job.files();
+    let config = FarmConfig::new(worker_threads(threads));
+    let mut out = Vec::new();
+    job.run(&config, task_bytes, tasks, &mut |task: &mut Task| {
+        findings::encode(task, files, &mut out);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// The collector of a `snp-pileup` run in parts: takes the parts' findings in VCF order
+/// and writes the command's output, on a thread of its own (it walks one part while the
+/// next is computed).
+pub struct SnpPileupMerge {
+    parts: Option<SyncSender<Option<Vec<u8>>>>,
+    walk: Option<JoinHandle<anyhow::Result<()>>>,
+    memory: Option<MemoryBuffer>,
+}
+
+impl SnpPileupMerge {
+    /// Opens the output of the `snp-pileup` command line `argv` (its OUTPUT file, or
+    /// memory when `to_memory`: see [`SnpPileupMerge::finish`]) and writes its header.
+    pub fn start(argv: &[String], to_memory: bool) -> anyhow::Result<Self> {
+        let args = snp_pileup_args(argv)?;
+        let job = SnpPileupJob::new(&args)?;
+        let memory = to_memory.then(MemoryBuffer::default);
+        let to = match &memory {
+            Some(buffer) => Destination::Memory(buffer.clone()),
+            None => Destination::Named,
+        };
+        let out = open_output(&args, &to)?;
+        let files = job.files();
+        let threads = worker_threads(None).div_ceil(2);
+        let (sender, parts) = sync_channel::<Option<Vec<u8>>>(2);
+        let walk = std::thread::spawn(move || -> anyhow::Result<()> {
+            let mut collector = job.collector(out, threads)?;
+            let mut task = Task::default();
+            // Parts, then `None` once the last was given; a run given up before that
+            // leaves no output.
+            while let Some(part) = parts.recv()? {
+                let mut at = 0;
+                while at < part.len() {
+                    findings::decode(&part, &mut at, files, &mut task)?;
+                    collector.collect(&mut task)?;
+                }
+            }
+            collector.finish()
+        });
+        Ok(Self {
+            parts: Some(sender),
+            walk: Some(walk),
+            memory,
+        })
+    }
+
+    /// Walks the next part's findings (parts in VCF order); an error of the walk so far
+    /// ends the run.
+    pub fn add(&mut self, part: Vec<u8>) -> anyhow::Result<()> {
+        self.send(Some(part))
+    }
+
+    /// Waits for the walk; returns the output when it went to memory (empty otherwise).
+    pub fn finish(mut self) -> anyhow::Result<Vec<u8>> {
+        self.send(None)?;
+        self.end()?;
+        Ok(self.memory.take().map(|m| m.take()).unwrap_or_default())
+    }
+
+    /// Sends `part` to the walk (`None`: the last was given).
+    fn send(&mut self, part: Option<Vec<u8>>) -> anyhow::Result<()> {
+        let sent = self.parts.as_ref().map(|p| p.send(part));
+        if !matches!(sent, Some(Ok(()))) {
+            self.end()?;
+            anyhow::bail!("snp-pileup: the walk has already ended");
+        }
+        Ok(())
+    }
+
+    /// Ends the parts and waits for the walk's outcome.
+    fn end(&mut self) -> anyhow::Result<()> {
+        self.parts = None;
+        match self.walk.take() {
+            Some(walk) => walk
+                .join()
+                .map_err(|_| anyhow::anyhow!("snp-pileup: the walk stopped unexpectedly"))?,
+            None => Ok(()),
+        }
+    }
+}

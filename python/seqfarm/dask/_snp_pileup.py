@@ -1,0 +1,54 @@
+"""``seqfarm.dask.snp_pileup``: the command's tasks (consecutive VCF sites) replayed by
+the workers, their findings walked in VCF order by the client, as the command's
+collector walks them."""
+
+import os
+
+from .. import _native
+from .._options import option_argv
+from ..tables import snp_pileup_frame
+from ._cluster import even_runs, submit_in_order, this_worker_threads, total_threads
+
+
+def _replay_tasks(argv, task_bytes, first, last):
+    """Runs on a worker: the findings of tasks ``first..last`` (bytes)."""
+    return _native.snp_pileup_tasks(argv, task_bytes, first, last, this_worker_threads())
+
+
+def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, progress=False,
+               **facets_opts):
+    """Allele counts at the SNPs of ``vcf`` in the indexed BAMs ``bams`` (tumour/normal)
+    on the cluster of ``client``, as ``seqfarm snp-pileup`` (FACETS) counts them;
+    ``facets_opts`` are the command's options as keywords (``pseudo_snps=100`` or
+    ``P=100``, ``min_map_quality``, ``min_base_quality``, ``min_read_counts=[10, 0]``,
+    ``count_orphans``, ``max_depth``, ``ignore_overlaps``, ``gzip``).
+
+    Writes the file ``out`` (byte for byte the command's output; with ``gzip=True``
+    BGZF-compressed, ``.gz`` appended when missing) and returns its path, or, without
+    ``out``, returns a ``pandas.DataFrame`` as :func:`seqfarm.snp_pileup` does.
+
+    The workers read the VCF and the BAMs from a shared filesystem. A part sends a task
+    range out and its sites' findings back: per site about ``6 + 5 * len(bams)`` bytes
+    (the counts and the next covered positions); the client walks them into the rows.
+    """
+    bams = [os.fspath(b) for b in ([bams] if isinstance(bams, (str, os.PathLike)) else bams)]
+    if out is None and (facets_opts.get("gzip") or facets_opts.get("g")):
+        raise _native.OptionError("gzip: give out= (the result is otherwise a DataFrame)")
+    output = "-" if out is None else os.fspath(out)
+    argv = ["snp-pileup"] + option_argv({"force": force, **facets_opts})
+    argv += ["--", os.fspath(vcf), output] + bams
+    parts = total_threads(client) * parts_per_worker
+    task_bytes, tasks = _native.snp_pileup_plan(argv, parts)
+    walk = _native.SnpPileupWalk(argv, out is None)
+    arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
+    futures = submit_in_order(client, _replay_tasks, arguments, "snp-pileup", progress)
+    for future in futures:
+        walk.add(future.result())
+        future.release()
+    data = walk.finish()
+    if out is None:
+        return snp_pileup_frame(data, len(bams))
+    if facets_opts.get("gzip") or facets_opts.get("g"):
+        text = output if output.endswith(".gz") else output + ".gz"
+        return text
+    return output

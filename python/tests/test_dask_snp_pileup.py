@@ -1,0 +1,89 @@
+"""seqfarm.dask.snp_pileup on a LocalCluster of worker processes: the command line's
+CSV (and BGZF output), byte for byte, with the tasks cut small so that every worker
+runs several parts and the walk crosses parts at any site."""
+
+import gzip
+
+import pytest
+
+import seqfarm
+import seqfarm.dask
+
+#: (keyword options, the command line's options)
+CASES = [
+    ({}, []),
+    ({"P": 100, "q": 15, "Q": 20, "r": [10, 0]}, ["-P", "100", "-q", "15", "-Q", "20", "-r", "10,0"]),
+    ({"A": True, "x": True, "q": 1, "Q": 13}, ["-A", "-x", "-q", "1", "-Q", "13"]),
+    ({"d": 8, "P": 50, "r": [2, 2]}, ["-d", "8", "-P", "50", "-r", "2,2"]),
+    ({"P": 7, "A": True}, ["-P", "7", "-A"]),
+]
+
+#: Small tasks (hidden options of the command, for tests of task boundaries).
+SMALL = [({"task_bytes": 20000}, ["--task-bytes", "20000"]), ({"task_span": 3000}, ["--task-span", "3000"])]
+
+
+@pytest.mark.parametrize("options,flags", CASES)
+@pytest.mark.parametrize("small,small_flags", SMALL)
+def test_snp_pileup_is_the_cli_csv(dask_client, cli, data, tmp_path, options, flags, small, small_flags):
+    d = data / "snp-pileup"
+    vcf, bams = d / "sites_slice.vcf.gz", [d / "normal_slice.bam", d / "tumor_slice.bam"]
+    expected = tmp_path / "cli.csv"
+    cli("snp-pileup", *flags, vcf, expected, *bams)
+    out = tmp_path / "dask.csv"
+    got = seqfarm.dask.snp_pileup(
+        dask_client, vcf, bams, out=out, parts_per_worker=8, **options, **small
+    )
+    assert got == str(out)
+    assert out.read_bytes() == expected.read_bytes()
+
+
+@pytest.mark.parametrize("vcf,bam,flags", [
+    ("chrM_sites.vcf.gz", "na12878_chrM.bam", ["-P", "101", "-Q", "20", "-d", "150"]),
+    ("chm1_sites.vcf.gz", "chm1.bam", ["-P", "7", "-q", "20"]),
+    ("chm1_sites.vcf.gz", "chm1.bam", []),
+])
+def test_snp_pileup_other_contigs(dask_client, cli, data, tmp_path, vcf, bam, flags):
+    vcf, bam = data / "snp-pileup" / vcf, data / "bam" / bam
+    expected = cli("snp-pileup", *flags, vcf, "-", bam).stdout
+    out = tmp_path / "dask.csv"
+    options = {flags[i][1:]: flags[i + 1] for i in range(0, len(flags), 2)}
+    seqfarm.dask.snp_pileup(dask_client, vcf, [bam], out=out, parts_per_worker=8,
+                            task_span=2000, **options)
+    assert out.read_bytes() == expected
+
+
+def test_snp_pileup_gzip_is_the_cli_bgzf(dask_client, cli, data, tmp_path):
+    d = data / "snp-pileup"
+    vcf, bams = d / "sites_slice.vcf.gz", [d / "normal_slice.bam", d / "tumor_slice.bam"]
+    cli("snp-pileup", "-g", "-q15", "-Q20", "-P100", "-r10,0", vcf, tmp_path / "cli.csv", *bams)
+    got = seqfarm.dask.snp_pileup(dask_client, vcf, bams, out=tmp_path / "dask.csv", g=True,
+                                  q=15, Q=20, P=100, r=[10, 0], task_span=5000)
+    assert got == str(tmp_path / "dask.csv.gz")
+    assert (tmp_path / "dask.csv.gz").read_bytes() == (tmp_path / "cli.csv.gz").read_bytes()
+    assert gzip.decompress((tmp_path / "dask.csv.gz").read_bytes()).startswith(b"Chromosome,")
+
+
+def test_snp_pileup_frame_is_the_local_frame(dask_client, data):
+    d = data / "snp-pileup"
+    vcf, bams = d / "sites_slice.vcf.gz", [d / "normal_slice.bam", d / "tumor_slice.bam"]
+    frame = seqfarm.dask.snp_pileup(dask_client, vcf, bams, P=50, task_span=4000)
+    assert frame.equals(seqfarm.snp_pileup(vcf, bams, P=50))
+
+
+def test_snp_pileup_errors_are_the_cli_errors(dask_client, cli, data, tmp_path):
+    d = data / "snp-pileup"
+    bams = [d / "normal_slice.bam", d / "tumor_slice.bam"]
+    bad = tmp_path / "bad.vcf"
+    bad.write_text("##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\n20\t1000010\t.\tA\tG\n"
+                   "20\tx\t.\tA\tG\n")
+    message = cli("snp-pileup", bad, tmp_path / "cli.csv", *bams, check=False).stderr.decode()
+    out = tmp_path / "dask.csv"
+    with pytest.raises(seqfarm.FormatError) as error:
+        seqfarm.dask.snp_pileup(dask_client, bad, bams, out=out)
+    assert str(error.value) in message
+    assert not out.exists()
+    existing = tmp_path / "exists.csv"
+    existing.write_text("keep")
+    with pytest.raises(seqfarm.Error):
+        seqfarm.dask.snp_pileup(dask_client, d / "sites_slice.vcf.gz", bams, out=existing)
+    assert existing.read_text() == "keep"
