@@ -4,7 +4,6 @@ it as ``seqfarm locate`` does."""
 import os
 from collections import namedtuple
 
-import pandas as pd
 
 from . import _native
 from ._options import option_argv
@@ -67,6 +66,8 @@ class Index:
         _, hits = self._native.locate(pattern, max_hits)
         hits = [Hit(*h) for h in hits]
         if as_frame:
+            import pandas as pd
+
             frame = pd.DataFrame(hits, columns=list(Hit._fields))
             return frame.astype({"contig": str, "pos": "int64", "strand": str})
         return hits

@@ -6,7 +6,6 @@ import io
 import os
 import tempfile
 
-import pandas as pd
 
 from . import _native
 from ._native import OptionError
@@ -28,7 +27,7 @@ _BLAST_TYPES = {"qseqid": str, "sseqid": str, "pident": "float64", "length": "in
                 "bitscore": "float64"}
 
 
-def _paths(paths):
+def path_list(paths):
     """One path or a list of paths, as a list of strings."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
@@ -43,6 +42,8 @@ def _no_output(opts, *names):
 
 def _read_table(data, names, dtype, sep="\t", header=None, na_values=None):
     """Parses a command's table with the given column names and types (no guessing)."""
+    import pandas as pd  # here, not at the top: workers that never build a frame skip it
+
     return pd.read_csv(
         io.BytesIO(data), sep=sep, header=header, names=names, dtype=dtype,
         keep_default_na=False, na_values=na_values or {}, quoting=csv.QUOTE_NONE,
@@ -64,9 +65,15 @@ def count(bams, bed=None, window=None, threads=None, **opts):
     named by its file name.
     """
     _no_output(opts, "o", "output")
-    bams = _paths(bams)
+    bams = path_list(bams)
     argv = option_argv({"bed": bed, "window": window, "threads": threads, **opts})
     data = _native.count_table(argv + ["--"] + bams)
+    return count_frame(data, bams)
+
+
+def count_frame(data, bams):
+    """The rows of ``count`` over ``bams`` (bytes, no header line) as the columns and
+    types :func:`count` returns."""
     first = data[: data.find(b"\n")] if data else b""
     fields = first.count(b"\t") + 1 if first else 3 + len(bams)
     extra = fields - 3 - len(bams)
@@ -93,7 +100,7 @@ def snp_pileup(vcf, bams, threads=None, **facets_opts):
     (text). ``frame.to_csv(path, index=False)`` writes the command's CSV.
     """
     _no_output(facets_opts, "g", "gzip")
-    bams = _paths(bams)
+    bams = path_list(bams)
     argv = option_argv({"threads": threads, **facets_opts})
     data = _native.snp_pileup_table(argv + ["--", os.fspath(vcf), "-"] + bams)
     return snp_pileup_frame(data, len(bams))
@@ -136,7 +143,13 @@ def search(queries, database, threads=None, **opts):
                     name, seq = (f"query{i + 1}", query) if isinstance(query, str) else query
                     fasta.write(f">{name}\n{seq}\n")
         data = _native.search_table(argv + ["--", query_path, os.fspath(database)])
-    if opts.get("scores_only"):
+    return search_frame(data, opts.get("scores_only"))
+
+
+def search_frame(data, scores_only=False):
+    """The tabular output of ``search`` (bytes) as the columns and types :func:`search`
+    returns."""
+    if scores_only:
         return _read_table(data, ["qseqid", "sseqid", "score"],
                            {"qseqid": str, "sseqid": str, "score": "int64"})
     return _read_table(data, BLAST_COLUMNS, _BLAST_TYPES,

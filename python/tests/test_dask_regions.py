@@ -44,6 +44,7 @@ def test_count_windows_are_the_cli_rows(dask_client, cli, data, tmp_path, option
     )
     assert out.read_bytes() == expected
     frame = seqfarm.dask.count(dask_client, bams, window=options["window"], **extra)
+    assert frame.equals(seqfarm.count(bams, window=options["window"], **extra))
     assert len(frame) == expected.count(b"\n")
 
 

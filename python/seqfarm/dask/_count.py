@@ -1,11 +1,11 @@
 """``seqfarm.dask.count``: the command's tasks (consecutive regions) counted by the
 workers, the rows put together in region order."""
 
-import io
 import os
 
 from .. import _native
 from .._options import option_argv
+from ..tables import count_frame, path_list
 from ._cluster import even_runs, submit_in_order, this_worker_threads, total_threads, whole_output
 
 
@@ -16,7 +16,7 @@ def count_argv(bams, bed, window, options):
         argv += ["--bed", os.fspath(bed)]
     if window is not None:
         argv += ["--window", str(window)]
-    return argv + option_argv(options) + [os.fspath(b) for b in bams]
+    return argv + option_argv(options) + path_list(bams)
 
 
 def _count_tasks(argv, task_bytes, first, last):
@@ -41,8 +41,7 @@ def count(
     ``options``: ``min_map_quality=20``, ``duplicates=True``, ...).
 
     Writes the file ``out`` (byte for byte the command's output) and returns its path,
-    or, without ``out``, returns a ``pandas.DataFrame`` of the rows (no header, as the
-    command writes them: the region's columns, then one count per BAM).
+    or, without ``out``, returns the ``pandas.DataFrame`` :func:`seqfarm.count` returns.
 
     The BAMs and the BED are read by the workers from a shared filesystem; a part sends
     a task range out and its rows (text) back.
@@ -53,12 +52,7 @@ def count(
     arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
     futures = submit_in_order(client, _count_tasks, arguments, "count", progress)
     if out is None:
-        import pandas
-
-        text = b"".join(f.result() for f in futures)
-        if not text:
-            return pandas.DataFrame()
-        return pandas.read_csv(io.BytesIO(text), sep="\t", header=None, dtype=str)
+        return count_frame(b"".join(f.result() for f in futures), path_list(bams))
     with whole_output(out, force) as output:
         for future in futures:
             output.write(future.result())

@@ -7,6 +7,7 @@ import tempfile
 
 from .. import _native
 from .._options import option_argv
+from ..tables import search_frame
 from ._cluster import even_runs, submit_in_order, this_worker_threads, total_threads
 
 
@@ -39,8 +40,8 @@ def search(
     ``top=5``, ``matrix="BLOSUM50"``, ``scores_only=True``, ...).
 
     Writes the file ``out`` (byte for byte the command's BLAST tabular output) and
-    returns its path, or, without ``out``, returns a ``pandas.DataFrame`` with BLAST's
-    column names.
+    returns its path, or, without ``out``, returns the ``pandas.DataFrame``
+    :func:`seqfarm.search` returns.
 
     Each part scans a range of the database's chunks of about 1 MB (its workers read the
     database from a shared filesystem, inflating it up to the part's last chunk); per
@@ -49,20 +50,12 @@ def search(
     need the whole database's size.
     """
     if out is None:
-        import pandas
-
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "hits.tsv")
             search(client, queries, database, path, parts_per_worker=parts_per_worker,
                    progress=progress, **options)
-            if os.path.getsize(path) == 0:
-                return pandas.DataFrame()
-            if options.get("scores_only"):
-                names = ["qseqid", "sseqid", "score"]
-            else:
-                names = ["qseqid", "sseqid", "pident", "length", "mismatch", "gapopen",
-                         "qstart", "qend", "sstart", "send", "evalue", "bitscore"]
-            return pandas.read_csv(path, sep="\t", header=None, names=names)
+            with open(path, "rb") as hits:
+                return search_frame(hits.read(), options.get("scores_only"))
     argv = search_argv(queries, database, out, force, options)
     if os.path.exists(out) and not force:
         raise _native.InputError(f"{os.fspath(out)}: already exists (use force=True to overwrite)")
