@@ -158,16 +158,21 @@ fn flagstat_render(py: Python<'_>, counts: Vec<u64>, format: String) -> PyResult
     })
 }
 
-/// `(task size in BAM bytes, tasks)` of a `count` command line spread over `parts` parts.
+/// `(task size in BAM bytes, tasks)` of a `count` or `snp-pileup` command line (its
+/// first argument names it) spread over `parts` parts.
 #[pyfunction]
-fn count_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
-    run_native(py, || count::count_plan(&argv, parts))
+fn region_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
+    run_native(py, || match region_job(&argv)? {
+        RegionJob::Count => count::count_plan(&argv, parts),
+        RegionJob::SnpPileup => snp_pileup::snp_pileup_plan(&argv, parts),
+    })
 }
 
-/// The rows (bytes) of tasks `first..last` of a `count` plan.
+/// What tasks `first..last` of a [`region_plan`] give (bytes): `count`'s rows, or
+/// `snp-pileup`'s findings for the client's walk.
 #[pyfunction]
 #[pyo3(signature = (argv, task_bytes, first, last, threads=None))]
-fn count_tasks<'py>(
+fn region_tasks<'py>(
     py: Python<'py>,
     argv: Vec<String>,
     task_bytes: u64,
@@ -175,34 +180,28 @@ fn count_tasks<'py>(
     last: usize,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let rows = run_native(py, || {
-        count::count_tasks(&argv, task_bytes, first..last, threads)
+    let bytes = run_native(py, || match region_job(&argv)? {
+        RegionJob::Count => count::count_tasks(&argv, task_bytes, first..last, threads),
+        RegionJob::SnpPileup => {
+            snp_pileup::snp_pileup_tasks(&argv, task_bytes, first..last, threads)
+        }
     })?;
-    Ok(PyBytes::new(py, &rows))
+    Ok(PyBytes::new(py, &bytes))
 }
 
-/// `(task size in BAM bytes, tasks)` of a `snp-pileup` command line spread over `parts`
-/// parts.
-#[pyfunction]
-fn snp_pileup_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
-    run_native(py, || snp_pileup::snp_pileup_plan(&argv, parts))
+/// The region commands whose work the Dask layer plans and runs as ranges of tasks.
+enum RegionJob {
+    Count,
+    SnpPileup,
 }
 
-/// The findings (bytes) of tasks `first..last` of a `snp-pileup` plan.
-#[pyfunction]
-#[pyo3(signature = (argv, task_bytes, first, last, threads=None))]
-fn snp_pileup_tasks<'py>(
-    py: Python<'py>,
-    argv: Vec<String>,
-    task_bytes: u64,
-    first: usize,
-    last: usize,
-    threads: Option<usize>,
-) -> PyResult<Bound<'py, PyBytes>> {
-    let found = run_native(py, || {
-        snp_pileup::snp_pileup_tasks(&argv, task_bytes, first..last, threads)
-    })?;
-    Ok(PyBytes::new(py, &found))
+/// The region command a command line names.
+fn region_job(argv: &[String]) -> anyhow::Result<RegionJob> {
+    match argv.first().map(String::as_str) {
+        Some("count") => Ok(RegionJob::Count),
+        Some("snp-pileup") => Ok(RegionJob::SnpPileup),
+        other => anyhow::bail!("not a region command: {other:?} (count or snp-pileup)"),
+    }
 }
 
 /// The client's side of `seqfarm.dask.snp_pileup`: walks the parts' findings in VCF
@@ -342,10 +341,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flagstat_plan, m)?)?;
     m.add_function(wrap_pyfunction!(flagstat_groups, m)?)?;
     m.add_function(wrap_pyfunction!(flagstat_render, m)?)?;
-    m.add_function(wrap_pyfunction!(count_plan, m)?)?;
-    m.add_function(wrap_pyfunction!(count_tasks, m)?)?;
-    m.add_function(wrap_pyfunction!(snp_pileup_plan, m)?)?;
-    m.add_function(wrap_pyfunction!(snp_pileup_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(region_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(region_tasks, m)?)?;
     m.add_class::<SnpPileupWalk>()?;
     m.add_function(wrap_pyfunction!(search_plan, m)?)?;
     m.add_function(wrap_pyfunction!(search_chunks, m)?)?;

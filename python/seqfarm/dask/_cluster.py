@@ -5,6 +5,7 @@ import os
 import tempfile
 from contextlib import contextmanager
 
+from .. import _native
 from .._native import InputError
 
 
@@ -69,3 +70,9 @@ def whole_output(path, force):
         if os.path.exists(temp):
             os.remove(temp)
         raise
+
+
+def region_tasks(argv, task_bytes, first, last):
+    """Runs on a worker: tasks ``first..last`` of a ``count`` or ``snp-pileup`` plan, on
+    the worker's threads (``count``'s rows, or ``snp-pileup``'s findings, as bytes)."""
+    return _native.region_tasks(argv, task_bytes, first, last, this_worker_threads())

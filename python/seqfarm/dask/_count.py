@@ -6,7 +6,7 @@ import os
 from .. import _native
 from .._options import option_argv
 from ..tables import count_frame, path_list
-from ._cluster import even_runs, submit_in_order, this_worker_threads, total_threads, whole_output
+from ._cluster import even_runs, region_tasks, submit_in_order, total_threads, whole_output
 
 
 def count_argv(bams, bed, window, options):
@@ -17,11 +17,6 @@ def count_argv(bams, bed, window, options):
     if window is not None:
         argv += ["--window", str(window)]
     return argv + option_argv(options) + path_list(bams)
-
-
-def _count_tasks(argv, task_bytes, first, last):
-    """Runs on a worker: the rows of tasks ``first..last``."""
-    return _native.count_tasks(argv, task_bytes, first, last, this_worker_threads())
 
 
 def count(
@@ -48,9 +43,9 @@ def count(
     """
     argv = count_argv(bams, bed, window, options)
     parts = total_threads(client) * parts_per_worker
-    task_bytes, tasks = _native.count_plan(argv, parts)
+    task_bytes, tasks = _native.region_plan(argv, parts)
     arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
-    futures = submit_in_order(client, _count_tasks, arguments, "count", progress)
+    futures = submit_in_order(client, region_tasks, arguments, "count", progress)
     if out is None:
         return count_frame(b"".join(f.result() for f in futures), path_list(bams))
     with whole_output(out, force) as output:

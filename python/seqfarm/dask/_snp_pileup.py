@@ -7,12 +7,7 @@ import os
 from .. import _native
 from .._options import option_argv
 from ..tables import snp_pileup_frame
-from ._cluster import even_runs, submit_in_order, this_worker_threads, total_threads
-
-
-def _replay_tasks(argv, task_bytes, first, last):
-    """Runs on a worker: the findings of tasks ``first..last`` (bytes)."""
-    return _native.snp_pileup_tasks(argv, task_bytes, first, last, this_worker_threads())
+from ._cluster import even_runs, region_tasks, submit_in_order, total_threads
 
 
 def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, progress=False,
@@ -38,10 +33,10 @@ def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, 
     argv = ["snp-pileup"] + option_argv({"force": force, **facets_opts})
     argv += ["--", os.fspath(vcf), output] + bams
     parts = total_threads(client) * parts_per_worker
-    task_bytes, tasks = _native.snp_pileup_plan(argv, parts)
+    task_bytes, tasks = _native.region_plan(argv, parts)
     walk = _native.SnpPileupWalk(argv, out is None)
     arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
-    futures = submit_in_order(client, _replay_tasks, arguments, "snp-pileup", progress)
+    futures = submit_in_order(client, region_tasks, arguments, "snp-pileup", progress)
     for future in futures:
         walk.add(future.result())
         future.release()
