@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::support::{data, index_test_genome, seqfarm};
+use crate::support::{data, index_test_genome, seqfarm, succeeded};
 
 /// `seqfarm align -p THREADS --numa MODE -x PREFIX -U READS` to standard output, with
 /// `env` set; returns the output and the standard error.
@@ -53,16 +53,11 @@ fn locate_is_identical_under_every_numa_mode() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = index_test_genome(dir.path());
     let locate = |mode: &str| {
-        let out = seqfarm()
-            .args(["locate", "--numa", mode, "-x"])
-            .arg(&prefix)
-            .args(["ACGTACGT", "GATTACA", "CCCGGG"])
-            .output()
-            .expect("seqfarm runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = succeeded(
+            seqfarm()
+                .args(["locate", "--numa", mode, "-x"])
+                .arg(&prefix)
+                .args(["ACGTACGT", "GATTACA", "CCCGGG"]),
         );
         out.stdout
     };
@@ -286,22 +281,17 @@ fn a_refused_memory_policy_is_one_warning_and_the_run_goes_on() {
 /// The `--stats` document of `seqfarm align -p 2 ARGS` on the test reads, with `env` set.
 fn numa_stats(dir: &Path, prefix: &Path, args: &[&str], env: &[(&str, &str)]) -> serde_json::Value {
     let stats = dir.join("stats.json");
-    let out = seqfarm()
-        .args(["align", "-p", "2"])
-        .args(args)
-        .arg("-x")
-        .arg(prefix)
-        .arg("-U")
-        .arg(data("align_reads_100.fq.gz"))
-        .args(["-S", "/dev/null", "--stats"])
-        .arg(&stats)
-        .envs(env.iter().copied())
-        .output()
-        .expect("seqfarm runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeded(
+        seqfarm()
+            .args(["align", "-p", "2"])
+            .args(args)
+            .arg("-x")
+            .arg(prefix)
+            .arg("-U")
+            .arg(data("align_reads_100.fq.gz"))
+            .args(["-S", "/dev/null", "--stats"])
+            .arg(&stats)
+            .envs(env.iter().copied()),
     );
     serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap()
 }

@@ -13,6 +13,18 @@ pub fn run(args: &[&str]) -> Output {
     seqfarm().args(args).output().expect("seqfarm runs")
 }
 
+/// Runs `command` and returns its output, failing the test with its standard error when
+/// it does not exit with success.
+pub fn succeeded(command: &mut Command) -> Output {
+    let out = command.output().expect("the command runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// `tests/data/NAME` in the repository.
 pub fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -24,17 +36,11 @@ pub fn data(name: &str) -> PathBuf {
 /// index prefix.
 pub fn index_test_genome(dir: &std::path::Path) -> PathBuf {
     let prefix = dir.join("ref");
-    let out = seqfarm()
-        .args(["index", "-t", "2", "-o"])
+    let mut out = seqfarm();
+    out.args(["index", "-t", "2", "-o"])
         .arg(&prefix)
-        .arg(data("index_ref.fa.gz"))
-        .output()
-        .expect("seqfarm runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .arg(data("index_ref.fa.gz"));
+    succeeded(&mut out);
     prefix
 }
 
