@@ -35,3 +35,14 @@ where
     let argv = std::iter::once(OsString::from("seqfarm")).chain(args.into_iter().map(Into::into));
     crate::Cli::try_parse_from(argv)?.run()
 }
+
+/// A command line (without the program name: the command first) parsed as the binary
+/// parses it; a bad option is clap's error.
+pub(crate) fn parse_command<I, T>(args: I) -> Result<crate::Command, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let argv = std::iter::once(OsString::from("seqfarm")).chain(args.into_iter().map(Into::into));
+    Ok(crate::Cli::try_parse_from(argv)?.command)
+}

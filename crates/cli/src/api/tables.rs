@@ -2,11 +2,9 @@
 //! process with the table kept in memory: the same bytes the command writes to its
 //! output, for the caller to parse.
 
-use clap::Parser;
-
 use crate::cmd;
 use crate::common::{Destination, MemoryBuffer};
-use crate::{Cli, Command};
+use crate::Command;
 
 /// The rows `seqfarm count ARGS` prints (`args`: the command's arguments without the
 /// program and command names; an `-o` file is not written).
@@ -44,11 +42,7 @@ pub fn search(args: &[String]) -> anyhow::Result<Vec<u8>> {
 
 /// `seqfarm COMMAND ARGS` parsed as the binary parses it (a bad option is clap's error).
 pub(crate) fn parse(command: &str, args: &[String]) -> Result<Command, clap::Error> {
-    let argv = ["seqfarm", command]
-        .into_iter()
-        .map(String::from)
-        .chain(args.iter().cloned());
-    Ok(Cli::try_parse_from(argv)?.command)
+    super::parse_command(std::iter::once(command.to_string()).chain(args.iter().cloned()))
 }
 
 #[cfg(test)]

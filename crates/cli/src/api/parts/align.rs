@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
-use clap::Parser;
 use seqfarm_farm::{FarmConfig, WorkerInfo};
 use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
 use seqfarm_io::bgzf_writer::EOF_MARKER;
@@ -80,9 +79,7 @@ pub struct AlignPlanner {
 /// The `align` arguments of a command line (without the program name), completed and
 /// checked as the command does.
 pub fn align_args(argv: &[String]) -> anyhow::Result<AlignArgs> {
-    let full = std::iter::once("seqfarm".to_string()).chain(argv.iter().cloned());
-    let cli = crate::Cli::try_parse_from(full)?;
-    let crate::Command::Align(args) = cli.command else {
+    let crate::Command::Align(args) = crate::api::parse_command(argv)? else {
         anyhow::bail!("not an align command line");
     };
     let args = args.with_positional()?;

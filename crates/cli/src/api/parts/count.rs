@@ -1,7 +1,6 @@
 //! `seqfarm count` in parts: the command's tasks (consecutive regions, in region
 //! order) counted anywhere; the rows of all tasks in order are the command's output.
 
-use clap::Parser;
 use seqfarm_farm::FarmConfig;
 
 use crate::cmd::count::{CountArgs, CountJob};
@@ -9,8 +8,7 @@ use crate::common::worker_threads;
 
 /// The `count` arguments of a command line (without the program name).
 fn count_args(argv: &[String]) -> anyhow::Result<CountArgs> {
-    let full = std::iter::once("seqfarm".to_string()).chain(argv.iter().cloned());
-    match crate::Cli::try_parse_from(full)?.command {
+    match crate::api::parse_command(argv)? {
         crate::Command::Count(args) => Ok(args),
         _ => anyhow::bail!("not a count command line"),
     }

@@ -2,7 +2,6 @@
 //! hits per query merged in the command's order (score, then database position), and
 //! the hits aligned again and written as the command writes them.
 
-use clap::Parser;
 use seqfarm_farm::FarmConfig;
 use seqfarm_io::output::{refuse_input_as_output, Output};
 
@@ -25,8 +24,7 @@ pub struct SearchPart {
 
 /// The `search` arguments of a command line (without the program name).
 fn search_args(argv: &[String]) -> anyhow::Result<SearchArgs> {
-    let full = std::iter::once("seqfarm".to_string()).chain(argv.iter().cloned());
-    match crate::Cli::try_parse_from(full)?.command {
+    match crate::api::parse_command(argv)? {
         crate::Command::Search(args) => Ok(args),
         _ => anyhow::bail!("not a search command line"),
     }

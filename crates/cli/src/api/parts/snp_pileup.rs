@@ -8,7 +8,6 @@
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 
-use clap::Parser;
 use seqfarm_farm::{Collector, FarmConfig};
 
 use crate::cmd::snp_pileup::{findings, open_output, SnpPileupArgs, SnpPileupJob, Task};
@@ -16,8 +15,7 @@ use crate::common::{worker_threads, Destination, MemoryBuffer};
 
 /// The `snp-pileup` arguments of a command line (without the program name).
 fn snp_pileup_args(argv: &[String]) -> anyhow::Result<SnpPileupArgs> {
-    let full = std::iter::once("seqfarm".to_string()).chain(argv.iter().cloned());
-    match crate::Cli::try_parse_from(full)?.command {
+    match crate::api::parse_command(argv)? {
         crate::Command::SnpPileup(args) => Ok(args),
         _ => anyhow::bail!("not a snp-pileup command line"),
     }
