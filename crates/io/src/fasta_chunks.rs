@@ -2,6 +2,10 @@
 //! parse. The emitter only reads blocks and finds the last record start (`\n>`) in each;
 //! workers parse their chunk with [`FastaChunk::records`], in parallel.
 //!
+//! A record longer than a chunk can be cut into overlapping pieces (see
+//! [`FastaChunker::split_records`]), each a chunk of its own, so that one long genome
+//! sequence still spreads over every worker.
+//!
 //! The records a chunk yields, and the errors, are those of [`crate::fasta::FastaReader`]
 //! (blank lines, `\r\n`, lowercase and gaps accepted; text before the first header, a
 //! header without a name, bytes that cannot be sequence rejected), except that errors
@@ -29,6 +33,23 @@ pub struct FastaChunk {
     pub offset: u64,
     /// The input's path, for errors.
     pub path: PathBuf,
+    /// Set when the chunk is one piece of a record cut into pieces: `bytes` are then
+    /// sequence lines only (no header).
+    pub piece: Option<RecordPiece>,
+}
+
+/// Where a chunk lies in a record cut into pieces.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordPiece {
+    /// The record's name (its header's first word).
+    pub name: String,
+    /// Residues of the record before the chunk's first residue.
+    pub residues_before: u64,
+    /// Whether this is the record's first piece; later pieces start with the last
+    /// `overlap` residues of the piece before.
+    pub first: bool,
+    /// Whether this is the record's last piece.
+    pub last: bool,
 }
 
 /// One record of a chunk.
@@ -131,9 +152,52 @@ impl ChunkRecord<'_> {
 }
 
 impl FastaChunk {
-    /// The chunk's records, in order.
+    /// The chunk's records, in order (for a piece, the one piece of its record).
     pub fn records(&self) -> ChunkRecords<'_> {
         ChunkRecords { chunk: self, at: 0 }
+    }
+}
+
+/// Whether `byte` is skipped between residues (a line break or a blank).
+fn is_blank(byte: u8) -> bool {
+    matches!(byte, b'\n' | b'\r' | b' ' | b'\t')
+}
+
+/// The residues (bytes other than line breaks and blanks) of sequence lines.
+fn count_residues(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| !is_blank(b)).count() as u64
+}
+
+/// The start of the shortest tail of `bytes` holding `residues` residues (0 when all of
+/// `bytes` hold fewer).
+fn tail_with_residues(bytes: &[u8], residues: u64) -> usize {
+    let mut seen = 0;
+    for (i, &b) in bytes.iter().enumerate().rev() {
+        if seen == residues {
+            return i + 1;
+        }
+        if !is_blank(b) {
+            seen += 1;
+        }
+    }
+    0
+}
+
+/// The name of the record whose header spans `bytes[start..header_end]` (`start` at its
+/// `>`); errors give `offset + start`.
+fn header_name<'a>(
+    bytes: &'a [u8],
+    start: usize,
+    header_end: usize,
+    path: &Path,
+    offset: u64,
+) -> Result<&'a str> {
+    let error = |message: &str| Error::format(path, offset + start as u64, message);
+    let header = std::str::from_utf8(&bytes[start + 1..header_end])
+        .map_err(|_| error("header is not valid UTF-8"))?;
+    match header.split_ascii_whitespace().next() {
+        Some(name) => Ok(name),
+        None => Err(error("header has no name")),
     }
 }
 
@@ -148,6 +212,17 @@ impl<'a> Iterator for ChunkRecords<'a> {
 
     fn next(&mut self) -> Option<Self::Item> {
         let bytes = &self.chunk.bytes;
+        if let Some(piece) = &self.chunk.piece {
+            if self.at > 0 {
+                return None;
+            }
+            self.at = bytes.len().max(1);
+            return Some(Ok(ChunkRecord {
+                name: &piece.name,
+                body: bytes,
+                body_offset: self.chunk.offset,
+            }));
+        }
         let error = |at: usize, message: &str| {
             Some(Err(Error::format(
                 &self.chunk.path,
@@ -156,7 +231,7 @@ impl<'a> Iterator for ChunkRecords<'a> {
             )))
         };
         // Skip blank lines (only the input's first chunk can start with them).
-        while self.at < bytes.len() && matches!(bytes[self.at], b'\n' | b'\r' | b' ' | b'\t') {
+        while self.at < bytes.len() && is_blank(bytes[self.at]) {
             self.at += 1;
         }
         if self.at >= bytes.len() {
@@ -170,13 +245,16 @@ impl<'a> Iterator for ChunkRecords<'a> {
         let header_end = find(bytes, start, b'\n').unwrap_or(bytes.len());
         let body_end = find_record_start(bytes, header_end).unwrap_or(bytes.len());
         self.at = body_end;
-        let Ok(header) = std::str::from_utf8(&bytes[start + 1..header_end]) else {
-            return error(start, "header is not valid UTF-8");
+        let name = match header_name(
+            bytes,
+            start,
+            header_end,
+            &self.chunk.path,
+            self.chunk.offset,
+        ) {
+            Ok(name) => name,
+            Err(e) => return Some(Err(e)),
         };
-        let name = header.split_ascii_whitespace().next().unwrap_or("");
-        if name.is_empty() {
-            return error(start, "header has no name");
-        }
         let body_start = (header_end + 1).min(body_end);
         Some(Ok(ChunkRecord {
             name,
@@ -199,13 +277,38 @@ fn find_record_start(bytes: &[u8], from: usize) -> Option<usize> {
     finder.find(&bytes[from..]).map(|i| from + i + 1)
 }
 
-/// Reads an input in chunks of whole records.
+/// Reads an input in chunks of whole records (or pieces of long ones).
 pub struct FastaChunker {
     input: Input,
     pending: Vec<u8>,
     offset: u64,
     read_any: bool,
     at_end: bool,
+    splitting: Option<Splitting>,
+    open_record: Option<OpenRecord>,
+}
+
+/// How long records are cut: pieces of `piece_bytes` input bytes, each after the first
+/// repeating the last `overlap` residues of the one before.
+#[derive(Debug, Clone, Copy)]
+struct Splitting {
+    piece_bytes: usize,
+    overlap: u64,
+}
+
+/// A record being cut into pieces: what the next piece starts with.
+#[derive(Debug)]
+struct OpenRecord {
+    name: String,
+    /// The overlap repeated at the start of the next piece (input bytes).
+    carry: Vec<u8>,
+    /// Offset of `carry` in the input (it ends where `pending` starts).
+    carry_offset: u64,
+    /// Residues of the record before `carry`.
+    residues_before: u64,
+    first: bool,
+    /// Whether `pending` starts at the start of a line.
+    at_line_start: bool,
 }
 
 impl FastaChunker {
@@ -217,7 +320,20 @@ impl FastaChunker {
             offset: 0,
             read_any: false,
             at_end: false,
+            splitting: None,
+            open_record: None,
         })
+    }
+
+    /// Cuts every record longer than `piece_bytes` input bytes (at least the chunk
+    /// target) into pieces of that many bytes of sequence lines, each piece after the
+    /// first starting with the last `overlap` residues of the piece before, so that any
+    /// stretch of at most `overlap` residues lies whole in some piece.
+    pub fn split_records(&mut self, piece_bytes: usize, overlap: u64) {
+        self.splitting = Some(Splitting {
+            piece_bytes: piece_bytes.max(1),
+            overlap,
+        });
     }
 
     /// The input's path as given.
@@ -229,19 +345,39 @@ impl FastaChunker {
     /// one record is longer). Returns `false` at the end of the input. An input with no
     /// bytes at all is an error, as for [`crate::fasta::FastaReader`].
     pub fn next_chunk(&mut self, chunk: &mut FastaChunk, target: usize) -> Result<bool> {
+        chunk.piece = None;
+        if self.open_record.is_some() {
+            return self.next_piece(chunk);
+        }
         let target = target.max(1);
+        let limit = self.splitting.map(|s| s.piece_bytes.max(target));
         // Read until the pending bytes hold a record start beyond `target`, or the end.
         let mut searched = 0;
         let cut = loop {
+            let mut end = None;
             if self.pending.len() >= target {
                 let from = searched.max(target - 1).min(self.pending.len());
-                if let Some(start) = find_record_start(&self.pending, from) {
-                    break start;
-                }
+                end = find_record_start(&self.pending, from);
                 searched = self.pending.len().saturating_sub(1);
             }
-            if self.at_end {
-                break self.pending.len();
+            if end.is_none() && self.at_end {
+                end = Some(self.pending.len());
+            }
+            let upto = end.unwrap_or(self.pending.len());
+            if limit.is_some_and(|limit| upto > limit) {
+                // The chunk's last record may be longer than a piece: the records before
+                // it make this chunk, or it is the first and is cut into pieces.
+                match memmem::rfind(&self.pending[..upto], b"\n>") {
+                    Some(newline) => break newline + 1,
+                    None => {
+                        if self.open_first_record()? {
+                            return self.next_piece(chunk);
+                        }
+                    }
+                }
+            }
+            if let Some(end) = end {
+                break end;
             }
             self.fill()?;
         };
@@ -259,6 +395,93 @@ impl FastaChunker {
         chunk.offset = self.offset;
         chunk.path.clone_from(&self.input.path);
         self.offset += cut as u64;
+        Ok(true)
+    }
+
+    /// Starts cutting the record at the start of `pending` into pieces (its header
+    /// consumed); `false` when `pending` does not start with a whole header line.
+    fn open_first_record(&mut self) -> Result<bool> {
+        let start = self.pending.iter().position(|&b| !is_blank(b));
+        let Some(start) = start.filter(|&s| self.pending[s] == b'>') else {
+            return Ok(false);
+        };
+        let Some(header_end) = find(&self.pending, start, b'\n') else {
+            return Ok(false);
+        };
+        let name = header_name(
+            &self.pending,
+            start,
+            header_end,
+            &self.input.path,
+            self.offset,
+        )?
+        .to_string();
+        let body_start = header_end + 1;
+        self.pending.drain(..body_start);
+        self.offset += body_start as u64;
+        self.open_record = Some(OpenRecord {
+            name,
+            carry: Vec::new(),
+            carry_offset: self.offset,
+            residues_before: 0,
+            first: true,
+            at_line_start: true,
+        });
+        Ok(true)
+    }
+
+    /// Fills `chunk` with the next piece of the record being cut.
+    fn next_piece(&mut self, chunk: &mut FastaChunk) -> Result<bool> {
+        let splitting = self.splitting.expect("pieces only when splitting");
+        let at_line_start = self.open_record.as_ref().is_some_and(|r| r.at_line_start);
+        let (cut, last) = loop {
+            let end = if at_line_start && self.pending.first() == Some(&b'>') {
+                Some(0)
+            } else {
+                find_record_start(&self.pending, 0)
+            };
+            // Residues after a cut at `piece_bytes` (else this is the last piece).
+            let more_after = |to: usize| {
+                to > splitting.piece_bytes
+                    && !self.pending[splitting.piece_bytes..to]
+                        .iter()
+                        .all(|&b| is_blank(b))
+            };
+            match end {
+                Some(end) if !more_after(end) => break (end, true),
+                Some(_) => break (splitting.piece_bytes, false),
+                None if more_after(self.pending.len()) => break (splitting.piece_bytes, false),
+                None if self.at_end => break (self.pending.len(), true),
+                None => self.fill()?,
+            }
+        };
+        let record = self.open_record.as_mut().expect("a record is open");
+        chunk.bytes.clear();
+        chunk.bytes.extend_from_slice(&record.carry);
+        chunk.bytes.extend_from_slice(&self.pending[..cut]);
+        chunk.offset = record.carry_offset;
+        chunk.path.clone_from(&self.input.path);
+        chunk.piece = Some(RecordPiece {
+            name: record.name.clone(),
+            residues_before: record.residues_before,
+            first: record.first,
+            last,
+        });
+        if cut > 0 {
+            record.at_line_start = self.pending[cut - 1] == b'\n';
+        }
+        self.pending.drain(..cut);
+        self.offset += cut as u64;
+        if last {
+            self.open_record = None;
+        } else {
+            let tail = tail_with_residues(&chunk.bytes, splitting.overlap);
+            record.residues_before += count_residues(&chunk.bytes[..tail]);
+            record.carry.clear();
+            record.carry.extend_from_slice(&chunk.bytes[tail..]);
+            record.carry_offset = chunk.offset + tail as u64;
+            record.first = false;
+        }
         Ok(true)
     }
 
@@ -326,6 +549,100 @@ mod tests {
             .collect();
         for target in [1, 2, 5, 17, 1000] {
             assert_eq!(chunked(text, target).unwrap(), expected, "target {target}");
+        }
+    }
+
+    /// Every record of `text` chunked with long records cut into pieces: (name,
+    /// sequence rebuilt from the pieces, pieces' (residues_before, residues)).
+    fn pieced(
+        text: &[u8],
+        target: usize,
+        piece_bytes: usize,
+        overlap: u64,
+    ) -> Vec<(String, Vec<u8>, Vec<(u64, u64)>)> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.fa");
+        std::fs::write(&path, text).unwrap();
+        let mut chunker = FastaChunker::open(&path).unwrap();
+        chunker.split_records(piece_bytes, overlap);
+        let mut chunk = FastaChunk::default();
+        let mut out: Vec<(String, Vec<u8>, Vec<(u64, u64)>)> = Vec::new();
+        let mut open = false;
+        while chunker.next_chunk(&mut chunk, target).unwrap() {
+            for record in chunk.records() {
+                let record = record.unwrap();
+                let mut sequence = Vec::new();
+                record
+                    .translate(&chunk.path, &ResidueMap::identity(), &mut sequence)
+                    .unwrap();
+                match &chunk.piece {
+                    None => {
+                        assert!(!open, "a whole chunk inside a cut record");
+                        out.push((record.name.to_string(), sequence, Vec::new()));
+                    }
+                    Some(piece) => {
+                        assert_eq!(piece.first, !open);
+                        if piece.first {
+                            out.push((piece.name.clone(), Vec::new(), Vec::new()));
+                        }
+                        let (name, whole, pieces) = out.last_mut().unwrap();
+                        assert_eq!(name, &piece.name);
+                        let before = piece.residues_before as usize;
+                        assert!(before <= whole.len(), "pieces leave no gap");
+                        assert_eq!(
+                            &whole[before..],
+                            &sequence[..whole.len() - before],
+                            "the overlap repeats the residues before"
+                        );
+                        whole.extend_from_slice(&sequence[whole.len() - before..]);
+                        pieces.push((piece.residues_before, sequence.len() as u64));
+                        open = !piece.last;
+                    }
+                }
+            }
+        }
+        assert!(!open, "the last piece is marked");
+        out
+    }
+
+    #[test]
+    fn long_records_are_cut_into_overlapping_pieces() {
+        let long: String = (0..3000)
+            .map(|i| b"ACGT"[(i * 7 + i / 5) % 4] as char)
+            .collect();
+        let lines: Vec<&str> = long
+            .as_bytes()
+            .chunks(61)
+            .map(|l| std::str::from_utf8(l).unwrap())
+            .collect();
+        for (body, eol) in [
+            (lines.join("\n"), "\n"),
+            (lines.join("\r\n"), "\r\n"),
+            (long.clone(), "\n"),
+        ] {
+            let text = format!(">a x{eol}AC{eol}>long one{eol}{body}{eol}{eol}>b{eol}GG{eol}>long2{eol}{body}{eol}");
+            let expected: Vec<(String, Vec<u8>)> = chunked(text.as_bytes(), 50).unwrap();
+            for (target, piece_bytes, overlap) in
+                [(50, 400, 30), (1, 100, 0), (1000, 1000, 99), (7, 64, 63)]
+            {
+                let got = pieced(text.as_bytes(), target, piece_bytes, overlap);
+                let names: Vec<_> = got.iter().map(|(n, s, _)| (n.clone(), s.clone())).collect();
+                assert_eq!(names, expected, "{target} {piece_bytes} {overlap}");
+                let (_, _, pieces) = &got[1];
+                assert!(pieces.len() >= 3, "{pieces:?}");
+                for w in pieces.windows(2) {
+                    let (before, residues) = w[0];
+                    let next = w[1].0;
+                    assert!(
+                        next == 0 || before + residues >= next + overlap,
+                        "{pieces:?}"
+                    );
+                    assert!(
+                        next + w[1].1 > before + residues,
+                        "each piece adds residues"
+                    );
+                }
+            }
         }
     }
 

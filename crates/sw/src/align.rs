@@ -3,8 +3,8 @@
 //! Only hits that will be printed come here, so this is scalar code written for
 //! correctness and bounded memory rather than speed:
 //!
-//! 1. a forward pass finds the best score and the first cell (in query-major order)
-//!    where it ends;
+//! 1. a forward pass finds the best score and the first cell where it ends (subject-
+//!    major: the leftmost end in the subject, then the topmost in the query);
 //! 2. a pass over the reversed prefixes, anchored at that end cell, finds where an
 //!    alignment of that score starts;
 //! 3. a global (end-to-end) alignment of the two segments with traceback recovers the

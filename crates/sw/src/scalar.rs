@@ -25,8 +25,11 @@ pub fn score(scoring: &Scoring, query: &[u8], subject: &[u8]) -> i32 {
     best_end(scoring, query, subject).0
 }
 
-/// The best score and the first cell (query-major: smallest query index, then subject
+/// The best score and the first cell (subject-major: smallest subject index, then query
 /// index) where an alignment with that score ends; `(0, 0, 0)` when nothing scores.
+///
+/// Subject-major, so that a long subject cut into overlapping fragments gives the same
+/// cell: the first fragment reaching the best score holds the leftmost such end.
 pub(crate) fn best_end(scoring: &Scoring, query: &[u8], subject: &[u8]) -> (i32, usize, usize) {
     let matrix = scoring.matrix();
     let open = scoring.first_gap_cost();
@@ -48,7 +51,7 @@ pub(crate) fn best_end(scoring: &Scoring, query: &[u8], subject: &[u8]) -> (i32,
             diag = h_up[j];
             h_up[j] = h;
             left = h;
-            if h > best.0 {
+            if h >= best.0 && (h > best.0 || j < best.2) && h > 0 {
                 best = (h, i, j);
             }
         }
