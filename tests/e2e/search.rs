@@ -187,7 +187,24 @@ fn top_hits_match_blast_tabular_lines() {
     for line in BLAST_CHECKED {
         assert!(out.lines().any(|l| l == *line), "missing {line}\n{out}");
     }
+    // The default E-value cut-off, 10, as BLAST's.
+    let evalues: Vec<f64> = out
+        .lines()
+        .map(|l| l.split('\t').nth(10).unwrap().parse().unwrap())
+        .collect();
+    assert!(evalues.iter().all(|&e| e <= 10.0), "{out}");
+    let (all, _) = search(&["--top", "5", "--evalue", "1e9", path(&query), path(&db)]);
+    assert!(all.lines().count() > out.lines().count());
     // Ten queries, five hits each, best first within a query.
+    let (out, _) = search(&[
+        "--top",
+        "5",
+        "--top-strict",
+        "--evalue",
+        "1e9",
+        path(&query),
+        path(&db),
+    ]);
     assert_eq!(out.lines().count(), 50);
     let bits: Vec<f64> = out
         .lines()
@@ -288,6 +305,7 @@ fn output_file_is_atomic_and_needs_force() {
         "search",
         "--top",
         "1",
+        "--top-strict",
         "-o",
         path(&out),
         path(&query),
@@ -328,6 +346,9 @@ fn dna_and_other_matrices() {
     .collect();
     assert_eq!(out.lines().collect::<Vec<_>>(), expected);
     let (table, stderr) = search(&[
+        "--top-strict",
+        "--evalue",
+        "1e9",
         "--matrix",
         "PAM30",
         path(&data("sw_q10.fa")),

@@ -250,16 +250,8 @@ fn search_plan(py: Python<'_>, argv: Vec<String>) -> PyResult<usize> {
     run_native(py, || search::search_plan(&argv))
 }
 
-/// A search part as Python holds it: `(sequences, residues, scores-only lines, per query
-/// [(score, ordinal, name, codes), ...])`.
-type SearchTuple<'py> = (
-    u64,
-    u64,
-    Bound<'py, PyBytes>,
-    Vec<Vec<(i32, u64, String, Bound<'py, PyBytes>)>>,
-);
-
-/// Scans chunks `first..last` of the database of a `search` command line.
+/// Scans chunks `first..last` of a `search` command line's database; the part comes
+/// back as bytes for [`search_finish`].
 #[pyfunction]
 #[pyo3(signature = (argv, first, last, threads=None))]
 fn search_chunks<'py>(
@@ -268,30 +260,9 @@ fn search_chunks<'py>(
     first: usize,
     last: usize,
     threads: Option<usize>,
-) -> PyResult<SearchTuple<'py>> {
+) -> PyResult<Bound<'py, PyBytes>> {
     let part = run_native(py, || search::search_chunks(&argv, first..last, threads))?;
-    let hits = part
-        .hits
-        .iter()
-        .map(|hits| {
-            hits.iter()
-                .map(|h| {
-                    (
-                        h.score,
-                        h.ordinal,
-                        h.name.clone(),
-                        PyBytes::new(py, &h.codes),
-                    )
-                })
-                .collect()
-        })
-        .collect();
-    Ok((
-        part.size.sequences,
-        part.size.residues,
-        PyBytes::new(py, &part.lines),
-        hits,
-    ))
+    Ok(PyBytes::new(py, &part.to_bytes()))
 }
 
 /// Writes the output file of a `search` command line from its parts, in database order.
@@ -300,35 +271,16 @@ fn search_chunks<'py>(
 fn search_finish(
     py: Python<'_>,
     argv: Vec<String>,
-    parts: Vec<SearchTuple<'_>>,
+    parts: Vec<Vec<u8>>,
     threads: Option<usize>,
 ) -> PyResult<()> {
-    let parts: Vec<SearchPart> = parts
-        .into_iter()
-        .map(|(sequences, residues, lines, hits)| {
-            let mut part = SearchPart {
-                lines: lines.as_bytes().to_vec(),
-                ..SearchPart::default()
-            };
-            part.size.sequences = sequences;
-            part.size.residues = residues;
-            part.hits = hits
-                .into_iter()
-                .map(|hits| {
-                    hits.into_iter()
-                        .map(|(score, ordinal, name, codes)| search::Hit {
-                            score,
-                            ordinal,
-                            name,
-                            codes: codes.as_bytes().to_vec(),
-                        })
-                        .collect()
-                })
-                .collect();
-            part
-        })
-        .collect();
-    run_native(py, || search::search_finish(&argv, parts, threads))
+    run_native(py, || {
+        let parts = parts
+            .iter()
+            .map(|bytes| SearchPart::from_bytes(bytes))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        search::search_finish(&argv, parts, threads)
+    })
 }
 
 /// Adds the parts' functions and classes to the native module.

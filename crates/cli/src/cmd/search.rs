@@ -3,19 +3,26 @@
 //! Two farms run one after the other:
 //!
 //! 1. **scan**: the emitter cuts the database into chunks of whole records (about 1 MB,
-//!    FASTA or gzipped FASTA, streamed, never loaded whole) without parsing them; each
-//!    worker parses and encodes its chunk, packs it into SIMD lane streams once and scores
-//!    every query against it with its own [`Searcher`]; the collector, which receives
-//!    chunks in database order, writes the scores (`--scores-only`) or keeps each query's
+//!    FASTA or gzipped FASTA, streamed, never loaded whole) without parsing them, and
+//!    records longer than a chunk into overlapping pieces; each worker parses and encodes
+//!    its chunk, cuts long records into overlapping fragments (so that every SIMD lane
+//!    holds an equally long sequence, see [`records`]), packs them into lane streams once
+//!    and scores every query (on both strands, for DNA) against them with its own
+//!    [`Searcher`]; the collector, which receives chunks in database order, joins the
+//!    pieces of a record and writes the scores (`--scores-only`) or keeps each query's
 //!    best hits, ties broken by database order so the result does not depend on the
 //!    thread count;
-//! 2. **traceback**: each reported hit is aligned again with traceback (in parallel, in
-//!    report order) to print BLAST tabular lines with E-values computed for the whole
-//!    database, whose size is known only once the scan is over.
+//! 2. **traceback** ([`traceback`]): each reported alignment is aligned again with
+//!    traceback (in parallel, in report order) and written with E-values computed for
+//!    the whole database, whose size is known only once the scan is over.
 
 mod alphabet;
+pub mod format;
+pub mod hits;
 pub mod hsp;
+pub mod records;
 pub(crate) mod tabular;
+pub mod traceback;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -26,31 +33,61 @@ use seqfarm_io::fasta::{FastaReader, FastaRecord};
 use seqfarm_io::fasta_chunks::{FastaChunk, FastaChunker, ResidueMap};
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_sw::stats::{self, KarlinParams};
-use seqfarm_sw::{align, Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock};
+use seqfarm_sw::{Isa, PassCounts, ScoreMatrix, Scoring, Searcher};
 
 use crate::common::{farm_error, Destination, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
 use crate::progress;
-use tabular::{Hit, LineContext, TopHits};
+use format::{OutputFormat, RunInfo};
+use hits::{cut_to_capacity, Capacity, Hit, Strand, StrandHit, TopHits};
+use records::{Fragmenting, RecordBlock};
+use traceback::{Reporting, Traceback};
 
 /// Smith-Waterman database search: every query against every database sequence, with
 /// SIMD across database sequences (exact scores, like parasail's `sw_*`).
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Output (default): the --top best hits per query as BLAST tabular \
-lines (-outfmt 6): qseqid sseqid pident length mismatch gapopen qstart qend sstart send \
-evalue bitscore. With --scores-only: `qseqid sseqid score` for every pair, database order, \
-queries in file order for each database sequence. Set SEQFARM_SIMD=scalar|avx2|avx512 to \
-force a kernel."
+    after_help = "Output (default): for each query, its --top best database sequences \
+(hits) with an E-value of at most --evalue, best first, one line per alignment in BLAST's \
+tabular format (-outfmt 6): qseqid sseqid pident length mismatch gapopen qstart qend sstart \
+send evalue bitscore; other columns with --outfmt, JSON with --json. A search finds the best \
+alignment of each query and subject on each strand searched, so a DNA hit has up to two \
+(minus-strand ones with sstart > send, as in BLAST). With --scores-only: `qseqid sseqid \
+score` for every pair (the better strand for DNA), database order, queries in file order \
+for each database sequence, no cut-off. Set SEQFARM_SIMD=scalar|avx2|avx512 to force a \
+kernel."
 )]
 pub struct SearchArgs {
     /// Query sequences (FASTA; gzip recognised; - for standard input)
     pub query: PathBuf,
     /// Database sequences (FASTA; gzip recognised; streamed, any size; - for standard input)
     pub database: PathBuf,
-    /// Hits reported per query
+    /// Hits (database sequences) reported per query, and every hit tied with the K-th
     #[arg(long, value_name = "K", default_value_t = 10, value_parser = at_least_one)]
     pub top: usize,
+    /// Exactly --top hits: of those tied with the K-th, the first in the database
+    #[arg(long)]
+    pub top_strict: bool,
+    /// Report alignments with an E-value of at most X (BLAST's -evalue; not applied
+    /// when the scoring has no statistics)
+    #[arg(long, value_name = "X", default_value_t = 10.0)]
+    pub evalue: f64,
+    /// Report alignments with a raw score of at least S
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    pub min_score: Option<i32>,
+    /// Alignments reported per query and subject (the best of each strand searched)
+    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    pub max_hsps: Option<usize>,
+    /// Strands of the database searched with --dna: both (as blastn), plus or minus
+    #[arg(long, value_enum, requires = "dna")]
+    pub strand: Option<StrandChoice>,
+    /// Output columns, as BLAST's -outfmt: "6" (tabular), "7" (tabular with comment
+    /// lines), "6 qseqid sseqid evalue ...", "7 std qlen slen"
+    #[arg(long, value_name = "FORMAT")]
+    pub outfmt: Option<String>,
+    /// Write one JSON document (the --outfmt columns, typed) instead of tabular lines
+    #[arg(long)]
+    pub json: bool,
     /// Write `qseqid sseqid score` for every pair instead of the top hits
     #[arg(long)]
     pub scores_only: bool,
@@ -90,6 +127,28 @@ pub struct SearchArgs {
     pub force: ForceArg,
 }
 
+/// The strands of a DNA database a search looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum StrandChoice {
+    /// Both strands.
+    Both,
+    /// The sequences as written.
+    Plus,
+    /// Their reverse complements.
+    Minus,
+}
+
+impl StrandChoice {
+    /// The strands, plus first.
+    fn strands(self) -> &'static [Strand] {
+        match self {
+            StrandChoice::Both => &Strand::BOTH,
+            StrandChoice::Plus => &Strand::BOTH[..1],
+            StrandChoice::Minus => &Strand::BOTH[1..],
+        }
+    }
+}
+
 /// A count that must be at least 1.
 fn at_least_one(text: &str) -> std::result::Result<usize, String> {
     match text.parse::<usize>() {
@@ -126,10 +185,32 @@ impl LetterCheck<'_> {
     }
 }
 
+/// One strand of a query, as the kernel scores it.
+pub(crate) struct Frame {
+    /// Which strand of the database it finds (the query's reverse complement finds the
+    /// minus strand).
+    pub(crate) strand: Strand,
+    /// The residues, encoded.
+    pub(crate) codes: Vec<u8>,
+    /// The residues as letters (upper case).
+    pub(crate) letters: Vec<u8>,
+}
+
 /// A query, as read and encoded.
-struct Query {
-    name: String,
-    codes: Vec<u8>,
+pub(crate) struct Query {
+    pub(crate) name: String,
+    pub(crate) description: String,
+    /// The residues as read (upper case, blanks removed).
+    pub(crate) residues: Vec<u8>,
+    /// The strands searched.
+    pub(crate) frames: Vec<Frame>,
+}
+
+impl Query {
+    /// The frame finding `strand`, if it is searched.
+    pub(crate) fn frame(&self, strand: Strand) -> Option<&Frame> {
+        self.frames.iter().find(|f| f.strand == strand)
+    }
 }
 
 /// Database totals, counted by the collector.
@@ -141,105 +222,121 @@ pub struct DatabaseSize {
     pub residues: u64,
 }
 
+/// A record's best score on one strand and the first fragment reaching it.
+#[derive(Debug, Clone, Copy, Default)]
+struct StrandBest {
+    score: i32,
+    fragment: u32,
+}
+
+/// A record of a chunk that may be reported for a query.
+#[derive(Debug, Clone, Copy, Default)]
+struct Candidate {
+    record: u32,
+    strands: [StrandBest; 2],
+}
+
+impl Candidate {
+    fn score(&self) -> i32 {
+        self.strands[0].score.max(self.strands[1].score)
+    }
+}
+
 /// One scan task: a chunk of database records and what the worker made of it.
 #[derive(Default)]
 struct ScanTask {
     chunk: FastaChunk,
     /// Sequences of the chunks before this one that were left to other parts.
     skipped_before: u64,
-    /// The chunk's sequences, encoded.
-    block: SequenceBlock,
-    /// Their names, back to back.
-    names: String,
-    name_ends: Vec<usize>,
+    /// The chunk's records, encoded and cut into fragments.
+    records: RecordBlock,
     /// `--scores-only` lines.
     text: String,
-    /// Top-hit candidates per query: (score, index in chunk), best first.
-    candidates: Vec<Vec<(i32, u32)>>,
-}
-
-impl ScanTask {
-    fn name(&self, index: usize) -> &str {
-        let start = if index == 0 {
-            0
-        } else {
-            self.name_ends[index - 1]
-        };
-        &self.names[start..self.name_ends[index]]
-    }
-
-    /// Parses and encodes the chunk's records.
-    fn parse(&mut self, residue_map: &ResidueMap, check: &LetterCheck<'_>) -> Result<()> {
-        self.block.clear();
-        self.names.clear();
-        self.name_ends.clear();
-        let path = &self.chunk.path;
-        for record in self.chunk.records() {
-            let record = record?;
-            check.letters(record.body, record.name, path)?;
-            self.names.push_str(record.name);
-            self.name_ends.push(self.names.len());
-            self.block
-                .push_with(|codes| record.translate(path, residue_map, codes))?;
-        }
-        Ok(())
-    }
+    /// Per query, the records that may be reported, best first (every record's, for
+    /// a piece of a record).
+    candidates: Vec<Vec<Candidate>>,
 }
 
 /// A worker's private state for the scan.
 struct ScanWorker<'a> {
     searcher: Searcher,
     residue_map: ResidueMap,
-    scores: Vec<Vec<i32>>,
-    queries: &'a [Query],
-    top: usize,
-    scores_only: bool,
-    check: &'a LetterCheck<'a>,
+    scores: Vec<i32>,
+    /// Per query, per record: the best of each strand.
+    best: Vec<Vec<[StrandBest; 2]>>,
+    job: &'a SearchJob<'a>,
 }
 
 impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
     fn process(&mut self, task: &mut ScanTask) -> Result<()> {
-        task.parse(&self.residue_map, self.check)?;
-        self.searcher.load(&task.block);
-        task.text.clear();
-        if self.scores_only {
-            // Every query's scores first: lines go subject by subject.
-            self.scores.resize_with(self.queries.len(), Vec::new);
-            for (query, scores) in self.queries.iter().zip(self.scores.iter_mut()) {
-                self.searcher.score(&task.block, &query.codes, scores);
-            }
-            use std::fmt::Write as _;
-            let mut text = std::mem::take(&mut task.text);
-            for i in 0..task.block.len() {
-                let name = task.name(i);
-                for (query, scores) in self.queries.iter().zip(&self.scores) {
-                    let _ = writeln!(text, "{}\t{}\t{}", query.name, name, scores[i]);
+        let job = self.job;
+        let check = &job.check;
+        task.records.parse(
+            &task.chunk,
+            &self.residue_map,
+            job.fragmenting,
+            |body, name, path| check.letters(body, name, path),
+        )?;
+        let records = &task.records;
+        self.searcher.load(&records.block);
+        let piece = task.chunk.piece.is_some();
+        self.best.resize_with(job.queries.len(), Vec::new);
+        for (query, best) in job.queries.iter().zip(self.best.iter_mut()) {
+            best.clear();
+            best.resize(records.records(), Default::default());
+            for frame in &query.frames {
+                self.searcher
+                    .score(&records.block, &frame.codes, &mut self.scores);
+                for (index, (&score, fragment)) in
+                    self.scores.iter().zip(&records.fragments).enumerate()
+                {
+                    let slot = &mut best[fragment.record as usize][frame.strand as usize];
+                    if score > slot.score {
+                        *slot = StrandBest {
+                            score,
+                            fragment: index as u32,
+                        };
+                    }
                 }
             }
-            task.text = text;
+        }
+        task.text.clear();
+        task.candidates.resize_with(job.queries.len(), Vec::new);
+        if job.args.scores_only && !piece {
+            use std::fmt::Write as _;
+            for record in 0..records.records() {
+                let name = records.name(record);
+                for (query, best) in job.queries.iter().zip(&self.best) {
+                    let [plus, minus] = best[record];
+                    let score = plus.score.max(minus.score);
+                    let _ = writeln!(task.text, "{}\t{}\t{}", query.name, name, score);
+                }
+            }
             return Ok(());
         }
-        self.scores.resize_with(1, Vec::new);
-        // The candidate lists are the recycled task's: reused, not allocated per chunk.
-        task.candidates.resize_with(self.queries.len(), Vec::new);
-        for (query, best) in self.queries.iter().zip(&mut task.candidates) {
-            let scores = &mut self.scores[0];
-            self.searcher.score(&task.block, &query.codes, scores);
-            best.clear();
-            best.extend(
-                scores
-                    .iter()
-                    .enumerate()
-                    .filter(|&(_, &s)| s > 0)
-                    .map(|(i, &s)| (s, i as u32)),
-            );
-            // Best first: higher score, then earlier in the chunk (and so the database).
-            let order = |&(s, i): &(i32, u32)| (std::cmp::Reverse(s), i);
-            if best.len() > self.top && self.top > 0 {
-                best.select_nth_unstable_by_key(self.top - 1, order);
+        let min_score = job.args.min_score.unwrap_or(1).max(1);
+        for (best, candidates) in self.best.iter().zip(&mut task.candidates) {
+            candidates.clear();
+            for (record, strands) in best.iter().enumerate() {
+                let mut strands = *strands;
+                if !job.args.scores_only {
+                    for strand in &mut strands {
+                        if strand.score < min_score {
+                            *strand = StrandBest::default();
+                        }
+                    }
+                }
+                let candidate = Candidate {
+                    record: record as u32,
+                    strands,
+                };
+                if piece || candidate.score() > 0 {
+                    candidates.push(candidate);
+                }
             }
-            best.truncate(self.top);
-            best.sort_unstable_by_key(order);
+            if !piece {
+                cut_to_capacity(candidates, job.capacity, |c| (c.score(), c.record as u64));
+            }
         }
         Ok(())
     }
@@ -253,6 +350,9 @@ pub struct SearchJob<'a> {
     isa: Isa,
     check: LetterCheck<'a>,
     queries: Vec<Query>,
+    capacity: Capacity,
+    fragmenting: Option<Fragmenting>,
+    format: OutputFormat,
 }
 
 /// What a scan of the database (or of some of its chunks) found.
@@ -267,12 +367,50 @@ pub struct Scan {
     pub counts: PassCounts,
 }
 
+/// The best alignments of every query with a record cut into pieces, joined as its
+/// pieces come in.
+#[derive(Default)]
+struct PiecedRecord {
+    /// Per query, the best of each strand so far.
+    strands: Vec<[StrandHit; 2]>,
+}
+
+impl PiecedRecord {
+    /// Takes the alignments of one piece (residue `residues_before` of the record is
+    /// the piece's first); on equal scores the earlier piece's stays.
+    fn join(&mut self, task: &ScanTask, residues_before: u64, keep_codes: bool) {
+        let records = &task.records;
+        self.strands
+            .resize_with(task.candidates.len(), Default::default);
+        for (kept, candidates) in self.strands.iter_mut().zip(&task.candidates) {
+            let Some(candidate) = candidates.first() else {
+                continue;
+            };
+            for (kept, found) in kept.iter_mut().zip(candidate.strands) {
+                if found.score > kept.score {
+                    let fragment = found.fragment as usize;
+                    kept.score = found.score;
+                    kept.offset = residues_before + records.fragments[fragment].offset as u64;
+                    kept.codes.clear();
+                    if keep_codes {
+                        kept.codes.extend_from_slice(records.block.get(fragment));
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl<'a> SearchJob<'a> {
     /// Checks the arguments and reads the queries.
     pub fn new(args: &'a SearchArgs) -> Result<Self> {
         if args.query == Path::new("-") && args.database == Path::new("-") {
             bail!("the query and the database cannot both be standard input");
         }
+        if !(args.evalue > 0.0) {
+            bail!("--evalue {}: must be above 0", args.evalue);
+        }
+        let format = OutputFormat::parse(args.outfmt.as_deref(), args.json)?;
         let scoring = scoring(args)?;
         let params = karlin_params(args, &scoring);
         let isa = Isa::from_env()?;
@@ -282,19 +420,32 @@ impl<'a> SearchJob<'a> {
             matrix: if args.dna { "BLOSUM62" } else { &args.matrix },
             dna: args.dna,
         };
-        let queries = read_queries(&args.query, &scoring, &check)?;
+        let strands = match (args.dna, args.strand) {
+            (true, choice) => choice.unwrap_or(StrandChoice::Both).strands(),
+            (false, _) => StrandChoice::Plus.strands(),
+        };
+        let queries = read_queries(&args.query, &scoring, &check, strands)?;
+        let longest = queries.iter().map(|q| q.residues.len()).max().unwrap_or(0);
         Ok(Self {
             args,
+            capacity: Capacity {
+                top: args.top,
+                strict: args.top_strict,
+            },
+            fragmenting: Fragmenting::for_queries(&scoring, longest),
             scoring,
             params,
             isa,
             check,
             queries,
+            format,
         })
     }
 
-    /// Scans the database chunks (numbered from 0 in database order) for which
-    /// `wanted(chunk)` holds; `--scores-only` lines go to `lines` in database order.
+    /// Scans the database chunks for which `wanted(chunk)` holds (numbered from 0 in
+    /// database order; the pieces of a record cut into pieces count as one chunk, so a
+    /// record is never split between callers); `--scores-only` lines go to `lines` in
+    /// database order.
     pub fn scan(
         &self,
         config: &seqfarm_farm::FarmConfig,
@@ -303,8 +454,6 @@ impl<'a> SearchJob<'a> {
     ) -> Result<Scan> {
         let (args, queries, check) = (self.args, &self.queries, &self.check);
         let mut database = FastaChunker::open(&args.database)?;
-        let mut size = DatabaseSize::default();
-        let bar = progress::items("searching database bytes");
         // With --scores-only, a chunk's lines for many queries are held at once: smaller
         // chunks keep that bounded (about 16 queries' worth of a default chunk).
         let chunk_size = if args.scores_only {
@@ -313,8 +462,17 @@ impl<'a> SearchJob<'a> {
             args.chunk_size
         }
         .max(1);
+        if let Some(fragmenting) = self.fragmenting {
+            // Pieces of 64 fragments (every lane of the widest kernel busy), at most
+            // 16 MiB, at least a chunk.
+            let piece = (fragmenting.length * 64).min(1 << 24).max(chunk_size);
+            database.split_records(piece, fragmenting.overlap as u64);
+        }
+        let mut size = DatabaseSize::default();
+        let bar = progress::items("searching database bytes");
         let mut sampled = alphabet::LetterSample::default();
         let mut chunks = 0usize;
+        let mut take = false;
         let mut skipped = 0u64;
         let mut emit = |task: &mut ScanTask| -> Result<Fill> {
             loop {
@@ -331,34 +489,88 @@ impl<'a> SearchJob<'a> {
                 if !more {
                     return Ok(Fill::End);
                 }
-                chunks += 1;
-                if wanted(chunks - 1) {
+                if task.chunk.piece.as_ref().is_none_or(|p| p.first) {
+                    chunks += 1;
+                    take = wanted(chunks - 1);
+                }
+                if take {
                     task.skipped_before = skipped;
                     return Ok(Fill::Task);
                 }
-                for record in task.chunk.records() {
-                    record?;
-                    skipped += 1;
+                match &task.chunk.piece {
+                    None => {
+                        for record in task.chunk.records() {
+                            record?;
+                            skipped += 1;
+                        }
+                    }
+                    Some(piece) => skipped += u64::from(piece.last),
                 }
             }
         };
-        let mut top_hits: Vec<TopHits> =
-            (0..queries.len()).map(|_| TopHits::new(args.top)).collect();
+        let mut top_hits: Vec<TopHits> = (0..queries.len())
+            .map(|_| TopHits::new(self.capacity))
+            .collect();
+        let mut pieced = PiecedRecord::default();
         let mut collect = |task: &mut ScanTask| -> Result<()> {
+            let records = &task.records;
             let first_ordinal = size.sequences + task.skipped_before;
-            size.sequences += task.block.len() as u64;
-            size.residues += task.block.residues() as u64;
+            if let Some(piece) = &task.chunk.piece {
+                if piece.first {
+                    pieced.strands.clear();
+                }
+                pieced.join(task, piece.residues_before, !args.scores_only);
+                if !piece.last {
+                    return Ok(());
+                }
+                let length = piece.residues_before + records.lengths[0];
+                size.sequences += 1;
+                size.residues += length;
+                let name = records.name(0);
+                if args.scores_only {
+                    use std::fmt::Write as _;
+                    let mut text = String::new();
+                    for (query, [plus, minus]) in queries.iter().zip(&pieced.strands) {
+                        let score = plus.score.max(minus.score);
+                        let _ = writeln!(text, "{}\t{}\t{}", query.name, name, score);
+                    }
+                    return lines(text.as_bytes());
+                }
+                for (top, strands) in top_hits.iter_mut().zip(&mut pieced.strands) {
+                    let score = strands[0].score.max(strands[1].score);
+                    top.offer(score, first_ordinal, || Hit {
+                        ordinal: first_ordinal,
+                        name: name.to_string(),
+                        length,
+                        strands: std::mem::take(strands),
+                    });
+                }
+                return Ok(());
+            }
+            size.sequences += records.records() as u64;
+            size.residues += records.lengths.iter().sum::<u64>();
             if args.scores_only {
                 return lines(task.text.as_bytes());
             }
             for (top, candidates) in top_hits.iter_mut().zip(&task.candidates) {
-                for &(score, index) in candidates {
-                    let ordinal = first_ordinal + index as u64;
-                    top.offer(score, ordinal, || Hit {
-                        score,
+                for candidate in candidates {
+                    let record = candidate.record as usize;
+                    let ordinal = first_ordinal + record as u64;
+                    top.offer(candidate.score(), ordinal, || Hit {
                         ordinal,
-                        name: task.name(index as usize).to_string(),
-                        codes: task.block.get(index as usize).to_vec(),
+                        name: records.name(record).to_string(),
+                        length: records.lengths[record],
+                        strands: candidate.strands.map(|found| {
+                            if found.score == 0 {
+                                return StrandHit::default();
+                            }
+                            let fragment = found.fragment as usize;
+                            StrandHit {
+                                score: found.score,
+                                offset: records.fragments[fragment].offset as u64,
+                                codes: records.block.get(fragment).to_vec(),
+                            }
+                        }),
                     });
                 }
             }
@@ -369,10 +581,8 @@ impl<'a> SearchJob<'a> {
                 searcher: Searcher::new(&self.scoring, self.isa)?,
                 residue_map: ResidueMap::new(self.scoring.matrix().codes()),
                 scores: Vec::new(),
-                queries,
-                top: args.top,
-                scores_only: args.scores_only,
-                check,
+                best: Vec::new(),
+                job: self,
             })
         };
         let report = seqfarm_farm::run(
@@ -396,8 +606,14 @@ impl<'a> SearchJob<'a> {
         })
     }
 
-    /// Writes the tabular lines of `hits` (per query, best first) for a database of
-    /// `size`, aligning each hit again with traceback; returns the farm's figures.
+    /// A fresh list of the best hits of one query, as this search keeps them.
+    pub fn top_hits(&self) -> TopHits {
+        TopHits::new(self.capacity)
+    }
+
+    /// Writes the report of `hits` (per query, best first) for a database of `size`,
+    /// aligning each reported alignment again with traceback; returns the farm's
+    /// figures.
     pub fn write_hits(
         &self,
         config: &seqfarm_farm::FarmConfig,
@@ -406,15 +622,27 @@ impl<'a> SearchJob<'a> {
         output: &mut Output,
     ) -> Result<seqfarm_farm::FarmStats> {
         let hits: Vec<Vec<Hit>> = hits.into_iter().map(TopHits::into_hits).collect();
-        write_alignments(
-            config,
-            &self.scoring,
-            self.params.as_ref(),
-            &self.queries,
-            hits,
-            size,
-            output,
-        )
+        let args = self.args;
+        let database = args.database.display().to_string();
+        let traceback = Traceback {
+            scoring: &self.scoring,
+            params: self.params.as_ref(),
+            queries: &self.queries,
+            reporting: Reporting {
+                evalue: args.evalue,
+                max_hsps: args.max_hsps.unwrap_or(usize::MAX),
+            },
+            format: &self.format,
+            run: RunInfo {
+                version: env!("CARGO_PKG_VERSION"),
+                database: &database,
+                dna: args.dna,
+                matrix: &args.matrix,
+                gap_open: self.scoring.gap_open(),
+                gap_extend: self.scoring.gap_extend(),
+            },
+        };
+        traceback.write(config, hits, size, output)
     }
 }
 
@@ -510,20 +738,26 @@ fn karlin_params(args: &SearchArgs, scoring: &Scoring) -> Option<KarlinParams> {
     params
 }
 
-/// Reads and encodes every query.
-fn read_queries(path: &Path, scoring: &Scoring, check: &LetterCheck<'_>) -> Result<Vec<Query>> {
+/// Reads and encodes every query, one frame per strand searched.
+fn read_queries(
+    path: &Path,
+    scoring: &Scoring,
+    check: &LetterCheck<'_>,
+    strands: &[Strand],
+) -> Result<Vec<Query>> {
     let mut reader = FastaReader::open(path)?;
     let mut record = FastaRecord::default();
     let mut queries = Vec::new();
     let mut sample = alphabet::LetterSample::default();
+    let matrix = scoring.matrix();
     while reader.read_record(&mut record)? {
         check.letters(&record.sequence, &record.name, path)?;
         sample.add(&record.sequence);
         let residues: Vec<u8> = record
             .sequence
             .iter()
-            .copied()
             .filter(|b| !matches!(b, b' ' | b'\t'))
+            .map(u8::to_ascii_uppercase)
             .collect();
         if residues.len() > scoring.max_query_len() {
             bail!(
@@ -532,12 +766,28 @@ fn read_queries(path: &Path, scoring: &Scoring, check: &LetterCheck<'_>) -> Resu
                 record.name,
                 residues.len(),
                 scoring.max_query_len(),
-                scoring.matrix().name()
+                matrix.name()
             );
         }
+        let frames = strands
+            .iter()
+            .map(|&strand| {
+                let mut letters = residues.clone();
+                if strand == Strand::Minus {
+                    traceback::reverse_complement(&mut letters);
+                }
+                Frame {
+                    strand,
+                    codes: matrix.encode(&letters),
+                    letters,
+                }
+            })
+            .collect();
         queries.push(Query {
             name: std::mem::take(&mut record.name),
-            codes: scoring.matrix().encode(&residues),
+            description: std::mem::take(&mut record.description),
+            residues,
+            frames,
         });
     }
     if queries.is_empty() {
@@ -545,86 +795,6 @@ fn read_queries(path: &Path, scoring: &Scoring, check: &LetterCheck<'_>) -> Resu
     }
     check.sample(&sample, path, "queries")?;
     Ok(queries)
-}
-
-/// One traceback task: a hit to align and its output line.
-#[derive(Default)]
-struct AlignTask {
-    query: usize,
-    hit: Hit,
-    line: String,
-}
-
-/// Aligns every reported hit with traceback (second farm) and writes the tabular lines
-/// in query order, best hit first; returns the farm's figures.
-fn write_alignments(
-    config: &seqfarm_farm::FarmConfig,
-    scoring: &Scoring,
-    params: Option<&KarlinParams>,
-    queries: &[Query],
-    hits: Vec<Vec<Hit>>,
-    size: &DatabaseSize,
-    output: &mut Output,
-) -> Result<seqfarm_farm::FarmStats> {
-    let spaces: Vec<f64> = queries
-        .iter()
-        .map(|q| {
-            params.map_or(0.0, |p| {
-                p.search_space(q.codes.len() as u64, size.residues, size.sequences)
-            })
-        })
-        .collect();
-    let mut pending = hits
-        .into_iter()
-        .enumerate()
-        .flat_map(|(query, hits)| hits.into_iter().map(move |hit| (query, hit)));
-    let mut emit = |task: &mut AlignTask| -> Result<Fill> {
-        Ok(match pending.next() {
-            Some((query, hit)) => {
-                task.query = query;
-                task.hit = hit;
-                Fill::Task
-            }
-            None => Fill::End,
-        })
-    };
-    let make_worker = |_| -> Result<_> {
-        Ok(|task: &mut AlignTask| -> Result<()> {
-            let query = &queries[task.query];
-            let alignment = align(scoring, &query.codes, &task.hit.codes);
-            if alignment.score != task.hit.score {
-                bail!(
-                    "internal error: traceback of {} against {} scores {}, the search {}",
-                    query.name,
-                    task.hit.name,
-                    alignment.score,
-                    task.hit.score
-                );
-            }
-            let context = LineContext {
-                query: &query.name,
-                subject: &task.hit.name,
-                params,
-                search_space: spaces[task.query],
-            };
-            task.line.clear();
-            tabular::write_line(&mut task.line, &context, &alignment);
-            Ok(())
-        })
-    };
-    let mut collect = |task: &mut AlignTask| -> Result<()> {
-        output.put(task.line.as_bytes())?;
-        Ok(())
-    };
-    let report = seqfarm_farm::run(
-        config,
-        AlignTask::default,
-        &mut emit,
-        make_worker,
-        &mut collect,
-    )
-    .map_err(farm_error)?;
-    Ok(report.stats)
 }
 
 /// The report on standard error: what was searched, how long it took, GCUPS.
@@ -636,10 +806,15 @@ fn report_speed(
     threads: usize,
     counts: &PassCounts,
 ) {
-    let query_residues: u64 = queries.iter().map(|q| q.codes.len() as u64).sum();
-    let cells = query_residues as f64 * size.residues as f64;
+    let query_residues: u64 = queries.iter().map(|q| q.residues.len() as u64).sum();
+    let strands = queries.first().map_or(1, |q| q.frames.len());
+    let cells = (query_residues * strands as u64) as f64 * size.residues as f64;
+    let on = match strands {
+        1 => "",
+        _ => ", both strands",
+    };
     eprintln!(
-        "search: {} queries ({} residues) against {} sequences ({} residues) in {:.2} s: \
+        "search: {} queries ({} residues{on}) against {} sequences ({} residues) in {:.2} s: \
          {:.2} GCUPS ({} kernel, {} threads; rescored {} at 16 bits, {} at 32 bits)",
         queries.len(),
         query_residues,

@@ -5,8 +5,8 @@
 use seqfarm_farm::FarmConfig;
 use seqfarm_io::output::{refuse_input_as_output, Output};
 
-pub use crate::cmd::search::tabular::Hit;
-use crate::cmd::search::tabular::TopHits;
+pub use crate::cmd::search::hits::Hit;
+use crate::cmd::search::hits::{StrandHit, TopHits};
 pub use crate::cmd::search::DatabaseSize;
 use crate::cmd::search::{SearchArgs, SearchJob};
 use crate::common::worker_threads;
@@ -22,6 +22,82 @@ pub struct SearchPart {
     pub lines: Vec<u8>,
 }
 
+impl SearchPart {
+    /// The part as bytes, to send between processes ([`SearchPart::from_bytes`] reads
+    /// them back).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        let number = |out: &mut Vec<u8>, n: u64| out.extend_from_slice(&n.to_le_bytes());
+        let bytes = |out: &mut Vec<u8>, b: &[u8]| {
+            out.extend_from_slice(&(b.len() as u64).to_le_bytes());
+            out.extend_from_slice(b);
+        };
+        number(&mut out, self.size.sequences);
+        number(&mut out, self.size.residues);
+        bytes(&mut out, &self.lines);
+        number(&mut out, self.hits.len() as u64);
+        for hits in &self.hits {
+            number(&mut out, hits.len() as u64);
+            for hit in hits {
+                number(&mut out, hit.ordinal);
+                bytes(&mut out, hit.name.as_bytes());
+                number(&mut out, hit.length);
+                for strand in &hit.strands {
+                    number(&mut out, strand.score as u64);
+                    number(&mut out, strand.offset);
+                    bytes(&mut out, &strand.codes);
+                }
+            }
+        }
+        out
+    }
+
+    /// Reads what [`SearchPart::to_bytes`] wrote.
+    pub fn from_bytes(mut input: &[u8]) -> anyhow::Result<Self> {
+        fn take<'a>(input: &mut &'a [u8], n: usize) -> anyhow::Result<&'a [u8]> {
+            anyhow::ensure!(input.len() >= n, "a search part is cut short");
+            let (head, rest) = input.split_at(n);
+            *input = rest;
+            Ok(head)
+        }
+        fn number(input: &mut &[u8]) -> anyhow::Result<u64> {
+            let b = take(input, 8)?;
+            Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+        }
+        fn bytes(input: &mut &[u8]) -> anyhow::Result<Vec<u8>> {
+            let n = number(input)? as usize;
+            Ok(take(input, n)?.to_vec())
+        }
+        let mut part = SearchPart::default();
+        part.size.sequences = number(&mut input)?;
+        part.size.residues = number(&mut input)?;
+        part.lines = bytes(&mut input)?;
+        for _ in 0..number(&mut input)? {
+            let mut hits = Vec::new();
+            for _ in 0..number(&mut input)? {
+                let ordinal = number(&mut input)?;
+                let name = String::from_utf8(bytes(&mut input)?)?;
+                let length = number(&mut input)?;
+                let mut strands: [StrandHit; 2] = Default::default();
+                for strand in &mut strands {
+                    strand.score = number(&mut input)? as i32;
+                    strand.offset = number(&mut input)?;
+                    strand.codes = bytes(&mut input)?;
+                }
+                hits.push(Hit {
+                    ordinal,
+                    name,
+                    length,
+                    strands,
+                });
+            }
+            part.hits.push(hits);
+        }
+        anyhow::ensure!(input.is_empty(), "a search part has bytes left over");
+        Ok(part)
+    }
+}
+
 /// The `search` arguments of a command line (without the program name).
 fn search_args(argv: &[String]) -> anyhow::Result<SearchArgs> {
     match crate::api::parse_command(argv)? {
@@ -30,7 +106,8 @@ fn search_args(argv: &[String]) -> anyhow::Result<SearchArgs> {
     }
 }
 
-/// The number of database chunks of the `search` command line `argv`.
+/// The number of database chunks of the `search` command line `argv` (the pieces of a
+/// record cut into pieces count as one).
 pub fn search_plan(argv: &[String]) -> anyhow::Result<usize> {
     let args = search_args(argv)?;
     let job = SearchJob::new(&args)?;
@@ -91,10 +168,10 @@ pub fn search_finish(
             output.put(&part.lines)?;
             continue;
         }
-        top.resize_with(part.hits.len(), || TopHits::new(args.top));
+        top.resize_with(part.hits.len(), || job.top_hits());
         for (best, hits) in top.iter_mut().zip(part.hits) {
             for hit in hits {
-                best.offer(hit.score, hit.ordinal, move || hit);
+                best.offer(hit.score(), hit.ordinal, move || hit);
             }
         }
     }
@@ -104,4 +181,35 @@ pub fn search_finish(
     }
     output.commit()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_part_reads_back_from_its_bytes() {
+        let mut part = SearchPart {
+            lines: b"q\ts\t5\n".to_vec(),
+            ..SearchPart::default()
+        };
+        part.size.sequences = 3;
+        part.size.residues = 700;
+        let mut hit = Hit {
+            ordinal: 2,
+            name: "chr1".into(),
+            length: 600,
+            ..Hit::default()
+        };
+        hit.strands[1] = StrandHit {
+            score: 40,
+            offset: 128,
+            codes: vec![0, 3, 2, 1],
+        };
+        part.hits = vec![vec![], vec![hit.clone(), Hit::default()]];
+        let back = SearchPart::from_bytes(&part.to_bytes()).unwrap();
+        assert_eq!(back.hits, part.hits);
+        assert_eq!((back.size, back.lines), (part.size, part.lines));
+        assert!(SearchPart::from_bytes(&part.to_bytes()[..30]).is_err());
+    }
 }

@@ -1,0 +1,211 @@
+//! A scan task's database records as the kernel sees them: long records cut into
+//! overlapping fragments, so that SIMD lanes (one database sequence each) stay busy and
+//! equally long; the scores of a record's fragments are folded back into the record's.
+//!
+//! A record's best local alignment score is the best of its fragments' as long as
+//! consecutive fragments overlap by at least the longest subject span of any alignment
+//! with a positive score ([`alignment_span`]): every such alignment then lies whole in
+//! some fragment, and no fragment (a substring) scores more than the record. The first
+//! fragment reaching the best score also holds the leftmost-ending best alignment, which
+//! is the one the traceback reports (it breaks ties subject-major), so reports do not
+//! depend on where fragments start.
+
+use std::path::Path;
+
+use anyhow::Result;
+use seqfarm_io::fasta_chunks::{FastaChunk, ResidueMap};
+use seqfarm_sw::{Scoring, SequenceBlock};
+
+/// The most subject residues an alignment of a `query_len`-residue query scoring above 0
+/// can span (`None` when gaps cost nothing to extend, so spans are unbounded): at most
+/// `query_len` residues face the query, and each subject residue facing a gap costs at
+/// least `extend` of a score of at most `max_score x query_len`.
+pub fn alignment_span(scoring: &Scoring, query_len: usize) -> Option<u64> {
+    let extend = scoring.gap_extend() as u64;
+    if extend == 0 {
+        return None;
+    }
+    let best = scoring.matrix().max_score().max(0) as u64 * query_len as u64;
+    Some(query_len as u64 + best / extend + 1)
+}
+
+/// How database records are cut for a search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fragmenting {
+    /// Residues of a fragment (records up to this length stay whole).
+    pub length: usize,
+    /// Residues shared by consecutive fragments.
+    pub overlap: usize,
+}
+
+impl Fragmenting {
+    /// Fragments for queries up to `longest_query` residues: 16 overlaps long (so the
+    /// repeated residues cost at most 1/16 of the work), at least 16 Ki residues.
+    pub fn for_queries(scoring: &Scoring, longest_query: usize) -> Option<Self> {
+        let overlap = usize::try_from(alignment_span(scoring, longest_query)?).ok()?;
+        Some(Self {
+            length: overlap.saturating_mul(16).max(1 << 14),
+            overlap,
+        })
+    }
+
+    /// Start offsets of the fragments of a record of `len` residues.
+    pub fn starts(&self, len: usize) -> impl Iterator<Item = usize> {
+        let step = self.length - self.overlap;
+        let last = len.saturating_sub(self.overlap + 1) / step;
+        let count = if len <= self.length { 1 } else { last + 1 };
+        (0..count).map(move |k| k * step)
+    }
+}
+
+/// A block entry: which record and where in it a fragment starts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Fragment {
+    /// Index of the record in the task.
+    pub record: u32,
+    /// Offset of the fragment's first residue in the record (in the piece, for a piece
+    /// of a record).
+    pub offset: usize,
+}
+
+/// A task's records, encoded and cut into the fragments the kernel scores.
+#[derive(Debug, Default)]
+pub struct RecordBlock {
+    /// The fragments, encoded.
+    pub block: SequenceBlock,
+    /// What each entry of `block` is.
+    pub fragments: Vec<Fragment>,
+    /// The records' names, back to back.
+    names: String,
+    name_ends: Vec<usize>,
+    /// The records' residues.
+    pub lengths: Vec<u64>,
+    /// One record's codes, before cutting.
+    scratch: Vec<u8>,
+}
+
+impl RecordBlock {
+    /// Number of records.
+    pub fn records(&self) -> usize {
+        self.lengths.len()
+    }
+
+    /// The name of record `index`.
+    pub fn name(&self, index: usize) -> &str {
+        let start = if index == 0 {
+            0
+        } else {
+            self.name_ends[index - 1]
+        };
+        &self.names[start..self.name_ends[index]]
+    }
+
+    /// Parses and encodes the chunk's records (checking each with `check`), cutting
+    /// those longer than a fragment when `fragmenting` is set.
+    pub fn parse(
+        &mut self,
+        chunk: &FastaChunk,
+        residue_map: &ResidueMap,
+        fragmenting: Option<Fragmenting>,
+        mut check: impl FnMut(&[u8], &str, &Path) -> Result<()>,
+    ) -> Result<()> {
+        self.block.clear();
+        self.fragments.clear();
+        self.names.clear();
+        self.name_ends.clear();
+        self.lengths.clear();
+        let path = &chunk.path;
+        for record in chunk.records() {
+            let record = record?;
+            check(record.body, record.name, path)?;
+            let index = self.lengths.len() as u32;
+            self.names.push_str(record.name);
+            self.name_ends.push(self.names.len());
+            self.scratch.clear();
+            record.translate(path, residue_map, &mut self.scratch)?;
+            let codes = &self.scratch;
+            self.lengths.push(codes.len() as u64);
+            match fragmenting.filter(|f| codes.len() > f.length) {
+                Some(f) => {
+                    for start in f.starts(codes.len()) {
+                        let end = (start + f.length).min(codes.len());
+                        self.block.push_encoded(&codes[start..end]);
+                        self.fragments.push(Fragment {
+                            record: index,
+                            offset: start,
+                        });
+                    }
+                }
+                None => {
+                    self.block.push_encoded(codes);
+                    self.fragments.push(Fragment {
+                        record: index,
+                        offset: 0,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use seqfarm_sw::{scalar, ScoreMatrix};
+
+    #[test]
+    fn fragments_cover_the_record_with_the_overlap() {
+        let f = Fragmenting {
+            length: 10,
+            overlap: 3,
+        };
+        for len in 0..60 {
+            let starts: Vec<usize> = f.starts(len).collect();
+            assert_eq!(starts[0], 0);
+            let last = *starts.last().unwrap();
+            assert!(last + f.length >= len, "{len}: {starts:?}");
+            if len > f.length {
+                assert!(last + f.overlap < len, "{len}: the last adds residues");
+            }
+            for w in starts.windows(2) {
+                assert_eq!(w[0] + f.length - w[1], f.overlap);
+            }
+        }
+    }
+
+    #[test]
+    fn the_best_of_the_fragments_is_the_records_score() {
+        let scoring = Scoring::new(ScoreMatrix::dna(2, -3).unwrap(), 5, 2).unwrap();
+        let m = scoring.matrix();
+        let mut state = 7u64;
+        let mut random = |n: usize| -> Vec<u8> {
+            (0..n)
+                .map(|_| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    b"ACGT"[(state >> 33) as usize % 4]
+                })
+                .collect()
+        };
+        let subject = random(3000);
+        for (from, len) in [(100, 60), (1200, 200), (2950, 50)] {
+            let mut query = subject[from..from + len].to_vec();
+            query[len / 2] = b'A';
+            query.splice(len / 3..len / 3, random(4));
+            let (q, s) = (m.encode(&query), m.encode(&subject));
+            let span = alignment_span(&scoring, q.len()).unwrap() as usize;
+            let f = Fragmenting {
+                length: span * 2,
+                overlap: span,
+            };
+            let best = f
+                .starts(s.len())
+                .map(|start| {
+                    scalar::score(&scoring, &q, &s[start..(start + f.length).min(s.len())])
+                })
+                .max()
+                .unwrap();
+            assert_eq!(best, scalar::score(&scoring, &q, &s), "{from} {len}");
+        }
+    }
+}

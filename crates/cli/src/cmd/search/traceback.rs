@@ -1,0 +1,395 @@
+//! The search's second farm: every reported alignment aligned again with traceback (in
+//! parallel, in report order), turned into an [`HspRecord`] in BLAST's conventions and
+//! written in the chosen format.
+
+use anyhow::{bail, Result};
+use seqfarm_farm::Fill;
+use seqfarm_io::output::Output;
+use seqfarm_sw::align::AlignOp;
+use seqfarm_sw::stats::KarlinParams;
+use seqfarm_sw::{align, Alignment, Scoring};
+
+use super::format::{OutputFormat, QueryInfo, RunInfo};
+use super::hits::{Hit, Strand};
+use super::hsp::HspRecord;
+use super::{DatabaseSize, Query};
+use crate::common::farm_error;
+
+/// Which alignments are reported, besides the hits kept per query.
+#[derive(Debug, Clone, Copy)]
+pub struct Reporting {
+    /// Largest E-value reported (not applied without statistics).
+    pub evalue: f64,
+    /// At most this many alignments per query and subject.
+    pub max_hsps: usize,
+}
+
+/// One alignment to report: which query, which subject, and the subject's residues.
+#[derive(Debug, Default)]
+struct HspJob {
+    query: usize,
+    subject: String,
+    subject_len: u64,
+    strand: Option<Strand>,
+    score: i32,
+    evalue: Option<f64>,
+    offset: u64,
+    codes: Vec<u8>,
+    /// Alignments reported for this query and subject (this one included).
+    subject_hsps: usize,
+}
+
+/// A traceback task: an alignment to report and what it became.
+#[derive(Default)]
+struct AlignTask {
+    job: HspJob,
+    record: HspRecord,
+}
+
+/// Everything the traceback needs of the search.
+pub struct Traceback<'a> {
+    /// The scoring.
+    pub scoring: &'a Scoring,
+    /// Statistics, when the scoring has them.
+    pub params: Option<&'a KarlinParams>,
+    /// The queries.
+    pub queries: &'a [Query],
+    /// The cut-offs.
+    pub reporting: Reporting,
+    /// The output format.
+    pub format: &'a OutputFormat,
+    /// What the output's header says.
+    pub run: RunInfo<'a>,
+}
+
+impl Traceback<'_> {
+    /// Aligns every reported alignment of `hits` (per query, best first) again with
+    /// traceback and writes them for a database of `size`; returns the farm's figures.
+    pub fn write(
+        &self,
+        config: &seqfarm_farm::FarmConfig,
+        hits: Vec<Vec<Hit>>,
+        size: &DatabaseSize,
+        output: &mut Output,
+    ) -> Result<seqfarm_farm::FarmStats> {
+        let jobs = self.jobs(hits, size);
+        let mut per_query = vec![0usize; self.queries.len()];
+        for job in &jobs {
+            per_query[job.query] += 1;
+        }
+        let mut pending = jobs.into_iter();
+        let mut emit = |task: &mut AlignTask| -> Result<Fill> {
+            Ok(match pending.next() {
+                Some(job) => {
+                    task.job = job;
+                    Fill::Task
+                }
+                None => Fill::End,
+            })
+        };
+        let make_worker = |_| -> Result<_> {
+            Ok(|task: &mut AlignTask| -> Result<()> {
+                task.record = self.record(&task.job)?;
+                Ok(())
+            })
+        };
+        let mut text = String::new();
+        self.format.begin(&mut text, &self.run);
+        let mut writer = ReportWriter {
+            format: self.format,
+            queries: self.queries,
+            per_query: &per_query,
+            open: None,
+            next_query: 0,
+            written_in_query: 0,
+            subject: Vec::new(),
+            text,
+        };
+        let mut collect = |task: &mut AlignTask| -> Result<()> {
+            writer.add(&task.job, std::mem::take(&mut task.record));
+            output.put(writer.text.as_bytes())?;
+            writer.text.clear();
+            Ok(())
+        };
+        let report = seqfarm_farm::run(
+            config,
+            AlignTask::default,
+            &mut emit,
+            make_worker,
+            &mut collect,
+        )
+        .map_err(farm_error)?;
+        writer.advance_to(self.queries.len());
+        self.format.end(&mut writer.text, self.queries.len());
+        output.put(writer.text.as_bytes())?;
+        Ok(report.stats)
+    }
+
+    /// The alignments to report, in report order: per query, hits best first, each
+    /// hit's strands best first, those above the E-value cut-off dropped.
+    fn jobs(&self, hits: Vec<Vec<Hit>>, size: &DatabaseSize) -> Vec<HspJob> {
+        let dna = self.run.dna;
+        let mut jobs = Vec::new();
+        for (query, hits) in hits.into_iter().enumerate() {
+            let space = self.params.map(|p| {
+                p.search_space(
+                    self.queries[query].residues.len() as u64,
+                    size.residues,
+                    size.sequences,
+                )
+            });
+            for mut hit in hits {
+                let strands: Vec<(Strand, i32, Option<f64>)> = hit
+                    .ranked_strands()
+                    .map(|(strand, h)| {
+                        let evalue = self.params.zip(space).map(|(p, s)| p.evalue(h.score, s));
+                        (strand, h.score, evalue)
+                    })
+                    .filter(|&(_, _, e)| e.is_none_or(|e| e <= self.reporting.evalue))
+                    .take(self.reporting.max_hsps)
+                    .collect();
+                let count = strands.len();
+                for (strand, score, evalue) in strands {
+                    let found = &mut hit.strands[strand as usize];
+                    jobs.push(HspJob {
+                        query,
+                        subject: hit.name.clone(),
+                        subject_len: hit.length,
+                        strand: dna.then_some(strand),
+                        score,
+                        evalue,
+                        offset: found.offset,
+                        codes: std::mem::take(&mut found.codes),
+                        subject_hsps: count,
+                    });
+                }
+            }
+        }
+        jobs
+    }
+
+    /// Aligns `job` with traceback and fills in its record (but for the query
+    /// coverage of its subject, which needs the subject's other alignments).
+    fn record(&self, job: &HspJob) -> Result<HspRecord> {
+        let query = &self.queries[job.query];
+        let strand = job.strand.unwrap_or(Strand::Plus);
+        let frame = query
+            .frame(strand)
+            .expect("alignments only on the strands searched");
+        let a = align(self.scoring, &frame.codes, &job.codes);
+        if a.score != job.score {
+            bail!(
+                "internal error: traceback of {} against {} scores {}, the search {}",
+                query.name,
+                job.subject,
+                a.score,
+                job.score
+            );
+        }
+        let qlen = query.residues.len();
+        let mut record = HspRecord {
+            query_id: query.name.clone(),
+            query_len: qlen,
+            subject_id: job.subject.clone(),
+            subject_len: job.subject_len,
+            minus: strand == Strand::Minus,
+            score: a.score,
+            evalue: job.evalue,
+            bit_score: self.params.map(|p| p.bit_score(a.score)),
+            length: a.length,
+            identities: a.identities,
+            mismatches: a.mismatches,
+            gap_opens: a.gap_opens,
+            gaps: a.gaps,
+            ..HspRecord::default()
+        };
+        let (first, last) = (
+            job.offset + a.subject_start as u64 + 1,
+            job.offset + a.subject_end as u64,
+        );
+        if record.minus {
+            (record.query_start, record.query_end) = (qlen - a.query_end + 1, qlen - a.query_start);
+            (record.subject_start, record.subject_end) = (last, first);
+        } else {
+            (record.query_start, record.query_end) = (a.query_start + 1, a.query_end);
+            (record.subject_start, record.subject_end) = (first, last);
+        }
+        self.aligned_residues(&a, &frame.codes, &frame.letters, &job.codes, &mut record);
+        Ok(record)
+    }
+
+    /// Fills in the aligned residues and the positives of `a` (of `query` against
+    /// `subject`, encoded), in the query's plus orientation.
+    fn aligned_residues(
+        &self,
+        a: &Alignment,
+        query: &[u8],
+        query_letters: &[u8],
+        subject: &[u8],
+        record: &mut HspRecord,
+    ) {
+        let matrix = self.scoring.matrix();
+        let subject_letter = |code: u8| match matrix.symbols()[code as usize] {
+            b'*' if record.minus || self.run.dna => b'N',
+            symbol => symbol,
+        };
+        let (mut i, mut j) = (a.query_start, a.subject_start);
+        let (mut q, mut s) = (Vec::with_capacity(a.length), Vec::with_capacity(a.length));
+        let mut positives = 0;
+        for op in &a.ops {
+            match op {
+                AlignOp::Pair => {
+                    if matrix.score(query[i], subject[j]) > 0 {
+                        positives += 1;
+                    }
+                    q.push(query_letters[i]);
+                    s.push(subject_letter(subject[j]));
+                    i += 1;
+                    j += 1;
+                }
+                AlignOp::QueryGap => {
+                    q.push(query_letters[i]);
+                    s.push(b'-');
+                    i += 1;
+                }
+                AlignOp::SubjectGap => {
+                    q.push(b'-');
+                    s.push(subject_letter(subject[j]));
+                    j += 1;
+                }
+            }
+        }
+        if record.minus {
+            reverse_complement(&mut q);
+            reverse_complement(&mut s);
+        }
+        record.positives = positives;
+        record.query_aligned = q;
+        record.subject_aligned = s;
+    }
+}
+
+/// The complement of an IUPAC nucleotide letter (others, `-` included, unchanged).
+pub fn complement(letter: u8) -> u8 {
+    const FROM: &[u8] = b"ACGTUMRWSYKVHDBN";
+    const TO: &[u8] = b"TGCAAKYWSRMBDHVN";
+    let upper = letter.to_ascii_uppercase();
+    match FROM.iter().position(|&b| b == upper) {
+        Some(i) => TO[i],
+        None => letter,
+    }
+}
+
+/// Reverses `letters` and complements each.
+pub fn reverse_complement(letters: &mut [u8]) {
+    letters.reverse();
+    for b in letters.iter_mut() {
+        *b = complement(*b);
+    }
+}
+
+/// The collector's side of the traceback: query headers and footers around each
+/// query's alignments (also for queries with none), and each subject's alignments held
+/// until all are in, for the query coverage of the subject.
+struct ReportWriter<'a> {
+    format: &'a OutputFormat,
+    queries: &'a [Query],
+    /// Alignments reported per query.
+    per_query: &'a [usize],
+    /// The query whose header is written and footer is not.
+    open: Option<usize>,
+    /// The first query whose header is not written yet.
+    next_query: usize,
+    written_in_query: usize,
+    subject: Vec<HspRecord>,
+    text: String,
+}
+
+impl<'a> ReportWriter<'a> {
+    fn info(&self, query: usize) -> QueryInfo<'a> {
+        let q = &self.queries[query];
+        QueryInfo {
+            id: &q.name,
+            description: &q.description,
+            len: q.residues.len(),
+        }
+    }
+
+    /// Closes the open query, writes the queries before `query` (they have no
+    /// alignments) and opens `query` (none when it is past the last).
+    fn advance_to(&mut self, query: usize) {
+        if let Some(open) = self.open.take() {
+            let info = self.info(open);
+            self.format.end_query(&mut self.text, &info);
+        }
+        let last = query.min(self.queries.len());
+        for skipped in self.next_query..last {
+            let info = self.info(skipped);
+            self.format.begin_query(&mut self.text, &info, 0);
+            self.format.end_query(&mut self.text, &info);
+        }
+        self.next_query = self.next_query.max(last);
+        if query < self.queries.len() {
+            let info = self.info(query);
+            self.format
+                .begin_query(&mut self.text, &info, self.per_query[query]);
+            self.open = Some(query);
+            self.next_query = query + 1;
+            self.written_in_query = 0;
+        }
+    }
+
+    /// Takes the aligned record of `job`.
+    fn add(&mut self, job: &HspJob, record: HspRecord) {
+        if self.open != Some(job.query) {
+            self.advance_to(job.query);
+        }
+        self.subject.push(record);
+        if self.subject.len() < job.subject_hsps {
+            return;
+        }
+        let covered = covered_residues(self.subject.iter().map(|r| (r.query_start, r.query_end)));
+        for mut record in std::mem::take(&mut self.subject) {
+            record.query_covered_by_subject = covered;
+            self.format
+                .hsp(&mut self.text, &record, self.written_in_query);
+            self.written_in_query += 1;
+        }
+    }
+}
+
+/// Residues in the union of 1-based inclusive ranges.
+fn covered_residues(ranges: impl Iterator<Item = (usize, usize)>) -> usize {
+    let mut ranges: Vec<(usize, usize)> = ranges.collect();
+    ranges.sort_unstable();
+    let mut covered = 0;
+    let mut reached = 0;
+    for (start, end) in ranges {
+        let from = start.max(reached + 1);
+        if end >= from {
+            covered += end - from + 1;
+        }
+        reached = reached.max(end);
+    }
+    covered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn union_of_ranges() {
+        assert_eq!(covered_residues([(1, 10)].into_iter()), 10);
+        assert_eq!(covered_residues([(5, 10), (1, 6)].into_iter()), 10);
+        assert_eq!(covered_residues([(1, 3), (7, 8)].into_iter()), 5);
+        assert_eq!(covered_residues([(2, 9), (3, 4)].into_iter()), 8);
+    }
+
+    #[test]
+    fn reverse_complement_of_iupac() {
+        let mut s = b"ACGTNRY-a".to_vec();
+        reverse_complement(&mut s);
+        assert_eq!(s, b"T-RYNACGT");
+    }
+}
