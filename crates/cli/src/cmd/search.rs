@@ -14,6 +14,7 @@
 //!    database, whose size is known only once the scan is over.
 
 mod alphabet;
+pub mod format;
 pub mod hsp;
 pub(crate) mod tabular;
 
