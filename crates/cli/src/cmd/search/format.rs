@@ -854,7 +854,7 @@ mod tests {
         out
     }
 
-    fn line(columns: &str, record: &HspRecord, dna: bool) -> String {
+    fn text_line(columns: &str, record: &HspRecord, dna: bool) -> String {
         let format = OutputFormat::parse(Some(&format!("6 {columns}")), false).unwrap();
         format.begin(&mut String::new(), &run_info(dna));
         let mut out = String::new();
@@ -1008,15 +1008,15 @@ mod tests {
         ];
         assert_eq!(expected.len(), COLUMNS.len());
         for (name, text) in expected {
-            assert_eq!(line(name, &record, false), text, "{name}");
+            assert_eq!(text_line(name, &record, false), text, "{name}");
         }
         let all: Vec<&str> = expected.iter().map(|e| e.0).collect();
         let texts: Vec<&str> = expected.iter().map(|e| e.1).collect();
-        assert_eq!(line(&all.join(" "), &record, false), texts.join("\t"));
+        assert_eq!(text_line(&all.join(" "), &record, false), texts.join("\t"));
         let mut minus = record.clone();
         minus.minus = true;
-        assert_eq!(line("sstrand", &record, true), "plus");
-        assert_eq!(line("sstrand", &minus, true), "minus");
+        assert_eq!(text_line("sstrand", &record, true), "plus");
+        assert_eq!(text_line("sstrand", &minus, true), "minus");
     }
 
     #[test]
@@ -1033,7 +1033,20 @@ mod tests {
         record.query_start = 3;
         record.query_end = 14;
         record.query_covered_by_subject = 20;
-        assert_eq!(line("qcovhsp qcovs", &record, false), "19\t31");
+        assert_eq!(text_line("qcovhsp qcovs", &record, false), "19\t31");
+    }
+
+    #[test]
+    fn percentages_round_as_printf_does() {
+        // C's printf rounds the exact binary value, ties to even: 3.125 reads 3.12.
+        let mut record = gapped_record();
+        record.length = 32;
+        record.positives = 1;
+        record.identities = 3;
+        assert_eq!(text_line("ppos pident", &record, false), "3.12\t9.375");
+        record.length = 64;
+        record.identities = 1;
+        assert_eq!(text_line("pident", &record, false), "1.562");
     }
 
     #[test]
@@ -1204,5 +1217,176 @@ mod tests {
         let value: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(value["queries"][0]["hits"][0]["sstrand"], "plus");
         assert_eq!(value["queries"][0]["hits"][1]["sstrand"], "minus");
+    }
+
+    /// Runs a BLAST program on `query` and `subject` FASTA texts with tabular `columns`;
+    /// `None` (after a note) where the program is not installed, outside CI.
+    fn run_blast(
+        program: &str,
+        args: &[&str],
+        query: &str,
+        subject: &str,
+        columns: &str,
+    ) -> Option<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let (q, s) = (dir.path().join("q.fa"), dir.path().join("s.fa"));
+        std::fs::write(&q, query).unwrap();
+        std::fs::write(&s, subject).unwrap();
+        let outfmt = format!("6 {columns}");
+        let result = std::process::Command::new(program)
+            .args([
+                "-parse_deflines",
+                "-query",
+                q.to_str().unwrap(),
+                "-subject",
+                s.to_str().unwrap(),
+            ])
+            .args(args)
+            .args(["-outfmt", &outfmt])
+            .output();
+        match result {
+            Ok(output) => {
+                assert!(
+                    output.status.success(),
+                    "{program}: {}",
+                    String::from_utf8_lossy(&output.stderr)
+                );
+                Some(String::from_utf8(output.stdout).unwrap())
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "{program} is not installed (CI)"
+                );
+                eprintln!("note: {program} not installed; BLAST column comparison skipped");
+                None
+            }
+            Err(error) => panic!("{program}: {error}"),
+        }
+    }
+
+    /// Fills a record from BLAST's own figures (a line of `BLAST_COLUMNS`) and checks that
+    /// every column prints as BLAST printed it; `qcovs` from the union of the query ranges
+    /// of the subject's lines.
+    fn check_blast_lines(text: &str, dna: bool) {
+        let lines: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+        assert!(lines.len() >= 2, "{text}");
+        let names: Vec<&str> = BLAST_COLUMNS.split_whitespace().collect();
+        let field = |line: &[&str], name: &str| -> String {
+            line[names.iter().position(|n| *n == name).unwrap()].to_string()
+        };
+        let number = |line: &[&str], name: &str| -> u64 { field(line, name).parse().unwrap() };
+        for line in &lines {
+            assert_eq!(line.len(), names.len(), "{line:?}");
+            let (qstart, qend) = (
+                number(line, "qstart") as usize,
+                number(line, "qend") as usize,
+            );
+            let mut covered = vec![false; number(line, "qlen") as usize + 1];
+            for other in &lines {
+                if field(other, "qseqid") == field(line, "qseqid")
+                    && field(other, "sseqid") == field(line, "sseqid")
+                {
+                    for c in &mut covered
+                        [number(other, "qstart") as usize..=number(other, "qend") as usize]
+                    {
+                        *c = true;
+                    }
+                }
+            }
+            let record = HspRecord {
+                query_id: field(line, "qseqid"),
+                query_len: number(line, "qlen") as usize,
+                subject_id: field(line, "sseqid"),
+                subject_len: number(line, "slen"),
+                minus: field(line, "sstrand") == "minus",
+                score: number(line, "score") as i32,
+                evalue: Some(field(line, "evalue").parse().unwrap()),
+                bit_score: Some(field(line, "bitscore").parse().unwrap()),
+                query_start: qstart,
+                query_end: qend,
+                subject_start: number(line, "sstart"),
+                subject_end: number(line, "send"),
+                length: number(line, "length") as usize,
+                identities: number(line, "nident") as usize,
+                mismatches: number(line, "mismatch") as usize,
+                positives: number(line, "positive") as usize,
+                gap_opens: number(line, "gapopen") as usize,
+                gaps: number(line, "gaps") as usize,
+                query_aligned: field(line, "qseq").into_bytes(),
+                subject_aligned: field(line, "sseq").into_bytes(),
+                query_covered_by_subject: covered.iter().filter(|&&c| c).count(),
+            };
+            assert_eq!(text_line(BLAST_COLUMNS, &record, dna), line.join("\t"));
+        }
+    }
+
+    /// The columns compared with BLAST's own text.
+    const BLAST_COLUMNS: &str = "qseqid sseqid qacc qaccver sacc saccver qlen slen qcovs \
+        qcovhsp nident positive gaps ppos pident length mismatch gapopen qstart qend sstart \
+        send sstrand qseq sseq score evalue bitscore btop";
+
+    #[test]
+    fn columns_print_as_blastp_and_blastn_print_them() {
+        let query = ">sp|P12345|NAME_HUMAN some protein\n\
+            MKVLAAGIVGLLLAWQSSAEELRRKLEEALKRAGNWWTPDEQCKKLGHHHWSTRPLYDEVAKML\n";
+        let subject = ">tr|Q9XYZ1|Q9XYZ1_MOUSE one\n\
+            MKVLAAGIVGLLAWQSSAEDLRRKIEEALKRAGNWWTPDEQCKKLGHHHWSTRPLYDEVAKMLAAAMKVLAAGIVGLL\n\
+            >NC_045512.2 two\nPPPPPPMKVLAAGIVGLLAWQSSAEPPPPP\n";
+        let args = ["-comp_based_stats", "0", "-seg", "no"];
+        if let Some(text) = run_blast("blastp", &args, query, subject, BLAST_COLUMNS) {
+            check_blast_lines(&text, false);
+        }
+        // A DNA subject holding the query's region on both strands, with a mismatch
+        // and a two-base deletion in the query.
+        let mut state = 7u64;
+        let genome: Vec<u8> = (0..300)
+            .map(|_| {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                b"ACGT"[(state >> 62) as usize]
+            })
+            .collect();
+        let mut read = genome[40..160].to_vec();
+        read[30] = if read[30] == b'A' { b'C' } else { b'A' };
+        read.drain(70..72);
+        let reverse: Vec<u8> = genome
+            .iter()
+            .rev()
+            .map(|&b| match b {
+                b'A' => b'T',
+                b'C' => b'G',
+                b'G' => b'C',
+                _ => b'A',
+            })
+            .collect();
+        let query = format!(">NM_000001.2 read\n{}\n", String::from_utf8(read).unwrap());
+        let subject = format!(
+            ">NC_045512.2 minus\n{}\n>chr1 plus\n{}\n",
+            String::from_utf8(reverse).unwrap(),
+            String::from_utf8(genome).unwrap()
+        );
+        let args = [
+            "-task",
+            "blastn",
+            "-dust",
+            "no",
+            "-reward",
+            "2",
+            "-penalty",
+            "-3",
+            "-gapopen",
+            "5",
+            "-gapextend",
+            "2",
+        ];
+        if let Some(text) = run_blast("blastn", &args, &query, &subject, BLAST_COLUMNS) {
+            assert!(
+                text.contains("\tminus\t") && text.contains("\tplus\t"),
+                "{text}"
+            );
+            check_blast_lines(&text, true);
+        }
     }
 }
