@@ -85,9 +85,10 @@ pub enum Column {
 
 /// Every column: its `-outfmt` name, its label in `-outfmt 7`'s `# Fields:` line, and its
 /// meaning (BLAST's), in BLAST's order of `-help`.
+#[rustfmt::skip]
 const COLUMNS: [(Column, &str, &str, &str); 29] = [
     (Column::QuerySeqId, "qseqid", "query id", "query name: the first word of its FASTA header"),
-    (Column::QueryAcc, "qacc", "query acc.", "query accession (`P12345` for `sp|P12345|NAME_HUMAN`, `NC_045512` for `NC_045512.2`)"),
+    (Column::QueryAcc, "qacc", "query acc.", "query accession, as a BLAST database built with `-parse_seqids` holds it (`P12345` for `sp|P12345|NAME_HUMAN`, `NC_045512` for `NC_045512.2`; a name that is no accession, like `chr1`, as it is)"),
     (Column::QueryAccVer, "qaccver", "query acc.ver", "query accession with its version (`NC_045512.2`)"),
     (Column::QueryLen, "qlen", "query length", "query length"),
     (Column::SubjectSeqId, "sseqid", "subject id", "subject name: the first word of its FASTA header"),
@@ -100,8 +101,8 @@ const COLUMNS: [(Column, &str, &str, &str); 29] = [
     (Column::SubjectEnd, "send", "s. end", "subject position aligned to `qend`"),
     (Column::QuerySeq, "qseq", "query seq", "aligned query residues, `-` for gaps"),
     (Column::SubjectSeq, "sseq", "subject seq", "aligned subject residues, `-` for gaps (reverse complement on the minus strand)"),
-    (Column::Evalue, "evalue", "evalue", "expect value"),
-    (Column::BitScore, "bitscore", "bit score", "bit score"),
+    (Column::Evalue, "evalue", "evalue", "expect value: alignments scoring as well expected by chance in a database of this size"),
+    (Column::BitScore, "bitscore", "bit score", "bit score: the raw score normalized by the Karlin-Altschul lambda and K"),
     (Column::Score, "score", "score", "raw score"),
     (Column::Length, "length", "alignment length", "alignment columns: pairs and gaps"),
     (Column::PercentIdentity, "pident", "% identity", "100 x nident / length, 3 decimals"),
@@ -112,8 +113,8 @@ const COLUMNS: [(Column, &str, &str, &str); 29] = [
     (Column::Gaps, "gaps", "gaps", "gap columns"),
     (Column::PercentPositives, "ppos", "% positives", "100 x positive / length, 2 decimals"),
     (Column::SubjectStrand, "sstrand", "subject strand", "`plus` or `minus` (DNA), `N/A` (protein)"),
-    (Column::QueryCoverSubject, "qcovs", "% query coverage per subject", "percentage of the query covered by all the alignments to this subject together (an integer)"),
-    (Column::QueryCoverHsp, "qcovhsp", "% query coverage per hsp", "percentage of the query covered by this alignment, qend - qstart + 1 (an integer)"),
+    (Column::QueryCoverSubject, "qcovs", "% query coverage per subject", "percentage of the query covered by all the reported alignments to this subject together (an integer: rounded half up below 99, truncated from 99 on)"),
+    (Column::QueryCoverHsp, "qcovhsp", "% query coverage per hsp", "percentage of the query covered by this alignment, qend - qstart + 1 residues (an integer, rounded as `qcovs`)"),
     (Column::Btop, "btop", "BTOP", "blast traceback operations: runs of identities as numbers, other columns as query then subject letter"),
 ];
 
@@ -947,6 +948,15 @@ mod tests {
             assert_eq!(Column::from_name(name).map(Column::name), Some(*name));
         }
         assert_eq!(names.len(), COLUMNS.len());
+    }
+
+    #[test]
+    fn readme_lists_every_column_with_its_meaning() {
+        let readme = include_str!("../../../../../README.md");
+        for &(_, name, label, meaning) in &COLUMNS {
+            let row = format!("| `{name}` | {label} | {} |", meaning.replace('|', "\\|"));
+            assert!(readme.contains(&row), "README lacks the row\n{row}");
+        }
     }
 
     #[test]
