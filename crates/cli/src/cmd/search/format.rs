@@ -317,6 +317,12 @@ impl OutputFormat {
         })
     }
 
+    /// Whether `column` is printed (the caller may skip computing what no column shows:
+    /// `qcovs`'s coverage, `qseq`/`sseq`/`btop`'s aligned residues).
+    pub fn uses(&self, column: Column) -> bool {
+        self.columns.contains(&column)
+    }
+
     fn run_lines(&self) -> Cow<'_, RunLines> {
         match self.run.get() {
             Some(lines) => Cow::Borrowed(lines),
@@ -938,6 +944,8 @@ mod tests {
         assert!(error.contains("\"5\""), "{error}");
         assert!(OutputFormat::parse(Some(""), false).is_err());
         assert!(OutputFormat::parse(Some("7 qseqid"), true).is_err());
+        let format = OutputFormat::parse(Some("6 qseqid qcovs"), false).unwrap();
+        assert!(format.uses(Column::QueryCoverSubject) && !format.uses(Column::QuerySeq));
     }
 
     #[test]
@@ -953,8 +961,10 @@ mod tests {
     #[test]
     fn readme_lists_every_column_with_its_meaning() {
         let readme = include_str!("../../../../../README.md");
-        for &(_, name, label, meaning) in &COLUMNS {
-            let row = format!("| `{name}` | {label} | {} |", meaning.replace('|', "\\|"));
+        for column in Column::all() {
+            let (name, label) = (column.name(), column.label());
+            let meaning = column.meaning().replace('|', "\\|");
+            let row = format!("| `{name}` | {label} | {meaning} |");
             assert!(readme.contains(&row), "README lacks the row\n{row}");
         }
     }
