@@ -233,7 +233,8 @@ pub struct RunInfo<'a> {
 
 /// One query, as `begin_query` and `end_query` write it.
 pub struct QueryInfo<'a> {
-    /// 0-based position of the query in the input.
+    /// 0-based position of the query in the input (JSON writes a comma before every
+    /// query but the one at 0).
     pub index: usize,
     /// The query's name (the first word of its header).
     pub id: &'a str,
@@ -1148,6 +1149,24 @@ mod tests {
             "# Fields: query acc.ver, subject acc.ver, % identity, alignment length, \
              mismatches, gap opens, q. start, q. end, s. start, s. end, evalue, bit score\n"
         ));
+    }
+
+    #[test]
+    fn commented_query_line_without_description() {
+        let format = OutputFormat::parse(Some("7"), false).unwrap();
+        format.begin(&mut String::new(), &run_info(false));
+        let mut out = String::new();
+        let info = QueryInfo {
+            index: 0,
+            id: "q2",
+            description: "",
+            len: 5,
+        };
+        format.begin_query(&mut out, &info, 0);
+        assert_eq!(
+            out,
+            "# seqfarm search 0.1.0\n# Query: q2\n# Database: db.fa\n# 0 hits found\n"
+        );
     }
 
     #[test]
