@@ -283,7 +283,10 @@ impl OutputFormat {
             match words.next() {
                 Some("6") => {}
                 Some("7") if !json => layout = Layout::Commented,
-                Some("7") => bail!("--outfmt 7 and --json: choose one (--json takes the columns of --outfmt 6 ...)"),
+                Some("7") => bail!(
+                    "--outfmt 7 and --json: choose one (--json takes the columns of \
+                     --outfmt 6 ...)"
+                ),
                 Some(other) => bail!(
                     "--outfmt {other:?}: seqfarm search writes 6 (tabular), 7 (commented \
                      tabular) or, with --json, JSON"
