@@ -11,7 +11,8 @@ from . import _native
 from ._native import OptionError
 from ._options import option_argv
 
-__all__ = ["count", "search", "snp_pileup", "BED_COLUMNS", "BLAST_COLUMNS"]
+__all__ = ["count", "search", "snp_pileup", "blast_columns", "BED_COLUMNS", "BLAST_COLUMNS",
+           "BLAST_STD_COLUMNS", "BLAST_COLUMN_TYPES"]
 
 #: The names of a BED file's columns, in order (the first three are always there).
 BED_COLUMNS = ["chrom", "start", "end", "name", "score", "strand", "thickStart", "thickEnd",
@@ -21,10 +22,22 @@ BED_COLUMNS = ["chrom", "start", "end", "name", "score", "strand", "thickStart",
 BLAST_COLUMNS = ["qseqid", "sseqid", "pident", "length", "mismatch", "gapopen", "qstart",
                  "qend", "sstart", "send", "evalue", "bitscore"]
 
-_BLAST_TYPES = {"qseqid": str, "sseqid": str, "pident": "float64", "length": "int64",
-                "mismatch": "int64", "gapopen": "int64", "qstart": "int64", "qend": "int64",
-                "sstart": "int64", "send": "int64", "evalue": "float64",
-                "bitscore": "float64"}
+#: BLAST 2.12's ``std`` columns: what ``outfmt="6"`` (or ``"7"``) alone means.
+BLAST_STD_COLUMNS = ["qaccver", "saccver", "pident", "length", "mismatch", "gapopen",
+                     "qstart", "qend", "sstart", "send", "evalue", "bitscore"]
+
+#: The type of every column ``outfmt=`` may name, in the order of BLAST's ``-help``.
+BLAST_COLUMN_TYPES = {
+    "qseqid": str, "qacc": str, "qaccver": str, "qlen": "int64",
+    "sseqid": str, "sacc": str, "saccver": str, "slen": "int64",
+    "qstart": "int64", "qend": "int64", "sstart": "int64", "send": "int64",
+    "qseq": str, "sseq": str, "evalue": "float64", "bitscore": "float64", "score": "int64",
+    "length": "int64", "pident": "float64", "nident": "int64", "mismatch": "int64",
+    "positive": "int64", "gapopen": "int64", "gaps": "int64", "ppos": "float64",
+    "sstrand": str, "qcovs": "int64", "qcovhsp": "int64", "btop": str,
+}
+
+_BLAST_TYPES = {name: BLAST_COLUMN_TYPES[name] for name in BLAST_COLUMNS}
 
 
 def path_list(paths):
@@ -124,14 +137,16 @@ def search(queries, database, threads=None, **opts):
     ``queries``: a FASTA path, or a list of sequences (named ``query1``, ``query2``, ...)
     or of ``(name, sequence)`` pairs. ``database``: a FASTA path (plain or gzip). Other
     options are the command's as keywords: ``top`` (hits per query), ``matrix``, ``dna``,
-    ``match``, ``mismatch``, ``gap_open``, ``gap_extend``, ``scores_only``.
+    ``match``, ``mismatch``, ``gap_open``, ``gap_extend``, ``scores_only``, ``outfmt``.
 
     Returns the BLAST tabular columns (``qseqid sseqid pident length mismatch gapopen
     qstart qend sstart send evalue bitscore``; ``evalue``/``bitscore`` NaN where the
-    command prints NA), the best hits of each query in query order; with
-    ``scores_only=True``, ``qseqid sseqid score`` for every pair.
+    command prints NA), the best hits of each query in query order; with ``outfmt`` (the
+    command's ``--outfmt``: ``"6 qseqid sseqid evalue qcovs"``, ``"6 std qlen"``) its
+    columns, each typed as :data:`BLAST_COLUMN_TYPES` says; with ``scores_only=True``,
+    ``qseqid sseqid score`` for every pair.
     """
-    _no_output(opts, "o", "output")
+    _no_output(opts, "o", "output", "json")
     argv = option_argv({"threads": threads, **opts})
     with tempfile.TemporaryDirectory(prefix="seqfarm-") as scratch:
         if isinstance(queries, (str, os.PathLike)):
@@ -143,14 +158,45 @@ def search(queries, database, threads=None, **opts):
                     name, seq = (f"query{i + 1}", query) if isinstance(query, str) else query
                     fasta.write(f">{name}\n{seq}\n")
         data = _native.search_table(argv + ["--", query_path, os.fspath(database)])
-    return search_frame(data, opts.get("scores_only"))
+    return search_frame(data, opts.get("scores_only"), opts.get("outfmt"))
 
 
-def search_frame(data, scores_only=False):
+def blast_columns(outfmt):
+    """The column names an ``outfmt`` option (``"6 qseqid sseqid evalue"``, ``"7 std
+    qlen"``, ``"6"``) prints, as the command reads it: ``std`` stands for
+    :data:`BLAST_STD_COLUMNS`, and so does a format number alone."""
+    words = str(outfmt).split()
+    if not words or words[0] not in ("6", "7"):
+        raise OptionError(f"outfmt={outfmt!r}: give 6 or 7, then columns if wanted")
+    names = []
+    for word in words[1:]:
+        if word == "std":
+            names += BLAST_STD_COLUMNS
+        elif word in BLAST_COLUMN_TYPES:
+            names.append(word)
+        else:
+            raise OptionError(f"outfmt: unknown column {word!r}; known columns: std "
+                              + " ".join(BLAST_COLUMN_TYPES))
+    return names or list(BLAST_STD_COLUMNS)
+
+
+def search_frame(data, scores_only=False, outfmt=None):
     """The tabular output of ``search`` (bytes) as the columns and types :func:`search`
-    returns."""
+    returns: those of ``outfmt`` when given (the comment lines of ``7`` skipped; a
+    column named twice gives two columns of that name)."""
     if scores_only:
         return _read_table(data, ["qseqid", "sseqid", "score"],
                            {"qseqid": str, "sseqid": str, "score": "int64"})
-    return _read_table(data, BLAST_COLUMNS, _BLAST_TYPES,
-                       na_values={"evalue": ["NA"], "bitscore": ["NA"]})
+    if outfmt is None:
+        return _read_table(data, BLAST_COLUMNS, _BLAST_TYPES,
+                           na_values={"evalue": ["NA"], "bitscore": ["NA"]})
+    names = blast_columns(outfmt)
+    if str(outfmt).split()[0] == "7":
+        data = b"".join(line for line in data.splitlines(keepends=True)
+                        if not line.startswith(b"#"))
+    types = {i: BLAST_COLUMN_TYPES[name] for i, name in enumerate(names)}
+    missing = {i: ["NA"] for i, name in enumerate(names) if name in ("evalue", "bitscore")}
+    # By position: a column named twice gives two columns of one name.
+    frame = _read_table(data, list(range(len(names))), types, na_values=missing)
+    frame.columns = names
+    return frame

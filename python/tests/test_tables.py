@@ -2,6 +2,8 @@
 
 import csv
 import io
+import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -133,3 +135,56 @@ def test_search_bad_query_is_format_error_with_cli_message(data, cli, tmp_path):
     with pytest.raises(seqfarm.Error) as caught:
         seqfarm.search(bad, db)
     assert message == f"seqfarm: error: {caught.value}"
+
+
+SEVEN_COLUMNS = "6 qseqid sseqid qlen qcovs ppos evalue sstrand"
+SEVEN_COLUMN_LINES = (b"q1\tsp|P12345|NAME_HUMAN\t64\t100\t98.44\t9.56e-47\tN/A\n"
+                      b"q1\tNC_045512.2\t64\t31\t95.00\tNA\tN/A\n")
+
+
+def test_search_frame_types_the_columns_of_outfmt():
+    frame = seqfarm.tables.search_frame(SEVEN_COLUMN_LINES, outfmt=SEVEN_COLUMNS)
+    assert list(frame.columns) == SEVEN_COLUMNS.split()[1:]
+    types = [str, str, "int64", "int64", "float64", "float64", str]
+    assert list(frame.dtypes) == [pd.Series([], dtype=t).dtype for t in types]
+    assert frame["qcovs"].tolist() == [100, 31]
+    assert frame["ppos"].tolist() == [98.44, 95.0]
+    assert frame["evalue"][0] == 9.56e-47 and pd.isna(frame["evalue"][1])
+    assert frame["sstrand"].tolist() == ["N/A", "N/A"]
+    assert frame["sseqid"][0] == "sp|P12345|NAME_HUMAN"
+
+
+def test_search_frame_skips_the_comments_of_outfmt_7():
+    commented = (b"# seqfarm search 0.1.0\n# Query: q1 a protein\n# Database: db.fa\n"
+                 b"# Fields: query id, subject id, query length, % query coverage per subject, "
+                 b"% positives, evalue, subject strand\n# 2 hits found\n" + SEVEN_COLUMN_LINES
+                 + b"# seqfarm search 0.1.0\n# Query: q2\n# Database: db.fa\n# 0 hits found\n"
+                 b"# seqfarm processed 2 queries\n")
+    frame = seqfarm.tables.search_frame(commented, outfmt="7" + SEVEN_COLUMNS[1:])
+    expected = seqfarm.tables.search_frame(SEVEN_COLUMN_LINES, outfmt=SEVEN_COLUMNS)
+    pd.testing.assert_frame_equal(frame, expected)
+
+
+def test_search_frame_std_repeats_and_defaults():
+    line = b"P12345\tNC_045512\t95.000\t20\t0\t1\t1\t20\t7\t25\t1.04e-09\t35.0\t64\t64\n"
+    frame = seqfarm.tables.search_frame(line, outfmt="6 std qlen qlen")
+    assert list(frame.columns) == seqfarm.tables.BLAST_STD_COLUMNS + ["qlen", "qlen"]
+    assert frame.iloc[0, -1] == 64 and frame["send"][0] == 25
+    assert list(seqfarm.tables.search_frame(line[: line.rfind(b"\t64\t64")] + b"\n",
+                                            outfmt="6").columns) == \
+        seqfarm.tables.BLAST_STD_COLUMNS
+    assert seqfarm.tables.search_frame(b"", outfmt="6 qseqid qcovhsp").empty
+
+
+def test_search_frame_unknown_column_is_option_error():
+    with pytest.raises(seqfarm.OptionError, match="'qcov'.*qcovhsp"):
+        seqfarm.tables.search_frame(b"", outfmt="6 qseqid qcov")
+    with pytest.raises(seqfarm.OptionError, match="give 6 or 7"):
+        seqfarm.tables.search_frame(b"", outfmt="5")
+
+
+def test_every_readme_search_column_has_a_type():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = readme.split("| column | `# Fields:` label | meaning |\n")[1].split("\n\n")[0]
+    names = re.findall(r"^\| `(\w+)` \| ", table, flags=re.M)
+    assert names == list(seqfarm.tables.BLAST_COLUMN_TYPES)

@@ -320,9 +320,10 @@ impl KarlinParams {
         }
     }
 
-    /// The bit score of raw `score`: `(lambda * S - ln K) / ln 2`.
+    /// The bit score of raw `score`: `(lambda * S - ln K) / ln 2` (with the raw score
+    /// even where E-values round it down to even, as blastn prints them).
     pub fn bit_score(&self, score: i32) -> f64 {
-        (self.lambda * self.effective_score(score) - self.k.ln()) / std::f64::consts::LN_2
+        (self.lambda * score as f64 - self.k.ln()) / std::f64::consts::LN_2
     }
 
     /// BLAST's length adjustment for a query of `query_len` against a database of
@@ -425,12 +426,12 @@ mod tests {
             "{}",
             p.bit_score(100)
         );
+        // blastn 2.12 prints 718 bits for a 795 score and 29.2 for 31 (the raw score),
+        // while scores 24 and 25 get the same E-value (rounded down to even).
         let dna = KarlinParams::lookup_dna(2, -3, 5, 2).unwrap();
-        assert_eq!(
-            dna.bit_score(41),
-            dna.bit_score(40),
-            "odd scores round down"
-        );
+        assert_eq!(dna.bit_score(795) as i64, 718);
+        assert!((dna.bit_score(31) - 29.24).abs() < 0.01);
+        assert_eq!(dna.evalue(25, 1e6), dna.evalue(24, 1e6));
     }
 
     #[test]

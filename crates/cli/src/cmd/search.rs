@@ -21,7 +21,6 @@ pub mod format;
 pub mod hits;
 pub mod hsp;
 pub mod records;
-pub(crate) mod tabular;
 pub mod traceback;
 
 use std::path::{Path, PathBuf};

@@ -9,7 +9,7 @@ use seqfarm_sw::align::AlignOp;
 use seqfarm_sw::stats::KarlinParams;
 use seqfarm_sw::{align, Alignment, Scoring};
 
-use super::format::{OutputFormat, QueryInfo, RunInfo};
+use super::format::{Column, OutputFormat, QueryInfo, RunInfo};
 use super::hits::{Hit, Strand};
 use super::hsp::HspRecord;
 use super::{DatabaseSize, Query};
@@ -233,37 +233,46 @@ impl Traceback<'_> {
             b'*' if record.minus || self.run.dna => b'N',
             symbol => symbol,
         };
+        let texts = [Column::QuerySeq, Column::SubjectSeq, Column::Btop]
+            .into_iter()
+            .any(|c| self.format.uses(c));
         let (mut i, mut j) = (a.query_start, a.subject_start);
-        let (mut q, mut s) = (Vec::with_capacity(a.length), Vec::with_capacity(a.length));
+        let (mut q, mut s) = (Vec::new(), Vec::new());
         let mut positives = 0;
         for op in &a.ops {
-            match op {
+            let (query_letter, subject_letter) = match op {
                 AlignOp::Pair => {
                     if matrix.score(query[i], subject[j]) > 0 {
                         positives += 1;
                     }
-                    q.push(query_letters[i]);
-                    s.push(subject_letter(subject[j]));
                     i += 1;
                     j += 1;
+                    (query_letters[i - 1], subject_letter(subject[j - 1]))
                 }
                 AlignOp::QueryGap => {
-                    q.push(query_letters[i]);
-                    s.push(b'-');
                     i += 1;
+                    (query_letters[i - 1], b'-')
                 }
                 AlignOp::SubjectGap => {
-                    q.push(b'-');
-                    s.push(subject_letter(subject[j]));
                     j += 1;
+                    (b'-', subject_letter(subject[j - 1]))
                 }
+            };
+            if texts {
+                q.push(query_letter);
+                s.push(subject_letter);
             }
         }
         if record.minus {
             reverse_complement(&mut q);
             reverse_complement(&mut s);
         }
-        record.positives = positives;
+        // BLAST counts a nucleotide pair as positive only when it is identical.
+        record.positives = if self.run.dna {
+            record.identities
+        } else {
+            positives
+        };
         record.query_aligned = q;
         record.subject_aligned = s;
     }
@@ -309,6 +318,7 @@ impl<'a> ReportWriter<'a> {
     fn info(&self, query: usize) -> QueryInfo<'a> {
         let q = &self.queries[query];
         QueryInfo {
+            index: query,
             id: &q.name,
             description: &q.description,
             len: q.residues.len(),
