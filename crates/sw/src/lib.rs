@@ -10,10 +10,6 @@
 //!   sequence, scores looked up with byte shuffles), written once over a lane trait and
 //!   instantiated for AVX2 and AVX-512BW at 8, 16 and 32 bits (`x86/avx2.rs`,
 //!   `x86/avx512.rs`), chosen at run time by [`Isa`] (`dispatch.rs`);
-//! * [`striped::StripedProfile`]: a striped (Farrar) AVX2 kernel, one query against one
-//!   subject at a time with 8-bit and then 16-bit lanes; measured against the
-//!   inter-sequence kernel across query lengths (see BENCHMARKS.md) and kept out of
-//!   [`Searcher`], as it is slower at every length measured;
 //! * [`Searcher`]: a worker's engine that scores a query against a [`SequenceBlock`] of
 //!   database sequences with 8-bit lanes, rescoring only overflowed sequences at 16 and
 //!   then 32 bits;
@@ -33,7 +29,6 @@ pub mod scalar;
 mod scoring;
 mod search;
 pub mod stats;
-pub mod striped;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
