@@ -552,21 +552,19 @@ mod tests {
         }
     }
 
-    /// Every record of `text` chunked with long records cut into pieces: (name,
-    /// sequence rebuilt from the pieces, pieces' (residues_before, residues)).
-    fn pieced(
-        text: &[u8],
-        target: usize,
-        piece_bytes: usize,
-        overlap: u64,
-    ) -> Vec<(String, Vec<u8>, Vec<(u64, u64)>)> {
+    /// A record rebuilt from its pieces: name, sequence, and each piece's
+    /// (residues_before, residues).
+    type Rebuilt = (String, Vec<u8>, Vec<(u64, u64)>);
+
+    /// Every record of `text` chunked with long records cut into pieces.
+    fn pieced(text: &[u8], target: usize, piece_bytes: usize, overlap: u64) -> Vec<Rebuilt> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.fa");
         std::fs::write(&path, text).unwrap();
         let mut chunker = FastaChunker::open(&path).unwrap();
         chunker.split_records(piece_bytes, overlap);
         let mut chunk = FastaChunk::default();
-        let mut out: Vec<(String, Vec<u8>, Vec<(u64, u64)>)> = Vec::new();
+        let mut out: Vec<Rebuilt> = Vec::new();
         let mut open = false;
         while chunker.next_chunk(&mut chunk, target).unwrap() {
             for record in chunk.records() {

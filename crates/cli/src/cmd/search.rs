@@ -406,7 +406,7 @@ impl<'a> SearchJob<'a> {
         if args.query == Path::new("-") && args.database == Path::new("-") {
             bail!("the query and the database cannot both be standard input");
         }
-        if !(args.evalue > 0.0) {
+        if args.evalue.is_nan() || args.evalue <= 0.0 {
             bail!("--evalue {}: must be above 0", args.evalue);
         }
         let format = OutputFormat::parse(args.outfmt.as_deref(), args.json)?;

@@ -207,9 +207,10 @@ mod tests {
             codes: vec![0, 3, 2, 1],
         };
         part.hits = vec![vec![], vec![hit.clone(), Hit::default()]];
-        let back = SearchPart::from_bytes(&part.to_bytes()).unwrap();
+        let bytes = part.to_bytes();
+        let back = SearchPart::from_bytes(&bytes).unwrap();
         assert_eq!(back.hits, part.hits);
         assert_eq!((back.size, back.lines), (part.size, part.lines));
-        assert!(SearchPart::from_bytes(&part.to_bytes()[..30]).is_err());
+        assert!(SearchPart::from_bytes(&bytes[..30]).is_err());
     }
 }
