@@ -76,8 +76,8 @@ const BLASTN_SCORING: [&str; 14] = [
 ];
 
 /// Every strong blastn alignment (E-value at most 1e-5) that is the only best one of its
-/// query, subject and strand is seqfarm's, in every column; seqfarm finds each strong
-/// alignment of the query's own source region.
+/// query, subject and strand is seqfarm's, in every column (E-value and bit score
+/// included), and the strong alignments of each are the same.
 #[test]
 fn dna_alignments_equal_blastn_on_both_strands() {
     if !peer("blastn") || !peer("makeblastdb") {
@@ -141,6 +141,15 @@ fn dna_alignments_equal_blastn_on_both_strands() {
             compared += 1;
         }
     }
+    // And blastn finds every alignment seqfarm reports as strong.
+    assert_eq!(
+        strong,
+        ours.len(),
+        "{:?}",
+        ours.keys()
+            .filter(|k| !best.contains_key(*k))
+            .collect::<Vec<_>>()
+    );
     assert!(strong >= 20, "{strong} strong blastn alignments");
     assert!(
         compared * 10 >= strong * 9,
@@ -267,18 +276,57 @@ fn protein_top_hits_equal_blastp() {
     assert!(equal * 5 >= total * 4, "{equal} of {total} equal");
 }
 
-/// The reverse complement of a DNA sequence (ACGT and N).
-fn reverse_complement(seq: &str) -> String {
-    seq.bytes()
-        .rev()
-        .map(|b| match b {
-            b'A' => 'T',
-            b'C' => 'G',
-            b'G' => 'C',
-            b'T' => 'A',
-            _ => 'N',
-        })
-        .collect()
+/// Writes the reverse complements of the DNA sequences of FASTA file `fasta` (ACGT) to
+/// `out`, under the same headers.
+pub(crate) fn reverse_complements(fasta: &Path, out: &Path) {
+    let mut text = String::new();
+    for record in read_text(fasta).split('>').skip(1) {
+        let (header, body) = record.split_once('\n').unwrap();
+        let reversed: String = body
+            .bytes()
+            .rev()
+            .filter(|b| !b.is_ascii_whitespace())
+            .map(|b| match b {
+                b'A' => 'T',
+                b'C' => 'G',
+                b'G' => 'C',
+                b'T' => 'A',
+                _ => 'N',
+            })
+            .collect();
+        text += &format!(">{header}\n{reversed}\n");
+    }
+    std::fs::write(out, text).unwrap();
+}
+
+/// seqfarm's DNA scores on the plus strand, the minus strand and both are parasail's
+/// scores of `query` and of its reverse complements against `db`, and the better of the
+/// two.
+pub(crate) fn assert_strand_scores_are_parasail_scores(dir: &Path, query: &Path, db: &Path) {
+    let reversed = dir.join("reverse_complements.fa");
+    reverse_complements(query, &reversed);
+    // seqfarm's gap of length k costs 5 + 2k; parasail's 7 + 2(k - 1).
+    let scoring = "-d -M 2 -X 3 -o 7 -e 2";
+    let plus = parasail_scores(dir, query, db, scoring);
+    let minus = parasail_scores(dir, &reversed, db, scoring);
+    let ours = |strand: &str| {
+        let (out, _) = search(&[
+            "--dna",
+            "--strand",
+            strand,
+            "--scores-only",
+            path(query),
+            path(db),
+        ]);
+        score_map(&out)
+    };
+    assert_eq!(ours("minus"), minus);
+    assert_eq!(ours("plus"), plus);
+    let better: BTreeMap<_, _> = plus
+        .iter()
+        .map(|(k, &s)| (k.clone(), s.max(minus[k])))
+        .collect();
+    assert_eq!(ours("both"), better);
 }
 
 /// parasail scoring the queries and their reverse complements gives seqfarm's plus- and
@@ -291,36 +339,5 @@ fn strand_scores_equal_parasail_on_reverse_complements() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("db.fa");
     std::fs::write(&db, read_text(&data("search_dna_db.fa.gz"))).unwrap();
-    let query = data("search_dna_q.fa");
-    let reversed = dir.path().join("rc.fa");
-    let mut text = String::new();
-    for record in read_text(&query).split('>').skip(1) {
-        let (header, body) = record.split_once('\n').unwrap();
-        let seq: String = body.split_whitespace().collect();
-        text += &format!(">{header}\n{}\n", reverse_complement(&seq));
-    }
-    std::fs::write(&reversed, text).unwrap();
-    // seqfarm's gap of length k costs 5 + 2k; parasail's 7 + 2(k - 1).
-    let scoring = "-d -M 2 -X 3 -o 7 -e 2";
-    let plus = parasail_scores(dir.path(), &query, &db, scoring);
-    let minus = parasail_scores(dir.path(), &reversed, &db, scoring);
-    assert_eq!(minus.len(), 16 * 6);
-    let ours = |strand: &str| {
-        let (out, _) = search(&[
-            "--dna",
-            "--strand",
-            strand,
-            "--scores-only",
-            path(&query),
-            path(&db),
-        ]);
-        score_map(&out)
-    };
-    assert_eq!(ours("minus"), minus);
-    assert_eq!(ours("plus"), plus);
-    let better: BTreeMap<_, _> = plus
-        .iter()
-        .map(|(k, &s)| (k.clone(), s.max(minus[k])))
-        .collect();
-    assert_eq!(ours("both"), better);
+    assert_strand_scores_are_parasail_scores(dir.path(), &data("search_dna_q.fa"), &db);
 }

@@ -5,8 +5,8 @@
 use std::path::Path;
 
 use crate::search::{path, search};
-use crate::search_blast::{dna_queries, SHORT_QUERIES};
-use crate::support::{data, run, seqfarm};
+use crate::search_blast::{assert_strand_scores_are_parasail_scores, dna_queries, SHORT_QUERIES};
+use crate::support::{data, peer, run, seqfarm};
 
 /// A pseudo-random DNA sequence of `len` bases (a fixed linear congruential generator).
 pub(crate) fn random_dna(len: usize, seed: u64) -> Vec<u8> {
@@ -88,8 +88,9 @@ pub(crate) fn long_record_files(dir: &Path) -> (std::path::PathBuf, std::path::P
 }
 
 /// A 1.2 Mb database record cut into pieces (and those into fragments) reports the same
-/// bytes whatever the chunk size, thread count and kernel, in every output mode, and
-/// the alignments a short record holding the same region reports.
+/// bytes whatever the chunk size, thread count and kernel, in every output mode, the
+/// scores parasail finds in the whole record, and the alignments a short record holding
+/// the same region reports.
 #[test]
 fn long_records_cut_into_pieces_report_what_whole_records_report() {
     let dir = tempfile::tempdir().unwrap();
@@ -150,6 +151,10 @@ fn long_records_cut_into_pieces_report_what_whole_records_report() {
                 "{lines:?}"
             );
         }
+    }
+    // The scores of the whole records, by parasail.
+    if peer("parasail_aligner") {
+        assert_strand_scores_are_parasail_scores(dir.path(), &query, &db);
     }
     // The pieces were scanned as tasks of their own: more tasks than sequences.
     let stats = dir.path().join("stats.json");
