@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build links and the tests compare against (bowtie2,
-# samtools, ...) and MultiQC from PyPI in a virtual environment under target/ (the
+# samtools, BLAST+, ...) and MultiQC from PyPI in a virtual environment under target/ (the
 # align tests check that it reads seqfarm's summary), then runs the whole suite: once
 # as built by default (ISA-L inflate), and the IO crate's tests once more on its
 # libdeflate back end. Last, the Python package: built with maturin into a virtual
@@ -8,7 +8,7 @@
 # the binary.
 set -euo pipefail
 cd "$(dirname "$0")"
-./debian-packages.sh libisal-dev samtools bedtools picard-tools parasail bowtie2 python3-venv
+./debian-packages.sh libisal-dev samtools bedtools picard-tools parasail bowtie2 ncbi-blast+ python3-venv
 multiqc_version=1.35
 venv=target/multiqc-venv
 if ! "$venv/bin/multiqc" --version 2>/dev/null | grep -qx "multiqc, version $multiqc_version"; then

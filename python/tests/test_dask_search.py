@@ -1,6 +1,6 @@
 """seqfarm.dask.search on a LocalCluster of worker processes: the command line's
 tabular output, byte for byte (hits merged across database parts, ties in database
-order)."""
+order), a DNA search of both strands with a record cut into pieces among them."""
 
 import pytest
 
@@ -36,3 +36,60 @@ def test_existing_output_is_refused(dask_client, data, tmp_path):
     out.write_text("keep")
     with pytest.raises(seqfarm.InputError, match="already exists"):
         seqfarm.dask.search(dask_client, data / "sw_q10.fa", data / "sw_db1500.fa.gz", out)
+
+
+def _dna(rng, n):
+    return "".join(rng.choice("ACGT") for _ in range(n))
+
+
+def _reverse_complement(seq):
+    return seq[::-1].translate(str.maketrans("ACGT", "TGCA"))
+
+
+def _fasta(name, seq):
+    return f">{name}\n" + "".join(seq[i:i + 80] + "\n" for i in range(0, len(seq), 80))
+
+
+@pytest.fixture(scope="module")
+def long_record_files(tmp_path_factory):
+    """DNA queries and a database whose 1.2 Mb record is cut into pieces (over 1 MiB)
+    and fragments, between short records, with copies of the queries planted on both
+    strands: across the first piece's end, in the long record and in a short one."""
+    import random
+
+    rng = random.Random(16)
+    a, b = _dna(rng, 150), _dna(rng, 60)
+    long = list(_dna(rng, 1_200_000))
+    for at, seq in [(1_035_550, _reverse_complement(a)), (16_100, a[:70] + "T" + a[71:]),
+                    (600_000, b), (1_100_000, _reverse_complement(b))]:
+        long[at:at + len(seq)] = seq
+    short = [_dna(rng, 3_000) for _ in range(6)]
+    short[4] = short[4][:1000] + _reverse_complement(a) + short[4][1150:]
+    folder = tmp_path_factory.mktemp("long_record")
+    queries, database = folder / "q.fa", folder / "db.fa"
+    queries.write_text(_fasta("a", a) + _fasta("b", b))
+    records = [_fasta(f"short{i + 1}", s) for i, s in enumerate(short[:3])]
+    records.append(_fasta("long", "".join(long)))
+    records += [_fasta(f"short{i + 4}", s) for i, s in enumerate(short[3:])]
+    database.write_text("".join(records))
+    return queries, database
+
+
+@pytest.mark.parametrize(
+    "options", [{}, {"outfmt": "6 std sstrand qseq sseq"}, {"scores_only": True}]
+)
+def test_dna_search_of_a_long_record_is_the_cli_output(
+    dask_client, cli, long_record_files, tmp_path, options
+):
+    queries, database = long_record_files
+    flags = []
+    for name, value in options.items():
+        flags += [f"--{name.replace('_', '-')}"] + ([] if value is True else [value])
+    expected = cli("search", "--dna", queries, database, *flags).stdout
+    assert b"\tlong\t" in expected and b"\tshort5\t" in expected
+    out = tmp_path / "hits.tsv"
+    seqfarm.dask.search(
+        dask_client, queries, database, out, parts_per_worker=4, chunk_size=8000, dna=True,
+        **options,
+    )
+    assert out.read_bytes() == expected

@@ -18,5 +18,7 @@ mod messages;
 mod numa;
 mod outputs;
 mod search;
+mod search_blast;
+mod search_options;
 mod snp_pileup;
 mod stats;

@@ -10,7 +10,7 @@ use seqfarm_sw::{scalar, ScoreMatrix, Scoring};
 use crate::support::{data, peer, run, seqfarm, shared_data};
 
 /// Reads a (possibly gzipped) text file.
-fn read_text(path: &Path) -> String {
+pub(crate) fn read_text(path: &Path) -> String {
     let bytes = std::fs::read(path).expect("readable");
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut text = String::new();
@@ -24,7 +24,7 @@ fn read_text(path: &Path) -> String {
 }
 
 /// `query subject score` lines as a map (the order is checked elsewhere).
-fn score_map(text: &str) -> BTreeMap<(String, String), i64> {
+pub(crate) fn score_map(text: &str) -> BTreeMap<(String, String), i64> {
     text.lines()
         .map(|line| {
             let f: Vec<&str> = line.split('\t').collect();
@@ -37,7 +37,8 @@ fn score_map(text: &str) -> BTreeMap<(String, String), i64> {
         .collect()
 }
 
-fn search(args: &[&str]) -> (String, String) {
+/// Runs `seqfarm search ARGS`, which must succeed; returns its output and standard error.
+pub(crate) fn search(args: &[&str]) -> (String, String) {
     let out = run(&[&["search"][..], args].concat());
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
@@ -47,7 +48,8 @@ fn search(args: &[&str]) -> (String, String) {
     (String::from_utf8(out.stdout).expect("utf-8"), stderr)
 }
 
-fn path(p: &Path) -> &str {
+/// A path as the command-line argument it is given as.
+pub(crate) fn path(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
 }
 
@@ -65,29 +67,28 @@ fn scores_equal_parasail_on_the_bundled_database() {
 }
 
 /// The names (first words of the headers) of a FASTA text, in file order.
-fn fasta_names(text: &str) -> Vec<String> {
+pub(crate) fn fasta_names(text: &str) -> Vec<String> {
     text.lines()
         .filter_map(|l| l.strip_prefix('>'))
         .map(|h| h.split_whitespace().next().unwrap_or("").to_string())
         .collect()
 }
 
-/// Runs Debian's `parasail_aligner` (every pair, no suffix-array filter) and returns its
-/// scores keyed by query and subject name.
-fn parasail_scores(
+/// Runs Debian's `parasail_aligner` (every pair, no suffix-array filter) with the scoring
+/// options `scoring` (such as `-m blosum62 -o 12 -e 1`) and returns its scores keyed by
+/// query and subject name.
+pub(crate) fn parasail_scores(
     dir: &Path,
     query: &Path,
     db: &Path,
-    matrix: &str,
-    open: i32,
-    extend: i32,
+    scoring: &str,
 ) -> BTreeMap<(String, String), i64> {
-    let csv = dir.join(format!("parasail_{matrix}_{open}_{extend}.csv"));
+    let csv = dir.join(format!("parasail{}.csv", scoring.replace(' ', "")));
     // parasail_aligner refuses to run when standard input is open but not a terminal.
     let status = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!(
-            "parasail_aligner -x -a sw_striped_profile_16 -m {matrix} -o {open} -e {extend} \
+            "parasail_aligner -x -a sw_striped_profile_16 {scoring} \
              -t 1 -q '{}' -f '{}' -g '{}' <&- >/dev/null",
             path(query),
             path(db),
@@ -140,14 +141,13 @@ fn scores_equal_the_installed_parasail() {
             path(&query),
             path(&db),
         ]);
-        let expected = parasail_scores(
-            dir.path(),
-            &query,
-            &db,
-            &matrix.to_lowercase(),
+        let scoring = format!(
+            "-m {} -o {} -e {}",
+            matrix.to_lowercase(),
             theirs.0,
-            theirs.1,
+            theirs.1
         );
+        let expected = parasail_scores(dir.path(), &query, &db, &scoring);
         assert_eq!(expected.len(), 3000);
         assert_eq!(score_map(&out), expected, "{matrix}");
     }
