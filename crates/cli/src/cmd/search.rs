@@ -82,10 +82,10 @@ pub struct SearchArgs {
     pub strand: Option<StrandChoice>,
     /// Output columns, as BLAST's -outfmt: "6" (tabular), "7" (tabular with comment
     /// lines), "6 qseqid sseqid evalue ...", "7 std qlen slen"
-    #[arg(long, value_name = "FORMAT")]
+    #[arg(long, value_name = "FORMAT", conflicts_with = "scores_only")]
     pub outfmt: Option<String>,
     /// Write one JSON document (the --outfmt columns, typed) instead of tabular lines
-    #[arg(long)]
+    #[arg(long, conflicts_with = "scores_only")]
     pub json: bool,
     /// Write `qseqid sseqid score` for every pair instead of the top hits
     #[arg(long)]
@@ -625,6 +625,7 @@ impl<'a> SearchJob<'a> {
         let database = args.database.display().to_string();
         let traceback = Traceback {
             scoring: &self.scoring,
+            isa: self.isa,
             params: self.params.as_ref(),
             queries: &self.queries,
             reporting: Reporting {
@@ -636,7 +637,7 @@ impl<'a> SearchJob<'a> {
                 version: env!("CARGO_PKG_VERSION"),
                 database: &database,
                 dna: args.dna,
-                matrix: &args.matrix,
+                matrix: self.scoring.matrix().name(),
                 gap_open: self.scoring.gap_open(),
                 gap_extend: self.scoring.gap_extend(),
             },

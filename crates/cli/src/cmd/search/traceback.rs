@@ -7,11 +7,12 @@ use seqfarm_farm::Fill;
 use seqfarm_io::output::Output;
 use seqfarm_sw::align::AlignOp;
 use seqfarm_sw::stats::KarlinParams;
-use seqfarm_sw::{align, Alignment, Scoring};
+use seqfarm_sw::{align, Alignment, Isa, Scoring, Searcher, SequenceBlock};
 
 use super::format::{Column, OutputFormat, QueryInfo, RunInfo};
 use super::hits::{Hit, Strand};
 use super::hsp::HspRecord;
+use super::records::{alignment_span, Fragmenting};
 use super::{DatabaseSize, Query};
 use crate::common::farm_error;
 
@@ -50,6 +51,8 @@ struct AlignTask {
 pub struct Traceback<'a> {
     /// The scoring.
     pub scoring: &'a Scoring,
+    /// The SIMD kernel that finds where a long subject's best alignment lies.
+    pub isa: Isa,
     /// Statistics, when the scoring has them.
     pub params: Option<&'a KarlinParams>,
     /// The queries.
@@ -88,8 +91,13 @@ impl Traceback<'_> {
             })
         };
         let make_worker = |_| -> Result<_> {
-            Ok(|task: &mut AlignTask| -> Result<()> {
-                task.record = self.record(&task.job)?;
+            let mut window = WindowFinder {
+                searcher: Searcher::new(self.scoring, self.isa)?,
+                block: SequenceBlock::new(),
+                scores: Vec::new(),
+            };
+            Ok(move |task: &mut AlignTask| -> Result<()> {
+                task.record = self.record(&task.job, &mut window)?;
                 Ok(())
             })
         };
@@ -170,13 +178,15 @@ impl Traceback<'_> {
 
     /// Aligns `job` with traceback and fills in its record (but for the query
     /// coverage of its subject, which needs the subject's other alignments).
-    fn record(&self, job: &HspJob) -> Result<HspRecord> {
+    fn record(&self, job: &HspJob, window: &mut WindowFinder) -> Result<HspRecord> {
         let query = &self.queries[job.query];
         let strand = job.strand.unwrap_or(Strand::Plus);
         let frame = query
             .frame(strand)
             .expect("alignments only on the strands searched");
-        let a = align(self.scoring, &frame.codes, &job.codes);
+        let (start, subject) = window.find(self.scoring, &frame.codes, &job.codes, job.score);
+        let offset = job.offset + start as u64;
+        let a = align(self.scoring, &frame.codes, subject);
         if a.score != job.score {
             bail!(
                 "internal error: traceback of {} against {} scores {}, the search {}",
@@ -204,8 +214,8 @@ impl Traceback<'_> {
             ..HspRecord::default()
         };
         let (first, last) = (
-            job.offset + a.subject_start as u64 + 1,
-            job.offset + a.subject_end as u64,
+            offset + a.subject_start as u64 + 1,
+            offset + a.subject_end as u64,
         );
         if record.minus {
             (record.query_start, record.query_end) = (qlen - a.query_end + 1, qlen - a.query_start);
@@ -214,7 +224,7 @@ impl Traceback<'_> {
             (record.query_start, record.query_end) = (a.query_start + 1, a.query_end);
             (record.subject_start, record.subject_end) = (first, last);
         }
-        self.aligned_residues(&a, &frame.codes, &frame.letters, &job.codes, &mut record);
+        self.aligned_residues(&a, &frame.codes, &frame.letters, subject, &mut record);
         Ok(record)
     }
 
@@ -275,6 +285,60 @@ impl Traceback<'_> {
         };
         record.query_aligned = q;
         record.subject_aligned = s;
+    }
+}
+
+/// Narrows a long subject down to a window holding its best alignment before the scalar
+/// traceback, whose cost grows with the subject: the subject is cut into windows that
+/// overlap by the query's [`alignment_span`] (as the scan cuts long records into
+/// fragments, and so with the same result: the first window reaching the best score holds
+/// the alignment the whole subject's traceback reports), which the SIMD kernel scores
+/// all at once.
+struct WindowFinder {
+    searcher: Searcher,
+    block: SequenceBlock,
+    scores: Vec<i32>,
+}
+
+impl WindowFinder {
+    /// The offset in `subject` and the window of it where the traceback of `query`
+    /// (which scores `score` against `subject`) finds the same alignment; `subject`
+    /// itself when it is short.
+    fn find<'s>(
+        &mut self,
+        scoring: &Scoring,
+        query: &[u8],
+        subject: &'s [u8],
+        score: i32,
+    ) -> (usize, &'s [u8]) {
+        let Some(span) = alignment_span(scoring, query.len()) else {
+            return (0, subject);
+        };
+        let overlap = span as usize;
+        let windows = Fragmenting {
+            length: overlap + (overlap / 4).max(64),
+            overlap,
+        };
+        if subject.len() <= 2 * windows.length {
+            return (0, subject);
+        }
+        self.block.clear();
+        let starts: Vec<usize> = windows.starts(subject.len()).collect();
+        for &start in &starts {
+            self.block
+                .push_encoded(&subject[start..(start + windows.length).min(subject.len())]);
+        }
+        self.searcher.score(&self.block, query, &mut self.scores);
+        match self.scores.iter().position(|&s| s == score) {
+            Some(k) => {
+                let start = starts[k];
+                (
+                    start,
+                    &subject[start..(start + windows.length).min(subject.len())],
+                )
+            }
+            None => (0, subject),
+        }
     }
 }
 
@@ -394,6 +458,40 @@ mod tests {
         assert_eq!(covered_residues([(5, 10), (1, 6)].into_iter()), 10);
         assert_eq!(covered_residues([(1, 3), (7, 8)].into_iter()), 5);
         assert_eq!(covered_residues([(2, 9), (3, 4)].into_iter()), 8);
+    }
+
+    #[test]
+    fn the_window_holds_the_whole_subjects_alignment() {
+        use seqfarm_sw::ScoreMatrix;
+        let scoring = Scoring::new(ScoreMatrix::dna(2, -3).unwrap(), 5, 2).unwrap();
+        let m = scoring.matrix();
+        let mut state = 11u64;
+        let mut random = |n: usize| -> Vec<u8> {
+            (0..n)
+                .map(|_| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                    b"ACGT"[(state >> 33) as usize % 4]
+                })
+                .collect()
+        };
+        let mut subject = random(20_000);
+        let query = subject[7_000..7_150].to_vec();
+        // A second, equal copy later: the first must be reported, as by the whole.
+        subject.splice(15_000..15_150, query.iter().copied());
+        let (q, s) = (m.encode(&query), m.encode(&subject));
+        let whole = align(&scoring, &q, &s);
+        let mut finder = WindowFinder {
+            searcher: Searcher::new(&scoring, Isa::from_env().unwrap()).unwrap(),
+            block: SequenceBlock::new(),
+            scores: Vec::new(),
+        };
+        let (start, window) = finder.find(&scoring, &q, &s, whole.score);
+        assert!(window.len() < s.len() / 4, "narrowed to {}", window.len());
+        let mut narrowed = align(&scoring, &q, window);
+        narrowed.subject_start += start;
+        narrowed.subject_end += start;
+        assert_eq!(narrowed, whole);
+        assert_eq!(whole.subject_start, 7_000);
     }
 
     #[test]
