@@ -36,6 +36,12 @@ step awk '$4 + $5 > 0' "$out/windows.tsv"
 
 # Smith-Waterman search: 10 UniProt queries against 1,500 UniProt sequences, 2 best hits each.
 step "$sf" search --top 2 "$data/sw_q10.fa" "$data/sw_db1500.fa.gz"
+# DNA on both strands, as blastn: queries from E. coli and M. tuberculosis pieces, half of
+# them reverse-complemented (minus-strand hits: sstart > send); chosen columns, the best
+# hit and its best alignment per query, E-value at most 1e-20.
+step "$sf" search --dna --top 1 --max-hsps 1 --evalue 1e-20 \
+  --outfmt "6 qseqid sseqid sstrand pident length qstart qend sstart send evalue qcovhsp" \
+  "$data/search_dna_q.fa" "$data/search_dna_db.fa.gz"
 
 # Align simulated reads to the genome piece indexed above (end-to-end SAM, then local BAM).
 # --stats writes where the farm's time went (docs/FARM.md), among it the scaling ceiling:
