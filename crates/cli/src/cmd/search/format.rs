@@ -151,24 +151,8 @@ pub const DEFAULT: [Column; 12] = [
     Column::BitScore,
 ];
 
-/// `--json` without `--outfmt`: the default columns and `qlen slen score`.
-pub const JSON_DEFAULT: [Column; 15] = [
-    Column::QuerySeqId,
-    Column::SubjectSeqId,
-    Column::PercentIdentity,
-    Column::Length,
-    Column::Mismatches,
-    Column::GapOpens,
-    Column::QueryStart,
-    Column::QueryEnd,
-    Column::SubjectStart,
-    Column::SubjectEnd,
-    Column::Evalue,
-    Column::BitScore,
-    Column::QueryLen,
-    Column::SubjectLen,
-    Column::Score,
-];
+/// What `--json` adds to [`DEFAULT`] without `--outfmt`.
+pub const JSON_EXTRA: [Column; 3] = [Column::QueryLen, Column::SubjectLen, Column::Score];
 
 impl Column {
     /// Every column, in the order of BLAST's `-help`.
@@ -275,11 +259,10 @@ impl OutputFormat {
     /// known ones.
     pub fn parse(outfmt: Option<&str>, json: bool) -> Result<Self> {
         let mut layout = if json { Layout::Json } else { Layout::Tabular };
-        let mut columns = if json {
-            JSON_DEFAULT.to_vec()
-        } else {
-            DEFAULT.to_vec()
-        };
+        let mut columns = DEFAULT.to_vec();
+        if json {
+            columns.extend(JSON_EXTRA);
+        }
         if let Some(text) = outfmt {
             let mut words = text.split_whitespace();
             match words.next() {
@@ -913,7 +896,7 @@ mod tests {
         let json = OutputFormat::parse(None, true).unwrap();
         assert_eq!(
             (json.layout, json.columns),
-            (Layout::Json, JSON_DEFAULT.to_vec())
+            (Layout::Json, [&DEFAULT[..], &JSON_EXTRA[..]].concat())
         );
         let json = OutputFormat::parse(Some("6 qseqid qcovs"), true).unwrap();
         assert_eq!(

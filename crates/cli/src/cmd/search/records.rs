@@ -149,6 +149,17 @@ impl RecordBlock {
     }
 }
 
+/// Random A/C/G/T from a linear congruential generator at `state` (for tests).
+#[cfg(test)]
+pub(crate) fn random_dna(state: &mut u64, n: usize) -> Vec<u8> {
+    (0..n)
+        .map(|_| {
+            *state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            b"ACGT"[(*state >> 33) as usize % 4]
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,14 +190,7 @@ mod tests {
         let scoring = Scoring::new(ScoreMatrix::dna(2, -3).unwrap(), 5, 2).unwrap();
         let m = scoring.matrix();
         let mut state = 7u64;
-        let mut random = |n: usize| -> Vec<u8> {
-            (0..n)
-                .map(|_| {
-                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-                    b"ACGT"[(state >> 33) as usize % 4]
-                })
-                .collect()
-        };
+        let mut random = |n: usize| random_dna(&mut state, n);
         let subject = random(3000);
         for (from, len) in [(100, 60), (1200, 200), (2950, 50)] {
             let mut query = subject[from..from + len].to_vec();

@@ -465,16 +465,7 @@ mod tests {
         use seqfarm_sw::ScoreMatrix;
         let scoring = Scoring::new(ScoreMatrix::dna(2, -3).unwrap(), 5, 2).unwrap();
         let m = scoring.matrix();
-        let mut state = 11u64;
-        let mut random = |n: usize| -> Vec<u8> {
-            (0..n)
-                .map(|_| {
-                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
-                    b"ACGT"[(state >> 33) as usize % 4]
-                })
-                .collect()
-        };
-        let mut subject = random(20_000);
+        let mut subject = super::super::records::random_dna(&mut 11, 20_000);
         let query = subject[7_000..7_150].to_vec();
         // A second, equal copy later: the first must be reported, as by the whole.
         subject.splice(15_000..15_150, query.iter().copied());
