@@ -136,8 +136,10 @@ def search(queries, database, threads=None, **opts):
 
     ``queries``: a FASTA path, or a list of sequences (named ``query1``, ``query2``, ...)
     or of ``(name, sequence)`` pairs. ``database``: a FASTA path (plain or gzip). Other
-    options are the command's as keywords: ``top`` (hits per query), ``matrix``, ``dna``,
-    ``match``, ``mismatch``, ``gap_open``, ``gap_extend``, ``scores_only``, ``outfmt``.
+    options are the command's as keywords: ``top`` (hits per query), ``top_strict``,
+    ``evalue``, ``min_score``, ``max_hsps``, ``matrix``, ``dna``, ``strand`` (``"both"``,
+    ``"plus"``, ``"minus"``), ``match``, ``mismatch``, ``gap_open``, ``gap_extend``,
+    ``scores_only``, ``outfmt``.
 
     Returns the BLAST tabular columns (``qseqid sseqid pident length mismatch gapopen
     qstart qend sstart send evalue bitscore``; ``evalue``/``bitscore`` NaN where the
