@@ -38,6 +38,11 @@ const TASK_BYTES: std::ops::RangeInclusive<u64> = (1 << 20)..=(32 << 20);
 
 /// Reads per region in one or more BAMs, identical to bedtools multicov.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "bedtools multicov's command line is taken too, with the same meanings: \
+                  seqfarm count [OPTIONS] -bams A.bam B.bam ... -bed REGIONS.bed \
+                  (-split for --split)"
+)]
 pub struct CountArgs {
     /// Regions to count in: BED (plain or gzip; its columns are echoed before the counts)
     #[arg(
