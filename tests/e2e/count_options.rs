@@ -189,7 +189,7 @@ fn own_spelling(options: &[&str]) -> Vec<String> {
         .collect()
 }
 
-const OPTIONS: [&[&str]; 14] = [
+const OPTIONS: [&[&str]; 17] = [
     &["-s"],
     &["-S"],
     &["-s", "-S"],
@@ -204,6 +204,10 @@ const OPTIONS: [&[&str]; 14] = [
     &["-split", "-f", "0.3", "-r"],
     &["-S", "-f", "0.9", "-D", "-F"],
     &["-r"],
+    // A fraction of 0 or less counts the reads that only touch a region, as bedtools does.
+    &["-f", "0"],
+    &["-f", "0", "-r"],
+    &["-f", "-1", "-s"],
 ];
 
 #[test]

@@ -136,13 +136,20 @@ impl Default for OverlapRule {
 }
 
 impl OverlapRule {
+    /// Whether a fraction of 0 or less lets reads that only touch a region count (without
+    /// `split`): bedtools' region query takes the reads that start at the region's end
+    /// and those spanning no reference inside it, and their overlap of 0 passes.
+    pub fn counts_touching(&self) -> bool {
+        !self.split && self.min_fraction <= 0.0
+    }
+
     /// Whether read span `[pos, end)` counts in region `[start, stop)` (without
     /// `split`): `overlap / region >= f`, and with `reciprocal` `overlap / read >= f`,
-    /// in `float`.
+    /// in `float` (`0 / 0` fails).
     #[inline]
     pub fn counts_span(&self, pos: i64, end: i64, start: i64, stop: i64) -> bool {
         let overlap = end.min(stop) - pos.max(start);
-        overlap > 0
+        overlap >= 0
             && (overlap as f32) / ((stop - start) as f32) >= self.min_fraction
             && (!self.reciprocal || (overlap as f32) / ((end - pos) as f32) >= self.min_fraction)
     }
@@ -368,6 +375,19 @@ mod tests {
             counts_in(0, 1, 0, 2_000_000_000)
         );
         assert!(default.counts_span(100, 150, 149, 200));
+        assert!(!default.counts_span(200, 250, 100, 200), "touching");
+        let zero = OverlapRule {
+            min_fraction: 0.0,
+            ..default
+        };
+        assert!(zero.counts_touching());
+        assert!(zero.counts_span(200, 250, 100, 200) && zero.counts_span(150, 150, 100, 200));
+        let reciprocal = OverlapRule {
+            reciprocal: true,
+            ..zero
+        };
+        assert!(!reciprocal.counts_span(150, 150, 100, 200), "0 / 0");
+        assert!(reciprocal.counts_span(200, 250, 100, 200));
     }
 
     #[test]

@@ -82,7 +82,13 @@ pub struct CountArgs {
     opposite_strand: bool,
     /// Minimum overlap as a fraction of the region (with --split: of the read's aligned
     /// bases) [default: 1E-9, one base]
-    #[arg(short = 'f', long = "min-overlap", value_name = "FRACTION", value_parser = parse_fraction)]
+    #[arg(
+        short = 'f',
+        long = "min-overlap",
+        value_name = "FRACTION",
+        value_parser = parse_fraction,
+        allow_negative_numbers = true
+    )]
     min_overlap: Option<f32>,
     /// Ask the --min-overlap fraction of the read too
     #[arg(short = 'r', long = "reciprocal")]
@@ -362,6 +368,12 @@ impl RegionCounter<'_> {
         counts: &mut [u32],
     ) -> anyhow::Result<()> {
         let files = self.bams.len();
+        // Reads that only touch a region are looked at through a region one base longer.
+        let touching = self.overlap.counts_touching();
+        let regions: Vec<_> = regions
+            .into_iter()
+            .map(|(start, stop, i)| (start, stop + i64::from(touching), i))
+            .collect();
         let from = regions.iter().map(|r| r.0).min().unwrap_or(0);
         let to = regions.iter().map(|r| r.1).max().unwrap_or(0);
         if to <= from.max(0) {
@@ -416,7 +428,9 @@ impl RegionCounter<'_> {
                         }
                         read_blocks.finish();
                     }
-                    sweep.add_overlapping(pos, end, |start, stop, i| {
+                    let reach = if touching { end.max(pos + 1) } else { end };
+                    sweep.add_overlapping(pos, reach, |start, stop, i| {
+                        let stop = stop - i64::from(touching);
                         let region = &all[i as usize];
                         if !strand.keeps(flag, region.strand) {
                             return;
