@@ -3,8 +3,6 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use clap::Parser;
-
 /// Runs `seqfarm ARGS...`; `Err` carries the error as the binary would print it.
 pub fn run_command(args: &[OsString]) -> Result<(), String> {
     let argv = std::iter::once(OsString::from("seqfarm")).chain(args.iter().cloned());
