@@ -570,3 +570,42 @@ fn alternative_reference_names_resolve_as_in_samtools() {
         assert_same_as_samtools(&sam);
     }
 }
+
+#[test]
+fn samtools_options_are_taken_with_their_meaning() {
+    if !peer("samtools") {
+        return;
+    }
+    let bam = data("bam/na12878_chrM.bam");
+    let f = bam.to_str().expect("utf-8 path");
+    for format in ["json", "TSV", "Default"] {
+        let want = samtools(&["flagstat", "-@", "2", "-O", format, f]);
+        for threads in ["0", "1", "2"] {
+            let args = [
+                "-@",
+                threads,
+                "-O",
+                format,
+                "--verbosity",
+                "3",
+                "--input-fmt-option",
+                "decode_md=0",
+                f,
+            ];
+            assert_eq!(ok(ours(&args)), want, "-@ {threads} -O {format}");
+        }
+    }
+    for (args, want) in [
+        (&["-@", "2", "-t", "2", f][..], "cannot be used with"),
+        (
+            &["--input-fmt-option", "filter=flag.dup", f][..],
+            "not taken",
+        ),
+        (&["-O", "sam", f][..], "unknown format"),
+    ] {
+        let out = ours(args);
+        assert!(!out.status.success(), "{args:?}");
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert!(message.contains(want), "{args:?}: {message}");
+    }
+}

@@ -44,6 +44,28 @@ enum Command {
 }
 
 impl Cli {
+    /// Parses a command line (the program name first) as the binary does: clap's
+    /// parser, after `count`'s arguments in bedtools multicov's spelling are rewritten
+    /// into seqfarm's ([`cmd::count::bedtools_spelling`]).
+    pub fn try_parse_args<I, T>(argv: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let mut argv: Vec<std::ffi::OsString> = argv.into_iter().map(Into::into).collect();
+        if argv.get(1).is_some_and(|command| command == "count") {
+            let rest = argv.split_off(2);
+            argv.extend(cmd::count::bedtools_spelling(rest));
+        }
+        Self::try_parse_from(argv)
+    }
+
+    /// [`Self::try_parse_args`] of this process's arguments; a bad command line prints
+    /// clap's message and exits.
+    pub fn parse_args() -> Self {
+        Self::try_parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit())
+    }
+
     /// Runs the parsed command to its end.
     pub fn run(self) -> anyhow::Result<()> {
         match self.command {

@@ -3,11 +3,10 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
 use seqfarm::{is_broken_pipe, Cli};
 
 fn main() -> ExitCode {
-    match Cli::parse().run() {
+    match Cli::parse_args().run() {
         Ok(()) => ExitCode::SUCCESS,
         // `seqfarm ... | head`: the reader left; that is not an error.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,

@@ -22,6 +22,8 @@ pub struct BedRegion<'a> {
     pub end: i64,
     /// The fields after the end, tab-separated (empty for BED3).
     pub rest: &'a [u8],
+    /// The line's number in the file (1-based).
+    pub line: u64,
 }
 
 impl BedRegion<'_> {
@@ -33,6 +35,68 @@ impl BedRegion<'_> {
         } else {
             (self.start, self.end)
         }
+    }
+
+    /// Field `n` (1-based; 4 or more), if the line has it.
+    fn field(&self, n: usize) -> Option<&[u8]> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        self.rest.split(|&b| b == b'\t').nth(n.checked_sub(4)?)
+    }
+
+    /// The strand column (the sixth), if the line has one.
+    pub fn strand(&self) -> Option<&[u8]> {
+        self.field(6)
+    }
+
+    /// A BED12 line's blocks as bedtools reads them, `[start, end)` each from the
+    /// start bedtools counts from ([`Self::counted`]), into `blocks`; `Ok(false)` and no
+    /// block when the line has other than 12 fields. An error is a message for the line.
+    pub fn blocks(&self, blocks: &mut Vec<(i64, i64)>) -> std::result::Result<bool, String> {
+        blocks.clear();
+        if self.rest.split(|&b| b == b'\t').count() != 9 {
+            return Ok(false);
+        }
+        let numbers = |n: usize, name: &str| -> std::result::Result<Vec<i64>, String> {
+            let text = self.field(n).unwrap_or_default();
+            text.split(|&b| b == b',')
+                .filter(|t| !t.is_empty())
+                .map(|t| {
+                    std::str::from_utf8(t)
+                        .ok()
+                        .and_then(|t| t.parse::<i64>().ok())
+                        .ok_or_else(|| {
+                            format!(
+                                "{name} {:?} are not integers",
+                                String::from_utf8_lossy(text)
+                            )
+                        })
+                })
+                .collect()
+        };
+        let count = std::str::from_utf8(self.field(10).unwrap_or_default())
+            .ok()
+            .and_then(|t| t.parse::<i64>().ok())
+            .filter(|&n| n > 0)
+            .ok_or("a BED12 block count that is not a positive integer")?;
+        let sizes = numbers(11, "block sizes")?;
+        let starts = numbers(12, "block starts")?;
+        if sizes.len() as i64 != count || starts.len() as i64 != count {
+            return Err(format!(
+                "{count} blocks, but {} sizes and {} starts",
+                sizes.len(),
+                starts.len()
+            ));
+        }
+        let base = self.counted().0;
+        blocks.extend(
+            starts
+                .iter()
+                .zip(&sizes)
+                .map(|(&start, &size)| (base + start, base + start + size)),
+        );
+        Ok(true)
     }
 }
 
@@ -120,6 +184,7 @@ impl BedRegions {
             start,
             end,
             rest: parts.next().unwrap_or_default(),
+            line: number,
         }))
     }
 }
@@ -167,6 +232,50 @@ mod tests {
         );
         assert_eq!(got[1], ("2".into(), 5, 5, "\t1\t-".into(), (4, 6)));
         assert_eq!(regions("1\t1\t2\t\n").unwrap()[0].3, "");
+    }
+
+    #[test]
+    fn strands_and_blocks_of_bed12() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.bed");
+        std::fs::write(
+            &path,
+            "1\t100\t400\tg\t0\t-\t100\t400\t0\t2\t50,100,\t0,200,\n\
+             1\t100\t400\tg\t0\t+\t100\t400\t0\t2\t50\t0,200\n\
+             1\t100\t400\tg\t0\t+\t100\t400\t0\t0\t1\t0\n\
+             1\t7\t7\tg\t0\t.\t7\t7\t0\t1\t2\t0\n",
+        )
+        .unwrap();
+        let mut reader = BedRegions::open(&path).unwrap();
+        let mut blocks = Vec::new();
+        let r = reader.next_region().unwrap().unwrap();
+        assert_eq!((r.strand(), r.line), (Some(&b"-"[..]), 1));
+        assert_eq!(r.blocks(&mut blocks), Ok(true));
+        assert_eq!(blocks, [(100, 150), (300, 400)]);
+        let r = reader.next_region().unwrap().unwrap();
+        assert!(r
+            .blocks(&mut blocks)
+            .unwrap_err()
+            .contains("1 sizes and 2 starts"));
+        let r = reader.next_region().unwrap().unwrap();
+        assert!(r.blocks(&mut blocks).unwrap_err().contains("block count"));
+        let r = reader.next_region().unwrap().unwrap();
+        assert_eq!(r.blocks(&mut blocks), Ok(true));
+        assert_eq!(
+            blocks,
+            [(6, 8)],
+            "from the widened start of a zero-length feature"
+        );
+        let mut reader = BedRegions::open(&path).unwrap();
+        let r = reader.next_region().unwrap().unwrap();
+        let short = BedRegion {
+            rest: &r.rest[..3],
+            ..r
+        };
+        assert_eq!(
+            (short.strand(), short.blocks(&mut blocks)),
+            (None, Ok(false))
+        );
     }
 
     #[test]

@@ -5,7 +5,6 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use clap::Parser;
 use seqfarm_farm::FarmStats;
 use seqfarm_regions::FlagCounts;
 
@@ -33,7 +32,7 @@ where
     T: Into<OsString> + Clone,
 {
     let argv = std::iter::once(OsString::from("seqfarm")).chain(args.into_iter().map(Into::into));
-    crate::Cli::try_parse_from(argv)?.run()
+    crate::Cli::try_parse_args(argv)?.run()
 }
 
 /// A command line (without the program name: the command first) parsed as the binary
@@ -44,5 +43,5 @@ where
     T: Into<OsString> + Clone,
 {
     let argv = std::iter::once(OsString::from("seqfarm")).chain(args.into_iter().map(Into::into));
-    Ok(crate::Cli::try_parse_from(argv)?.command)
+    Ok(crate::Cli::try_parse_args(argv)?.command)
 }

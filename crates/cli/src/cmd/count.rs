@@ -1,5 +1,7 @@
 //! `seqfarm count`: reads per region or per window in one or more BAMs, counted and
 //! printed as `bedtools multicov` does (BED columns echoed, then one count per BAM).
+//! multicov's own spelling (`-bams A.bam B.bam -bed x.bed`, `-split`) is taken too
+//! ([`bedtools_spelling`]), with its options and their meanings.
 //!
 //! The emitter reads the BED (or makes the windows from the BAM header) and cuts the
 //! regions into tasks of about equal BAM bytes; a worker sorts its task's regions by
@@ -11,14 +13,21 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use seqfarm_farm::{FarmConfig, FarmStats, Fill, Worker};
-use seqfarm_io::bam::{BamSet, RangeReader};
+use seqfarm_io::bam::{BamSet, CigarOp, RangeReader};
 use seqfarm_io::bed::BedRegions;
 use seqfarm_io::output::refuse_input_as_output;
-use seqfarm_regions::count::{read_end, ReadFilter, RegionSweep};
+use seqfarm_regions::count::{
+    read_end, OverlapRule, ReadBlocks, ReadFilter, RegionStrand, RegionSweep, StrandRule,
+    DEFAULT_MIN_FRACTION,
+};
 use seqfarm_regions::pileup::visit::push_number;
 
-use crate::common::{farm_error, with_bam_indexes, Destination, FarmArgs, ForceArg};
+use crate::common::{farm_error, with_bam_indexes, Destination};
 use crate::farm_stats::StatsFile;
+
+mod args;
+
+pub use args::{bedtools_spelling, CountArgs};
 
 /// Regions per task, at most.
 const MAX_REGIONS: usize = 1 << 14;
@@ -31,59 +40,16 @@ const TASKS_PER_WORKER: u64 = 16;
 /// Compressed BAM bytes per task, at least and at most.
 const TASK_BYTES: std::ops::RangeInclusive<u64> = (1 << 20)..=(32 << 20);
 
-/// Reads per region in one or more BAMs, identical to bedtools multicov.
-#[derive(Debug, clap::Args)]
-pub struct CountArgs {
-    /// Regions to count in: BED (plain or gzip; its columns are echoed before the counts)
-    #[arg(
-        long = "bed",
-        value_name = "REGIONS.bed",
-        required_unless_present = "window",
-        conflicts_with = "window"
-    )]
-    bed: Option<PathBuf>,
-    /// Count in consecutive windows of SIZE bases over every contig of the BAMs (the last
-    /// window of a contig is shorter)
-    #[arg(long = "window", value_name = "SIZE", value_parser = clap::value_parser!(u64).range(1..))]
-    window: Option<u64>,
-    /// Count only reads with at least this mapping quality
-    #[arg(
-        short = 'q',
-        long = "min-map-quality",
-        value_name = "MAPQ",
-        default_value_t = 0
-    )]
-    min_map_quality: u8,
-    /// Count duplicates (FLAG 0x400) too
-    #[arg(short = 'D', long = "duplicates")]
-    duplicates: bool,
-    /// Count reads that failed quality checks (FLAG 0x200) too
-    #[arg(short = 'F', long = "qc-failed")]
-    qc_failed: bool,
-    /// Count only properly paired reads
-    #[arg(short = 'p', long = "proper-pairs")]
-    proper_pairs: bool,
-    /// Write the counts to FILE instead of standard output (appears only when complete)
-    #[arg(short = 'o', long = "output", value_name = "FILE", default_value = "-")]
-    output: PathBuf,
-    #[command(flatten)]
-    force: ForceArg,
-    #[command(flatten)]
-    farm: FarmArgs,
-    /// Compressed BAM bytes per task (for tests of task boundaries)
-    #[arg(long = "task-bytes", hide = true)]
-    task_bytes: Option<u64>,
-    /// Coordinate-sorted, indexed BAMs (one count column each)
-    #[arg(value_name = "BAM", required = true)]
-    bams: Vec<PathBuf>,
-}
-
 /// One region to count in.
 #[derive(Debug, Clone, Copy)]
 struct Region {
     ref_id: i32,
     start: i64,
     stop: i64,
+    strand: RegionStrand,
+    /// The region's blocks in the task's `blocks` (BED12 with `--split`; empty: the
+    /// whole region is one block).
+    blocks: (u32, u32),
 }
 
 /// Consecutive regions, their output columns and, once counted, their rows.
@@ -94,6 +60,8 @@ pub struct Task {
     /// (windows have none: the worker writes their columns).
     text: Vec<u8>,
     text_ends: Vec<usize>,
+    /// The blocks of BED12 regions (with `--split`).
+    blocks: Vec<(i64, i64)>,
     /// Per region, one count per BAM.
     counts: Vec<u32>,
     /// The finished rows, written by the worker so that the collector only copies.
@@ -117,12 +85,21 @@ struct RegionPlanner<'a> {
     ids: std::collections::HashMap<Vec<u8>, i32>,
     lengths: Vec<i64>,
     task_bytes: u64,
+    /// Whether BED12 regions are read as their blocks (`--split`).
+    split: bool,
+    /// A line's blocks, before they go into the task.
+    line_blocks: Vec<(i64, i64)>,
     ended: bool,
 }
 
 impl RegionPlanner<'_> {
-    /// The next region and its echoed columns (appended to `text`), or `None`.
-    fn next_region(&mut self, text: &mut Vec<u8>) -> anyhow::Result<Option<Region>> {
+    /// The next region and its echoed columns (appended to `text`) and blocks (to
+    /// `blocks`), or `None`.
+    fn next_region(
+        &mut self,
+        text: &mut Vec<u8>,
+        blocks: &mut Vec<(i64, i64)>,
+    ) -> anyhow::Result<Option<Region>> {
         let number = |text: &mut Vec<u8>, n: i64| {
             push_number(text, n as u64);
             text.push(b'\t');
@@ -142,10 +119,24 @@ impl RegionPlanner<'_> {
                 }
                 let (start, stop) = r.counted();
                 let ref_id = self.ids.get(r.chrom).copied().unwrap_or(-1);
+                let strand = r
+                    .strand()
+                    .map_or(RegionStrand::Unknown, RegionStrand::from_column);
+                let first = blocks.len() as u32;
+                let bed12 = if self.split {
+                    r.blocks(&mut self.line_blocks).map_err(|e| (r.line, e))
+                } else {
+                    Ok(false)
+                };
+                if bed12.map_err(|(line, e)| seqfarm_io::Error::line(bed.path(), line, e))? {
+                    blocks.extend_from_slice(&self.line_blocks);
+                }
                 Ok(Some(Region {
                     ref_id,
                     start,
                     stop,
+                    strand,
+                    blocks: (first, blocks.len() as u32),
                 }))
             }
             Source::Windows {
@@ -165,6 +156,8 @@ impl RegionPlanner<'_> {
                     ref_id: *ref_id as i32,
                     start: *start,
                     stop,
+                    strand: RegionStrand::Unknown,
+                    blocks: (0, 0),
                 };
                 *start = stop;
                 Ok(Some(region))
@@ -176,6 +169,7 @@ impl RegionPlanner<'_> {
         task.regions.clear();
         task.text.clear();
         task.text_ends.clear();
+        task.blocks.clear();
         task.counts.clear();
         task.rows.clear();
         if self.ended {
@@ -184,7 +178,7 @@ impl RegionPlanner<'_> {
         let mut cost = 0u64;
         let mut span = Span::default();
         while task.regions.len() < MAX_REGIONS && cost + span.bytes(self.bams) < self.task_bytes {
-            let Some(region) = self.next_region(&mut task.text)? else {
+            let Some(region) = self.next_region(&mut task.text, &mut task.blocks)? else {
                 self.ended = true;
                 break;
             };
@@ -254,6 +248,10 @@ impl Span {
 struct RegionCounter<'a> {
     bams: &'a BamSet,
     filter: ReadFilter,
+    strand: StrandRule,
+    overlap: OverlapRule,
+    /// The aligned blocks of the current read (with `--split`).
+    read_blocks: ReadBlocks,
     /// The count column of each BAM: bedtools keys counts by file name, so a BAM given
     /// twice counts twice into its last column.
     columns: &'a [usize],
@@ -263,14 +261,22 @@ struct RegionCounter<'a> {
 }
 
 impl RegionCounter<'_> {
-    /// Counts the reads of `ref_id` in `regions` (`(start, stop, index)`) of one stretch.
+    /// Counts the reads of `ref_id` in `regions` (`(start, stop, index)`) of one stretch;
+    /// `all` are the task's regions (by index) and `blocks` their blocks.
     fn count_stretch(
         &mut self,
         ref_id: i32,
         regions: Vec<(i64, i64, u32)>,
+        (all, blocks): (&[Region], &[(i64, i64)]),
         counts: &mut [u32],
     ) -> anyhow::Result<()> {
         let files = self.bams.len();
+        // Reads that only touch a region are looked at through a region one base longer.
+        let touching = self.overlap.counts_touching();
+        let regions: Vec<_> = regions
+            .into_iter()
+            .map(|(start, stop, i)| (start, stop + i64::from(touching), i))
+            .collect();
         let from = regions.iter().map(|r| r.0).min().unwrap_or(0);
         let to = regions.iter().map(|r| r.1).max().unwrap_or(0);
         if to <= from.max(0) {
@@ -286,7 +292,9 @@ impl RegionCounter<'_> {
                 ..index.min_offset(ref_id as usize, last)?.compressed();
             bam.prefetch(bytes.start..bytes.end + (1 << 16));
             sweep.restart();
-            let filter = self.filter;
+            let (filter, strand, overlap) = (self.filter, self.strand, self.overlap);
+            let plain = strand == StrandRule::default() && overlap == OverlapRule::default();
+            let read_blocks = &mut self.read_blocks;
             for chunk in index.query(ref_id as usize, first, last)? {
                 let mut done = false;
                 self.reader.for_each(bam, chunk, |record| {
@@ -299,11 +307,51 @@ impl RegionCounter<'_> {
                             ControlFlow::Continue(())
                         };
                     }
-                    if filter.keeps(record.flag(), record.mapq()) {
-                        let cigar = record.cigar();
-                        let end = read_end(record.flag(), pos, cigar.len(), cigar.reference_span());
-                        sweep.add(pos, end, |i| counts[i as usize * files + column] += 1);
+                    let flag = record.flag();
+                    if !filter.keeps(flag, record.mapq()) {
+                        return ControlFlow::Continue(());
                     }
+                    let cigar = record.cigar();
+                    let end = read_end(flag, pos, cigar.len(), cigar.reference_span());
+                    if plain {
+                        sweep.add(pos, end, |i| counts[i as usize * files + column] += 1);
+                        return ControlFlow::Continue(());
+                    }
+                    if overlap.split {
+                        read_blocks.start(pos);
+                        for (length, op) in cigar.ops() {
+                            match op {
+                                CigarOp::Match
+                                | CigarOp::SeqMatch
+                                | CigarOp::SeqMismatch
+                                | CigarOp::Deletion => read_blocks.cover(length),
+                                CigarOp::Skip => read_blocks.skip(length),
+                                _ => {}
+                            }
+                        }
+                        read_blocks.finish();
+                    }
+                    let reach = if touching { end.max(pos + 1) } else { end };
+                    sweep.add_overlapping(pos, reach, |start, stop, i| {
+                        let stop = stop - i64::from(touching);
+                        let region = &all[i as usize];
+                        if !strand.keeps(flag, region.strand) {
+                            return;
+                        }
+                        let counted = if overlap.split {
+                            let whole = [(start, stop)];
+                            let region_blocks = match region.blocks {
+                                (from, to) if from < to => &blocks[from as usize..to as usize],
+                                _ => &whole[..],
+                            };
+                            overlap.counts_blocks(&read_blocks.blocks, region_blocks)
+                        } else {
+                            overlap.counts_span(pos, end, start, stop)
+                        };
+                        if counted {
+                            counts[i as usize * files + column] += 1;
+                        }
+                    });
                     ControlFlow::Continue(())
                 })?;
                 if done {
@@ -348,7 +396,12 @@ impl Worker<Task, anyhow::Error> for RegionCounter<'_> {
                     (r.start, r.stop, i)
                 })
                 .collect();
-            self.count_stretch(first.ref_id, stretch, &mut task.counts)?;
+            self.count_stretch(
+                first.ref_id,
+                stretch,
+                (&task.regions, &task.blocks),
+                &mut task.counts,
+            )?;
             from = to;
         }
         self.write_rows(task);
@@ -399,6 +452,8 @@ pub struct CountJob {
     window: Option<u64>,
     columns: Vec<usize>,
     filter: ReadFilter,
+    strand: StrandRule,
+    overlap: OverlapRule,
 }
 
 impl CountJob {
@@ -433,6 +488,15 @@ impl CountJob {
             keep_duplicates: args.duplicates,
             keep_qc_failed: args.qc_failed,
         };
+        let strand = StrandRule {
+            same: args.same_strand,
+            opposite: args.opposite_strand,
+        };
+        let overlap = OverlapRule {
+            min_fraction: args.min_overlap.unwrap_or(DEFAULT_MIN_FRACTION),
+            reciprocal: args.reciprocal,
+            split: args.split,
+        };
         Ok(Self {
             bams,
             names,
@@ -442,6 +506,8 @@ impl CountJob {
             window: args.window,
             columns,
             filter,
+            strand,
+            overlap,
         })
     }
 
@@ -482,6 +548,8 @@ impl CountJob {
             ids: self.ids.clone(),
             lengths: self.lengths.clone(),
             task_bytes: task_bytes.max(1),
+            split: self.overlap.split,
+            line_blocks: Vec::new(),
             ended: false,
         };
         let report = seqfarm_farm::run(
@@ -500,6 +568,9 @@ impl CountJob {
                 Ok(RegionCounter {
                     bams: &self.bams,
                     filter: self.filter,
+                    strand: self.strand,
+                    overlap: self.overlap,
+                    read_blocks: ReadBlocks::default(),
                     columns: &self.columns,
                     names: &self.names,
                     reader: RangeReader::new(),

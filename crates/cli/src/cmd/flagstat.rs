@@ -38,11 +38,32 @@ const BLOCK_BATCH: u64 = 256 << 10;
 /// Bytes read from the input to recognise its format.
 const HEAD: usize = 1 << 17;
 
+/// Input format options of htslib that do not change what flagstat counts (samtools
+/// flagstat `--input-fmt-option`); others (such as `filter`) are refused.
+const NEUTRAL_INPUT_OPTIONS: [&str; 5] = [
+    "nthreads",
+    "block_size",
+    "cache_size",
+    "decode_md",
+    "required_fields",
+];
+
 /// Counts reads by FLAG category, as `samtools flagstat` does (same output, byte for byte).
 #[derive(Debug, clap::Args)]
 pub struct FlagstatArgs {
     #[command(flatten)]
     farm: FarmArgs,
+    /// samtools' thread option: N worker threads beside the main thread, as -t N (samtools
+    /// counts N threads in addition to its main one); -@ 0 is one worker
+    #[arg(short = '@', value_name = "N", conflicts_with = "threads")]
+    additional_threads: Option<usize>,
+    /// Accepted as samtools flagstat takes it; seqfarm prints only warnings and errors
+    #[arg(long = "verbosity", value_name = "INT")]
+    verbosity: Option<i32>,
+    /// Accepted as samtools flagstat takes it, for htslib options that do not change the
+    /// counts (nthreads, block_size, cache_size, decode_md, required_fields)
+    #[arg(long = "input-fmt-option", value_name = "OPT[=VAL]", value_parser = parse_input_option)]
+    input_options: Vec<String>,
     /// Output format: default, json or tsv (as samtools flagstat -O)
     #[arg(short = 'O', long = "output-fmt", value_name = "FORMAT", default_value = "default", value_parser = parse_format)]
     format: FlagstatFormat,
@@ -56,17 +77,35 @@ pub struct FlagstatArgs {
     input: PathBuf,
 }
 
+/// The output format, named in any case as samtools takes it.
 fn parse_format(s: &str) -> Result<FlagstatFormat, String> {
-    match s {
+    match s.to_ascii_lowercase().as_str() {
         "default" => Ok(FlagstatFormat::Default),
-        "json" | "JSON" => Ok(FlagstatFormat::Json),
-        "tsv" | "TSV" => Ok(FlagstatFormat::Tsv),
-        other => Err(format!("unknown format {other:?} (default, json or tsv)")),
+        "json" => Ok(FlagstatFormat::Json),
+        "tsv" => Ok(FlagstatFormat::Tsv),
+        _ => Err(format!("unknown format {s:?} (default, json or tsv)")),
+    }
+}
+
+/// An htslib input option that does not change the counts ([`NEUTRAL_INPUT_OPTIONS`]).
+fn parse_input_option(s: &str) -> Result<String, String> {
+    let name = s.split('=').next().unwrap_or_default();
+    if NEUTRAL_INPUT_OPTIONS.contains(&name) {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "{name:?} is not taken: seqfarm flagstat accepts only the input options that do \
+             not change the counts ({})",
+            NEUTRAL_INPUT_OPTIONS.join(", ")
+        ))
     }
 }
 
 /// Runs `seqfarm flagstat`.
-pub fn run(args: FlagstatArgs) -> anyhow::Result<()> {
+pub fn run(mut args: FlagstatArgs) -> anyhow::Result<()> {
+    if let Some(n) = args.additional_threads {
+        args.farm.threads = Some(n.max(1));
+    }
     let config = args.farm.config();
     let inputs = with_bam_indexes(std::slice::from_ref(&args.input));
     refuse_input_as_output(&args.output, &inputs)?;
