@@ -1,0 +1,242 @@
+//! Coordinate sorting of BAM records in bounded memory, with the index built while the
+//! sorted file is written.
+//!
+//! [`BamSorter`] takes BAM-encoded records (each with its 4-byte length) in input order
+//! and keeps them as bytes, plus a 16-byte sort entry per record. When the records and
+//! entries reach the memory budget, the buffered records are sorted and written as a
+//! run: a hidden BGZF file (level 1) beside the output, deleted when the sorter is
+//! dropped, whatever the exit path ([`runs::RunFiles`]). [`BamSorter::finish`] sorts
+//! what is left in memory and merges it with the runs (a binary heap) into the output
+//! through [`indexed_writer::IndexedBamWriter`], which compresses BGZF blocks on a few
+//! threads and records every record's virtual offsets into a BAI (or, for a contig
+//! longer than 2^29 - 1 bp, a CSI) built by noodles' indexer.
+//!
+//! The order is `samtools sort`'s: reference number (unplaced records, `-1`, last),
+//! then `POS + 1`, then forward strand before reverse, then input order (samtools sorts
+//! each buffer with a stable merge sort and breaks ties between its temporary files by
+//! file number, which is input order too).
+
+mod indexed_writer;
+mod runs;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::{Path, PathBuf};
+
+pub use self::indexed_writer::{BamIndex, IndexedBamWriter};
+use self::runs::{RunFiles, RunReader};
+use crate::{Error, Result};
+
+/// The default memory budget: samtools sort's per-thread default (768 MiB).
+pub const DEFAULT_SORT_MEMORY: usize = 768 << 20;
+/// Runs open at once while merging; more are first merged into one run.
+const MAX_OPEN_RUNS: usize = 64;
+/// Bytes of memory each buffered record costs besides its own bytes.
+const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+
+/// The sort position of a record: `(tid as u32) << 32 | (pos + 1) as u32` (so unplaced
+/// records, tid `-1`, come last), as samtools compares them.
+pub fn sort_key(record: &[u8]) -> (u64, bool) {
+    let tid = i32::from_le_bytes(record[4..8].try_into().unwrap_or_default());
+    let pos = i32::from_le_bytes(record[8..12].try_into().unwrap_or_default());
+    let flag = u16::from_le_bytes(record[18..20].try_into().unwrap_or_default());
+    let key = u64::from(tid as u32) << 32 | u64::from(pos.wrapping_add(1) as u32);
+    (key, flag & 0x10 != 0)
+}
+
+/// One buffered record: its sort key, then the reverse-strand flag and its offset in
+/// the buffer (input order breaks ties).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    key: u64,
+    /// Bit 63: reverse strand; the rest: the record's offset in the buffer.
+    order: u64,
+}
+
+impl Entry {
+    fn offset(&self) -> usize {
+        (self.order & !(1 << 63)) as usize
+    }
+}
+
+/// The length of the BAM record starting at `bytes[0]`, its 4-byte length included.
+fn record_len(bytes: &[u8]) -> Option<usize> {
+    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize + 4;
+    // A record has at least its 32 fixed bytes besides the length.
+    (len >= 36 && len <= bytes.len()).then_some(len)
+}
+
+/// Sorts BAM records by coordinate within a memory budget, spilling sorted runs to
+/// hidden files beside the output.
+pub struct BamSorter {
+    output: PathBuf,
+    budget: usize,
+    buffer: Vec<u8>,
+    entries: Vec<Entry>,
+    runs: RunFiles,
+    records: u64,
+}
+
+impl BamSorter {
+    /// A sorter for the BAM `output` (its runs go beside it), holding at most about
+    /// `budget` bytes of records in memory.
+    pub fn new(output: &Path, budget: usize) -> Self {
+        Self {
+            output: output.to_path_buf(),
+            budget: budget.max(1),
+            buffer: Vec::new(),
+            entries: Vec::new(),
+            runs: RunFiles::new(output),
+            records: 0,
+        }
+    }
+
+    /// Records added so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Runs written to disk so far.
+    pub fn spilled_runs(&self) -> usize {
+        self.runs.created()
+    }
+
+    /// Adds `records` (BAM-encoded records, each with its length, back to back) in
+    /// input order; writes a sorted run whenever the budget is full.
+    pub fn push(&mut self, records: &[u8]) -> Result<()> {
+        let mut at = 0;
+        while at < records.len() {
+            let len = record_len(&records[at..]).ok_or_else(|| {
+                Error::format(&self.output, at as u64, "truncated BAM record to sort")
+            })?;
+            let record = &records[at..at + len];
+            let (key, reverse) = sort_key(record);
+            let offset = self.buffer.len() as u64;
+            self.entries.push(Entry {
+                key,
+                order: u64::from(reverse) << 63 | offset,
+            });
+            self.buffer.extend_from_slice(record);
+            self.records += 1;
+            at += len;
+            if self.buffer.len() + self.entries.len() * ENTRY_BYTES >= self.budget {
+                self.spill()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sorts the buffered records and writes them as a run.
+    fn spill(&mut self) -> Result<()> {
+        self.entries.sort_unstable();
+        let mut run = self.runs.create()?;
+        for entry in &self.entries {
+            let at = entry.offset();
+            let len = record_len(&self.buffer[at..]).unwrap_or(0);
+            run.write_record(&self.buffer[at..at + len])?;
+        }
+        run.finish()?;
+        self.entries.clear();
+        self.buffer.clear();
+        if self.runs.open() >= MAX_OPEN_RUNS {
+            self.merge_runs()?;
+        }
+        Ok(())
+    }
+
+    /// Merges every run on disk into one (they all precede the records in memory).
+    fn merge_runs(&mut self) -> Result<()> {
+        let readers = self.runs.take_readers()?;
+        let readers = readers.into_iter().map(RecordSource::from).collect();
+        let mut merged = self.runs.create()?;
+        merge(readers, |record| merged.write_record(record))?;
+        merged.finish()
+    }
+
+    /// Sorts and merges everything into `writer` (which has written the header), then
+    /// finishes it; returns the index. The runs are deleted.
+    pub fn finish(mut self, mut writer: IndexedBamWriter<'_>) -> Result<BamIndex> {
+        self.entries.sort_unstable();
+        let mut sources: Vec<RecordSource> = self
+            .runs
+            .take_readers()?
+            .into_iter()
+            .map(RecordSource::from)
+            .collect();
+        let memory = MemoryRun {
+            buffer: std::mem::take(&mut self.buffer),
+            entries: std::mem::take(&mut self.entries),
+            next: 0,
+        };
+        sources.push(RecordSource::Memory(memory));
+        merge(sources, |record| writer.write_record(record))?;
+        drop(self);
+        writer.finish()
+    }
+}
+
+/// The records in memory, sorted, as a run.
+struct MemoryRun {
+    buffer: Vec<u8>,
+    entries: Vec<Entry>,
+    next: usize,
+}
+
+/// A sorted stream of records: a run on disk or the records in memory.
+enum RecordSource {
+    Disk(RunReader),
+    Memory(MemoryRun),
+}
+
+impl RecordSource {
+    /// The next record into `record` (cleared first); false at the end.
+    fn next_into(&mut self, record: &mut Vec<u8>) -> Result<bool> {
+        record.clear();
+        match self {
+            RecordSource::Disk(reader) => reader.read_record(record),
+            RecordSource::Memory(run) => {
+                let Some(entry) = run.entries.get(run.next) else {
+                    return Ok(false);
+                };
+                run.next += 1;
+                let at = entry.offset();
+                let len = record_len(&run.buffer[at..]).unwrap_or(0);
+                record.extend_from_slice(&run.buffer[at..at + len]);
+                Ok(true)
+            }
+        }
+    }
+}
+
+impl From<RunReader> for RecordSource {
+    fn from(reader: RunReader) -> Self {
+        RecordSource::Disk(reader)
+    }
+}
+
+/// K-way merge of sorted `sources` (in input order: ties go to the earlier source) into
+/// `emit`.
+fn merge(
+    mut sources: Vec<RecordSource>,
+    mut emit: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut heads: Vec<Vec<u8>> = vec![Vec::new(); sources.len()];
+    let mut heap = BinaryHeap::with_capacity(sources.len());
+    for (i, source) in sources.iter_mut().enumerate() {
+        if source.next_into(&mut heads[i])? {
+            let (key, reverse) = sort_key(&heads[i]);
+            heap.push(Reverse((key, reverse, i)));
+        }
+    }
+    while let Some(Reverse((_, _, i))) = heap.pop() {
+        emit(&heads[i])?;
+        if sources[i].next_into(&mut heads[i])? {
+            let (key, reverse) = sort_key(&heads[i]);
+            heap.push(Reverse((key, reverse, i)));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
