@@ -34,6 +34,16 @@ const MAX_OPEN_RUNS: usize = 64;
 /// Bytes of memory each buffered record costs besides its own bytes.
 const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
 
+/// The extension of the index of a BAM with references of `reference_lengths`: `bai`,
+/// or `csi` when one is longer than 2^29 bp (beyond BAI's bins).
+pub fn index_extension(reference_lengths: &[u64]) -> &'static str {
+    if reference_lengths.iter().any(|&len| len > 1 << 29) {
+        "csi"
+    } else {
+        "bai"
+    }
+}
+
 /// The sort position of a record: `(tid as u32) << 32 | (pos + 1) as u32` (so unplaced
 /// records, tid `-1`, come last), as samtools compares them.
 pub fn sort_key(record: &[u8]) -> (u64, bool) {
@@ -216,10 +226,7 @@ impl From<RunReader> for RecordSource {
 
 /// K-way merge of sorted `sources` (in input order: ties go to the earlier source) into
 /// `emit`.
-fn merge(
-    mut sources: Vec<RecordSource>,
-    mut emit: impl FnMut(&[u8]) -> Result<()>,
-) -> Result<()> {
+fn merge(mut sources: Vec<RecordSource>, mut emit: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
     let mut heads: Vec<Vec<u8>> = vec![Vec::new(); sources.len()];
     let mut heap = BinaryHeap::with_capacity(sources.len());
     for (i, source) in sources.iter_mut().enumerate() {

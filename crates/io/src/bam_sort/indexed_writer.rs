@@ -202,7 +202,9 @@ impl<'o> IndexedBamWriter<'o> {
             let chunk = Chunk::new(offset(record.start), offset(record.end));
             self.indexer
                 .add_record(record.context, chunk)
-                .map_err(|e| Error::format(&self.path, addresses[0], format!("cannot index: {e}")))?;
+                .map_err(|e| {
+                    Error::format(&self.path, addresses[0], format!("cannot index: {e}"))
+                })?;
         }
         let consumed = self.block_ends[n - 1];
         self.data.drain(..consumed);
@@ -241,7 +243,9 @@ fn alignment_context(record: &[u8]) -> std::result::Result<AlignmentContext, Str
         return Ok(None);
     }
     let name_len = usize::from(field(12, 1)?[0]);
-    let n_cigar = usize::from(u16::from_le_bytes(field(16, 2)?.try_into().unwrap_or_default()));
+    let n_cigar = usize::from(u16::from_le_bytes(
+        field(16, 2)?.try_into().unwrap_or_default(),
+    ));
     let flag = u16::from_le_bytes(field(18, 2)?.try_into().unwrap_or_default());
     let mapped = flag & 0x4 == 0;
     let mut span: i64 = 0;
@@ -257,5 +261,10 @@ fn alignment_context(record: &[u8]) -> std::result::Result<AlignmentContext, Str
     let start = i64::from(pos) + 1;
     let end = i64::from(pos) + span;
     let position = |p: i64| Position::new(p as usize).ok_or_else(|| "bad position".to_string());
-    Ok(Some((tid as usize, position(start)?, position(end)?, mapped)))
+    Ok(Some((
+        tid as usize,
+        position(start)?,
+        position(end)?,
+        mapped,
+    )))
 }

@@ -172,7 +172,11 @@ impl RunReader {
     }
 
     fn truncated(&self) -> Error {
-        Error::format(&self.path, self.file_offset, "sort run ends inside a record")
+        Error::format(
+            &self.path,
+            self.file_offset,
+            "sort run ends inside a record",
+        )
     }
 
     /// Inflates blocks until `n` bytes are buffered; false if the run ends first.
@@ -186,7 +190,11 @@ impl RunReader {
             }
             let size = usize::from(u16::from_le_bytes([header[16], header[17]])) + 1;
             if size < header.len() {
-                return Err(Error::format(&self.path, self.file_offset, "bad BGZF block"));
+                return Err(Error::format(
+                    &self.path,
+                    self.file_offset,
+                    "bad BGZF block",
+                ));
             }
             self.block.clear();
             self.block.extend_from_slice(&header);

@@ -5,7 +5,13 @@ use crate::bgzf::{InflateBuffer, Inflater};
 /// unplaced), reverse strand or not, and `tag` as its name's second byte.
 fn record(tid: i32, pos: i32, reverse: bool, tag: u8) -> Vec<u8> {
     let n_cigar: u16 = if tid < 0 { 0 } else { 1 };
-    let flag: u16 = if tid < 0 { 4 } else if reverse { 16 } else { 0 };
+    let flag: u16 = if tid < 0 {
+        4
+    } else if reverse {
+        16
+    } else {
+        0
+    };
     let mut r = Vec::new();
     r.extend_from_slice(&0u32.to_le_bytes());
     r.extend_from_slice(&tid.to_le_bytes());
@@ -32,13 +38,19 @@ fn record(tid: i32, pos: i32, reverse: bool, tag: u8) -> Vec<u8> {
 fn records() -> Vec<Vec<u8>> {
     let mut state = 12345u64;
     let mut next = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (state >> 33) as u32
     };
     (0..3000)
         .map(|i| {
             let tid = (next() % 4) as i32 - 1;
-            let pos = if tid < 0 { -1 } else { (next() % 50) as i32 * 1000 };
+            let pos = if tid < 0 {
+                -1
+            } else {
+                (next() % 50) as i32 * 1000
+            };
             record(tid, pos, next() % 2 == 0, (i % 251) as u8)
         })
         .collect()
@@ -57,7 +69,11 @@ fn sort(records: &[Vec<u8>], budget: usize, threads: usize) -> (Vec<u8>, usize) 
     let writer = IndexedBamWriter::new(&mut out, &path, 0, 6, threads, &[100_000; 3]).unwrap();
     let index = sorter.finish(writer).unwrap();
     assert_eq!(index.extension(), "bai");
-    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0, "runs left");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "runs left"
+    );
     let mut inflated = InflateBuffer::new();
     Inflater::new()
         .inflate_blocks(&out, 0, &mut inflated)
