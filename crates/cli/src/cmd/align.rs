@@ -304,20 +304,18 @@ impl AlignArgs {
         let header = self.header(index, &run.command_line)?;
         let header_blocks = header_bytes(&header, style.bam);
         output.put(&header_blocks)?;
-        let reference_lengths: Vec<u64> = header.references.iter().map(|r| r.len as u64).collect();
-        let mut sorted = match self.sort {
-            true => {
-                let index_out = PathBuf::from(format!(
-                    "{}.{}",
-                    out_path.display(),
-                    index_extension(&reference_lengths)
-                ));
-                refuse_input_as_output(&index_out, &inputs)?;
-                let index_output = Output::create(&index_out, self.force.overwrite())?;
-                let sorter = BamSorter::new(&out_path, self.sort_memory as usize);
-                Some((sorter, index_output))
-            }
-            false => None,
+        let reference_lengths: Vec<u64> = header.references.iter().map(|r| r.len).collect();
+        let mut sorted = if self.sort {
+            let mut index_out = out_path.clone().into_os_string();
+            index_out.push(".");
+            index_out.push(index_extension(&reference_lengths));
+            let index_out = PathBuf::from(index_out);
+            refuse_input_as_output(&index_out, &inputs)?;
+            let index_output = Output::create(&index_out, self.force.overwrite())?;
+            let sorter = BamSorter::new(&out_path, self.sort_memory as usize);
+            Some((sorter, index_output))
+        } else {
+            None
         };
         let parse = self.parse_options()?;
         let config = FarmConfig::new(workers)

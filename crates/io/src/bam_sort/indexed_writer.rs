@@ -162,23 +162,14 @@ impl<'o> IndexedBamWriter<'o> {
             .chunks(per_thread)
             .zip(sizes.chunks_mut(per_thread))
             .zip(self.compressors.iter_mut().zip(self.compressed.iter_mut()));
-        let compress = |((blocks, sizes), (compressor, out)): (
-            (&[(usize, usize)], &mut [usize]),
-            (&mut BgzfCompressor, &mut Vec<u8>),
-        )| {
-            out.clear();
-            for (&(start, end), size) in blocks.iter().zip(sizes.iter_mut()) {
-                let before = out.len();
-                compressor.compress(&data[start..end], out);
-                *size = out.len() - before;
-            }
-        };
         if per_thread >= n {
-            work.for_each(compress);
+            for item in work {
+                compress_blocks(data, item);
+            }
         } else {
             std::thread::scope(|scope| {
                 for item in work {
-                    scope.spawn(move || compress(item));
+                    scope.spawn(move || compress_blocks(data, item));
                 }
             });
         }
@@ -225,6 +216,23 @@ impl<'o> IndexedBamWriter<'o> {
         Ok(BamIndex {
             index: self.indexer.build(self.reference_count),
         })
+    }
+}
+
+/// One thread's share of a batch: block bounds in the data, their compressed sizes (out),
+/// its compressor and its output buffer.
+type BlockShare<'a> = (
+    (&'a [(usize, usize)], &'a mut [usize]),
+    (&'a mut BgzfCompressor, &'a mut Vec<u8>),
+);
+
+/// Compresses a share of blocks of `data` into its buffer, noting each block's size.
+fn compress_blocks(data: &[u8], ((blocks, sizes), (compressor, out)): BlockShare<'_>) {
+    out.clear();
+    for (&(start, end), size) in blocks.iter().zip(sizes.iter_mut()) {
+        let before = out.len();
+        compressor.compress(&data[start..end], out);
+        *size = out.len() - before;
     }
 }
 
