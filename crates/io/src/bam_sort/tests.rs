@@ -111,3 +111,26 @@ fn a_truncated_record_is_an_error() {
     let err = sorter.push(&r[..r.len() - 1]).unwrap_err();
     assert!(err.to_string().contains("truncated BAM record"), "{err}");
 }
+
+#[test]
+fn a_reference_beyond_bai_gets_a_csi() {
+    let lengths = [100_000, (1 << 30) + 5];
+    assert_eq!(index_extension(&lengths), "csi");
+    assert_eq!(index_extension(&[1 << 29]), "bai");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.bam");
+    let mut sorter = BamSorter::new(&path, usize::MAX);
+    for (pos, tag) in [(900_000_000, b'a'), (5, b'b'), (600_000_000, b'c')] {
+        sorter.push(&record(1, pos, false, tag)).unwrap();
+    }
+    let mut out = Vec::new();
+    let writer = IndexedBamWriter::new(&mut out, &path, 0, 6, 1, &lengths).unwrap();
+    let index = sorter.finish(writer).unwrap();
+    assert_eq!(index.extension(), "csi");
+    let mut bytes = Vec::new();
+    index.write(&mut bytes).unwrap();
+    let read = noodles_csi::io::Reader::new(&bytes[..])
+        .read_index()
+        .unwrap();
+    assert_eq!(read.reference_sequences().len(), 2);
+}
