@@ -3,8 +3,9 @@
 //!
 //! [`BamSorter`] takes BAM-encoded records (each with its 4-byte length) in input order
 //! and keeps them as bytes, plus a 16-byte sort entry per record. When the records and
-//! entries reach the memory budget, the buffered records are sorted and written as a
-//! run: a hidden BGZF file (level 1) beside the output, deleted when the sorter is
+//! entries reach half the memory budget, they are handed to a thread that sorts them and
+//! writes them as a run (a hidden BGZF file, level 1, beside the output), while the
+//! other half of the budget fills; runs are deleted when read back or when the sorter is
 //! dropped, whatever the exit path ([`runs::RunFiles`]). [`BamSorter::finish`] sorts
 //! what is left in memory and merges it with the runs (a binary heap) into the output
 //! through [`indexed_writer::IndexedBamWriter`], which compresses BGZF blocks on a few
@@ -85,7 +86,13 @@ pub struct BamSorter {
     entries: Vec<Entry>,
     runs: RunFiles,
     records: u64,
+    /// The run being sorted and written on a thread of its own; it gives back its
+    /// emptied buffers.
+    spilling: Option<std::thread::JoinHandle<Result<SpillBuffers>>>,
 }
+
+/// A buffer of records and its entries, handed to the spilling thread and back.
+type SpillBuffers = (Vec<u8>, Vec<Entry>);
 
 impl BamSorter {
     /// A sorter for the BAM `output` (its runs go beside it), holding at most about
@@ -98,6 +105,7 @@ impl BamSorter {
             entries: Vec::new(),
             runs: RunFiles::new(output),
             records: 0,
+            spilling: None,
         }
     }
 
@@ -112,7 +120,8 @@ impl BamSorter {
     }
 
     /// Adds `records` (BAM-encoded records, each with its length, back to back) in
-    /// input order; writes a sorted run whenever the budget is full.
+    /// input order. When the records in memory reach half the budget they are sorted
+    /// and written as a run on another thread, while the next half fills.
     pub fn push(&mut self, records: &[u8]) -> Result<()> {
         let mut at = 0;
         while at < records.len() {
@@ -129,29 +138,52 @@ impl BamSorter {
             self.buffer.extend_from_slice(record);
             self.records += 1;
             at += len;
-            if self.buffer.len() + self.entries.len() * ENTRY_BYTES >= self.budget {
+            if self.buffer.len() + self.entries.len() * ENTRY_BYTES >= self.budget / 2 {
                 self.spill()?;
             }
         }
         Ok(())
     }
 
-    /// Sorts the buffered records and writes them as a run.
+    /// Hands the buffered records to a thread that sorts them and writes them as a
+    /// run (after the previous run is written), and carries on with emptied buffers.
     fn spill(&mut self) -> Result<()> {
-        self.entries.sort_unstable();
+        let (mut buffer, mut entries) = self.wait_for_spill()?.unwrap_or_default();
+        std::mem::swap(&mut buffer, &mut self.buffer);
+        std::mem::swap(&mut entries, &mut self.entries);
         let mut run = self.runs.create()?;
-        for entry in &self.entries {
-            let at = entry.offset();
-            let len = record_len(&self.buffer[at..]).unwrap_or(0);
-            run.write_record(&self.buffer[at..at + len])?;
-        }
-        run.finish()?;
-        self.entries.clear();
-        self.buffer.clear();
+        self.spilling = Some(std::thread::spawn(move || {
+            entries.sort_unstable();
+            for entry in &entries {
+                let at = entry.offset();
+                let len = record_len(&buffer[at..]).unwrap_or(0);
+                run.write_record(&buffer[at..at + len])?;
+            }
+            run.finish()?;
+            buffer.clear();
+            entries.clear();
+            Ok((buffer, entries))
+        }));
         if self.runs.open() >= MAX_OPEN_RUNS {
+            self.wait_for_spill()?;
             self.merge_runs()?;
         }
         Ok(())
+    }
+
+    /// Waits for the run being written; returns its emptied buffers.
+    fn wait_for_spill(&mut self) -> Result<Option<SpillBuffers>> {
+        let Some(spilling) = self.spilling.take() else {
+            return Ok(None);
+        };
+        match spilling.join() {
+            Ok(buffers) => buffers.map(Some),
+            Err(_) => Err(Error::format(
+                &self.output,
+                0,
+                "the thread writing a sort run stopped unexpectedly",
+            )),
+        }
     }
 
     /// Merges every run on disk into one (they all precede the records in memory).
@@ -166,6 +198,7 @@ impl BamSorter {
     /// Sorts and merges everything into `writer` (which has written the header), then
     /// finishes it; returns the index. The runs are deleted.
     pub fn finish(mut self, mut writer: IndexedBamWriter<'_>) -> Result<BamIndex> {
+        self.wait_for_spill()?;
         self.entries.sort_unstable();
         let mut sources: Vec<RecordSource> = self
             .runs
@@ -182,6 +215,13 @@ impl BamSorter {
         merge(sources, |record| writer.write_record(record))?;
         drop(self);
         writer.finish()
+    }
+}
+
+impl Drop for BamSorter {
+    /// Waits for a run being written, so that its file is deleted with the others.
+    fn drop(&mut self) {
+        let _ = self.wait_for_spill();
     }
 }
 
