@@ -8,6 +8,7 @@ mod align_fixtures;
 mod align_multiqc;
 mod align_paired_input;
 mod align_pipelines;
+mod align_sort;
 mod bounded_memory;
 mod cli;
 mod count;

@@ -17,6 +17,8 @@
 //! * [`output`]: an output written to a temporary file beside its destination and renamed
 //!   into place only when complete, so a failed run never leaves a file that looks whole;
 //!   an existing destination is refused unless overwriting is allowed;
+//! * [`bam_sort`]: BAM records sorted by coordinate in bounded memory (sorted runs
+//!   spilled to hidden files beside the output and merged), written with their index;
 //! * [`bgzf`]: BGZF block boundaries, virtual offsets, and inflate of one block into a
 //!   caller's buffer with its CRC32 and size checked;
 //! * [`bgzf_writer`]: writing BGZF (compressed outputs that htslib and tabix read), on the
@@ -34,6 +36,7 @@
 
 #[allow(unsafe_code)]
 pub mod bam;
+pub mod bam_sort;
 pub mod bed;
 pub mod bgzf;
 pub mod bgzf_writer;

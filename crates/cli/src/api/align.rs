@@ -117,6 +117,7 @@ impl ReadAligner {
             pairing: &self.pairing,
             ignore_quals: self.ignore_quals,
             routing: ReadRouting::default(),
+            sorting: false,
         };
         let mut worker = ChunkWorker::new(self.index.index(), self.params.clone())?;
         worker.process(&format, &mut task)?;

@@ -5,7 +5,11 @@
 //! boundaries; each worker parses its chunk, aligns it ([`seqfarm_align::Aligner`]:
 //! reads one by one, pairs together) and formats the records (SAM text, or BAM
 //! compressed into BGZF blocks) and the `--un`/`--al` reads into the task's own buffers;
-//! the collector writes the buffers in input order. A bad record becomes an error stored in its task, which
+//! the collector writes the buffers in input order. With `--sort` the workers leave the
+//! BAM records uncompressed and the collector hands them to a
+//! [`seqfarm_io::bam_sort::BamSorter`], which spills sorted runs beside the output when
+//! its memory is full and, once every read is aligned, merges them into the output
+//! (compressed on the workers' threads) and writes the index. A bad record becomes an error stored in its task, which
 //! the collector reports in input order, so the first bad record in the file is the one
 //! named, at any thread count.
 
@@ -23,6 +27,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
+use seqfarm_io::bam_sort::{index_extension, BamSorter, IndexedBamWriter};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::reads::{
@@ -152,6 +157,12 @@ impl AlignArgs {
             command_line
         ));
         let mut header = SamHeader::new(references, &lines);
+        if self.sort {
+            header.text =
+                header
+                    .text
+                    .replacen("@HD\tVN:1.6\tSO:unsorted", "@HD\tVN:1.6\tSO:coordinate", 1);
+        }
         if self.no_head {
             header.text.clear();
         } else if self.no_sq {
@@ -291,7 +302,21 @@ impl AlignArgs {
         timer.phase("Time loading forward index", started);
         let search_started = Instant::now();
         let header = self.header(index, &run.command_line)?;
-        output.put(&header_bytes(&header, style.bam))?;
+        let header_blocks = header_bytes(&header, style.bam);
+        output.put(&header_blocks)?;
+        let reference_lengths: Vec<u64> = header.references.iter().map(|r| r.len).collect();
+        let mut sorted = if self.sort {
+            let mut index_out = out_path.clone().into_os_string();
+            index_out.push(".");
+            index_out.push(index_extension(&reference_lengths));
+            let index_out = PathBuf::from(index_out);
+            refuse_input_as_output(&index_out, &inputs)?;
+            let index_output = Output::create(&index_out, self.force.overwrite())?;
+            let sorter = BamSorter::new(&out_path, self.sort_memory as usize);
+            Some((sorter, index_output))
+        } else {
+            None
+        };
         let parse = self.parse_options()?;
         let config = FarmConfig::new(workers)
             .pin(self.pin)
@@ -310,6 +335,7 @@ impl AlignArgs {
             pairing: &pairing,
             ignore_quals,
             routing,
+            sorting: sorted.is_some(),
         };
         let make_worker = |info: WorkerInfo| -> Result<_, anyhow::Error> {
             let mut worker = ChunkWorker::new(index_for(info.index), params.clone())?;
@@ -323,7 +349,10 @@ impl AlignArgs {
                 return Err(e.into());
             }
             verification.poll()?;
-            output.put(&task.out)?;
+            match &mut sorted {
+                Some((sorter, _)) => sorter.push(&task.out)?,
+                None => output.put(&task.out)?,
+            }
             read_files.write(&mut task.read_files)?;
             totals += task.counts;
             metrics.update(&totals)?;
@@ -342,11 +371,31 @@ impl AlignArgs {
         )
         .map_err(farm_error)?;
         bar.finish();
-        if style.bam {
-            output.put(&EOF_MARKER)?;
-        }
         verification.finish()?;
-        output.commit()?;
+        match sorted {
+            Some((sorter, mut index_output)) => {
+                let writer = IndexedBamWriter::new(
+                    &mut output,
+                    &out_path,
+                    header_blocks.len() as u64,
+                    BAM_LEVEL,
+                    workers,
+                    &reference_lengths,
+                )?;
+                let index = sorter.finish(writer)?;
+                index
+                    .write(&mut index_output)
+                    .map_err(|e| index_output.error(e))?;
+                output.commit()?;
+                index_output.commit()?;
+            }
+            None => {
+                if style.bam {
+                    output.put(&EOF_MARKER)?;
+                }
+                output.commit()?;
+            }
+        }
         read_files.commit()?;
         metrics.finish(&totals)?;
         stats_file.add(&report.stats);
@@ -476,9 +525,9 @@ fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
 }
 
 /// The command line for `@PG CL:`, without the thread options (`-p`, `--threads`,
-/// `--pin`), `--numa MODE` and `--stats FILE`: they do not change the alignments, and
-/// leaving them out keeps the output byte-identical at any thread count, under any NUMA
-/// placement and with or without statistics.
+/// `--pin`), `--numa MODE`, `--stats FILE` and `--sort-memory SIZE`: they do not change
+/// the alignments, and leaving them out keeps the output byte-identical at any thread
+/// count, under any NUMA placement, with or without statistics and at any sort memory.
 pub fn command_line(args: impl Iterator<Item = String>) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut skip_value = false;
@@ -487,11 +536,12 @@ pub fn command_line(args: impl Iterator<Item = String>) -> String {
             continue;
         }
         match arg.as_str() {
-            "-p" | "--threads" | "--stats" | "--numa" => skip_value = true,
+            "-p" | "--threads" | "--stats" | "--numa" | "--sort-memory" => skip_value = true,
             "--pin" => {}
             a if a.starts_with("--threads=")
                 || a.starts_with("--stats=")
-                || a.starts_with("--numa=") => {}
+                || a.starts_with("--numa=")
+                || a.starts_with("--sort-memory=") => {}
             a if a.starts_with("-p")
                 && a.len() > 2
                 && a[2..].bytes().all(|b| b.is_ascii_digit()) => {}
@@ -558,6 +608,9 @@ mod tests {
             "--numa",
             "replicate",
             "--numa=off",
+            "--sort-memory",
+            "1G",
+            "--sort-memory=2M",
             "-U",
             "r.fq",
         ];

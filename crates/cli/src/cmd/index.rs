@@ -218,7 +218,7 @@ impl StageTimes {
 
 /// Parses a byte count: a number with an optional K, M, G or T suffix (powers of 1024;
 /// a trailing `B` or `iB` is allowed), fractions allowed (`1.5G`).
-fn parse_size(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
     let not_a_size = || format!("{text:?} is not a size such as 2G or 1500M");
     let t = text.trim();
     let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());

@@ -94,6 +94,9 @@ impl AlignPlanner {
         if !args.read_file_specs()?.is_empty() || args.met_file.is_some() || args.met_stderr {
             anyhow::bail!("--un/--al/--met options are not available when aligning in parts");
         }
+        if args.sort {
+            anyhow::bail!("--sort is not available when aligning in parts: sort the joined output");
+        }
         let sources = args.sources()?;
         Ok(Self {
             chunker: InputChunker::new(&sources, TASK_LIMITS)?,
@@ -272,6 +275,7 @@ pub fn align_part(
         pairing: &pairing,
         ignore_quals: args.ignore_quals,
         routing: Default::default(),
+        sorting: false,
     };
     let (format, index) = (&format, &*index);
     let make_worker = |_: WorkerInfo| -> anyhow::Result<_> {

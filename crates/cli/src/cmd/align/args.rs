@@ -75,6 +75,20 @@ pub struct AlignArgs {
     /// BAM output (BGZF blocks compressed by the workers)
     #[arg(short = 'o', value_name = "OUT.bam")]
     pub bam: Option<PathBuf>,
+    /// Sort the BAM output by coordinate (as `samtools sort`) and write its index beside
+    /// it (OUT.bam.bai; OUT.bam.csi when a reference is longer than 2^29 bp)
+    #[arg(long, requires = "bam")]
+    pub sort: bool,
+    /// Memory for sorting, in all (records beyond it are sorted into temporary files
+    /// beside the output and merged at the end): a size such as 768M or 2G
+    #[arg(
+        long,
+        value_name = "SIZE",
+        default_value = "768M",
+        value_parser = crate::cmd::index::parse_size,
+        requires = "sort"
+    )]
+    pub sort_memory: u64,
     /// Reads are FASTQ (the default; FASTQ and FASTA are also detected)
     #[arg(short = 'q')]
     pub fastq: bool,
@@ -810,6 +824,14 @@ impl AlignArgs {
             if self.preserve_tags {
                 anyhow::bail!("--preserve-tags needs BAM input (-b)");
             }
+        }
+        if self.sort
+            && self
+                .bam
+                .as_deref()
+                .is_none_or(|p| p == std::path::Path::new("-"))
+        {
+            anyhow::bail!("--sort needs a BAM file to write (-o OUT.bam), not standard output");
         }
         if self.int_quals && (self.fasta || self.raw || self.kmers.is_some()) {
             anyhow::bail!("--int-quals needs reads with qualities");

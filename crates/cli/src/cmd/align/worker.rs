@@ -28,6 +28,8 @@ pub struct ChunkFormat<'a> {
     pub ignore_quals: bool,
     /// Which `--un`/`--al` files the reads go to.
     pub routing: ReadRouting,
+    /// BAM records are left uncompressed, for the collector to sort (`--sort`).
+    pub sorting: bool,
 }
 
 /// A worker's private state: its aligner and the buffers it reuses from task to task.
@@ -55,8 +57,8 @@ impl<'i> ChunkWorker<'i> {
         })
     }
 
-    /// Parses and aligns the task's chunk and formats its records (SAM text, or BAM in
-    /// BGZF blocks) into `task.out`; a bad read record is left in `task.error`.
+    /// Parses and aligns the task's chunk and formats its records (SAM text, BAM in
+    /// BGZF blocks, or bare BAM records to sort) into `task.out`; a bad read record is left in `task.error`.
     pub fn process(
         &mut self,
         format: &ChunkFormat<'_>,
@@ -85,7 +87,8 @@ impl<'i> ChunkWorker<'i> {
             .align_pairs(&pairs, format.pairing, &mut self.pair_results);
         drop((singles, pairs));
         self.records.clear();
-        let target = if format.style.bam {
+        let compress = format.style.bam && !format.sorting;
+        let target = if compress {
             &mut self.records
         } else {
             &mut task.out
@@ -135,7 +138,7 @@ impl<'i> ChunkWorker<'i> {
             }
         }
         format.routing.finish_task(&mut task.read_files)?;
-        if format.style.bam {
+        if compress {
             self.compressor.compress(&self.records, &mut task.out);
         }
         Ok(())

@@ -1,0 +1,289 @@
+//! Coordinate sorting of BAM records in bounded memory, with the index built while the
+//! sorted file is written.
+//!
+//! [`BamSorter`] takes BAM-encoded records (each with its 4-byte length) in input order
+//! and keeps them as bytes, plus a 16-byte sort entry per record. When the records and
+//! entries reach half the memory budget, they are handed to a thread that sorts them and
+//! writes them as a run (a hidden BGZF file, level 1, beside the output), while the
+//! other half of the budget fills; runs are deleted when read back or when the sorter is
+//! dropped, whatever the exit path ([`runs::RunFiles`]). [`BamSorter::finish`] sorts
+//! what is left in memory and merges it with the runs (a binary heap) into the output
+//! through [`indexed_writer::IndexedBamWriter`], which compresses BGZF blocks on a few
+//! threads and records every record's virtual offsets into a BAI (or, for a contig
+//! longer than 2^29 - 1 bp, a CSI) built by noodles' indexer.
+//!
+//! The order is `samtools sort`'s: reference number (unplaced records, `-1`, last),
+//! then `POS + 1`, then forward strand before reverse, then input order (samtools sorts
+//! each buffer with a stable merge sort and breaks ties between its temporary files by
+//! file number, which is input order too).
+
+mod indexed_writer;
+mod runs;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::path::{Path, PathBuf};
+
+pub use self::indexed_writer::{BamIndex, IndexedBamWriter};
+use self::runs::{RunFiles, RunReader};
+use crate::{Error, Result};
+
+/// The default memory budget: samtools sort's per-thread default (768 MiB).
+pub const DEFAULT_SORT_MEMORY: usize = 768 << 20;
+/// Runs open at once while merging; more are first merged into one run.
+const MAX_OPEN_RUNS: usize = 64;
+/// Bytes of memory each buffered record costs besides its own bytes.
+const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+
+/// The extension of the index of a BAM with references of `reference_lengths`: `bai`,
+/// or `csi` when one is longer than 2^29 bp (beyond BAI's bins).
+pub fn index_extension(reference_lengths: &[u64]) -> &'static str {
+    if reference_lengths.iter().any(|&len| len > 1 << 29) {
+        "csi"
+    } else {
+        "bai"
+    }
+}
+
+/// The sort position of a record: `(tid as u32) << 32 | (pos + 1) as u32` (so unplaced
+/// records, tid `-1`, come last), as samtools compares them.
+pub fn sort_key(record: &[u8]) -> (u64, bool) {
+    let tid = i32::from_le_bytes(record[4..8].try_into().unwrap_or_default());
+    let pos = i32::from_le_bytes(record[8..12].try_into().unwrap_or_default());
+    let flag = u16::from_le_bytes(record[18..20].try_into().unwrap_or_default());
+    let key = u64::from(tid as u32) << 32 | u64::from(pos.wrapping_add(1) as u32);
+    (key, flag & 0x10 != 0)
+}
+
+/// One buffered record: its sort key, then the reverse-strand flag and its offset in
+/// the buffer (input order breaks ties).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    key: u64,
+    /// Bit 63: reverse strand; the rest: the record's offset in the buffer.
+    order: u64,
+}
+
+impl Entry {
+    fn offset(&self) -> usize {
+        (self.order & !(1 << 63)) as usize
+    }
+}
+
+/// The length of the BAM record starting at `bytes[0]`, its 4-byte length included.
+fn record_len(bytes: &[u8]) -> Option<usize> {
+    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize + 4;
+    // A record has at least its 32 fixed bytes besides the length.
+    (len >= 36 && len <= bytes.len()).then_some(len)
+}
+
+/// Sorts BAM records by coordinate within a memory budget, spilling sorted runs to
+/// hidden files beside the output.
+pub struct BamSorter {
+    output: PathBuf,
+    budget: usize,
+    buffer: Vec<u8>,
+    entries: Vec<Entry>,
+    runs: RunFiles,
+    records: u64,
+    /// The run being sorted and written on a thread of its own; it gives back its
+    /// emptied buffers.
+    spilling: Option<std::thread::JoinHandle<Result<SpillBuffers>>>,
+}
+
+/// A buffer of records and its entries, handed to the spilling thread and back.
+type SpillBuffers = (Vec<u8>, Vec<Entry>);
+
+impl BamSorter {
+    /// A sorter for the BAM `output` (its runs go beside it), holding at most about
+    /// `budget` bytes of records in memory.
+    pub fn new(output: &Path, budget: usize) -> Self {
+        Self {
+            output: output.to_path_buf(),
+            budget: budget.max(1),
+            buffer: Vec::new(),
+            entries: Vec::new(),
+            runs: RunFiles::new(output),
+            records: 0,
+            spilling: None,
+        }
+    }
+
+    /// Records added so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Runs written to disk so far.
+    pub fn spilled_runs(&self) -> usize {
+        self.runs.created()
+    }
+
+    /// Adds `records` (BAM-encoded records, each with its length, back to back) in
+    /// input order. When the records in memory reach half the budget they are sorted
+    /// and written as a run on another thread, while the next half fills.
+    pub fn push(&mut self, records: &[u8]) -> Result<()> {
+        let mut at = 0;
+        while at < records.len() {
+            let len = record_len(&records[at..]).ok_or_else(|| {
+                Error::format(&self.output, at as u64, "truncated BAM record to sort")
+            })?;
+            let record = &records[at..at + len];
+            let (key, reverse) = sort_key(record);
+            let offset = self.buffer.len() as u64;
+            self.entries.push(Entry {
+                key,
+                order: u64::from(reverse) << 63 | offset,
+            });
+            self.buffer.extend_from_slice(record);
+            self.records += 1;
+            at += len;
+            if self.buffer.len() + self.entries.len() * ENTRY_BYTES >= self.budget / 2 {
+                self.spill()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the buffered records to a thread that sorts them and writes them as a
+    /// run (after the previous run is written), and carries on with emptied buffers.
+    fn spill(&mut self) -> Result<()> {
+        let (mut buffer, mut entries) = self.wait_for_spill()?.unwrap_or_default();
+        std::mem::swap(&mut buffer, &mut self.buffer);
+        std::mem::swap(&mut entries, &mut self.entries);
+        let mut run = self.runs.create()?;
+        self.spilling = Some(std::thread::spawn(move || {
+            entries.sort_unstable();
+            for entry in &entries {
+                let at = entry.offset();
+                let len = record_len(&buffer[at..]).unwrap_or(0);
+                run.write_record(&buffer[at..at + len])?;
+            }
+            run.finish()?;
+            buffer.clear();
+            entries.clear();
+            Ok((buffer, entries))
+        }));
+        if self.runs.open() >= MAX_OPEN_RUNS {
+            self.wait_for_spill()?;
+            self.merge_runs()?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the run being written; returns its emptied buffers.
+    fn wait_for_spill(&mut self) -> Result<Option<SpillBuffers>> {
+        let Some(spilling) = self.spilling.take() else {
+            return Ok(None);
+        };
+        match spilling.join() {
+            Ok(buffers) => buffers.map(Some),
+            Err(_) => Err(Error::format(
+                &self.output,
+                0,
+                "the thread writing a sort run stopped unexpectedly",
+            )),
+        }
+    }
+
+    /// Merges every run on disk into one (they all precede the records in memory).
+    fn merge_runs(&mut self) -> Result<()> {
+        let readers = self.runs.take_readers()?;
+        let readers = readers.into_iter().map(RecordSource::from).collect();
+        let mut merged = self.runs.create()?;
+        merge(readers, |record| merged.write_record(record))?;
+        merged.finish()
+    }
+
+    /// Sorts and merges everything into `writer` (which has written the header), then
+    /// finishes it; returns the index. The runs are deleted.
+    pub fn finish(mut self, mut writer: IndexedBamWriter<'_>) -> Result<BamIndex> {
+        self.wait_for_spill()?;
+        self.entries.sort_unstable();
+        let mut sources: Vec<RecordSource> = self
+            .runs
+            .take_readers()?
+            .into_iter()
+            .map(RecordSource::from)
+            .collect();
+        let memory = MemoryRun {
+            buffer: std::mem::take(&mut self.buffer),
+            entries: std::mem::take(&mut self.entries),
+            next: 0,
+        };
+        sources.push(RecordSource::Memory(memory));
+        merge(sources, |record| writer.write_record(record))?;
+        drop(self);
+        writer.finish()
+    }
+}
+
+impl Drop for BamSorter {
+    /// Waits for a run being written, so that its file is deleted with the others.
+    fn drop(&mut self) {
+        let _ = self.wait_for_spill();
+    }
+}
+
+/// The records in memory, sorted, as a run.
+struct MemoryRun {
+    buffer: Vec<u8>,
+    entries: Vec<Entry>,
+    next: usize,
+}
+
+/// A sorted stream of records: a run on disk or the records in memory.
+enum RecordSource {
+    Disk(RunReader),
+    Memory(MemoryRun),
+}
+
+impl RecordSource {
+    /// The next record into `record` (cleared first); false at the end.
+    fn next_into(&mut self, record: &mut Vec<u8>) -> Result<bool> {
+        record.clear();
+        match self {
+            RecordSource::Disk(reader) => reader.read_record(record),
+            RecordSource::Memory(run) => {
+                let Some(entry) = run.entries.get(run.next) else {
+                    return Ok(false);
+                };
+                run.next += 1;
+                let at = entry.offset();
+                let len = record_len(&run.buffer[at..]).unwrap_or(0);
+                record.extend_from_slice(&run.buffer[at..at + len]);
+                Ok(true)
+            }
+        }
+    }
+}
+
+impl From<RunReader> for RecordSource {
+    fn from(reader: RunReader) -> Self {
+        RecordSource::Disk(reader)
+    }
+}
+
+/// K-way merge of sorted `sources` (in input order: ties go to the earlier source) into
+/// `emit`.
+fn merge(mut sources: Vec<RecordSource>, mut emit: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    let mut heads: Vec<Vec<u8>> = vec![Vec::new(); sources.len()];
+    let mut heap = BinaryHeap::with_capacity(sources.len());
+    for (i, source) in sources.iter_mut().enumerate() {
+        if source.next_into(&mut heads[i])? {
+            let (key, reverse) = sort_key(&heads[i]);
+            heap.push(Reverse((key, reverse, i)));
+        }
+    }
+    while let Some(Reverse((_, _, i))) = heap.pop() {
+        emit(&heads[i])?;
+        if sources[i].next_into(&mut heads[i])? {
+            let (key, reverse) = sort_key(&heads[i]);
+            heap.push(Reverse((key, reverse, i)));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,278 @@
+//! Writing sorted BAM records as BGZF blocks compressed on a few threads, with each
+//! record's virtual offsets fed to noodles' BAM indexer as the blocks are placed.
+//!
+//! Blocks are cut as htslib cuts them: a record that would overflow the current block
+//! starts a new one (so records start at block boundaries unless larger than a block),
+//! and a block is closed as soon as it is full. A record's offsets are those a reader
+//! sees: a position at the very end of a block is the start of the next one, as
+//! `samtools index` records it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use noodles_bam::index::Indexer;
+use noodles_core::Position;
+use noodles_csi::binning_index::index::reference_sequence::bin::Chunk;
+
+use crate::bgzf_writer::{BgzfCompressor, BLOCK_INPUT, EOF_MARKER};
+use crate::{Error, Result};
+
+/// Blocks compressed together per thread before they are written.
+const BLOCKS_PER_THREAD: usize = 16;
+
+/// Where a record lies on its reference: (reference, first base, last base, mapped).
+type AlignmentContext = Option<(usize, Position, Position, bool)>;
+
+/// The index of a sorted BAM: a BAI, or a CSI when a reference is too long for BAI.
+pub struct BamIndex {
+    index: noodles_bam::Index,
+}
+
+impl BamIndex {
+    /// The index file's extension: `bai` or `csi`.
+    pub fn extension(&self) -> &'static str {
+        match self.index {
+            noodles_bam::Index::Bai(_) => "bai",
+            noodles_bam::Index::Csi(_) => "csi",
+        }
+    }
+
+    /// Writes the index file's bytes to `out`.
+    pub fn write(&self, out: impl Write) -> std::io::Result<()> {
+        match &self.index {
+            noodles_bam::Index::Bai(index) => {
+                noodles_bam::bai::io::Writer::new(out).write_index(index)
+            }
+            noodles_bam::Index::Csi(index) => {
+                let mut writer = noodles_csi::io::Writer::new(out);
+                writer.write_index(index)?;
+                writer.into_inner().finish().map(drop)
+            }
+        }
+    }
+}
+
+/// A record written but not yet placed: its start and end in `data`, and where it lies.
+struct PendingRecord {
+    start: usize,
+    end: usize,
+    context: AlignmentContext,
+}
+
+/// Writes BAM records after a header already written to `out`, builds their index, and
+/// ends the file with the EOF marker.
+pub struct IndexedBamWriter<'o> {
+    out: &'o mut dyn Write,
+    path: PathBuf,
+    /// File offset of the first block in `data`.
+    address: u64,
+    /// Uncompressed bytes: the closed blocks, then the open one.
+    data: Vec<u8>,
+    /// End in `data` of each closed block.
+    block_ends: Vec<usize>,
+    records: Vec<PendingRecord>,
+    compressors: Vec<BgzfCompressor>,
+    compressed: Vec<Vec<u8>>,
+    indexer: Indexer,
+    reference_count: usize,
+    written: u64,
+}
+
+impl<'o> IndexedBamWriter<'o> {
+    /// A writer appending to `out` (`path` names it in errors), whose header took the
+    /// first `header_len` bytes; blocks are compressed at `level` on `threads` threads.
+    /// `reference_lengths` are the header's references (the longest chooses BAI or CSI).
+    pub fn new(
+        out: &'o mut dyn Write,
+        path: &Path,
+        header_len: u64,
+        level: i32,
+        threads: usize,
+        reference_lengths: &[u64],
+    ) -> Result<Self> {
+        let longest = reference_lengths.iter().copied().max().unwrap_or(1).max(1);
+        let max_position = Position::new(longest as usize)
+            .ok_or_else(|| Error::format(path, 0, "reference length out of range"))?;
+        let indexer = Indexer::builder()
+            .set_max_position_hint(max_position)
+            .build()
+            .map_err(|e| Error::format(path, 0, format!("cannot index: {e}")))?;
+        let threads = threads.max(1);
+        Ok(Self {
+            out,
+            path: path.to_path_buf(),
+            address: header_len,
+            data: Vec::new(),
+            block_ends: Vec::new(),
+            records: Vec::new(),
+            compressors: (0..threads).map(|_| BgzfCompressor::new(level)).collect(),
+            compressed: vec![Vec::new(); threads],
+            indexer,
+            reference_count: reference_lengths.len(),
+            written: 0,
+        })
+    }
+
+    fn open_block_start(&self) -> usize {
+        self.block_ends.last().copied().unwrap_or(0)
+    }
+
+    /// Appends one record (with its 4-byte length).
+    pub fn write_record(&mut self, record: &[u8]) -> Result<()> {
+        let open = self.data.len() - self.open_block_start();
+        if open > 0 && open + record.len() > BLOCK_INPUT {
+            self.block_ends.push(self.data.len());
+        }
+        let start = self.data.len();
+        self.data.extend_from_slice(record);
+        while self.data.len() - self.open_block_start() >= BLOCK_INPUT {
+            let end = self.open_block_start() + BLOCK_INPUT;
+            self.block_ends.push(end);
+        }
+        let context = alignment_context(record)
+            .map_err(|m| Error::record(&self.path, self.written + 1, m))?;
+        self.written += 1;
+        self.records.push(PendingRecord {
+            start,
+            end: self.data.len(),
+            context,
+        });
+        if self.block_ends.len() >= BLOCKS_PER_THREAD * self.compressors.len() {
+            self.flush_blocks()?;
+        }
+        Ok(())
+    }
+
+    /// Compresses and writes the closed blocks, and indexes the records they hold.
+    fn flush_blocks(&mut self) -> Result<()> {
+        let n = self.block_ends.len();
+        if n == 0 {
+            return Ok(());
+        }
+        let bounds: Vec<(usize, usize)> = (0..n)
+            .map(|b| {
+                let start = if b == 0 { 0 } else { self.block_ends[b - 1] };
+                (start, self.block_ends[b])
+            })
+            .collect();
+        let per_thread = n.div_ceil(self.compressors.len());
+        let data = &self.data;
+        let mut sizes = vec![0usize; n];
+        let work = bounds
+            .chunks(per_thread)
+            .zip(sizes.chunks_mut(per_thread))
+            .zip(self.compressors.iter_mut().zip(self.compressed.iter_mut()));
+        if per_thread >= n {
+            for item in work {
+                compress_blocks(data, item);
+            }
+        } else {
+            std::thread::scope(|scope| {
+                for item in work {
+                    scope.spawn(move || compress_blocks(data, item));
+                }
+            });
+        }
+        let mut addresses = Vec::with_capacity(n + 1);
+        addresses.push(self.address);
+        for size in &sizes {
+            addresses.push(addresses[addresses.len() - 1] + *size as u64);
+        }
+        for out in self.compressed.iter().take(n.div_ceil(per_thread)) {
+            self.out
+                .write_all(out)
+                .map_err(|e| Error::io(&self.path, e))?;
+        }
+        let block_ends = &self.block_ends;
+        let offset = |p: usize| {
+            let b = block_ends.partition_point(|&e| e <= p);
+            let start = if b == 0 { 0 } else { block_ends[b - 1] };
+            noodles_bgzf::VirtualPosition::from(addresses[b] << 16 | (p - start) as u64)
+        };
+        for record in self.records.drain(..) {
+            let chunk = Chunk::new(offset(record.start), offset(record.end));
+            self.indexer
+                .add_record(record.context, chunk)
+                .map_err(|e| {
+                    Error::format(&self.path, addresses[0], format!("cannot index: {e}"))
+                })?;
+        }
+        let consumed = self.block_ends[n - 1];
+        self.data.drain(..consumed);
+        self.block_ends.clear();
+        self.address = addresses[n];
+        Ok(())
+    }
+
+    /// Writes the last blocks and the EOF marker; returns the index.
+    pub fn finish(mut self) -> Result<BamIndex> {
+        if self.data.len() > self.open_block_start() {
+            self.block_ends.push(self.data.len());
+        }
+        self.flush_blocks()?;
+        self.out
+            .write_all(&EOF_MARKER)
+            .map_err(|e| Error::io(&self.path, e))?;
+        Ok(BamIndex {
+            index: self.indexer.build(self.reference_count),
+        })
+    }
+}
+
+/// One thread's share of a batch: block bounds in the data, their compressed sizes (out),
+/// its compressor and its output buffer.
+type BlockShare<'a> = (
+    (&'a [(usize, usize)], &'a mut [usize]),
+    (&'a mut BgzfCompressor, &'a mut Vec<u8>),
+);
+
+/// Compresses a share of blocks of `data` into its buffer, noting each block's size.
+fn compress_blocks(data: &[u8], ((blocks, sizes), (compressor, out)): BlockShare<'_>) {
+    out.clear();
+    for (&(start, end), size) in blocks.iter().zip(sizes.iter_mut()) {
+        let before = out.len();
+        compressor.compress(&data[start..end], out);
+        *size = out.len() - before;
+    }
+}
+
+/// Where a BAM record lies, as htslib indexes it: unplaced records (no reference) are
+/// only counted; an unmapped record placed beside its mate covers one base.
+fn alignment_context(record: &[u8]) -> std::result::Result<AlignmentContext, String> {
+    let field = |at: usize, len: usize| {
+        record
+            .get(at..at + len)
+            .ok_or_else(|| "BAM record too short".to_string())
+    };
+    let le32 = |b: &[u8]| i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    let tid = le32(field(4, 4)?);
+    let pos = le32(field(8, 4)?);
+    if tid < 0 || pos < 0 {
+        return Ok(None);
+    }
+    let name_len = usize::from(field(12, 1)?[0]);
+    let n_cigar = usize::from(u16::from_le_bytes(
+        field(16, 2)?.try_into().unwrap_or_default(),
+    ));
+    let flag = u16::from_le_bytes(field(18, 2)?.try_into().unwrap_or_default());
+    let mapped = flag & 0x4 == 0;
+    let mut span: i64 = 0;
+    if mapped {
+        for op in field(36 + name_len, 4 * n_cigar)?.chunks_exact(4) {
+            let op = u32::from_le_bytes([op[0], op[1], op[2], op[3]]);
+            if matches!(op & 0xf, 0 | 2 | 3 | 7 | 8) {
+                span += i64::from(op >> 4);
+            }
+        }
+    }
+    let span = span.max(1);
+    let start = i64::from(pos) + 1;
+    let end = i64::from(pos) + span;
+    let position = |p: i64| Position::new(p as usize).ok_or_else(|| "bad position".to_string());
+    Ok(Some((
+        tid as usize,
+        position(start)?,
+        position(end)?,
+        mapped,
+    )))
+}

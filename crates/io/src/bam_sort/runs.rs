@@ -1,0 +1,212 @@
+//! Sorted runs on disk: hidden BGZF files (level 1) beside the output, deleted when
+//! read back or, whatever happens, when their [`RunFiles`] is dropped.
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::bgzf::{InflateBuffer, Inflater};
+use crate::bgzf_writer::{BgzfCompressor, BLOCK_INPUT};
+use crate::{Error, Result};
+
+/// Compression level of runs: fast, as samtools sort's temporary files.
+const RUN_LEVEL: i32 = 1;
+
+/// The run files of one sort: where they go, which are waiting to be merged, and which
+/// are still on disk (deleted on drop).
+pub struct RunFiles {
+    output: PathBuf,
+    created: usize,
+    waiting: Vec<PathBuf>,
+    on_disk: Vec<PathBuf>,
+}
+
+impl RunFiles {
+    /// No runs yet; they will be named after `output`, in its directory.
+    pub fn new(output: &Path) -> Self {
+        Self {
+            output: output.to_path_buf(),
+            created: 0,
+            waiting: Vec::new(),
+            on_disk: Vec::new(),
+        }
+    }
+
+    /// Runs created so far.
+    pub fn created(&self) -> usize {
+        self.created
+    }
+
+    /// Runs written and not yet read back.
+    pub fn open(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// A new run file: `dir/.NAME.seqfarm-PID.sort.NNNN.tmp`.
+    pub fn create(&mut self) -> Result<RunWriter> {
+        self.created += 1;
+        let name = self
+            .output
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "output".into());
+        let path = self.output.with_file_name(format!(
+            ".{name}.seqfarm-{}.sort.{:04}.tmp",
+            std::process::id(),
+            self.created
+        ));
+        let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
+        self.on_disk.push(path.clone());
+        self.waiting.push(path.clone());
+        Ok(RunWriter {
+            path,
+            file: BufWriter::with_capacity(1 << 20, file),
+            pending: Vec::with_capacity(BLOCK_INPUT),
+            blocks: Vec::new(),
+            compressor: BgzfCompressor::new(RUN_LEVEL),
+        })
+    }
+
+    /// Opens every waiting run for reading, oldest first, and deletes its name (the
+    /// open file stays readable where the system allows it; otherwise it is deleted
+    /// on drop).
+    pub fn take_readers(&mut self) -> Result<Vec<RunReader>> {
+        let mut readers = Vec::new();
+        for path in std::mem::take(&mut self.waiting) {
+            let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+            if std::fs::remove_file(&path).is_ok() {
+                self.on_disk.retain(|p| p != &path);
+            }
+            readers.push(RunReader {
+                path,
+                file: BufReader::with_capacity(1 << 20, file),
+                data: InflateBuffer::new(),
+                block: Vec::new(),
+                inflater: Inflater::new(),
+                file_offset: 0,
+            });
+        }
+        Ok(readers)
+    }
+}
+
+impl Drop for RunFiles {
+    fn drop(&mut self) {
+        for path in self.on_disk.drain(..) {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Writes one run: records back to back, compressed in BGZF blocks.
+pub struct RunWriter {
+    path: PathBuf,
+    file: BufWriter<File>,
+    pending: Vec<u8>,
+    blocks: Vec<u8>,
+    compressor: BgzfCompressor,
+}
+
+impl RunWriter {
+    /// Appends one record (with its length).
+    pub fn write_record(&mut self, record: &[u8]) -> Result<()> {
+        self.pending.extend_from_slice(record);
+        if self.pending.len() >= BLOCK_INPUT {
+            self.flush_blocks(false)?;
+        }
+        Ok(())
+    }
+
+    /// Compresses the pending bytes (whole blocks only unless `all`) and writes them.
+    fn flush_blocks(&mut self, all: bool) -> Result<()> {
+        let whole = if all {
+            self.pending.len()
+        } else {
+            self.pending.len() / BLOCK_INPUT * BLOCK_INPUT
+        };
+        self.blocks.clear();
+        self.compressor
+            .compress(&self.pending[..whole], &mut self.blocks);
+        self.file
+            .write_all(&self.blocks)
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.pending.drain(..whole);
+        Ok(())
+    }
+
+    /// Writes the last block and flushes the file.
+    pub fn finish(mut self) -> Result<()> {
+        self.flush_blocks(true)?;
+        self.file.flush().map_err(|e| Error::io(&self.path, e))
+    }
+}
+
+/// Reads a run's records back, one block at a time.
+pub struct RunReader {
+    path: PathBuf,
+    file: BufReader<File>,
+    data: InflateBuffer,
+    block: Vec<u8>,
+    inflater: Inflater,
+    file_offset: u64,
+}
+
+impl RunReader {
+    /// The next record (with its length) appended to `record`; false at the end.
+    pub fn read_record(&mut self, record: &mut Vec<u8>) -> Result<bool> {
+        if !self.fill(4)? {
+            return if self.data.is_empty() {
+                Ok(false)
+            } else {
+                Err(self.truncated())
+            };
+        }
+        let bytes = self.data.as_slice();
+        let len = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize + 4;
+        if !self.fill(len)? {
+            return Err(self.truncated());
+        }
+        record.extend_from_slice(&self.data.as_slice()[..len]);
+        self.data.consume(len);
+        Ok(true)
+    }
+
+    fn truncated(&self) -> Error {
+        Error::format(
+            &self.path,
+            self.file_offset,
+            "sort run ends inside a record",
+        )
+    }
+
+    /// Inflates blocks until `n` bytes are buffered; false if the run ends first.
+    fn fill(&mut self, n: usize) -> Result<bool> {
+        while self.data.len() < n {
+            let mut header = [0u8; 18];
+            match self.file.read_exact(&mut header) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
+                Err(e) => return Err(Error::io(&self.path, e)),
+            }
+            let size = usize::from(u16::from_le_bytes([header[16], header[17]])) + 1;
+            if size < header.len() {
+                return Err(Error::format(
+                    &self.path,
+                    self.file_offset,
+                    "bad BGZF block",
+                ));
+            }
+            self.block.clear();
+            self.block.extend_from_slice(&header);
+            self.block.resize(size, 0);
+            self.file
+                .read_exact(&mut self.block[header.len()..])
+                .map_err(|e| Error::io(&self.path, e))?;
+            self.inflater
+                .inflate_raw(&self.block, self.file_offset, &mut self.data)
+                .map_err(|e| Error::format(&self.path, e.offset, e.kind.to_string()))?;
+            self.file_offset += size as u64;
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,136 @@
+use super::*;
+use crate::bgzf::{InflateBuffer, Inflater};
+
+/// A minimal BAM record: reference `tid`, position `pos`, a 10M CIGAR (none when
+/// unplaced), reverse strand or not, and `tag` as its name's second byte.
+fn record(tid: i32, pos: i32, reverse: bool, tag: u8) -> Vec<u8> {
+    let n_cigar: u16 = if tid < 0 { 0 } else { 1 };
+    let flag: u16 = if tid < 0 {
+        4
+    } else if reverse {
+        16
+    } else {
+        0
+    };
+    let mut r = Vec::new();
+    r.extend_from_slice(&0u32.to_le_bytes());
+    r.extend_from_slice(&tid.to_le_bytes());
+    r.extend_from_slice(&pos.to_le_bytes());
+    r.push(3);
+    r.push(60);
+    r.extend_from_slice(&0u16.to_le_bytes());
+    r.extend_from_slice(&n_cigar.to_le_bytes());
+    r.extend_from_slice(&flag.to_le_bytes());
+    r.extend_from_slice(&0u32.to_le_bytes());
+    r.extend_from_slice(&(-1i32).to_le_bytes());
+    r.extend_from_slice(&(-1i32).to_le_bytes());
+    r.extend_from_slice(&0i32.to_le_bytes());
+    r.extend_from_slice(&[b'r', tag, 0]);
+    if n_cigar == 1 {
+        r.extend_from_slice(&(10u32 << 4).to_le_bytes());
+    }
+    let len = (r.len() - 4) as u32;
+    r[..4].copy_from_slice(&len.to_le_bytes());
+    r
+}
+
+/// Records with many ties, in a scrambled order.
+fn records() -> Vec<Vec<u8>> {
+    let mut state = 12345u64;
+    let mut next = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) as u32
+    };
+    (0..3000)
+        .map(|i| {
+            let tid = (next() % 4) as i32 - 1;
+            let pos = if tid < 0 {
+                -1
+            } else {
+                (next() % 50) as i32 * 1000
+            };
+            record(tid, pos, next() % 2 == 0, (i % 251) as u8)
+        })
+        .collect()
+}
+
+/// Sorts `records` with `budget` and returns the inflated output and the sorter's runs.
+fn sort(records: &[Vec<u8>], budget: usize, threads: usize) -> (Vec<u8>, usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.bam");
+    let mut sorter = BamSorter::new(&path, budget);
+    for r in records {
+        sorter.push(r).unwrap();
+    }
+    let runs = sorter.spilled_runs();
+    let mut out = Vec::new();
+    let writer = IndexedBamWriter::new(&mut out, &path, 0, 6, threads, &[100_000; 3]).unwrap();
+    let index = sorter.finish(writer).unwrap();
+    assert_eq!(index.extension(), "bai");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "runs left"
+    );
+    let mut inflated = InflateBuffer::new();
+    Inflater::new()
+        .inflate_blocks(&out, 0, &mut inflated)
+        .unwrap();
+    (inflated.as_slice().to_vec(), runs)
+}
+
+#[test]
+fn sorts_as_samtools_with_ties_in_input_order() {
+    let input = records();
+    let mut expected = input.clone();
+    expected.sort_by_key(|r| sort_key(r));
+    let expected: Vec<u8> = expected.concat();
+    let (in_memory, runs) = sort(&input, usize::MAX, 1);
+    assert_eq!(runs, 0);
+    assert_eq!(in_memory, expected);
+    let last = &in_memory[in_memory.len() - 39..];
+    assert_eq!(&last[4..8], &(-1i32).to_le_bytes(), "unplaced records last");
+}
+
+#[test]
+fn spilled_runs_give_the_same_records() {
+    let input = records();
+    let (in_memory, _) = sort(&input, usize::MAX, 2);
+    let (spilled, runs) = sort(&input, 2000, 3);
+    assert!(runs > MAX_OPEN_RUNS, "{runs} runs");
+    assert_eq!(spilled, in_memory);
+}
+
+#[test]
+fn a_truncated_record_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sorter = BamSorter::new(&dir.path().join("x.bam"), 1000);
+    let r = record(0, 5, false, b'a');
+    let err = sorter.push(&r[..r.len() - 1]).unwrap_err();
+    assert!(err.to_string().contains("truncated BAM record"), "{err}");
+}
+
+#[test]
+fn a_reference_beyond_bai_gets_a_csi() {
+    let lengths = [100_000, (1 << 30) + 5];
+    assert_eq!(index_extension(&lengths), "csi");
+    assert_eq!(index_extension(&[1 << 29]), "bai");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.bam");
+    let mut sorter = BamSorter::new(&path, usize::MAX);
+    for (pos, tag) in [(900_000_000, b'a'), (5, b'b'), (600_000_000, b'c')] {
+        sorter.push(&record(1, pos, false, tag)).unwrap();
+    }
+    let mut out = Vec::new();
+    let writer = IndexedBamWriter::new(&mut out, &path, 0, 6, 1, &lengths).unwrap();
+    let index = sorter.finish(writer).unwrap();
+    assert_eq!(index.extension(), "csi");
+    let mut bytes = Vec::new();
+    index.write(&mut bytes).unwrap();
+    let read = noodles_csi::io::Reader::new(&bytes[..])
+        .read_index()
+        .unwrap();
+    assert_eq!(read.reference_sequences().len(), 2);
+}
