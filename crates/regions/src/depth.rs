@@ -284,7 +284,9 @@ pub fn summary_line(name: &str, stat: &DepthStat, out: &mut String) {
 /// each depth divided by the length and added in order, as mosdepth does.
 pub fn mean_depth(depths: &[i32], start: i64, stop: i64) -> f64 {
     let length = (stop - start) as f64;
-    depths.iter().map(|&d| f64::from(d) / length).sum()
+    depths
+        .iter()
+        .fold(0.0, |sum, &d| sum + f64::from(d) / length)
 }
 
 /// The bin a window of mean `mean` counts in: the mean rounded half away from zero
@@ -315,7 +317,11 @@ impl DepthDistribution {
     /// negative ones not at all).
     pub fn add_depths(&mut self, depths: &[i32]) {
         for &d in depths {
-            let d = if d > MAX_COUNTED_DEPTH { CAPPED_DEPTH } else { d };
+            let d = if d > MAX_COUNTED_DEPTH {
+                CAPPED_DEPTH
+            } else {
+                d
+            };
             if d >= 0 {
                 self.add_bin(d as usize);
             }
@@ -406,7 +412,12 @@ mod tests {
     #[test]
     fn deletions_and_skips_are_gaps() {
         let mut events = Vec::new();
-        let c = cigar(&[(2, op::SOFT_CLIP), (3, op::MATCH), (2, op::DEL), (2, op::MATCH)]);
+        let c = cigar(&[
+            (2, op::SOFT_CLIP),
+            (3, op::MATCH),
+            (2, op::DEL),
+            (2, op::MATCH),
+        ]);
         push_blocks(Cigar(&c), 10, &mut events);
         assert_eq!(events, [(10, 1), (15, 1), (13, -1), (17, -1)]);
         let mut cov = Coverage::default();

@@ -516,7 +516,8 @@ impl CountJob {
 /// Compressed BAM bytes per task for `total` bytes of BAMs and `workers` workers: about
 /// [`TASKS_PER_WORKER`] tasks each, within [`TASK_BYTES`].
 pub(crate) fn task_bytes_for(total: u64, workers: usize) -> u64 {
-    (total / (workers.max(1) as u64 * TASKS_PER_WORKER)).clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
+    (total / (workers.max(1) as u64 * TASKS_PER_WORKER))
+        .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
 }
 
 /// Runs `seqfarm count`, writing the rows to `to`.

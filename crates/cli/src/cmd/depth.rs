@@ -50,7 +50,12 @@ pub struct DepthArgs {
     #[arg(long = "bed", value_name = "REGIONS.bed")]
     bed: Option<PathBuf>,
     /// For each region, the bases with at least each of these depths (PREFIX.thresholds.bed.gz)
-    #[arg(short = 'T', long = "thresholds", value_name = "D,D,...", value_delimiter = ',')]
+    #[arg(
+        short = 'T',
+        long = "thresholds",
+        value_name = "D,D,...",
+        value_delimiter = ','
+    )]
     thresholds: Vec<u32>,
     /// Leave out reads with a lower mapping quality
     #[arg(short = 'Q', long = "mapq", value_name = "MAPQ", default_value_t = 0)]
@@ -164,7 +169,10 @@ impl StretchPlanner<'_> {
         while self.ref_id < self.lengths.len() {
             let len = self.lengths[self.ref_id];
             let name = &self.names[self.ref_id];
-            let bed = self.bed.as_ref().map(|b| b.get(name).map_or(&[][..], |v| v));
+            let bed = self
+                .bed
+                .as_ref()
+                .map(|b| b.get(name).map_or(&[][..], |v| v));
             if self.pos == 0 && self.next_region == 0 && !self.all_contigs {
                 if bed.is_some_and(|b| b.is_empty()) {
                     self.ref_id += 1;
@@ -348,7 +356,11 @@ impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
             if !self.thresholds.is_empty() {
                 head(&mut task.threshold_rows);
                 task.threshold_rows.push(b'\t');
-                let label = if r.name.is_empty() { "unknown" } else { &r.name };
+                let label = if r.name.is_empty() {
+                    "unknown"
+                } else {
+                    &r.name
+                };
                 task.threshold_rows.extend_from_slice(label.as_bytes());
                 bases_at_least(slice, self.thresholds, &mut self.counts);
                 for &c in &self.counts {
@@ -422,7 +434,11 @@ impl Totals {
                 self.first_found = false;
             }
             summary_line(name, &self.stat, &mut self.summary);
-            summary_line(&format!("{name}_region"), &self.region_stat, &mut self.summary);
+            summary_line(
+                &format!("{name}_region"),
+                &self.region_stat,
+                &mut self.summary,
+            );
             self.all += self.stat;
             self.all_regions += self.region_stat;
             self.dist.write(name, &mut self.dist_text);
@@ -442,7 +458,8 @@ impl Totals {
         summary_line("total", &self.all, &mut self.summary);
         summary_line("total_region", &self.all_regions, &mut self.summary);
         self.all_dist.write("total", &mut self.dist_text);
-        self.all_region_dist.write("total", &mut self.region_dist_text);
+        self.all_region_dist
+            .write("total", &mut self.region_dist_text);
     }
 }
 
@@ -556,8 +573,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     }
     let mut regions_out = BgzfOutput::create(path(".regions.bed.gz"), &args.force, 6)?;
     let mut summary_out = Output::create(path(".mosdepth.summary.txt"), args.force.overwrite())?;
-    let mut dist_out =
-        Output::create(path(".mosdepth.global.dist.txt"), args.force.overwrite())?;
+    let mut dist_out = Output::create(path(".mosdepth.global.dist.txt"), args.force.overwrite())?;
     let mut region_dist_out =
         Output::create(path(".mosdepth.region.dist.txt"), args.force.overwrite())?;
     let mut thresholds_out = if thresholds.is_empty() {
@@ -573,7 +589,11 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
         Some(out)
     };
     let mut per_base_out = if args.per_base {
-        Some(BgzfOutput::create(path(".per-base.bed.gz"), &args.force, 1)?)
+        Some(BgzfOutput::create(
+            path(".per-base.bed.gz"),
+            &args.force,
+            1,
+        )?)
     } else {
         None
     };
