@@ -11,6 +11,7 @@ mod align_pipelines;
 mod bounded_memory;
 mod cli;
 mod count;
+mod depth;
 mod flagstat;
 mod idle_threads;
 mod index;

@@ -137,7 +137,6 @@ impl Coverage {
         self.lo = lo;
         self.hi = hi.max(lo);
         self.diff.clear();
-        self.diff.resize((self.hi - self.lo) as usize + 1, 0);
         self.held.clear();
     }
 
@@ -150,6 +149,9 @@ impl Coverage {
 
     /// Adds a read that passed the filters (reads come in position order).
     pub fn add(&mut self, read: &AlignedRead) {
+        if self.diff.is_empty() {
+            self.diff.resize((self.hi - self.lo) as usize + 1, 0);
+        }
         let end = read.end();
         if read.flag & PROPER_PAIR != 0 && read.flag & SUPPLEMENTARY == 0 {
             let holds = read.mate_on_same_contig
@@ -203,15 +205,19 @@ impl Coverage {
         self.events = events;
     }
 
-    /// The depths of `[lo, hi)`, position by position (the reads added so far).
-    pub fn depths(&mut self) -> &[i32] {
+    /// The depths of `[lo, hi)`, position by position (the reads added so far), or `None`
+    /// when no read was added (every depth is 0).
+    pub fn depths(&mut self) -> Option<&[i32]> {
+        if self.diff.is_empty() {
+            return None;
+        }
         let mut sum = 0i32;
         for d in self.diff.iter_mut() {
             sum += *d;
             *d = sum;
         }
         let n = self.diff.len() - 1;
-        &self.diff[..n]
+        Some(&self.diff[..n])
     }
 }
 
@@ -252,6 +258,21 @@ impl DepthStat {
             stat.max = stat.max.max(d as u32);
         }
         stat
+    }
+}
+
+impl DepthStat {
+    /// The statistics of `length` bases of depth 0.
+    pub fn zeros(length: u64) -> Self {
+        if length == 0 {
+            return Self::default();
+        }
+        Self {
+            length,
+            bases: 0,
+            min: 0,
+            max: 0,
+        }
     }
 }
 
@@ -335,6 +356,14 @@ impl DepthDistribution {
             self.0.resize(bin + 10, 0);
         }
         self.0[bin] += 1;
+    }
+
+    /// Counts `n` in bin `bin`.
+    pub fn add_many(&mut self, bin: usize, n: u64) {
+        if n > 0 {
+            self.add_bin(bin);
+            self.0[bin] += n - 1;
+        }
     }
 
     /// Whether nothing was counted.
@@ -423,7 +452,7 @@ mod tests {
         let mut cov = Coverage::default();
         cov.reset(8, 20);
         cov.add(&read(b"r", 0, 10, 0, &c));
-        assert_eq!(cov.depths(), [0, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0]);
+        assert_eq!(cov.depths().unwrap(), [0, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0]);
     }
 
     #[test]
@@ -434,7 +463,7 @@ mod tests {
         cov.add(&read(b"p", 0x3, 0, 5, &c));
         cov.add(&read(b"p", 0x3, 5, 0, &c));
         let expected: Vec<i32> = (0..20).map(|i| i32::from(i < 15)).collect();
-        assert_eq!(cov.depths(), expected);
+        assert_eq!(cov.depths().unwrap(), expected);
     }
 
     #[test]
@@ -445,7 +474,7 @@ mod tests {
         cov.reset(0, 12);
         cov.add(&read(b"p", 0x3, 0, 3, &long));
         cov.add(&read(b"p", 0x3, 3, 0, &short));
-        assert_eq!(cov.depths(), [1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(cov.depths().unwrap(), [1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
     }
 
     #[test]
@@ -454,7 +483,7 @@ mod tests {
         let mut cov = Coverage::default();
         cov.reset(5, 8);
         cov.add(&read(b"r", 0, 0, 0, &c));
-        assert_eq!(cov.depths(), [1, 1, 1]);
+        assert_eq!(cov.depths().unwrap(), [1, 1, 1]);
     }
 
     #[test]

@@ -313,13 +313,25 @@ impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
         task.found = len > 0 && self.add_reads(task.ref_id, lo, hi.min(len))?;
         let depths = self.coverage.depths();
         let at = |p: i64| (p.clamp(lo, hi) - lo) as usize;
-        let own = &depths[at(task.start)..at(task.end)];
-        task.stat = DepthStat::of(own);
+        let own = depths.map(|d| &d[at(task.start)..at(task.end)]);
+        let own_len = (at(task.end) - at(task.start)) as u64;
         task.dist = DepthDistribution::default();
-        task.dist.add_depths(own);
         task.runs.clear();
-        if self.per_base {
-            push_runs(own, task.start, &mut task.runs);
+        match own {
+            Some(own) => {
+                task.stat = DepthStat::of(own);
+                task.dist.add_depths(own);
+                if self.per_base {
+                    push_runs(own, task.start, &mut task.runs);
+                }
+            }
+            None => {
+                task.stat = DepthStat::zeros(own_len);
+                task.dist.add_many(0, own_len);
+                if self.per_base && own_len > 0 {
+                    task.runs.push((task.start, task.end, 0));
+                }
+            }
         }
         task.region_stat = DepthStat::default();
         task.region_dist = DepthDistribution::default();
@@ -327,18 +339,46 @@ impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
         task.threshold_rows.clear();
         let name = self.names[task.ref_id].as_bytes();
         self.counts.resize(self.thresholds.len(), 0);
+        // mosdepth counts no base at any threshold, 0 included, on a contig without reads.
+        let empty_contig = depths.is_none()
+            && self.thresholds.first().is_some_and(|&t| t <= 0)
+            && !task.found
+            && self.bams.files()[0]
+                .1
+                .query(task.ref_id, 1, len.max(1) as u64)?
+                .is_empty();
         for r in &task.regions {
-            let slice = if r.start > limit {
-                &[][..]
+            let (from, to) = if r.start > limit {
+                (0, 0)
             } else {
-                &depths[at(r.start)..at(r.stop.min(limit))]
+                (at(r.start), at(r.stop.min(limit)))
             };
-            let mean = mean_depth(slice, r.start, r.stop);
-            task.region_stat += DepthStat::of(slice);
+            let mean = match depths {
+                Some(d) => {
+                    let slice = &d[from..to];
+                    task.region_stat += DepthStat::of(slice);
+                    if !self.windows {
+                        task.region_dist.add_depths(slice);
+                    }
+                    if !self.thresholds.is_empty() {
+                        bases_at_least(slice, self.thresholds, &mut self.counts);
+                    }
+                    mean_depth(slice, r.start, r.stop)
+                }
+                None => {
+                    let n = (to - from) as u64;
+                    task.region_stat += DepthStat::zeros(n);
+                    if !self.windows {
+                        task.region_dist.add_many(0, n);
+                    }
+                    for (c, &t) in self.counts.iter_mut().zip(self.thresholds) {
+                        *c = if t <= 0 && !empty_contig { n } else { 0 };
+                    }
+                    0.0
+                }
+            };
             if self.windows {
                 task.region_dist.add_bin(window_mean_bin(mean));
-            } else {
-                task.region_dist.add_depths(slice);
             }
             let head = |out: &mut Vec<u8>| {
                 out.extend_from_slice(name);
@@ -362,7 +402,6 @@ impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
                     &r.name
                 };
                 task.threshold_rows.extend_from_slice(label.as_bytes());
-                bases_at_least(slice, self.thresholds, &mut self.counts);
                 for &c in &self.counts {
                     task.threshold_rows.push(b'\t');
                     push_number(&mut task.threshold_rows, c);
