@@ -173,11 +173,13 @@ impl StretchPlanner<'_> {
                 .bed
                 .as_ref()
                 .map(|b| b.get(name).map_or(&[][..], |v| v));
-            if self.pos == 0 && self.next_region == 0 && !self.all_contigs {
-                if bed.is_some_and(|b| b.is_empty()) {
-                    self.ref_id += 1;
-                    continue;
-                }
+            if self.pos == 0
+                && self.next_region == 0
+                && !self.all_contigs
+                && bed.is_some_and(|b| b.is_empty())
+            {
+                self.ref_id += 1;
+                continue;
             }
             let start = self.pos;
             let step = match self.window {
