@@ -38,6 +38,8 @@ enum Command {
     SnpPileup(cmd::snp_pileup::SnpPileupArgs),
     /// Reads per region (BED) or window in BAMs, identical to bedtools multicov
     Count(cmd::count::CountArgs),
+    /// Mean depth per window or BED region and bases above depth thresholds, identical to mosdepth -n --by
+    Depth(cmd::depth::DepthArgs),
     /// Smith-Waterman database search (protein or DNA), scores exactly as parasail's sw_*
     Search(cmd::search::SearchArgs),
     Align(Box<cmd::align::AlignArgs>),
@@ -74,6 +76,7 @@ impl Cli {
             Command::Locate(args) => args.run(),
             Command::SnpPileup(args) => cmd::snp_pileup::run(args, &Destination::Named),
             Command::Count(args) => cmd::count::run(args, &Destination::Named),
+            Command::Depth(args) => cmd::depth::run(args),
             Command::Search(args) => cmd::search::run(&args, &Destination::Named),
             Command::Align(args) => (*args).run(),
         }

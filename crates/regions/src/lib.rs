@@ -10,9 +10,11 @@
 //! * [`pileup`]: FACETS snp-pileup's allele counts on htslib 1.16's pileup, replayed
 //!   range by range with the same results.
 //! * [`count`]: reads per region as bedtools multicov counts them.
+//! * [`depth`]: per-base depth and its region statistics as mosdepth 0.3 computes them.
 #![forbid(unsafe_code)]
 
 pub mod count;
+pub mod depth;
 pub mod flagstat;
 pub mod pileup;
 

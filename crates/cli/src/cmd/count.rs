@@ -514,10 +514,8 @@ impl CountJob {
     /// Compressed BAM bytes per task for `workers` workers (`--task-bytes` when given).
     pub fn task_bytes(&self, args: &CountArgs, workers: usize) -> u64 {
         let total: u64 = self.bams.files().iter().map(|(bam, _)| bam.len()).sum();
-        args.task_bytes.unwrap_or_else(|| {
-            (total / (workers as u64 * TASKS_PER_WORKER))
-                .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
-        })
+        args.task_bytes
+            .unwrap_or_else(|| task_bytes_for(total, workers))
     }
 
     /// Counts the regions of tasks `tasks` (of `task_bytes` each, numbered from 0 in
@@ -584,6 +582,13 @@ impl CountJob {
         .map_err(farm_error)?;
         Ok((report.stats, regions, planned))
     }
+}
+
+/// Compressed BAM bytes per task for `total` bytes of BAMs and `workers` workers: about
+/// [`TASKS_PER_WORKER`] tasks each, within [`TASK_BYTES`].
+pub(crate) fn task_bytes_for(total: u64, workers: usize) -> u64 {
+    (total / (workers.max(1) as u64 * TASKS_PER_WORKER))
+        .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
 }
 
 /// Runs `seqfarm count`, writing the rows to `to`.

@@ -1,6 +1,7 @@
 //! One module per subcommand: argument struct and the farm it runs.
 pub mod align;
 pub mod count;
+pub mod depth;
 pub mod flagstat;
 pub mod index;
 pub mod locate;

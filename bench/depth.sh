@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Times `seqfarm depth` (1 and 2 threads) side by side with mosdepth 0.3 (1 and 2
+# decompression threads) on windows of 500 bp with thresholds 1,10,20, after checking
+# that the files they write are identical (the .gz ones decompressed). Prints hyperfine's
+# table of mean wall seconds.
+#
+# usage: bench/depth.sh [BAM]   (default: $SEQFARM_BENCH_DATA/normal.bam)
+# env:   RUNS (default 3), WINDOW (default 500), SEQFARM_BENCH_DATA
+#        (default /tmp/seqfarm-bench)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
+runs=${RUNS:-3}
+window=${WINDOW:-500}
+bam=${1:-$bench/normal.bam}
+for tool in hyperfine mosdepth; do
+  command -v "$tool" >/dev/null || { echo "bench/depth.sh needs $tool" >&2; exit 1; }
+done
+cargo build --release --quiet -p seqfarm
+sf=$PWD/target/release/seqfarm
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $bam, windows of $window bp, thresholds 1,10,20"
+mosdepth -n --by "$window" -T 1,10,20 "$tmp/m" "$bam"
+"$sf" depth -t 2 --window "$window" -T 1,10,20 -o "$tmp/s" "$bam"
+for f in regions.bed.gz thresholds.bed.gz mosdepth.summary.txt mosdepth.global.dist.txt \
+  mosdepth.region.dist.txt; do
+  cmp -s <(zcat -f "$tmp/m.$f") <(zcat -f "$tmp/s.$f") \
+    || { echo "seqfarm and mosdepth differ in $f" >&2; exit 1; }
+done
+echo "# outputs identical"
+
+hyperfine --runs "$runs" --warmup 1 --style basic --export-markdown "$tmp/table.md" \
+  -n "seqfarm depth -t 1" "$sf depth --force -t 1 --window $window -T 1,10,20 -o $tmp/s $bam" \
+  -n "seqfarm depth -t 2" "$sf depth --force -t 2 --window $window -T 1,10,20 -o $tmp/s $bam" \
+  -n "mosdepth -t 1" "mosdepth -t 1 -n --by $window -T 1,10,20 $tmp/m $bam" \
+  -n "mosdepth -t 2" "mosdepth -t 2 -n --by $window -T 1,10,20 $tmp/m $bam" >&2
+cat "$tmp/table.md"

@@ -1,0 +1,260 @@
+//! `seqfarm depth`: the files of `mosdepth -n --by` (0.3, run here on the same BAMs),
+//! by window and by BED, with thresholds, `-Q` and `-F`, at 1 and 2 threads and with
+//! tiny tasks; `--per-base` against mosdepth without `-n`; errors on bad input.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{data, peer, seqfarm, succeeded};
+
+const BAMS: [&str; 4] = [
+    "snp-pileup/normal_slice.bam",
+    "bam/na12878_chrM.bam",
+    "bam/sarscov2.bam",
+    "bam/long_cigar.bam",
+];
+
+/// The files both tools write (`.gz` ones compared decompressed).
+const FILES: [&str; 5] = [
+    "regions.bed.gz",
+    "thresholds.bed.gz",
+    "mosdepth.summary.txt",
+    "mosdepth.global.dist.txt",
+    "mosdepth.region.dist.txt",
+];
+
+fn contents(path: &Path) -> Vec<u8> {
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut text = Vec::new();
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_end(&mut text)
+            .unwrap();
+        text
+    } else {
+        raw
+    }
+}
+
+fn mosdepth(dir: &Path, options: &[&str], bam: &Path) -> PathBuf {
+    let prefix = dir.join("mosdepth");
+    succeeded(Command::new("mosdepth").args(options).arg(&prefix).arg(bam));
+    prefix
+}
+
+fn depth(dir: &Path, name: &str, options: &[&str], bam: &Path) -> PathBuf {
+    let prefix = dir.join(name);
+    succeeded(
+        seqfarm()
+            .arg("depth")
+            .args(options)
+            .arg("-o")
+            .arg(&prefix)
+            .arg(bam),
+    );
+    prefix
+}
+
+fn file(prefix: &Path, suffix: &str) -> PathBuf {
+    PathBuf::from(format!("{}.{suffix}", prefix.display()))
+}
+
+/// A BED with names, an extra column, zero-length and overlapping regions, a contig the
+/// BAM lacks, out of order, around the reads of the BAM's first mapped contig.
+fn regions(dir: &Path, bam: &Path) -> PathBuf {
+    let out = succeeded(Command::new("samtools").arg("idxstats").arg(bam));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut bed = String::from("track name=x\n#comment\n");
+    for line in text.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        if f[0] == "*" || f[2] == "0" {
+            continue;
+        }
+        let (name, len): (&str, i64) = (f[0], f[1].parse().unwrap());
+        for i in 0..12i64 {
+            let start = (i * 7919 * 131) % len;
+            let end = (start + 5000 + i * 977).min(len);
+            match i % 3 {
+                0 => bed.push_str(&format!("{name}\t{start}\t{end}\tr{i}\textra\n")),
+                1 => bed.push_str(&format!("{name}\t{start}\t{end}\n")),
+                _ => bed.push_str(&format!("{name}\t{start}\t{start}\tzero\n")),
+            }
+        }
+    }
+    bed.push_str("nochrom\t10\t20\tx\n");
+    let path = dir.join("regions.bed");
+    std::fs::write(&path, bed).unwrap();
+    path
+}
+
+/// Runs both tools and compares every file mosdepth wrote.
+fn compare(bam: &Path, by: (&str, &str), peer_options: &[&str], options: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    let theirs = mosdepth(
+        dir.path(),
+        &[&["-n", "--by", by.1], peer_options].concat(),
+        bam,
+    );
+    for (i, extra) in [
+        &["-t", "1"][..],
+        &["-t", "2"],
+        &["-t", "2", "--task-bytes", "1"],
+    ]
+    .iter()
+    .enumerate()
+    {
+        let args = [&[by.0, by.1], options, extra].concat();
+        let ours = depth(dir.path(), &format!("seqfarm{i}"), &args, bam);
+        for name in FILES {
+            let expected = file(&theirs, name);
+            if !expected.exists() {
+                assert!(!file(&ours, name).exists(), "{name} written");
+                continue;
+            }
+            assert!(
+                contents(&file(&ours, name)) == contents(&expected),
+                "{name} differs for {} with {args:?}",
+                bam.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn windows_match_mosdepth() {
+    if !peer("mosdepth") {
+        return;
+    }
+    for bam in BAMS {
+        let bam = data(bam);
+        compare(
+            &bam,
+            ("--window", "500"),
+            &["-T", "1,10,20"],
+            &["-T", "1,10,20"],
+        );
+        compare(&bam, ("--window", "1000"), &["-Q", "20"], &["-Q", "20"]);
+    }
+}
+
+#[test]
+fn bed_regions_match_mosdepth() {
+    if !peer("mosdepth") || !peer("samtools") {
+        return;
+    }
+    for bam in BAMS {
+        let bam = data(bam);
+        let dir = tempfile::tempdir().unwrap();
+        let bed = regions(dir.path(), &bam);
+        let bed = bed.to_str().unwrap();
+        compare(&bam, ("--bed", bed), &[], &[]);
+        compare(
+            &bam,
+            ("--bed", bed),
+            &["-T", "0,5,100", "-Q", "30", "-F", "0"],
+            &["-T", "100,0,5", "-Q", "30", "-F", "0"],
+        );
+    }
+}
+
+#[test]
+fn per_base_matches_mosdepth_without_n() {
+    if !peer("mosdepth") {
+        return;
+    }
+    for bam in ["snp-pileup/normal_slice.bam", "bam/chm1.bam"] {
+        let bam = data(bam);
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("mosdepth");
+        succeeded(
+            Command::new("mosdepth")
+                .args(["--by", "777", "-F", "1024"])
+                .arg(&prefix)
+                .arg(&bam),
+        );
+        for threads in ["1", "2"] {
+            let ours = depth(
+                dir.path(),
+                &format!("seqfarm{threads}"),
+                &["--window", "777", "-F", "1024", "--per-base", "-t", threads],
+                &bam,
+            );
+            for name in FILES.iter().chain(&["per-base.bed.gz"]) {
+                let expected = file(&prefix, name);
+                if expected.exists() {
+                    assert!(
+                        contents(&file(&ours, name)) == contents(&expected),
+                        "{name} differs for {}",
+                        bam.display()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn missing_index_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let bam = dir.path().join("x.bam");
+    std::fs::copy(data("bam/sarscov2.bam"), &bam).unwrap();
+    let out = seqfarm()
+        .args(["depth", "--window", "100", "-o"])
+        .arg(dir.path().join("out"))
+        .arg(&bam)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("x.bam") && err.contains("index"), "{err}");
+    assert!(!dir.path().join("out.regions.bed.gz").exists());
+}
+
+#[test]
+fn bad_bed_line_names_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bed = dir.path().join("bad.bed");
+    std::fs::write(&bed, "# header\nMN908947.3\t1\t100\nMN908947.3\tten\t100\n").unwrap();
+    let out = seqfarm()
+        .args(["depth", "--bed"])
+        .arg(&bed)
+        .arg("-o")
+        .arg(dir.path().join("out"))
+        .arg(data("bam/sarscov2.bam"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.bed") && err.contains('3') && err.contains("ten"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out.regions.bed.gz").exists());
+}
+
+#[test]
+fn existing_outputs_are_kept_without_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("out");
+    let summary = file(&prefix, "mosdepth.summary.txt");
+    std::fs::write(&summary, "keep").unwrap();
+    let run = |force: bool| {
+        let mut c = seqfarm();
+        c.args(["depth", "--window", "1000", "-o"])
+            .arg(&prefix)
+            .arg(data("bam/sarscov2.bam"));
+        if force {
+            c.arg("--force");
+        }
+        c.output().unwrap()
+    };
+    let out = run(false);
+    assert!(!out.status.success());
+    assert_eq!(std::fs::read_to_string(&summary).unwrap(), "keep");
+    assert!(!file(&prefix, "regions.bed.gz").exists());
+    assert!(run(true).status.success());
+    assert!(std::fs::read_to_string(&summary)
+        .unwrap()
+        .starts_with("chrom\tlength"));
+}
