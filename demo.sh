@@ -34,6 +34,10 @@ step "$sf" count -t 2 --window 20000 -o "$out/windows.tsv" \
   "$data/snp-pileup/normal_slice.bam" "$data/snp-pileup/tumor_slice.bam"
 step awk '$4 + $5 > 0' "$out/windows.tsv"
 
+# depth: mosdepth's mean depth per 20 kb window and bases at >= 1, 10, 20x (its files).
+step "$sf" depth -t 2 --window 20000 -T 1,10,20 -o "$out/depth" "$data/snp-pileup/normal_slice.bam"
+step sh -c "zcat '$out/depth.thresholds.bed.gz' | awk 'NR == 1 || \$5 > 0' | head -4"
+
 # Smith-Waterman search: 10 UniProt queries against 1,500 UniProt sequences, 2 best hits each.
 step "$sf" search --top 2 "$data/sw_q10.fa" "$data/sw_db1500.fa.gz"
 # DNA on both strands, as blastn: queries from E. coli and M. tuberculosis pieces, half of
@@ -52,8 +56,9 @@ awk '!/^@/ && n++ < 3' "$out/reads.sam" | cut -f 1-9,12-
 step grep -E '^  "(tasks|ceiling|efficiency)"' "$out/align-stats.json"
 # --numa interleave: the index copied into memory interleaved over the NUMA nodes the
 # workers run on (one node here: the same placement, the same output).
+# --sort: a coordinate-sorted BAM and its .bai, as samtools sort and index would write.
 step "$sf" align --local --numa interleave -x "$out/piece" -U "$data/align_reads_100.fq.gz" \
-  -o "$out/reads.bam" -p 2
+  -o "$out/reads.bam" --sort -p 2
 
 # Paired-end: 4,000 simulated 2x150 pairs (fragments 400 +- 60) on the same genome piece,
 # with a bowtie2 command line as pipelines write it; pairs that do not align concordantly
