@@ -456,19 +456,27 @@ pub struct CountJob {
     overlap: OverlapRule,
 }
 
+/// The names and lengths of the reference sequences of the BAMs' (shared) header.
+pub(crate) fn reference_names_and_lengths(
+    bams: &BamSet,
+) -> anyhow::Result<(Vec<String>, Vec<i64>)> {
+    let header = bams
+        .header()
+        .ok_or_else(|| anyhow::anyhow!("no BAM given"))?;
+    let names = header.references.iter().map(|r| r.name.clone()).collect();
+    let lengths = header
+        .references
+        .iter()
+        .map(|r| i64::from(r.length))
+        .collect();
+    Ok((names, lengths))
+}
+
 impl CountJob {
     /// Opens the BAMs of `args` (and checks that regions are given).
     pub fn new(args: &CountArgs) -> anyhow::Result<Self> {
         let bams = BamSet::open(&args.bams)?;
-        let header = bams
-            .header()
-            .ok_or_else(|| anyhow::anyhow!("no BAM given"))?;
-        let names: Vec<String> = header.references.iter().map(|r| r.name.clone()).collect();
-        let lengths: Vec<i64> = header
-            .references
-            .iter()
-            .map(|r| i64::from(r.length))
-            .collect();
+        let (names, lengths) = reference_names_and_lengths(&bams)?;
         let ids = names
             .iter()
             .enumerate()

@@ -570,15 +570,7 @@ fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
 /// Runs `seqfarm depth`.
 pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     let bams = BamSet::open(std::slice::from_ref(&args.bam))?;
-    let header = bams
-        .header()
-        .ok_or_else(|| anyhow::anyhow!("no BAM given"))?;
-    let names: Vec<String> = header.references.iter().map(|r| r.name.clone()).collect();
-    let lengths: Vec<i64> = header
-        .references
-        .iter()
-        .map(|r| i64::from(r.length))
-        .collect();
+    let (names, lengths) = super::count::reference_names_and_lengths(&bams)?;
     let bed = args.bed.as_deref().map(read_bed).transpose()?;
     let mut thresholds: Vec<i32> = args
         .thresholds

@@ -136,20 +136,12 @@ pub const STANDARD: [Column; 12] = [
 
 /// What `seqfarm search` prints without `--outfmt`: `std` with the full names
 /// (`qseqid sseqid`) in place of the accessions.
-pub const DEFAULT: [Column; 12] = [
-    Column::QuerySeqId,
-    Column::SubjectSeqId,
-    Column::PercentIdentity,
-    Column::Length,
-    Column::Mismatches,
-    Column::GapOpens,
-    Column::QueryStart,
-    Column::QueryEnd,
-    Column::SubjectStart,
-    Column::SubjectEnd,
-    Column::Evalue,
-    Column::BitScore,
-];
+pub const DEFAULT: [Column; 12] = {
+    let mut columns = STANDARD;
+    columns[0] = Column::QuerySeqId;
+    columns[1] = Column::SubjectSeqId;
+    columns
+};
 
 /// What `--json` adds to [`DEFAULT`] without `--outfmt`.
 pub const JSON_EXTRA: [Column; 3] = [Column::QueryLen, Column::SubjectLen, Column::Score];
