@@ -83,7 +83,7 @@ impl ResidueMap {
         for (b, slot) in table.iter_mut().enumerate() {
             let byte = b as u8;
             // The bytes FastaReader accepts, so that both readers take the same files.
-            if matches!(byte, b'\n' | b'\r' | b' ' | b'\t') {
+            if is_blank(byte) {
                 *slot = SKIP;
             } else if is_sequence_byte(byte) {
                 *slot = map[b].min(SKIP - 1);

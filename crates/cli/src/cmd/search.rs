@@ -38,7 +38,7 @@ use crate::common::{farm_error, Destination, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
 use crate::progress;
 use format::{OutputFormat, RunInfo};
-use hits::{cut_to_capacity, Capacity, Hit, Strand, StrandHit, TopHits};
+use hits::{better_score, cut_to_capacity, Capacity, Hit, Strand, StrandHit, TopHits};
 use records::{Fragmenting, RecordBlock};
 use traceback::{Reporting, Traceback};
 
@@ -302,27 +302,27 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
         task.text.clear();
         task.candidates.resize_with(job.queries.len(), Vec::new);
         if job.args.scores_only && !piece {
-            use std::fmt::Write as _;
             for record in 0..records.records() {
                 let name = records.name(record);
                 for (query, best) in job.queries.iter().zip(&self.best) {
                     let [plus, minus] = best[record];
-                    let score = plus.score.max(minus.score);
-                    let _ = writeln!(task.text, "{}\t{}\t{}", query.name, name, score);
+                    score_line(&mut task.text, &query.name, name, plus.score.max(minus.score));
                 }
             }
             return Ok(());
         }
-        let min_score = job.args.min_score.unwrap_or(1).max(1);
+        // --scores-only (a piece of a record, here) reports every score.
+        let min_score = match job.args.min_score {
+            Some(s) if !job.args.scores_only => s.max(1),
+            _ => 1,
+        };
         for (best, candidates) in self.best.iter().zip(&mut task.candidates) {
             candidates.clear();
             for (record, strands) in best.iter().enumerate() {
                 let mut strands = *strands;
-                if !job.args.scores_only {
-                    for strand in &mut strands {
-                        if strand.score < min_score {
-                            *strand = StrandBest::default();
-                        }
+                for strand in &mut strands {
+                    if strand.score < min_score {
+                        *strand = StrandBest::default();
                     }
                 }
                 let candidate = Candidate {
@@ -339,6 +339,12 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
         }
         Ok(())
     }
+}
+
+/// Appends a `--scores-only` line.
+fn score_line(text: &mut String, query: &str, subject: &str, score: i32) {
+    use std::fmt::Write as _;
+    let _ = writeln!(text, "{query}\t{subject}\t{score}");
 }
 
 /// A search's set-up: the scoring, the kernel, the letter checks and the queries.
@@ -527,22 +533,20 @@ impl<'a> SearchJob<'a> {
                 size.residues += length;
                 let name = records.name(0);
                 if args.scores_only {
-                    use std::fmt::Write as _;
                     let mut text = String::new();
-                    for (query, [plus, minus]) in queries.iter().zip(&pieced.strands) {
-                        let score = plus.score.max(minus.score);
-                        let _ = writeln!(text, "{}\t{}\t{}", query.name, name, score);
+                    for (query, strands) in queries.iter().zip(&pieced.strands) {
+                        score_line(&mut text, &query.name, name, better_score(strands));
                     }
                     return lines(text.as_bytes());
                 }
                 for (top, strands) in top_hits.iter_mut().zip(&mut pieced.strands) {
-                    let score = strands[0].score.max(strands[1].score);
-                    top.offer(score, first_ordinal, || Hit {
+                    let hit = Hit {
                         ordinal: first_ordinal,
                         name: name.to_string(),
                         length,
                         strands: std::mem::take(strands),
-                    });
+                    };
+                    top.offer(hit.score(), first_ordinal, || hit);
                 }
                 return Ok(());
             }

@@ -1358,28 +1358,12 @@ mod tests {
         }
         // A DNA subject holding the query's region on both strands, with a mismatch
         // and a two-base deletion in the query.
-        let mut state = 7u64;
-        let genome: Vec<u8> = (0..300)
-            .map(|_| {
-                state = state
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                b"ACGT"[(state >> 62) as usize]
-            })
-            .collect();
+        let genome = crate::cmd::search::records::random_dna(&mut 7, 300);
         let mut read = genome[40..160].to_vec();
         read[30] = if read[30] == b'A' { b'C' } else { b'A' };
         read.drain(70..72);
-        let reverse: Vec<u8> = genome
-            .iter()
-            .rev()
-            .map(|&b| match b {
-                b'A' => b'T',
-                b'C' => b'G',
-                b'G' => b'C',
-                _ => b'A',
-            })
-            .collect();
+        let mut reverse = genome.clone();
+        crate::cmd::search::traceback::reverse_complement(&mut reverse);
         let query = format!(">NM_000001.2 read\n{}\n", String::from_utf8(read).unwrap());
         let subject = format!(
             ">NC_045512.2 minus\n{}\n>chr1 plus\n{}\n",

@@ -14,10 +14,16 @@ pub struct StrandHit {
     pub codes: Vec<u8>,
 }
 
+/// The better score of a plus- and a minus-strand alignment.
+pub fn better_score(strands: &[StrandHit; 2]) -> i32 {
+    strands[0].score.max(strands[1].score)
+}
+
 /// Which strand of a DNA subject a query aligns to (protein searches use `Plus`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Strand {
     /// As written.
+    #[default]
     Plus = 0,
     /// The reverse complement.
     Minus = 1,
@@ -44,7 +50,7 @@ pub struct Hit {
 impl Hit {
     /// The better of the two strands' scores: what hits are ranked by.
     pub fn score(&self) -> i32 {
-        self.strands[0].score.max(self.strands[1].score)
+        better_score(&self.strands)
     }
 
     /// Hits sort best first: higher score, then earlier in the database. A total order

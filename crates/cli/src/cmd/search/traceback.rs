@@ -31,7 +31,7 @@ struct HspJob {
     query: usize,
     subject: String,
     subject_len: u64,
-    strand: Option<Strand>,
+    strand: Strand,
     score: i32,
     evalue: Option<f64>,
     offset: u64,
@@ -136,7 +136,6 @@ impl Traceback<'_> {
     /// The alignments to report, in report order: per query, hits best first, each
     /// hit's strands best first, those above the E-value cut-off dropped.
     fn jobs(&self, hits: Vec<Vec<Hit>>, size: &DatabaseSize) -> Vec<HspJob> {
-        let dna = self.run.dna;
         let mut jobs = Vec::new();
         for (query, hits) in hits.into_iter().enumerate() {
             let space = self.params.map(|p| {
@@ -163,7 +162,7 @@ impl Traceback<'_> {
                         query,
                         subject: hit.name.clone(),
                         subject_len: hit.length,
-                        strand: dna.then_some(strand),
+                        strand,
                         score,
                         evalue,
                         offset: found.offset,
@@ -180,9 +179,8 @@ impl Traceback<'_> {
     /// coverage of its subject, which needs the subject's other alignments).
     fn record(&self, job: &HspJob, window: &mut WindowFinder) -> Result<HspRecord> {
         let query = &self.queries[job.query];
-        let strand = job.strand.unwrap_or(Strand::Plus);
         let frame = query
-            .frame(strand)
+            .frame(job.strand)
             .expect("alignments only on the strands searched");
         let (start, subject) = window.find(self.scoring, &frame.codes, &job.codes, job.score);
         let offset = job.offset + start as u64;
@@ -202,7 +200,7 @@ impl Traceback<'_> {
             query_len: qlen,
             subject_id: job.subject.clone(),
             subject_len: job.subject_len,
-            minus: strand == Strand::Minus,
+            minus: job.strand == Strand::Minus,
             score: a.score,
             evalue: job.evalue,
             bit_score: self.params.map(|p| p.bit_score(a.score)),
@@ -240,7 +238,7 @@ impl Traceback<'_> {
     ) {
         let matrix = self.scoring.matrix();
         let subject_letter = |code: u8| match matrix.symbols()[code as usize] {
-            b'*' if record.minus || self.run.dna => b'N',
+            b'*' if self.run.dna => b'N',
             symbol => symbol,
         };
         let texts = [Column::QuerySeq, Column::SubjectSeq, Column::Btop]
