@@ -5,28 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{data, peer, seqfarm};
+use crate::support::{data, peer, seqfarm, stage_data};
 
-/// Copies each BAM and then its index into `dir` (the index must be the newer file).
-fn stage(dir: &Path, bams: &[&str]) -> Vec<PathBuf> {
-    bams.iter()
-        .map(|rel| {
-            let src = data(rel);
-            let copy = dir.join(src.file_name().unwrap());
-            if !copy.exists() {
-                std::fs::copy(&src, &copy).unwrap();
-                std::fs::copy(
-                    format!("{}.bai", src.display()),
-                    format!("{}.bai", copy.display()),
-                )
-                .unwrap();
-            }
-            copy
-        })
-        .collect()
-}
-
-fn ok(out: Output) -> String {
+/// The standard output of a run that succeeded.
+pub(super) fn ok(out: Output) -> String {
     assert!(
         out.status.success(),
         "failed: {}",
@@ -108,7 +90,7 @@ fn regions_match_bedtools_multicov() {
         &["bam/chm1.bam"],
         &["bam/na12878_chrM.bam"],
     ] {
-        let bams = stage(dir.path(), set);
+        let bams = stage_data(dir.path(), set);
         // The regions' contigs only partly exist in each BAM: the rest count 0.
         for filters in FILTERS {
             let want = multicov(filters, &bams, &bed);
@@ -142,7 +124,7 @@ fn windows_match_bedtools_makewindows_and_multicov() {
             &[("20", 63_025_520)][..],
         ),
     ] {
-        let bams = stage(dir.path(), set);
+        let bams = stage_data(dir.path(), set);
         let genome = dir.path().join("genome.txt");
         let lines: String = contigs.iter().map(|(n, l)| format!("{n}\t{l}\n")).collect();
         std::fs::write(&genome, lines).unwrap();
@@ -169,7 +151,7 @@ fn windows_match_bedtools_makewindows_and_multicov() {
 #[test]
 fn task_sizes_and_threads_do_not_change_counts() {
     let dir = tempfile::tempdir().unwrap();
-    let bams = stage(
+    let bams = stage_data(
         dir.path(),
         &["snp-pileup/normal_slice.bam", "snp-pileup/tumor_slice.bam"],
     );
@@ -193,7 +175,7 @@ fn task_sizes_and_threads_do_not_change_counts() {
 fn bad_inputs_get_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let bams = stage(d, &["bam/chm1.bam", "bam/na12878_chrM.bam"]);
+    let bams = stage_data(d, &["bam/chm1.bam", "bam/na12878_chrM.bam"]);
     let failure = |out: Output, want: &[&str]| {
         assert!(!out.status.success());
         let e = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -234,7 +216,7 @@ fn long_cigars_count_as_their_real_cigar() {
     // The same reads twice: once with a 66,002-operation CIGAR that samtools keeps in
     // the CG tag, once with the equivalent 5-operation CIGAR (tests/data/README.md).
     let dir = tempfile::tempdir().unwrap();
-    let bams = stage(
+    let bams = stage_data(
         dir.path(),
         &["bam/long_cigar.bam", "bam/long_cigar_short.bam"],
     );
@@ -266,7 +248,7 @@ fn long_cigars_count_as_their_real_cigar() {
 #[test]
 fn a_garbage_index_is_an_error_not_an_abort() {
     let dir = tempfile::tempdir().unwrap();
-    let bams = stage(dir.path(), &["bam/sarscov2.bam"]);
+    let bams = stage_data(dir.path(), &["bam/sarscov2.bam"]);
     let bai = format!("{}.bai", bams[0].display());
     std::fs::write(&bai, b"BAI\x01garbage").unwrap();
     let out = count(&["--window", "1000"], &bams);

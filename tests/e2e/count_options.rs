@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{data, peer, seqfarm};
+use crate::count::ok;
+use crate::support::{copy_bam, peer, seqfarm, stage_data};
 
 /// The spliced test contig and its length.
 const CONTIG: &str = "chrS";
@@ -75,17 +76,15 @@ fn spliced_bam(dir: &Path) -> PathBuf {
     bam
 }
 
-/// Copies a BAM of `tests/data` and then its index into `dir`.
-fn stage(dir: &Path, rel: &str) -> PathBuf {
-    let src = data(rel);
-    let copy = dir.join(src.file_name().unwrap());
-    std::fs::copy(&src, &copy).unwrap();
-    std::fs::copy(
-        format!("{}.bai", src.display()),
-        format!("{}.bai", copy.display()),
-    )
-    .unwrap();
-    copy
+/// A temporary directory holding [`spliced_bam`], or `None` (the test is skipped) when
+/// samtools, which makes it, is not installed.
+fn spliced_bam_dir() -> Option<(tempfile::TempDir, PathBuf)> {
+    if !peer("samtools") {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bam = spliced_bam(dir.path());
+    Some((dir, bam))
 }
 
 /// BED6 regions on the spliced contig (strands `+`, `-` and `.`, every length, some of
@@ -145,15 +144,6 @@ fn bed12(dir: &Path) -> PathBuf {
     let path = dir.join("genes.bed");
     std::fs::write(&path, bed).unwrap();
     path
-}
-
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// `bedtools multicov OPTIONS -bams BAMS -bed BED`, or `seqfarm count` the same way.
@@ -219,11 +209,11 @@ fn overlap_options_match_bedtools_multicov() {
     // BAMs counted together share their contigs.
     let sets = [
         vec![spliced_bam(dir.path())],
-        vec![stage(dir.path(), "bam/na12878_chrM.bam")],
-        vec![
-            stage(dir.path(), "snp-pileup/normal_slice.bam"),
-            stage(dir.path(), "snp-pileup/tumor_slice.bam"),
-        ],
+        stage_data(dir.path(), &["bam/na12878_chrM.bam"]),
+        stage_data(
+            dir.path(),
+            &["snp-pileup/normal_slice.bam", "snp-pileup/tumor_slice.bam"],
+        ),
     ];
     for bams in &sets {
         for bed in [bed6(dir.path()), bed12(dir.path())] {
@@ -261,18 +251,11 @@ fn overlap_options_match_bedtools_multicov() {
 
 #[test]
 fn bedtools_spelling_gives_the_same_bytes_as_seqfarms() {
-    if !peer("samtools") {
+    let Some((dir, spliced)) = spliced_bam_dir() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let spliced = spliced_bam(dir.path());
+    };
     let copy = dir.path().join("copy.bam");
-    std::fs::copy(&spliced, &copy).unwrap();
-    std::fs::copy(
-        dir.path().join("spliced.bam.bai"),
-        dir.path().join("copy.bam.bai"),
-    )
-    .unwrap();
+    copy_bam(&spliced, &copy);
     let bams = vec![spliced, copy];
     let bed = bed12(dir.path());
     let theirs = dir.path().join("theirs.tsv");
@@ -307,11 +290,9 @@ fn bedtools_spelling_gives_the_same_bytes_as_seqfarms() {
 
 #[test]
 fn bad_bed12_blocks_with_split_name_the_line() {
-    if !peer("samtools") {
+    let Some((dir, bam)) = spliced_bam_dir() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let bam = spliced_bam(dir.path());
+    };
     let bed = dir.path().join("bad.bed");
     std::fs::write(
         &bed,

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use crate::support::{data, peer, seqfarm, shared_data};
+use crate::support::{copy_bam, data, peer, seqfarm, shared_data};
 
 const FORMATS: [&str; 3] = ["default", "json", "tsv"];
 
@@ -72,12 +72,7 @@ fn assert_same_as_samtools(file: &Path) {
 /// Copies a BAM, then its index, so the index is the newer file.
 fn copy_with_index(dir: &Path, name: &str) -> PathBuf {
     let bam = dir.join(name);
-    std::fs::copy(data(&format!("bam/{name}")), &bam).unwrap();
-    std::fs::copy(
-        data(&format!("bam/{name}.bai")),
-        dir.join(format!("{name}.bai")),
-    )
-    .unwrap();
+    copy_bam(&data(&format!("bam/{name}")), &bam);
     bam
 }
 

@@ -6,27 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{data, seqfarm, shared_data};
-
-/// Copies each BAM and then its index into `dir` (the index must be the newer file),
-/// once per distinct name; returns the copies' paths in order.
-fn stage(dir: &Path, bams: &[PathBuf]) -> Vec<PathBuf> {
-    bams.iter()
-        .map(|bam| {
-            let name = bam.file_name().unwrap();
-            let copy = dir.join(name);
-            if !copy.exists() {
-                std::fs::copy(bam, &copy).unwrap();
-                let mut index = bam.as_os_str().to_owned();
-                index.push(".bai");
-                let mut index_copy = copy.as_os_str().to_owned();
-                index_copy.push(".bai");
-                std::fs::copy(PathBuf::from(index), PathBuf::from(index_copy)).unwrap();
-            }
-            copy
-        })
-        .collect()
-}
+use crate::support::{data, seqfarm, shared_data, stage};
 
 /// The text of a plain, gzip or BGZF file.
 fn text(path: &Path) -> Vec<u8> {

@@ -1,6 +1,6 @@
 //! Running the binary and finding test data.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// The `seqfarm` binary built for these tests.
@@ -32,9 +32,40 @@ pub fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Copies `bam` to `copy`, then its index (`.bai` appended) beside the copy, so that the
+/// index is the newer file as a fresh index must be.
+pub fn copy_bam(bam: &Path, copy: &Path) {
+    let bai = |path: &Path| {
+        let mut index = path.as_os_str().to_owned();
+        index.push(".bai");
+        PathBuf::from(index)
+    };
+    std::fs::copy(bam, copy).unwrap();
+    std::fs::copy(bai(bam), bai(copy)).unwrap();
+}
+
+/// Copies each BAM and then its index into `dir` ([`copy_bam`]), once per file name;
+/// returns the copies' paths in order.
+pub fn stage(dir: &Path, bams: &[PathBuf]) -> Vec<PathBuf> {
+    bams.iter()
+        .map(|bam| {
+            let copy = dir.join(bam.file_name().unwrap());
+            if !copy.exists() {
+                copy_bam(bam, &copy);
+            }
+            copy
+        })
+        .collect()
+}
+
+/// [`stage`] of BAMs of `tests/data` (paths relative to it).
+pub fn stage_data(dir: &Path, bams: &[&str]) -> Vec<PathBuf> {
+    stage(dir, &bams.iter().map(|rel| data(rel)).collect::<Vec<_>>())
+}
+
 /// The bundled test genome (`tests/data/index_ref.fa.gz`) indexed in `dir`; returns the
 /// index prefix.
-pub fn index_test_genome(dir: &std::path::Path) -> PathBuf {
+pub fn index_test_genome(dir: &Path) -> PathBuf {
     let prefix = dir.join("ref");
     let mut out = seqfarm();
     out.args(["index", "-t", "2", "-o"])
