@@ -88,6 +88,27 @@ fn regions(dir: &Path, bam: &Path) -> PathBuf {
     path
 }
 
+/// Asserts that each of `names` our run wrote equals mosdepth's (decompressed), and
+/// that we wrote none that mosdepth did not.
+fn assert_same_files<'a>(
+    theirs: &Path,
+    ours: &Path,
+    names: impl IntoIterator<Item = &'a str>,
+    context: &str,
+) {
+    for name in names {
+        let expected = file(theirs, name);
+        if !expected.exists() {
+            assert!(!file(ours, name).exists(), "{name} written");
+            continue;
+        }
+        assert!(
+            contents(&file(ours, name)) == contents(&expected),
+            "{name} differs for {context}"
+        );
+    }
+}
+
 /// Runs both tools and compares every file mosdepth wrote.
 fn compare(bam: &Path, by: (&str, &str), peer_options: &[&str], options: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
@@ -106,18 +127,8 @@ fn compare(bam: &Path, by: (&str, &str), peer_options: &[&str], options: &[&str]
     {
         let args = [&[by.0, by.1], options, extra].concat();
         let ours = depth(dir.path(), &format!("seqfarm{i}"), &args, bam);
-        for name in FILES {
-            let expected = file(&theirs, name);
-            if !expected.exists() {
-                assert!(!file(&ours, name).exists(), "{name} written");
-                continue;
-            }
-            assert!(
-                contents(&file(&ours, name)) == contents(&expected),
-                "{name} differs for {} with {args:?}",
-                bam.display()
-            );
-        }
+        let context = format!("{} with {args:?}", bam.display());
+        assert_same_files(&theirs, &ours, FILES, &context);
     }
 }
 
@@ -180,16 +191,9 @@ fn per_base_matches_mosdepth_without_n() {
                 &["--window", "777", "-F", "1024", "--per-base", "-t", threads],
                 &bam,
             );
-            for name in FILES.iter().chain(&["per-base.bed.gz"]) {
-                let expected = file(&prefix, name);
-                if expected.exists() {
-                    assert!(
-                        contents(&file(&ours, name)) == contents(&expected),
-                        "{name} differs for {}",
-                        bam.display()
-                    );
-                }
-            }
+            let names = FILES.into_iter().chain(["per-base.bed.gz"]);
+            let context = format!("{} at {threads} threads", bam.display());
+            assert_same_files(&prefix, &ours, names, &context);
         }
     }
 }

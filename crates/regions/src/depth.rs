@@ -259,9 +259,7 @@ impl DepthStat {
         }
         stat
     }
-}
 
-impl DepthStat {
     /// The statistics of `length` bases of depth 0.
     pub fn zeros(length: u64) -> Self {
         if length == 0 {
@@ -438,6 +436,16 @@ mod tests {
         }
     }
 
+    /// The depths of stretch `[lo, hi)` after adding `reads` in order.
+    fn depths_of(lo: i64, hi: i64, reads: &[AlignedRead]) -> Vec<i32> {
+        let mut cov = Coverage::default();
+        cov.reset(lo, hi);
+        for r in reads {
+            cov.add(r);
+        }
+        cov.depths().expect("reads were added").to_vec()
+    }
+
     #[test]
     fn deletions_and_skips_are_gaps() {
         let mut events = Vec::new();
@@ -449,41 +457,35 @@ mod tests {
         ]);
         push_blocks(Cigar(&c), 10, &mut events);
         assert_eq!(events, [(10, 1), (15, 1), (13, -1), (17, -1)]);
-        let mut cov = Coverage::default();
-        cov.reset(8, 20);
-        cov.add(&read(b"r", 0, 10, 0, &c));
-        assert_eq!(cov.depths().unwrap(), [0, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0]);
+        assert_eq!(
+            depths_of(8, 20, &[read(b"r", 0, 10, 0, &c)]),
+            [0, 0, 1, 1, 1, 0, 0, 1, 1, 0, 0, 0]
+        );
     }
 
     #[test]
     fn overlapping_mates_count_once() {
         let c = cigar(&[(10, op::MATCH)]);
-        let mut cov = Coverage::default();
-        cov.reset(0, 20);
-        cov.add(&read(b"p", 0x3, 0, 5, &c));
-        cov.add(&read(b"p", 0x3, 5, 0, &c));
+        let mates = [read(b"p", 0x3, 0, 5, &c), read(b"p", 0x3, 5, 0, &c)];
         let expected: Vec<i32> = (0..20).map(|i| i32::from(i < 15)).collect();
-        assert_eq!(cov.depths().unwrap(), expected);
+        assert_eq!(depths_of(0, 20, &mates), expected);
     }
 
     #[test]
     fn contained_single_op_mate_takes_off_to_the_first_end() {
         let long = cigar(&[(10, op::MATCH)]);
         let short = cigar(&[(2, op::MATCH)]);
-        let mut cov = Coverage::default();
-        cov.reset(0, 12);
-        cov.add(&read(b"p", 0x3, 0, 3, &long));
-        cov.add(&read(b"p", 0x3, 3, 0, &short));
-        assert_eq!(cov.depths().unwrap(), [1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
+        let mates = [read(b"p", 0x3, 0, 3, &long), read(b"p", 0x3, 3, 0, &short)];
+        assert_eq!(
+            depths_of(0, 12, &mates),
+            [1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+        );
     }
 
     #[test]
     fn stretch_edges_clamp() {
         let c = cigar(&[(10, op::MATCH)]);
-        let mut cov = Coverage::default();
-        cov.reset(5, 8);
-        cov.add(&read(b"r", 0, 0, 0, &c));
-        assert_eq!(cov.depths().unwrap(), [1, 1, 1]);
+        assert_eq!(depths_of(5, 8, &[read(b"r", 0, 0, 0, &c)]), [1, 1, 1]);
     }
 
     #[test]

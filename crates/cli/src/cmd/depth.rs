@@ -504,60 +504,70 @@ impl Totals {
     }
 }
 
-/// Writes per-base runs, joining a run that goes on into the next task.
+/// Appends per-base run lines to `out`, joining a run that goes on into the next task.
 fn write_runs(
-    out: &mut impl Write,
+    out: &mut Vec<u8>,
     pending: &mut Option<(i64, i64, i32)>,
     runs: &[(i64, i64, i32)],
     name: &[u8],
     last: bool,
-) -> std::io::Result<()> {
-    let mut line = Vec::with_capacity(64);
-    let mut put = |out: &mut dyn Write, (s, e, d): (i64, i64, i32)| {
-        line.clear();
-        line.extend_from_slice(name);
+) {
+    let put = |out: &mut Vec<u8>, (s, e, d): (i64, i64, i32)| {
+        out.extend_from_slice(name);
         for n in [s, e] {
-            line.push(b'\t');
-            push_number(&mut line, n as u64);
+            out.push(b'\t');
+            push_number(out, n as u64);
         }
-        line.push(b'\t');
-        push_number(&mut line, d.max(0) as u64);
-        line.push(b'\n');
-        out.write_all(&line)
+        out.push(b'\t');
+        push_number(out, d.max(0) as u64);
+        out.push(b'\n');
     };
     for &run in runs {
         match pending {
             Some(p) if p.1 == run.0 && p.2 == run.2 => p.1 = run.1,
             _ => {
                 if let Some(p) = pending.replace(run) {
-                    put(out, p)?;
+                    put(out, p);
                 }
             }
         }
     }
     if last {
         if let Some(p) = pending.take() {
-            put(out, p)?;
+            put(out, p);
         }
     }
-    Ok(())
 }
 
-/// A BGZF output that appears when complete.
-struct BgzfOutput(BgzfWriter<Output>);
+/// A BGZF output that appears when complete; its errors name its file.
+struct BgzfOutput {
+    path: PathBuf,
+    writer: BgzfWriter<Output>,
+}
 
 impl BgzfOutput {
     fn create(path: PathBuf, force: &ForceArg, level: i32) -> anyhow::Result<Self> {
-        Ok(Self(BgzfWriter::new(
-            Output::create(path, force.overwrite())?,
-            level,
-        )))
+        let out = Output::create(&path, force.overwrite())?;
+        Ok(Self {
+            path,
+            writer: BgzfWriter::new(out, level),
+        })
     }
 
-    fn commit(self) -> anyhow::Result<()> {
-        let out = self.0.finish()?;
-        out.commit()?;
-        Ok(())
+    /// Compresses and writes all of `bytes`.
+    fn put(&mut self, bytes: &[u8]) -> seqfarm_io::Result<()> {
+        self.writer
+            .write_all(bytes)
+            .map_err(|e| seqfarm_io::Error::io(&self.path, e))
+    }
+
+    /// Writes the last block and the EOF marker, and moves the file into place.
+    fn commit(self) -> seqfarm_io::Result<()> {
+        let out = self
+            .writer
+            .finish()
+            .map_err(|e| seqfarm_io::Error::io(&self.path, e))?;
+        out.commit()
     }
 }
 
@@ -618,7 +628,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
             head.push_str(&format!("\t{t}X"));
         }
         head.push('\n');
-        out.0.write_all(head.as_bytes())?;
+        out.put(head.as_bytes())?;
         Some(out)
     };
     let mut per_base_out = if args.per_base {
@@ -657,6 +667,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     };
     let mut totals = Totals::new();
     let mut regions = 0u64;
+    let mut per_base_text = Vec::new();
     let report = seqfarm_farm::run(
         &config,
         Task::default,
@@ -677,19 +688,21 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
         },
         &mut |task: &mut Task| -> anyhow::Result<()> {
             regions += task.regions.len() as u64;
-            regions_out.0.write_all(&task.rows)?;
+            regions_out.put(&task.rows)?;
             if let Some(out) = thresholds_out.as_mut() {
-                out.0.write_all(&task.threshold_rows)?;
+                out.put(&task.threshold_rows)?;
             }
             let name = &names[task.ref_id];
             if let Some(out) = per_base_out.as_mut() {
+                per_base_text.clear();
                 write_runs(
-                    &mut out.0,
+                    &mut per_base_text,
                     &mut totals.run,
                     &task.runs,
                     name.as_bytes(),
                     task.last_of_contig,
-                )?;
+                );
+                out.put(&per_base_text)?;
             }
             totals.add(task, name);
             Ok(())
