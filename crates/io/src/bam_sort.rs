@@ -229,6 +229,7 @@ impl Drop for BamSorter {
 struct MemoryRun {
     buffer: Vec<u8>,
     entries: Vec<Entry>,
+    /// The current entry plus one (0 before the first).
     next: usize,
 }
 
@@ -239,20 +240,25 @@ enum RecordSource {
 }
 
 impl RecordSource {
-    /// The next record into `record` (cleared first); false at the end.
-    fn next_into(&mut self, record: &mut Vec<u8>) -> Result<bool> {
-        record.clear();
+    /// Moves to the next record; false at the end.
+    fn advance(&mut self) -> Result<bool> {
         match self {
-            RecordSource::Disk(reader) => reader.read_record(record),
+            RecordSource::Disk(reader) => reader.advance(),
             RecordSource::Memory(run) => {
-                let Some(entry) = run.entries.get(run.next) else {
-                    return Ok(false);
-                };
                 run.next += 1;
-                let at = entry.offset();
+                Ok(run.next <= run.entries.len())
+            }
+        }
+    }
+
+    /// The record [`RecordSource::advance`] moved to (with its length).
+    fn record(&self) -> &[u8] {
+        match self {
+            RecordSource::Disk(reader) => reader.record(),
+            RecordSource::Memory(run) => {
+                let at = run.entries[run.next - 1].offset();
                 let len = record_len(&run.buffer[at..]).unwrap_or(0);
-                record.extend_from_slice(&run.buffer[at..at + len]);
-                Ok(true)
+                &run.buffer[at..at + len]
             }
         }
     }
@@ -267,18 +273,18 @@ impl From<RunReader> for RecordSource {
 /// K-way merge of sorted `sources` (in input order: ties go to the earlier source) into
 /// `emit`.
 fn merge(mut sources: Vec<RecordSource>, mut emit: impl FnMut(&[u8]) -> Result<()>) -> Result<()> {
-    let mut heads: Vec<Vec<u8>> = vec![Vec::new(); sources.len()];
     let mut heap = BinaryHeap::with_capacity(sources.len());
     for (i, source) in sources.iter_mut().enumerate() {
-        if source.next_into(&mut heads[i])? {
-            let (key, reverse) = sort_key(&heads[i]);
+        if source.advance()? {
+            let (key, reverse) = sort_key(source.record());
             heap.push(Reverse((key, reverse, i)));
         }
     }
     while let Some(Reverse((_, _, i))) = heap.pop() {
-        emit(&heads[i])?;
-        if sources[i].next_into(&mut heads[i])? {
-            let (key, reverse) = sort_key(&heads[i]);
+        let source = &mut sources[i];
+        emit(source.record())?;
+        if source.advance()? {
+            let (key, reverse) = sort_key(source.record());
             heap.push(Reverse((key, reverse, i)));
         }
     }

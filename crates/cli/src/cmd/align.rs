@@ -156,13 +156,8 @@ impl AlignArgs {
             env!("CARGO_PKG_VERSION"),
             command_line
         ));
-        let mut header = SamHeader::new(references, &lines);
-        if self.sort {
-            header.text =
-                header
-                    .text
-                    .replacen("@HD\tVN:1.6\tSO:unsorted", "@HD\tVN:1.6\tSO:coordinate", 1);
-        }
+        let sort_order = if self.sort { "coordinate" } else { "unsorted" };
+        let mut header = SamHeader::new(references, sort_order, &lines);
         if self.no_head {
             header.text.clear();
         } else if self.no_sq {

@@ -46,6 +46,7 @@ pub use record::{flags, Cigar, CigarOp, Record, RecordError, Sequence, SEQ_ALPHA
 pub use region_map::{Records, Region, RegionMap};
 pub use set::BamSet;
 pub use stream::BamStream;
+pub(crate) use stream::BgzfBlockReader;
 pub use walk::{RangeReader, RecordStitcher};
 
 /// The largest record size accepted (256 MiB: a 100 Mbp read's SEQ and QUAL take 150

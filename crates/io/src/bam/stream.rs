@@ -13,10 +13,7 @@ use crate::{Error, Result};
 /// [`BamStream::read_blocks`] hands out whole compressed blocks, and
 /// [`BamStream::stitcher`] walks the records of their inflated bytes.
 pub struct BamStream<R> {
-    path: PathBuf,
-    reader: R,
-    position: u64,
-    last_was_eof_marker: bool,
+    blocks: BgzfBlockReader<R>,
     header: Header,
     /// Inflated bytes after the header in the blocks read for it.
     after_header: Vec<u8>,
@@ -26,10 +23,7 @@ impl<R: Read> BamStream<R> {
     /// Reads blocks until the header is complete. `path` names the stream in errors.
     pub fn open(path: impl AsRef<Path>, reader: R) -> Result<Self> {
         let mut stream = Self {
-            path: path.as_ref().to_path_buf(),
-            reader,
-            position: 0,
-            last_was_eof_marker: false,
+            blocks: BgzfBlockReader::new(path.as_ref(), reader),
             header: Header::default(),
             after_header: Vec::new(),
         };
@@ -38,7 +32,7 @@ impl<R: Read> BamStream<R> {
         let mut raw = Vec::new();
         loop {
             match header::parse_header(inflated.as_slice()) {
-                Err(msg) => return Err(Error::format(&stream.path, 0, msg)),
+                Err(msg) => return Err(Error::format(stream.path(), 0, msg)),
                 Ok(header::HeaderParse::Complete(h, used)) => {
                     stream.header = h;
                     stream.after_header = inflated.as_slice()[used..].to_vec();
@@ -46,17 +40,17 @@ impl<R: Read> BamStream<R> {
                 }
                 Ok(header::HeaderParse::NeedMore) => {
                     raw.clear();
-                    let at = stream.position;
-                    if !stream.read_block(&mut raw)? {
+                    let at = stream.position();
+                    if !stream.blocks.read_block(&mut raw)? {
                         return Err(Error::format(
-                            &stream.path,
+                            stream.path(),
                             at,
                             "the stream ends inside the BAM header",
                         ));
                     }
                     inflater
                         .inflate_raw(&raw, at, &mut inflated)
-                        .map_err(|e| super::bgzf_error(&stream.path, e))?;
+                        .map_err(|e| super::bgzf_error(stream.path(), e))?;
                 }
             }
         }
@@ -69,12 +63,12 @@ impl<R: Read> BamStream<R> {
 
     /// The name the stream was opened by.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.blocks.path
     }
 
     /// Bytes read from the stream so far.
     pub fn position(&self) -> u64 {
-        self.position
+        self.blocks.position
     }
 
     /// A stitcher for the records after the header; it has already been fed the inflated
@@ -88,7 +82,7 @@ impl<R: Read> BamStream<R> {
         let rest = std::mem::take(&mut self.after_header);
         stitcher
             .feed(&rest, f)
-            .map_err(|e| Error::format(&self.path, self.position, e.0))?;
+            .map_err(|e| Error::format(self.path(), self.position(), e.0))?;
         Ok(stitcher)
     }
 
@@ -96,13 +90,13 @@ impl<R: Read> BamStream<R> {
     /// or the stream ends. Returns the stream offset of the first block appended.
     /// At the end of the stream, checks that the last block was the EOF marker.
     pub fn read_blocks(&mut self, out: &mut Vec<u8>, target: usize) -> Result<u64> {
-        let first = self.position;
+        let first = self.position();
         while out.len() < target {
-            if !self.read_block(out)? {
-                if !self.last_was_eof_marker {
+            if !self.blocks.read_block(out)? {
+                if !self.blocks.last_was_eof_marker {
                     return Err(Error::format(
-                        &self.path,
-                        self.position,
+                        self.path(),
+                        self.position(),
                         "missing BGZF EOF marker: the stream is truncated",
                     ));
                 }
@@ -111,9 +105,35 @@ impl<R: Read> BamStream<R> {
         }
         Ok(first)
     }
+}
+
+/// Reads whole BGZF blocks, still compressed, one after the other from a stream,
+/// checking each block's framing.
+pub(crate) struct BgzfBlockReader<R> {
+    path: PathBuf,
+    reader: R,
+    position: u64,
+    last_was_eof_marker: bool,
+}
+
+impl<R: Read> BgzfBlockReader<R> {
+    /// A reader at the start of `reader`; `path` names it in errors.
+    pub(crate) fn new(path: &Path, reader: R) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            reader,
+            position: 0,
+            last_was_eof_marker: false,
+        }
+    }
+
+    /// Bytes read so far: the offset of the next block.
+    pub(crate) fn position(&self) -> u64 {
+        self.position
+    }
 
     /// Appends the next whole block to `out`; `false` at a clean end of stream.
-    fn read_block(&mut self, out: &mut Vec<u8>) -> Result<bool> {
+    pub(crate) fn read_block(&mut self, out: &mut Vec<u8>) -> Result<bool> {
         let start = out.len();
         let mut head = [0u8; 18];
         let got = read_full(&mut self.reader, &mut head).map_err(|e| Error::io(&self.path, e))?;

@@ -14,6 +14,7 @@ use noodles_bam::index::Indexer;
 use noodles_core::Position;
 use noodles_csi::binning_index::index::reference_sequence::bin::Chunk;
 
+use crate::bam::{flags, Record};
 use crate::bgzf_writer::{BgzfCompressor, BLOCK_INPUT, EOF_MARKER};
 use crate::{Error, Result};
 
@@ -236,43 +237,23 @@ fn compress_blocks(data: &[u8], ((blocks, sizes), (compressor, out)): BlockShare
     }
 }
 
-/// Where a BAM record lies, as htslib indexes it: unplaced records (no reference) are
-/// only counted; an unmapped record placed beside its mate covers one base.
+/// Where a BAM record (with its 4-byte length) lies, as htslib indexes it: unplaced
+/// records (no reference) are only counted; an unmapped record placed beside its mate
+/// covers one base.
 fn alignment_context(record: &[u8]) -> std::result::Result<AlignmentContext, String> {
-    let field = |at: usize, len: usize| {
-        record
-            .get(at..at + len)
-            .ok_or_else(|| "BAM record too short".to_string())
-    };
-    let le32 = |b: &[u8]| i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-    let tid = le32(field(4, 4)?);
-    let pos = le32(field(8, 4)?);
+    let record = record
+        .get(4..)
+        .ok_or_else(|| "BAM record too short".to_string())
+        .and_then(|bytes| Record::new(bytes).map_err(|e| e.0))?;
+    let (tid, pos) = (record.ref_id(), record.pos());
     if tid < 0 || pos < 0 {
         return Ok(None);
     }
-    let name_len = usize::from(field(12, 1)?[0]);
-    let n_cigar = usize::from(u16::from_le_bytes(
-        field(16, 2)?.try_into().unwrap_or_default(),
-    ));
-    let flag = u16::from_le_bytes(field(18, 2)?.try_into().unwrap_or_default());
-    let mapped = flag & 0x4 == 0;
-    let mut span: i64 = 0;
-    if mapped {
-        for op in field(36 + name_len, 4 * n_cigar)?.chunks_exact(4) {
-            let op = u32::from_le_bytes([op[0], op[1], op[2], op[3]]);
-            if matches!(op & 0xf, 0 | 2 | 3 | 7 | 8) {
-                span += i64::from(op >> 4);
-            }
-        }
-    }
-    let span = span.max(1);
-    let start = i64::from(pos) + 1;
-    let end = i64::from(pos) + span;
     let position = |p: i64| Position::new(p as usize).ok_or_else(|| "bad position".to_string());
     Ok(Some((
         tid as usize,
-        position(start)?,
-        position(end)?,
-        mapped,
+        position(i64::from(pos) + 1)?,
+        position(record.alignment_end())?,
+        record.flag() & flags::UNMAPPED == 0,
     )))
 }

@@ -2,9 +2,10 @@
 //! read back or, whatever happens, when their [`RunFiles`] is dropped.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::bam::BgzfBlockReader;
 use crate::bgzf::{InflateBuffer, Inflater};
 use crate::bgzf_writer::{BgzfCompressor, BLOCK_INPUT};
 use crate::{Error, Result};
@@ -78,12 +79,12 @@ impl RunFiles {
                 self.on_disk.retain(|p| p != &path);
             }
             readers.push(RunReader {
+                blocks: BgzfBlockReader::new(&path, BufReader::with_capacity(1 << 20, file)),
                 path,
-                file: BufReader::with_capacity(1 << 20, file),
                 data: InflateBuffer::new(),
                 block: Vec::new(),
                 inflater: Inflater::new(),
-                file_offset: 0,
+                current: 0,
             });
         }
         Ok(readers)
@@ -144,16 +145,19 @@ impl RunWriter {
 /// Reads a run's records back, one block at a time.
 pub struct RunReader {
     path: PathBuf,
-    file: BufReader<File>,
+    blocks: BgzfBlockReader<BufReader<File>>,
     data: InflateBuffer,
     block: Vec<u8>,
     inflater: Inflater,
-    file_offset: u64,
+    /// Length of the current record, at the start of `data`.
+    current: usize,
 }
 
 impl RunReader {
-    /// The next record (with its length) appended to `record`; false at the end.
-    pub fn read_record(&mut self, record: &mut Vec<u8>) -> Result<bool> {
+    /// Moves to the next record; false at the end of the run.
+    pub fn advance(&mut self) -> Result<bool> {
+        self.data.consume(self.current);
+        self.current = 0;
         if !self.fill(4)? {
             return if self.data.is_empty() {
                 Ok(false)
@@ -166,15 +170,19 @@ impl RunReader {
         if !self.fill(len)? {
             return Err(self.truncated());
         }
-        record.extend_from_slice(&self.data.as_slice()[..len]);
-        self.data.consume(len);
+        self.current = len;
         Ok(true)
+    }
+
+    /// The record [`RunReader::advance`] moved to (with its length).
+    pub fn record(&self) -> &[u8] {
+        &self.data.as_slice()[..self.current]
     }
 
     fn truncated(&self) -> Error {
         Error::format(
             &self.path,
-            self.file_offset,
+            self.blocks.position(),
             "sort run ends inside a record",
         )
     }
@@ -182,30 +190,14 @@ impl RunReader {
     /// Inflates blocks until `n` bytes are buffered; false if the run ends first.
     fn fill(&mut self, n: usize) -> Result<bool> {
         while self.data.len() < n {
-            let mut header = [0u8; 18];
-            match self.file.read_exact(&mut header) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
-                Err(e) => return Err(Error::io(&self.path, e)),
-            }
-            let size = usize::from(u16::from_le_bytes([header[16], header[17]])) + 1;
-            if size < header.len() {
-                return Err(Error::format(
-                    &self.path,
-                    self.file_offset,
-                    "bad BGZF block",
-                ));
-            }
+            let at = self.blocks.position();
             self.block.clear();
-            self.block.extend_from_slice(&header);
-            self.block.resize(size, 0);
-            self.file
-                .read_exact(&mut self.block[header.len()..])
-                .map_err(|e| Error::io(&self.path, e))?;
+            if !self.blocks.read_block(&mut self.block)? {
+                return Ok(false);
+            }
             self.inflater
-                .inflate_raw(&self.block, self.file_offset, &mut self.data)
+                .inflate_raw(&self.block, at, &mut self.data)
                 .map_err(|e| Error::format(&self.path, e.offset, e.kind.to_string()))?;
-            self.file_offset += size as u64;
         }
         Ok(true)
     }

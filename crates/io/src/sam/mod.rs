@@ -100,10 +100,10 @@ pub struct SamHeader {
 }
 
 impl SamHeader {
-    /// `@HD VN:1.6 SO:unsorted`, one `@SQ` per reference, then `extra_lines` (each
-    /// without its line feed: `@RG`, `@PG`, ...).
-    pub fn new(references: Vec<SamReference>, extra_lines: &[String]) -> Self {
-        let mut text = String::from("@HD\tVN:1.6\tSO:unsorted\n");
+    /// `@HD VN:1.6 SO:<sort_order>` (`unsorted`, `coordinate`), one `@SQ` per reference,
+    /// then `extra_lines` (each without its line feed: `@RG`, `@PG`, ...).
+    pub fn new(references: Vec<SamReference>, sort_order: &str, extra_lines: &[String]) -> Self {
+        let mut text = format!("@HD\tVN:1.6\tSO:{sort_order}\n");
         for r in &references {
             text.push_str(&format!("@SQ\tSN:{}\tLN:{}\n", r.name, r.len));
         }

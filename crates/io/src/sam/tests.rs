@@ -14,6 +14,7 @@ fn header() -> SamHeader {
                 len: 50,
             },
         ],
+        "unsorted",
         &["@PG\tID:seqfarm\tPN:seqfarm".to_string()],
     )
 }

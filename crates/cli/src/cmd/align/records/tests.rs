@@ -17,6 +17,7 @@ fn header() -> SamHeader {
                 len: 100_000,
             },
         ],
+        "unsorted",
         &[],
     )
 }
