@@ -306,7 +306,12 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
                 let name = records.name(record);
                 for (query, best) in job.queries.iter().zip(&self.best) {
                     let [plus, minus] = best[record];
-                    score_line(&mut task.text, &query.name, name, plus.score.max(minus.score));
+                    score_line(
+                        &mut task.text,
+                        &query.name,
+                        name,
+                        plus.score.max(minus.score),
+                    );
                 }
             }
             return Ok(());
