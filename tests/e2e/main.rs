@@ -18,6 +18,7 @@ mod flagstat;
 mod idle_threads;
 mod index;
 mod messages;
+mod multiqc;
 mod numa;
 mod outputs;
 mod search;

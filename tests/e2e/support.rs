@@ -96,6 +96,26 @@ pub fn have(tool: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// The `multiqc` executable: $SEQFARM_MULTIQC, else the virtual environment test.sh
+/// makes under target/; `None` (the test is skipped) when neither exists, which fails
+/// the test under CI.
+pub fn multiqc() -> Option<PathBuf> {
+    let path = std::env::var_os("SEQFARM_MULTIQC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/multiqc-venv/bin/multiqc")
+        });
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "MultiQC is missing: ./test.sh installs it and sets SEQFARM_MULTIQC"
+    );
+    eprintln!("skipped: MultiQC is not installed (./test.sh installs it)");
+    None
+}
+
 /// Whether peer tool `tool` can be compared against. Under CI (`CI=true`) a missing peer
 /// fails the test: test.sh installs every peer, and a comparison that silently does
 /// not run proves nothing. Elsewhere the comparison is skipped, and says so.
