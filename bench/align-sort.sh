@@ -8,7 +8,8 @@
 #
 # Needs the chr20 data bench/align.sh leaves under $SEQFARM_BENCH_DATA/align (default
 # /tmp/seqfarm-bench/align): chr20.sfi, chr20.bt2.*, chr20.150.100000.fq. Environment:
-# THREADS (2), REPS (3), SORT_MEMORY (768M, seqfarm's default and samtools sort's -m).
+# THREADS (2), REPS (3), SORT_MEMORY (768M, seqfarm's default and samtools sort's -m),
+# COMMANDS (the rows to time, default "unsorted sort pipe bowtie2"; unsorted is the base).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -30,7 +31,8 @@ cmd[unsorted]="$sf align -p $threads -x $work/chr20 -U $reads -o $out/u.bam"
 cmd[sort]="$sf align -p $threads -x $work/chr20 -U $reads -o $out/s.bam --sort --sort-memory $memory"
 cmd[pipe]="$sf align -p $threads -x $work/chr20 -U $reads -o - | samtools sort -@$threads -m $memory -o $out/p.bam - && samtools index $out/p.bam"
 cmd[bowtie2]="bowtie2 -p $threads -x $work/chr20.bt2 -U $reads 2>/dev/null | samtools sort -@$threads -m $memory -o $out/b.bam - && samtools index $out/b.bam"
-names=(unsorted sort pipe bowtie2)
+read -r -a names <<<"${COMMANDS:-unsorted sort pipe bowtie2}"
+[ "${names[0]}" = unsorted ] || names=(unsorted "${names[@]}")
 declare -A times
 for ((r = 0; r < reps; r++)); do
   for n in "${names[@]}"; do
