@@ -8,7 +8,7 @@
 # the binary.
 set -euo pipefail
 cd "$(dirname "$0")"
-./debian-packages.sh libisal-dev samtools bedtools picard-tools parasail bowtie2 ncbi-blast+ python3-venv mosdepth libhts-dev
+./debian-packages.sh libisal-dev samtools bedtools picard-tools parasail bowtie2 ncbi-blast+ python3-venv mosdepth libhts-dev tabix
 multiqc_version=1.35
 venv=target/multiqc-venv
 if ! "$venv/bin/multiqc" --version 2>/dev/null | grep -qx "multiqc, version $multiqc_version"; then

@@ -198,6 +198,83 @@ fn per_base_matches_mosdepth_without_n() {
     }
 }
 
+/// The lines `tabix FILE REGION` prints.
+fn tabix(file: &Path, region: &str) -> String {
+    let out = succeeded(Command::new("tabix").arg(file).arg(region));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The data lines of a BED `text` that overlap 1-based `[first, last]` of `contig`, as
+/// tabix selects them (an empty interval covers the base after it).
+fn overlapping(text: &str, contig: &str, first: u64, last: u64) -> String {
+    text.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let (start, end): (u64, u64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+            f[0] == contig && start < last && end.max(start + 1) >= first
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// Each `.bed.gz` gets a CSI index that tabix queries as it queries the index htslib
+/// itself builds for the same file (`tabix -p bed --csi`), with BED's coordinates.
+/// (mosdepth's own indexes declare 1-based starts, so they answer a query with one more
+/// line at a boundary and cannot be the reference.)
+#[test]
+fn csi_indexes_answer_tabix_queries_as_htslibs() {
+    if !peer("tabix") {
+        return;
+    }
+    let bam = data("snp-pileup/normal_slice.bam");
+    let dir = tempfile::tempdir().unwrap();
+    let ours = depth(
+        dir.path(),
+        "seqfarm",
+        &["--window", "777", "--per-base", "-T", "1,10", "-t", "2"],
+        &bam,
+    );
+    let per_base = String::from_utf8(contents(&file(&ours, "per-base.bed.gz"))).unwrap();
+    let lines: Vec<&str> = per_base.lines().collect();
+    let contig = lines[0].split('\t').next().unwrap().to_string();
+    let mut queries = vec![(contig.clone(), 1, 1), (contig.clone(), 1, 1 << 24)];
+    for line in lines.iter().step_by(lines.len() / 7 + 1) {
+        let f: Vec<&str> = line.split('\t').collect();
+        let (start, end): (u64, u64) = (f[1].parse().unwrap(), f[2].parse().unwrap());
+        for (first, last) in [(start, start), (start + 1, start + 1), (end, end + 1)] {
+            queries.push((f[0].to_string(), first.max(1), last.max(1)));
+        }
+        queries.push((
+            f[0].to_string(),
+            start.saturating_sub(900) + 1,
+            start + 3000,
+        ));
+    }
+    for name in ["regions.bed.gz", "per-base.bed.gz", "thresholds.bed.gz"] {
+        let path = file(&ours, name);
+        let copy = dir.path().join(format!("htslib.{name}"));
+        std::fs::copy(&path, &copy).unwrap();
+        succeeded(
+            Command::new("tabix")
+                .args(["-p", "bed", "--csi"])
+                .arg(&copy),
+        );
+        let text = String::from_utf8(contents(&path)).unwrap();
+        for (contig, first, last) in &queries {
+            let region = format!("{contig}:{first}-{last}");
+            let got = tabix(&path, &region);
+            assert_eq!(got, tabix(&copy, &region), "{name} {region}");
+            assert_eq!(
+                got,
+                overlapping(&text, contig, *first, *last),
+                "{name} {region}"
+            );
+        }
+        assert!(!tabix(&path, &contig).is_empty(), "{name}");
+    }
+}
+
 #[test]
 fn missing_index_is_an_error() {
     let dir = tempfile::tempdir().unwrap();

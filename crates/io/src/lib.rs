@@ -8,6 +8,7 @@
 //! * [`fasta`]: streaming FASTA records into a reused buffer;
 //! * [`vcf`]: the site columns of a VCF, streamed;
 //! * [`bed`]: BED regions read the way bedtools reads them;
+//! * [`bed_index`]: the CSI index of a BED file seqfarm writes, built as its lines go out;
 //! * [`fasta_chunks`]: FASTA cut into chunks of whole records for farm workers to parse;
 //! * [`sam`]: SAM text and BAM records from one record type, header, BGZF compression
 //!   of whole batches (workers compress, the collector concatenates);
@@ -38,6 +39,7 @@
 pub mod bam;
 pub mod bam_sort;
 pub mod bed;
+pub mod bed_index;
 pub mod bgzf;
 pub mod bgzf_writer;
 pub mod fasta;

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use seqfarm_farm::{Fill, Worker};
 use seqfarm_io::bam::{BamSet, RangeReader};
+use seqfarm_io::bed_index::BedIndexer;
 use seqfarm_io::bgzf_writer::BgzfWriter;
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, Output};
@@ -539,35 +540,65 @@ fn write_runs(
     }
 }
 
-/// A BGZF output that appears when complete; its errors name its file.
+/// A BGZF BED output that appears when complete, with its CSI index beside it (as
+/// mosdepth writes them); its errors name its file.
 struct BgzfOutput {
     path: PathBuf,
     writer: BgzfWriter<Output>,
+    index: BedIndexer,
+    index_out: Output,
 }
 
 impl BgzfOutput {
-    fn create(path: PathBuf, force: &ForceArg, level: i32) -> anyhow::Result<Self> {
+    fn create(
+        path: PathBuf,
+        force: &ForceArg,
+        level: i32,
+        index: BedIndexer,
+    ) -> anyhow::Result<Self> {
         let out = Output::create(&path, force.overwrite())?;
+        let index_out = Output::create(with_suffix(&path, ".csi"), force.overwrite())?;
         Ok(Self {
             path,
             writer: BgzfWriter::new(out, level),
+            index,
+            index_out,
         })
     }
 
-    /// Compresses and writes all of `bytes`.
+    /// Compresses and writes all of `bytes`, which are not indexed (a header).
     fn put(&mut self, bytes: &[u8]) -> seqfarm_io::Result<()> {
         self.writer
             .write_all(bytes)
             .map_err(|e| seqfarm_io::Error::io(&self.path, e))
     }
 
-    /// Writes the last block and the EOF marker, and moves the file into place.
-    fn commit(self) -> seqfarm_io::Result<()> {
+    /// Compresses, writes and indexes `lines`, BED lines of contig number `ref_id`.
+    fn put_lines(&mut self, ref_id: usize, lines: &[u8]) -> seqfarm_io::Result<()> {
+        for line in lines.split_inclusive(|&b| b == b'\n') {
+            let start = self.writer.virtual_position();
+            self.put(line)?;
+            let end = self.writer.virtual_position();
+            self.index
+                .add_line(ref_id, line, start, end)
+                .map_err(|e| seqfarm_io::Error::format(&self.path, start >> 16, e))?;
+        }
+        Ok(())
+    }
+
+    /// Writes the last block and the EOF marker, then the index for `reference_count`
+    /// contigs, and moves both files into place.
+    fn commit(mut self, reference_count: usize) -> seqfarm_io::Result<()> {
         let out = self
             .writer
             .finish()
             .map_err(|e| seqfarm_io::Error::io(&self.path, e))?;
-        out.commit()
+        let index_path = with_suffix(&self.path, ".csi");
+        self.index
+            .write(reference_count, &mut self.index_out)
+            .map_err(|e| seqfarm_io::Error::io(&index_path, e))?;
+        out.commit()?;
+        self.index_out.commit()
     }
 }
 
@@ -611,10 +642,19 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     if args.per_base {
         named.push(path(".per-base.bed.gz"));
     }
+    for out in named
+        .clone()
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "gz"))
+    {
+        named.push(with_suffix(out, ".csi"));
+    }
     for out in &named {
         refuse_input_as_output(out, inputs.iter())?;
     }
-    let mut regions_out = BgzfOutput::create(path(".regions.bed.gz"), &args.force, 6)?;
+    let max_length = lengths.iter().copied().max().unwrap_or(0).max(0) as u64;
+    let bed_index = || BedIndexer::new(names.iter().map(String::as_str), max_length);
+    let mut regions_out = BgzfOutput::create(path(".regions.bed.gz"), &args.force, 6, bed_index())?;
     let mut summary_out = Output::create(path(".mosdepth.summary.txt"), args.force.overwrite())?;
     let mut dist_out = Output::create(path(".mosdepth.global.dist.txt"), args.force.overwrite())?;
     let mut region_dist_out =
@@ -622,7 +662,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     let mut thresholds_out = if thresholds.is_empty() {
         None
     } else {
-        let mut out = BgzfOutput::create(path(".thresholds.bed.gz"), &args.force, 1)?;
+        let mut out = BgzfOutput::create(path(".thresholds.bed.gz"), &args.force, 1, bed_index())?;
         let mut head = "#chrom\tstart\tend\tregion".to_string();
         for t in &thresholds {
             head.push_str(&format!("\t{t}X"));
@@ -636,6 +676,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
             path(".per-base.bed.gz"),
             &args.force,
             1,
+            bed_index(),
         )?)
     } else {
         None
@@ -688,9 +729,9 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
         },
         &mut |task: &mut Task| -> anyhow::Result<()> {
             regions += task.regions.len() as u64;
-            regions_out.put(&task.rows)?;
+            regions_out.put_lines(task.ref_id, &task.rows)?;
             if let Some(out) = thresholds_out.as_mut() {
-                out.put(&task.threshold_rows)?;
+                out.put_lines(task.ref_id, &task.threshold_rows)?;
             }
             let name = &names[task.ref_id];
             if let Some(out) = per_base_out.as_mut() {
@@ -702,7 +743,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
                     name.as_bytes(),
                     task.last_of_contig,
                 );
-                out.put(&per_base_text)?;
+                out.put_lines(task.ref_id, &per_base_text)?;
             }
             totals.add(task, name);
             Ok(())
@@ -713,12 +754,12 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     summary_out.put(totals.summary.as_bytes())?;
     dist_out.put(totals.dist_text.as_bytes())?;
     region_dist_out.put(totals.region_dist_text.as_bytes())?;
-    regions_out.commit()?;
+    regions_out.commit(names.len())?;
     if let Some(out) = thresholds_out {
-        out.commit()?;
+        out.commit(names.len())?;
     }
     if let Some(out) = per_base_out {
-        out.commit()?;
+        out.commit(names.len())?;
     }
     summary_out.commit()?;
     dist_out.commit()?;
