@@ -1,10 +1,11 @@
 //! Coordinate sorting of BAM records in bounded memory, with the index built while the
 //! sorted file is written.
 //!
-//! [`BamSorter`] takes BAM-encoded records (each with its 4-byte length) in input order
-//! and keeps them as bytes, plus a 16-byte sort entry per record. When the records and
-//! entries reach half the memory budget, they are handed to a thread that sorts them and
-//! writes them as a run (a hidden BGZF file, level 1, beside the output), while the
+//! The farm's workers sort their own batches first ([`BatchSort`]). [`BamSorter`] takes
+//! the batches (BAM-encoded records, each with its 4-byte length) in input order and keeps
+//! them as bytes, plus a 16-byte sort entry per record. When the records and
+//! entries reach half the memory budget, they are handed to a thread that merges the sorted batches (a
+//! sort that finds the batches' ascending runs and merges them) and writes them as a run (a hidden BGZF file, level 1, beside the output), while the
 //! other half of the budget fills; runs are deleted when read back or when the sorter is
 //! dropped, whatever the exit path ([`runs::RunFiles`]). [`BamSorter::finish`] sorts
 //! what is left in memory and merges it with the runs (a binary heap) into the output
@@ -75,6 +76,41 @@ fn record_len(bytes: &[u8]) -> Option<usize> {
     let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize + 4;
     // A record has at least its 32 fixed bytes besides the length.
     (len >= 36 && len <= bytes.len()).then_some(len)
+}
+
+/// Sorts one batch of BAM records (each with its length, back to back) by coordinate in
+/// place, input order breaking ties: the order [`BamSorter`] gives, so a worker can do
+/// this part of the sorting on its own thread and the sorter only merges batches.
+#[derive(Default)]
+pub struct BatchSort {
+    entries: Vec<Entry>,
+    sorted: Vec<u8>,
+}
+
+impl BatchSort {
+    /// Reorders the records of `records`; bytes after the last whole record (none, for
+    /// records seqfarm wrote) stay at the end, for [`BamSorter::push`] to report.
+    pub fn sort(&mut self, records: &mut Vec<u8>) {
+        self.entries.clear();
+        let mut at = 0;
+        while let Some(len) = record_len(&records[at..]) {
+            let (key, reverse) = sort_key(&records[at..at + len]);
+            self.entries.push(Entry {
+                key,
+                order: u64::from(reverse) << 63 | at as u64,
+            });
+            at += len;
+        }
+        self.entries.sort_unstable();
+        self.sorted.clear();
+        for entry in &self.entries {
+            let start = entry.offset();
+            let len = record_len(&records[start..]).unwrap_or(0);
+            self.sorted.extend_from_slice(&records[start..start + len]);
+        }
+        self.sorted.extend_from_slice(&records[at..]);
+        std::mem::swap(records, &mut self.sorted);
+    }
 }
 
 /// Sorts BAM records by coordinate within a memory budget, spilling sorted runs to
@@ -153,7 +189,8 @@ impl BamSorter {
         std::mem::swap(&mut entries, &mut self.entries);
         let mut run = self.runs.create()?;
         self.spilling = Some(std::thread::spawn(move || {
-            entries.sort_unstable();
+            // Sorted batches make ascending runs: the stable sort merges them.
+            entries.sort();
             for entry in &entries {
                 let at = entry.offset();
                 let len = record_len(&buffer[at..]).unwrap_or(0);
@@ -199,7 +236,7 @@ impl BamSorter {
     /// finishes it; returns the index. The runs are deleted.
     pub fn finish(mut self, mut writer: IndexedBamWriter<'_>) -> Result<BamIndex> {
         self.wait_for_spill()?;
-        self.entries.sort_unstable();
+        self.entries.sort();
         let mut sources: Vec<RecordSource> = self
             .runs
             .take_readers()?

@@ -6,8 +6,9 @@
 //! reads one by one, pairs together) and formats the records (SAM text, or BAM
 //! compressed into BGZF blocks) and the `--un`/`--al` reads into the task's own buffers;
 //! the collector writes the buffers in input order. With `--sort` the workers leave the
-//! BAM records uncompressed and the collector hands them to a
-//! [`seqfarm_io::bam_sort::BamSorter`], which spills sorted runs beside the output when
+//! BAM records uncompressed and sort their own batch by coordinate, and the collector
+//! hands the sorted batches to a
+//! [`seqfarm_io::bam_sort::BamSorter`], which merges them into sorted runs, spilled beside the output when
 //! its memory is full and, once every read is aligned, merges them into the output
 //! (compressed on the workers' threads) and writes the index. A bad record becomes an error stored in its task, which
 //! the collector reports in input order, so the first bad record in the file is the one

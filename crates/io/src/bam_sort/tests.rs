@@ -134,3 +134,27 @@ fn a_reference_beyond_bai_gets_a_csi() {
         .unwrap();
     assert_eq!(read.reference_sequences().len(), 2);
 }
+
+#[test]
+fn batches_sorted_by_workers_give_the_same_records() {
+    let input = records();
+    let (expected, _) = sort(&input, usize::MAX, 1);
+    let mut batch_sort = BatchSort::default();
+    let batches: Vec<Vec<u8>> = input
+        .chunks(97)
+        .map(|records| {
+            let mut batch = records.concat();
+            batch_sort.sort(&mut batch);
+            batch
+        })
+        .collect();
+    let first: Vec<u8> = {
+        let mut b = input[..97].to_vec();
+        b.sort_by_key(|r| sort_key(r));
+        b.concat()
+    };
+    assert_eq!(batches[0], first, "a batch sorted, ties in input order");
+    for budget in [usize::MAX, 2000] {
+        assert_eq!(sort(&batches, budget, 2).0, expected, "budget {budget}");
+    }
+}

@@ -6,6 +6,7 @@ use seqfarm_align::{
     AlignParams, Aligner, PairInput, PairParams, PairResult, ReadInput, ReadResult, Unaligned,
 };
 use seqfarm_fmindex::FmIndex;
+use seqfarm_io::bam_sort::BatchSort;
 use seqfarm_io::bgzf_writer::BgzfCompressor;
 use seqfarm_io::reads::{Fragment, FragmentBatch, ParseOptions, ReadRef};
 use seqfarm_io::sam::SamHeader;
@@ -28,7 +29,8 @@ pub struct ChunkFormat<'a> {
     pub ignore_quals: bool,
     /// Which `--un`/`--al` files the reads go to.
     pub routing: ReadRouting,
-    /// BAM records are left uncompressed, for the collector to sort (`--sort`).
+    /// BAM records are left uncompressed and sorted by coordinate within the task, for
+    /// the collector's sorter to merge (`--sort`).
     pub sorting: bool,
 }
 
@@ -41,6 +43,7 @@ pub struct ChunkWorker<'i> {
     writer: RecordWriter,
     compressor: BgzfCompressor,
     records: Vec<u8>,
+    batch_sort: BatchSort,
 }
 
 impl<'i> ChunkWorker<'i> {
@@ -54,11 +57,12 @@ impl<'i> ChunkWorker<'i> {
             writer: RecordWriter::default(),
             compressor: BgzfCompressor::new(BAM_LEVEL),
             records: Vec::new(),
+            batch_sort: BatchSort::default(),
         })
     }
 
     /// Parses and aligns the task's chunk and formats its records (SAM text, BAM in
-    /// BGZF blocks, or bare BAM records to sort) into `task.out`; a bad read record is left in `task.error`.
+    /// BGZF blocks, or bare BAM records sorted by coordinate) into `task.out`; a bad read record is left in `task.error`.
     pub fn process(
         &mut self,
         format: &ChunkFormat<'_>,
@@ -140,6 +144,8 @@ impl<'i> ChunkWorker<'i> {
         format.routing.finish_task(&mut task.read_files)?;
         if compress {
             self.compressor.compress(&self.records, &mut task.out);
+        } else if format.sorting {
+            self.batch_sort.sort(&mut task.out);
         }
         Ok(())
     }
