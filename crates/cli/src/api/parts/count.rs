@@ -37,8 +37,8 @@ pub fn count_tasks(
     let job = CountJob::new(&args)?;
     let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
-    job.run(&config, task_bytes, tasks, |rows| {
-        out.extend_from_slice(rows);
+    job.run(&config, task_bytes, tasks, |task| {
+        out.extend_from_slice(task.rows());
         Ok(())
     })?;
     Ok(out)
