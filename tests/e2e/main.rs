@@ -20,6 +20,7 @@ mod index;
 mod messages;
 mod numa;
 mod outputs;
+mod plots;
 mod search;
 mod search_blast;
 mod search_options;

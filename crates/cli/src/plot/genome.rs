@@ -3,7 +3,7 @@
 //!
 //! The axis ([`GenomeAxis`]) lays the contigs that hold data side by side in the order
 //! given, each from its first to its last datum, a small gap between them. With one
-//! contig the x axis is its position in Mbp; with several, the contigs are named under
+//! contig the x axis is its position in Mbp (kbp when it spans less than 1 Mbp); with several, the contigs are named under
 //! the axis (those wide enough for their name) and separated by grey lines.
 //!
 //! Values are clamped into the panel's y range (by default the 0.5th to 99.5th
@@ -107,8 +107,18 @@ impl GenomeAxis {
     /// The x axis' title.
     pub fn title(&self) -> String {
         match self.placed().next() {
-            Some(c) if self.single() => format!("position on {} (Mbp)", c.name),
+            Some(c) if self.single() => format!("position on {} ({})", c.name, self.unit().0),
             _ => "contig".to_string(),
+        }
+    }
+
+    /// The unit of the tick labels and how many of them make an Mbp: kbp when the axis
+    /// spans less than 1 Mbp, Mbp otherwise.
+    fn unit(&self) -> (&'static str, f64) {
+        if self.end - self.start < 1.0 {
+            ("kbp", 1e3)
+        } else {
+            ("Mbp", 1.0)
         }
     }
 }
@@ -123,7 +133,8 @@ fn mbp(bases: i64) -> f64 {
 pub struct Series {
     /// Its name in the legend (shown when the panel has two series or more).
     pub name: String,
-    /// Its values, in axis order within each contig when drawn as lines.
+    /// Its values, in axis order within each contig when drawn as lines (a NaN value
+    /// breaks the line).
     pub data: Vec<Datum>,
     /// Drawn as a line per contig (windows) rather than as points (sites, regions).
     pub lines: bool,
@@ -198,32 +209,48 @@ pub fn draw(
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 type DrawResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
-/// Decimals of tick labels over a span of `span` Mbp.
-fn decimals(span: f64) -> usize {
-    match span {
-        s if s >= 10.0 => 0,
-        s if s >= 1.0 => 1,
-        s if s >= 0.1 => 2,
+/// Decimals of tick labels `step` apart.
+fn decimals(step: f64) -> usize {
+    match step {
+        s if s >= 1.0 => 0,
+        s if s >= 0.1 => 1,
+        s if s >= 0.01 => 2,
         _ => 3,
+    }
+}
+
+/// `value` with `places` decimals, without the sign of a negative zero.
+pub fn tick_label(value: f64, places: usize) -> String {
+    let text = format!("{value:.places$}");
+    match text.strip_prefix('-') {
+        Some(rest) if rest.bytes().all(|b| b == b'0' || b == b'.') => rest.to_string(),
+        _ => text,
     }
 }
 
 fn draw_panel(area: &Area<'_>, axis: &GenomeAxis, panel: &GenomePanel, last: bool) -> DrawResult {
     let (y_lo, y_hi) = panel.y_range.unwrap_or_else(|| {
-        value_range(
+        let (lo, hi) = value_range(
             panel.series.iter().flat_map(|s| s.data.iter().map(|d| d.2)),
             panel.from_zero,
-        )
+        );
+        // Room above the values for the legend.
+        let legend = if panel.series.len() > 1 { 0.25 } else { 0.0 };
+        (lo, hi + (hi - lo) * legend)
     });
     let single = axis.single();
     let mut chart = ChartBuilder::on(area)
         .margin_top(8)
         .margin_right(20)
+        .margin_left(12)
         .x_label_area_size(if last { 50 } else { 30 })
         .y_label_area_size(80)
         .build_cartesian_2d(axis.start..axis.end, y_lo..y_hi)?;
-    let places = decimals(axis.end - axis.start);
-    let x_label = |x: &f64| format!("{x:.places$}");
+    let per_mbp = axis.unit().1;
+    let x_places = decimals((axis.end - axis.start) * per_mbp / 10.0);
+    let y_places = decimals((y_hi - y_lo) / 6.0);
+    let x_label = |x: &f64| tick_label(*x * per_mbp, x_places);
+    let y_label = |y: &f64| tick_label(*y, y_places);
     let mut mesh = chart.configure_mesh();
     mesh.disable_x_mesh()
         .light_line_style(WHITE.mix(0.0))
@@ -233,7 +260,8 @@ fn draw_panel(area: &Area<'_>, axis: &GenomeAxis, panel: &GenomePanel, last: boo
         .label_style((FONT, 13))
         .y_labels(6)
         .x_labels(if single { 10 } else { 0 })
-        .x_label_formatter(&x_label);
+        .x_label_formatter(&x_label)
+        .y_label_formatter(&y_label);
     let x_title = axis.title();
     if last {
         mesh.x_desc(x_title.as_str());
@@ -267,10 +295,20 @@ fn draw_panel(area: &Area<'_>, axis: &GenomeAxis, panel: &GenomePanel, last: boo
         if series.lines {
             let mut line: Vec<(i32, i32)> = Vec::new();
             let mut contig = None;
-            for (c, x, y) in series.data.iter().filter_map(to_pixel) {
-                if contig != Some(c) && !line.is_empty() {
+            for datum in &series.data {
+                let point = if datum.2.is_nan() {
+                    None
+                } else {
+                    to_pixel(datum)
+                };
+                let breaks = point.is_none_or(|(c, _, _)| contig != Some(c));
+                if breaks && !line.is_empty() {
                     pixels.draw(&PathElement::new(std::mem::take(&mut line), colour))?;
                 }
+                let Some((c, x, y)) = point else {
+                    contig = None;
+                    continue;
+                };
                 contig = Some(c);
                 if line.last() != Some(&(x, y)) {
                     line.push((x, y));
@@ -283,6 +321,7 @@ fn draw_panel(area: &Area<'_>, axis: &GenomeAxis, panel: &GenomePanel, last: boo
             let mut points: Vec<(i32, i32)> = series
                 .data
                 .iter()
+                .filter(|d| !d.2.is_nan())
                 .filter_map(to_pixel)
                 .map(|(_, x, y)| (x, y))
                 .collect();
@@ -366,7 +405,9 @@ mod tests {
         assert_eq!(axis.x(1, 1_250_000), Some(1.25));
         assert_eq!(axis.x(0, 5), None);
         assert_eq!((axis.start, axis.end), (1.0, 1.6));
-        assert_eq!(axis.title(), "position on chr2 (Mbp)");
+        assert_eq!(axis.title(), "position on chr2 (kbp)");
+        let long = GenomeAxis::new(&names(1), [(0, 0, 2_000_000)]);
+        assert_eq!(long.title(), "position on chr1 (Mbp)");
     }
 
     #[test]
@@ -397,6 +438,14 @@ mod tests {
         assert_eq!(value_range(sparse, true), (0.0, 42.0));
         assert_eq!(value_range([3.0, 3.0], false), (2.0, 4.0));
         assert_eq!(value_range([], true), (0.0, 1.0));
+    }
+
+    #[test]
+    fn tick_labels_have_no_negative_zero() {
+        assert_eq!(tick_label(-0.001, 1), "0.0");
+        assert_eq!(tick_label(-0.05, 2), "-0.05");
+        assert_eq!(tick_label(3000.0, decimals(500.0)), "3000");
+        assert_eq!(decimals(0.025), 2);
     }
 
     #[test]

@@ -89,6 +89,7 @@ fn draw_panel(
     let mut chart = ChartBuilder::on(area)
         .margin_top(8)
         .margin_right(20)
+        .margin_left(12)
         .x_label_area_size(50)
         .y_label_area_size(80)
         .build_cartesian_2d(x_lo..x_hi, 0.0..y_hi)?;

@@ -151,10 +151,14 @@ impl WindowTable {
             let ratios = rows
                 .iter()
                 .enumerate()
-                .filter_map(|(i, r)| {
+                .map(|(i, r)| {
                     let (a, b) = (values[i * 2], values[i * 2 + 1]);
-                    (a > 0.0 && b > 0.0)
-                        .then(|| (r.contig, r.start, ((b / second) / (a / first)).log2()))
+                    let ratio = if a > 0.0 && b > 0.0 {
+                        ((b / second) / (a / first)).log2()
+                    } else {
+                        f64::NAN
+                    };
+                    (r.contig, r.start, ratio)
                 })
                 .collect();
             data.push(ratios);
@@ -284,8 +288,8 @@ mod tests {
         let data = table.series_data();
         assert_eq!(data.len(), 3);
         assert_eq!(data[1][2], (0, 20, 20.0));
-        // Totals 40 and 100: (40/100) / (10/40) = 1.6.
-        assert_eq!(data[2].len(), 2);
+        // Totals 40 and 100: (40/100) / (10/40) = 1.6; no ratio without reads in both.
         assert!((data[2][0].2 - 1.6f64.log2()).abs() < 1e-12);
+        assert!(data[2][2].2.is_nan());
     }
 }
