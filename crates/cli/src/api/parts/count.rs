@@ -8,6 +8,7 @@ use crate::common::worker_threads;
 
 /// The `count` arguments of a command line (without the program name).
 fn count_args(argv: &[String]) -> anyhow::Result<CountArgs> {
+    super::refuse_plot(argv)?;
     match crate::api::parse_command(argv)? {
         crate::Command::Count(args) => Ok(args),
         _ => anyhow::bail!("not a count command line"),
