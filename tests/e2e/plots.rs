@@ -386,6 +386,23 @@ fn depth_picture_shows_mean_depth_per_window() {
     ] {
         seen.assert_text(text);
     }
+
+    // Many contigs side by side (the header's 93, reads on chrM only): named under the
+    // axis where they are wide enough.
+    let many = dir.path().join("many.svg");
+    succeeded(
+        seqfarm()
+            .args(["depth", "--window", "10000000", "-o"])
+            .arg(dir.path().join("many"))
+            .arg("--plot")
+            .arg(&many)
+            .arg(data("bam/na12878_chrM.bam")),
+    );
+    let seen = render(&many);
+    seen.assert_not_blank(0.005);
+    for text in ["contig", "chr1", "chr2", "chrX", "mean depth"] {
+        seen.assert_text(text);
+    }
 }
 
 #[test]

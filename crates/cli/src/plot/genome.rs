@@ -19,7 +19,8 @@ use super::{colour, drawing_error, stacked_svg, FONT};
 
 /// Distinct points drawn per series, at most.
 pub const MAX_POINTS: usize = 15_000;
-/// Gap between contigs, as a fraction of the whole axis.
+/// Gap between contigs, as a fraction of the contigs' total span (less with over 20
+/// contigs: the gaps take a tenth of it at most).
 const CONTIG_GAP: f64 = 0.005;
 
 /// A value at a position: contig (index in the axis' names), 0-based position, value.
@@ -42,6 +43,8 @@ pub struct GenomeAxis {
     contigs: Vec<Option<AxisContig>>,
     start: f64,
     end: f64,
+    /// The gap between contigs, in Mbp.
+    gap: f64,
 }
 
 impl GenomeAxis {
@@ -58,7 +61,12 @@ impl GenomeAxis {
         }
         let present = extent.iter().flatten().count();
         let total: f64 = extent.iter().flatten().map(|(lo, hi)| mbp(hi - lo)).sum();
-        let gap = if present > 1 { total * CONTIG_GAP } else { 0.0 };
+        // The gaps take at most a tenth of the axis, however many contigs there are.
+        let gap = if present > 1 {
+            total * CONTIG_GAP.min(0.1 / present as f64)
+        } else {
+            0.0
+        };
         let mut at = 0.0;
         let mut contigs = Vec::with_capacity(names.len());
         for (name, e) in names.iter().zip(&extent) {
@@ -85,6 +93,7 @@ impl GenomeAxis {
             contigs,
             start,
             end,
+            gap,
         }
     }
 
@@ -269,9 +278,15 @@ fn draw_panel(area: &Area<'_>, axis: &GenomeAxis, panel: &GenomePanel, last: boo
     mesh.draw()?;
     let clamp = |v: f64| v.clamp(y_lo, y_hi);
     if !single {
+        // A line before each contig, but not closer than 3 pixels to the previous one.
+        let mut last_line: Option<i32> = None;
         for c in axis.placed().skip(1) {
-            let x = c.offset - (axis.end - axis.start) * CONTIG_GAP / 2.0;
-            chart.draw_series(LineSeries::new([(x, y_lo), (x, y_hi)], BLACK.mix(0.3)))?;
+            let x = c.offset - axis.gap / 2.0;
+            let pixel = chart.backend_coord(&(x, y_lo)).0;
+            if last_line.is_none_or(|l| pixel - l >= 3) {
+                chart.draw_series(LineSeries::new([(x, y_lo), (x, y_hi)], BLACK.mix(0.3)))?;
+                last_line = Some(pixel);
+            }
         }
         label_contigs(area, &chart, axis, y_lo)?;
     }
@@ -376,7 +391,7 @@ fn label_contigs(
         let (left, bottom) = chart.backend_coord(&(c.offset, y_lo));
         let (right, _) = chart.backend_coord(&(c.offset + mbp(c.to - c.from), y_lo));
         let width = right - left;
-        if width < 8 * c.name.len() as i32 + 4 {
+        if width < 7 * c.name.len() as i32 + 4 {
             continue;
         }
         area.draw(&Text::new(
@@ -414,11 +429,19 @@ mod tests {
     fn contigs_lie_side_by_side_in_the_given_order() {
         let axis = GenomeAxis::new(&names(3), [(2, 0, 2_000_000), (0, 500_000, 1_500_000)]);
         let gap = 3.0 * CONTIG_GAP;
+        assert_eq!(axis.gap, gap);
         assert_eq!(axis.x(0, 500_000), Some(0.0));
         assert_eq!(axis.x(0, 1_500_000), Some(1.0));
         assert_eq!(axis.x(2, 0), Some(1.0 + gap));
         assert!((axis.end - (3.0 + gap)).abs() < 1e-12);
         assert_eq!(axis.title(), "contig");
+        let many: Vec<(u32, i64, i64)> = (0..100).map(|i| (i, 0, 1_000_000)).collect();
+        let axis = GenomeAxis::new(&names(100), many);
+        assert!(
+            (axis.gap * 99.0 / 100.0 - 0.1 * 0.99).abs() < 1e-12,
+            "{}",
+            axis.gap
+        );
     }
 
     #[test]
