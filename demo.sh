@@ -24,18 +24,22 @@ step "$sf" index -t 2 --memory 24M -o "$out/piece-24M" "$data/index_ref.fa.gz"
 step cmp "$out/piece.sfi" "$out/piece-24M.sfi"
 step "$sf" locate -x "$out/piece" --max-hits 5 AGCTTTTCATTCTGACTGCAACGG GGATCC NNNNNNNNNN
 
-# snp-pileup: FACETS snp-pileup's allele counts, byte for byte, on a tumor/normal slice.
+# snp-pileup: FACETS snp-pileup's allele counts, byte for byte, on a tumor/normal slice;
+# --plot draws the B-allele fractions and the tumour/normal log ratio along the genome.
 step "$sf" snp-pileup -t 2 -q15 -Q20 -P100 -r10,0 "$data/snp-pileup/sites_slice.vcf.gz" \
-  "$out/pileup.csv" "$data/snp-pileup/normal_slice.bam" "$data/snp-pileup/tumor_slice.bam"
+  "$out/pileup.csv" "$data/snp-pileup/normal_slice.bam" "$data/snp-pileup/tumor_slice.bam" \
+  --plot "$out/pileup.svg"
 step head -5 "$out/pileup.csv"
 
-# count: reads per 20 kb window in both BAMs, as bedtools multicov counts them.
-step "$sf" count -t 2 --window 20000 -o "$out/windows.tsv" \
+# count: reads per 20 kb window in both BAMs, as bedtools multicov counts them (and drawn,
+# with the log2 ratio of the second BAM to the first).
+step "$sf" count -t 2 --window 20000 -o "$out/windows.tsv" --plot "$out/windows.svg" \
   "$data/snp-pileup/normal_slice.bam" "$data/snp-pileup/tumor_slice.bam"
 step awk '$4 + $5 > 0' "$out/windows.tsv"
 
 # depth: mosdepth's mean depth per 20 kb window and bases at >= 1, 10, 20x (its files).
-step "$sf" depth -t 2 --window 20000 -T 1,10,20 -o "$out/depth" "$data/snp-pileup/normal_slice.bam"
+step "$sf" depth -t 2 --window 20000 -T 1,10,20 -o "$out/depth" --plot "$out/depth.svg" \
+  "$data/snp-pileup/normal_slice.bam"
 step sh -c "zcat '$out/depth.thresholds.bed.gz' | awk 'NR == 1 || \$5 > 0' | head -4"
 
 # Smith-Waterman search: 10 UniProt queries against 1,500 UniProt sequences, 2 best hits each.
@@ -62,9 +66,10 @@ step "$sf" align --local --numa interleave -x "$out/piece" -U "$data/align_reads
 
 # Paired-end: 4,000 simulated 2x150 pairs (fragments 400 +- 60) on the same genome piece,
 # with a bowtie2 command line as pipelines write it; pairs that do not align concordantly
-# go to a gzip FASTQ pair.
+# go to a gzip FASTQ pair; --plot draws the MAPQ and insert-size histograms.
 step "$sf" align -x "$out/piece" -1 "$data/pe_sim_R1.fq.gz" -2 "$data/pe_sim_R2.fq.gz" \
-  -X 1000 --no-mixed -p 2 --un-conc-gz "$out/unconc.fq.gz" -S "$out/pairs.sam"
+  -X 1000 --no-mixed -p 2 --un-conc-gz "$out/unconc.fq.gz" -S "$out/pairs.sam" \
+  --plot "$out/pairs.svg"
 awk '!/^@/ && n++ < 4' "$out/pairs.sam" | cut -f 1-9,12-
 step ls "$out"
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build links and the tests compare against (bowtie2,
-# samtools, BLAST+, ...) and MultiQC from PyPI in a virtual environment under target/ (the
-# align tests check that it reads seqfarm's summary), then runs the whole suite: once
-# as built by default (ISA-L inflate), and the IO crate's tests once more on its
-# libdeflate back end. Last, the Python package: built with maturin into a virtual
-# environment under target/ (with dask, pandas and pytest from PyPI) and tested against
-# the binary.
+# samtools, BLAST+, headless Chromium that renders the pictures, ...) and MultiQC from
+# PyPI in a virtual environment under target/ (the align tests check that it reads
+# seqfarm's summary), then runs the whole suite: once as built by default (ISA-L
+# inflate), and the IO crate's tests once more on its libdeflate back end. Last, the
+# Python package: built with maturin into a virtual environment under target/ (with
+# dask, pandas and pytest from PyPI) and tested against the binary.
 set -euo pipefail
 cd "$(dirname "$0")"
-./debian-packages.sh libisal-dev samtools bedtools picard-tools parasail bowtie2 ncbi-blast+ python3-venv mosdepth libhts-dev tabix
+./debian-packages.sh libisal-dev samtools bedtools picard-tools parasail bowtie2 ncbi-blast+ python3-venv mosdepth libhts-dev tabix chromium-headless-shell
 multiqc_version=1.35
 venv=target/multiqc-venv
 if ! "$venv/bin/multiqc" --version 2>/dev/null | grep -qx "multiqc, version $multiqc_version"; then

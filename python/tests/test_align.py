@@ -141,6 +141,8 @@ def test_bad_options_and_reads_raise_the_cli_errors(data, index, tmp_path):
     assert done.stderr.decode().strip() == f"seqfarm: error: {caught.value}"
     with pytest.raises(seqfarm.FormatError):
         list(seqfarm.Aligner(index).align([("r1", "ACGT", "II")]))
+    with pytest.raises(seqfarm.Error, match="--plot"):
+        list(seqfarm.Aligner(index, plot=tmp_path / "x.svg").align([("r1", "ACGT", "IIII")]))
 
 
 def test_the_gil_is_released_while_aligning(data, index, tmp_path):

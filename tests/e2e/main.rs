@@ -21,6 +21,7 @@ mod messages;
 mod multiqc;
 mod numa;
 mod outputs;
+mod plots;
 mod search;
 mod search_blast;
 mod search_options;

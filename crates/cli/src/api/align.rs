@@ -49,6 +49,8 @@ pub struct ReadAligner {
     parse: ParseOptions,
     ignore_quals: bool,
     header: SamHeader,
+    /// `--plot` was given: only [`ReadAligner::align_files`] can draw it.
+    plot: bool,
 }
 
 impl ReadAligner {
@@ -75,6 +77,7 @@ impl ReadAligner {
             style,
             header,
             options: options.to_vec(),
+            plot: args.plot.is_some(),
             index,
         })
     }
@@ -108,6 +111,9 @@ impl ReadAligner {
     /// for the same reads (without the header). Reads with qualities and reads without
     /// cannot be mixed in one call.
     pub fn align(&self, fragments: &[MemoryFragment]) -> anyhow::Result<Vec<u8>> {
+        if self.plot {
+            anyhow::bail!("--plot draws a run over files (align_files), not reads aligned in memory");
+        }
         let mut task = AlignTask::default();
         task.chunk = memory_chunk(fragments)?;
         let format = ChunkFormat {

@@ -49,6 +49,7 @@ pub use self::worker::{ChunkFormat, ChunkWorker};
 use crate::common::farm_error;
 use crate::farm_stats::StatsFile;
 use crate::numa::PlacedIndex;
+use crate::plot::{AlignTally, PlotFile};
 use crate::progress;
 
 /// Reads per task: large enough to amortise the task hand-over and fill the SIMD
@@ -72,6 +73,8 @@ pub struct AlignTask {
     pub out: Vec<u8>,
     /// Their counts.
     pub(crate) counts: MetricsCounts,
+    /// Their records' MAPQ and insert sizes.
+    pub(crate) tally: AlignTally,
     read_files: ReadFileBuffers,
     /// The first bad read record.
     pub error: Option<seqfarm_io::Error>,
@@ -83,6 +86,7 @@ impl AlignTask {
         self.out.clear();
         self.error = None;
         self.counts = MetricsCounts::default();
+        self.tally.clear();
         self.read_files.clear();
     }
 
@@ -245,9 +249,19 @@ impl AlignArgs {
             .cloned()
             .chain(specs.iter().flat_map(|s| s.paths()))
             .chain(self.met_file.clone());
-        for path in outputs {
+        for path in outputs.clone() {
             refuse_input_as_output(&path, &inputs)?;
         }
+        let other_outputs: Vec<PathBuf> = outputs.collect();
+        let other_outputs: Vec<&std::path::Path> =
+            other_outputs.iter().map(PathBuf::as_path).collect();
+        let plot_file = PlotFile::create(
+            self.plot.as_ref(),
+            self.force.overwrite(),
+            &other_outputs,
+            &inputs,
+        )?;
+        let mut plot_tally = plot_file.as_ref().map(|_| AlignTally::default());
         let mut output = Output::create(&out_path, self.force.overwrite())?;
         let mut read_files = ReadFiles::create(&specs, self.force.overwrite())?;
         let routing = read_files.routing();
@@ -351,6 +365,9 @@ impl AlignArgs {
             }
             read_files.write(&mut task.read_files)?;
             totals += task.counts;
+            if let Some(tally) = plot_tally.as_mut() {
+                *tally += &task.tally;
+            }
             metrics.update(&totals)?;
             let bytes = task.chunk.data.iter().map(Vec::len).sum::<usize>() as u64;
             bar.advance(bytes, task.chunk.fragments as u64);
@@ -368,6 +385,13 @@ impl AlignArgs {
         .map_err(farm_error)?;
         bar.finish();
         verification.finish()?;
+        let picture = match &plot_tally {
+            Some(tally) => {
+                let paired = totals.summary.pairs() > 0;
+                Some(tally.draw(&read_paths, self.index_prefix(), paired)?)
+            }
+            None => None,
+        };
         match sorted {
             Some((sorter, mut index_output)) => {
                 let writer = IndexedBamWriter::new(
@@ -393,6 +417,9 @@ impl AlignArgs {
             }
         }
         read_files.commit()?;
+        if let (Some(file), Some(svg)) = (plot_file, picture) {
+            file.write(&svg)?;
+        }
         metrics.finish(&totals)?;
         stats_file.add(&report.stats);
         if let Some(placed) = &placed {

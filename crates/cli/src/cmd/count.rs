@@ -24,6 +24,7 @@ use seqfarm_regions::pileup::visit::push_number;
 
 use crate::common::{farm_error, with_bam_indexes, Destination};
 use crate::farm_stats::StatsFile;
+use crate::plot::{file_label, PlotFile, WindowTable, WindowValues};
 
 mod args;
 
@@ -66,6 +67,23 @@ pub struct Task {
     counts: Vec<u32>,
     /// The finished rows, written by the worker so that the collector only copies.
     rows: Vec<u8>,
+}
+
+impl Task {
+    /// The task's rows, as the output has them.
+    pub fn rows(&self) -> &[u8] {
+        &self.rows
+    }
+
+    /// Each region's contig (header index; negative when not in the BAMs), start, end
+    /// and counts (one per BAM).
+    fn counted(&self) -> impl Iterator<Item = (i32, i64, i64, &[u32])> {
+        let files = self.counts.len() / self.regions.len().max(1);
+        self.regions
+            .iter()
+            .zip(self.counts.chunks(files.max(1)))
+            .map(|(r, counts)| (r.ref_id, r.start, r.stop, counts))
+    }
 }
 
 /// Where regions come from.
@@ -528,14 +546,14 @@ impl CountJob {
 
     /// Counts the regions of tasks `tasks` (of `task_bytes` each, numbered from 0 in
     /// region order; the regions are planned no further than their end), giving each
-    /// task's rows to `rows` in order; returns the farm's figures, the regions counted
-    /// and the tasks planned.
+    /// task (its rows: [`Task::rows`]) to `collect` in order; returns the farm's figures,
+    /// the regions counted and the tasks planned.
     pub fn run(
         &self,
         config: &FarmConfig,
         task_bytes: u64,
         tasks: std::ops::Range<usize>,
-        mut rows: impl FnMut(&[u8]) -> anyhow::Result<()>,
+        mut collect: impl FnMut(&Task) -> anyhow::Result<()>,
     ) -> anyhow::Result<(FarmStats, u64, usize)> {
         let source = match (&self.bed, self.window) {
             (Some(bed), _) => Source::Bed(BedRegions::open(bed)?),
@@ -584,7 +602,7 @@ impl CountJob {
             },
             &mut |task: &mut Task| -> anyhow::Result<()> {
                 regions += task.regions.len() as u64;
-                rows(&task.rows)
+                collect(task)
             },
         )
         .map_err(farm_error)?;
@@ -611,6 +629,16 @@ pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
         refuse_input_as_output(&args.output, inputs.clone())?;
     }
     let mut out = to.create(&args.output, args.force.overwrite())?;
+    let plot_file = PlotFile::create(
+        args.plot.as_ref(),
+        args.force.overwrite(),
+        &[args.output.as_path()],
+        inputs.clone(),
+    )?;
+    let mut plot = plot_file.as_ref().map(|_| {
+        let kind = WindowValues::Reads(args.bams.clone());
+        WindowTable::new(job.names.clone(), kind, args.window.is_some())
+    });
     let mut stats = StatsFile::create(
         args.farm.stats.stats.as_ref(),
         "count",
@@ -619,11 +647,31 @@ pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
         args.force.overwrite(),
         inputs,
     )?;
-    let (farm_stats, regions, _) = job.run(&config, task_bytes, 0..usize::MAX, |rows| {
-        out.write_all(rows).map_err(|e| out.error(e))?;
+    let (farm_stats, regions, _) = job.run(&config, task_bytes, 0..usize::MAX, |task| {
+        out.write_all(task.rows()).map_err(|e| out.error(e))?;
+        if let Some(table) = plot.as_mut() {
+            for (contig, start, end, counts) in task.counted() {
+                table.add(
+                    contig.into(),
+                    start,
+                    end,
+                    counts.iter().map(|&n| f64::from(n)),
+                );
+            }
+        }
         Ok(())
     })?;
+    let picture = match (&plot, args.window, &args.bed) {
+        (Some(table), Some(size), _) => Some(table.draw(None, &format!("{size}-bp window"))?),
+        (Some(table), None, Some(bed)) => {
+            Some(table.draw(None, &format!("region of {}", file_label(bed)))?)
+        }
+        _ => None,
+    };
     out.commit()?;
+    if let (Some(file), Some(svg)) = (plot_file, picture) {
+        file.write(&svg)?;
+    }
     stats.add(&farm_stats);
     stats.total("regions", regions, farm_stats.tasks);
     stats.finish()?;

@@ -31,6 +31,7 @@ use seqfarm_regions::pileup::visit::push_number;
 use crate::cmd::count::task_bytes_for;
 use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
+use crate::plot::{file_label, PlotFile, WindowTable, WindowValues};
 
 /// Bases a stretch holds at most (its depth array is 4 bytes a base).
 const MAX_STRETCH: i64 = 1 << 22;
@@ -67,6 +68,9 @@ pub struct DepthArgs {
     /// Also write the depth of every base, as runs (PREFIX.per-base.bed.gz)
     #[arg(long = "per-base")]
     per_base: bool,
+    /// Draw the mean depth of each window or region along the genome as SVG to FILE.svg
+    #[arg(long = "plot", value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
     /// Output prefix: PREFIX.regions.bed.gz, PREFIX.mosdepth.summary.txt, ...
     #[arg(short = 'o', long = "output", value_name = "PREFIX")]
     prefix: PathBuf,
@@ -108,6 +112,8 @@ pub struct Task {
     rows: Vec<u8>,
     threshold_rows: Vec<u8>,
     runs: Vec<(i64, i64, i32)>,
+    /// Each region's mean depth.
+    means: Vec<f64>,
 }
 
 /// BED regions by contig name, each list sorted by start (ties in file order).
@@ -340,6 +346,7 @@ impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
         task.region_dist = DepthDistribution::default();
         task.rows.clear();
         task.threshold_rows.clear();
+        task.means.clear();
         let name = self.names[task.ref_id].as_bytes();
         self.counts.resize(self.thresholds.len(), 0);
         // mosdepth counts no base at any threshold, 0 included, on a contig without reads.
@@ -383,6 +390,7 @@ impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
             if self.windows {
                 task.region_dist.add_bin(window_mean_bin(mean));
             }
+            task.means.push(mean);
             let head = |out: &mut Vec<u8>| {
                 out.extend_from_slice(name);
                 for n in [r.start, r.stop] {
@@ -681,6 +689,16 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     } else {
         None
     };
+    let named_paths: Vec<&Path> = named.iter().map(PathBuf::as_path).collect();
+    let plot_file = PlotFile::create(
+        args.plot.as_ref(),
+        args.force.overwrite(),
+        &named_paths,
+        inputs.iter(),
+    )?;
+    let mut plot = plot_file
+        .as_ref()
+        .map(|_| WindowTable::new(names.clone(), WindowValues::Depth, args.window.is_some()));
     let mut stats = StatsFile::create(
         args.farm.stats.stats.as_ref(),
         "depth",
@@ -730,6 +748,11 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
         &mut |task: &mut Task| -> anyhow::Result<()> {
             regions += task.regions.len() as u64;
             regions_out.put_lines(task.ref_id, &task.rows)?;
+            if let Some(table) = plot.as_mut() {
+                for (r, &mean) in task.regions.iter().zip(&task.means) {
+                    table.add(task.ref_id as i64, r.start, r.stop, [mean]);
+                }
+            }
             if let Some(out) = thresholds_out.as_mut() {
                 out.put_lines(task.ref_id, &task.threshold_rows)?;
             }
@@ -751,6 +774,17 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     )
     .map_err(farm_error)?;
     totals.finish();
+    let picture = match &plot {
+        Some(table) => {
+            let by = match (args.window, &args.bed) {
+                (Some(size), _) => format!("{size}-bp window"),
+                (None, Some(bed)) => format!("region of {}", file_label(bed)),
+                (None, None) => "region".to_string(),
+            };
+            Some(table.draw(Some(&args.bam), &by)?)
+        }
+        None => None,
+    };
     summary_out.put(totals.summary.as_bytes())?;
     dist_out.put(totals.dist_text.as_bytes())?;
     region_dist_out.put(totals.region_dist_text.as_bytes())?;
@@ -764,6 +798,9 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     summary_out.commit()?;
     dist_out.commit()?;
     region_dist_out.commit()?;
+    if let (Some(file), Some(svg)) = (plot_file, picture) {
+        file.write(&svg)?;
+    }
     stats.add(&report.stats);
     stats.total("regions", regions, report.stats.tasks);
     stats.finish()?;

@@ -36,6 +36,7 @@ use seqfarm_regions::pileup::PileupParams;
 
 use crate::common::{farm_error, with_bam_indexes, Destination, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
+use crate::plot::PlotFile;
 
 mod chunk;
 pub mod collect;
@@ -128,6 +129,11 @@ pub struct SnpPileupArgs {
     /// Disable read-pair overlap detection
     #[arg(short = 'x', long = "ignore-overlaps")]
     ignore_overlaps: bool,
+    /// Draw the B-allele fractions of the normal (file 1) and the tumour (file 2) and their
+    /// log2 depth ratio along the genome as SVG to FILE.svg (sites with 10 or more reads in
+    /// the normal)
+    #[arg(long = "plot", value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
     #[command(flatten)]
     farm: FarmArgs,
     #[command(flatten)]
@@ -442,8 +448,18 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
         args.force.overwrite(),
         inputs.iter().chain([&args.vcf]),
     )?;
+    let output = output_path(&args);
+    let plot_file = PlotFile::create(
+        args.plot.as_ref(),
+        args.force.overwrite(),
+        &[output.as_path()],
+        inputs.iter().chain([&args.vcf]),
+    )?;
     let task_bytes = job.task_bytes(config.workers);
     let mut collector = job.collector(out, compressor_threads(config.workers))?;
+    if plot_file.is_some() {
+        collector.keep_sites();
+    }
     let figures = job.run(&config, task_bytes, 0..usize::MAX, &mut collector)?;
     if args.verbose {
         let stats = figures.replay;
@@ -458,7 +474,14 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
             figures.blocks
         );
     }
+    let picture = match collector.take_sites() {
+        Some(sites) => Some(sites.draw(&args.vcf, &args.bams)?),
+        None => None,
+    };
     collector.finish()?;
+    if let (Some(file), Some(svg)) = (plot_file, picture) {
+        file.write(&svg)?;
+    }
     stats_file.add(&figures.stats);
     stats_file.total("bgzf_blocks", figures.blocks, figures.stats.tasks);
     stats_file.finish()?;

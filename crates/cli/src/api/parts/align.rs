@@ -97,6 +97,7 @@ impl AlignPlanner {
         if args.sort {
             anyhow::bail!("--sort is not available when aligning in parts: sort the joined output");
         }
+        super::refuse_plot(argv)?;
         let sources = args.sources()?;
         Ok(Self {
             chunker: InputChunker::new(&sources, TASK_LIMITS)?,

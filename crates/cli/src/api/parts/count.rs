@@ -8,6 +8,7 @@ use crate::common::worker_threads;
 
 /// The `count` arguments of a command line (without the program name).
 fn count_args(argv: &[String]) -> anyhow::Result<CountArgs> {
+    super::refuse_plot(argv)?;
     match crate::api::parse_command(argv)? {
         crate::Command::Count(args) => Ok(args),
         _ => anyhow::bail!("not a count command line"),
@@ -37,8 +38,8 @@ pub fn count_tasks(
     let job = CountJob::new(&args)?;
     let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
-    job.run(&config, task_bytes, tasks, |rows| {
-        out.extend_from_slice(rows);
+    job.run(&config, task_bytes, tasks, |task| {
+        out.extend_from_slice(task.rows());
         Ok(())
     })?;
     Ok(out)

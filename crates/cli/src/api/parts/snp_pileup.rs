@@ -15,6 +15,7 @@ use crate::common::{worker_threads, Destination, MemoryBuffer};
 
 /// The `snp-pileup` arguments of a command line (without the program name).
 fn snp_pileup_args(argv: &[String]) -> anyhow::Result<SnpPileupArgs> {
+    super::refuse_plot(argv)?;
     match crate::api::parse_command(argv)? {
         crate::Command::SnpPileup(args) => Ok(args),
         _ => anyhow::bail!("not a snp-pileup command line"),

@@ -374,6 +374,9 @@ pub struct AlignArgs {
     /// Metrics every N seconds [1]
     #[arg(long, alias = "metrics", value_name = "N", default_value_t = 1)]
     pub met: u64,
+    /// Draw the MAPQ histogram (and for pairs the insert-size histogram) as SVG to FILE.svg
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     /// Leave out records of unaligned reads (a pair's when both mates are unaligned)
     #[arg(long)]
     pub no_unal: bool,

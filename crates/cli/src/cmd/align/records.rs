@@ -21,6 +21,7 @@
 //! * mate names lose a `/1` or `/2` suffix; `--no-unal` leaves out every unaligned
 //!   record (of a pair too, as bowtie2 2.5.0 does).
 
+use crate::plot::AlignTally;
 use seqfarm_align::cigar::CigarOp;
 use seqfarm_align::{PairClass, PairResult, Placement, ReadResult, Unaligned};
 use seqfarm_core::flags::{
@@ -84,12 +85,14 @@ struct RecordPlan<'p> {
     filter: Option<&'static [u8]>,
 }
 
-/// Reused buffers for formatting.
+/// Reused buffers for formatting, and the counts of the records formatted.
 #[derive(Debug, Default)]
 pub struct RecordWriter {
     bases: Vec<u8>,
     qualities: Vec<u8>,
     cigar: Vec<u32>,
+    /// MAPQ and insert sizes of the records formatted (for `--plot`).
+    pub tally: AlignTally,
 }
 
 impl RecordWriter {
@@ -252,6 +255,8 @@ impl RecordWriter {
         plan: &RecordPlan<'_>,
         out: &mut Vec<u8>,
     ) {
+        self.tally
+            .add_record(plan.flag, plan.mapq, plan.template_len);
         if plan.placement.is_none() && style.no_unaligned {
             return;
         }

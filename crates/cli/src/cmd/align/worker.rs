@@ -68,6 +68,7 @@ impl<'i> ChunkWorker<'i> {
         format: &ChunkFormat<'_>,
         task: &mut AlignTask,
     ) -> anyhow::Result<()> {
+        self.writer.tally.clear();
         if let Err(e) = self.batch.parse(&task.chunk, format.parse) {
             task.error = Some(e);
             return Ok(());
@@ -142,6 +143,7 @@ impl<'i> ChunkWorker<'i> {
             }
         }
         format.routing.finish_task(&mut task.read_files)?;
+        std::mem::swap(&mut task.tally, &mut self.writer.tally);
         if compress {
             self.compressor.compress(&self.records, &mut task.out);
         } else if format.sorting {

@@ -69,6 +69,10 @@ pub struct CountArgs {
     /// Write the counts to FILE instead of standard output (appears only when complete)
     #[arg(short = 'o', long = "output", value_name = "FILE", default_value = "-")]
     pub(super) output: PathBuf,
+    /// Draw the reads of each window or region along the genome as SVG to FILE.svg (with
+    /// two BAMs also the log2 ratio of the second to the first)
+    #[arg(long = "plot", value_name = "FILE.svg")]
+    pub(super) plot: Option<PathBuf>,
     #[command(flatten)]
     pub(super) force: ForceArg,
     #[command(flatten)]

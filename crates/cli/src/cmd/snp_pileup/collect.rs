@@ -13,6 +13,8 @@ use seqfarm_regions::pileup::engine::FileEngine;
 use seqfarm_regions::pileup::visit::{CoverageProbe, FoundPosition, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
+use crate::plot::SiteTable;
+
 use super::replay::{Contig, ReadWindow, OVERHANG};
 use super::sites::{ContigAt, LineFailure};
 use super::{rows, Task};
@@ -157,6 +159,8 @@ pub struct RowCollector<'a> {
     rows: Vec<u8>,
     files: usize,
     progress: ProgressBar,
+    /// The rows kept for `--plot`.
+    sites: Option<SiteTable>,
 }
 
 impl<'a> RowCollector<'a> {
@@ -187,7 +191,18 @@ impl<'a> RowCollector<'a> {
             rows: Vec::with_capacity(1 << 20),
             files: bams.len(),
             progress: bar,
+            sites: None,
         })
+    }
+
+    /// Keeps the rows for a picture ([`Self::take_sites`]).
+    pub fn keep_sites(&mut self) {
+        self.sites = Some(SiteTable::new(self.files));
+    }
+
+    /// The rows kept since [`Self::keep_sites`].
+    pub fn take_sites(&mut self) -> Option<SiteTable> {
+        self.sites.take()
     }
 
     /// Checks a task's VCF lines against those before it: the first error of the task's
@@ -258,6 +273,9 @@ impl Collector<Task, anyhow::Error> for RowCollector<'_> {
         }
         if let Some(sink) = self.sink.as_mut() {
             sink.write(&self.rows)?;
+        }
+        if let Some(sites) = self.sites.as_mut() {
+            sites.add_rows(&self.rows)?;
         }
         self.rows.clear();
         self.progress.inc(task.sites.len() as u64);
