@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::support::{data, peer, seqfarm, stage_data};
+use crate::support::{peer, seqfarm, stage_data};
 
 /// The standard output of a run that succeeded.
 pub(super) fn ok(out: Output) -> String {
