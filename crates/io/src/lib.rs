@@ -30,7 +30,7 @@
 //!   (`examples/window_mapq.rs`);
 //! * [`Error`]: every error names the file, and where it applies the record or byte offset.
 //!
-//! The only `unsafe` is in [`bam`] and [`input`] (mapping files and releasing mapped
+//! The only `unsafe` is in [`bam`], [`cram`] and [`input`] (mapping files and releasing mapped
 //! pages) and in [`bgzf`]'s ISA-L decoder (calls into the C library).
 #![deny(unsafe_code)]
 
@@ -40,6 +40,7 @@ pub mod bam_sort;
 pub mod bed;
 pub mod bgzf;
 pub mod bgzf_writer;
+pub mod cram;
 pub mod fasta;
 pub mod fasta_chunks;
 pub mod inflate_thread;
