@@ -243,7 +243,9 @@ impl CramFile {
                     &external,
                 )?;
                 for record in &records {
+                    let start = writer.get_ref().len();
                     writer.write_alignment_record(&self.header, record)?;
+                    as_htslib_decodes(&mut writer.get_mut()[start..]);
                 }
             }
             Ok(())
@@ -283,6 +285,20 @@ impl CramFile {
             }
         }
         Ok(())
+    }
+}
+
+/// Makes a BAM record (with its 4-byte length) encoded from a CRAM record read as
+/// htslib reads it: CRAM stores no mapping quality for an unmapped read, which htslib
+/// decodes as 0 (noodles as missing, 255).
+fn as_htslib_decodes(record: &mut [u8]) {
+    const MAPQ: usize = 4 + 9;
+    const FLAG: usize = 4 + 14;
+    if record.len() >= FLAG + 2 {
+        let flag = u16::from_le_bytes([record[FLAG], record[FLAG + 1]]);
+        if flag & 0x4 != 0 {
+            record[MAPQ] = 0;
+        }
     }
 }
 
@@ -463,4 +479,34 @@ fn transcode(
     drop(bam_file);
     drop(index_file);
     Ok((bam, index))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unmapped_records_get_mapping_quality_zero() {
+        let mut record = vec![0u8; 40];
+        record[4 + 9] = 255;
+        record[4 + 14] = 0x4;
+        as_htslib_decodes(&mut record);
+        assert_eq!(record[4 + 9], 0);
+        record[4 + 9] = 255;
+        record[4 + 14] = 0x1;
+        as_htslib_decodes(&mut record);
+        assert_eq!(record[4 + 9], 255);
+    }
+
+    #[test]
+    fn files_without_the_magic_are_not_cram() {
+        assert!(looks_like_cram(b"CRAM\x03\x00"));
+        assert!(!looks_like_cram(b"BAM\x01"));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.cram");
+        std::fs::write(&path, b"CRAM\x02\x01rest").unwrap();
+        let e = CramFile::open(&path).unwrap_err().to_string();
+        assert!(e.contains("x.cram") && e.contains("version 2.1"), "{e}");
+        assert!(!is_cram(&dir.path().join("missing.cram")));
+    }
 }

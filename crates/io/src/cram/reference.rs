@@ -27,7 +27,7 @@ impl std::fmt::Debug for ReferenceSource {
 }
 
 impl ReferenceSource {
-    /// The FASTA at `path` (its `.fai` beside it, or an index built in memory), or the
+    /// The FASTA at `path` (through its `.fai` when there is one, else read whole), or the
     /// first `@SQ UR:` of `header` that names an existing file, or none.
     pub fn open(path: Option<&Path>, header: &sam::Header) -> Result<Self> {
         let path = match path {
@@ -42,20 +42,23 @@ impl ReferenceSource {
         };
         let mut fai = path.as_os_str().to_owned();
         fai.push(".fai");
-        let builder = fasta::io::indexed_reader::Builder::default();
-        let builder = if Path::new(&fai).exists() {
-            builder
+        let repository = if Path::new(&fai).exists() {
+            let reader = fasta::io::indexed_reader::Builder::default()
+                .build_from_path(&path)
+                .map_err(|e| Error::io(&path, e))?;
+            fasta::Repository::new(fasta::repository::adapters::IndexedReader::new(reader))
         } else {
-            builder.set_index(fasta::fs::index(&path).map_err(|e| {
-                Error::format(&path, 0, format!("cannot index the reference FASTA: {e}"))
-            })?)
+            // No .fai: the FASTA is read whole (gzip or plain).
+            let input = crate::input::Input::open(&path)?;
+            let mut reader = fasta::io::Reader::new(std::io::BufReader::new(input));
+            let records = reader
+                .records()
+                .collect::<std::io::Result<Vec<_>>>()
+                .map_err(|e| Error::format(&path, 0, format!("invalid FASTA: {e}")))?;
+            fasta::Repository::new(records)
         };
-        let reader = builder
-            .build_from_path(&path)
-            .map_err(|e| Error::io(&path, e))?;
-        let adapter = fasta::repository::adapters::IndexedReader::new(reader);
         Ok(Self {
-            repository: fasta::Repository::new(adapter),
+            repository,
             path: Some(path),
         })
     }
