@@ -181,17 +181,19 @@ pub fn count_with_reference(
             )
             .into());
         }
-        let cram = cram::CramInput::open(input, reference, config.workers)?;
-        let unit = range_unit(cram.bam.len(), config.workers);
-        return count_bam_groups(
-            &cram.bam,
-            Some(&cram.index),
-            input,
-            unit,
-            config,
-            stats,
-            0..usize::MAX,
-        );
+        // Workers count the records of the containers they decode; nothing is written.
+        let (cram, reference) = cram::CramFile::open_with_reference(input, reference)?;
+        let states = cram.for_each_record(
+            &reference,
+            config.workers,
+            FlagCounts::default,
+            |counts, record| count_record(counts, &record),
+        )?;
+        let mut total = FlagCounts::default();
+        for counts in states {
+            total += counts;
+        }
+        return Ok(total);
     }
     let is_bam =
         sniff_bam(&head).map_err(|e| Error::format(input, e.offset, e.kind.to_string()))?;

@@ -333,11 +333,14 @@ pub struct CramInput {
     pub containers: usize,
 }
 
-impl CramInput {
-    /// Decodes the CRAM at `path` on `threads` workers (0: one per core) against
-    /// `reference` (or the `@SQ UR:` file, or the embedded reference) into an indexed
-    /// BAM held in an unlinked temporary file.
-    pub fn open(path: &Path, reference: Option<&Path>, threads: usize) -> Result<Self> {
+impl CramFile {
+    /// Opens the CRAM at `path` ([`CramFile::open`]) and its reference: `reference`, or
+    /// the `@SQ UR:` file, or none (the embedded one); checks the length and `M5` of each
+    /// reference sequence its containers use.
+    pub fn open_with_reference(
+        path: &Path,
+        reference: Option<&Path>,
+    ) -> Result<(Self, ReferenceSource)> {
         let cram = CramFile::open(path)?;
         let source = ReferenceSource::open(reference, cram.header())?;
         let mut used: Vec<i32> = cram.containers().iter().map(|c| c.ref_id).collect();
@@ -358,6 +361,131 @@ impl CramInput {
                 source.check(path, cram.header(), name)?;
             }
         }
+        Ok((cram, source))
+    }
+
+    /// Decodes every container on `threads` workers (0: one per core) and calls `f`
+    /// with each worker's state (made by `new_state`) and each record as BAM record
+    /// bytes, in file order within a task; returns the states. For analyses that
+    /// merge per-worker totals (flagstat), where the order of records does not matter.
+    pub fn for_each_record<S, N, F>(
+        &self,
+        reference: &ReferenceSource,
+        threads: usize,
+        new_state: N,
+        f: F,
+    ) -> Result<Vec<S>>
+    where
+        S: Send,
+        N: Fn() -> S + Sync,
+        F: Fn(&mut S, crate::bam::Record<'_>) + Sync,
+    {
+        let spans = self.containers();
+        let mut next = 0usize;
+        let mut emit = |task: &mut Task| -> Result<Fill> {
+            Ok(match next_task(spans, &mut next) {
+                Some(range) => {
+                    task.containers = range;
+                    Fill::Task
+                }
+                None => Fill::End,
+            })
+        };
+        let n_ref = self.header.reference_sequences().len();
+        let make_worker = |_| {
+            Ok(RecordWorker {
+                cram: self,
+                reference,
+                state: new_state(),
+                f: &f,
+                n_ref,
+            })
+        };
+        let report = seqfarm_farm::run(
+            &FarmConfig::new(threads_or_cores(threads)),
+            Task::default,
+            &mut emit,
+            make_worker,
+            &mut |_: &mut Task| -> Result<()> { Ok(()) },
+        )
+        .map_err(|e| farm_failure(&self.path, e))?;
+        Ok(report.workers.into_iter().map(|w| w.state).collect())
+    }
+}
+
+/// A worker of [`CramFile::for_each_record`]: its state and the caller's closure.
+struct RecordWorker<'a, S, F> {
+    cram: &'a CramFile,
+    reference: &'a ReferenceSource,
+    state: S,
+    f: &'a F,
+    n_ref: usize,
+}
+
+impl<S, F> seqfarm_farm::Worker<Task, Error> for RecordWorker<'_, S, F>
+where
+    F: Fn(&mut S, crate::bam::Record<'_>),
+{
+    fn process(&mut self, task: &mut Task) -> Result<()> {
+        task.records.clear();
+        let spans = &self.cram.containers()[task.containers.clone()];
+        for span in spans {
+            let start = task.records.len();
+            self.cram
+                .decode_container(span, self.reference, &mut task.records)?;
+            let mut stitcher = crate::bam::RecordStitcher::new(self.n_ref, 0);
+            let (state, f) = (&mut self.state, self.f);
+            stitcher
+                .feed(&task.records[start..], |record| f(state, record))
+                .and_then(|()| stitcher.finish())
+                .map_err(|e| {
+                    Error::format(
+                        &self.cram.path,
+                        span.offset,
+                        format!("container at offset {}: {}", span.offset, e.0),
+                    )
+                })?;
+        }
+        Ok(())
+    }
+}
+
+/// The next task's containers: whole containers of about [`TASK_BYTES`] from `*next`.
+fn next_task(spans: &[ContainerSpan], next: &mut usize) -> Option<std::ops::Range<usize>> {
+    if *next == spans.len() {
+        return None;
+    }
+    let first = *next;
+    let mut bytes = 0;
+    while *next < spans.len() && (*next == first || bytes < TASK_BYTES) {
+        bytes += spans[*next].size;
+        *next += 1;
+    }
+    Some(first..*next)
+}
+
+fn threads_or_cores(threads: usize) -> usize {
+    if threads == 0 {
+        seqfarm_farm::available_cores()
+    } else {
+        threads
+    }
+}
+
+/// A failed farm run as this layer's error (a panic named with the file).
+fn farm_failure(path: &Path, e: FarmError<Error>) -> Error {
+    match e {
+        FarmError::Failed { source, .. } => source,
+        other => Error::format(path, 0, other.to_string()),
+    }
+}
+
+impl CramInput {
+    /// Decodes the CRAM at `path` on `threads` workers (0: one per core) against
+    /// `reference` (or the `@SQ UR:` file, or the embedded reference) into an indexed
+    /// BAM held in an unlinked temporary file.
+    pub fn open(path: &Path, reference: Option<&Path>, threads: usize) -> Result<Self> {
+        let (cram, source) = CramFile::open_with_reference(path, reference)?;
         let (bam, index) = transcode(&cram, &source, threads)?;
         Ok(Self {
             bam,
@@ -400,11 +528,7 @@ fn transcode(
         .values()
         .map(|m| usize::from(m.length()) as u64)
         .collect();
-    let threads = if threads == 0 {
-        seqfarm_farm::available_cores()
-    } else {
-        threads
-    };
+    let threads = threads_or_cores(threads);
     let index = {
         let out = bam_file.as_file_mut();
         out.write_all(&compressed)
@@ -415,17 +539,13 @@ fn transcode(
         let spans = cram.containers();
         let mut next = 0usize;
         let mut emit = |task: &mut Task| -> Result<Fill> {
-            if next == spans.len() {
-                return Ok(Fill::End);
-            }
-            let first = next;
-            let mut bytes = 0;
-            while next < spans.len() && (next == first || bytes < TASK_BYTES) {
-                bytes += spans[next].size;
-                next += 1;
-            }
-            task.containers = first..next;
-            Ok(Fill::Task)
+            Ok(match next_task(spans, &mut next) {
+                Some(range) => {
+                    task.containers = range;
+                    Fill::Task
+                }
+                None => Fill::End,
+            })
         };
         let make_worker = |_| {
             Ok(|task: &mut Task| -> Result<()> {
@@ -453,10 +573,7 @@ fn transcode(
             make_worker,
             &mut collect,
         )
-        .map_err(|e| match e {
-            FarmError::Failed { source, .. } => source,
-            other => Error::format(path, 0, other.to_string()),
-        })?;
+        .map_err(|e| farm_failure(path, e))?;
         let index = writer.finish()?;
         buffered.flush().map_err(|e| Error::io(&bam_path, e))?;
         index
