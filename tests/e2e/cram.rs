@@ -468,6 +468,19 @@ fn damaged_crams_and_wrong_references_are_clear_errors() {
     );
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("1250 + 0 in total"));
 
+    // The output may not replace the CRAM's index.
+    succeeded(samtools().arg("index").arg(&good));
+    let out = seqfarm()
+        .args(["flagstat", "--reference"])
+        .arg(&moved)
+        .arg("-o")
+        .arg(d.join("good.cram.crai"))
+        .arg("--force")
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the .crai was overwritten");
+
     // A CRAM on standard input.
     let out = seqfarm()
         .args(["flagstat", "-"])
