@@ -5,8 +5,14 @@
 # CPU time (user + system, median) is printed too: on a shared machine it is the steadier
 # measure of the work each tool does. Then peak memory (max RSS, /usr/bin/time -v) of seqfarm at 1 and 2 threads per BAM.
 #
-# usage: bench/flagstat.sh [BAM...]     (default: the real BAMs in ../shared/data/alignments
-#                                        and $SEQFARM_BENCH_DATA/normal.bam)
+# A CRAM given (known by its magic bytes) is timed the same way, with the reference of its
+# @SQ UR: (as samtools and seqfarm both find it), and with "htslib decode" (samtools view
+# -@ 0 -u to /dev/null: every record decoded on one thread, as seqfarm decodes them) in
+# place of sambamba (which reads no CRAM): the decode speed of noodles-cram against htslib.
+#
+# usage: bench/flagstat.sh [BAM|CRAM...] (default: the real BAMs in ../shared/data/alignments
+#                                        and $SEQFARM_BENCH_DATA/normal.bam; FORMAT=cram:
+#                                        $SEQFARM_BENCH_DATA/normal.cram)
 # env:   ROUNDS (default 5), SEQFARM_SHARED_DATA, SEQFARM_BENCH_DATA (default /tmp/seqfarm-bench),
 #        BUILD_FLAGS (extra cargo build flags, e.g. --no-default-features: libdeflate only)
 set -euo pipefail
@@ -14,13 +20,15 @@ cd "$(dirname "$0")/.."
 shared=${SEQFARM_SHARED_DATA:-../shared/data}
 bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
 rounds=${ROUNDS:-5}
-if [ $# -eq 0 ]; then
+if [ $# -eq 0 ] && [ "${FORMAT:-bam}" = cram ]; then
+  set -- "$bench/normal.cram"
+elif [ $# -eq 0 ]; then
   for f in "$shared"/alignments/*/*.bam "$bench/normal.bam"; do
     [ -f "$f" ] && set -- "$@" "$f"
   done
 fi
 [ $# -gt 0 ] || { echo "no BAM given and none found" >&2; exit 1; }
-for tool in hyperfine samtools sambamba python3; do
+for tool in hyperfine samtools python3 $([ "${FORMAT:-bam}" = cram ] || echo sambamba); do
   command -v "$tool" >/dev/null || { echo "bench/flagstat.sh needs $tool" >&2; exit 1; }
 done
 # shellcheck disable=SC2086
@@ -38,6 +46,10 @@ for bam in "$@"; do
   names=("seqfarm -t 1" "seqfarm -t 2" "samtools" "samtools -@ 2" "sambamba -t 2")
   cmds=("$sf flagstat -t 1 $bam" "$sf flagstat -t 2 $bam" "samtools flagstat $bam"
         "samtools flagstat -@ 2 $bam" "sambamba flagstat -t 2 $bam")
+  if [ "$(head -c 4 "$bam")" = CRAM ]; then
+    names[4]="htslib decode"
+    cmds[4]="samtools view -@ 0 -u -o /dev/null $bam"
+  fi
   for r in $(seq "$rounds"); do
     args=()
     for i in "${!cmds[@]}"; do args+=(-n "${names[$i]}" "${cmds[$i]}"); done

@@ -9,10 +9,12 @@
 # built here into a temporary directory against the system htslib: needs g++ and
 # libhts-dev, as the FACETS documentation builds it).
 #
-# usage: bench/snp-pileup.sh [NORMAL.bam TUMOR.bam [SITES.vcf.gz]]
+# usage: bench/snp-pileup.sh [NORMAL TUMOR [SITES.vcf.gz]]   (BAMs or CRAMs)
 #        defaults: $SEQFARM_BENCH_DATA/{normal,tumor}.bam (from ../shared/data/
-#        make-bench-bams.sh) and a site list made by bench/make-snp-sites.sh from
-#        $SEQFARM_BENCH_DATA/chr20.fa
+#        make-bench-bams.sh; FORMAT=cram: {normal,tumor}.cram, made from them with
+#        `samtools view -C -T chr20.fa` and `samtools index`) and a site list made by
+#        bench/make-snp-sites.sh from $SEQFARM_BENCH_DATA/chr20.fa. Both tools read a
+#        CRAM against the reference its @SQ UR: names.
 # env:   ROUNDS (default 3), SEQFARM_BENCH_DATA (default /tmp/seqfarm-bench),
 #        SNP_PILEUP or FACETS_SRC, OPTIONS (extra snp-pileup options, e.g. "-q15 -Q20")
 set -euo pipefail
@@ -20,8 +22,9 @@ cd "$(dirname "$0")/.."
 bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
 rounds=${ROUNDS:-3}
 options=${OPTIONS:-}
-normal=${1:-$bench/normal.bam}
-tumor=${2:-$bench/tumor.bam}
+ext=${FORMAT:-bam}
+normal=${1:-$bench/normal.$ext}
+tumor=${2:-$bench/tumor.$ext}
 sites=${3:-$bench/sites-chr20.vcf.gz}
 for tool in hyperfine python3 /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench/snp-pileup.sh needs $tool" >&2; exit 1; }

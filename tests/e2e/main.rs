@@ -13,6 +13,7 @@ mod bounded_memory;
 mod cli;
 mod count;
 mod count_options;
+mod cram;
 mod depth;
 mod flagstat;
 mod idle_threads;

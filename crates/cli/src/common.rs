@@ -138,11 +138,16 @@ impl std::io::Write for MemoryBuffer {
     }
 }
 
-/// `paths` with the index found beside each of them (`X.bam.bai`, `X.bai`, `X.bam.csi`):
-/// the inputs a BAM command reads, which its output must not replace.
+/// `paths` with the index found beside each of them (`X.bam.bai`, `X.bai`, `X.bam.csi`,
+/// or a CRAM's `X.cram.crai`, `X.crai`): the inputs a BAM command reads, which its output
+/// must not replace.
 pub fn with_bam_indexes(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut all = paths.to_vec();
-    all.extend(paths.iter().filter_map(|p| BamIndex::find(p)));
+    all.extend(
+        paths
+            .iter()
+            .filter_map(|p| BamIndex::find(p).or_else(|| seqfarm_io::cram::find_index(p))),
+    );
     all
 }
 

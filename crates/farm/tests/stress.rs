@@ -58,7 +58,7 @@ fn exactly_once(tasks: u64, workers: usize, depth: usize, ordered: bool, max_spi
         } else {
             // Mostly cheap, sometimes 100x dearer: uneven work.
             let r = splitmix(&mut rng);
-            if r % 100 == 0 {
+            if r.is_multiple_of(100) {
                 (r % max_spin) as u32 * 100
             } else {
                 (r % max_spin) as u32

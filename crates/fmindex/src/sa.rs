@@ -91,7 +91,7 @@ impl SampledSa<'_> {
         let limit = bwt.len();
         let mut steps = 0u64;
         while steps <= limit {
-            if row % self.rate == 0 {
+            if row.is_multiple_of(self.rate) {
                 return self
                     .samples
                     .get((row / self.rate) as usize)

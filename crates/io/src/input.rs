@@ -397,7 +397,7 @@ fn grow_within(out: &mut Vec<u8>, n: usize, limit: usize) {
 /// `n` bytes in the largest binary unit that divides it (`256 MiB`, `64 KiB`).
 pub fn human_size(n: usize) -> String {
     for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
-        if n >= 1 << shift && n % (1 << shift) == 0 {
+        if n >= 1 << shift && n.is_multiple_of(1 << shift) {
             return format!("{} {unit}", n >> shift);
         }
     }

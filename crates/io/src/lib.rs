@@ -31,7 +31,7 @@
 //!   (`examples/window_mapq.rs`);
 //! * [`Error`]: every error names the file, and where it applies the record or byte offset.
 //!
-//! The only `unsafe` is in [`bam`] and [`input`] (mapping files and releasing mapped
+//! The only `unsafe` is in [`bam`], [`cram`] and [`input`] (mapping files and releasing mapped
 //! pages) and in [`bgzf`]'s ISA-L decoder (calls into the C library).
 #![deny(unsafe_code)]
 
@@ -42,6 +42,7 @@ pub mod bed;
 pub mod bed_index;
 pub mod bgzf;
 pub mod bgzf_writer;
+pub mod cram;
 pub mod fasta;
 pub mod fasta_chunks;
 pub mod inflate_thread;

@@ -112,7 +112,9 @@ impl ReadAligner {
     /// cannot be mixed in one call.
     pub fn align(&self, fragments: &[MemoryFragment]) -> anyhow::Result<Vec<u8>> {
         if self.plot {
-            anyhow::bail!("--plot draws a run over files (align_files), not reads aligned in memory");
+            anyhow::bail!(
+                "--plot draws a run over files (align_files), not reads aligned in memory"
+            );
         }
         let mut task = AlignTask::default();
         task.chunk = memory_chunk(fragments)?;

@@ -493,7 +493,11 @@ pub(crate) fn reference_names_and_lengths(
 impl CountJob {
     /// Opens the BAMs of `args` (and checks that regions are given).
     pub fn new(args: &CountArgs) -> anyhow::Result<Self> {
-        let bams = BamSet::open(&args.bams)?;
+        let bams = BamSet::open_with_reference(
+            &args.bams,
+            args.reference.as_deref(),
+            args.farm.config().workers,
+        )?;
         let (names, lengths) = reference_names_and_lengths(&bams)?;
         let ids = names
             .iter()

@@ -81,7 +81,10 @@ pub struct DepthArgs {
     /// Compressed BAM bytes per task (for tests of task boundaries)
     #[arg(long = "task-bytes", hide = true)]
     task_bytes: Option<u64>,
-    /// Coordinate-sorted, indexed BAM
+    /// Reference FASTA of a CRAM input (else its @SQ UR: file or embedded reference)
+    #[arg(short = 'f', long = "reference", visible_aliases = ["fasta", "ref"], value_name = "FASTA")]
+    reference: Option<PathBuf>,
+    /// Coordinate-sorted, indexed BAM, or coordinate-sorted CRAM
     #[arg(value_name = "BAM")]
     bam: PathBuf,
 }
@@ -618,7 +621,11 @@ fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
 
 /// Runs `seqfarm depth`.
 pub fn run(args: DepthArgs) -> anyhow::Result<()> {
-    let bams = BamSet::open(std::slice::from_ref(&args.bam))?;
+    let bams = BamSet::open_with_reference(
+        std::slice::from_ref(&args.bam),
+        args.reference.as_deref(),
+        args.farm.config().workers,
+    )?;
     let (names, lengths) = super::count::reference_names_and_lengths(&bams)?;
     let bed = args.bed.as_deref().map(read_bed).transpose()?;
     let mut thresholds: Vec<i32> = args

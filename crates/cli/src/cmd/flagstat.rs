@@ -20,6 +20,7 @@ use seqfarm_io::bam::{
     WorkPlan, WorkUnit,
 };
 use seqfarm_io::bgzf::{self, InflateBuffer, Inflater, VirtualRange};
+use seqfarm_io::cram;
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::sam::text::MAX_LINE;
@@ -72,7 +73,16 @@ pub struct FlagstatArgs {
     output: PathBuf,
     #[command(flatten)]
     force: ForceArg,
-    /// Input: BAM (indexed or not), SAM or gzip-compressed SAM; `-` for standard input
+    /// Reference FASTA of a CRAM input (else its @SQ UR: file or embedded reference)
+    #[arg(
+        short = 'T',
+        long = "reference",
+        visible_alias = "ref",
+        value_name = "FASTA"
+    )]
+    reference: Option<PathBuf>,
+    /// Input: BAM (indexed or not), CRAM, SAM or gzip-compressed SAM; `-` for standard
+    /// input (not CRAM)
     #[arg(value_name = "IN")]
     input: PathBuf,
 }
@@ -119,7 +129,12 @@ pub fn run(mut args: FlagstatArgs) -> anyhow::Result<()> {
         &inputs,
     )?;
     let mut farm_stats = FarmStats::default();
-    let counts = count(&args.input, &config, &mut farm_stats)?;
+    let counts = count_with_reference(
+        &args.input,
+        args.reference.as_deref(),
+        &config,
+        &mut farm_stats,
+    )?;
     out.put(counts.render(args.format).as_bytes())?;
     out.commit()?;
     stats.add(&farm_stats);
@@ -135,6 +150,17 @@ pub fn count(
     config: &FarmConfig,
     stats: &mut FarmStats,
 ) -> anyhow::Result<FlagCounts> {
+    count_with_reference(input, None, config, stats)
+}
+
+/// As [`count`], decoding a CRAM input against `reference` (else its `@SQ UR:` file or
+/// embedded reference).
+pub fn count_with_reference(
+    input: &Path,
+    reference: Option<&Path>,
+    config: &FarmConfig,
+    stats: &mut FarmStats,
+) -> anyhow::Result<FlagCounts> {
     let stdin = input == Path::new("-");
     let mut raw: Box<dyn Read + Send> = if stdin {
         Box::new(std::io::stdin())
@@ -146,6 +172,29 @@ pub fn count(
         .take(HEAD as u64)
         .read_to_end(&mut head)
         .map_err(|e| Error::io(input, e))?;
+    if cram::looks_like_cram(&head) {
+        if stdin {
+            return Err(Error::format(
+                input,
+                0,
+                "a CRAM cannot be read from standard input: give its path",
+            )
+            .into());
+        }
+        // Workers count the records of the containers they decode; nothing is written.
+        let (cram, reference) = cram::CramFile::open_with_reference(input, reference)?;
+        let states = cram.for_each_record(
+            &reference,
+            config.workers,
+            FlagCounts::default,
+            |counts, record| count_record(counts, &record),
+        )?;
+        let mut total = FlagCounts::default();
+        for counts in states {
+            total += counts;
+        }
+        return Ok(total);
+    }
     let is_bam =
         sniff_bam(&head).map_err(|e| Error::format(input, e.offset, e.kind.to_string()))?;
     let reader = Cursor::new(head).chain(raw);
@@ -158,7 +207,7 @@ pub fn count(
         Err(Error::format(
             input,
             0,
-            "not a BAM, SAM or gzip-compressed SAM file (binary data without a BGZF block)",
+            "not a BAM, CRAM, SAM or gzip-compressed SAM file (binary data without a BGZF block)",
         )
         .into())
     } else {

@@ -150,7 +150,16 @@ pub struct SnpPileupArgs {
     /// Output CSV (`-` for standard output); must not exist yet unless --force
     #[arg(value_name = "OUTPUT")]
     output: PathBuf,
-    /// Coordinate-sorted, indexed BAMs (File1, File2, ... in the output)
+    /// Reference FASTA of CRAM inputs (else their @SQ UR: file or embedded reference)
+    #[arg(
+        short = 'T',
+        long = "reference",
+        visible_alias = "ref",
+        value_name = "FASTA"
+    )]
+    reference: Option<PathBuf>,
+    /// Coordinate-sorted, indexed BAMs or coordinate-sorted CRAMs (File1, File2, ... in
+    /// the output)
     #[arg(value_name = "BAM", required = true)]
     bams: Vec<PathBuf>,
 }
@@ -256,7 +265,11 @@ impl SnpPileupJob {
             detect_overlaps: !args.ignore_overlaps,
         };
         let vcf = Input::open(&args.vcf)?;
-        let bams = BamSet::open(&args.bams)?;
+        let bams = BamSet::open_with_reference(
+            &args.bams,
+            args.reference.as_deref(),
+            args.farm.config().workers,
+        )?;
         let names: Vec<String> = bams
             .header()
             .map(|h| h.references.iter().map(|r| r.name.clone()).collect())

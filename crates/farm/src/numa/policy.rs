@@ -117,7 +117,7 @@ fn mbind(memory: &mut [u8], mode: i32, nodes: &[usize]) -> io::Result<()> {
     let start = memory.as_mut_ptr();
     // mbind wants a page-aligned start: mappings are, and a slice inside one may not be.
     let page = page_size();
-    if (start as usize) % page != 0 {
+    if !(start as usize).is_multiple_of(page) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             "memory range not page-aligned",

@@ -348,7 +348,7 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
         if symbol.is_none() {
             dollars.push(DollarRow { row, sa: p });
         }
-        if row % rate == 0 {
+        if row.is_multiple_of(rate) {
             out.push(S::from_u64(p));
         }
         occ.push(symbol)

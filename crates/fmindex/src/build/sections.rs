@@ -170,7 +170,7 @@ impl OccStream {
     }
 
     fn start_block(&mut self) {
-        if self.blocks % (1 << self.super_shift) == 0 {
+        if self.blocks.is_multiple_of(1 << self.super_shift) {
             self.supers.extend_from_slice(&self.total);
             self.relative = [0; 4];
         }

@@ -163,6 +163,12 @@ impl BamFile {
         &self.path
     }
 
+    /// Names the file by `path` from now on (a BAM decoded from a CRAM is named by the
+    /// CRAM in errors).
+    pub(crate) fn rename(&mut self, path: &Path) {
+        self.path = path.to_path_buf();
+    }
+
     /// The parsed header.
     pub fn header(&self) -> &Header {
         &self.header

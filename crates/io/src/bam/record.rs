@@ -408,7 +408,7 @@ impl Sequence<'_> {
     /// The 4-bit code of base `i` (1 A, 2 C, 4 G, 8 T, 15 N).
     pub fn code(&self, i: usize) -> u8 {
         let byte = self.packed[i / 2];
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             byte >> 4
         } else {
             byte & 0xf

@@ -17,8 +17,28 @@ impl BamSet {
     /// Opens every BAM and its index (`X.bam.bai`, `X.bai` or `X.bam.csi`). Fails on a
     /// missing index and on BAMs whose reference names or lengths differ from the first.
     pub fn open(paths: &[PathBuf]) -> Result<Self> {
+        Self::open_with_reference(paths, None, 0)
+    }
+
+    /// As [`open`](Self::open), where any file may also be a CRAM (found by its magic
+    /// bytes): it is decoded against `reference` (else its `@SQ UR:` file or embedded
+    /// reference) on `threads` workers (0: one per core) into an indexed BAM (see
+    /// [`CramInput`](crate::cram::CramInput)), which needs no `.crai`.
+    pub fn open_with_reference(
+        paths: &[PathBuf],
+        reference: Option<&Path>,
+        threads: usize,
+    ) -> Result<Self> {
         let mut files: Vec<(BamFile, BamIndex)> = Vec::with_capacity(paths.len());
         for path in paths {
+            if crate::cram::is_cram(path) {
+                let cram = crate::cram::CramInput::open(path, reference, threads)?;
+                if let Some((first, _)) = files.first() {
+                    check_same_references(first, &cram.bam)?;
+                }
+                files.push((cram.bam, cram.index));
+                continue;
+            }
             let bam = BamFile::open(path)?;
             let index_path = BamIndex::find(path).ok_or_else(|| {
                 Error::format(
@@ -80,7 +100,7 @@ fn check_same_references(first: &BamFile, other: &BamFile) -> Result<()> {
         Err(Error::format(
             other.path(),
             0,
-            format!("{what}: the BAMs must be aligned to the same reference"),
+            format!("{what}: the inputs must be aligned to the same reference"),
         ))
     };
     let name = display(first.path());

@@ -535,7 +535,11 @@ impl FileEngine {
             let q = query as usize;
             let (base, qual) = if q < read.seq_len && q < read.qual.len() {
                 let byte = read.seq[q / 2];
-                let base = if q % 2 == 0 { byte >> 4 } else { byte & 0xf };
+                let base = if q.is_multiple_of(2) {
+                    byte >> 4
+                } else {
+                    byte & 0xf
+                };
                 (base, read.qual[q])
             } else {
                 (0, 0)

@@ -31,7 +31,7 @@ impl MateView<'_> {
     #[inline(always)]
     fn base(&self, i: u32) -> u8 {
         let byte = self.seq[i as usize / 2];
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             byte >> 4
         } else {
             byte & 0xf

@@ -80,7 +80,15 @@ pub struct CountArgs {
     /// Compressed BAM bytes per task (for tests of task boundaries)
     #[arg(long = "task-bytes", hide = true)]
     pub(super) task_bytes: Option<u64>,
-    /// Coordinate-sorted, indexed BAMs (one count column each)
+    /// Reference FASTA of CRAM inputs (else their @SQ UR: file or embedded reference)
+    #[arg(
+        short = 'T',
+        long = "reference",
+        visible_alias = "ref",
+        value_name = "FASTA"
+    )]
+    pub(super) reference: Option<PathBuf>,
+    /// Coordinate-sorted, indexed BAMs or coordinate-sorted CRAMs (one count column each)
     #[arg(value_name = "BAM", required = true)]
     pub(super) bams: Vec<PathBuf>,
 }

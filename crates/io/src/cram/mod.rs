@@ -1,0 +1,632 @@
+//! CRAM input (3.0 and 3.1) for the commands that read BAM, through noodles-cram.
+//!
+//! A CRAM is read on a farm and turned into an indexed BAM, which the commands then read
+//! exactly as they read any BAM (so their answers are the same as for the same data as
+//! BAM by construction):
+//!
+//! * the emitter cuts the CRAM into its containers: from the `.crai` when there is one
+//!   (its container offsets, checked against the container headers), else by walking
+//!   the container headers (lengths only, no decoding);
+//! * each worker decodes whole containers with its own decoder state (noodles-cram,
+//!   against the reference: `--reference`, the `@SQ UR:` file, or the reference the CRAM
+//!   embeds) and encodes every record as BAM record bytes into its task's buffer;
+//! * the collector appends the records, in file order, to a BAM with its index
+//!   (uncompressed BGZF blocks in an unlinked temporary file, memory-mapped), and
+//!   [`CramInput::open`] returns it as a [`BamFile`] and [`BamIndex`].
+//!
+//! Errors name the CRAM and the offset of the container they are about.
+//!
+//! [`CramFile::for_each_record`] hands the decoded records to per-worker state instead,
+//! with nothing written (flagstat).
+//!
+//! noodles-cram decodes at 0.44x htslib's speed on one thread (10.7 against 4.8 CPU s for
+//! a 125 MB CRAM of 6 M reads; BENCHMARKS.md, "CRAM input"); it is pure Rust (its bzip2,
+//! lzma and rANS codecs included), and the farm spreads the containers over the workers.
+
+mod layout;
+mod reference;
+
+use std::cell::Cell;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use memmap2::Mmap;
+use noodles_sam as sam;
+use noodles_sam::alignment::io::Write as _;
+use seqfarm_farm::{FarmConfig, FarmError, Fill};
+
+pub use layout::{indexed_containers, walk_containers, ContainerSpan, EOF_CONTAINER};
+pub use reference::{normalized_md5, ReferenceSource};
+
+use crate::bam::{BamFile, BamIndex};
+use crate::bam_sort::IndexedBamWriter;
+use crate::bgzf_writer::BgzfCompressor;
+use crate::{Error, Result};
+
+/// Compressed CRAM bytes per task, about (whole containers).
+const TASK_BYTES: u64 = 1 << 20;
+
+/// Whether `head` (the first bytes of a file) starts a CRAM: the `CRAM` magic.
+pub fn looks_like_cram(head: &[u8]) -> bool {
+    head.starts_with(b"CRAM")
+}
+
+/// Whether the file at `path` is a CRAM (by its magic bytes); false when it cannot be
+/// read (the caller's own open then reports why).
+pub fn is_cram(path: &Path) -> bool {
+    let mut head = [0u8; 4];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && looks_like_cram(&head)
+}
+
+/// The `.crai` of `cram`, if there is one (`X.cram.crai` or `X.crai`).
+pub fn find_index(cram: &Path) -> Option<PathBuf> {
+    let mut beside = cram.as_os_str().to_owned();
+    beside.push(".crai");
+    let beside = PathBuf::from(beside);
+    if beside.is_file() {
+        return Some(beside);
+    }
+    let replaced = cram.with_extension("crai");
+    replaced.is_file().then_some(replaced)
+}
+
+/// A CRAM file mapped into memory: its header and its containers.
+pub struct CramFile {
+    path: PathBuf,
+    map: Mmap,
+    header: sam::Header,
+    containers: Vec<ContainerSpan>,
+    index: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for CramFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CramFile")
+            .field("path", &self.path)
+            .field("containers", &self.containers.len())
+            .field("index", &self.index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CramFile {
+    /// Maps `path`, checks its version (3.x) and end-of-file container, reads the header,
+    /// and finds the containers (through its `.crai` when there is one).
+    pub fn open(path: &Path) -> Result<Self> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        // SAFETY: the file is opened read-only and only read through this map; as for
+        // BamFile::open, the file must not be truncated while it is open.
+        #[allow(unsafe_code)]
+        let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+        if !looks_like_cram(&map) {
+            return Err(Error::format(path, 0, "not a CRAM file (no CRAM magic)"));
+        }
+        let major = map.get(4).copied().unwrap_or(0);
+        if major != 3 {
+            return Err(Error::format(
+                path,
+                4,
+                format!(
+                    "CRAM version {major}.{} is not supported (3.0 and 3.1 are)",
+                    map.get(5).copied().unwrap_or(0)
+                ),
+            ));
+        }
+        let mut cursor = std::io::Cursor::new(&map[..]);
+        let header = {
+            let mut reader = noodles_cram::io::Reader::new(&mut cursor);
+            reader
+                .read_header()
+                .map_err(|e| Error::format(path, 0, format!("invalid CRAM header: {e}")))?
+        };
+        let start = cursor.position();
+        let index = find_index(path);
+        let containers = match &index {
+            Some(index_path) => {
+                let crai = noodles_cram::crai::fs::read(index_path).map_err(|e| {
+                    Error::format(index_path, 0, format!("invalid CRAM index: {e}"))
+                })?;
+                indexed_containers(path, index_path, &crai, &map, start)?
+            }
+            None => walk_containers(path, &map, start)?,
+        };
+        Ok(Self {
+            path: path.to_path_buf(),
+            map,
+            header,
+            containers,
+            index,
+        })
+    }
+
+    /// The path the file was opened by.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The SAM header.
+    pub fn header(&self) -> &sam::Header {
+        &self.header
+    }
+
+    /// The data containers, in file order.
+    pub fn containers(&self) -> &[ContainerSpan] {
+        &self.containers
+    }
+
+    /// The `.crai` the containers were found through, if any.
+    pub fn index(&self) -> Option<&Path> {
+        self.index.as_deref()
+    }
+
+    /// Decodes container `span` and appends its records to `out` as BAM records (each
+    /// with its 4-byte length), in file order.
+    pub fn decode_container(
+        &self,
+        span: &ContainerSpan,
+        reference: &ReferenceSource,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let at = |m: String| {
+            Error::format(
+                &self.path,
+                span.offset,
+                format!("container at offset {}: {m}", span.offset),
+            )
+        };
+        let bytes = &self.map[span.offset as usize..(span.offset + span.size) as usize];
+        let before = out.len();
+        quiet_decoder_panics();
+        DECODING.with(|d| d.set(true));
+        let decoded = catch_unwind(AssertUnwindSafe(|| {
+            self.decode_bytes(bytes, span, reference, out)
+        }));
+        DECODING.with(|d| d.set(false));
+        match decoded {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => {
+                out.truncate(before);
+                Err(e)
+            }
+            Err(panic) => {
+                out.truncate(before);
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(at(format!(
+                    "cannot decode ({message}): the file is damaged"
+                )))
+            }
+        }
+    }
+
+    fn decode_bytes(
+        &self,
+        bytes: &[u8],
+        span: &ContainerSpan,
+        reference: &ReferenceSource,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
+        let at = |m: String| {
+            Error::format(
+                &self.path,
+                span.offset,
+                format!("container at offset {}: {m}", span.offset),
+            )
+        };
+        let mut reader = noodles_cram::io::Reader::new(bytes);
+        let mut container = noodles_cram::io::reader::Container::default();
+        reader
+            .read_container(&mut container)
+            .map_err(|e| at(e.to_string()))?;
+        let compression_header = container
+            .compression_header()
+            .map_err(|e| at(format!("compression header: {e}")))?;
+        if layout::reference_required(bytes) != Some(false) {
+            self.check_reference_for(span, reference)?;
+        }
+        let mut writer = noodles_bam::io::Writer::from(std::mem::take(out));
+        let result = (|| -> std::io::Result<()> {
+            for slice in container.slices() {
+                let slice = slice?;
+                let (core, external) = slice.decode_blocks()?;
+                let records = slice.records(
+                    reference.repository().clone(),
+                    &self.header,
+                    &compression_header,
+                    &core,
+                    &external,
+                )?;
+                for record in &records {
+                    let start = writer.get_ref().len();
+                    writer.write_alignment_record(&self.header, record)?;
+                    as_htslib_decodes(&mut writer.get_mut()[start..]);
+                }
+            }
+            Ok(())
+        })();
+        *out = writer.into_inner();
+        result.map_err(|e| at(e.to_string()))
+    }
+
+    /// Fails, naming the reference and what to pass, when container `span` needs a
+    /// reference sequence that `reference` does not have.
+    fn check_reference_for(&self, span: &ContainerSpan, reference: &ReferenceSource) -> Result<()> {
+        let refs = self.header.reference_sequences();
+        let names: Vec<&[u8]> = match span.ref_id {
+            -2 => refs.keys().map(|name| name.as_ref()).collect(),
+            id if id >= 0 => refs
+                .get_index(id as usize)
+                .map(|(name, _)| name.as_ref())
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        };
+        for name in names {
+            if reference.sequence(name).is_none() {
+                let shown = String::from_utf8_lossy(name);
+                let what = match reference.path() {
+                    Some(fasta) => format!("{} has no sequence {shown}", fasta.display()),
+                    None => "no reference was given, the CRAM embeds none and no @SQ UR: names an existing file".to_string(),
+                };
+                return Err(Error::format(
+                    &self.path,
+                    span.offset,
+                    format!(
+                        "container at offset {} needs reference sequence {shown}: {what}; pass the FASTA it was made with as --reference FASTA",
+                        span.offset
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Makes a BAM record (with its 4-byte length) encoded from a CRAM record read as
+/// htslib reads it: CRAM stores no mapping quality for an unmapped read, which htslib
+/// decodes as 0 (noodles as missing, 255).
+fn as_htslib_decodes(record: &mut [u8]) {
+    const MAPQ: usize = 4 + 9;
+    const FLAG: usize = 4 + 14;
+    if record.len() >= FLAG + 2 {
+        let flag = u16::from_le_bytes([record[FLAG], record[FLAG + 1]]);
+        if flag & 0x4 != 0 {
+            record[MAPQ] = 0;
+        }
+    }
+}
+
+thread_local! {
+    /// Whether this thread is decoding a container (its panics become errors).
+    static DECODING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Installs (once) a panic hook that stays silent for panics inside container decoding:
+/// noodles-cram panics on some damaged data, which [`CramFile::decode_container`] turns
+/// into an error naming the file and container; every other panic is reported as before.
+fn quiet_decoder_panics() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !DECODING.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// A CRAM read as an indexed BAM.
+#[derive(Debug)]
+pub struct CramInput {
+    /// The records as a BAM (named by the CRAM's path in errors).
+    pub bam: BamFile,
+    /// Its index.
+    pub index: BamIndex,
+    /// Containers decoded.
+    pub containers: usize,
+}
+
+impl CramFile {
+    /// Opens the CRAM at `path` ([`CramFile::open`]) and its reference: `reference`, or
+    /// the `@SQ UR:` file, or none (the embedded one); checks the length and `M5` of each
+    /// reference sequence its containers use.
+    pub fn open_with_reference(
+        path: &Path,
+        reference: Option<&Path>,
+    ) -> Result<(Self, ReferenceSource)> {
+        let cram = CramFile::open(path)?;
+        let source = ReferenceSource::open(reference, cram.header())?;
+        let mut used: Vec<i32> = cram.containers().iter().map(|c| c.ref_id).collect();
+        used.sort_unstable();
+        used.dedup();
+        let refs = cram.header().reference_sequences();
+        for id in used {
+            let names: Vec<&[u8]> = match id {
+                -2 => refs.keys().map(|n| n.as_ref()).collect(),
+                id if id >= 0 => refs
+                    .get_index(id as usize)
+                    .map(|(n, _)| n.as_ref())
+                    .into_iter()
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for name in names {
+                source.check(path, cram.header(), name)?;
+            }
+        }
+        Ok((cram, source))
+    }
+
+    /// Decodes every container on `threads` workers (0: one per core) and calls `f`
+    /// with each worker's state (made by `new_state`) and each record as BAM record
+    /// bytes, in file order within a task; returns the states. For analyses that
+    /// merge per-worker totals (flagstat), where the order of records does not matter.
+    pub fn for_each_record<S, N, F>(
+        &self,
+        reference: &ReferenceSource,
+        threads: usize,
+        new_state: N,
+        f: F,
+    ) -> Result<Vec<S>>
+    where
+        S: Send,
+        N: Fn() -> S + Sync,
+        F: Fn(&mut S, crate::bam::Record<'_>) + Sync,
+    {
+        let spans = self.containers();
+        let mut next = 0usize;
+        let mut emit = |task: &mut Task| -> Result<Fill> {
+            Ok(match next_task(spans, &mut next) {
+                Some(range) => {
+                    task.containers = range;
+                    Fill::Task
+                }
+                None => Fill::End,
+            })
+        };
+        let n_ref = self.header.reference_sequences().len();
+        let make_worker = |_| {
+            Ok(RecordWorker {
+                cram: self,
+                reference,
+                state: new_state(),
+                f: &f,
+                n_ref,
+            })
+        };
+        let report = seqfarm_farm::run(
+            &FarmConfig::new(threads_or_cores(threads)),
+            Task::default,
+            &mut emit,
+            make_worker,
+            &mut |_: &mut Task| -> Result<()> { Ok(()) },
+        )
+        .map_err(|e| farm_failure(&self.path, e))?;
+        Ok(report.workers.into_iter().map(|w| w.state).collect())
+    }
+}
+
+/// A worker of [`CramFile::for_each_record`]: its state and the caller's closure.
+struct RecordWorker<'a, S, F> {
+    cram: &'a CramFile,
+    reference: &'a ReferenceSource,
+    state: S,
+    f: &'a F,
+    n_ref: usize,
+}
+
+impl<S, F> seqfarm_farm::Worker<Task, Error> for RecordWorker<'_, S, F>
+where
+    F: Fn(&mut S, crate::bam::Record<'_>),
+{
+    fn process(&mut self, task: &mut Task) -> Result<()> {
+        task.records.clear();
+        let spans = &self.cram.containers()[task.containers.clone()];
+        for span in spans {
+            let start = task.records.len();
+            self.cram
+                .decode_container(span, self.reference, &mut task.records)?;
+            let mut stitcher = crate::bam::RecordStitcher::new(self.n_ref, 0);
+            let (state, f) = (&mut self.state, self.f);
+            stitcher
+                .feed(&task.records[start..], |record| f(state, record))
+                .and_then(|()| stitcher.finish())
+                .map_err(|e| {
+                    Error::format(
+                        &self.cram.path,
+                        span.offset,
+                        format!("container at offset {}: {}", span.offset, e.0),
+                    )
+                })?;
+        }
+        Ok(())
+    }
+}
+
+/// The next task's containers: whole containers of about [`TASK_BYTES`] from `*next`.
+fn next_task(spans: &[ContainerSpan], next: &mut usize) -> Option<std::ops::Range<usize>> {
+    if *next == spans.len() {
+        return None;
+    }
+    let first = *next;
+    let mut bytes = 0;
+    while *next < spans.len() && (*next == first || bytes < TASK_BYTES) {
+        bytes += spans[*next].size;
+        *next += 1;
+    }
+    Some(first..*next)
+}
+
+fn threads_or_cores(threads: usize) -> usize {
+    if threads == 0 {
+        seqfarm_farm::available_cores()
+    } else {
+        threads
+    }
+}
+
+/// A failed farm run as this layer's error (a panic named with the file).
+fn farm_failure(path: &Path, e: FarmError<Error>) -> Error {
+    match e {
+        FarmError::Failed { source, .. } => source,
+        other => Error::format(path, 0, other.to_string()),
+    }
+}
+
+impl CramInput {
+    /// Decodes the CRAM at `path` on `threads` workers (0: one per core) against
+    /// `reference` (or the `@SQ UR:` file, or the embedded reference) into an indexed
+    /// BAM held in an unlinked temporary file.
+    pub fn open(path: &Path, reference: Option<&Path>, threads: usize) -> Result<Self> {
+        let (cram, source) = CramFile::open_with_reference(path, reference)?;
+        let (bam, index) = transcode(&cram, &source, threads)?;
+        Ok(Self {
+            bam,
+            index,
+            containers: cram.containers().len(),
+        })
+    }
+}
+
+/// One task: containers to decode, and their records as BAM bytes.
+#[derive(Debug, Default)]
+struct Task {
+    containers: std::ops::Range<usize>,
+    records: Vec<u8>,
+}
+
+fn transcode(
+    cram: &CramFile,
+    reference: &ReferenceSource,
+    threads: usize,
+) -> Result<(BamFile, BamIndex)> {
+    let path = cram.path();
+    let dir = std::env::temp_dir();
+    let temp_err = |e: std::io::Error| Error::io(&dir, e);
+    let mut bam_file = tempfile::Builder::new()
+        .prefix("seqfarm-cram-")
+        .suffix(".bam")
+        .tempfile_in(&dir)
+        .map_err(temp_err)?;
+    let bam_path = bam_file.path().to_path_buf();
+    let mut header_bytes = Vec::new();
+    noodles_bam::io::Writer::from(&mut header_bytes)
+        .write_header(cram.header())
+        .map_err(|e| Error::format(path, 0, format!("cannot convert the CRAM header: {e}")))?;
+    let mut compressed = Vec::new();
+    BgzfCompressor::new(0).compress(&header_bytes, &mut compressed);
+    let lengths: Vec<u64> = cram
+        .header()
+        .reference_sequences()
+        .values()
+        .map(|m| usize::from(m.length()) as u64)
+        .collect();
+    let threads = threads_or_cores(threads);
+    let index = {
+        let out = bam_file.as_file_mut();
+        out.write_all(&compressed)
+            .map_err(|e| Error::io(&bam_path, e))?;
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 20, out);
+        let mut writer =
+            IndexedBamWriter::new(&mut buffered, path, compressed.len() as u64, 0, 1, &lengths)?;
+        let spans = cram.containers();
+        let mut next = 0usize;
+        let mut emit = |task: &mut Task| -> Result<Fill> {
+            Ok(match next_task(spans, &mut next) {
+                Some(range) => {
+                    task.containers = range;
+                    Fill::Task
+                }
+                None => Fill::End,
+            })
+        };
+        let make_worker = |_| {
+            Ok(|task: &mut Task| -> Result<()> {
+                task.records.clear();
+                for span in &spans[task.containers.clone()] {
+                    cram.decode_container(span, reference, &mut task.records)?;
+                }
+                Ok(())
+            })
+        };
+        let mut collect = |task: &mut Task| -> Result<()> {
+            let data = &task.records;
+            let mut at = 0;
+            while at + 4 <= data.len() {
+                let len = u32::from_le_bytes(data[at..at + 4].try_into().expect("4")) as usize;
+                writer.write_record(&data[at..at + 4 + len])?;
+                at += 4 + len;
+            }
+            Ok(())
+        };
+        seqfarm_farm::run(
+            &FarmConfig::new(threads),
+            Task::default,
+            &mut emit,
+            make_worker,
+            &mut collect,
+        )
+        .map_err(|e| farm_failure(path, e))?;
+        let index = writer.finish()?;
+        buffered.flush().map_err(|e| Error::io(&bam_path, e))?;
+        index
+    };
+    let mut index_file = tempfile::Builder::new()
+        .prefix("seqfarm-cram-")
+        .suffix(&format!(".bam.{}", index.extension()))
+        .tempfile_in(&dir)
+        .map_err(temp_err)?;
+    let index_path = index_file.path().to_path_buf();
+    let mut index_out = std::io::BufWriter::new(index_file.as_file_mut());
+    index
+        .write(&mut index_out)
+        .and_then(|()| index_out.flush())
+        .map_err(|e| Error::io(&index_path, e))?;
+    drop(index_out);
+    let mut bam = BamFile::open(&bam_path)?;
+    let index = BamIndex::open(&index_path, &bam)?;
+    bam.rename(path);
+    drop(bam_file);
+    drop(index_file);
+    Ok((bam, index))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unmapped_records_get_mapping_quality_zero() {
+        let mut record = vec![0u8; 40];
+        record[4 + 9] = 255;
+        record[4 + 14] = 0x4;
+        as_htslib_decodes(&mut record);
+        assert_eq!(record[4 + 9], 0);
+        record[4 + 9] = 255;
+        record[4 + 14] = 0x1;
+        as_htslib_decodes(&mut record);
+        assert_eq!(record[4 + 9], 255);
+    }
+
+    #[test]
+    fn files_without_the_magic_are_not_cram() {
+        assert!(looks_like_cram(b"CRAM\x03\x00"));
+        assert!(!looks_like_cram(b"BAM\x01"));
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("x.cram");
+        std::fs::write(&path, b"CRAM\x02\x01rest").unwrap();
+        let e = CramFile::open(&path).unwrap_err().to_string();
+        assert!(e.contains("x.cram") && e.contains("version 2.1"), "{e}");
+        assert!(!is_cram(&dir.path().join("missing.cram")));
+    }
+}

@@ -1,0 +1,169 @@
+//! The reference sequences a CRAM is decoded against: a FASTA given by the caller, or
+//! the file its `@SQ UR:` names; checked against the header's lengths and `M5` digests.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use md5::{Digest, Md5};
+use noodles_fasta as fasta;
+use noodles_sam as sam;
+
+use crate::{Error, Result};
+
+/// A FASTA opened for decoding (or none), shared by every worker (the sequences are
+/// read once, on first use, and cached).
+#[derive(Clone)]
+pub struct ReferenceSource {
+    repository: fasta::Repository,
+    path: Option<PathBuf>,
+}
+
+impl std::fmt::Debug for ReferenceSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReferenceSource")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ReferenceSource {
+    /// The FASTA at `path` (through its `.fai` when there is one, else read whole), or the
+    /// first `@SQ UR:` of `header` that names an existing file, or none.
+    pub fn open(path: Option<&Path>, header: &sam::Header) -> Result<Self> {
+        let path = match path {
+            Some(p) => Some(p.to_path_buf()),
+            None => header_reference(header),
+        };
+        let Some(path) = path else {
+            return Ok(Self {
+                repository: fasta::Repository::default(),
+                path: None,
+            });
+        };
+        let mut fai = path.as_os_str().to_owned();
+        fai.push(".fai");
+        let repository = if Path::new(&fai).exists() {
+            let reader = fasta::io::indexed_reader::Builder::default()
+                .build_from_path(&path)
+                .map_err(|e| Error::io(&path, e))?;
+            fasta::Repository::new(fasta::repository::adapters::IndexedReader::new(reader))
+        } else {
+            // No .fai: the FASTA is read whole (gzip or plain).
+            let input = crate::input::Input::open(&path)?;
+            let mut reader = fasta::io::Reader::new(std::io::BufReader::new(input));
+            let records = reader
+                .records()
+                .collect::<std::io::Result<Vec<_>>>()
+                .map_err(|e| Error::format(&path, 0, format!("invalid FASTA: {e}")))?;
+            fasta::Repository::new(records)
+        };
+        Ok(Self {
+            repository,
+            path: Some(path),
+        })
+    }
+
+    /// The repository noodles-cram decodes with.
+    pub fn repository(&self) -> &fasta::Repository {
+        &self.repository
+    }
+
+    /// The FASTA's path, if there is one.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The sequence `name`, if the FASTA has it.
+    pub fn sequence(&self, name: &[u8]) -> Option<Arc<fasta::record::Sequence>> {
+        self.path.as_ref()?;
+        self.repository.get(name)?.ok()
+    }
+
+    /// Checks reference `name` against its `@SQ` length and `M5` digest (when the header
+    /// gives one): `cram` names the CRAM in errors. Succeeds when the FASTA lacks it
+    /// (decoding fails later, naming it, only if a container needs it).
+    pub fn check(&self, cram: &Path, header: &sam::Header, name: &[u8]) -> Result<()> {
+        let Some(sequence) = self.sequence(name) else {
+            return Ok(());
+        };
+        let Some(fasta) = &self.path else {
+            return Ok(());
+        };
+        let Some(map) = header.reference_sequences().get(name) else {
+            return Ok(());
+        };
+        let shown = String::from_utf8_lossy(name);
+        let length = usize::from(map.length());
+        if sequence.len() != length {
+            return Err(Error::format(
+                cram,
+                0,
+                format!(
+                    "reference {shown} is {} bp in {} but {length} bp in the CRAM header: pass the FASTA the CRAM was made with (--reference)",
+                    sequence.len(),
+                    fasta.display()
+                ),
+            ));
+        }
+        let m5 = map
+            .other_fields()
+            .get(&sam::header::record::value::map::reference_sequence::tag::MD5_CHECKSUM);
+        if let Some(m5) = m5 {
+            let digest = normalized_md5(AsRef::<[u8]>::as_ref(&*sequence));
+            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            if !hex.eq_ignore_ascii_case(&m5.to_string()) {
+                return Err(Error::format(
+                    cram,
+                    0,
+                    format!(
+                        "reference {shown} in {} has MD5 {hex} but the CRAM header's M5 is {m5}: pass the FASTA the CRAM was made with (--reference)",
+                        fasta.display()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The MD5 of a sequence as `@SQ M5` defines it: upper case, printable bases only.
+pub fn normalized_md5(sequence: &[u8]) -> [u8; 16] {
+    let mut md5 = Md5::new();
+    let mut buf = Vec::with_capacity(1 << 16);
+    for chunk in sequence.chunks(1 << 16) {
+        buf.clear();
+        buf.extend(
+            chunk
+                .iter()
+                .filter(|b| (b'!'..=b'~').contains(*b))
+                .map(u8::to_ascii_uppercase),
+        );
+        md5.update(&buf);
+    }
+    md5.finalize().into()
+}
+
+/// The first `@SQ UR:` that names an existing local file (`file://` or a plain path).
+fn header_reference(header: &sam::Header) -> Option<PathBuf> {
+    let tag = sam::header::record::value::map::reference_sequence::tag::URI;
+    header.reference_sequences().values().find_map(|map| {
+        let uri = map.other_fields().get(&tag)?.to_string();
+        let path = PathBuf::from(uri.strip_prefix("file://").unwrap_or(&uri));
+        path.is_file().then_some(path)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn md5_ignores_case_and_line_breaks() {
+        let a = normalized_md5(b"ACGTN");
+        assert_eq!(a, normalized_md5(b"acg\ntn"));
+        // md5("ACGTN")
+        let hex: String = a.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex.len(), 32);
+        assert_ne!(a, normalized_md5(b"ACGTA"));
+    }
+}
