@@ -2,10 +2,10 @@
 # Installs the Debian packages the build links and the tests compare against (bowtie2,
 # samtools, BLAST+, headless Chromium that renders the pictures, ...) and MultiQC from
 # PyPI in a virtual environment under target/ (the align tests check that it reads
-# seqfarm's summary), then runs the whole suite: once as built by default (ISA-L
-# inflate), and the IO crate's tests once more on its libdeflate back end. Last, the
-# Python package: built with maturin into a virtual environment under target/ (with
-# dask, pandas and pytest from PyPI) and tested against the binary.
+# seqfarm's summary), then runs the whole suite as built by default (ISA-L
+# inflate); then the Python package: built with maturin into a virtual environment under
+# target/ (with dask, pandas and pytest from PyPI) and tested against the binary. Last,
+# the IO crate's unit tests once more on its libdeflate back end alone.
 set -euo pipefail
 cd "$(dirname "$0")"
 ./debian-packages.sh libisal-dev samtools bedtools picard-tools parasail bowtie2 ncbi-blast+ python3-venv mosdepth libhts-dev tabix chromium-headless-shell
@@ -18,7 +18,6 @@ if ! "$venv/bin/multiqc" --version 2>/dev/null | grep -qx "multiqc, version $mul
 fi
 export SEQFARM_MULTIQC=$PWD/$venv/bin/multiqc
 cargo test --release --workspace --exclude seqfarm-python --locked
-cargo test --release --locked -p seqfarm-io
 cargo build --release --locked -p seqfarm
 pyvenv=target/py-venv
 [ -x "$pyvenv/bin/python" ] || python3 -m venv "$pyvenv"
@@ -26,3 +25,5 @@ pyvenv=target/py-venv
 PATH=$PWD/$pyvenv/bin:$PATH "$pyvenv/bin/pip" install -q --disable-pip-version-check \
   --no-build-isolation --force-reinstall --no-deps .
 SEQFARM_BIN=$PWD/target/release/seqfarm "$pyvenv/bin/pytest" -q
+# Last, as it rebuilds the IO crate without ISA-L (the binary above keeps it).
+cargo test --release --locked -p seqfarm-io --lib
