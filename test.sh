@@ -18,7 +18,7 @@ if ! "$venv/bin/multiqc" --version 2>/dev/null | grep -qx "multiqc, version $mul
 fi
 export SEQFARM_MULTIQC=$PWD/$venv/bin/multiqc
 cargo test --release --workspace --exclude seqfarm-python --locked
-cargo build --release --locked -p seqfarm
+# The tests built target/release/seqfarm, which the Python tests run.
 pyvenv=target/py-venv
 [ -x "$pyvenv/bin/python" ] || python3 -m venv "$pyvenv"
 "$pyvenv/bin/pip" install -q --disable-pip-version-check -r python/requirements-test.txt

@@ -123,6 +123,18 @@ fn crai(cram: &Path, with: bool) {
     }
 }
 
+/// Runs `check(threads, with_index)` at 1 and 2 threads, with and without the `.crai` of
+/// `cram`, and leaves the index in place.
+fn across_threads_and_index(cram: &Path, mut check: impl FnMut(&str, bool)) {
+    for with_index in [true, false] {
+        crai(cram, with_index);
+        for threads in ["1", "2"] {
+            check(threads, with_index);
+        }
+    }
+    crai(cram, true);
+}
+
 /// The standard output of `seqfarm ARGS INPUTS`.
 fn stdout_of(args: &[&str], inputs: &[&Path]) -> Vec<u8> {
     succeeded(seqfarm().args(args).args(inputs)).stdout
@@ -150,19 +162,15 @@ fn flagstat_on_cram_is_flagstat_on_the_bam_and_samtools() {
                 "{} {format}: samtools on the CRAM",
                 pair.name
             );
-            for with_index in [true, false] {
-                crai(&pair.cram, with_index);
-                for threads in ["1", "2"] {
-                    let got = stdout_of(&["flagstat", "-O", format, "-t", threads], &[&pair.cram]);
-                    assert_eq!(
-                        String::from_utf8_lossy(&got),
-                        String::from_utf8_lossy(&want),
-                        "{} {format} -t {threads} crai {with_index}",
-                        pair.name
-                    );
-                }
-            }
-            crai(&pair.cram, true);
+            across_threads_and_index(&pair.cram, |threads, with_index| {
+                let got = stdout_of(&["flagstat", "-O", format, "-t", threads], &[&pair.cram]);
+                assert_eq!(
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&want),
+                    "{} {format} -t {threads} crai {with_index}",
+                    pair.name
+                );
+            });
         }
     }
 }
@@ -190,19 +198,15 @@ fn count_on_cram_is_count_on_the_bam() {
     for pair in pairs(dir.path()) {
         for options in option_sets {
             let want = stdout_of(&[&["count"], options].concat(), &[&pair.bam]);
-            for with_index in [true, false] {
-                crai(&pair.cram, with_index);
-                for threads in ["1", "2"] {
-                    let args = [&["count", "-t", threads], options].concat();
-                    let got = stdout_of(&args, &[&pair.cram]);
-                    assert!(
-                        got == want,
-                        "{} {options:?} -t {threads} crai {with_index}",
-                        pair.name
-                    );
-                }
-            }
-            crai(&pair.cram, true);
+            across_threads_and_index(&pair.cram, |threads, with_index| {
+                let args = [&["count", "-t", threads], options].concat();
+                let got = stdout_of(&args, &[&pair.cram]);
+                assert!(
+                    got == want,
+                    "{} {options:?} -t {threads} crai {with_index}",
+                    pair.name
+                );
+            });
         }
     }
 }
@@ -347,19 +351,15 @@ fn depth_on_cram_is_depth_on_the_bam() {
             };
             let name = pair.name.replace('/', "_");
             let want = run(&format!("{name}.bam"), "2", &pair.bam);
-            for with_index in [true, false] {
-                crai(&pair.cram, with_index);
-                for threads in ["1", "2"] {
-                    let tag = format!("{name}.cram{with_index}");
-                    let got = run(&tag, threads, &pair.cram);
-                    assert!(
-                        got == want,
-                        "{} {options:?} -t {threads} crai {with_index}",
-                        pair.name
-                    );
-                }
-            }
-            crai(&pair.cram, true);
+            across_threads_and_index(&pair.cram, |threads, with_index| {
+                let tag = format!("{name}.cram{with_index}");
+                let got = run(&tag, threads, &pair.cram);
+                assert!(
+                    got == want,
+                    "{} {options:?} -t {threads} crai {with_index}",
+                    pair.name
+                );
+            });
         }
     }
 }

@@ -68,6 +68,20 @@ fn capped_threads(requested: Option<usize>, cores: usize) -> (usize, bool) {
     }
 }
 
+/// The reference FASTA of CRAM inputs, spelled as samtools spells it (`depth` spells it
+/// as mosdepth does).
+#[derive(Debug, Clone, clap::Args)]
+pub struct CramReference {
+    /// Reference FASTA of CRAM inputs (else their @SQ UR: file or embedded reference)
+    #[arg(
+        short = 'T',
+        long = "reference",
+        visible_alias = "ref",
+        value_name = "FASTA"
+    )]
+    pub reference: Option<PathBuf>,
+}
+
 /// Whether an existing output may be replaced.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ForceArg {

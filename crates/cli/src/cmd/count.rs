@@ -495,7 +495,7 @@ impl CountJob {
     pub fn new(args: &CountArgs) -> anyhow::Result<Self> {
         let bams = BamSet::open_with_reference(
             &args.bams,
-            args.reference.as_deref(),
+            args.cram.reference.as_deref(),
             args.farm.config().workers,
         )?;
         let (names, lengths) = reference_names_and_lengths(&bams)?;

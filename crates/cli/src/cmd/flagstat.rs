@@ -27,7 +27,7 @@ use seqfarm_io::sam::text::MAX_LINE;
 use seqfarm_io::Error;
 use seqfarm_regions::{FlagCounts, FlagstatFormat};
 
-use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
+use crate::common::{farm_error, with_bam_indexes, CramReference, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
 
 mod sam;
@@ -73,14 +73,8 @@ pub struct FlagstatArgs {
     output: PathBuf,
     #[command(flatten)]
     force: ForceArg,
-    /// Reference FASTA of a CRAM input (else its @SQ UR: file or embedded reference)
-    #[arg(
-        short = 'T',
-        long = "reference",
-        visible_alias = "ref",
-        value_name = "FASTA"
-    )]
-    reference: Option<PathBuf>,
+    #[command(flatten)]
+    cram: CramReference,
     /// Input: BAM (indexed or not), CRAM, SAM or gzip-compressed SAM; `-` for standard
     /// input (not CRAM)
     #[arg(value_name = "IN")]
@@ -131,7 +125,7 @@ pub fn run(mut args: FlagstatArgs) -> anyhow::Result<()> {
     let mut farm_stats = FarmStats::default();
     let counts = count_with_reference(
         &args.input,
-        args.reference.as_deref(),
+        args.cram.reference.as_deref(),
         &config,
         &mut farm_stats,
     )?;

@@ -34,7 +34,7 @@ use seqfarm_io::vcf::VcfSites;
 use seqfarm_regions::pileup::visit::{Next, RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
-use crate::common::{farm_error, with_bam_indexes, Destination, FarmArgs, ForceArg};
+use crate::common::{farm_error, with_bam_indexes, CramReference, Destination, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
 use crate::plot::PlotFile;
 
@@ -150,14 +150,8 @@ pub struct SnpPileupArgs {
     /// Output CSV (`-` for standard output); must not exist yet unless --force
     #[arg(value_name = "OUTPUT")]
     output: PathBuf,
-    /// Reference FASTA of CRAM inputs (else their @SQ UR: file or embedded reference)
-    #[arg(
-        short = 'T',
-        long = "reference",
-        visible_alias = "ref",
-        value_name = "FASTA"
-    )]
-    reference: Option<PathBuf>,
+    #[command(flatten)]
+    cram: CramReference,
     /// Coordinate-sorted, indexed BAMs or coordinate-sorted CRAMs (File1, File2, ... in
     /// the output)
     #[arg(value_name = "BAM", required = true)]
@@ -267,7 +261,7 @@ impl SnpPileupJob {
         let vcf = Input::open(&args.vcf)?;
         let bams = BamSet::open_with_reference(
             &args.bams,
-            args.reference.as_deref(),
+            args.cram.reference.as_deref(),
             args.farm.config().workers,
         )?;
         let names: Vec<String> = bams

@@ -165,6 +165,15 @@ impl CramFile {
         self.index.as_deref()
     }
 
+    /// An error naming the file and the offset of container `span`.
+    fn container_error(&self, span: &ContainerSpan, message: String) -> Error {
+        Error::format(
+            &self.path,
+            span.offset,
+            format!("container at offset {}: {message}", span.offset),
+        )
+    }
+
     /// Decodes container `span` and appends its records to `out` as BAM records (each
     /// with its 4-byte length), in file order.
     pub fn decode_container(
@@ -173,13 +182,7 @@ impl CramFile {
         reference: &ReferenceSource,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        let at = |m: String| {
-            Error::format(
-                &self.path,
-                span.offset,
-                format!("container at offset {}: {m}", span.offset),
-            )
-        };
+        let at = |m: String| self.container_error(span, m);
         let bytes = &self.map[span.offset as usize..(span.offset + span.size) as usize];
         let before = out.len();
         quiet_decoder_panics();
@@ -215,13 +218,7 @@ impl CramFile {
         reference: &ReferenceSource,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        let at = |m: String| {
-            Error::format(
-                &self.path,
-                span.offset,
-                format!("container at offset {}: {m}", span.offset),
-            )
-        };
+        let at = |m: String| self.container_error(span, m);
         let mut reader = noodles_cram::io::Reader::new(bytes);
         let mut container = noodles_cram::io::reader::Container::default();
         reader

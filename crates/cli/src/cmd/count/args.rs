@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::common::{FarmArgs, ForceArg};
+use crate::common::{CramReference, FarmArgs, ForceArg};
 
 /// Reads per region in one or more BAMs, identical to bedtools multicov.
 #[derive(Debug, clap::Args)]
@@ -80,14 +80,8 @@ pub struct CountArgs {
     /// Compressed BAM bytes per task (for tests of task boundaries)
     #[arg(long = "task-bytes", hide = true)]
     pub(super) task_bytes: Option<u64>,
-    /// Reference FASTA of CRAM inputs (else their @SQ UR: file or embedded reference)
-    #[arg(
-        short = 'T',
-        long = "reference",
-        visible_alias = "ref",
-        value_name = "FASTA"
-    )]
-    pub(super) reference: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) cram: CramReference,
     /// Coordinate-sorted, indexed BAMs or coordinate-sorted CRAMs (one count column each)
     #[arg(value_name = "BAM", required = true)]
     pub(super) bams: Vec<PathBuf>,
