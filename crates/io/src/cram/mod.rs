@@ -257,17 +257,7 @@ impl CramFile {
     /// Fails, naming the reference and what to pass, when container `span` needs a
     /// reference sequence that `reference` does not have.
     fn check_reference_for(&self, span: &ContainerSpan, reference: &ReferenceSource) -> Result<()> {
-        let refs = self.header.reference_sequences();
-        let names: Vec<&[u8]> = match span.ref_id {
-            -2 => refs.keys().map(|name| name.as_ref()).collect(),
-            id if id >= 0 => refs
-                .get_index(id as usize)
-                .map(|(name, _)| name.as_ref())
-                .into_iter()
-                .collect(),
-            _ => Vec::new(),
-        };
-        for name in names {
+        for name in reference_names(&self.header, span.ref_id) {
             if reference.sequence(name).is_none() {
                 let shown = String::from_utf8_lossy(name);
                 let what = match reference.path() {
@@ -346,18 +336,8 @@ impl CramFile {
         let mut used: Vec<i32> = cram.containers().iter().map(|c| c.ref_id).collect();
         used.sort_unstable();
         used.dedup();
-        let refs = cram.header().reference_sequences();
         for id in used {
-            let names: Vec<&[u8]> = match id {
-                -2 => refs.keys().map(|n| n.as_ref()).collect(),
-                id if id >= 0 => refs
-                    .get_index(id as usize)
-                    .map(|(n, _)| n.as_ref())
-                    .into_iter()
-                    .collect(),
-                _ => Vec::new(),
-            };
-            for name in names {
+            for name in reference_names(cram.header(), id) {
                 source.check(path, cram.header(), name)?;
             }
         }
@@ -596,6 +576,21 @@ fn transcode(
     drop(bam_file);
     drop(index_file);
     Ok((bam, index))
+}
+
+/// The names of the reference sequences a container of reference `ref_id` uses: its own,
+/// every one for a multi-reference container (-2), none for unplaced reads (-1).
+fn reference_names(header: &sam::Header, ref_id: i32) -> Vec<&[u8]> {
+    let refs = header.reference_sequences();
+    match ref_id {
+        -2 => refs.keys().map(|name| name.as_ref()).collect(),
+        id if id >= 0 => refs
+            .get_index(id as usize)
+            .map(|(name, _)| name.as_ref())
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 #[cfg(test)]
