@@ -14,6 +14,8 @@ step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
 # flagstat: samtools-identical FLAG statistics, parallel through the BAM index.
 step "$sf" flagstat -t 2 "$data/bam/chm1.bam"
 step "$sf" flagstat -O tsv "$data/bam/sarscov2.bam"
+# CRAM input (3.0, its reference embedded): 60 kb of the normal slice's reads.
+step "$sf" flagstat -t 2 "$data/cram/normal_slice.cram"
 
 # Index a small genome (E. coli and human chr20 pieces; chr20 starts with 60 kbp of N) and
 # look up a few patterns on both strands.
