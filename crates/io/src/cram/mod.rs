@@ -360,17 +360,7 @@ impl CramFile {
         N: Fn() -> S + Sync,
         F: Fn(&mut S, crate::bam::Record<'_>) + Sync,
     {
-        let spans = self.containers();
-        let mut next = 0usize;
-        let mut emit = |task: &mut Task| -> Result<Fill> {
-            Ok(match next_task(spans, &mut next) {
-                Some(range) => {
-                    task.containers = range;
-                    Fill::Task
-                }
-                None => Fill::End,
-            })
-        };
+        let mut emit = container_tasks(self.containers());
         let n_ref = self.header.reference_sequences().len();
         let make_worker = |_| {
             Ok(RecordWorker {
@@ -431,6 +421,21 @@ where
 }
 
 /// The next task's containers: whole containers of about [`TASK_BYTES`] from `*next`.
+/// The farm's emitter over `spans`: each task gets the next run of containers
+/// ([`next_task`]) until none is left.
+fn container_tasks(spans: &[ContainerSpan]) -> impl FnMut(&mut Task) -> Result<Fill> + '_ {
+    let mut next = 0usize;
+    move |task: &mut Task| {
+        Ok(match next_task(spans, &mut next) {
+            Some(range) => {
+                task.containers = range;
+                Fill::Task
+            }
+            None => Fill::End,
+        })
+    }
+}
+
 fn next_task(spans: &[ContainerSpan], next: &mut usize) -> Option<std::ops::Range<usize>> {
     if *next == spans.len() {
         return None;
@@ -517,16 +522,7 @@ fn transcode(
         let mut writer =
             IndexedBamWriter::new(&mut buffered, path, compressed.len() as u64, 0, 1, &lengths)?;
         let spans = cram.containers();
-        let mut next = 0usize;
-        let mut emit = |task: &mut Task| -> Result<Fill> {
-            Ok(match next_task(spans, &mut next) {
-                Some(range) => {
-                    task.containers = range;
-                    Fill::Task
-                }
-                None => Fill::End,
-            })
-        };
+        let mut emit = container_tasks(spans);
         let make_worker = |_| {
             Ok(|task: &mut Task| -> Result<()> {
                 task.records.clear();
