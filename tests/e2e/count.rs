@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::count_options;
 use crate::support::{peer, seqfarm, stage_data};
 
 /// The standard output of a run that succeeded.
@@ -17,16 +18,14 @@ pub(super) fn ok(out: Output) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `bedtools multicov OPTIONS -bams BAMS -bed BED`'s output.
 fn multicov(options: &[&str], bams: &[PathBuf], bed: &Path) -> String {
-    ok(Command::new("bedtools")
-        .arg("multicov")
-        .args(options)
-        .arg("-bams")
-        .args(bams)
-        .arg("-bed")
-        .arg(bed)
-        .output()
-        .expect("bedtools runs"))
+    ok(count_options::multicov(
+        count_options::bedtools(),
+        options,
+        bams,
+        bed,
+    ))
 }
 
 fn count(args: &[&str], bams: &[PathBuf]) -> Output {

@@ -147,7 +147,7 @@ fn bed12(dir: &Path) -> PathBuf {
 }
 
 /// `bedtools multicov OPTIONS -bams BAMS -bed BED`, or `seqfarm count` the same way.
-fn multicov(program: Command, options: &[&str], bams: &[PathBuf], bed: &Path) -> Output {
+pub(super) fn multicov(program: Command, options: &[&str], bams: &[PathBuf], bed: &Path) -> Output {
     let mut program = program;
     program
         .args(options)
@@ -159,7 +159,8 @@ fn multicov(program: Command, options: &[&str], bams: &[PathBuf], bed: &Path) ->
         .expect("the program runs")
 }
 
-fn bedtools() -> Command {
+/// `bedtools multicov`.
+pub(super) fn bedtools() -> Command {
     let mut command = Command::new("bedtools");
     command.arg("multicov");
     command
