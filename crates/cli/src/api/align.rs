@@ -126,6 +126,7 @@ impl ReadAligner {
             ignore_quals: self.ignore_quals,
             routing: ReadRouting::default(),
             sorting: false,
+            plotting: false,
         };
         let mut worker = ChunkWorker::new(self.index.index(), self.params.clone())?;
         worker.process(&format, &mut task)?;

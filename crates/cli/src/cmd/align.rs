@@ -346,6 +346,7 @@ impl AlignArgs {
             ignore_quals,
             routing,
             sorting: sorted.is_some(),
+            plotting: plot_tally.is_some(),
         };
         let make_worker = |info: WorkerInfo| -> Result<_, anyhow::Error> {
             let mut worker = ChunkWorker::new(index_for(info.index), params.clone())?;

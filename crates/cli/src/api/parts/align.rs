@@ -277,6 +277,7 @@ pub fn align_part(
         ignore_quals: args.ignore_quals,
         routing: Default::default(),
         sorting: false,
+        plotting: false,
     };
     let (format, index) = (&format, &*index);
     let make_worker = |_: WorkerInfo| -> anyhow::Result<_> {

@@ -91,8 +91,11 @@ pub struct RecordWriter {
     bases: Vec<u8>,
     qualities: Vec<u8>,
     cigar: Vec<u32>,
-    /// MAPQ and insert sizes of the records formatted (for `--plot`).
+    /// MAPQ and insert sizes of the records formatted, counted only when `tallying`
+    /// (for `--plot`).
     pub tally: AlignTally,
+    /// Whether records are counted into `tally`.
+    pub tallying: bool,
 }
 
 impl RecordWriter {
@@ -255,8 +258,10 @@ impl RecordWriter {
         plan: &RecordPlan<'_>,
         out: &mut Vec<u8>,
     ) {
-        self.tally
-            .add_record(plan.flag, plan.mapq, plan.template_len);
+        if self.tallying {
+            self.tally
+                .add_record(plan.flag, plan.mapq, plan.template_len);
+        }
         if plan.placement.is_none() && style.no_unaligned {
             return;
         }

@@ -32,6 +32,8 @@ pub struct ChunkFormat<'a> {
     /// BAM records are left uncompressed and sorted by coordinate within the task, for
     /// the collector's sorter to merge (`--sort`).
     pub sorting: bool,
+    /// MAPQ and insert sizes are counted for a picture (`--plot`).
+    pub plotting: bool,
 }
 
 /// A worker's private state: its aligner and the buffers it reuses from task to task.
@@ -68,7 +70,10 @@ impl<'i> ChunkWorker<'i> {
         format: &ChunkFormat<'_>,
         task: &mut AlignTask,
     ) -> anyhow::Result<()> {
-        self.writer.tally.clear();
+        self.writer.tallying = format.plotting;
+        if format.plotting {
+            self.writer.tally.clear();
+        }
         if let Err(e) = self.batch.parse(&task.chunk, format.parse) {
             task.error = Some(e);
             return Ok(());
@@ -143,7 +148,9 @@ impl<'i> ChunkWorker<'i> {
             }
         }
         format.routing.finish_task(&mut task.read_files)?;
-        std::mem::swap(&mut task.tally, &mut self.writer.tally);
+        if format.plotting {
+            std::mem::swap(&mut task.tally, &mut self.writer.tally);
+        }
         if compress {
             self.compressor.compress(&self.records, &mut task.out);
         } else if format.sorting {
