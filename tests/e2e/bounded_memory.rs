@@ -256,6 +256,15 @@ fn indexed_bam_records_claiming_huge_lengths_are_errors() {
             .unwrap()
             .success());
         patch_stored_bam(&bam, claimed);
+        // The patch rewrites the BAM after indexing: give the index the BAM's time so
+        // that it is not taken for a stale one when the two straddle a second.
+        let patched = std::fs::metadata(&bam).unwrap().modified().unwrap();
+        File::options()
+            .append(true)
+            .open(bam.with_extension("bam.bai"))
+            .unwrap()
+            .set_modified(patched)
+            .unwrap();
         let name = bam.file_name().unwrap().to_str().unwrap();
         for script in [
             format!("\"$SEQFARM\" flagstat -t 2 {name}"),
