@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs those of the given Debian packages that are missing (with sudo when not root).
-# Used by demo.sh (libisal-dev, which the build links) and test.sh (the peer tools).
+# Used by demo.sh (libisal-dev and libhts-dev, which the build links) and test.sh (the peer tools).
 set -euo pipefail
 missing=()
 for p in "$@"; do

@@ -2,7 +2,7 @@
 # Builds seqfarm and runs each command on the example data bundled in tests/data.
 set -euo pipefail
 cd "$(dirname "$0")"
-./debian-packages.sh libisal-dev
+./debian-packages.sh libisal-dev libhts-dev
 cargo build --release --quiet
 sf=target/release/seqfarm
 data=tests/data

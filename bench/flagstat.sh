@@ -5,10 +5,10 @@
 # CPU time (user + system, median) is printed too: on a shared machine it is the steadier
 # measure of the work each tool does. Then peak memory (max RSS, /usr/bin/time -v) of seqfarm at 1 and 2 threads per BAM.
 #
-# A CRAM given (known by its magic bytes) is timed the same way, with the reference of its
-# @SQ UR: (as samtools and seqfarm both find it), and with "htslib decode" (samtools view
-# -@ 0 -u to /dev/null: every record decoded on one thread, as seqfarm decodes them) in
-# place of sambamba (which reads no CRAM): the decode speed of noodles-cram against htslib.
+# A CRAM given (known by its magic bytes) is timed the same way, with "htslib decode"
+# (samtools view -@ 0 -u to /dev/null: every record decoded on one thread) in place of
+# sambamba (which reads no CRAM), and seqfarm built with noodles-cram instead of htslib
+# (bench/noodles-build.sh) beside the default build: the two CRAM decoders side by side.
 #
 # usage: bench/flagstat.sh [BAM|CRAM...] (default: the real BAMs in ../shared/data/alignments
 #                                        and $SEQFARM_BENCH_DATA/normal.bam; FORMAT=cram:
@@ -31,10 +31,16 @@ fi
 for tool in hyperfine samtools python3 $([ "${FORMAT:-bam}" = cram ] || echo sambamba); do
   command -v "$tool" >/dev/null || { echo "bench/flagstat.sh needs $tool" >&2; exit 1; }
 done
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+for f in "$@"; do
+  if [ "$(head -c 4 "$f")" = CRAM ]; then
+    noodles=$(bench/noodles-build.sh "$tmp")
+    break
+  fi
+done
 # shellcheck disable=SC2086
 cargo build --release --quiet ${BUILD_FLAGS:-}
 sf=$PWD/target/release/seqfarm
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-28s %-16s %9s %9s %12s %12s %9s %12s\n' BAM tool median_s MB/s vs_samtools vs_samtools@2 cpu_s cpu_vs_sam
@@ -49,6 +55,8 @@ for bam in "$@"; do
   if [ "$(head -c 4 "$bam")" = CRAM ]; then
     names[4]="htslib decode"
     cmds[4]="samtools view -@ 0 -u -o /dev/null $bam"
+    names+=("noodles -t 1" "noodles -t 2")
+    cmds+=("$noodles flagstat -t 1 $bam" "$noodles flagstat -t 2 $bam")
   fi
   for r in $(seq "$rounds"); do
     args=()

@@ -14,7 +14,8 @@
 #        make-bench-bams.sh; FORMAT=cram: {normal,tumor}.cram, made from them with
 #        `samtools view -C -T chr20.fa` and `samtools index`) and a site list made by
 #        bench/make-snp-sites.sh from $SEQFARM_BENCH_DATA/chr20.fa. Both tools read a
-#        CRAM against the reference its @SQ UR: names.
+#        CRAM against the reference its @SQ UR: names. On CRAMs seqfarm built with
+#        noodles-cram instead of htslib (bench/noodles-build.sh) is timed too.
 # env:   ROUNDS (default 3), SEQFARM_BENCH_DATA (default /tmp/seqfarm-bench),
 #        SNP_PILEUP or FACETS_SRC, OPTIONS (extra snp-pileup options, e.g. "-q15 -Q20")
 set -euo pipefail
@@ -40,6 +41,11 @@ fi
 if [ ! -f "$sites" ]; then
   bench/make-snp-sites.sh "$bench/chr20.fa" "$sites"
 fi
+noodles=()
+if [ "$(head -c 4 "$normal")" = CRAM ]; then
+  nsf=$(bench/noodles-build.sh "$tmp")
+  noodles=("noodles -t 2" "$nsf snp-pileup $options -t 2 $sites $tmp/out4.csv $normal $tumor")
+fi
 cargo build --release --quiet
 sf=$PWD/target/release/seqfarm
 nsites=$(zcat -f "$sites" | grep -vc '^#')
@@ -57,10 +63,11 @@ echo "# outputs identical: $(($(wc -l < "$tmp/seqfarm.csv") - 1)) rows"
 
 # shellcheck source=bench/rounds.sh
 . bench/rounds.sh
-alternate_rounds "$rounds" "$tmp/r" --prepare "rm -f $tmp/out1.csv $tmp/out2.csv $tmp/out3.csv" -- \
+alternate_rounds "$rounds" "$tmp/r" --prepare "rm -f $tmp/out[1-4].csv" -- \
   "seqfarm -t 1" "$sf snp-pileup $options -t 1 $sites $tmp/out1.csv $normal $tumor" \
   "seqfarm -t 2" "$sf snp-pileup $options -t 2 $sites $tmp/out2.csv $normal $tumor" \
-  "facets" "$SNP_PILEUP $options $sites $tmp/out3.csv $normal $tumor"
+  "facets" "$SNP_PILEUP $options $sites $tmp/out3.csv $normal $tumor" \
+  "${noodles[@]}"
 summarize_rounds "$rounds" "$tmp/r" facets
 for t in 1 2; do
   rm -f "$tmp/m.csv"

@@ -364,14 +364,9 @@ fn depth_on_cram_is_depth_on_the_bam() {
     }
 }
 
-/// `seqfarm flagstat ARGS` on `input`: fails with a message containing every `want`.
+/// `seqfarm ARGS` on `input`: fails with a message containing every `want`.
 fn fails_with(args: &[&str], input: &Path, want: &[&str]) {
-    let out = seqfarm()
-        .args(["flagstat"])
-        .args(args)
-        .arg(input)
-        .output()
-        .unwrap();
+    let out = seqfarm().args(args).arg(input).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{}: succeeded", input.display());
     assert!(!err.contains("panicked"), "{err}");
@@ -402,7 +397,7 @@ fn damaged_crams_and_wrong_references_are_clear_errors() {
     let truncated = d.join("truncated.cram");
     std::fs::write(&truncated, &bytes[..bytes.len() - 1000]).unwrap();
     fails_with(
-        &[],
+        &["flagstat"],
         &truncated,
         &["truncated.cram", "end-of-file container"],
     );
@@ -414,7 +409,9 @@ fn damaged_crams_and_wrong_references_are_clear_errors() {
     damaged[at] ^= 0x5a;
     damaged[at + 1] ^= 0x5a;
     std::fs::write(&corrupt, &damaged).unwrap();
-    fails_with(&[], &corrupt, &["corrupt.cram", "container at offset"]);
+    for command in [&["flagstat"][..], &["count", "--window", "1000"]] {
+        fails_with(command, &corrupt, &["corrupt.cram", "container at offset"]);
+    }
 
     // An index of another CRAM.
     let other = d.join("other.cram");
@@ -430,13 +427,42 @@ fn damaged_crams_and_wrong_references_are_clear_errors() {
     let stale = d.join("stale.cram");
     std::fs::copy(&good, &stale).unwrap();
     std::fs::copy(d.join("other.cram.crai"), d.join("stale.cram.crai")).unwrap();
-    fails_with(&[], &stale, &["stale.cram.crai", "samtools index"]);
+    fails_with(
+        &["flagstat"],
+        &stale,
+        &["stale.cram.crai", "samtools index"],
+    );
 
-    // No reference: the UR: file moved away.
+    // No reference: the UR: file moved away. FLAG statistics and coverage need none (as
+    // for samtools flagstat); the bases of a pileup do.
     let moved = d.join("moved.fa");
     std::fs::rename(&reference, &moved).unwrap();
+    let without = succeeded(seqfarm().arg("flagstat").arg(&good));
+    let samtools_without = succeeded(samtools().arg("flagstat").arg(&good));
+    assert_eq!(without.stdout, samtools_without.stdout);
+    let windows = ["count", "--window", "1000"];
+    assert_eq!(
+        succeeded(seqfarm().args(windows).arg(&good)).stdout,
+        succeeded(seqfarm().args(windows).arg(data("bam/sarscov2.bam"))).stdout
+    );
+    let sites = d.join("sites.vcf");
+    std::fs::write(
+        &sites,
+        "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\nNC_045512.2\t5300\t.\tC\tT\t.\t.\t.\n",
+    )
+    .unwrap();
+    let out = d.join("pileup.csv");
+    let pileup = |extra: &[&str]| -> Vec<String> {
+        let mut args: Vec<String> = vec!["snp-pileup".into()];
+        args.extend(extra.iter().map(|a| a.to_string()));
+        for path in [&sites, &out, &good] {
+            args.push(path.to_str().unwrap().into());
+        }
+        args
+    };
+    let args = pileup(&[]);
     fails_with(
-        &[],
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
         &good,
         &[
             "good.cram",
@@ -454,8 +480,9 @@ fn damaged_crams_and_wrong_references_are_clear_errors() {
         format!(">NC_045512.2\n{}\n", bases.replace('A', "C")),
     )
     .unwrap();
+    let args = pileup(&["--reference", wrong.to_str().unwrap()]);
     fails_with(
-        &["--reference", wrong.to_str().unwrap()],
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
         &good,
         &["wrong.fa", "MD5", "M5"],
     );

@@ -496,6 +496,7 @@ impl CountJob {
         let bams = BamSet::open_with_reference(
             &args.bams,
             args.cram.reference.as_deref(),
+            seqfarm_io::cram::Fields::Coverage,
             args.farm.config().workers,
         )?;
         let (names, lengths) = reference_names_and_lengths(&bams)?;

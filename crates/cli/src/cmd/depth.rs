@@ -624,6 +624,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     let bams = BamSet::open_with_reference(
         std::slice::from_ref(&args.bam),
         args.reference.as_deref(),
+        seqfarm_io::cram::Fields::Coverage,
         args.farm.config().workers,
     )?;
     let (names, lengths) = super::count::reference_names_and_lengths(&bams)?;

@@ -176,9 +176,11 @@ pub fn count_with_reference(
             .into());
         }
         // Workers count the records of the containers they decode; nothing is written.
-        let (cram, reference) = cram::CramFile::open_with_reference(input, reference)?;
+        let fields = cram::Fields::FlagStatistics;
+        let (cram, reference) = cram::CramFile::open_with_reference(input, reference, fields)?;
         let states = cram.for_each_record(
             &reference,
+            fields,
             config.workers,
             FlagCounts::default,
             |counts, record| count_record(counts, &record),

@@ -262,6 +262,7 @@ impl SnpPileupJob {
         let bams = BamSet::open_with_reference(
             &args.bams,
             args.cram.reference.as_deref(),
+            seqfarm_io::cram::Fields::Pileup,
             args.farm.config().workers,
         )?;
         let names: Vec<String> = bams

@@ -159,6 +159,37 @@ pub fn reference_required(container: &[u8]) -> Option<bool> {
     Some(true)
 }
 
+/// Checks the CRC32 of every block of `container` (its bytes, header first): a decoder
+/// that needs only some fields leaves the other blocks unread, and so would not see
+/// their damage.
+pub fn check_block_checksums(container: &[u8]) -> std::result::Result<(), String> {
+    let header = container_header(container, 0)?;
+    let mut at = header.header_size as usize;
+    let mut block = 0;
+    while at < container.len() {
+        let start = at;
+        let short = || format!("block {block} is cut short (the file is damaged)");
+        at += 2;
+        itf8(container, &mut at).ok_or_else(short)?;
+        let size = itf8(container, &mut at).ok_or_else(short)?;
+        itf8(container, &mut at).ok_or_else(short)?;
+        let end = usize::try_from(size)
+            .ok()
+            .and_then(|size| at.checked_add(size))
+            .filter(|&end| end + 4 <= container.len())
+            .ok_or_else(short)?;
+        let crc = u32::from_le_bytes(container[end..end + 4].try_into().expect("4"));
+        if libdeflater::crc32(&container[start..end]) != crc {
+            return Err(format!(
+                "block {block} checksum mismatch (the file is damaged)"
+            ));
+        }
+        at = end + 4;
+        block += 1;
+    }
+    Ok(())
+}
+
 /// The data containers of `file` from `start` (the first one after the header
 /// container) to the end-of-file container, by reading their headers in turn.
 pub fn walk_containers(path: &Path, file: &[u8], start: u64) -> Result<Vec<ContainerSpan>> {
@@ -264,6 +295,17 @@ fn check_eof(path: &Path, file: &[u8]) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn block_checksums_find_a_changed_byte() {
+        assert_eq!(check_block_checksums(&EOF_CONTAINER), Ok(()));
+        let mut damaged = EOF_CONTAINER;
+        damaged[EOF_CONTAINER.len() - 6] ^= 1;
+        let e = check_block_checksums(&damaged).unwrap_err();
+        assert!(e.contains("block 0 checksum mismatch"), "{e}");
+        let e = check_block_checksums(&EOF_CONTAINER[..EOF_CONTAINER.len() - 2]).unwrap_err();
+        assert!(e.contains("cut short"), "{e}");
+    }
 
     #[test]
     fn itf8_and_ltf8_read_every_width() {

@@ -1,4 +1,5 @@
-//! CRAM input (3.0 and 3.1) for the commands that read BAM, through noodles-cram.
+//! CRAM input (3.0 and 3.1) for the commands that read BAM, through htslib (Debian's
+//! `libhts`, the binary's default) or noodles-cram (without the `htslib` feature).
 //!
 //! A CRAM is read on a farm and turned into an indexed BAM, which the commands then read
 //! exactly as they read any BAM (so their answers are the same as for the same data as
@@ -7,9 +8,11 @@
 //! * the emitter cuts the CRAM into its containers: from the `.crai` when there is one
 //!   (its container offsets, checked against the container headers), else by walking
 //!   the container headers (lengths only, no decoding);
-//! * each worker decodes whole containers with its own decoder state (noodles-cram,
-//!   against the reference: `--reference`, the `@SQ UR:` file, or the reference the CRAM
-//!   embeds) and encodes every record as BAM record bytes into its task's buffer;
+//! * each worker checks the block checksums of its containers and decodes them with a
+//!   decoder of its own (an htslib handle it seeks from container to container), only
+//!   the [`Fields`] the command needs, against the reference when the sequence is
+//!   among them (`--reference`, the `@SQ UR:` file, or the reference the CRAM embeds),
+//!   and encodes every record as BAM record bytes into its task's buffer;
 //! * the collector appends the records, in file order, to a BAM with its index
 //!   (uncompressed BGZF blocks in an unlinked temporary file, memory-mapped), and
 //!   [`CramInput::open`] returns it as a [`BamFile`] and [`BamIndex`].
@@ -19,10 +22,13 @@
 //! [`CramFile::for_each_record`] hands the decoded records to per-worker state instead,
 //! with nothing written (flagstat).
 //!
-//! noodles-cram decodes at 0.44x htslib's speed on one thread (10.7 against 4.8 CPU s for
-//! a 125 MB CRAM of 6 M reads; BENCHMARKS.md, "CRAM input"); it is pure Rust (its bzip2,
-//! lzma and rANS codecs included), and the farm spreads the containers over the workers.
+//! htslib decodes a whole CRAM 2.2x faster than noodles-cram (4.8 against 10.7 CPU s for
+//! a 125 MB CRAM of 6 M reads; BENCHMARKS.md, "CRAM input"), and far faster when only the
+//! flags are needed; noodles-cram is pure Rust (its bzip2, lzma and rANS codecs
+//! included) and needs no C library.
 
+#[cfg(feature = "htslib")]
+mod htslib;
 mod layout;
 mod reference;
 
@@ -40,6 +46,11 @@ use seqfarm_farm::{FarmConfig, FarmError, Fill};
 
 pub use layout::{indexed_containers, walk_containers, ContainerSpan, EOF_CONTAINER};
 pub use reference::{normalized_md5, ReferenceSource};
+
+#[cfg(feature = "htslib")]
+use htslib::HtsContainerDecoder;
+#[cfg(feature = "htslib")]
+use reference::HtsReference;
 
 use crate::bam::{BamFile, BamIndex};
 use crate::bam_sort::IndexedBamWriter;
@@ -292,6 +303,102 @@ fn as_htslib_decodes(record: &mut [u8]) {
     }
 }
 
+/// The fields a command needs of each record. htslib decodes only those (and, without
+/// the sequence, needs no reference); the records handed on lack the others. noodles-cram
+/// decodes every field whatever is asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fields {
+    /// Every field.
+    All,
+    /// Every field but the tags: name, position, CIGAR, mate, sequence and qualities
+    /// (a pileup).
+    Pileup,
+    /// Name, flag, position, mapping quality, CIGAR and mate, without the sequence,
+    /// qualities and tags (depth, counts).
+    Coverage,
+    /// Flag, reference, position, mapping quality and mate reference, nothing else
+    /// (FLAG statistics).
+    FlagStatistics,
+}
+
+impl Fields {
+    /// Whether decoding these fields needs the reference sequences.
+    pub fn need_reference(self) -> bool {
+        !cfg!(feature = "htslib") || matches!(self, Fields::All | Fields::Pileup)
+    }
+}
+
+/// What every worker's [`ContainerDecoder`] is made from: the CRAM, its reference (for
+/// htslib, as a file it can read) and the fields wanted.
+struct DecoderSource<'a> {
+    cram: &'a CramFile,
+    reference: &'a ReferenceSource,
+    fields: Fields,
+    #[cfg(feature = "htslib")]
+    hts_reference: HtsReference,
+}
+
+impl<'a> DecoderSource<'a> {
+    fn new(cram: &'a CramFile, reference: &'a ReferenceSource, fields: Fields) -> Result<Self> {
+        Ok(Self {
+            cram,
+            reference,
+            fields,
+            #[cfg(feature = "htslib")]
+            hts_reference: HtsReference::prepare(reference)?,
+        })
+    }
+
+    /// A decoder for one worker.
+    fn decoder(&self) -> Result<ContainerDecoder<'_>> {
+        Ok(ContainerDecoder {
+            source: self,
+            #[cfg(feature = "htslib")]
+            hts: HtsContainerDecoder::open(
+                self.cram.path(),
+                self.hts_reference.path(),
+                self.fields,
+            )?,
+        })
+    }
+}
+
+/// One worker's container decoder: htslib (feature `htslib`, the binary's default) with
+/// a handle of its own, else noodles-cram.
+struct ContainerDecoder<'a> {
+    source: &'a DecoderSource<'a>,
+    #[cfg(feature = "htslib")]
+    hts: HtsContainerDecoder,
+}
+
+impl ContainerDecoder<'_> {
+    /// Appends the records of container `span` to `out` as BAM records, after checking
+    /// the checksums of all its blocks.
+    fn decode(&mut self, span: &ContainerSpan, out: &mut Vec<u8>) -> Result<()> {
+        let DecoderSource {
+            cram,
+            reference,
+            fields,
+            ..
+        } = self.source;
+        let bytes = &cram.map[span.offset as usize..(span.offset + span.size) as usize];
+        layout::check_block_checksums(bytes).map_err(|m| cram.container_error(span, m))?;
+        #[cfg(feature = "htslib")]
+        {
+            if fields.need_reference() && layout::reference_required(bytes) != Some(false) {
+                cram.check_reference_for(span, reference)?;
+            }
+            self.hts.decode(span, out)
+        }
+        #[cfg(not(feature = "htslib"))]
+        {
+            // noodles-cram decodes every field, whatever the caller needs.
+            let _ = fields;
+            cram.decode_container(span, reference, out)
+        }
+    }
+}
+
 thread_local! {
     /// Whether this thread is decoding a container (its panics become errors).
     static DECODING: Cell<bool> = const { Cell::new(false) };
@@ -324,14 +431,19 @@ pub struct CramInput {
 }
 
 impl CramFile {
-    /// Opens the CRAM at `path` ([`CramFile::open`]) and its reference: `reference`, or
-    /// the `@SQ UR:` file, or none (the embedded one); checks the length and `M5` of each
-    /// reference sequence its containers use.
+    /// Opens the CRAM at `path` ([`CramFile::open`]) and, when decoding `fields` needs
+    /// one ([`Fields::need_reference`]), its reference: `reference`, or the `@SQ UR:`
+    /// file, or none (the embedded one); checks the length and `M5` of each reference
+    /// sequence its containers use.
     pub fn open_with_reference(
         path: &Path,
         reference: Option<&Path>,
+        fields: Fields,
     ) -> Result<(Self, ReferenceSource)> {
         let cram = CramFile::open(path)?;
+        if !fields.need_reference() {
+            return Ok((cram, ReferenceSource::none()));
+        }
         let source = ReferenceSource::open(reference, cram.header())?;
         let mut used: Vec<i32> = cram.containers().iter().map(|c| c.ref_id).collect();
         used.sort_unstable();
@@ -344,13 +456,15 @@ impl CramFile {
         Ok((cram, source))
     }
 
-    /// Decodes every container on `threads` workers (0: one per core) and calls `f`
-    /// with each worker's state (made by `new_state`) and each record as BAM record
-    /// bytes, in file order within a task; returns the states. For analyses that
-    /// merge per-worker totals (flagstat), where the order of records does not matter.
+    /// Decodes every container on `threads` workers (0: one per core), producing at least
+    /// `fields`, and calls `f` with each worker's state (made by `new_state`) and each
+    /// record as BAM record bytes, in file order within a task; returns the states. For
+    /// analyses that merge per-worker totals (flagstat), where the order of records does
+    /// not matter.
     pub fn for_each_record<S, N, F>(
         &self,
         reference: &ReferenceSource,
+        fields: Fields,
         threads: usize,
         new_state: N,
         f: F,
@@ -362,10 +476,10 @@ impl CramFile {
     {
         let mut emit = container_tasks(self.containers());
         let n_ref = self.header.reference_sequences().len();
+        let source = DecoderSource::new(self, reference, fields)?;
         let make_worker = |_| {
             Ok(RecordWorker {
-                cram: self,
-                reference,
+                decoder: source.decoder()?,
                 state: new_state(),
                 f: &f,
                 n_ref,
@@ -383,10 +497,10 @@ impl CramFile {
     }
 }
 
-/// A worker of [`CramFile::for_each_record`]: its state and the caller's closure.
+/// A worker of [`CramFile::for_each_record`]: its decoder, its state and the caller's
+/// closure.
 struct RecordWorker<'a, S, F> {
-    cram: &'a CramFile,
-    reference: &'a ReferenceSource,
+    decoder: ContainerDecoder<'a>,
     state: S,
     f: &'a F,
     n_ref: usize,
@@ -398,11 +512,10 @@ where
 {
     fn process(&mut self, task: &mut Task) -> Result<()> {
         task.records.clear();
-        let spans = &self.cram.containers()[task.containers.clone()];
-        for span in spans {
+        let cram = self.decoder.source.cram;
+        for span in &cram.containers()[task.containers.clone()] {
             let start = task.records.len();
-            self.cram
-                .decode_container(span, self.reference, &mut task.records)?;
+            self.decoder.decode(span, &mut task.records)?;
             let mut stitcher = crate::bam::RecordStitcher::new(self.n_ref, 0);
             let (state, f) = (&mut self.state, self.f);
             stitcher
@@ -410,7 +523,7 @@ where
                 .and_then(|()| stitcher.finish())
                 .map_err(|e| {
                     Error::format(
-                        &self.cram.path,
+                        &cram.path,
                         span.offset,
                         format!("container at offset {}: {}", span.offset, e.0),
                     )
@@ -467,11 +580,17 @@ fn farm_failure(path: &Path, e: FarmError<Error>) -> Error {
 
 impl CramInput {
     /// Decodes the CRAM at `path` on `threads` workers (0: one per core) against
-    /// `reference` (or the `@SQ UR:` file, or the embedded reference) into an indexed
-    /// BAM held in an unlinked temporary file.
-    pub fn open(path: &Path, reference: Option<&Path>, threads: usize) -> Result<Self> {
-        let (cram, source) = CramFile::open_with_reference(path, reference)?;
-        let (bam, index) = transcode(&cram, &source, threads)?;
+    /// `reference` (or the `@SQ UR:` file, or the embedded reference; none when `fields`
+    /// needs none) into an indexed BAM held in an unlinked temporary file, whose records
+    /// have at least `fields`.
+    pub fn open(
+        path: &Path,
+        reference: Option<&Path>,
+        fields: Fields,
+        threads: usize,
+    ) -> Result<Self> {
+        let (cram, source) = CramFile::open_with_reference(path, reference, fields)?;
+        let (bam, index) = transcode(&cram, &source, fields, threads)?;
         Ok(Self {
             bam,
             index,
@@ -490,6 +609,7 @@ struct Task {
 fn transcode(
     cram: &CramFile,
     reference: &ReferenceSource,
+    fields: Fields,
     threads: usize,
 ) -> Result<(BamFile, BamIndex)> {
     let path = cram.path();
@@ -523,11 +643,13 @@ fn transcode(
             IndexedBamWriter::new(&mut buffered, path, compressed.len() as u64, 0, 1, &lengths)?;
         let spans = cram.containers();
         let mut emit = container_tasks(spans);
+        let source = DecoderSource::new(cram, reference, fields)?;
         let make_worker = |_| {
-            Ok(|task: &mut Task| -> Result<()> {
+            let mut decoder = source.decoder()?;
+            Ok(move |task: &mut Task| -> Result<()> {
                 task.records.clear();
                 for span in &spans[task.containers.clone()] {
-                    cram.decode_container(span, reference, &mut task.records)?;
+                    decoder.decode(span, &mut task.records)?;
                 }
                 Ok(())
             })

@@ -35,10 +35,7 @@ impl ReferenceSource {
             None => header_reference(header),
         };
         let Some(path) = path else {
-            return Ok(Self {
-                repository: fasta::Repository::default(),
-                path: None,
-            });
+            return Ok(Self::none());
         };
         let mut fai = path.as_os_str().to_owned();
         fai.push(".fai");
@@ -61,6 +58,14 @@ impl ReferenceSource {
             repository,
             path: Some(path),
         })
+    }
+
+    /// No FASTA: decoding uses the reference the CRAM embeds, if any.
+    pub fn none() -> Self {
+        Self {
+            repository: fasta::Repository::default(),
+            path: None,
+        }
     }
 
     /// The repository noodles-cram decodes with.
@@ -123,6 +128,69 @@ impl ReferenceSource {
             }
         }
         Ok(())
+    }
+}
+
+/// The reference as a FASTA htslib can read: the caller's file when it has its `.fai`
+/// (and `.gzi` when BGZF-compressed) beside it, else a copy in a temporary directory
+/// where htslib builds its index (a link to the file, or the file decompressed when it
+/// is gzip but not BGZF), so that nothing is written next to the caller's FASTA.
+#[cfg(feature = "htslib")]
+#[derive(Debug)]
+pub struct HtsReference {
+    path: Option<PathBuf>,
+    _copy: Option<tempfile::TempDir>,
+}
+
+#[cfg(feature = "htslib")]
+impl HtsReference {
+    /// Prepares `source`'s FASTA (none when it has none).
+    pub fn prepare(source: &ReferenceSource) -> Result<Self> {
+        let Some(fasta) = source.path() else {
+            return Ok(Self {
+                path: None,
+                _copy: None,
+            });
+        };
+        let beside = |ext: &str| {
+            let mut p = fasta.as_os_str().to_owned();
+            p.push(ext);
+            Path::new(&p).is_file()
+        };
+        let mut head = [0u8; 16];
+        let n = std::fs::File::open(fasta)
+            .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+            .map_err(|e| Error::io(fasta, e))?;
+        let gzip = n >= 2 && head[..2] == [0x1f, 0x8b];
+        let bgzf = gzip && n >= 14 && head[3] & 4 != 0 && head[12..14] == *b"BC";
+        if beside(".fai") && (!gzip || bgzf && beside(".gzi")) {
+            return Ok(Self {
+                path: Some(fasta.to_path_buf()),
+                _copy: None,
+            });
+        }
+        let dir = tempfile::Builder::new()
+            .prefix("seqfarm-reference-")
+            .tempdir()
+            .map_err(|e| Error::io(std::env::temp_dir(), e))?;
+        let copy = dir.path().join("reference.fa");
+        let made = if gzip && !bgzf {
+            let mut input = crate::input::Input::open(fasta)?;
+            std::fs::File::create(&copy).and_then(|mut out| std::io::copy(&mut input, &mut out))
+        } else {
+            let absolute = std::fs::canonicalize(fasta).map_err(|e| Error::io(fasta, e))?;
+            std::os::unix::fs::symlink(absolute, &copy).map(|()| 0)
+        };
+        made.map_err(|e| Error::io(&copy, e))?;
+        Ok(Self {
+            path: Some(copy),
+            _copy: Some(dir),
+        })
+    }
+
+    /// The FASTA to give htslib, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
     }
 }
 
