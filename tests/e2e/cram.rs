@@ -451,11 +451,11 @@ fn damaged_crams_and_wrong_references_are_clear_errors() {
         "##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\nNC_045512.2\t5300\t.\tC\tT\t.\t.\t.\n",
     )
     .unwrap();
-    let out = d.join("pileup.csv");
+    let csv = d.join("pileup.csv");
     let pileup = |extra: &[&str]| -> Vec<String> {
         let mut args: Vec<String> = vec!["snp-pileup".into()];
         args.extend(extra.iter().map(|a| a.to_string()));
-        for path in [&sites, &out, &good] {
+        for path in [&sites, &csv, &good] {
             args.push(path.to_str().unwrap().into());
         }
         args
@@ -494,6 +494,21 @@ fn damaged_crams_and_wrong_references_are_clear_errors() {
             .arg(&good),
     );
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("1250 + 0 in total"));
+    // The right one, gzip-compressed, without a .fai, for the bases of a pileup: the
+    // pileup of the BAM, and nothing written beside the FASTA.
+    let gz = d.join("sarscov2.fa.gz");
+    std::fs::copy(data("cram/sarscov2.fa.gz"), &gz).unwrap();
+    let args = pileup(&["--force", "--reference", gz.to_str().unwrap()]);
+    succeeded(seqfarm().args(&args).arg(&good));
+    let from_cram = std::fs::read(&csv).unwrap();
+    let bam = data("bam/sarscov2.bam");
+    succeeded(
+        seqfarm()
+            .args(["snp-pileup", "--force"])
+            .args([&sites, &csv, &bam, &bam]),
+    );
+    assert_eq!(from_cram, std::fs::read(&csv).unwrap());
+    assert!(!d.join("sarscov2.fa.gz.fai").exists() && !d.join("sarscov2.fa.gz.gzi").exists());
 
     // The output may not replace the CRAM's index.
     succeeded(samtools().arg("index").arg(&good));
