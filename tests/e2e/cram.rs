@@ -189,11 +189,20 @@ fn count_on_cram_is_count_on_the_bam() {
     )
     .unwrap();
     let bed = bed.to_str().unwrap().to_string();
-    let option_sets: [&[&str]; 4] = [
+    // Narrow regions: only the containers around them are decoded.
+    let narrow = dir.path().join("narrow.bed");
+    std::fs::write(
+        &narrow,
+        "NC_045512.2\t12000\t12100\nNC_045512.2\t29800\t29903\nchrM\t15000\t15100\n",
+    )
+    .unwrap();
+    let narrow = narrow.to_str().unwrap().to_string();
+    let option_sets: [&[&str]; 5] = [
         &["--window", "1000"],
         &["--window", "250", "-q", "20"],
         &["--bed", &bed],
         &["--bed", &bed, "-D", "-F", "-p", "-q", "5"],
+        &["--bed", &narrow],
     ];
     for pair in pairs(dir.path()) {
         for options in option_sets {

@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use seqfarm_farm::{FarmConfig, FarmStats, Fill, Worker};
 use seqfarm_io::bam::{BamSet, CigarOp, RangeReader};
 use seqfarm_io::bed::BedRegions;
+use seqfarm_io::cram::{self, CramReading, Fields, WantedRanges};
 use seqfarm_io::output::refuse_input_as_output;
 use seqfarm_regions::count::{
     read_end, OverlapRule, ReadBlocks, ReadFilter, RegionStrand, RegionSweep, StrandRule,
@@ -490,14 +491,41 @@ pub(crate) fn reference_names_and_lengths(
     Ok((names, lengths))
 }
 
+/// The ranges the BED file of `args` names, so that a CRAM is decoded only where they
+/// lie; none (everything is decoded) when no input is a CRAM, without a BED, or when the
+/// BED comes from standard input (it can be read only once).
+fn cram_ranges(args: &CountArgs) -> anyhow::Result<Option<WantedRanges>> {
+    let Some(bed) = &args.bed else {
+        return Ok(None);
+    };
+    if bed.as_os_str() == "-" || !args.bams.iter().any(|path| cram::is_cram(path)) {
+        return Ok(None);
+    }
+    let mut regions = BedRegions::open(bed)?;
+    let mut ranges = Vec::new();
+    while let Some(region) = regions.next_region()? {
+        let (start, end) = region.counted();
+        ranges.push((
+            region.chrom.to_vec(),
+            start.max(0) as u64,
+            end.max(0) as u64,
+        ));
+    }
+    Ok(Some(WantedRanges::new(ranges)))
+}
+
 impl CountJob {
     /// Opens the BAMs of `args` (and checks that regions are given).
     pub fn new(args: &CountArgs) -> anyhow::Result<Self> {
+        let ranges = cram_ranges(args)?;
         let bams = BamSet::open_with_reference(
             &args.bams,
-            args.cram.reference.as_deref(),
-            seqfarm_io::cram::Fields::Coverage,
-            args.farm.config().workers,
+            &CramReading {
+                reference: args.cram.reference.as_deref(),
+                fields: Fields::Coverage,
+                threads: args.farm.config().workers,
+                ranges: ranges.as_ref(),
+            },
         )?;
         let (names, lengths) = reference_names_and_lengths(&bams)?;
         let ids = names

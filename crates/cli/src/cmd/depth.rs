@@ -18,6 +18,7 @@ use seqfarm_farm::{Fill, Worker};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed_index::BedIndexer;
 use seqfarm_io::bgzf_writer::BgzfWriter;
+use seqfarm_io::cram::{CramReading, Fields};
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_regions::count::read_end;
@@ -621,11 +622,16 @@ fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
 
 /// Runs `seqfarm depth`.
 pub fn run(args: DepthArgs) -> anyhow::Result<()> {
+    // A CRAM is decoded whole, even with a BED: the summary and the global distribution
+    // cover every base.
     let bams = BamSet::open_with_reference(
         std::slice::from_ref(&args.bam),
-        args.reference.as_deref(),
-        seqfarm_io::cram::Fields::Coverage,
-        args.farm.config().workers,
+        &CramReading {
+            reference: args.reference.as_deref(),
+            fields: Fields::Coverage,
+            threads: args.farm.config().workers,
+            ranges: None,
+        },
     )?;
     let (names, lengths) = super::count::reference_names_and_lengths(&bams)?;
     let bed = args.bed.as_deref().map(read_bed).transpose()?;

@@ -261,9 +261,12 @@ impl SnpPileupJob {
         let vcf = Input::open(&args.vcf)?;
         let bams = BamSet::open_with_reference(
             &args.bams,
-            args.cram.reference.as_deref(),
-            seqfarm_io::cram::Fields::Pileup,
-            args.farm.config().workers,
+            &seqfarm_io::cram::CramReading {
+                reference: args.cram.reference.as_deref(),
+                fields: seqfarm_io::cram::Fields::Pileup,
+                threads: args.farm.config().workers,
+                ranges: None,
+            },
         )?;
         let names: Vec<String> = bams
             .header()

@@ -17,24 +17,28 @@ impl BamSet {
     /// Opens every BAM and its index (`X.bam.bai`, `X.bai` or `X.bam.csi`). Fails on a
     /// missing index and on BAMs whose reference names or lengths differ from the first.
     pub fn open(paths: &[PathBuf]) -> Result<Self> {
-        Self::open_with_reference(paths, None, crate::cram::Fields::All, 0)
+        Self::open_with_reference(
+            paths,
+            &crate::cram::CramReading {
+                reference: None,
+                fields: crate::cram::Fields::All,
+                threads: 0,
+                ranges: None,
+            },
+        )
     }
 
     /// As [`open`](Self::open), where any file may also be a CRAM (found by its magic
-    /// bytes): its records, with at least `fields`, are decoded against `reference` (else
-    /// its `@SQ UR:` file or embedded reference) on `threads` workers (0: one per core)
-    /// into an indexed BAM (see [`CramInput`](crate::cram::CramInput)), which needs no
-    /// `.crai`.
+    /// bytes): the containers `reading` wants are decoded into an indexed BAM (see
+    /// [`CramInput`](crate::cram::CramInput)), which needs no `.crai`.
     pub fn open_with_reference(
         paths: &[PathBuf],
-        reference: Option<&Path>,
-        fields: crate::cram::Fields,
-        threads: usize,
+        reading: &crate::cram::CramReading<'_>,
     ) -> Result<Self> {
         let mut files: Vec<(BamFile, BamIndex)> = Vec::with_capacity(paths.len());
         for path in paths {
             if crate::cram::is_cram(path) {
-                let cram = crate::cram::CramInput::open(path, reference, fields, threads)?;
+                let cram = crate::cram::CramInput::open(path, reading)?;
                 if let Some((first, _)) = files.first() {
                     check_same_references(first, &cram.bam)?;
                 }

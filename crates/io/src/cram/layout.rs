@@ -16,6 +16,9 @@ pub struct ContainerSpan {
     pub records: u64,
     /// Reference of its records: an index in the header, `-1` unplaced, `-2` several.
     pub ref_id: i32,
+    /// For a single reference, the 0-based half-open range its records' alignments
+    /// cover (from the header's alignment start and span).
+    pub span: (u64, u64),
 }
 
 /// The end-of-file container of CRAM 3 (CRAM 3.0 and 3.1 write the same bytes).
@@ -34,6 +37,7 @@ struct ContainerHeader {
     header_size: u64,
     ref_id: i32,
     records: u64,
+    span: (u64, u64),
 }
 
 /// Reads an ITF8 integer at `*at`.
@@ -89,8 +93,8 @@ fn container_header(file: &[u8], offset: u64) -> std::result::Result<ContainerHe
     let length = i32::from_le_bytes(data.get(..4).ok_or_else(short)?.try_into().expect("4"));
     let mut at = 4;
     let ref_id = itf8(data, &mut at).ok_or_else(short)?;
-    let _start = itf8(data, &mut at).ok_or_else(short)?;
-    let _span = itf8(data, &mut at).ok_or_else(short)?;
+    let start = itf8(data, &mut at).ok_or_else(short)?;
+    let span = itf8(data, &mut at).ok_or_else(short)?;
     let records = itf8(data, &mut at).ok_or_else(short)?;
     let _counter = ltf8(data, &mut at).ok_or_else(short)?;
     let _bases = ltf8(data, &mut at).ok_or_else(short)?;
@@ -121,6 +125,10 @@ fn container_header(file: &[u8], offset: u64) -> std::result::Result<ContainerHe
         header_size: at as u64 + 4,
         ref_id,
         records: records as u64,
+        span: {
+            let start = u64::try_from(start.max(1) - 1).unwrap_or(0);
+            (start, start + u64::try_from(span.max(0)).unwrap_or(0))
+        },
     })
 }
 
@@ -214,6 +222,7 @@ pub fn walk_containers(path: &Path, file: &[u8], start: u64) -> Result<Vec<Conta
             size,
             records: header.records,
             ref_id: header.ref_id,
+            span: header.span,
         });
         offset += size;
     }
@@ -264,6 +273,7 @@ pub fn indexed_containers(
             size,
             records: header.records,
             ref_id: header.ref_id,
+            span: header.span,
         });
         expected = offset + size;
     }

@@ -7,7 +7,8 @@
 //!
 //! * the emitter cuts the CRAM into its containers: from the `.crai` when there is one
 //!   (its container offsets, checked against the container headers), else by walking
-//!   the container headers (lengths only, no decoding);
+//!   the container headers (lengths only, no decoding); [`CramInput`] leaves out the
+//!   containers of unplaced reads and those outside the caller's [`WantedRanges`];
 //! * each worker checks the block checksums of its containers and decodes them with a
 //!   decoder of its own (an htslib handle it seeks from container to container), only
 //!   the [`Fields`] the command needs, against the reference when the sequence is
@@ -579,23 +580,101 @@ fn farm_failure(path: &Path, e: FarmError<Error>) -> Error {
 }
 
 impl CramInput {
-    /// Decodes the CRAM at `path` on `threads` workers (0: one per core) against
-    /// `reference` (or the `@SQ UR:` file, or the embedded reference; none when `fields`
-    /// needs none) into an indexed BAM held in an unlinked temporary file, whose records
-    /// have at least `fields`.
-    pub fn open(
-        path: &Path,
-        reference: Option<&Path>,
-        fields: Fields,
-        threads: usize,
-    ) -> Result<Self> {
-        let (cram, source) = CramFile::open_with_reference(path, reference, fields)?;
-        let (bam, index) = transcode(&cram, &source, fields, threads)?;
+    /// Decodes the containers of the CRAM at `path` that `reading` wants
+    /// ([`CramReading::wants`]) into an indexed BAM held in an unlinked temporary file.
+    pub fn open(path: &Path, reading: &CramReading<'_>) -> Result<Self> {
+        let (cram, source) =
+            CramFile::open_with_reference(path, reading.reference, reading.fields)?;
+        let wanted: Vec<ContainerSpan> = cram
+            .containers()
+            .iter()
+            .filter(|span| reading.wants(&cram, span))
+            .copied()
+            .collect();
+        let (bam, index) = transcode(&cram, &wanted, &source, reading)?;
         Ok(Self {
             bam,
             index,
-            containers: cram.containers().len(),
+            containers: wanted.len(),
         })
+    }
+}
+
+/// How a command reads a CRAM into a BAM ([`CramInput::open`]).
+#[derive(Debug, Clone, Copy)]
+pub struct CramReading<'a> {
+    /// The FASTA given by the caller (else the `@SQ UR:` file or the embedded reference;
+    /// none when `fields` needs none).
+    pub reference: Option<&'a Path>,
+    /// The fields the command needs.
+    pub fields: Fields,
+    /// Workers (0: one per core).
+    pub threads: usize,
+    /// Where the command looks, when it is not the whole genome.
+    pub ranges: Option<&'a WantedRanges>,
+}
+
+impl CramReading<'_> {
+    /// Whether container `span` of `cram` may hold a record the command reads: a
+    /// command that reads by genomic region never reads unplaced records, and reads a
+    /// single-reference container only when it overlaps a wanted range.
+    fn wants(&self, cram: &CramFile, span: &ContainerSpan) -> bool {
+        match (span.ref_id, self.ranges) {
+            (-1, _) => false,
+            (_, None) => true,
+            (id, Some(ranges)) => match usize::try_from(id) {
+                Ok(id) => cram
+                    .header()
+                    .reference_sequences()
+                    .get_index(id)
+                    .is_none_or(|(name, _)| ranges.overlaps(name.as_ref(), span.span)),
+                Err(_) => true,
+            },
+        }
+    }
+}
+
+/// Genomic ranges a command reads (0-based, half-open, by reference name), merged, for
+/// leaving out the CRAM containers that lie elsewhere.
+#[derive(Debug, Clone, Default)]
+pub struct WantedRanges {
+    by_reference: std::collections::HashMap<Vec<u8>, Vec<(u64, u64)>>,
+}
+
+impl WantedRanges {
+    /// The ranges given as (reference name, start, end).
+    pub fn new<N: AsRef<[u8]>>(ranges: impl IntoIterator<Item = (N, u64, u64)>) -> Self {
+        let mut by_reference: std::collections::HashMap<Vec<u8>, Vec<(u64, u64)>> =
+            std::collections::HashMap::new();
+        for (name, start, end) in ranges {
+            by_reference
+                .entry(name.as_ref().to_vec())
+                .or_default()
+                .push((start, end));
+        }
+        for list in by_reference.values_mut() {
+            list.sort_unstable();
+            let mut merged: Vec<(u64, u64)> = Vec::with_capacity(list.len());
+            for &(start, end) in list.iter() {
+                match merged.last_mut() {
+                    Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                    _ => merged.push((start, end)),
+                }
+            }
+            *list = merged;
+        }
+        Self { by_reference }
+    }
+
+    /// Whether a wanted range on `reference` overlaps `[start, end)` (an empty range
+    /// counts at its position, as an empty BED region does).
+    pub fn overlaps(&self, reference: &[u8], (start, end): (u64, u64)) -> bool {
+        let Some(list) = self.by_reference.get(reference) else {
+            return false;
+        };
+        // The first range ending after `start` (or at it, for empty ranges).
+        let i = list.partition_point(|&(_, e)| e < start);
+        list.get(i).is_some_and(|&(s, _)| s <= end)
     }
 }
 
@@ -606,11 +685,12 @@ struct Task {
     records: Vec<u8>,
 }
 
+/// Decodes containers `spans` of `cram` into an indexed BAM in an unlinked temporary file.
 fn transcode(
     cram: &CramFile,
+    spans: &[ContainerSpan],
     reference: &ReferenceSource,
-    fields: Fields,
-    threads: usize,
+    reading: &CramReading<'_>,
 ) -> Result<(BamFile, BamIndex)> {
     let path = cram.path();
     let dir = std::env::temp_dir();
@@ -633,7 +713,7 @@ fn transcode(
         .values()
         .map(|m| usize::from(m.length()) as u64)
         .collect();
-    let threads = threads_or_cores(threads);
+    let threads = threads_or_cores(reading.threads);
     let index = {
         let out = bam_file.as_file_mut();
         out.write_all(&compressed)
@@ -641,9 +721,8 @@ fn transcode(
         let mut buffered = std::io::BufWriter::with_capacity(1 << 20, out);
         let mut writer =
             IndexedBamWriter::new(&mut buffered, path, compressed.len() as u64, 0, 1, &lengths)?;
-        let spans = cram.containers();
         let mut emit = container_tasks(spans);
-        let source = DecoderSource::new(cram, reference, fields)?;
+        let source = DecoderSource::new(cram, reference, reading.fields)?;
         let make_worker = |_| {
             let mut decoder = source.decoder()?;
             Ok(move |task: &mut Task| -> Result<()> {
@@ -726,6 +805,51 @@ mod tests {
         record[4 + 14] = 0x1;
         as_htslib_decodes(&mut record);
         assert_eq!(record[4 + 9], 255);
+    }
+
+    #[test]
+    fn wanted_ranges_merge_and_find_overlaps() {
+        let ranges = WantedRanges::new([
+            ("20", 100u64, 200u64),
+            ("20", 150, 300),
+            ("20", 500, 600),
+            ("X", 10, 10),
+        ]);
+        assert!(
+            ranges.overlaps(b"20", (250, 260)),
+            "inside the merged range"
+        );
+        assert!(ranges.overlaps(b"20", (0, 100)), "touching counts");
+        assert!(!ranges.overlaps(b"20", (301, 499)), "between two ranges");
+        assert!(ranges.overlaps(b"20", (590, 1000)));
+        assert!(!ranges.overlaps(b"20", (601, 700)));
+        assert!(!ranges.overlaps(b"1", (0, 1000)), "another reference");
+        assert!(
+            ranges.overlaps(b"X", (0, 20)),
+            "an empty range at its position"
+        );
+    }
+
+    /// The committed normal slice: one container of reference 20, 999,934-1,060,079.
+    fn containers_decoded(ranges: Option<&WantedRanges>) -> usize {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/cram/normal_slice.cram");
+        let reading = CramReading {
+            reference: None,
+            fields: Fields::Coverage,
+            threads: 2,
+            ranges,
+        };
+        CramInput::open(&path, &reading).unwrap().containers
+    }
+
+    #[test]
+    fn only_containers_overlapping_the_wanted_ranges_are_decoded() {
+        assert_eq!(containers_decoded(None), 1);
+        let inside = WantedRanges::new([("20", 1_000_000u64, 1_000_100u64)]);
+        assert_eq!(containers_decoded(Some(&inside)), 1);
+        let elsewhere = WantedRanges::new([("20", 2_000_000u64, 2_100_000u64), ("21", 0, 100)]);
+        assert_eq!(containers_decoded(Some(&elsewhere)), 0);
     }
 
     #[test]
