@@ -125,6 +125,13 @@ impl BamFile {
         // read(2) would see a changed file too).
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(&path, e))?;
         let len = map.len() as u64;
+        if crate::cram::looks_like_cram(&map) {
+            return Err(Error::format(
+                &path,
+                0,
+                "a CRAM, where only a BAM is read here (the flagstat, count, depth and snp-pileup commands read CRAM)",
+            ));
+        }
         if let Err(e) = bgzf::block_at(&map, 0) {
             if e.kind == BgzfErrorKind::NotBgzf {
                 return Err(Error::format(
@@ -341,6 +348,11 @@ mod tests {
         let cases: Vec<(&str, Vec<u8>, &str)> = vec![
             ("empty.bam", vec![], "empty file"),
             ("text.bam", b"@HD\tVN:1.6\n".to_vec(), "not a BAM"),
+            (
+                "x.cram",
+                b"CRAM\x03\x00rest".to_vec(),
+                "a CRAM, where only a BAM is read",
+            ),
             (
                 "trunc.bam",
                 good[..good.len() - 10].to_vec(),
