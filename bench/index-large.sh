@@ -133,7 +133,7 @@ truth=$work/$contig.150.$nreads.truth.sam
 echo "| index | wall s | max RSS MB | reads | correct % | MAPQ>=1 mapped % / wrong | MAPQ>=10 | MAPQ>=20 | MAPQ>=30 |"
 echo "|---|---:|---:|---:|---:|---|---|---|---|"
 for index in "$contig" "$name"; do
-  read -r wall _ kb < <(measure "align.$index" "$sf" align -p "$threads" -x "$work/$index" -U "$reads" -S "$work/out.$index.sam")
+  read -r wall _ kb < <(measure "align.$index" "$sf" align -p "$threads" -x "$work/$index" -U "$reads" -S "$work/out.$index.sam" --force)
   awk -v t="$index" -v wall="$wall" -v kb="$kb" -F'\t' '{
     printf "| %s | %.1f | %.0f | %d | %.3f | %.2f / %d | %.2f / %d | %.2f / %d | %.2f / %d |\n",
       t, wall, kb / 1024, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' \

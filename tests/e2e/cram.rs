@@ -135,6 +135,13 @@ fn across_threads_and_index(cram: &Path, mut check: impl FnMut(&str, bool)) {
     crai(cram, true);
 }
 
+/// Writes `text` to `dir/name`; returns the path as a string, for an argument.
+fn write_bed(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
 /// The standard output of `seqfarm ARGS INPUTS`.
 fn stdout_of(args: &[&str], inputs: &[&Path]) -> Vec<u8> {
     succeeded(seqfarm().args(args).args(inputs)).stdout
@@ -181,22 +188,18 @@ fn count_on_cram_is_count_on_the_bam() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let bed = dir.path().join("regions.bed");
-    std::fs::write(
-        &bed,
+    let bed = write_bed(
+        dir.path(),
+        "regions.bed",
         "NC_045512.2\t0\t5000\nNC_045512.2\t2500\t29903\n20\t1000000\t1030000\n\
          20\t1040000\t1041000\nchrM\t100\t9000\nc1\t10\t60000\n",
-    )
-    .unwrap();
-    let bed = bed.to_str().unwrap().to_string();
+    );
     // Narrow regions: only the containers around them are decoded.
-    let narrow = dir.path().join("narrow.bed");
-    std::fs::write(
-        &narrow,
+    let narrow = write_bed(
+        dir.path(),
+        "narrow.bed",
         "NC_045512.2\t12000\t12100\nNC_045512.2\t29800\t29903\nchrM\t15000\t15100\n",
-    )
-    .unwrap();
-    let narrow = narrow.to_str().unwrap().to_string();
+    );
     let option_sets: [&[&str]; 5] = [
         &["--window", "1000"],
         &["--window", "250", "-q", "20"],
@@ -327,13 +330,11 @@ fn depth_on_cram_is_depth_on_the_bam() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let bed = dir.path().join("regions.bed");
-    std::fs::write(
-        &bed,
+    let bed = write_bed(
+        dir.path(),
+        "regions.bed",
         "NC_045512.2\t0\t5000\tA\n20\t1000000\t1030000\tB\nchrM\t100\t9000\tC\nc1\t10\t60000\tD\n",
-    )
-    .unwrap();
-    let bed = bed.to_str().unwrap().to_string();
+    );
     let option_sets: [&[&str]; 2] = [
         &["--window", "700", "-T", "1,10,20", "-Q", "10"],
         &["--bed", &bed, "-T", "0,5"],
