@@ -9,7 +9,9 @@
 //!
 //! Only what the decoder needs of htslib is declared here: opening, options, the header,
 //! reading a record, and the first fields of `htsFile` and `bam1_t` (their layout has
-//! been stable since htslib 1.10).
+//! been stable since htslib 1.10). The `hts-sys` crate is not used: whatever its
+//! features, it compiles its own bundled htslib and zlib-ng from C sources, where this
+//! links the system's `libhts` (as the `isal` feature links the system's ISA-L).
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::{Path, PathBuf};
