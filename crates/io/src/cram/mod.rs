@@ -580,8 +580,9 @@ fn farm_failure(path: &Path, e: FarmError<Error>) -> Error {
 }
 
 impl CramInput {
-    /// Decodes the containers of the CRAM at `path` that `reading` wants
-    /// ([`CramReading::wants`]) into an indexed BAM held in an unlinked temporary file.
+    /// Decodes the containers of the CRAM at `path` that `reading` wants (placed reads,
+    /// within its ranges if it has some) into an indexed BAM held in an unlinked
+    /// temporary file.
     pub fn open(path: &Path, reading: &CramReading<'_>) -> Result<Self> {
         let (cram, source) =
             CramFile::open_with_reference(path, reading.reference, reading.fields)?;
