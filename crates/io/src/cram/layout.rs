@@ -40,6 +40,19 @@ struct ContainerHeader {
     span: (u64, u64),
 }
 
+impl ContainerHeader {
+    /// The span of the container with this header at file `offset`.
+    fn at(&self, offset: u64) -> ContainerSpan {
+        ContainerSpan {
+            offset,
+            size: self.header_size + self.length,
+            records: self.records,
+            ref_id: self.ref_id,
+            span: self.span,
+        }
+    }
+}
+
 /// Reads an ITF8 integer at `*at`.
 fn itf8(data: &[u8], at: &mut usize) -> Option<i32> {
     let first = *data.get(*at)?;
@@ -207,7 +220,8 @@ pub fn walk_containers(path: &Path, file: &[u8], start: u64) -> Result<Vec<Conta
     while offset < eof {
         let header = container_header(file, offset)
             .map_err(|m| Error::format(path, offset, format!("container: {m}")))?;
-        let size = header.header_size + header.length;
+        let span = header.at(offset);
+        let size = span.size;
         if offset + size > eof {
             return Err(Error::format(
                 path,
@@ -217,13 +231,7 @@ pub fn walk_containers(path: &Path, file: &[u8], start: u64) -> Result<Vec<Conta
                 ),
             ));
         }
-        spans.push(ContainerSpan {
-            offset,
-            size,
-            records: header.records,
-            ref_id: header.ref_id,
-            span: header.span,
-        });
+        spans.push(span);
         offset += size;
     }
     Ok(spans)
@@ -262,19 +270,14 @@ pub fn indexed_containers(
         }
         let header = container_header(file, offset)
             .map_err(|m| bad(format!("container at offset {offset}: {m}")))?;
-        let size = header.header_size + header.length;
+        let span = header.at(offset);
+        let size = span.size;
         if offset + size > eof {
             return Err(bad(format!(
                 "container at offset {offset} runs past the end of the data"
             )));
         }
-        spans.push(ContainerSpan {
-            offset,
-            size,
-            records: header.records,
-            ref_id: header.ref_id,
-            span: header.span,
-        });
+        spans.push(span);
         expected = offset + size;
     }
     if expected != eof {
