@@ -186,8 +186,14 @@ impl CramFile {
         )
     }
 
-    /// Decodes container `span` and appends its records to `out` as BAM records (each
-    /// with its 4-byte length), in file order.
+    /// The bytes of container `span`, its header first.
+    fn container_bytes(&self, span: &ContainerSpan) -> &[u8] {
+        &self.map[span.offset as usize..(span.offset + span.size) as usize]
+    }
+
+    /// Decodes container `span` with noodles-cram and appends its records to `out` as BAM
+    /// records (each with its 4-byte length), in file order. The caller has checked that
+    /// `reference` has the sequences the container needs ([`Self::check_reference_for`]).
     pub fn decode_container(
         &self,
         span: &ContainerSpan,
@@ -195,7 +201,7 @@ impl CramFile {
         out: &mut Vec<u8>,
     ) -> Result<()> {
         let at = |m: String| self.container_error(span, m);
-        let bytes = &self.map[span.offset as usize..(span.offset + span.size) as usize];
+        let bytes = self.container_bytes(span);
         let before = out.len();
         quiet_decoder_panics();
         DECODING.with(|d| d.set(true));
@@ -239,9 +245,6 @@ impl CramFile {
         let compression_header = container
             .compression_header()
             .map_err(|e| at(format!("compression header: {e}")))?;
-        if layout::reference_required(bytes) != Some(false) {
-            self.check_reference_for(span, reference)?;
-        }
         let mut writer = noodles_bam::io::Writer::from(std::mem::take(out));
         let result = (|| -> std::io::Result<()> {
             for slice in container.slices() {
@@ -268,7 +271,14 @@ impl CramFile {
 
     /// Fails, naming the reference and what to pass, when container `span` needs a
     /// reference sequence that `reference` does not have.
-    fn check_reference_for(&self, span: &ContainerSpan, reference: &ReferenceSource) -> Result<()> {
+    pub fn check_reference_for(
+        &self,
+        span: &ContainerSpan,
+        reference: &ReferenceSource,
+    ) -> Result<()> {
+        if layout::reference_required(self.container_bytes(span)) == Some(false) {
+            return Ok(());
+        }
         for name in reference_names(&self.header, span.ref_id) {
             if reference.sequence(name).is_none() {
                 let shown = String::from_utf8_lossy(name);
@@ -374,7 +384,7 @@ struct ContainerDecoder<'a> {
 
 impl ContainerDecoder<'_> {
     /// Appends the records of container `span` to `out` as BAM records, after checking
-    /// the checksums of all its blocks.
+    /// the checksums of all its blocks and, when the fields need it, the reference.
     fn decode(&mut self, span: &ContainerSpan, out: &mut Vec<u8>) -> Result<()> {
         let DecoderSource {
             cram,
@@ -382,21 +392,15 @@ impl ContainerDecoder<'_> {
             fields,
             ..
         } = self.source;
-        let bytes = &cram.map[span.offset as usize..(span.offset + span.size) as usize];
-        layout::check_block_checksums(bytes).map_err(|m| cram.container_error(span, m))?;
+        layout::check_block_checksums(cram.container_bytes(span))
+            .map_err(|m| cram.container_error(span, m))?;
+        if fields.need_reference() {
+            cram.check_reference_for(span, reference)?;
+        }
         #[cfg(feature = "htslib")]
-        {
-            if fields.need_reference() && layout::reference_required(bytes) != Some(false) {
-                cram.check_reference_for(span, reference)?;
-            }
-            self.hts.decode(span, out)
-        }
+        return self.hts.decode(span, out);
         #[cfg(not(feature = "htslib"))]
-        {
-            // noodles-cram decodes every field, whatever the caller needs.
-            let _ = fields;
-            cram.decode_container(span, reference, out)
-        }
+        cram.decode_container(span, reference, out)
     }
 }
 
