@@ -142,6 +142,23 @@ fn write_bed(dir: &Path, name: &str, text: &str) -> String {
     path.to_str().unwrap().to_string()
 }
 
+/// `seqfarm COMMAND -t T OPTIONS` on the CRAM of `pair`, at 1 and 2 threads, with and
+/// without its `.crai`: the standard output is `want` each time.
+fn same_on_the_cram(pair: &Pair, command: &str, options: &[&str], want: &[u8]) {
+    across_threads_and_index(&pair.cram, |threads, with_index| {
+        let got = stdout_of(
+            &[&[command, "-t", threads], options].concat(),
+            &[&pair.cram],
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&got),
+            String::from_utf8_lossy(want),
+            "{} {command} {options:?} -t {threads} crai {with_index}",
+            pair.name
+        );
+    });
+}
+
 /// The standard output of `seqfarm ARGS INPUTS`.
 fn stdout_of(args: &[&str], inputs: &[&Path]) -> Vec<u8> {
     succeeded(seqfarm().args(args).args(inputs)).stdout
@@ -169,15 +186,7 @@ fn flagstat_on_cram_is_flagstat_on_the_bam_and_samtools() {
                 "{} {format}: samtools on the CRAM",
                 pair.name
             );
-            across_threads_and_index(&pair.cram, |threads, with_index| {
-                let got = stdout_of(&["flagstat", "-O", format, "-t", threads], &[&pair.cram]);
-                assert_eq!(
-                    String::from_utf8_lossy(&got),
-                    String::from_utf8_lossy(&want),
-                    "{} {format} -t {threads} crai {with_index}",
-                    pair.name
-                );
-            });
+            same_on_the_cram(&pair, "flagstat", &["-O", format], &want);
         }
     }
 }
@@ -210,15 +219,7 @@ fn count_on_cram_is_count_on_the_bam() {
     for pair in pairs(dir.path()) {
         for options in option_sets {
             let want = stdout_of(&[&["count"], options].concat(), &[&pair.bam]);
-            across_threads_and_index(&pair.cram, |threads, with_index| {
-                let args = [&["count", "-t", threads], options].concat();
-                let got = stdout_of(&args, &[&pair.cram]);
-                assert!(
-                    got == want,
-                    "{} {options:?} -t {threads} crai {with_index}",
-                    pair.name
-                );
-            });
+            same_on_the_cram(&pair, "count", options, &want);
         }
     }
 }
