@@ -1,4 +1,4 @@
-//! CRAM containers decoded by htslib (Debian's `libhts`, linked), 2.2x faster than
+//! CRAM containers decoded by htslib (Debian's `libhts`, linked), 2.1x faster than
 //! noodles-cram on a whole decode and far faster when only some fields are needed.
 //!
 //! Each farm worker owns a [`HtsContainerDecoder`]: its own htslib handle on the CRAM,

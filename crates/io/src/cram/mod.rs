@@ -23,8 +23,8 @@
 //! [`CramFile::for_each_record`] hands the decoded records to per-worker state instead,
 //! with nothing written (flagstat).
 //!
-//! htslib decodes a whole CRAM 2.2x faster than noodles-cram (4.8 against 10.7 CPU s for
-//! a 125 MB CRAM of 6 M reads; BENCHMARKS.md, "CRAM input"), and far faster when only the
+//! htslib decodes a whole CRAM 2.1x faster than noodles-cram (5.0 against 10.6 CPU s for
+//! a 125 MB CRAM of 2 M reads; BENCHMARKS.md, "CRAM input"), and far faster when only the
 //! flags are needed; noodles-cram is pure Rust (its bzip2, lzma and rANS codecs
 //! included) and needs no C library.
 
