@@ -406,7 +406,9 @@ fn collect<I: RefIndex>(
     Ok(())
 }
 
-fn suffixed(path: &Path, suffix: &str) -> PathBuf {
+/// `path` with `suffix` appended to its file name (`x.bam` and `.bai`: `x.bam.bai`): where
+/// an index lies beside its file.
+pub(crate) fn suffixed(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_os_string();
     s.push(suffix);
     PathBuf::from(s)

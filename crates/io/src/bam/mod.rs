@@ -40,6 +40,7 @@ use crate::bgzf::{self, BgzfError, BgzfErrorKind, InflateBuffer, Inflater, Virtu
 use crate::{Error, Result};
 
 pub use header::{Header, Reference};
+pub(crate) use index::suffixed;
 pub use index::{BamIndex, IndexKind};
 pub use plan::{BlockBatch, BlockBatches, WorkPlan, WorkUnit, WorkUnits};
 pub use record::{flags, Cigar, CigarOp, Record, RecordError, Sequence, SEQ_ALPHABET};

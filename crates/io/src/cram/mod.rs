@@ -78,9 +78,7 @@ pub fn is_cram(path: &Path) -> bool {
 
 /// The `.crai` of `cram`, if there is one (`X.cram.crai` or `X.crai`).
 pub fn find_index(cram: &Path) -> Option<PathBuf> {
-    let mut beside = cram.as_os_str().to_owned();
-    beside.push(".crai");
-    let beside = PathBuf::from(beside);
+    let beside = crate::bam::suffixed(cram, ".crai");
     if beside.is_file() {
         return Some(beside);
     }

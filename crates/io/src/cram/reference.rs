@@ -8,6 +8,7 @@ use md5::{Digest, Md5};
 use noodles_fasta as fasta;
 use noodles_sam as sam;
 
+use crate::bam::suffixed;
 use crate::{Error, Result};
 
 /// A FASTA opened for decoding (or none), shared by every worker (the sequences are
@@ -37,9 +38,7 @@ impl ReferenceSource {
         let Some(path) = path else {
             return Ok(Self::none());
         };
-        let mut fai = path.as_os_str().to_owned();
-        fai.push(".fai");
-        let repository = if Path::new(&fai).exists() {
+        let repository = if suffixed(&path, ".fai").exists() {
             let reader = fasta::io::indexed_reader::Builder::default()
                 .build_from_path(&path)
                 .map_err(|e| Error::io(&path, e))?;
@@ -152,11 +151,7 @@ impl HtsReference {
                 _copy: None,
             });
         };
-        let beside = |ext: &str| {
-            let mut p = fasta.as_os_str().to_owned();
-            p.push(ext);
-            Path::new(&p).is_file()
-        };
+        let beside = |ext: &str| suffixed(fasta, ext).is_file();
         let mut head = [0u8; 16];
         let n = std::fs::File::open(fasta)
             .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
