@@ -15,7 +15,10 @@
 # reused. Environment: THREADS (2), READS (100000 per set), REPS (3 timed runs per
 # tool, alternating, median reported), GENOMES (chr20 athal celegans mtb), LENGTHS
 # (150 100), MODE (both), PAIRS (100000 per paired set), PE_GENOMES (chr20 athal
-# celegans), PE_TOOLS (seqfarm bowtie2 bwa-mem minimap2-sr strobealign). Needs seqan-apps (mason), bowtie2, bwa, minimap2, samtools, GNU time,
+# celegans), PE_TOOLS (seqfarm bowtie2 bwa-mem minimap2-sr strobealign), BOWTIE2 (the
+# bowtie2 to run, default the one on PATH: Debian's 2.5.0 flags many proper pairs
+# discordant, a bug fixed in 2.5.1, so for concordant rates point it at a newer build's
+# `bowtie2` script). Needs seqan-apps (mason), bowtie2, bwa, minimap2, samtools, GNU time,
 # python3; strobealign is installed from crates.io (cargo install strobealign) into
 # $SEQFARM_BENCH_DATA/strobealign when missing.
 #
@@ -43,6 +46,7 @@ genomes=${GENOMES:-chr20 athal celegans mtb}
 lengths=${LENGTHS:-150 100}
 mode=${MODE:-both}
 npairs=${PAIRS:-100000}
+bowtie2=${BOWTIE2:-bowtie2}
 pe_genomes=${PE_GENOMES:-chr20 athal celegans}
 bench_root=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
 strobealign_version=0.19.1
@@ -67,7 +71,9 @@ genome_file() {
 # Builds every tool's index of a FASTA once: PREFIX.{sfi,bwa.*,bt2.*,mmi}.
 index_all() {
   local fa=$1 prefix=$2
-  [ -s "$prefix.sfi" ] || "$sf" index -t "$threads" -o "$prefix" "$fa" >/dev/null 2>&1
+  # Rebuilt too when this seqfarm cannot load it (an index of an older format).
+  { [ -s "$prefix.sfi" ] && "$sf" locate -x "$prefix" --max-hits 0 ACGT >/dev/null 2>&1; } ||
+    "$sf" index -t "$threads" -o "$prefix" "$fa" --force >/dev/null 2>&1
   [ -s "$prefix.bwa.bwt" ] || bwa index -p "$prefix.bwa" "$fa" >/dev/null 2>&1
   [ -s "$prefix.bt2.1.bt2" ] || [ -s "$prefix.bt2.1.bt2l" ] ||
     bowtie2-build --threads "$threads" "$fa" "$prefix.bt2" >/dev/null 2>&1
@@ -85,8 +91,8 @@ command_for() {
   case $tool in
     seqfarm) echo "$sf align -p $threads -x $prefix -U $reads -S $out --force" ;;
     seqfarm-local) echo "$sf align --local -p $threads -x $prefix -U $reads -S $out --force" ;;
-    bowtie2) echo "bowtie2 -p $threads -x $prefix.bt2 -U $reads -S $out" ;;
-    bowtie2-local) echo "bowtie2 --local -p $threads -x $prefix.bt2 -U $reads -S $out" ;;
+    bowtie2) echo "$bowtie2 -p $threads -x $prefix.bt2 -U $reads -S $out" ;;
+    bowtie2-local) echo "$bowtie2 --local -p $threads -x $prefix.bt2 -U $reads -S $out" ;;
     bwa-mem) echo "bwa mem -t $threads $prefix.bwa $reads -o $out" ;;
     minimap2-sr) echo "minimap2 -ax sr -t $threads $prefix.mmi $reads -o $out" ;;
   esac
@@ -99,7 +105,7 @@ pe_command_for() {
   local tool=$1 prefix=$2 fa=$3 r1=$4 r2=$5 out=$6
   case $tool in
     seqfarm) echo "$sf align -p $threads -x $prefix -1 $r1 -2 $r2 -S $out --force" ;;
-    bowtie2) echo "bowtie2 -p $threads -x $prefix.bt2 -1 $r1 -2 $r2 -S $out" ;;
+    bowtie2) echo "$bowtie2 -p $threads -x $prefix.bt2 -1 $r1 -2 $r2 -S $out" ;;
     bwa-mem) echo "bwa mem -t $threads $prefix.bwa $r1 $r2 -o $out" ;;
     minimap2-sr) echo "minimap2 -ax sr -t $threads $prefix.mmi $r1 $r2 -o $out" ;;
     # With a prebuilt index where there is one (simulated sets), else built on the fly.
@@ -153,7 +159,7 @@ if [ "$mode" != single ] && [ ! -x "$strobealign" ]; then
 fi
 strobealign_v=""
 [ "$mode" = single ] || strobealign_v=", $("$strobealign" --version)"
-echo "Versions: $("$sf" --version), $(bowtie2 --version 2>/dev/null | head -1 | awk '{print "bowtie2 " $3}'), bwa $(bwa 2>&1 | awk '/Version/ {print $2}'), minimap2 $(minimap2 --version)$strobealign_v"
+echo "Versions: $("$sf" --version), $("$bowtie2" --version 2>/dev/null | head -1 | awk '{print "bowtie2 " $3}'), bwa $(bwa 2>&1 | awk '/Version/ {print $2}'), minimap2 $(minimap2 --version)$strobealign_v"
 echo
 if [ "$mode" != paired ]; then
   run_tools=$tools command_of=command_for

@@ -342,3 +342,83 @@ fn a_mate_too_long_to_score_is_not_aligned_nor_rescued() {
         ReadResult::Unaligned(seqfarm_align::Unaligned::TooLong)
     );
 }
+
+/// A genome (from `seed`) where the FR fragment of `len` bases at contig 1's 30,000 has
+/// a copy of mate 2's bases, with a mismatch every `every` bases, 400 bases from mate
+/// 1's start (inside `-X 500`); the contigs, the fragment and the copy's position.
+fn copy_inside_the_limit(seed: u64, len: u64, every: usize) -> (Vec<Vec<u8>>, Fragment, u64) {
+    let mut rng = Rng(seed);
+    let mut contigs = genome(&mut rng);
+    let (start, mate_len) = (30_000u64, 100u64);
+    let true_mate2 = (start + len - mate_len) as usize;
+    let copy_at = (start + 400 - mate_len) as usize;
+    let mut copy = contigs[1][true_mate2..true_mate2 + mate_len as usize].to_vec();
+    mutate(&mut copy, every);
+    contigs[1][copy_at..copy_at + mate_len as usize].copy_from_slice(&copy);
+    let f = fragment(&contigs, 1, start, len, mate_len, false);
+    (contigs, f, copy_at as u64)
+}
+
+/// A fragment just past `-X` whose mate 2 has a copy with two mismatches inside `-X`:
+/// bowtie2's rule forces mate 2 onto the copy; the batch's learned fragment lengths make
+/// the true, slightly longer pair win, reported as discordant (`-X` still decides what
+/// is concordant). `--no-discordant`, or a batch too small to learn from, keeps
+/// bowtie2's choice.
+#[test]
+fn a_pair_just_past_the_limit_beats_a_forced_repeat_copy() {
+    let (contigs, stretched, copy_at) = copy_inside_the_limit(0x57e7, 530, 50);
+    let index = index(&contigs);
+    let mut rng = Rng(0x1e4);
+    // Unambiguous pairs of 300..500 bases teach the batch its fragment lengths.
+    let mut fragments: Vec<Fragment> = (0..40)
+        .map(|i| {
+            fragment(
+                &contigs,
+                0,
+                1_000 + 1_200 * i,
+                300 + rng.next(201),
+                100,
+                false,
+            )
+        })
+        .collect();
+    fragments.push(stretched);
+    let results = align(&index, &PairParams::default(), &fragments);
+    let last = results.last().unwrap();
+    assert_eq!(last.class, PairClass::Discordant, "{last:?}");
+    assert_placed(last, fragments.last().unwrap());
+    assert!(results[..40]
+        .iter()
+        .all(|r| r.class == PairClass::Concordant));
+    let no_discordant = PairParams {
+        discordant: false,
+        ..PairParams::default()
+    };
+    for forced in [
+        align(&index, &no_discordant, &fragments)[40].clone(),
+        align(&index, &PairParams::default(), &fragments[40..])[0].clone(),
+    ] {
+        assert_eq!(forced.class, PairClass::Concordant);
+        assert_eq!(primary(&forced.mates[1]).position, copy_at);
+    }
+}
+
+/// With four mismatches on the copy, the mates' own places beat the forced pair by more
+/// than three mismatches: the pair is given up even without learned lengths.
+#[test]
+fn a_forced_pair_far_worse_than_its_mates_alone_is_given_up() {
+    let (contigs, f, _) = copy_inside_the_limit(0x57e7, 530, 25);
+    let index = index(&contigs);
+    let results = align(&index, &PairParams::default(), std::slice::from_ref(&f));
+    assert_ne!(results[0].class, PairClass::Concordant, "{:?}", results[0]);
+    assert_placed(&results[0], &f);
+    // --no-mixed would report nothing instead: the pair stands.
+    let no_mixed = PairParams {
+        mixed: false,
+        ..PairParams::default()
+    };
+    assert_eq!(
+        align(&index, &no_mixed, &[f])[0].class,
+        PairClass::Concordant
+    );
+}

@@ -39,6 +39,10 @@ const RESCUE_TILE_OVERLAP: usize = 16;
 const MAX_RESCUE_TILES: usize = 128;
 /// A single-read quality is lifted by at most this much by its pair.
 const PAIR_LIFT: u8 = 40;
+/// How many mismatches' worth of score the mates' own best places must gain over the
+/// best concordant pair before the pair is given up (BWA-MEM's unpaired penalty, 17 at
+/// its scores of +1 per match and -4 per mismatch, is 3.4 mismatches).
+const UNPAIRED_PENALTY: i32 = 3;
 
 /// One mate's candidate places during pairing.
 #[derive(Debug, Clone, Default)]
@@ -96,11 +100,11 @@ impl Aligner<'_> {
         if !unpaired.is_empty() {
             self.rescue(&unpaired, pairing, &mut mates);
         }
-        let typical = typical_fragment(pairing, &mates);
+        let fragments = FragmentModel::learn(pairing, &mates);
         results.clear();
         for (i, pair) in pairs.iter().enumerate() {
             let (m1, m2) = (&mates[2 * i], &mates[2 * i + 1]);
-            results.push(self.conclude_pair(pair, m1, m2, pairing, typical));
+            results.push(self.conclude_pair(pair, m1, m2, pairing, &fragments));
         }
     }
 
@@ -252,19 +256,44 @@ impl Aligner<'_> {
         m1: &MatePlaces,
         m2: &MatePlaces,
         pairing: &PairParams,
-        typical: u64,
+        fragments: &FragmentModel,
     ) -> PairResult {
         let mut combos = concordant(pairing, m1, m2);
-        if combos.is_empty() {
-            return self.unpaired(m1, m2, pairing);
+        let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
+        let lens = [pair.mates[0].bases.len(), pair.mates[1].bases.len()];
+        let best_concordant = combos.first().map(|c| c.0);
+        if let Some(stretched) = fragments.best_stretched(pairing, m1, m2, unit) {
+            if best_concordant.is_none_or(|b| stretched.0 > b)
+                && !mates_alone_better(pairing, m1, m2, stretched.0, unit)
+            {
+                let (a, b) = (stretched.1, stretched.2);
+                let other = best_rival(pairing, m1, m2, unit, Some((a, b)));
+                let rival = [best_concordant, other.map(|r| r.0)]
+                    .into_iter()
+                    .flatten()
+                    .max();
+                let quality = self.pair_mapq(stretched.0, rival, 1, lens);
+                return PairResult {
+                    class: PairClass::Discordant,
+                    mates: [
+                        paired_mate(m1, vec![m1.places[a].clone()], a, quality),
+                        paired_mate(m2, vec![m2.places[b].clone()], b, quality),
+                    ],
+                    other_pairs: false,
+                };
+            }
         }
-        let best = combos[0].0;
+        let best = match best_concordant {
+            Some(b) if !mates_alone_better(pairing, m1, m2, b, unit) => b,
+            _ => return self.unpaired(m1, m2, pairing),
+        };
         let tied = combos.iter().take_while(|c| c.0 == best).count();
         // Among equally scored pairs, the fragment length closest to the batch's
         // typical one is the likelier (a tandem copy gives another length); pairs as
         // close as each other are chosen between by a hash of the pair.
-        let distance =
-            |c: &Combination| fragment_length(&m1.places[c.1], &m2.places[c.2]).abs_diff(typical);
+        let distance = |c: &Combination| {
+            fragment_length(&m1.places[c.1], &m2.places[c.2]).abs_diff(fragments.typical)
+        };
         combos[..tied].sort_by_key(|c| (distance(c), c.1, c.2));
         let nearest = distance(&combos[0]);
         let ties = combos[..tied]
@@ -274,34 +303,24 @@ impl Aligner<'_> {
         let seed = self.params.tie_seed;
         let hash = read_hash(&pair.mates[0], seed) ^ read_hash(&pair.mates[1], seed).rotate_left(1);
         combos.swap(0, (hash % ties as u64) as usize);
-        let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
-        let rival_combination = best_rival(pairing, m1, m2, unit);
+        let rival_combination = best_rival(pairing, m1, m2, unit, None);
         let second = combos.get(1).map(|c| c.0);
         let rival = [second, rival_combination.map(|r| r.0)]
             .into_iter()
             .flatten()
             .max();
-        let lens = [pair.mates[0].bases.len(), pair.mates[1].bases.len()];
         let pair_quality = self.pair_mapq(best, rival, ties, lens);
         let reported = &combos[..combos.len().min(self.params.report.max(1))];
         let (a, b) = (reported[0].1, reported[0].2);
-        let mate_result = |m: &MatePlaces, pick: &dyn Fn(&Combination) -> usize, chosen: usize| {
-            // The mate's own quality counts when the pair chose one of its best places.
-            let single = if chosen < m.searched && m.places[chosen].score == m.places[0].score {
-                m.single_mapq
-            } else {
-                0
-            };
-            let lifted = pair_quality.min(single.saturating_add(PAIR_LIFT));
-            ReadResult::Aligned {
-                placements: reported.iter().map(|c| m.places[pick(c)].clone()).collect(),
-                second_best: best_elsewhere(m, chosen),
-                mapq: single.max(lifted),
-            }
+        let placements = |m: &MatePlaces, pick: fn(&Combination) -> usize| {
+            reported.iter().map(|c| m.places[pick(c)].clone()).collect()
         };
         PairResult {
             class: PairClass::Concordant,
-            mates: [mate_result(m1, &|c| c.1, a), mate_result(m2, &|c| c.2, b)],
+            mates: [
+                paired_mate(m1, placements(m1, |c| c.1), a, pair_quality),
+                paired_mate(m2, placements(m2, |c| c.2), b, pair_quality),
+            ],
             other_pairs: second.is_some(),
         }
     }
@@ -423,21 +442,162 @@ fn fragment_length(p1: &Placement, p2: &Placement) -> u64 {
     (end1.max(end2) - lo1.min(lo2)).unsigned_abs()
 }
 
-/// The median fragment length of the batch's unambiguous pairs (each mate at one place,
-/// the two concordant), learned from the data as BWA-MEM learns it; the middle of the
-/// `-I..-X` range when fewer than 16 such pairs are at hand.
-fn typical_fragment(pairing: &PairParams, mates: &[MatePlaces]) -> u64 {
-    let mut lengths: Vec<u64> = mates
-        .chunks_exact(2)
-        .filter(|m| m[0].places.len() == 1 && m[1].places.len() == 1)
-        .filter(|m| pairing.classify(&m[0].places[0], &m[1].places[0]) == PairFit::Concordant)
-        .map(|m| fragment_length(&m[0].places[0], &m[1].places[0]))
-        .collect();
-    if lengths.len() < 16 {
-        return (pairing.min_fragment + pairing.max_fragment) / 2;
+/// A mate of a pair reported at `placements` (the chosen one, `m.places[chosen]`,
+/// first) with the pair's quality `pair_quality`: the mate's own single-read quality
+/// counts when the pair chose one of its best places, lifted by the pair by at most
+/// [`PAIR_LIFT`].
+fn paired_mate(
+    m: &MatePlaces,
+    placements: Vec<Placement>,
+    chosen: usize,
+    pair_quality: u8,
+) -> ReadResult {
+    let single = if chosen < m.searched && m.places[chosen].score == m.places[0].score {
+        m.single_mapq
+    } else {
+        0
+    };
+    let lifted = pair_quality.min(single.saturating_add(PAIR_LIFT));
+    ReadResult::Aligned {
+        placements,
+        second_best: best_elsewhere(m, chosen),
+        mapq: single.max(lifted),
     }
-    let middle = lengths.len() / 2;
-    *lengths.select_nth_unstable(middle).1
+}
+
+/// The fragment lengths of a batch, learned from its unambiguous pairs (each mate at
+/// one place, the two on one contig facing each other as the library orientation
+/// says, at most [`FRAGMENT_SAMPLE_REACH`] times `-X` apart), as BWA-MEM learns them.
+///
+/// `-I/-X` alone decide what is concordant. The model ranks what they leave open: among
+/// equally scored concordant pairs the one nearest the typical length wins, and a pair
+/// just outside `-I/-X` but well inside the learned distribution (a "stretched" pair)
+/// is reported, as a discordant pair, in place of a concordant one that scores worse
+/// by more than the stretched pair's unlikelihood: the concordant one is then a mate
+/// forced into a nearby repeat copy.
+#[derive(Debug, Clone)]
+struct FragmentModel {
+    /// The median length (the middle of `-I..-X` without enough pairs).
+    typical: u64,
+    /// Mean and standard deviation of the lengths inside the outlier bounds, and the
+    /// pairing constraints widened to the mean ± [`STRETCH_DEVIATIONS`] deviations;
+    /// `None` without enough pairs, or when the widened range adds nothing to `-I/-X`.
+    stretch: Option<(f64, f64, PairParams)>,
+}
+
+/// Fewest unambiguous pairs a batch needs for its fragment model.
+const MIN_FRAGMENT_SAMPLE: usize = 16;
+/// How far apart (in multiples of `-X`) mates may lie to count in the model.
+const FRAGMENT_SAMPLE_REACH: u64 = 10;
+/// Half-width, in standard deviations, of the learned range of fragment lengths.
+const STRETCH_DEVIATIONS: f64 = 4.0;
+
+impl FragmentModel {
+    /// The model of the batch whose mates' places are `mates` (two per pair).
+    fn learn(pairing: &PairParams, mates: &[MatePlaces]) -> Self {
+        let reach = PairParams {
+            min_fragment: 0,
+            max_fragment: FRAGMENT_SAMPLE_REACH * pairing.max_fragment.max(1),
+            ..pairing.clone()
+        };
+        let mut lengths: Vec<u64> = mates
+            .chunks_exact(2)
+            .filter(|m| m[0].places.len() == 1 && m[1].places.len() == 1)
+            .filter(|m| reach.classify(&m[0].places[0], &m[1].places[0]) == PairFit::Concordant)
+            .map(|m| fragment_length(&m[0].places[0], &m[1].places[0]))
+            .collect();
+        if lengths.len() < MIN_FRAGMENT_SAMPLE {
+            return Self {
+                typical: (pairing.min_fragment + pairing.max_fragment) / 2,
+                stretch: None,
+            };
+        }
+        lengths.sort_unstable();
+        let quartile = |q: usize| lengths[(lengths.len() - 1) * q / 4] as f64;
+        let (p25, typical, p75) = (quartile(1), lengths[lengths.len() / 2], quartile(3));
+        // BWA-MEM's outlier bounds: three interquartile ranges beyond the quartiles.
+        let (low, high) = (p25 - 3.0 * (p75 - p25), p75 + 3.0 * (p75 - p25));
+        let kept: Vec<f64> = lengths
+            .iter()
+            .map(|&l| l as f64)
+            .filter(|&l| l >= low && l <= high)
+            .collect();
+        let mean = kept.iter().sum::<f64>() / kept.len() as f64;
+        let variance = kept.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / kept.len() as f64;
+        let sd = variance.sqrt().max(1.0);
+        let widened = PairParams {
+            min_fragment: pairing
+                .min_fragment
+                .min((mean - STRETCH_DEVIATIONS * sd).max(0.0) as u64),
+            max_fragment: pairing
+                .max_fragment
+                .max((mean + STRETCH_DEVIATIONS * sd) as u64),
+            ..pairing.clone()
+        };
+        let adds = widened.min_fragment < pairing.min_fragment
+            || widened.max_fragment > pairing.max_fragment;
+        Self {
+            typical,
+            stretch: adds.then_some((mean, sd, widened)),
+        }
+    }
+
+    /// The best stretched pair (outside `-I/-X`, inside the learned range) of the
+    /// mates' places: its score sum lowered by how unlikely its length is (BWA-MEM's
+    /// `0.721 · ln(2 · erfc(z / √2))` at +1 per match, scaled to mismatches of
+    /// `unit`), then mate 1's and mate 2's place. `None` with `--no-discordant`.
+    fn best_stretched(
+        &self,
+        pairing: &PairParams,
+        m1: &MatePlaces,
+        m2: &MatePlaces,
+        unit: i32,
+    ) -> Option<Combination> {
+        let (mean, sd, widened) = self.stretch.as_ref()?;
+        if !pairing.discordant {
+            return None;
+        }
+        let mut best: Option<Combination> = None;
+        for (a, p1) in m1.places.iter().enumerate() {
+            for (b, p2) in m2.places.iter().enumerate() {
+                if widened.classify(p1, p2) != PairFit::Concordant
+                    || pairing.classify(p1, p2) == PairFit::Concordant
+                {
+                    continue;
+                }
+                let z = (fragment_length(p1, p2) as f64 - mean).abs() / sd;
+                let unlikelihood = -0.721 * (2.0 * erfc(z / std::f64::consts::SQRT_2)).ln();
+                // BWA-MEM's mismatch costs 5 of its match units.
+                let penalty = (unlikelihood * f64::from(unit) / 5.0).max(0.0).round() as i32;
+                let score = p1.score + p2.score - penalty;
+                if best.is_none_or(|c| score > c.0) {
+                    best = Some((score, a, b));
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The complementary error function (Numerical Recipes' `erfcc`, relative error below
+/// 1.2e-7), for the fragment model's tail probabilities.
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let r = t * poly.exp();
+    if x >= 0.0 {
+        r
+    } else {
+        2.0 - r
+    }
 }
 
 /// Whether a pair's mates are worth rescuing: no concordant combination while a mate
@@ -453,20 +613,42 @@ fn needs_rescue(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> bool 
     }
 }
 
+/// Whether the mates' own best places, reported as a discordant pair or as unpaired
+/// mates, beat the best concordant pair (score sum `concordant`) by more than
+/// [`UNPAIRED_PENALTY`] mismatches (`unit`): BWA-MEM's rule for giving a pair up. Then
+/// the concordant pair is a forced fit (a mate placed with many more differences in a
+/// nearby repeat copy because its true place lies just past `-X`). Never with
+/// `--no-mixed`, which would report no alignment at all instead.
+fn mates_alone_better(
+    pairing: &PairParams,
+    m1: &MatePlaces,
+    m2: &MatePlaces,
+    concordant: i32,
+    unit: i32,
+) -> bool {
+    if !pairing.mixed || m1.searched == 0 || m2.searched == 0 {
+        return false;
+    }
+    let alone = m1.places[0].score + m2.places[0].score;
+    alone - UNPAIRED_PENALTY * unit > concordant
+}
+
 /// The best non-concordant combination of the mates' places as a rival of the chosen
 /// pair (score sum, mate-1 place, mate-2 place), its score sum lowered by how unlikely
 /// it is as a fragment: one mismatch (`unit`) for mates close together on one contig (a
-/// fragment just outside the limits, or a tandem copy), five for mates far apart.
+/// fragment just outside the limits, or a tandem copy), five for mates far apart. The
+/// combination `except` (the reported one, when it is not concordant) is left out.
 fn best_rival(
     pairing: &PairParams,
     m1: &MatePlaces,
     m2: &MatePlaces,
     unit: i32,
+    except: Option<(usize, usize)>,
 ) -> Option<Combination> {
     let mut rival: Option<Combination> = None;
     for (a, p1) in m1.places.iter().enumerate() {
         for (b, p2) in m2.places.iter().enumerate() {
-            if pairing.classify(p1, p2) == PairFit::Concordant {
+            if pairing.classify(p1, p2) == PairFit::Concordant || except == Some((a, b)) {
                 continue;
             }
             let penalty = if close_together(pairing, p1, p2) {
@@ -528,4 +710,27 @@ fn rescue_window(
         (end - max, end)
     };
     (other_reverse, window)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::erfc;
+
+    #[test]
+    fn erfc_matches_tabulated_values() {
+        for (x, want) in [
+            (0.0, 1.0),
+            (0.5, 0.479_500_122),
+            (1.0, 0.157_299_207),
+            (2.0, 0.004_677_735),
+            (4.0, 1.541_725_790e-8),
+            (-1.0, 1.842_700_793),
+        ] {
+            let got = erfc(x);
+            assert!(
+                (got - want).abs() <= 2e-7 * want,
+                "erfc({x}) = {got}, not {want}"
+            );
+        }
+    }
 }
