@@ -18,6 +18,10 @@
 #   CONTIG   contig to align to and index alone (default synth_7: human chr20
 #            diverged by 12 %, so no other contig is a near copy of it)
 #   READS    reads of 150 bp simulated from CONTIG (default 100000)
+#   COLD=1   drop the page cache (needs root) before each query run, so each index is
+#            read fresh: on kernels whose page cache holds files in large folios (ext4,
+#            XFS; Linux 6.x) the mapped index then sits in 2 MiB pages, while a file
+#            just written sits in 4 KiB pages and its queries miss the TLB far more
 # Needs: bwa, samtools, seqan-apps (mason), GNU time; perf for cache misses (optional).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -111,7 +115,14 @@ echo "## Queries: $name index against $contig indexed alone (one thread)"
 echo
 echo "| query | $contig s | $name s | ratio | detail ($name) |"
 echo "|---|---:|---:|---:|---|"
+drop_cache() {
+  [ "${COLD:-0}" = 1 ] || return 0
+  sync
+  echo 3 >/proc/sys/vm/drop_caches || { echo "COLD=1 needs root" >&2; exit 1; }
+}
+drop_cache
 "$query" "$work/$contig.sfi" 1000000 20 >"$work/q.contig.tsv"
+drop_cache
 "$query" "$work/$name.sfi" 1000000 20 >"$work/q.large.tsv"
 join -t $'\t' <(cut -f1,2 "$work/q.contig.tsv" | sort) <(sort "$work/q.large.tsv") |
   awk -F'\t' '{ printf "| %s | %.3f | %.3f | %.2fx | %s |\n", $1, $2, $3, ($2 > 0 ? $3 / $2 : 0), $4 }'

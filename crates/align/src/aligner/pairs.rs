@@ -13,6 +13,11 @@
 //! 4. Still no concordant pair: a discordant pair when both mates aligned uniquely,
 //!    else each mate on its own (unless `--no-mixed`).
 //!
+//! Two outcomes beat the best concordant pair, as in BWA-MEM: a pair just outside
+//! `-I/-X` that the batch's learned fragment lengths make likely (reported as
+//! discordant, see [`FragmentModel`]), and the mates' own best places when they score
+//! more than [`UNPAIRED_PENALTY`] mismatches above the pair.
+//!
 //! The mapping quality of a concordant mate is pair-aware: the pair's own quality (from
 //! the best and second-best concordant score sums) lifts the mate's single-read
 //! quality by at most 40, as BWA-MEM does, so a mate in a repeat is placed confidently
