@@ -3,7 +3,7 @@
 //! `--fr/--rf/--ff`, `--no-mixed`, `--no-discordant`, `--dovetail`, `--no-contain` and
 //! `--no-overlap` meanings.
 //!
-//! Both mates of every pair of a batch are aligned together ([`Aligner::align_pairs`]):
+//! Both mates of every pair of a batch are aligned together ([`Aligner::align_pairs`](crate::Aligner::align_pairs)):
 //! each mate's candidate places are found as for a single read, every combination is
 //! classified by [`PairParams::classify`], the best concordant pair by the sum of the
 //! mates' scores wins, and a mate that has no place concordant with its mate's is
