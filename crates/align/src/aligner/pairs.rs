@@ -79,8 +79,8 @@ type Combination = (i32, usize, usize);
 
 impl Aligner<'_> {
     /// Aligns `pairs`; `results[i]` is pair `i`'s outcome. Each pair's result depends on
-    /// that pair and on the fragment lengths learned from the whole batch
-    /// ([`FragmentModel`]), so the same batches give the same output at any thread count.
+    /// that pair and on the fragment lengths learned from the whole batch, so the same
+    /// batches give the same output at any thread count.
     pub fn align_pairs(
         &mut self,
         pairs: &[PairInput<'_>],
