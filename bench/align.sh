@@ -15,7 +15,8 @@
 # reused. Environment: THREADS (2), READS (100000 per set), REPS (3 timed runs per
 # tool, alternating, median reported), GENOMES (chr20 athal celegans mtb), LENGTHS
 # (150 100), MODE (both), PAIRS (100000 per paired set), PE_GENOMES (chr20 athal
-# celegans), PE_TOOLS (seqfarm bowtie2 bwa-mem minimap2-sr strobealign), BOWTIE2 (the
+# celegans), PE_TOOLS (seqfarm bowtie2 bwa-mem minimap2-sr strobealign), PE_SEED
+# (mason's seed for the simulated pairs, 17; another draws another read set), BOWTIE2 (the
 # bowtie2 to run, default the one on PATH: Debian's 2.5.0 flags many proper pairs
 # discordant, a bug fixed in 2.5.1, so for concordant rates point it at a newer build's
 # `bowtie2` script). Needs seqan-apps (mason), bowtie2, bwa, minimap2, samtools, GNU time,
@@ -46,6 +47,7 @@ genomes=${GENOMES:-chr20 athal celegans mtb}
 lengths=${LENGTHS:-150 100}
 mode=${MODE:-both}
 npairs=${PAIRS:-100000}
+pe_seed=${PE_SEED:-17}
 bowtie2=${BOWTIE2:-bowtie2}
 pe_genomes=${PE_GENOMES:-chr20 athal celegans}
 bench_root=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
@@ -241,13 +243,14 @@ if [ "$mode" != single ]; then
     prepare_genome "$g"
     strobealign_index "$fa"
     base=$work/$g.pe150.$npairs
+    [ "$pe_seed" = 17 ] || base=$base.seed$pe_seed
     [ -s "$base.2.fq" ] ||
       "$mason/mason_simulator" -ir "$fa" -iv "$work/$g.var.vcf" -n "$npairs" \
         --illumina-read-length 150 --fragment-mean-size 400 --fragment-size-std-dev 60 \
-        --illumina-prob-mismatch-scale 2.5 --seed 17 \
+        --illumina-prob-mismatch-scale 2.5 --seed "$pe_seed" \
         -o "$base.1.fq" -or "$base.2.fq" -oa "$base.truth.sam" -q >/dev/null 2>&1
     time_tools "$work/$g" "$fa" "$base.1.fq" "$base.2.fq"
-    echo "## $g, $npairs pairs of 2x150 bp, fragment 400 +- 60 (load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
+    echo "## $g, $npairs pairs of 2x150 bp, fragment 400 +- 60, mason seed $pe_seed (load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
     echo
     echo "Each mate scored as a read; concordant: pairs flagged proper (0x2)."
     echo
