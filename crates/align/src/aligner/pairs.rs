@@ -268,7 +268,17 @@ impl Aligner<'_> {
         let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
         let lens = [pair.mates[0].bases.len(), pair.mates[1].bases.len()];
         let best_concordant = combos.first().map(|c| c.0);
-        if let Some(stretched) = fragments.best_stretched(pairing, m1, m2, unit) {
+        // A stretched pair scores at most the mates' best places, less a penalty: when
+        // the best concordant pair already pairs them, none is looked for.
+        let top = |m: &MatePlaces| m.places.iter().map(|p| p.score).max();
+        let unbeatable = best_concordant.is_some()
+            && best_concordant == top(m1).zip(top(m2)).map(|(s1, s2)| s1 + s2);
+        let stretched = if unbeatable {
+            None
+        } else {
+            fragments.best_stretched(pairing, m1, m2, unit)
+        };
+        if let Some(stretched) = stretched {
             if best_concordant.is_none_or(|b| stretched.0 > b)
                 && !mates_alone_better(pairing, m1, m2, stretched.0, unit)
             {
