@@ -15,7 +15,8 @@
 # reused. Environment: THREADS (2), READS (100000 per set), REPS (3 timed runs per
 # tool, alternating, median reported), GENOMES (chr20 athal celegans mtb), LENGTHS
 # (150 100), MODE (both), PAIRS (100000 per paired set), PE_GENOMES (chr20 athal
-# celegans), PE_TOOLS (seqfarm bowtie2 bwa-mem minimap2-sr strobealign), PE_SEED
+# celegans; empty: only the real runs), PE_TOOLS (seqfarm bowtie2 bwa-mem minimap2-sr
+# strobealign; bowtie2-very-sensitive may be added), PE_SEED
 # (mason's seed for the simulated pairs, 17; another draws another read set), BOWTIE2 (the
 # bowtie2 to run, default the one on PATH: Debian's 2.5.0 flags many proper pairs
 # discordant, a bug fixed in 2.5.1, so for concordant rates point it at a newer build's
@@ -49,7 +50,7 @@ mode=${MODE:-both}
 npairs=${PAIRS:-100000}
 pe_seed=${PE_SEED:-17}
 bowtie2=${BOWTIE2:-bowtie2}
-pe_genomes=${PE_GENOMES:-chr20 athal celegans}
+pe_genomes=${PE_GENOMES-chr20 athal celegans}
 bench_root=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
 strobealign_version=0.19.1
 strobealign=$bench_root/strobealign/bin/strobealign
@@ -108,6 +109,7 @@ pe_command_for() {
   case $tool in
     seqfarm) echo "$sf align -p $threads -x $prefix -1 $r1 -2 $r2 -S $out --force" ;;
     bowtie2) echo "$bowtie2 -p $threads -x $prefix.bt2 -1 $r1 -2 $r2 -S $out" ;;
+    bowtie2-very-sensitive) echo "$bowtie2 --very-sensitive -p $threads -x $prefix.bt2 -1 $r1 -2 $r2 -S $out" ;;
     bwa-mem) echo "bwa mem -t $threads $prefix.bwa $r1 $r2 -o $out" ;;
     minimap2-sr) echo "minimap2 -ax sr -t $threads $prefix.mmi $r1 $r2 -o $out" ;;
     # With a prebuilt index where there is one (simulated sets), else built on the fly.
@@ -265,6 +267,12 @@ if [ "$mode" != single ]; then
         < <(awk -f "$eval_awk" "$base.truth.sam" "$work/out.$tool.sam")
     done
     echo
+    # Where seqfarm and bwa mem disagree, and how much of it is the choice among ties.
+    if [[ " $pe_tools " == *" seqfarm "* && " $pe_tools " == *" bwa-mem "* ]]; then
+      python3 "$repo/bench/align_ties.py" "$base.truth.sam" "$work/out.seqfarm.sam" \
+        "$work/out.bwa-mem.sam" seqfarm "bwa mem"
+      echo
+    fi
   done
 
   # Real paired runs, against the reference shipped beside them. SARS-CoV-2's run is
