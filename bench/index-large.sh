@@ -125,7 +125,11 @@ drop_cache
 drop_cache
 "$query" "$work/$name.sfi" 1000000 20 >"$work/q.large.tsv"
 join -t $'\t' <(cut -f1,2 "$work/q.contig.tsv" | sort) <(sort "$work/q.large.tsv") |
-  awk -F'\t' '{ printf "| %s | %.3f | %.3f | %.2fx | %s |\n", $1, $2, $3, ($2 > 0 ? $3 / $2 : 0), $4 }'
+  awk -F'\t' '$1 != "huge_pages" { printf "| %s | %.3f | %.3f | %.2fx | %s |\n", $1, $2, $3, ($2 > 0 ? $3 / $2 : 0), $4 }'
+echo
+for run in contig large; do
+  echo "$run index, $(awk -F'\t' '$1 == "huge_pages" { print $3 }' "$work/q.$run.tsv")"
+done
 if command -v perf >/dev/null && perf stat -e cache-misses true >/dev/null 2>&1; then
   for index in "$work/$contig.sfi" "$work/$name.sfi"; do
     misses=$(perf stat -x, -e cache-misses "$query" "$index" 1000000 20 2>&1 >/dev/null | awk -F, '/cache-misses/ { print $1 }')
