@@ -11,10 +11,14 @@
 # Environment:
 #   THREADS  threads for seqfarm (default 2; bwa index runs on one, it has no option)
 #   MEMORY   seqfarm index --memory (default 1.33 bytes per base of GENOME.fa; the word
-#            "default" leaves the option out: seqfarm's own default budget)
+#            "default" leaves the option out: seqfarm's own default budget). Several
+#            budgets, space-separated ("default 4600M"), build one index each, a row
+#            each, and a check that every file is byte-identical to the first budget's
+#            (the one queried below)
 #   PEERS=0  skip bwa index (it takes about 40 minutes at 1.2 Gbp)
-#   BUILD=0  reuse the seqfarm index and GNU time record of an earlier run (and, with
-#            PEERS=0, bwa's record when there is one) instead of building again
+#   BUILD=0  reuse the seqfarm indexes and GNU time records of an earlier run where
+#            there are some (and, with PEERS=0, bwa's record when there is one) instead
+#            of building again
 #   CONTIG   contig to align to and index alone (default synth_7: human chr20
 #            diverged by 12 %, so no other contig is a near copy of it)
 #   READS    reads of 150 bp simulated from CONTIG (default 100000)
@@ -46,14 +50,12 @@ sf=$repo/target/release/seqfarm
 query=$repo/target/release/examples/query_speed
 name=$(basename "$genome" .fa)
 bases=$(grep -v '^>' "$genome" | tr -d '\n' | wc -c)
-memory=${MEMORY:-$((bases * 133 / 100))}
-if [ "$memory" = default ]; then
-  memory_args=()
-  build_label="seqfarm index -t $threads (default --memory)"
-else
-  memory_args=(--memory "$memory")
-  build_label="seqfarm index -t $threads --memory $memory"
-fi
+read -r -a budgets <<<"${MEMORY:-$((bases * 133 / 100))}"
+# build_name I: the name of the I-th budget's index and GNU time record (the first
+# budget's is the genome's own name, which the query and alignment steps use).
+build_name() {
+  if [ "$1" = 0 ]; then echo "$name"; else echo "$name.mem-${budgets[$1]}"; fi
+}
 
 echo "# $(date -u +%Y-%m-%d) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), SIMD: $(grep -o -m1 'avx512f' /proc/cpuinfo || grep -o -m1 avx2 /proc/cpuinfo); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $genome: $bases bases"
@@ -84,12 +86,22 @@ echo "## Build, $name"
 echo
 echo "| tool | wall s | CPU s | peak MB | peak bytes/base | index MB | index bytes/base |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
-if [ "${BUILD:-1}" = 1 ]; then
-  measure "$name.seqfarm" "$sf" index --force -t "$threads" "${memory_args[@]}" -o "$work/$name" "$genome" >/dev/null
-fi
-read -r sf_s sf_cpu sf_kb < <(times_of "$name.seqfarm")
-sf_size=$(stat -c %s "$work/$name.sfi")
-row "$build_label" "$sf_s" "$sf_cpu" "$sf_kb" "$sf_size"
+builds=()
+for i in "${!budgets[@]}"; do
+  budget=${budgets[$i]} build=$(build_name "$i")
+  if [ "$budget" = default ]; then
+    memory_args=() label="seqfarm index -t $threads (default --memory)"
+  else
+    memory_args=(--memory "$budget") label="seqfarm index -t $threads --memory $budget"
+  fi
+  if [ "${BUILD:-1}" = 1 ] || [ ! -s "$work/$build.seqfarm.time" ] || [ ! -s "$work/$build.sfi" ]; then
+    measure "$build.seqfarm" "$sf" index --force -t "$threads" "${memory_args[@]}" -o "$work/$build" "$genome" >/dev/null
+  fi
+  read -r sf_s sf_cpu sf_kb < <(times_of "$build.seqfarm")
+  sf_size=$(stat -c %s "$work/$build.sfi")
+  row "$label" "$sf_s" "$sf_cpu" "$sf_kb" "$sf_size"
+  builds+=("$sf_s $sf_cpu $sf_kb $sf_size")
+done
 if [ "${PEERS:-1}" = 1 ]; then
   mkdir -p "$work/bwa"
   measure "$name.bwa" bwa index -p "$work/bwa/$name" "$genome" >/dev/null
@@ -99,12 +111,22 @@ if [ -s "$work/$name.bwa.time" ]; then
   bwa_size=$(du -bc "$work/bwa/$name".{bwt,pac,ann,amb,sa} | tail -1 | cut -f1)
   row "bwa index" "$bwa_s" "$bwa_cpu" "$bwa_kb" "$bwa_size"
   echo
-  awk -v s="$sf_s" -v b="$bwa_s" -v sk="$sf_kb" -v bk="$bwa_kb" -v ss="$sf_size" -v bs="$bwa_size" \
-    'BEGIN { printf "seqfarm / bwa: wall time %.2fx, peak memory %.2fx, index size %.2fx\n", s / b, sk / bk, ss / bs }'
+  for i in "${!budgets[@]}"; do
+    read -r sf_s sf_cpu sf_kb sf_size <<<"${builds[$i]}"
+    awk -v m="${budgets[$i]}" -v s="$sf_s" -v b="$bwa_s" -v sc="$sf_cpu" -v bc="$bwa_cpu" -v sk="$sf_kb" -v bk="$bwa_kb" -v ss="$sf_size" -v bs="$bwa_size" \
+      'BEGIN { printf "seqfarm (--memory %s) / bwa: wall time %.2fx (%.2fx of bwa'"'"'s CPU time, its wall time on a quiet core), CPU time %.2fx, peak memory %.2fx, index size %.2fx\n", m, s / b, s / bc, sc / bc, sk / bk, ss / bs }'
+  done
 fi
 echo
-echo "stages: $(grep -o '([^)]*)$' "$work/$name.seqfarm.time.out")"
-echo "summary: $(grep '^seqfarm index' "$work/$name.seqfarm.time.out")"
+for i in "${!budgets[@]}"; do
+  build=$(build_name "$i")
+  echo "--memory ${budgets[$i]}: stages: $(grep -o '([^)]*)$' "$work/$build.seqfarm.time.out")"
+  echo "--memory ${budgets[$i]}: summary: $(grep '^seqfarm index' "$work/$build.seqfarm.time.out")"
+  if [ "$i" != 0 ]; then
+    if cmp -s "$work/$name.sfi" "$work/$build.sfi"; then same="byte-identical to"; else same="DIFFERENT from"; fi
+    echo "--memory ${budgets[$i]}: index $same the --memory ${budgets[0]} index"
+  fi
+done
 
 # The contig alone: the per-query baseline and the alignment baseline.
 samtools faidx "$genome" "$contig" >"$work/$contig.fa"
