@@ -23,7 +23,7 @@
 //! meta (contigs, fragments, ambiguity runs: decoded at load, small), occurrence
 //! blocks, superblock counts, separator rows, samples, k-mer table, packed reference.
 
-use std::io::Write;
+use std::io::{self, Write};
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -336,8 +336,16 @@ impl IndexImage {
         })
     }
 
-    /// Writes the index file to `out` (header, then the sections).
+    /// Writes the index file to `out` (header, then the sections), in writes of 8 MiB
+    /// at offsets that are multiples of 8 MiB, so that a page cache with large folios
+    /// holds the new file in 2 MiB folios.
     pub fn write_to(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        let mut chunks = ChunkedWriter::new(out, self.file_len());
+        self.write_sections(&mut chunks)?;
+        chunks.flush()
+    }
+
+    fn write_sections(&self, out: &mut dyn Write) -> std::io::Result<()> {
         let sections = self.section_bytes();
         let mut table = Vec::new();
         let mut at = PAGE;
@@ -373,6 +381,55 @@ impl IndexImage {
             written = section.offset + section.len;
         }
         pad(out, at - written)
+    }
+}
+
+/// Bytes per write of an index file. A page cache that holds files in large folios
+/// (Linux 6.x on ext4 or XFS) sizes the folios of a new file by its writes: written 2 MiB
+/// at a time at 2 MiB-aligned offsets, the index is cached in 2 MiB folios, and a
+/// mapping of it (the next `seqfarm align`) gets 2 MiB pages at once; written 1 MiB at
+/// a time it stays in small pages until evicted and read again, and its queries miss the
+/// TLB several times more (BENCHMARKS.md, human scale).
+pub(crate) const WRITE_CHUNK: usize = 8 << 20;
+
+/// Passes bytes on in writes of exactly `capacity` bytes (the last one shorter), so
+/// that, from offset 0, every write starts on a multiple of it.
+struct ChunkedWriter<'a> {
+    out: &'a mut dyn Write,
+    chunk: Vec<u8>,
+    capacity: usize,
+}
+
+impl<'a> ChunkedWriter<'a> {
+    /// A writer of [`WRITE_CHUNK`]-byte chunks, with no more buffer than `len`, the
+    /// bytes to come, needs.
+    fn new(out: &'a mut dyn Write, len: u64) -> Self {
+        let capacity = WRITE_CHUNK
+            .min(usize::try_from(len).unwrap_or(WRITE_CHUNK))
+            .max(1);
+        Self {
+            out,
+            chunk: Vec::with_capacity(capacity),
+            capacity,
+        }
+    }
+}
+
+impl Write for ChunkedWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = buf.len().min(self.capacity - self.chunk.len());
+        self.chunk.extend_from_slice(&buf[..n]);
+        if self.chunk.len() == self.capacity {
+            self.out.write_all(&self.chunk)?;
+            self.chunk.clear();
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.chunk)?;
+        self.chunk.clear();
+        self.out.flush()
     }
 }
 
@@ -452,4 +509,56 @@ pub(crate) fn decode_header(h: &[u8]) -> (Params, Vec<Section>) {
         })
         .collect();
     (params, table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records the length of every write it is given.
+    #[derive(Default)]
+    struct WriteLog {
+        bytes: Vec<u8>,
+        writes: Vec<usize>,
+    }
+
+    impl Write for WriteLog {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.bytes.extend_from_slice(buf);
+            self.writes.push(buf.len());
+            Ok(buf.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn chunked_writer_writes_whole_chunks_then_the_rest() {
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        let mut log = WriteLog::default();
+        let mut chunks = ChunkedWriter::new(&mut log, data.len() as u64);
+        chunks.capacity = 4096;
+        // Pieces smaller and larger than a chunk, as the header, pads and sections come.
+        for piece in [
+            &data[..10],
+            &data[10..5000],
+            &data[5000..5001],
+            &data[5001..],
+        ] {
+            chunks.write_all(piece).unwrap();
+        }
+        chunks.flush().unwrap();
+        assert_eq!(log.bytes, data);
+        assert_eq!(log.writes, [4096, 4096, 10_000 - 8192]);
+    }
+
+    #[test]
+    fn chunk_buffer_is_no_larger_than_the_file() {
+        let mut sink = Vec::new();
+        assert_eq!(ChunkedWriter::new(&mut sink, 5000).capacity, 5000);
+        assert_eq!(ChunkedWriter::new(&mut sink, 1 << 40).capacity, WRITE_CHUNK);
+        assert_eq!(ChunkedWriter::new(&mut sink, 0).capacity, 1);
+    }
 }
