@@ -26,6 +26,9 @@
 #            read fresh: on kernels whose page cache holds files in large folios (ext4,
 #            XFS; Linux 6.x) the mapped index then sits in 2 MiB pages, while a file
 #            just written sits in 4 KiB pages and its queries miss the TLB far more
+#   PAGES=1  then copy the big index twice, written 1 MiB and 8 MiB at a time (as
+#            `seqfarm index` writes it), and query each copy at once: how much of it
+#            the kernel maps in 2 MiB pages, and what that does to the queries
 # Needs: bwa, samtools, seqan-apps (mason), GNU time; perf for cache misses (optional).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -111,6 +114,7 @@ if [ -s "$work/$name.bwa.time" ]; then
   bwa_size=$(du -bc "$work/bwa/$name".{bwt,pac,ann,amb,sa} | tail -1 | cut -f1)
   row "bwa index" "$bwa_s" "$bwa_cpu" "$bwa_kb" "$bwa_size"
   echo
+  echo "bwa index stages: $(grep '^\[bwa_index\]' "$work/$name.bwa.time.out" | paste -sd ';')"
   for i in "${!budgets[@]}"; do
     read -r sf_s sf_cpu sf_kb sf_size <<<"${builds[$i]}"
     awk -v m="${budgets[$i]}" -v s="$sf_s" -v b="$bwa_s" -v sc="$sf_cpu" -v bc="$bwa_cpu" -v sk="$sf_kb" -v bk="$bwa_kb" -v ss="$sf_size" -v bs="$bwa_size" \
@@ -135,8 +139,8 @@ samtools faidx "$genome" "$contig" >"$work/$contig.fa"
 echo
 echo "## Queries: $name index against $contig indexed alone (one thread)"
 echo
-echo "| query | $contig s | $name s | ratio | detail ($name) |"
-echo "|---|---:|---:|---:|---|"
+echo "| query | $contig s | $name s | ratio | detail ($contig) | detail ($name) |"
+echo "|---|---:|---:|---:|---|---|"
 drop_cache() {
   [ "${COLD:-0}" = 1 ] || return 0
   sync
@@ -146,8 +150,8 @@ drop_cache
 "$query" "$work/$contig.sfi" 1000000 20 >"$work/q.contig.tsv"
 drop_cache
 "$query" "$work/$name.sfi" 1000000 20 >"$work/q.large.tsv"
-join -t $'\t' <(cut -f1,2 "$work/q.contig.tsv" | sort) <(sort "$work/q.large.tsv") |
-  awk -F'\t' '$1 != "huge_pages" { printf "| %s | %.3f | %.3f | %.2fx | %s |\n", $1, $2, $3, ($2 > 0 ? $3 / $2 : 0), $4 }'
+join -t $'\t' <(sort "$work/q.contig.tsv") <(sort "$work/q.large.tsv") |
+  awk -F'\t' '$1 != "huge_pages" { printf "| %s | %.3f | %.3f | %.2fx | %s | %s |\n", $1, $2, $4, ($2 > 0 ? $4 / $2 : 0), $3, $5 }'
 echo
 for run in contig large; do
   echo "$run index, $(awk -F'\t' '$1 == "huge_pages" { print $3 }' "$work/q.$run.tsv")"
@@ -156,6 +160,27 @@ if command -v perf >/dev/null && perf stat -e cache-misses true >/dev/null 2>&1;
   for index in "$work/$contig.sfi" "$work/$name.sfi"; do
     misses=$(perf stat -x, -e cache-misses "$query" "$index" 1000000 20 2>&1 >/dev/null | awk -F, '/cache-misses/ { print $1 }')
     echo "cache misses, whole query run on $(basename "$index"): $misses"
+  done
+fi
+
+
+if [ "${PAGES:-0}" = 1 ]; then
+  echo
+  echo "## Page size of a freshly written index: $name copied with dd, then queried at once"
+  echo
+  echo "| copy written | in 2 MiB pages | 1 M random 20-mer counts s | SMEMs | copy s |"
+  echo "|---|---|---:|---|---:|"
+  for bs in 1M 8M; do
+    drop_cache
+    copy=$work/$name.copy-$bs.sfi
+    start=$(date +%s.%N)
+    dd if="$work/$name.sfi" of="$copy" bs="$bs" status=none
+    copied=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+    "$query" "$copy" 1000000 20 >"$work/q.copy-$bs.tsv"
+    rm -f "$copy"
+    awk -F'\t' -v bs="$bs" -v s="$copied" '{ v[$1] = $2; d[$1] = $3 }
+      END { printf "| dd bs=%s | %s | %.3f | %s | %.1f |\n", bs, d["huge_pages"], v["count_random"], d["smems"], s }' \
+      "$work/q.copy-$bs.tsv"
   done
 fi
 

@@ -389,7 +389,7 @@ impl IndexImage {
 /// at a time at 2 MiB-aligned offsets, the index is cached in 2 MiB folios, and a
 /// mapping of it (the next `seqfarm align`) gets 2 MiB pages at once; written 1 MiB at
 /// a time it stays in small pages until evicted and read again, and its queries miss the
-/// TLB several times more (BENCHMARKS.md, human scale).
+/// TLB more (BENCHMARKS.md, human scale).
 pub(crate) const WRITE_CHUNK: usize = 8 << 20;
 
 /// Passes bytes on in writes of exactly `capacity` bytes (the last one shorter), so
