@@ -135,6 +135,13 @@ done
 # The contig alone: the per-query baseline and the alignment baseline.
 samtools faidx "$genome" "$contig" >"$work/$contig.fa"
 "$sf" index --force -t "$threads" -o "$work/$contig" "$work/$contig.fa" 2>/dev/null
+# Reads simulated from the contig: SMEM queries on both indexes (the same reads on each,
+# rows *_fastq) and the alignment step.
+reads=$work/$contig.150.$nreads.fq
+truth=$work/$contig.150.$nreads.truth.sam
+[ -s "$reads" ] ||
+  "$mason/mason_simulator" -ir "$work/$contig.fa" -n "$nreads" --illumina-read-length 150 \
+    --illumina-prob-mismatch-scale 2.5 --seed 11 -o "$reads" -oa "$truth" -q >/dev/null 2>&1
 
 echo
 echo "## Queries: $name index against $contig indexed alone (one thread)"
@@ -147,9 +154,9 @@ drop_cache() {
   echo 3 >/proc/sys/vm/drop_caches || { echo "COLD=1 needs root" >&2; exit 1; }
 }
 drop_cache
-"$query" "$work/$contig.sfi" 1000000 20 >"$work/q.contig.tsv"
+"$query" "$work/$contig.sfi" 1000000 20 mmap "$reads" >"$work/q.contig.tsv"
 drop_cache
-"$query" "$work/$name.sfi" 1000000 20 >"$work/q.large.tsv"
+"$query" "$work/$name.sfi" 1000000 20 mmap "$reads" >"$work/q.large.tsv"
 join -t $'\t' <(sort "$work/q.contig.tsv") <(sort "$work/q.large.tsv") |
   awk -F'\t' '$1 != "huge_pages" { printf "| %s | %.3f | %.3f | %.2fx | %s | %s |\n", $1, $2, $4, ($2 > 0 ? $4 / $2 : 0), $3, $5 }'
 echo
@@ -187,11 +194,6 @@ fi
 echo
 echo "## Alignment: $nreads mason reads of 150 bp from $contig, on $contig alone and on $name"
 echo
-reads=$work/$contig.150.$nreads.fq
-truth=$work/$contig.150.$nreads.truth.sam
-[ -s "$reads" ] ||
-  "$mason/mason_simulator" -ir "$work/$contig.fa" -n "$nreads" --illumina-read-length 150 \
-    --illumina-prob-mismatch-scale 2.5 --seed 11 -o "$reads" -oa "$truth" -q >/dev/null 2>&1
 echo "| index | wall s | max RSS MB | reads | correct % | MAPQ>=1 mapped % / wrong | MAPQ>=10 | MAPQ>=20 | MAPQ>=30 |"
 echo "|---|---:|---:|---:|---:|---|---|---|---|"
 for index in "$contig" "$name"; do

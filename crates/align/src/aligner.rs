@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use seqfarm_core::nucleotide::{complement_code, encode, AMBIGUOUS};
 use seqfarm_core::SimdError;
-use seqfarm_fmindex::{BiInterval, FmIndex, Smem};
+use seqfarm_fmindex::{BiInterval, FmIndex, Hit, Smem};
 
 use crate::candidate::{band_for, fetch_window, n_columns, place, ungapped, Placement};
 use crate::chain::{regions, Region};
@@ -146,6 +146,8 @@ pub struct Aligner<'i> {
     tiling_seeds: Vec<FixedSeed>,
     tiling_ranges: Vec<Range<usize>>,
     tiling_intervals: Vec<BiInterval>,
+    /// Per tiling of the round: the occurrence of its first unique seed.
+    tiling_hits: Vec<Option<Hit>>,
     anchors: Vec<Anchor>,
     regions: Vec<Region>,
     /// Read bases covered by a region's anchors (scratch of [`regions`]).
@@ -178,6 +180,7 @@ impl<'i> Aligner<'i> {
             tiling_seeds: Vec::new(),
             tiling_ranges: Vec::new(),
             tiling_intervals: Vec::new(),
+            tiling_hits: Vec::new(),
             anchors: Vec::new(),
             regions: Vec::new(),
             covered: Vec::new(),
@@ -316,16 +319,20 @@ impl<'i> Aligner<'i> {
         if fast_path {
             self.seed_tilings(which);
         }
+        let mut searched = Vec::with_capacity(which.len());
         for (n, &r) in which.iter().enumerate() {
             self.prepared[r].second_bound = None;
-            let fast = fast_path && self.fast_candidate(r, n);
-            if !fast {
-                let min_len = match round {
-                    Round::Rescue => self.params.rescue_seed_len,
-                    _ => self.params.min_seed_len,
-                };
-                self.find_candidates(r, min_len);
+            if !(fast_path && self.fast_candidate(r, n)) {
+                searched.push(r);
             }
+        }
+        self.seed_all(&searched);
+        let min_len = match round {
+            Round::Rescue => self.params.rescue_seed_len,
+            _ => self.params.min_seed_len,
+        };
+        for &r in &searched {
+            self.find_candidates(r, min_len);
         }
         let jobs: Vec<ExtendJob<'_>> = self
             .job_specs
@@ -359,25 +366,46 @@ impl<'i> Aligner<'i> {
         }
     }
 
-    /// Seeds read `r`, groups anchors into regions and queues the best ones.
+    /// Finds the seeds of the reads of `which` not searched yet, all at once, into the
+    /// seed store. All seeds down to the rescue length are found (the search costs the
+    /// same whatever the length cut) and kept for a rescue round.
+    fn seed_all(&mut self, which: &[usize]) {
+        let unseeded: Vec<usize> = which
+            .iter()
+            .copied()
+            .filter(|&r| self.prepared[r].smems.is_none())
+            .collect();
+        let reads: Vec<&[u8]> = unseeded
+            .iter()
+            .map(|&r| {
+                let p = &self.prepared[r];
+                &self.codes[p.codes.start..p.codes.start + (p.codes.end - p.codes.start) / 2]
+            })
+            .collect();
+        let shortest = self.params.rescue_seed_len.min(self.params.min_seed_len);
+        let mut ranges = Vec::with_capacity(reads.len());
+        self.seeder.seeds_many(
+            self.index,
+            &reads,
+            shortest,
+            &self.params,
+            &mut self.seeds,
+            &mut ranges,
+        );
+        let base = self.smem_store.len();
+        self.smem_store.extend_from_slice(&self.seeds);
+        for (&r, range) in unseeded.iter().zip(ranges) {
+            self.prepared[r].smems = Some(base + range.start..base + range.end);
+        }
+    }
+
+    /// Groups the anchors of read `r`'s seeds into regions and queues the best ones.
     fn find_candidates(&mut self, r: usize, min_len: u32) {
         let first = self.candidates.len();
         let len = (self.prepared[r].codes.end - self.prepared[r].codes.start) / 2;
         if len == 0 {
             self.prepared[r].candidates = first..first;
             return;
-        }
-        // All seeds down to the rescue length are found once (the search costs the same
-        // whatever the length cut) and kept for a rescue round.
-        if self.prepared[r].smems.is_none() {
-            let fwd_start = self.prepared[r].codes.start;
-            let codes = &self.codes[fwd_start..fwd_start + len];
-            let shortest = self.params.rescue_seed_len.min(self.params.min_seed_len);
-            self.seeder
-                .seeds(self.index, codes, shortest, &self.params, &mut self.seeds);
-            let start = self.smem_store.len();
-            self.smem_store.extend_from_slice(&self.seeds);
-            self.prepared[r].smems = Some(start..self.smem_store.len());
         }
         let stored = self.prepared[r].smems.clone().unwrap_or_default();
         self.seeds.clear();

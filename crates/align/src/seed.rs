@@ -2,7 +2,9 @@
 //! inside long unique ones, located in the genome as anchors.
 
 use seqfarm_core::Strand;
-use seqfarm_fmindex::{FmIndex, Hit, LocateScratch, Smem, SmemScratch};
+use std::ops::Range;
+
+use seqfarm_fmindex::{FmIndex, Hit, LocateScratch, Smem, SmemBatchScratch};
 
 use crate::params::AlignParams;
 
@@ -60,60 +62,96 @@ pub fn tiling(len: usize, k: usize) -> impl Iterator<Item = usize> {
 /// Finds seeds and anchors; one per worker (reuses its buffers).
 #[derive(Debug, Default)]
 pub struct Seeder {
-    scratch: SmemScratch,
+    batch: SmemBatchScratch,
     smems: Vec<Smem>,
+    smem_ranges: Vec<Range<usize>>,
     more: Vec<Smem>,
+    more_ranges: Vec<Range<usize>>,
+    /// The read of each re-seeding job.
+    job_reads: Vec<usize>,
+    /// One read's seeds, before sorting.
+    merged: Vec<Smem>,
     hits: Vec<Hit>,
     locate_scratch: LocateScratch,
+    /// Suffix-array rows to locate.
+    rows: Vec<u64>,
     /// Per read base: covered by a seed with more occurrences than are located.
     repetitive: Vec<bool>,
 }
 
 impl Seeder {
-    /// The seeds of `codes` (the read as given, codes `0..=4`) of length `min_len` or
+    /// The seeds of each of `reads` (as given, codes `0..=4`) of length `min_len` or
     /// more: all SMEMs, plus, inside each SMEM of at least `params.reseed_len` bases
-    /// with few occurrences, the longest matches with more occurrences that contain its
-    /// middle base. Sorted by query start, duplicates removed.
-    pub fn seeds(
+    /// with few occurrences, the longest matches with more occurrences that contain
+    /// its middle base. Read `i`'s seeds are `out[ranges[i]]` (both cleared first),
+    /// sorted by query start, duplicates removed. The reads' searches run interleaved,
+    /// so on a large index their cache misses overlap.
+    pub fn seeds_many(
         &mut self,
         index: &FmIndex,
-        codes: &[u8],
+        reads: &[&[u8]],
         min_len: u32,
         params: &AlignParams,
         out: &mut Vec<Smem>,
+        ranges: &mut Vec<Range<usize>>,
     ) {
         out.clear();
-        index.smems(codes, min_len, &mut self.scratch, &mut self.smems);
-        out.extend_from_slice(&self.smems);
-        for smem in &self.smems {
-            if smem.len() >= params.reseed_len && smem.interval.size <= params.reseed_max_occ {
-                let middle = (smem.start + smem.end) as usize / 2;
-                self.more.clear();
-                index.smems_at(
-                    codes,
-                    middle,
-                    smem.interval.size + 1,
-                    &mut self.scratch,
-                    &mut self.more,
-                );
-                out.extend(self.more.iter().filter(|m| m.len() >= min_len));
+        ranges.clear();
+        index.smems_many(
+            reads,
+            min_len,
+            &mut self.batch,
+            &mut self.smems,
+            &mut self.smem_ranges,
+        );
+        // Re-seeding jobs, in read order.
+        let mut jobs = Vec::new();
+        self.job_reads.clear();
+        for (r, range) in self.smem_ranges.iter().enumerate() {
+            for smem in &self.smems[range.clone()] {
+                if smem.len() >= params.reseed_len && smem.interval.size <= params.reseed_max_occ {
+                    let middle = (smem.start + smem.end) as usize / 2;
+                    jobs.push((reads[r], middle, smem.interval.size + 1));
+                    self.job_reads.push(r);
+                }
             }
         }
-        out.sort_by_key(|m| (m.start, m.end, m.interval.fwd));
-        out.dedup_by_key(|m| (m.start, m.end, m.interval.fwd));
+        index.smems_at_many(
+            &jobs,
+            &mut self.batch,
+            &mut self.more,
+            &mut self.more_ranges,
+        );
+        let mut job = 0;
+        for (r, range) in self.smem_ranges.iter().enumerate() {
+            let merged = &mut self.merged;
+            merged.clear();
+            merged.extend_from_slice(&self.smems[range.clone()]);
+            while self.job_reads.get(job) == Some(&r) {
+                let more = &self.more[self.more_ranges[job].clone()];
+                merged.extend(more.iter().filter(|m| m.len() >= min_len));
+                job += 1;
+            }
+            merged.sort_by_key(|m| (m.start, m.end, m.interval.fwd));
+            merged.dedup_by_key(|m| (m.start, m.end, m.interval.fwd));
+            let first = out.len();
+            out.extend_from_slice(merged);
+            ranges.push(first..out.len());
+        }
     }
 
-    /// The occurrence of a seed known to occur once.
-    pub fn locate_one(&mut self, index: &FmIndex, seed: &FixedSeed, len: usize) -> Option<Hit> {
-        self.hits.clear();
-        index.locate_in(
-            seed.interval,
-            len as u64,
-            1,
-            &mut self.locate_scratch,
-            &mut self.hits,
-        );
-        self.hits.first().copied()
+    /// The occurrence of each seed of `seeds`, each known to occur once (`len`
+    /// bases), into `out`: one batched walk, so their cache misses overlap.
+    pub fn locate_unique<'s>(
+        &mut self,
+        index: &FmIndex,
+        seeds: impl Iterator<Item = &'s FixedSeed>,
+        len: usize,
+        out: &mut Vec<Option<Hit>>,
+    ) {
+        self.rows.clear();
+        self.rows.extend(seeds.map(|s| s.interval.fwd));
+        index.locate_rows(&self.rows, len as u64, &mut self.locate_scratch, out);
     }
 
     /// Locates `seeds` (of a read of `read_len` bases) into anchors, at most

@@ -1,22 +1,23 @@
 //! Times loading an index and running queries on it:
-//! `cargo run --release -p seqfarm-fmindex --example query_speed -- INDEX.sfi [N] [LEN] [mmap|copy]`.
+//! `cargo run --release -p seqfarm-fmindex --example query_speed -- INDEX.sfi [N] [LEN] [mmap|copy] [READS.fq]`.
 //!
 //! Prints one `name<TAB>seconds<TAB>detail` line per measurement: load (memory-mapped,
 //! with and without checksum verification, and copied), N counts of random LEN-mers,
 //! N counts of LEN-mers drawn from the genome, and locating the occurrences of 100,000
-//! genome LEN-mers, and (Linux) how much of the mapped index the kernel backed with
-//! 2 MiB pages. Patterns come from a fixed-seed generator: every run asks the same.
+//! genome LEN-mers, the SMEMs of 100,000 reads simulated from the genome and (given
+//! READS.fq) of the first 100,000 reads of a file, one read at a time and batched, and
+//! (Linux) how much of the mapped index the kernel backed with 2 MiB pages. Patterns come from a fixed-seed generator: every run asks the same.
 
 use std::time::Instant;
 
-use seqfarm_core::nucleotide::AMBIGUOUS;
-use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions, SmemScratch};
+use seqfarm_core::nucleotide::{encode, AMBIGUOUS};
+use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions, SmemBatchScratch, SmemScratch};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let path = args
         .get(1)
-        .ok_or("usage: query_speed INDEX.sfi [N] [LEN]")?;
+        .ok_or("usage: query_speed INDEX.sfi [N] [LEN] [mmap|copy] [READS.fq]")?;
     let n: usize = args.get(2).map_or(Ok(1_000_000), |s| s.parse())?;
     let len: usize = args.get(3).map_or(Ok(20), |s| s.parse())?;
     let mode = match args.get(4).map(String::as_str) {
@@ -24,6 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some("copy") => LoadMode::Copy,
         Some(other) => return Err(format!("unknown load mode {other:?}").into()),
     };
+    let reads_file = args.get(5);
 
     for (name, mode, verify) in [
         ("load_mmap_verified", LoadMode::Mmap, true),
@@ -125,19 +127,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         reads.push(window.clone());
     }
-    let mut scratch = SmemScratch::default();
-    let mut smems = Vec::new();
-    let mut total = 0;
-    let t = Instant::now();
-    for read in &reads {
-        index.smems(read, 19, &mut scratch, &mut smems);
-        total += smems.len();
+    time_smems(&index, "", "150-bp reads (2% substitutions)", &reads);
+    if let Some(fastq) = reads_file {
+        let reads = fastq_codes(fastq, 100_000)?;
+        time_smems(&index, "_fastq", &format!("reads of {fastq}"), &reads);
     }
-    let secs = t.elapsed().as_secs_f64();
-    println!(
-        "smems\t{secs:.4}\t100000 150-bp reads (2% substitutions), {total} SMEMs of 19+ bases, {:.1} us per read",
-        secs * 1e6 / 1e5
-    );
     // How much of the file mappings the kernel backed with 2 MiB pages: random queries
     // over a large index cost far less when it did (fewer TLB misses). It does so where
     // the page cache holds the file in large folios (ext4/XFS on recent kernels, for a
@@ -149,4 +143,59 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// Times the SMEMs (19 bases or more) of `reads`, one read at a time and batched,
+/// printing rows `smems{suffix}` and `smems_many{suffix}`: cost per read and per SMEM.
+fn time_smems(index: &FmIndex, suffix: &str, what: &str, reads: &[Vec<u8>]) {
+    let mut scratch = SmemScratch::default();
+    let mut smems = Vec::new();
+    let mut total = 0;
+    let t = Instant::now();
+    for read in reads {
+        index.smems(read, 19, &mut scratch, &mut smems);
+        total += smems.len();
+    }
+    print_smems(
+        &format!("smems{suffix}"),
+        t.elapsed().as_secs_f64(),
+        what,
+        reads.len(),
+        total,
+    );
+    let mut batch = SmemBatchScratch::default();
+    let mut ranges = Vec::new();
+    let t = Instant::now();
+    index.smems_many(reads, 19, &mut batch, &mut smems, &mut ranges);
+    print_smems(
+        &format!("smems_many{suffix}"),
+        t.elapsed().as_secs_f64(),
+        what,
+        reads.len(),
+        smems.len(),
+    );
+}
+
+fn print_smems(name: &str, secs: f64, what: &str, reads: usize, smems: usize) {
+    println!(
+        "{name}\t{secs:.4}\t{reads} {what}, {smems} SMEMs of 19+ bases, {:.1} us per read, {:.2} us per SMEM",
+        secs * 1e6 / reads.max(1) as f64,
+        secs * 1e6 / smems.max(1) as f64
+    );
+}
+
+/// The bases of the first `n` records of a FASTQ file, as codes (non-ACGT → ambiguous).
+fn fastq_codes(path: &str, n: usize) -> Result<Vec<Vec<u8>>, Box<dyn std::error::Error>> {
+    let text = std::fs::read_to_string(path)?;
+    Ok(text
+        .lines()
+        .skip(1)
+        .step_by(4)
+        .take(n)
+        .map(|line| {
+            line.bytes()
+                .map(|b| encode(b).unwrap_or(AMBIGUOUS))
+                .collect()
+        })
+        .collect())
 }

@@ -15,7 +15,8 @@ use crate::kmer::{self, MAX_KMER_LEN};
 use crate::occ::{Bwt, DollarRow, OccBlock, BLOCKS_PER_SUPER_SHIFT, ROWS_PER_BLOCK};
 use crate::reference::{Contig, Layout};
 use crate::sa::{SampledSa, Samples};
-use crate::search::{BiInterval, Searcher, Smem, SmemScratch};
+use crate::search::{BiInterval, Searcher};
+use crate::smems::{Smem, SmemBatchScratch, SmemScratch};
 
 /// Where the loaded index lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -423,6 +424,35 @@ impl FmIndex {
         self.searcher().smems(query, min_len, scratch, out)
     }
 
+    /// [`FmIndex::smems`] of many reads: read `r`'s SMEMs are `out[ranges[r]]` (both
+    /// cleared first). Sixteen reads are searched in lock step with prefetching, so on
+    /// an index much larger than the CPU cache their cache misses overlap: a seeding
+    /// pass over a batch of reads, at several times the throughput of one at a time.
+    pub fn smems_many<P: AsRef<[u8]>>(
+        &self,
+        reads: &[P],
+        min_len: u32,
+        scratch: &mut SmemBatchScratch,
+        out: &mut Vec<Smem>,
+        ranges: &mut Vec<std::ops::Range<usize>>,
+    ) {
+        crate::smems::smems_many(&self.searcher(), reads, min_len, scratch, out, ranges)
+    }
+
+    /// [`FmIndex::smems_at`] of many `(query, x, min_size)` jobs (the re-seeding of a
+    /// batch of reads): job `j`'s matches are `out[ranges[j]]` (both cleared first),
+    /// found sixteen at a time in lock step with prefetching, as
+    /// [`FmIndex::smems_many`].
+    pub fn smems_at_many(
+        &self,
+        jobs: &[(&[u8], usize, u64)],
+        scratch: &mut SmemBatchScratch,
+        out: &mut Vec<Smem>,
+        ranges: &mut Vec<std::ops::Range<usize>>,
+    ) {
+        crate::smems::smems_at_many(&self.searcher(), jobs, scratch, out, ranges)
+    }
+
     /// The SMEMs containing query position `x` whose intervals have at least
     /// `min_size` rows, appended to `out` (for re-seeding inside a long SMEM with a
     /// larger `min_size`, as BWA-MEM does). Returns the next position to search from.
@@ -481,14 +511,31 @@ impl FmIndex {
         }));
         crate::batch::sa_values(&self.sa, &self.bwt, rows, values);
         let before = out.len();
-        for value in values.iter() {
-            if let Some((pos, strand)) =
-                value.and_then(|p| self.layout.text_to_global(p, pattern_len))
-            {
-                out.push(Hit { pos, strand });
-            }
-        }
+        out.extend(values.iter().filter_map(|&v| self.hit_of(v, pattern_len)));
         out.len() - before
+    }
+
+    /// The occurrence of a `pattern_len`-base pattern at each suffix-array row of
+    /// `rows`, into `out` (cleared first; `None` only in a damaged index): one
+    /// occurrence each of many patterns (a batch of reads' unique seeds), walked 16 at
+    /// a time so their cache misses overlap.
+    pub fn locate_rows(
+        &self,
+        rows: &[u64],
+        pattern_len: u64,
+        scratch: &mut LocateScratch,
+        out: &mut Vec<Option<Hit>>,
+    ) {
+        crate::batch::sa_values(&self.sa, &self.bwt, rows, &mut scratch.values);
+        out.clear();
+        out.extend(scratch.values.iter().map(|&v| self.hit_of(v, pattern_len)));
+    }
+
+    /// The hit of a pattern of length `pattern_len` at text position `value`.
+    #[inline]
+    fn hit_of(&self, value: Option<u64>, pattern_len: u64) -> Option<Hit> {
+        let (pos, strand) = self.layout.text_to_global(value?, pattern_len)?;
+        Some(Hit { pos, strand })
     }
 }
 

@@ -80,6 +80,7 @@ mod occ;
 mod reference;
 mod sa;
 mod search;
+mod smems;
 
 pub use build::{build, BuildOptions, BuildProgress, BuildStage, IndexImage, DEFAULT_SA_RATE};
 pub use check::CheckReport;
@@ -87,4 +88,5 @@ pub use error::{BuildError, LoadError};
 pub use index::{index_path, FmIndex, Hit, LoadMode, LoadOptions, LocateScratch};
 pub use kmer::{default_kmer_len, MAX_KMER_LEN};
 pub use reference::{Contig, ReferenceBuilder};
-pub use search::{BiInterval, Smem, SmemScratch};
+pub use search::BiInterval;
+pub use smems::{Smem, SmemBatchScratch, SmemScratch};

@@ -7,12 +7,13 @@
 //! revcomp(P)·comp(c)` from the sizes of the four extensions, because inside the
 //! interval of `revcomp(P)` the rows are sorted by the symbol that follows. Extending
 //! to the right is extending `revcomp(P)` to the left. Each extension costs two `Occ4`
-//! lookups: O(1), about two cache misses (one when the interval is narrow).
+//! lookups: O(1), about two cache misses (one when the interval is narrow). SMEMs are
+//! found in [`crate::smems`].
 
 use seqfarm_core::nucleotide::AMBIGUOUS;
 
 use crate::kmer::{self, SATURATED};
-use crate::occ::Bwt;
+use crate::occ::{prefetch, Bwt};
 
 /// The suffix-array intervals of a pattern `P` (`fwd..fwd + size`) and of its reverse
 /// complement (`rev..rev + size`).
@@ -43,37 +44,6 @@ impl BiInterval {
     pub fn is_empty(&self) -> bool {
         self.size == 0
     }
-}
-
-/// A super-maximal exact match: `query[start..end]` occurs in the reference (either
-/// strand), no longer exact match of the query contains it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Smem {
-    /// First query position.
-    pub start: u32,
-    /// One past the last query position.
-    pub end: u32,
-    /// Its occurrences (both strands).
-    pub interval: BiInterval,
-}
-
-impl Smem {
-    /// Length of the match.
-    pub fn len(&self) -> u32 {
-        self.end - self.start
-    }
-
-    /// Whether the match is empty (never for a reported SMEM).
-    pub fn is_empty(&self) -> bool {
-        self.end == self.start
-    }
-}
-
-/// Reusable buffers for [`crate::FmIndex::smems`] (one per worker thread).
-#[derive(Debug, Default, Clone)]
-pub struct SmemScratch {
-    prev: Vec<(BiInterval, u32)>,
-    curr: Vec<(BiInterval, u32)>,
 }
 
 /// The search operations over one BWT and its k-mer table.
@@ -123,7 +93,7 @@ impl Searcher<'_> {
     }
 
     /// The interval of the empty pattern (every row).
-    fn everything(&self) -> BiInterval {
+    pub(crate) fn everything(&self) -> BiInterval {
         BiInterval {
             fwd: 0,
             rev: 0,
@@ -135,27 +105,31 @@ impl Searcher<'_> {
     /// `None` when a size was too large to store.
     #[inline]
     pub fn table_interval(&self, codes: &[u8]) -> Option<BiInterval> {
-        let mut rc = 0usize;
-        for (i, &c) in codes.iter().enumerate() {
-            rc |= (3 - c as usize) << (2 * i);
-        }
-        let (fwd, size) = self.table_entry(codes);
+        let (fwd_slot, rev_slot) = table_slots(codes);
+        let (fwd, size) = kmer::unpack(self.kmers[fwd_slot]);
         if size == SATURATED {
             return None;
         }
-        let (rev, _) = kmer::unpack(self.kmers[kmer::level_offset(codes.len() as u32) + rc]);
+        let (rev, _) = kmer::unpack(self.kmers[rev_slot]);
         Some(BiInterval { fwd, rev, size })
+    }
+
+    /// Starts loading the two table entries [`Searcher::table_interval`] reads.
+    #[inline]
+    pub fn prefetch_table(&self, codes: &[u8]) {
+        let (fwd_slot, rev_slot) = table_slots(codes);
+        for slot in [fwd_slot, rev_slot] {
+            if let Some(entry) = self.kmers.get(slot) {
+                prefetch(entry);
+            }
+        }
     }
 
     /// `(start, size)` of the table entry of `codes` (length `1..=kmer_len`, all
     /// `0..=3`); size [`SATURATED`] means "too large to store".
     #[inline]
     pub fn table_entry(&self, codes: &[u8]) -> (u64, u64) {
-        let mut code = 0usize;
-        for &c in codes {
-            code = (code << 2) | c as usize;
-        }
-        kmer::unpack(self.kmers[kmer::level_offset(codes.len() as u32) + code])
+        kmer::unpack(self.kmers[table_slots(codes).0])
     }
 
     /// The interval of `codes` (any length; an [`AMBIGUOUS`] code gives the empty
@@ -207,127 +181,18 @@ impl Searcher<'_> {
         }
         size
     }
+}
 
-    /// Appends to `out` the SMEMs of `query` that contain position `x` and have at
-    /// least `min_size` occurrences, as BWA's `smem1`: extend right from `x` keeping
-    /// each interval where the size drops, then extend all of them left together.
-    /// Returns where the next call should start (the end of the longest right
-    /// extension, or `x + 1` when `query[x]` is ambiguous).
-    pub fn smems_at(
-        &self,
-        query: &[u8],
-        x: usize,
-        min_size: u64,
-        scratch: &mut SmemScratch,
-        out: &mut Vec<Smem>,
-    ) -> usize {
-        let len = query.len();
-        if x >= len || query[x] >= AMBIGUOUS {
-            return x + 1;
-        }
-        let min_size = min_size.max(1);
-        let first_found = out.len();
-        let SmemScratch { prev, curr } = scratch;
-        prev.clear();
-        curr.clear();
-        let first = &query[x..x + 1];
-        let mut iv = self
-            .table_interval(first)
-            .unwrap_or_else(|| self.extend_left(self.everything(), query[x]));
-        if iv.size < min_size {
-            return x + 1;
-        }
-        let mut end = x + 1;
-        // Right extension: remember an interval each time the size is about to drop.
-        let mut i = x + 1;
-        while i < len {
-            if query[i] >= AMBIGUOUS {
-                break;
-            }
-            let next = self.next_right(query, x, i, iv);
-            if next.size != iv.size {
-                curr.push((iv, end as u32));
-                if next.size < min_size {
-                    break;
-                }
-            }
-            iv = next;
-            end = i + 1;
-            i += 1;
-        }
-        if curr.last().map(|&(_, e)| e as usize) != Some(end) {
-            curr.push((iv, end as u32));
-        }
-        // Longest first.
-        curr.reverse();
-        let next_start = curr[0].1 as usize;
-        std::mem::swap(prev, curr);
-        // Left extension of all candidates at once.
-        let mut i = x as isize - 1;
-        loop {
-            curr.clear();
-            let c = if i >= 0 { query[i as usize] } else { AMBIGUOUS };
-            for &(p, p_end) in prev.iter() {
-                let extended = if c < AMBIGUOUS {
-                    self.extend_left(p, c)
-                } else {
-                    BiInterval::default()
-                };
-                if c >= AMBIGUOUS || extended.size < min_size {
-                    let start = (i + 1) as u32;
-                    // Only when no longer candidate survived, and not contained in the
-                    // match just reported (same or earlier start).
-                    if curr.is_empty()
-                        && (out.len() == first_found || out.last().is_some_and(|m| start < m.start))
-                    {
-                        out.push(Smem {
-                            start,
-                            end: p_end,
-                            interval: p,
-                        });
-                    }
-                } else if curr.last().is_none_or(|&(q, _)| q.size != extended.size) {
-                    curr.push((extended, p_end));
-                }
-            }
-            if curr.is_empty() {
-                break;
-            }
-            std::mem::swap(prev, curr);
-            i -= 1;
-        }
-        next_start
+/// Where the table entries of `codes` (length `1..=kmer_len`, all `0..=3`) and of its
+/// reverse complement are.
+#[inline]
+fn table_slots(codes: &[u8]) -> (usize, usize) {
+    let mut code = 0usize;
+    let mut rc = 0usize;
+    for (i, &c) in codes.iter().enumerate() {
+        code = (code << 2) | c as usize;
+        rc |= (3 - c as usize) << (2 * i);
     }
-
-    /// The interval of `query[x..=i]` from that of `query[x..i]`: from the table while
-    /// it reaches, else one right extension.
-    #[inline]
-    fn next_right(&self, query: &[u8], x: usize, i: usize, iv: BiInterval) -> BiInterval {
-        if i + 1 - x <= self.kmer_len as usize {
-            if let Some(t) = self.table_interval(&query[x..=i]) {
-                return t;
-            }
-        }
-        self.extend_right(iv, query[i])
-    }
-
-    /// All SMEMs of `query` (codes, [`AMBIGUOUS`] never matched) of length at least
-    /// `min_len`, sorted by start. O(|query|) extensions per distinct SMEM end, as BWA.
-    pub fn smems(
-        &self,
-        query: &[u8],
-        min_len: u32,
-        scratch: &mut SmemScratch,
-        out: &mut Vec<Smem>,
-    ) {
-        out.clear();
-        let mut found = Vec::new();
-        let mut x = 0;
-        while x < query.len() {
-            let before = found.len();
-            x = self.smems_at(query, x, 1, scratch, &mut found);
-            found[before..].sort_by_key(|m| m.start);
-        }
-        out.extend(found.into_iter().filter(|m| m.len() >= min_len));
-    }
+    let level = kmer::level_offset(codes.len() as u32);
+    (level + code, level + rc)
 }

@@ -6,7 +6,7 @@ use naive::{genome_codes, index_of, index_with, naive_hits, naive_smems, real_ge
 use proptest::prelude::*;
 use seqfarm_core::nucleotide::{encode, AMBIGUOUS};
 use seqfarm_core::Strand;
-use seqfarm_fmindex::{BuildOptions, FmIndex, Hit, LocateScratch, SmemScratch};
+use seqfarm_fmindex::{BuildOptions, FmIndex, Hit, LocateScratch, SmemBatchScratch, SmemScratch};
 
 /// Random contigs: mostly A/C/G/T (lower case too), with N runs and IUPAC letters.
 fn genome_strategy() -> impl Strategy<Value = Genome> {
@@ -96,10 +96,32 @@ proptest! {
                 q[at] = (q[at] + 1) % 4;
             }
         }
-        for query in queries.into_iter().chain(from_genome) {
-            index.smems(&query, 1, &mut scratch, &mut found);
+        let queries: Vec<Vec<u8>> = queries.into_iter().chain(from_genome).collect();
+        for query in &queries {
+            index.smems(query, 1, &mut scratch, &mut found);
             let got: Vec<(u32, u32, u64)> = found.iter().map(|m| (m.start, m.end, m.interval.size)).collect();
-            prop_assert_eq!(got, naive_smems(&contigs, &query), "query {:?}", query);
+            prop_assert_eq!(got, naive_smems(&contigs, query), "query {:?}", query);
+        }
+        // The batched search gives each read the same SMEMs, at any length cut.
+        let (mut batch, mut all, mut ranges) = (SmemBatchScratch::default(), Vec::new(), Vec::new());
+        for min_len in [1, 4] {
+            index.smems_many(&queries, min_len, &mut batch, &mut all, &mut ranges);
+            prop_assert_eq!(ranges.len(), queries.len());
+            for (query, range) in queries.iter().zip(&ranges) {
+                index.smems(query, min_len, &mut scratch, &mut found);
+                prop_assert_eq!(&all[range.clone()], &found[..], "query {:?}", query);
+            }
+        }
+        // And the same matches from any start position and size floor.
+        let jobs: Vec<(&[u8], usize, u64)> = queries
+            .iter()
+            .flat_map(|q| (0..q.len()).map(move |x| (&q[..], x, 1 + (x as u64 % 3))))
+            .collect();
+        index.smems_at_many(&jobs, &mut batch, &mut all, &mut ranges);
+        for (&(query, x, min_size), range) in jobs.iter().zip(&ranges) {
+            found.clear();
+            index.smems_at(query, x, min_size, &mut scratch, &mut found);
+            prop_assert_eq!(&all[range.clone()], &found[..], "query {:?} from {}", query, x);
         }
     }
 
@@ -149,6 +171,13 @@ proptest! {
             prop_assert_eq!(&got, &naive_smems(&contigs, &pattern));
             let plain_got: Vec<(u32, u32, u64)> = expected_smems.iter().map(|m| (m.start, m.end, m.interval.size)).collect();
             prop_assert_eq!(got, plain_got);
+        }
+        let queries = patterns(&genome, &picks);
+        let (mut batch, mut all, mut ranges) = (SmemBatchScratch::default(), Vec::new(), Vec::new());
+        index.smems_many(&queries, 1, &mut batch, &mut all, &mut ranges);
+        for (query, range) in queries.iter().zip(&ranges) {
+            index.smems(query, 1, &mut scratch, &mut found);
+            prop_assert_eq!(&all[range.clone()], &found[..]);
         }
     }
 }

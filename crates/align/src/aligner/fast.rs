@@ -57,6 +57,26 @@ impl Aligner<'_> {
             seed.interval = *iv;
             seed.count = iv.size;
         }
+        // Each tiling's first unique seed, located all at once.
+        let mut located = Vec::new();
+        let firsts = self
+            .tiling_ranges
+            .iter()
+            .enumerate()
+            .filter_map(|(n, range)| {
+                let seed = self.tiling_seeds[range.clone()]
+                    .iter()
+                    .find(|s| s.count == 1)?;
+                located.push(n);
+                Some(seed)
+            });
+        let mut hits = Vec::new();
+        self.seeder.locate_unique(self.index, firsts, k, &mut hits);
+        self.tiling_hits.clear();
+        self.tiling_hits.resize(self.tiling_ranges.len(), None);
+        for (n, hit) in located.into_iter().zip(hits) {
+            self.tiling_hits[n] = hit;
+        }
     }
 
     /// The fast path: tiling seeds (`n`-th tiling of this round) whose unique ones all
@@ -75,10 +95,7 @@ impl Aligner<'_> {
                 .iter()
                 .filter(|s| s.count == 1),
         );
-        let hit = match unique.first() {
-            Some(seed) => self.seeder.locate_one(self.index, seed, k),
-            None => None,
-        };
+        let hit = self.tiling_hits[n];
         let region = hit.and_then(|hit| {
             let reverse = hit.strand == Strand::Reverse;
             let oriented = |s: &FixedSeed| {

@@ -1,0 +1,438 @@
+//! Super-maximal exact matches (SMEMs), found as BWA's `smem1` finds them, for one read
+//! at a time or for many reads interleaved.
+//!
+//! One search from a query position `x` is a [`SmemWalk`]: extend right from `x`,
+//! keeping each interval where the size is about to drop, then extend all of them left
+//! together. Each step is a table lookup or one or two `Occ4` lookups, and the cache
+//! lines it reads are known one step ahead. On an index many times the size of the
+//! cache nearly every lookup misses it, so one read's search is a chain of dependent
+//! memory loads. [`smems_many`] keeps [`LANES`] reads' searches in flight: it steps each
+//! in turn and prefetches the lines of its next step, so the misses of the batch
+//! overlap instead of adding up. The single-read functions run the same walk to the
+//! end, so both give the same SMEMs (a test compares them).
+
+use std::ops::Range;
+
+use seqfarm_core::nucleotide::AMBIGUOUS;
+
+use crate::search::{BiInterval, Searcher};
+
+/// Reads searched at once by [`smems_many`].
+const LANES: usize = 16;
+
+/// A super-maximal exact match: `query[start..end]` occurs in the reference (either
+/// strand), no longer exact match of the query contains it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Smem {
+    /// First query position.
+    pub start: u32,
+    /// One past the last query position.
+    pub end: u32,
+    /// Its occurrences (both strands).
+    pub interval: BiInterval,
+}
+
+impl Smem {
+    /// Length of the match.
+    pub fn len(&self) -> u32 {
+        self.end - self.start
+    }
+
+    /// Whether the match is empty (never for a reported SMEM).
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// Reusable buffers for [`crate::FmIndex::smems`] and [`crate::FmIndex::smems_at`]
+/// (one per worker thread).
+#[derive(Debug, Default, Clone)]
+pub struct SmemScratch {
+    sweep: SmemSweep,
+}
+
+/// Reusable buffers for [`crate::FmIndex::smems_many`] (one per worker thread).
+#[derive(Debug, Default, Clone)]
+pub struct SmemBatchScratch {
+    lanes: Vec<(usize, SmemSweep)>,
+}
+
+/// Which part of BWA's search a [`SmemWalk`] is in.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Extending `query[x..end]` to the right.
+    Right,
+    /// Extending every kept interval to the left.
+    Left,
+    /// Finished (or never started).
+    #[default]
+    Done,
+}
+
+/// The search for the SMEMs containing one query position, a step at a time.
+#[derive(Debug, Default, Clone)]
+struct SmemWalk {
+    phase: Phase,
+    x: usize,
+    min_size: u64,
+    /// Right phase: the next position to append. Left phase: the next position to
+    /// prepend (-1: before the query).
+    i: isize,
+    /// Right phase: the interval of `query[x..end]`.
+    iv: BiInterval,
+    end: usize,
+    /// How many matches the output held when the search started.
+    first_found: usize,
+    /// Where the next search of a sweep starts.
+    next_start: usize,
+    prev: Vec<(BiInterval, u32)>,
+    curr: Vec<(BiInterval, u32)>,
+}
+
+impl SmemWalk {
+    /// Starts the search from `x` for matches with at least `min_size` rows; false
+    /// when there is nothing to search (`x` past the end or ambiguous, or its base
+    /// too rare), with [`SmemWalk::next_start`] at `x + 1`.
+    fn start(
+        &mut self,
+        searcher: &Searcher<'_>,
+        query: &[u8],
+        x: usize,
+        min_size: u64,
+        found: usize,
+    ) -> bool {
+        self.phase = Phase::Done;
+        self.next_start = x + 1;
+        if x >= query.len() || query[x] >= AMBIGUOUS {
+            return false;
+        }
+        let min_size = min_size.max(1);
+        let iv = searcher
+            .table_interval(&query[x..x + 1])
+            .unwrap_or_else(|| searcher.extend_left(searcher.everything(), query[x]));
+        if iv.size < min_size {
+            return false;
+        }
+        self.phase = Phase::Right;
+        self.x = x;
+        self.min_size = min_size;
+        self.i = x as isize + 1;
+        self.iv = iv;
+        self.end = x + 1;
+        self.first_found = found;
+        self.prev.clear();
+        self.curr.clear();
+        self.prefetch_next(searcher, query);
+        true
+    }
+
+    /// One step: one right extension, or one round of left extensions (which may
+    /// append a match to `out`). False once the search has ended.
+    fn step(&mut self, searcher: &Searcher<'_>, query: &[u8], out: &mut Vec<Smem>) -> bool {
+        let going = match self.phase {
+            Phase::Right => {
+                self.step_right(searcher, query);
+                true
+            }
+            Phase::Left => self.step_left(searcher, query, out),
+            Phase::Done => false,
+        };
+        if going {
+            self.prefetch_next(searcher, query);
+        }
+        going
+    }
+
+    /// Appends `query[i]`; where the size is about to drop, keeps the interval before.
+    /// At the end of the right extension, turns to the left with the kept intervals,
+    /// longest first.
+    fn step_right(&mut self, searcher: &Searcher<'_>, query: &[u8]) {
+        let i = self.i as usize;
+        let mut stop = i >= query.len() || query[i] >= AMBIGUOUS;
+        if !stop {
+            let next = next_right(searcher, query, self.x, i, self.iv);
+            if next.size != self.iv.size {
+                self.curr.push((self.iv, self.end as u32));
+                stop = next.size < self.min_size;
+            }
+            if !stop {
+                self.iv = next;
+                self.end = i + 1;
+                self.i += 1;
+            }
+        }
+        if stop {
+            if self.curr.last().map(|&(_, e)| e as usize) != Some(self.end) {
+                self.curr.push((self.iv, self.end as u32));
+            }
+            self.curr.reverse();
+            self.next_start = self.curr[0].1 as usize;
+            std::mem::swap(&mut self.prev, &mut self.curr);
+            self.i = self.x as isize - 1;
+            self.phase = Phase::Left;
+        }
+    }
+
+    /// Prepends `query[i]` to every kept interval; a match that cannot grow is an SMEM
+    /// when no longer one survived and the match just reported does not contain it.
+    fn step_left(&mut self, searcher: &Searcher<'_>, query: &[u8], out: &mut Vec<Smem>) -> bool {
+        let i = self.i;
+        self.curr.clear();
+        let c = if i >= 0 { query[i as usize] } else { AMBIGUOUS };
+        for &(p, p_end) in &self.prev {
+            let extended = if c < AMBIGUOUS {
+                searcher.extend_left(p, c)
+            } else {
+                BiInterval::default()
+            };
+            if c >= AMBIGUOUS || extended.size < self.min_size {
+                let start = (i + 1) as u32;
+                if self.curr.is_empty()
+                    && (out.len() == self.first_found
+                        || out.last().is_some_and(|m| start < m.start))
+                {
+                    out.push(Smem {
+                        start,
+                        end: p_end,
+                        interval: p,
+                    });
+                }
+            } else if self
+                .curr
+                .last()
+                .is_none_or(|&(q, _)| q.size != extended.size)
+            {
+                self.curr.push((extended, p_end));
+            }
+        }
+        if self.curr.is_empty() {
+            self.phase = Phase::Done;
+            return false;
+        }
+        std::mem::swap(&mut self.prev, &mut self.curr);
+        self.i -= 1;
+        true
+    }
+
+    /// Starts loading the cache lines the next step reads (which on a large index
+    /// arrive while other searches of a batch take their steps).
+    fn prefetch_next(&self, searcher: &Searcher<'_>, query: &[u8]) {
+        match self.phase {
+            Phase::Right => {
+                let i = self.i as usize;
+                if i >= query.len() || query[i] >= AMBIGUOUS {
+                    return;
+                }
+                if i + 1 - self.x <= searcher.kmer_len as usize {
+                    searcher.prefetch_table(&query[self.x..=i]);
+                } else {
+                    searcher.bwt.prefetch(self.iv.rev);
+                    searcher.bwt.prefetch(self.iv.rev + self.iv.size);
+                }
+            }
+            Phase::Left => {
+                for &(p, _) in &self.prev {
+                    searcher.bwt.prefetch(p.fwd);
+                    searcher.bwt.prefetch(p.fwd + p.size);
+                }
+            }
+            Phase::Done => {}
+        }
+    }
+}
+
+/// The interval of `query[x..=i]` from that of `query[x..i]`: from the table while it
+/// reaches, else one right extension.
+#[inline]
+fn next_right(
+    searcher: &Searcher<'_>,
+    query: &[u8],
+    x: usize,
+    i: usize,
+    iv: BiInterval,
+) -> BiInterval {
+    if i + 1 - x <= searcher.kmer_len as usize {
+        if let Some(t) = searcher.table_interval(&query[x..=i]) {
+            return t;
+        }
+    }
+    searcher.extend_right(iv, query[i])
+}
+
+/// All the SMEMs of one read, a step at a time: one [`SmemWalk`] after another along
+/// the read, each starting where the last one's right extension ended.
+#[derive(Debug, Default, Clone)]
+struct SmemSweep {
+    walk: SmemWalk,
+    /// The read's SMEMs so far, any length, sorted by start.
+    found: Vec<Smem>,
+    /// Where the current walk's matches start in `found`.
+    before: usize,
+}
+
+impl SmemSweep {
+    /// Starts the first walk at or after `x` that has something to search; false when
+    /// none is left.
+    fn begin(&mut self, searcher: &Searcher<'_>, query: &[u8], mut x: usize) -> bool {
+        while x < query.len() {
+            self.before = self.found.len();
+            if self.walk.start(searcher, query, x, 1, self.before) {
+                return true;
+            }
+            x = self.walk.next_start;
+        }
+        false
+    }
+
+    /// One step of the current walk, going on to the next when it ends; false once the
+    /// read is done.
+    fn step(&mut self, searcher: &Searcher<'_>, query: &[u8]) -> bool {
+        if self.walk.step(searcher, query, &mut self.found) {
+            return true;
+        }
+        self.found[self.before..].sort_by_key(|m| m.start);
+        self.begin(searcher, query, self.walk.next_start)
+    }
+}
+
+impl Searcher<'_> {
+    /// Appends to `out` the SMEMs of `query` that contain position `x` and have at
+    /// least `min_size` occurrences, as BWA's `smem1`: extend right from `x` keeping
+    /// each interval where the size drops, then extend all of them left together.
+    /// Returns where the next call should start (the end of the longest right
+    /// extension, or `x + 1` when `query[x]` is ambiguous).
+    pub fn smems_at(
+        &self,
+        query: &[u8],
+        x: usize,
+        min_size: u64,
+        scratch: &mut SmemScratch,
+        out: &mut Vec<Smem>,
+    ) -> usize {
+        let walk = &mut scratch.sweep.walk;
+        if walk.start(self, query, x, min_size, out.len()) {
+            while walk.step(self, query, out) {}
+        }
+        walk.next_start
+    }
+
+    /// All SMEMs of `query` (codes, [`AMBIGUOUS`] never matched) of length at least
+    /// `min_len`, sorted by start. O(|query|) extensions per distinct SMEM end, as BWA.
+    pub fn smems(
+        &self,
+        query: &[u8],
+        min_len: u32,
+        scratch: &mut SmemScratch,
+        out: &mut Vec<Smem>,
+    ) {
+        out.clear();
+        let sweep = &mut scratch.sweep;
+        sweep.found.clear();
+        if sweep.begin(self, query, 0) {
+            while sweep.step(self, query) {}
+        }
+        out.extend(sweep.found.iter().filter(|m| m.len() >= min_len));
+    }
+}
+
+/// [`Searcher::smems`] of every read, [`LANES`] at once with prefetching: read `r`'s
+/// SMEMs are `out[ranges[r]]` (both cleared first; the ranges are in the order the
+/// reads finish, not in read order).
+pub(crate) fn smems_many<P: AsRef<[u8]>>(
+    searcher: &Searcher<'_>,
+    reads: &[P],
+    min_len: u32,
+    scratch: &mut SmemBatchScratch,
+    out: &mut Vec<Smem>,
+    ranges: &mut Vec<Range<usize>>,
+) {
+    out.clear();
+    ranges.clear();
+    ranges.resize(reads.len(), 0..0);
+    in_lock_step(
+        &mut scratch.lanes,
+        reads.len(),
+        |r, sweep| {
+            sweep.found.clear();
+            sweep.begin(searcher, reads[r].as_ref(), 0)
+        },
+        |r, sweep| sweep.step(searcher, reads[r].as_ref()),
+        |r, sweep| {
+            let first = out.len();
+            out.extend(sweep.found.iter().filter(|m| m.len() >= min_len));
+            ranges[r] = first..out.len();
+        },
+    );
+}
+
+/// [`Searcher::smems_at`] of every `(query, x, min_size)` job, [`LANES`] at once with
+/// prefetching: job `j`'s matches are `out[ranges[j]]` (both cleared first).
+pub(crate) fn smems_at_many(
+    searcher: &Searcher<'_>,
+    jobs: &[(&[u8], usize, u64)],
+    scratch: &mut SmemBatchScratch,
+    out: &mut Vec<Smem>,
+    ranges: &mut Vec<Range<usize>>,
+) {
+    out.clear();
+    ranges.clear();
+    ranges.resize(jobs.len(), 0..0);
+    in_lock_step(
+        &mut scratch.lanes,
+        jobs.len(),
+        |j, sweep| {
+            let (query, x, min_size) = jobs[j];
+            sweep.found.clear();
+            sweep.walk.start(searcher, query, x, min_size, 0)
+        },
+        |j, sweep| sweep.walk.step(searcher, jobs[j].0, &mut sweep.found),
+        |j, sweep| {
+            let first = out.len();
+            out.extend_from_slice(&sweep.found);
+            ranges[j] = first..out.len();
+        },
+    );
+}
+
+/// Runs searches `0..jobs` [`LANES`] at a time, stepping each live one in turn:
+/// `begin(job, lane)` starts a job (false: it has nothing to search), `step(job, lane)`
+/// advances it one step (false: it has ended), and `finish(job, lane)` takes its
+/// results, called once per job.
+fn in_lock_step(
+    lanes: &mut Vec<(usize, SmemSweep)>,
+    jobs: usize,
+    mut begin: impl FnMut(usize, &mut SmemSweep) -> bool,
+    mut step: impl FnMut(usize, &mut SmemSweep) -> bool,
+    mut finish: impl FnMut(usize, &mut SmemSweep),
+) {
+    lanes.resize_with(LANES, Default::default);
+    // The first `live` lanes are searching.
+    let mut live = 0;
+    let mut next = 0;
+    loop {
+        while live < LANES && next < jobs {
+            let (job, sweep) = &mut lanes[live];
+            *job = next;
+            next += 1;
+            if begin(*job, sweep) {
+                live += 1;
+            } else {
+                finish(*job, sweep);
+            }
+        }
+        if live == 0 {
+            break;
+        }
+        let mut k = 0;
+        while k < live {
+            let (job, sweep) = &mut lanes[k];
+            if step(*job, sweep) {
+                k += 1;
+            } else {
+                finish(*job, sweep);
+                live -= 1;
+                lanes.swap(k, live);
+            }
+        }
+    }
+}
