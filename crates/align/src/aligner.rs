@@ -375,6 +375,9 @@ impl<'i> Aligner<'i> {
             .copied()
             .filter(|&r| self.prepared[r].smems.is_none())
             .collect();
+        if unseeded.is_empty() {
+            return;
+        }
         let reads: Vec<&[u8]> = unseeded
             .iter()
             .map(|&r| {

@@ -1,9 +1,9 @@
 //! Seeds: super-maximal exact matches (SMEMs) of the read on either strand, re-seeded
 //! inside long unique ones, located in the genome as anchors.
 
-use seqfarm_core::Strand;
 use std::ops::Range;
 
+use seqfarm_core::Strand;
 use seqfarm_fmindex::{FmIndex, Hit, LocateScratch, Smem, SmemBatchScratch};
 
 use crate::params::AlignParams;

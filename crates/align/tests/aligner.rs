@@ -28,9 +28,20 @@ struct Planted {
 
 fn align_all(index: &FmIndex, params: &AlignParams, reads: &[Vec<u8>]) -> Vec<ReadResult> {
     let names: Vec<String> = (0..reads.len()).map(|i| format!("r{i}")).collect();
+    align_named(index, params, &names, reads)
+}
+
+/// Aligns `reads` named `names` (ties between equal places are broken by a hash of the
+/// name) in one batch.
+fn align_named(
+    index: &FmIndex,
+    params: &AlignParams,
+    names: &[String],
+    reads: &[Vec<u8>],
+) -> Vec<ReadResult> {
     let inputs: Vec<ReadInput<'_>> = reads
         .iter()
-        .zip(&names)
+        .zip(names)
         .map(|(b, n)| ReadInput {
             name: n.as_bytes(),
             bases: b,
@@ -107,6 +118,49 @@ fn planted_reads_are_found_with_their_edits() {
         let again = align_all(&index, &params, &reversed);
         for (a, b) in results.iter().zip(again.iter().rev()) {
             assert_eq!(primary(a), primary(b));
+        }
+    }
+}
+
+/// Reads that need the full search (paralogs, so re-seeding too; many substitutions;
+/// Ns) get the same results aligned in one batch, whose seeds are searched together,
+/// as aligned one read at a time.
+#[test]
+fn batched_seeding_gives_each_read_its_own_results() {
+    let mut rng = Rng(0xba7c4);
+    let mut contigs = genome(&mut rng);
+    // A 3 kb paralog: contig 0's piece copied into contig 2, one change every 61 bases.
+    let mut copy = contigs[0][10_000..13_000].to_vec();
+    for k in (30..copy.len()).step_by(61) {
+        copy[k] = if copy[k] == b'A' { b'C' } else { b'A' };
+    }
+    contigs[2][30_000..33_000].copy_from_slice(&copy);
+    let index = index(&contigs);
+    let reads: Vec<Vec<u8>> = (0..120)
+        .map(|i| {
+            let (contig, position) = match i % 3 {
+                0 => (0, 10_000 + rng.next(2_850) as usize),
+                1 => (2, 30_000 + rng.next(2_850) as usize),
+                _ => (1, rng.next(59_000) as usize),
+            };
+            let mut bases = contigs[contig][position..position + 150].to_vec();
+            for _ in 0..rng.next(12) {
+                let at = rng.next(150) as usize;
+                bases[at] = b"ACGTN"[rng.next(5) as usize];
+            }
+            if i % 2 == 1 {
+                reverse_complement_letters(&mut bases);
+            }
+            bases
+        })
+        .collect();
+    for mode in [AlignMode::EndToEnd, AlignMode::Local] {
+        let params = AlignParams::new(mode, Preset::Sensitive);
+        let names: Vec<String> = (0..reads.len()).map(|i| format!("r{i}")).collect();
+        let together = align_named(&index, &params, &names, &reads);
+        for (k, result) in together.iter().enumerate() {
+            let alone = align_named(&index, &params, &names[k..=k], &reads[k..=k]);
+            assert_eq!(result, &alone[0], "read {k}");
         }
     }
 }
