@@ -380,10 +380,7 @@ impl<'i> Aligner<'i> {
         }
         let reads: Vec<&[u8]> = unseeded
             .iter()
-            .map(|&r| {
-                let p = &self.prepared[r];
-                &self.codes[p.codes.start..p.codes.start + (p.codes.end - p.codes.start) / 2]
-            })
+            .map(|&r| oriented_in(&self.prepared[r], false, &self.codes, &self.penalties).0)
             .collect();
         let shortest = self.params.rescue_seed_len.min(self.params.min_seed_len);
         let mut ranges = Vec::with_capacity(reads.len());

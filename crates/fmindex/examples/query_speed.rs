@@ -6,7 +6,8 @@
 //! N counts of LEN-mers drawn from the genome, and locating the occurrences of 100,000
 //! genome LEN-mers, the SMEMs of 100,000 reads simulated from the genome and (given
 //! READS.fq) of the first 100,000 reads of a file, one read at a time and batched, and
-//! (Linux) how much of the mapped index the kernel backed with 2 MiB pages. Patterns come from a fixed-seed generator: every run asks the same.
+//! (Linux) how much of the mapped index the kernel backed with 2 MiB pages. Patterns
+//! come from a fixed-seed generator: every run asks the same.
 
 use std::time::Instant;
 

@@ -105,20 +105,18 @@ impl Searcher<'_> {
     /// `None` when a size was too large to store.
     #[inline]
     pub fn table_interval(&self, codes: &[u8]) -> Option<BiInterval> {
-        let (fwd_slot, rev_slot) = table_slots(codes);
-        let (fwd, size) = kmer::unpack(self.kmers[fwd_slot]);
+        let (fwd, size) = self.table_entry(codes);
         if size == SATURATED {
             return None;
         }
-        let (rev, _) = kmer::unpack(self.kmers[rev_slot]);
+        let (rev, _) = kmer::unpack(self.kmers[revcomp_table_slot(codes)]);
         Some(BiInterval { fwd, rev, size })
     }
 
     /// Starts loading the two table entries [`Searcher::table_interval`] reads.
     #[inline]
     pub fn prefetch_table(&self, codes: &[u8]) {
-        let (fwd_slot, rev_slot) = table_slots(codes);
-        for slot in [fwd_slot, rev_slot] {
+        for slot in [table_slot(codes), revcomp_table_slot(codes)] {
             if let Some(entry) = self.kmers.get(slot) {
                 prefetch(entry);
             }
@@ -129,7 +127,7 @@ impl Searcher<'_> {
     /// `0..=3`); size [`SATURATED`] means "too large to store".
     #[inline]
     pub fn table_entry(&self, codes: &[u8]) -> (u64, u64) {
-        kmer::unpack(self.kmers[table_slots(codes).0])
+        kmer::unpack(self.kmers[table_slot(codes)])
     }
 
     /// The interval of `codes` (any length; an [`AMBIGUOUS`] code gives the empty
@@ -183,16 +181,21 @@ impl Searcher<'_> {
     }
 }
 
-/// Where the table entries of `codes` (length `1..=kmer_len`, all `0..=3`) and of its
-/// reverse complement are.
+/// Where the table entry of `codes` (length `1..=kmer_len`, all `0..=3`) is.
 #[inline]
-fn table_slots(codes: &[u8]) -> (usize, usize) {
-    let mut code = 0usize;
+fn table_slot(codes: &[u8]) -> usize {
+    let code = codes
+        .iter()
+        .fold(0usize, |code, &c| (code << 2) | c as usize);
+    kmer::level_offset(codes.len() as u32) + code
+}
+
+/// Where the table entry of the reverse complement of `codes` is.
+#[inline]
+fn revcomp_table_slot(codes: &[u8]) -> usize {
     let mut rc = 0usize;
     for (i, &c) in codes.iter().enumerate() {
-        code = (code << 2) | c as usize;
         rc |= (3 - c as usize) << (2 * i);
     }
-    let level = kmer::level_offset(codes.len() as u32);
-    (level + code, level + rc)
+    kmer::level_offset(codes.len() as u32) + rc
 }

@@ -264,10 +264,9 @@ fn next_right(
 #[derive(Debug, Default, Clone)]
 struct SmemSweep {
     walk: SmemWalk,
-    /// The read's SMEMs so far, any length, sorted by start.
+    /// The read's SMEMs so far, any length, sorted by start (the current walk's from
+    /// its `first_found` on).
     found: Vec<Smem>,
-    /// Where the current walk's matches start in `found`.
-    before: usize,
 }
 
 impl SmemSweep {
@@ -275,8 +274,7 @@ impl SmemSweep {
     /// none is left.
     fn begin(&mut self, searcher: &Searcher<'_>, query: &[u8], mut x: usize) -> bool {
         while x < query.len() {
-            self.before = self.found.len();
-            if self.walk.start(searcher, query, x, 1, self.before) {
+            if self.walk.start(searcher, query, x, 1, self.found.len()) {
                 return true;
             }
             x = self.walk.next_start;
@@ -290,7 +288,7 @@ impl SmemSweep {
         if self.walk.step(searcher, query, &mut self.found) {
             return true;
         }
-        self.found[self.before..].sort_by_key(|m| m.start);
+        self.found[self.walk.first_found..].sort_by_key(|m| m.start);
         self.begin(searcher, query, self.walk.next_start)
     }
 }
@@ -346,22 +344,14 @@ pub(crate) fn smems_many<P: AsRef<[u8]>>(
     out: &mut Vec<Smem>,
     ranges: &mut Vec<Range<usize>>,
 ) {
-    out.clear();
-    ranges.clear();
-    ranges.resize(reads.len(), 0..0);
     in_lock_step(
         &mut scratch.lanes,
         reads.len(),
-        |r, sweep| {
-            sweep.found.clear();
-            sweep.begin(searcher, reads[r].as_ref(), 0)
-        },
+        |r, sweep| sweep.begin(searcher, reads[r].as_ref(), 0),
         |r, sweep| sweep.step(searcher, reads[r].as_ref()),
-        |r, sweep| {
-            let first = out.len();
-            out.extend(sweep.found.iter().filter(|m| m.len() >= min_len));
-            ranges[r] = first..out.len();
-        },
+        min_len,
+        out,
+        ranges,
     );
 }
 
@@ -374,37 +364,42 @@ pub(crate) fn smems_at_many(
     out: &mut Vec<Smem>,
     ranges: &mut Vec<Range<usize>>,
 ) {
-    out.clear();
-    ranges.clear();
-    ranges.resize(jobs.len(), 0..0);
     in_lock_step(
         &mut scratch.lanes,
         jobs.len(),
         |j, sweep| {
             let (query, x, min_size) = jobs[j];
-            sweep.found.clear();
             sweep.walk.start(searcher, query, x, min_size, 0)
         },
         |j, sweep| sweep.walk.step(searcher, jobs[j].0, &mut sweep.found),
-        |j, sweep| {
-            let first = out.len();
-            out.extend_from_slice(&sweep.found);
-            ranges[j] = first..out.len();
-        },
+        0,
+        out,
+        ranges,
     );
 }
 
 /// Runs searches `0..jobs` [`LANES`] at a time, stepping each live one in turn:
-/// `begin(job, lane)` starts a job (false: it has nothing to search), `step(job, lane)`
-/// advances it one step (false: it has ended), and `finish(job, lane)` takes its
-/// results, called once per job.
+/// `begin(job, lane)` starts a job in a lane whose `found` is empty (false: it has
+/// nothing to search), and `step(job, lane)` advances it one step (false: it has
+/// ended). Job `j`'s matches of `min_len` bases or more go to `out[ranges[j]]` (both
+/// cleared first).
 fn in_lock_step(
     lanes: &mut Vec<(usize, SmemSweep)>,
     jobs: usize,
     mut begin: impl FnMut(usize, &mut SmemSweep) -> bool,
     mut step: impl FnMut(usize, &mut SmemSweep) -> bool,
-    mut finish: impl FnMut(usize, &mut SmemSweep),
+    min_len: u32,
+    out: &mut Vec<Smem>,
+    ranges: &mut Vec<Range<usize>>,
 ) {
+    out.clear();
+    ranges.clear();
+    ranges.resize(jobs, 0..0);
+    let mut finish = |job: usize, sweep: &SmemSweep| {
+        let first = out.len();
+        out.extend(sweep.found.iter().filter(|m| m.len() >= min_len));
+        ranges[job] = first..out.len();
+    };
     lanes.resize_with(LANES, Default::default);
     // The first `live` lanes are searching.
     let mut live = 0;
@@ -414,6 +409,7 @@ fn in_lock_step(
             let (job, sweep) = &mut lanes[live];
             *job = next;
             next += 1;
+            sweep.found.clear();
             if begin(*job, sweep) {
                 live += 1;
             } else {
