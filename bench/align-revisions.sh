@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# `seqfarm align` at an earlier revision against the working tree, on the same reads and
+# indexes: whether the SAM is the same (the @PG line aside) and the wall time of each,
+# timed with hyperfine, the two binaries alternating. For changes meant to make
+# alignment faster without changing its output.
+#
+#   bench/align-revisions.sh BASE_REV [INDEX_PREFIX ...]
+#
+# INDEX_PREFIX defaults to the indexes bench/index-large.sh leaves under
+# $SEQFARM_BENCH_DATA/large: the contig synth_7 and, when built, large-3.1g.
+# Environment:
+#   THREADS  -p for align (default 2)
+#   RUNS     hyperfine runs per command (default 5, after one warm-up)
+#   READS    single-end FASTQ (default the 100,000 mason reads of synth_7 that
+#            bench/index-large.sh simulates)
+#   PAIRS    "R1.fq R2.fq" (default 50,000 mason pairs of 2x150 bp from synth_7,
+#            fragments 400 +- 60, simulated here with --seed 5 when missing)
+# BASE_REV is extracted (git archive) and built under $SEQFARM_BENCH_DATA/revisions.
+# Needs: git, cargo, hyperfine, python3, seqan-apps (mason) for the default pairs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+base=${1:?usage: bench/align-revisions.sh BASE_REV [INDEX_PREFIX ...]}
+shift
+threads=${THREADS:-2}
+runs=${RUNS:-5}
+bench_root=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
+large=$bench_root/large
+if [ $# -eq 0 ]; then
+  set -- "$large/synth_7"
+  [ -s "$large/large-3.1g.sfi" ] && set -- "$@" "$large/large-3.1g"
+fi
+reads=${READS:-$large/synth_7.150.100000.fq}
+[ -s "$reads" ] || { echo "no reads $reads (run bench/index-large.sh first, or set READS)" >&2; exit 1; }
+if [ -n "${PAIRS:-}" ]; then
+  read -r r1 r2 <<<"$PAIRS"
+else
+  r1=$large/synth_7.pairs.1.fq
+  r2=$large/synth_7.pairs.2.fq
+  [ -s "$r1" ] ||
+    /usr/lib/seqan/bin/mason_simulator -ir "$large/synth_7.fa" -n 50000 --illumina-read-length 150 \
+      --fragment-mean-size 400 --fragment-size-std-dev 60 --seed 5 -o "$r1" -or "$r2" -q >/dev/null 2>&1
+fi
+
+rev=$(git rev-parse --short "$base")
+tree=$bench_root/revisions/$rev
+if [ ! -d "$tree" ]; then
+  mkdir -p "$tree"
+  git archive "$rev" | tar -x -C "$tree"
+fi
+(cd "$tree" && CARGO_TARGET_DIR=$tree/target cargo build --release --quiet -p seqfarm)
+cargo build --release --quiet -p seqfarm
+old=$tree/target/release/seqfarm
+new=$repo/target/release/seqfarm
+now=$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo "+changes")
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+echo "# $(date +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $rev against $now, align -p $threads, $runs runs each"
+echo
+echo "| reads | index | same SAM | $rev s | $now s | speed-up |"
+echo "|---|---|---|---:|---:|---:|"
+for index in "$@"; do
+  for kind in single paired; do
+    if [ "$kind" = single ]; then input=(-U "$reads"); else input=(-1 "$r1" -2 "$r2"); fi
+    args=(align -p "$threads" -x "$index" "${input[@]}" --force)
+    "$old" "${args[@]}" -S "$scratch/old.sam" 2>/dev/null
+    "$new" "${args[@]}" -S "$scratch/new.sam" 2>/dev/null
+    if cmp -s <(grep -v '^@PG' "$scratch/old.sam") <(grep -v '^@PG' "$scratch/new.sam"); then same=yes; else same=NO; fi
+    hyperfine -N -w 1 -r "$runs" --export-json "$scratch/times.json" \
+      "$old ${args[*]} -S $scratch/old.sam" "$new ${args[*]} -S $scratch/new.sam" >/dev/null
+    python3 - "$scratch/times.json" "$kind" "$(basename "$index")" "$same" <<'EOF'
+import json, sys
+old, new = (r["mean"] for r in json.load(open(sys.argv[1]))["results"])
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {old:.3f} | {new:.3f} | {old / new:.2f}x |")
+EOF
+  done
+done
