@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `seqfarm align` at an earlier revision against the working tree, on the same reads and
 # indexes: whether the SAM is the same (the @PG line aside) and the wall time of each,
-# timed with hyperfine, the two binaries alternating. For changes meant to make
+# timed with hyperfine (one warm-up run each). For changes meant to make
 # alignment faster without changing its output.
 #
 #   bench/align-revisions.sh BASE_REV [INDEX_PREFIX ...]
