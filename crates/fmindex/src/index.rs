@@ -12,7 +12,9 @@ use crate::build::IndexImage;
 use crate::error::LoadError;
 use crate::format::{self, Params, SectionId, BYTE_ORDER_MARK, FORMAT_VERSION, MAGIC, PAGE};
 use crate::kmer::{self, MAX_KMER_LEN};
-use crate::occ::{Bwt, DollarRow, OccBlock, BLOCKS_PER_SUPER_SHIFT, ROWS_PER_BLOCK};
+use crate::occ::{
+    Bwt, DollarDirectory, DollarLookup, DollarRow, OccBlock, BLOCKS_PER_SUPER_SHIFT, ROWS_PER_BLOCK,
+};
 use crate::reference::{Contig, Layout};
 use crate::sa::{SampledSa, Samples};
 use crate::search::{BiInterval, Searcher};
@@ -102,6 +104,10 @@ pub struct FmIndex {
     /// Whether loading verified every section's checksum.
     pub(crate) checksums_verified: bool,
     mode: LoadMode,
+    /// What `bwt` finds separator rows through (declared after it: dropped later);
+    /// only held, read through `bwt`.
+    #[allow(dead_code)]
+    dollar_directory: DollarDirectory,
     backing: Backing,
 }
 
@@ -271,8 +277,23 @@ impl FmIndex {
             std::slice::from_raw_parts(b.as_ptr(), b.len())
         };
         let parsed = parse(bytes, &path, verify)?;
+        let dollar_directory = DollarDirectory::new(parsed.bwt.dollars, parsed.bwt.len());
+        // SAFETY: the directory's heap buffers are owned by `dollar_directory`, which is
+        // moved into the returned `FmIndex` (moving a `Vec` does not move its buffer),
+        // never changed, and dropped after `bwt` (declaration order).
+        let directory: DollarLookup<'static> = unsafe {
+            let (s, o) = (&dollar_directory.starts, &dollar_directory.offsets);
+            DollarLookup {
+                starts: std::slice::from_raw_parts(s.as_ptr(), s.len()),
+                offsets: std::slice::from_raw_parts(o.as_ptr(), o.len()),
+                shift: dollar_directory.shift,
+            }
+        };
         Ok(FmIndex {
-            bwt: parsed.bwt,
+            bwt: Bwt {
+                directory,
+                ..parsed.bwt
+            },
             sa: parsed.sa,
             kmers: parsed.kmers,
             kmer_len: parsed.params.kmer_len,
@@ -283,6 +304,7 @@ impl FmIndex {
             file_len: bytes.len() as u64,
             checksums_verified: verify,
             mode,
+            dollar_directory,
             backing,
         })
     }
@@ -687,6 +709,7 @@ pub(crate) fn parse<'a>(
             blocks,
             supers: cast(2)?,
             dollars,
+            directory: DollarLookup::default(),
             super_shift: params.super_shift,
             c: params.c,
         },

@@ -9,7 +9,11 @@
 //! Separator rows (`$`: rows whose suffix starts a fragment, or the text) are stored as
 //! `A` in the planes and listed in a sorted table with their suffix-array value; a block
 //! holding one has [`DOLLAR_FLAG`] set in its A count, and only then is the table
-//! searched (O(log separators)) to correct the A count.
+//! searched to correct the A count. A [`DollarDirectory`] built at load time holds the
+//! separator rows again in about 2 bytes each, bucketed by row, so that search reads a
+//! bucket's few rows from memory that stays in cache. Every ambiguous base (N or any
+//! IUPAC code) ends a fragment, so assemblies can have hundreds of thousands of
+//! separators; a binary search of their 16-byte table was a chain of cache misses.
 //!
 //! Superblocks of 2^22 blocks (805 M rows) keep block counts below 2^30, so one layout
 //! serves texts of any length; the superblock table holds 64-bit counts.
@@ -122,6 +126,84 @@ unsafe impl Zeroable for DollarRow {}
 // SAFETY: as above.
 unsafe impl Pod for DollarRow {}
 
+/// The separator rows again, compact enough to stay in cache: for each bucket of
+/// `2^shift` rows (`shift <= 16`), where its rows begin in the separator table, and each
+/// row's offset in its bucket. About 2 bytes per separator plus 4 per bucket (a few
+/// separators per bucket), against the table's 16 bytes per separator.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DollarDirectory {
+    /// `starts[b]`: the index of the first separator row at or after row `b << shift`;
+    /// one entry per bucket and a last one, the table's length. Empty for a table too
+    /// long to index with `u32` (then lookups search the whole table).
+    pub starts: Vec<u32>,
+    /// Each separator row's offset in its bucket.
+    pub offsets: Vec<u16>,
+    pub shift: u32,
+}
+
+impl DollarDirectory {
+    /// The directory of `dollars` (sorted by row) in a BWT of `rows` rows, built in one
+    /// pass; `starts` never decreases, even for an unsorted (corrupt) table.
+    pub fn new(dollars: &[DollarRow], rows: u64) -> Self {
+        if dollars.len() >= u32::MAX as usize {
+            return Self::default();
+        }
+        let per_separator = rows / dollars.len().max(1) as u64;
+        let shift = (65 - per_separator.leading_zeros()).clamp(8, 16);
+        let buckets = (rows >> shift) + 1;
+        let mut starts = Vec::with_capacity(buckets as usize + 1);
+        let mut k = 0;
+        for b in 0..buckets {
+            while k < dollars.len() && dollars[k].row < b << shift {
+                k += 1;
+            }
+            starts.push(k as u32);
+        }
+        starts.push(dollars.len() as u32);
+        let mask = (1u64 << shift) - 1;
+        let offsets = dollars.iter().map(|d| (d.row & mask) as u16).collect();
+        DollarDirectory {
+            starts,
+            offsets,
+            shift,
+        }
+    }
+
+    /// A borrowed view for [`Bwt`].
+    pub fn view(&self) -> DollarLookup<'_> {
+        DollarLookup {
+            starts: &self.starts,
+            offsets: &self.offsets,
+            shift: self.shift,
+        }
+    }
+}
+
+/// A [`DollarDirectory`], borrowed (empty: no directory).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct DollarLookup<'a> {
+    pub starts: &'a [u32],
+    pub offsets: &'a [u16],
+    pub shift: u32,
+}
+
+impl DollarLookup<'_> {
+    /// The first table index of bucket `b` and its rows' offsets (empty past the end).
+    #[inline]
+    fn bucket(&self, b: u64) -> (usize, &[u16]) {
+        let b = usize::try_from(b).unwrap_or(usize::MAX);
+        match (self.starts.get(b), self.starts.get(b.saturating_add(1))) {
+            (Some(&lo), Some(&hi)) => (
+                lo as usize,
+                self.offsets
+                    .get(lo as usize..hi as usize)
+                    .unwrap_or_default(),
+            ),
+            _ => (0, &[]),
+        }
+    }
+}
+
 /// The BWT of the text with its counts: what `LF` and backward search need.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Bwt<'a> {
@@ -129,6 +211,8 @@ pub(crate) struct Bwt<'a> {
     /// Four counts per superblock.
     pub supers: &'a [u64],
     pub dollars: &'a [DollarRow],
+    /// The directory of `dollars` (empty: search the whole table).
+    pub directory: DollarLookup<'a>,
     /// `2^super_shift` blocks per superblock.
     pub super_shift: u32,
     /// `C[c]`: rows whose suffix starts with a symbol smaller than code `c` (the empty
@@ -144,12 +228,26 @@ impl Bwt<'_> {
         self.c[4]
     }
 
-    /// Separator rows in `from..to` (both inside one block).
+    /// Separator rows in `from..to` (both inside one block, so in at most two buckets).
     #[inline(never)]
     fn dollars_between(&self, from: u64, to: u64) -> u64 {
-        let a = self.dollars.partition_point(|d| d.row < from);
-        let b = self.dollars.partition_point(|d| d.row < to);
-        (b - a) as u64
+        let d = &self.directory;
+        if d.starts.is_empty() {
+            let a = self.dollars.partition_point(|d| d.row < from);
+            let b = self.dollars.partition_point(|d| d.row < to);
+            return (b - a) as u64;
+        }
+        let mut n = 0;
+        let mut b = from >> d.shift;
+        while b << d.shift < to {
+            let base = b << d.shift;
+            let (_, offsets) = d.bucket(b);
+            let (lo, hi) = (from.saturating_sub(base), to - base);
+            n += offsets.partition_point(|&o| u64::from(o) < hi)
+                - offsets.partition_point(|&o| u64::from(o) < lo);
+            b += 1;
+        }
+        n as u64
     }
 
     #[inline(always)]
@@ -207,7 +305,7 @@ impl Bwt<'_> {
     }
 
     /// The BWT symbol of row `i`: `Some(code)`, or `None` for a separator. O(1), plus
-    /// O(log separators) in a block holding one.
+    /// a search among a bucket's separators in a block holding one.
     #[inline]
     pub fn symbol(&self, i: u64) -> Option<u8> {
         let (block, _, j) = self.locate_row(i);
@@ -220,10 +318,18 @@ impl Bwt<'_> {
 
     /// The suffix-array value of separator row `i`, if it is one.
     pub fn dollar_sa(&self, i: u64) -> Option<u64> {
-        self.dollars
-            .binary_search_by_key(&i, |d| d.row)
-            .ok()
-            .map(|k| self.dollars[k].sa)
+        let d = &self.directory;
+        let k = if d.starts.is_empty() {
+            self.dollars.binary_search_by_key(&i, |d| d.row).ok()?
+        } else {
+            let (first, offsets) = d.bucket(i >> d.shift);
+            let offset = i & ((1 << d.shift) - 1);
+            first
+                + offsets
+                    .binary_search_by_key(&offset, |&o| u64::from(o))
+                    .ok()?
+        };
+        self.dollars.get(k).map(|d| d.sa)
     }
 
     /// `LF(i)`: the row of the suffix one position to the left of row `i`'s suffix;
@@ -267,18 +373,10 @@ mod tests {
     use super::*;
     use crate::build::sections::{OccStream, StoreWriter, Stored};
 
-    #[test]
-    fn counts_match_naive_with_separators() {
-        let n = 1000u64;
-        let symbols: Vec<Option<u8>> = (0..n)
-            .map(|i| {
-                if i % 97 == 5 {
-                    None
-                } else {
-                    Some(((i * 7 + i / 13) % 4) as u8)
-                }
-            })
-            .collect();
+    /// Checks `occ`, `occ4`, `symbol` and `dollar_sa` against counting by hand, with
+    /// and without the separator directory.
+    fn check_counts(symbols: &[Option<u8>]) {
+        let n = symbols.len() as u64;
         let mut stream = OccStream::new(StoreWriter::new(None).unwrap(), BLOCKS_PER_SUPER_SHIFT);
         let mut dollars = Vec::new();
         for (i, s) in symbols.iter().enumerate() {
@@ -286,7 +384,7 @@ mod tests {
             if s.is_none() {
                 dollars.push(DollarRow {
                     row: i as u64,
-                    sa: 0,
+                    sa: 7 * i as u64,
                 });
             }
         }
@@ -299,27 +397,56 @@ mod tests {
         for k in 0..4 {
             c[k + 1] = c[k] + total[k];
         }
-        let bwt = Bwt {
-            blocks: &blocks,
-            supers: &supers,
-            dollars: &dollars,
-            super_shift: BLOCKS_PER_SUPER_SHIFT,
-            c,
-        };
-        assert_eq!(bwt.len(), n);
-        let mut naive = [0u64; 4];
-        for i in 0..=n {
-            let o4 = bwt.occ4(i);
-            for k in 0..4u8 {
-                assert_eq!(bwt.occ(k, i), naive[k as usize], "occ({k}, {i})");
-                assert_eq!(o4[k as usize], naive[k as usize]);
-            }
-            if i < n {
-                assert_eq!(bwt.symbol(i), symbols[i as usize]);
-                if let Some(s) = symbols[i as usize] {
-                    naive[s as usize] += 1;
+        let directory = DollarDirectory::new(&dollars, n);
+        assert!(directory.starts.len() >= 3, "several buckets");
+        for lookup in [directory.view(), DollarLookup::default()] {
+            let bwt = Bwt {
+                blocks: &blocks,
+                supers: &supers,
+                dollars: &dollars,
+                directory: lookup,
+                super_shift: BLOCKS_PER_SUPER_SHIFT,
+                c,
+            };
+            assert_eq!(bwt.len(), n);
+            let mut naive = [0u64; 4];
+            for i in 0..=n {
+                let o4 = bwt.occ4(i);
+                for k in 0..4u8 {
+                    assert_eq!(bwt.occ(k, i), naive[k as usize], "occ({k}, {i})");
+                    assert_eq!(o4[k as usize], naive[k as usize]);
+                }
+                if i < n {
+                    let s = symbols[i as usize];
+                    assert_eq!(bwt.symbol(i), s);
+                    assert_eq!(bwt.dollar_sa(i), s.is_none().then_some(7 * i));
+                    if let Some(s) = s {
+                        naive[s as usize] += 1;
+                    }
                 }
             }
         }
+    }
+
+    #[test]
+    fn counts_match_naive_with_separators() {
+        let code = |i: u64| Some(((i * 7 + i / 13) % 4) as u8);
+        // Sparse separators: about one bucket each.
+        let sparse: Vec<_> = (0..1000u64)
+            .map(|i| if i % 97 == 5 { None } else { code(i) })
+            .collect();
+        check_counts(&sparse);
+        // Clustered: runs of adjacent separator rows (fragments that start alike) and
+        // long stretches without any, so buckets hold many or none.
+        let clustered: Vec<_> = (0..5000u64)
+            .map(|i| {
+                if (1200..1260).contains(&i) || i % 1500 < 3 || i == 4999 {
+                    None
+                } else {
+                    code(i)
+                }
+            })
+            .collect();
+        check_counts(&clustered);
     }
 }

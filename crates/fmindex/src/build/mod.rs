@@ -29,7 +29,7 @@ use seqfarm_core::AmbiguityMask;
 
 use crate::error::BuildError;
 use crate::kmer::{self, MAX_KMER_LEN};
-use crate::occ::{Bwt, DollarRow, OccBlock, BLOCKS_PER_SUPER_SHIFT};
+use crate::occ::{Bwt, DollarDirectory, DollarRow, OccBlock, BLOCKS_PER_SUPER_SHIFT};
 use crate::reference::{Layout, ReferenceBuilder};
 use crate::sa::Sample;
 use huge::HugeArray;
@@ -231,10 +231,12 @@ pub fn build(
     debug_assert_eq!(c[4], n + 1);
     progress(stage(BuildStage::KmerTable));
     let view = sorted.blocks.view().map_err(BuildError::Spill)?;
+    let directory = DollarDirectory::new(&sorted.dollars, c[4]);
     let bwt = Bwt {
         blocks: view.items(),
         supers: &sorted.supers,
         dollars: &sorted.dollars,
+        directory: directory.view(),
         super_shift: options.super_shift,
         c,
     };
