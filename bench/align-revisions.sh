@@ -15,6 +15,9 @@
 #            bench/index-large.sh simulates)
 #   PAIRS    "R1.fq R2.fq" (default 50,000 mason pairs of 2x150 bp from synth_7,
 #            fragments 400 +- 60, simulated here with --seed 5 when missing)
+#   QUERIES=1  also time the index queries of the query_speed example (counts, locate,
+#            SMEMs of READS) at both revisions on each index, QUERY_RUNS times each
+#            (default 3, alternating): median seconds, new over old, per-run range
 # BASE_REV is extracted (git archive) and built under $SEQFARM_BENCH_DATA/revisions.
 # Needs: git, cargo, hyperfine, python3, seqan-apps (mason) for the default pairs.
 set -euo pipefail
@@ -48,8 +51,10 @@ if [ ! -d "$tree" ]; then
   mkdir -p "$tree"
   git archive "$rev" | tar -x -C "$tree"
 fi
-(cd "$tree" && CARGO_TARGET_DIR=$tree/target cargo build --release --quiet -p seqfarm)
-cargo build --release --quiet -p seqfarm
+examples=()
+[ "${QUERIES:-0}" = 1 ] && examples=(-p seqfarm-fmindex --example query_speed)
+(cd "$tree" && CARGO_TARGET_DIR=$tree/target cargo build --release --quiet -p seqfarm "${examples[@]}")
+cargo build --release --quiet -p seqfarm "${examples[@]}"
 old=$tree/target/release/seqfarm
 new=$repo/target/release/seqfarm
 now=$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo "+changes")
@@ -75,4 +80,21 @@ old, new = (r["mean"] for r in json.load(open(sys.argv[1]))["results"])
 print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {old:.3f} | {new:.3f} | {old / new:.2f}x |")
 EOF
   done
+done
+
+[ "${QUERIES:-0}" = 1 ] || exit 0
+query_runs=${QUERY_RUNS:-3}
+for index in "$@"; do
+  echo
+  echo "Queries on $(basename "$index") (one thread, median of $query_runs runs each):"
+  echo
+  echo "| query | $rev s | $now s | $now / $rev | per-run ratios |"
+  echo "|---|---:|---:|---:|---|"
+  for run in $(seq "$query_runs"); do
+    for side in old new; do
+      if [ "$side" = old ]; then bin=$tree/target; else bin=$repo/target; fi
+      "$bin/release/examples/query_speed" "$index.sfi" 1000000 20 mmap "$reads" >"$scratch/q.$side.$run.tsv"
+    done
+  done
+  python3 "$repo/bench/query_ratio.py" "$scratch/q.old" "$scratch/q.new" "$query_runs"
 done

@@ -22,6 +22,9 @@
 #   CONTIG   contig to align to and index alone (default synth_7: human chr20
 #            diverged by 12 %, so no other contig is a near copy of it)
 #   READS    reads of 150 bp simulated from CONTIG (default 100000)
+#   QUERY_RUNS  query runs per index, alternating the two (default 3): the table gives
+#            each query's median time and the range of the per-run ratios, because
+#            memory-bound timings on a shared machine vary from run to run
 #   COLD=1   drop the page cache (needs root) before each query run, so each index is
 #            read fresh: on kernels whose page cache holds files in large folios (ext4,
 #            XFS; Linux 6.x) the mapped index then sits in 2 MiB pages, while a file
@@ -144,24 +147,25 @@ truth=$work/$contig.150.$nreads.truth.sam
     --illumina-prob-mismatch-scale 2.5 --seed 11 -o "$reads" -oa "$truth" -q >/dev/null 2>&1
 
 echo
-echo "## Queries: $name index against $contig indexed alone (one thread)"
+echo "## Queries: $name index against $contig indexed alone (one thread, median of ${QUERY_RUNS:-3} runs each)"
 echo
-echo "| query | $contig s | $name s | ratio | detail ($contig) | detail ($name) |"
-echo "|---|---:|---:|---:|---|---|"
+echo "| query | $contig s | $name s | ratio | per-run ratios | detail ($contig) | detail ($name) |"
+echo "|---|---:|---:|---:|---|---|---|"
 drop_cache() {
   [ "${COLD:-0}" = 1 ] || return 0
   sync
   echo 3 >/proc/sys/vm/drop_caches || { echo "COLD=1 needs root" >&2; exit 1; }
 }
-drop_cache
-"$query" "$work/$contig.sfi" 1000000 20 mmap "$reads" >"$work/q.contig.tsv"
-drop_cache
-"$query" "$work/$name.sfi" 1000000 20 mmap "$reads" >"$work/q.large.tsv"
-join -t $'\t' <(sort "$work/q.contig.tsv") <(sort "$work/q.large.tsv") |
-  awk -F'\t' '$1 != "huge_pages" { printf "| %s | %.3f | %.3f | %.2fx | %s | %s |\n", $1, $2, $4, ($2 > 0 ? $4 / $2 : 0), $3, $5 }'
+for run in $(seq "${QUERY_RUNS:-3}"); do
+  drop_cache
+  "$query" "$work/$contig.sfi" 1000000 20 mmap "$reads" >"$work/q.contig.$run.tsv"
+  drop_cache
+  "$query" "$work/$name.sfi" 1000000 20 mmap "$reads" >"$work/q.large.$run.tsv"
+done
+python3 "$repo/bench/query_ratio.py" "$work/q.contig" "$work/q.large" "${QUERY_RUNS:-3}" --details
 echo
 for run in contig large; do
-  echo "$run index, $(awk -F'\t' '$1 == "huge_pages" { print $3 }' "$work/q.$run.tsv")"
+  echo "$run index (first run), $(awk -F'\t' '$1 == "huge_pages" { print $3 }' "$work/q.$run.1.tsv")"
 done
 if command -v perf >/dev/null && perf stat -e cache-misses true >/dev/null 2>&1; then
   for index in "$work/$contig.sfi" "$work/$name.sfi"; do
