@@ -49,7 +49,7 @@ enum Command {
 impl Cli {
     /// Parses a command line (the program name first) as the binary does: clap's
     /// parser, after `count`'s arguments in bedtools multicov's spelling are rewritten
-    /// into seqfarm's ([`cmd::count::bedtools_spelling`]).
+    /// into seqfarm's (`cmd::count::bedtools_spelling`).
     pub fn try_parse_args<I, T>(argv: I) -> Result<Self, clap::Error>
     where
         I: IntoIterator<Item = T>,

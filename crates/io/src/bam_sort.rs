@@ -7,7 +7,7 @@
 //! entries reach half the memory budget, they are handed to a thread that merges the sorted batches (a
 //! sort that finds the batches' ascending runs and merges them) and writes them as a run (a hidden BGZF file, level 1, beside the output), while the
 //! other half of the budget fills; runs are deleted when read back or when the sorter is
-//! dropped, whatever the exit path ([`runs::RunFiles`]). [`BamSorter::finish`] sorts
+//! dropped, whatever the exit path (`runs::RunFiles`). [`BamSorter::finish`] sorts
 //! what is left in memory and merges it with the runs (a binary heap) into the output
 //! through [`indexed_writer::IndexedBamWriter`], which compresses BGZF blocks on a few
 //! threads and records every record's virtual offsets into a BAI (or, for a contig

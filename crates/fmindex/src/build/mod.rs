@@ -7,7 +7,7 @@
 //!    packed reference (`n/8`) goes to the spill directory until the file is written;
 //! 2. one pass counts the suffixes of every `P`-character prefix (`8 · 4^P` bytes, 128
 //!    MiB at the largest `P = 12`), and consecutive prefixes are grouped into buckets
-//!    that fit what the budget leaves (see [`suffix_sort`] for the sort and its costs);
+//!    that fit what the budget leaves (see `suffix_sort` for the sort and its costs);
 //! 3. each bucket is sorted by every thread and its rows are streamed at once into the
 //!    BWT blocks (`n/3` bytes), the samples (`4n/rate`, `8n/rate` past 2^32 characters)
 //!    and the separator rows; with a

@@ -187,7 +187,7 @@ impl AlignPlanner {
 }
 
 /// What aligning a part gives: the output bytes of its tasks in order, and the counts
-/// of the summary (see [`summary_from_counts`]).
+/// of the summary (see [`align_summary`]).
 pub struct AlignedPart {
     /// BGZF blocks (BAM) or SAM text.
     pub out: Vec<u8>,

@@ -1,6 +1,6 @@
 //! `seqfarm snp-pileup` in parts: the command's tasks (consecutive VCF sites) replayed
 //! anywhere, their findings (per site: the counts and the next covered positions) sent
-//! back as bytes ([`findings`]), and the command's collector walking them all in VCF
+//! back as bytes (`findings`), and the command's collector walking them all in VCF
 //! order on one machine: the walk carries its state (the last covered position, the
 //! pseudo-SNPs, the contig order, the line numbers) from task to task, so its rows are
 //! the command's, byte for byte, however the tasks were spread.
