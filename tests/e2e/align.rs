@@ -577,3 +577,68 @@ fn a_damaged_index_fails_the_run_and_leaves_no_output() {
     );
     assert!(!sam.exists());
 }
+
+/// A large index is loaded without reading it first and its checksums are verified
+/// beside the alignment (`SEQFARM_CHECK_FIRST_BYTES=0` takes that path on a small one):
+/// an intact index gives the same SAM as one verified first, a damaged one fails the run
+/// with no output, and a bad read file fails it at once, naming the file.
+#[test]
+fn the_checksum_pass_beside_the_alignment() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = index(dir.path());
+    let reads = data("align_reads_100.fq.gz");
+    let run = |sam: &Path, reads: &Path, beside: bool| {
+        let mut command = seqfarm();
+        if beside {
+            command.env("SEQFARM_CHECK_FIRST_BYTES", "0");
+        }
+        command
+            .args([
+                "align",
+                "-p",
+                "2",
+                "-x",
+                path_str(&prefix),
+                "-U",
+                path_str(reads),
+            ])
+            .args(["--no-hd", "-S", path_str(sam)])
+            .output()
+            .expect("seqfarm runs")
+    };
+    let (first, beside) = (dir.path().join("first.sam"), dir.path().join("beside.sam"));
+    assert!(run(&first, &reads, false).status.success());
+    let out = run(&beside, &reads, true);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&first).unwrap(),
+        std::fs::read(&beside).unwrap()
+    );
+
+    let bad_reads = dir.path().join("bad.fq");
+    std::fs::write(&bad_reads, "@r1\nACGT\n+\nIIII\nnot a record\n").unwrap();
+    let bad_out = dir.path().join("bad.sam");
+    let out = run(&bad_out, &bad_reads, true);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.fq"));
+    assert!(!bad_out.exists());
+
+    let sfi = dir.path().join("ref.sfi");
+    let mut bytes = std::fs::read(&sfi).unwrap();
+    let at = bytes.len() - 4096 - 100;
+    bytes[at] ^= 0x55;
+    std::fs::write(&sfi, &bytes).unwrap();
+    let damaged = dir.path().join("damaged.sam");
+    let out = run(&damaged, &reads, true);
+    assert_eq!(out.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        message.contains("ref.sfi") && message.contains("checksum"),
+        "{message}"
+    );
+    assert!(!damaged.exists());
+}

@@ -1,8 +1,9 @@
 //! The loaded index: a read-only value that every worker thread shares.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use memmap2::{Mmap, MmapMut};
 use seqfarm_core::{AmbiguityMask, PackedBases, Reference, Strand};
@@ -124,38 +125,33 @@ impl std::fmt::Debug for FmIndex {
 }
 
 impl FmIndex {
-    /// Verifies every section's checksum of the index file at `path` by reading it
-    /// (not mapping it): the check an index opened with `verify_checksums: false` skipped,
-    /// run beside the work that uses the index without doubling its mapped pages.
-    pub fn verify_file(path: impl AsRef<Path>) -> Result<(), LoadError> {
-        let path = path.as_ref().to_path_buf();
-        let io = |e| LoadError::Io {
-            path: path.clone(),
-            cause: e,
-        };
-        let mut file = File::open(&path).map_err(io)?;
-        let mut header = vec![0u8; PAGE as usize];
-        file.read_exact(&mut header).map_err(io)?;
-        let (_, table) = format::decode_header(&header);
-        let mut buffer = vec![0u8; 1 << 20];
+    /// Verifies every section's checksum: the check an index opened with
+    /// `verify_checksums: false` skipped, run beside the work that uses the index. It
+    /// hashes the index's own bytes, through the mapping the searches read (or the
+    /// copy they read), so it neither maps the pages twice nor copies the file through
+    /// a buffer. Returns `Ok(false)` if `stop` was set before it finished (the work it
+    /// ran beside ended first, with an error), checking it every 16 MiB.
+    pub fn verify_checksums(&self, stop: &AtomicBool) -> Result<bool, LoadError> {
+        let bytes = self.bytes();
+        let (_, table) = format::decode_header(&bytes[..PAGE as usize]);
         for (section, id) in table.iter().zip(SectionId::ALL) {
-            file.seek(SeekFrom::Start(section.offset)).map_err(io)?;
+            // Loading checked that every section lies inside the file.
+            let slice = &bytes[section.offset as usize..(section.offset + section.len) as usize];
             let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-            let mut left = section.len;
-            while left > 0 {
-                let n = left.min(buffer.len() as u64) as usize;
-                file.read_exact(&mut buffer[..n]).map_err(io)?;
-                hasher.update(&buffer[..n]);
-                left -= n as u64;
+            for chunk in slice.chunks(16 << 20) {
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(false);
+                }
+                hasher.update(chunk);
             }
             if hasher.digest() != section.checksum {
                 return Err(LoadError::Checksum {
-                    path,
+                    path: self.path.clone(),
                     section: id.name(),
                 });
             }
         }
-        Ok(())
+        Ok(true)
     }
 
     /// Loads the index file at `path` (see [`index_path`]).

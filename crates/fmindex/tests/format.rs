@@ -4,6 +4,7 @@
 mod naive;
 
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 use naive::{index_of, Genome};
 use seqfarm_fmindex::{
@@ -223,8 +224,35 @@ fn every_damaged_byte_is_detected() {
         );
         if let Ok(index) = quick {
             assert!(index.check().is_err(), "flipped byte {at} passed the check");
+            // The checksum pass run beside the work finds it too, unless told to stop.
+            let in_section = sections(&bytes)
+                .iter()
+                .any(|&(offset, len)| (offset..offset + len).contains(&at));
+            if in_section {
+                let err = index.verify_checksums(&AtomicBool::new(false));
+                assert!(
+                    matches!(err, Err(LoadError::Checksum { .. })),
+                    "flipped byte {at}: {err:?}"
+                );
+            }
+            assert!(matches!(
+                index.verify_checksums(&AtomicBool::new(true)),
+                Ok(false)
+            ));
         }
     }
+    let intact = FmIndex::open(
+        write(dir.path(), "i.sfi", &bytes),
+        LoadOptions {
+            mode: LoadMode::Mmap,
+            verify_checksums: false,
+        },
+    )
+    .unwrap();
+    assert!(matches!(
+        intact.verify_checksums(&AtomicBool::new(false)),
+        Ok(true)
+    ));
 }
 
 #[test]

@@ -23,6 +23,8 @@ mod worker;
 
 use std::io::Read;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -288,7 +290,7 @@ impl AlignArgs {
         // is loaded without reading it up front (the header and structure are checked at
         // once) and verified by an `IndexCheck` beside the alignment.
         let index_len = std::fs::metadata(&index_file).map_or(0, |m| m.len());
-        let verify_first = index_len <= CHECK_FIRST_BYTES;
+        let verify_first = index_len <= check_first_bytes();
         let options = LoadOptions {
             verify_checksums: verify_first,
             ..LoadOptions::default()
@@ -306,8 +308,7 @@ impl AlignArgs {
             (None, None) => unreachable!("an index is loaded or given"),
         };
         let index = index_for(0);
-        let mut verification =
-            IndexCheck::start(index_file.clone(), !verify_first && placed.is_some());
+        let check_beside = !verify_first && placed.is_some();
         timer.phase("Time loading reference", started);
         timer.phase("Time loading forward index", started);
         let search_started = Instant::now();
@@ -355,37 +356,42 @@ impl AlignArgs {
         };
         let mut input_bytes = 0u64;
         let mut fragments = 0u64;
-        let mut collector = |task: &mut AlignTask| -> Result<(), anyhow::Error> {
-            if let Some(e) = task.error.take() {
-                return Err(e.into());
-            }
-            verification.poll()?;
-            match &mut sorted {
-                Some((sorter, _)) => sorter.push(&task.out)?,
-                None => output.put(&task.out)?,
-            }
-            read_files.write(&mut task.read_files)?;
-            totals += task.counts;
-            if let Some(tally) = plot_tally.as_mut() {
-                *tally += &task.tally;
-            }
-            metrics.update(&totals)?;
-            let bytes = task.chunk.data.iter().map(Vec::len).sum::<usize>() as u64;
-            bar.advance(bytes, task.chunk.fragments as u64);
-            input_bytes += bytes;
-            fragments += task.chunk.fragments as u64;
-            Ok(())
-        };
-        let report = seqfarm_farm::run(
-            &config,
-            AlignTask::default,
-            &mut emitter,
-            make_worker,
-            &mut collector,
-        )
-        .map_err(farm_error)?;
+        let stop_check = AtomicBool::new(false);
+        let report = std::thread::scope(|scope| -> anyhow::Result<_> {
+            let mut verification = IndexCheck::start(scope, index, &stop_check, check_beside);
+            let mut collector = |task: &mut AlignTask| -> Result<(), anyhow::Error> {
+                if let Some(e) = task.error.take() {
+                    return Err(e.into());
+                }
+                verification.poll()?;
+                match &mut sorted {
+                    Some((sorter, _)) => sorter.push(&task.out)?,
+                    None => output.put(&task.out)?,
+                }
+                read_files.write(&mut task.read_files)?;
+                totals += task.counts;
+                if let Some(tally) = plot_tally.as_mut() {
+                    *tally += &task.tally;
+                }
+                metrics.update(&totals)?;
+                let bytes = task.chunk.data.iter().map(Vec::len).sum::<usize>() as u64;
+                bar.advance(bytes, task.chunk.fragments as u64);
+                input_bytes += bytes;
+                fragments += task.chunk.fragments as u64;
+                Ok(())
+            };
+            let report = seqfarm_farm::run(
+                &config,
+                AlignTask::default,
+                &mut emitter,
+                make_worker,
+                &mut collector,
+            )
+            .map_err(farm_error)?;
+            verification.finish()?;
+            Ok(report)
+        })?;
         bar.finish();
-        verification.finish()?;
         let picture = match &plot_tally {
             Some(tally) => {
                 let paired = totals.summary.pairs() > 0;
@@ -451,20 +457,42 @@ impl AlignArgs {
 /// milliseconds): on a damaged index, searches can walk far before they give up.
 const CHECK_FIRST_BYTES: u64 = 64 << 20;
 
-/// The verification of a large index's section checksums, run beside the alignment on a
-/// thread of its own, its outcome polled as tasks are collected so that a damaged index
-/// stops the run at the next task (and always before any output is committed).
-struct IndexCheck {
-    path: PathBuf,
-    running: Option<std::thread::JoinHandle<Result<(), seqfarm_fmindex::LoadError>>>,
+/// [`CHECK_FIRST_BYTES`], or the size the environment variable
+/// `SEQFARM_CHECK_FIRST_BYTES` gives: a setting for tests, which reach the checksum pass
+/// beside the alignment with small indexes.
+fn check_first_bytes() -> u64 {
+    std::env::var("SEQFARM_CHECK_FIRST_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CHECK_FIRST_BYTES)
 }
 
-impl IndexCheck {
-    /// Starts verifying the index at `path` when `run` (otherwise a check that passes).
-    fn start(path: PathBuf, run: bool) -> Self {
-        let checked = path.clone();
-        let running = run.then(|| std::thread::spawn(move || FmIndex::verify_file(&checked)));
-        Self { path, running }
+/// The verification of a large index's section checksums, run beside the alignment on a
+/// thread of its own (it hashes the loaded index's bytes), its outcome polled as tasks
+/// are collected so that a damaged index stops the run at the next task (and always
+/// before any output is committed). Dropped unfinished (the run failed), it tells the
+/// thread to stop, so the error is not held up by hashing the rest of the index.
+struct IndexCheck<'scope> {
+    path: PathBuf,
+    running: Option<ScopedJoinHandle<'scope, Result<bool, seqfarm_fmindex::LoadError>>>,
+    stop: &'scope AtomicBool,
+}
+
+impl<'scope> IndexCheck<'scope> {
+    /// Starts verifying `index` on a thread of `scope` when `run` (otherwise a check
+    /// that passes); setting `stop` ends it early.
+    fn start<'env>(
+        scope: &'scope Scope<'scope, 'env>,
+        index: &'env FmIndex,
+        stop: &'env AtomicBool,
+        run: bool,
+    ) -> Self {
+        let running = run.then(|| scope.spawn(move || index.verify_checksums(stop)));
+        Self {
+            path: index.path().to_path_buf(),
+            running,
+            stop,
+        }
     }
 
     /// The verification's error once it has finished with one.
@@ -483,7 +511,14 @@ impl IndexCheck {
         running
             .join()
             .map_err(|_| anyhow::anyhow!("the index check stopped unexpectedly"))?
-            .with_context(|| format!("cannot load the index {}", self.path.display()))
+            .with_context(|| format!("cannot load the index {}", self.path.display()))?;
+        Ok(())
+    }
+}
+
+impl Drop for IndexCheck<'_> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 }
 
