@@ -15,6 +15,8 @@
 #            bench/index-large.sh simulates)
 #   PAIRS    "R1.fq R2.fq" (default 50,000 mason pairs of 2x150 bp from synth_7,
 #            fragments 400 +- 60, simulated here with --seed 5 when missing)
+#   COLD=1   drop the page cache (needs root) before every timed run, so each starts
+#            with the index on disk (no warm-up run then)
 #   QUERIES=1  also time the index queries of the query_speed example (counts, locate,
 #            SMEMs of READS) at both revisions on each index, QUERY_RUNS times each
 #            (default 3, alternating): median seconds, new over old, per-run range
@@ -58,10 +60,17 @@ cargo build --release --quiet -p seqfarm "${examples[@]}"
 old=$tree/target/release/seqfarm
 new=$repo/target/release/seqfarm
 now=$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo "+changes")
+if [ "${COLD:-0}" = 1 ]; then
+  warm=(--prepare "sh -c 'sync; echo 3 >/proc/sys/vm/drop_caches'")
+  cache="page cache dropped before each run"
+else
+  warm=(-w 1)
+  cache="page cache warm (one warm-up run)"
+fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-echo "# $(date +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $rev against $now, align -p $threads, $runs runs each"
+echo "# $(date +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $rev against $now, align -p $threads, $runs runs each, $cache"
 echo
 echo "| reads | index | same SAM | $rev s | $now s | speed-up |"
 echo "|---|---|---|---:|---:|---:|"
@@ -72,7 +81,7 @@ for index in "$@"; do
     "$old" "${args[@]}" -S "$scratch/old.sam" 2>/dev/null
     "$new" "${args[@]}" -S "$scratch/new.sam" 2>/dev/null
     if cmp -s <(grep -v '^@PG' "$scratch/old.sam") <(grep -v '^@PG' "$scratch/new.sam"); then same=yes; else same=NO; fi
-    hyperfine -N -w 1 -r "$runs" --export-json "$scratch/times.json" \
+    hyperfine -N "${warm[@]}" -r "$runs" --export-json "$scratch/times.json" \
       "$old ${args[*]} -S $scratch/old.sam" "$new ${args[*]} -S $scratch/new.sam" >/dev/null
     python3 - "$scratch/times.json" "$kind" "$(basename "$index")" "$same" <<'EOF'
 import json, sys

@@ -74,7 +74,27 @@ impl Backing {
             Backing::Copied(m) => m,
         }
     }
+
+    /// Asks the kernel to start reading bytes `offset..offset + len` of a mapped file
+    /// into the page cache (nothing for a copy, or past the end): a sequential pass over
+    /// the mapping then reads the file in large requests, as `read` would.
+    fn will_need(&self, offset: usize, len: usize) {
+        #[cfg(unix)]
+        if let Backing::Mapped(m) = self {
+            let len = len.min(m.len().saturating_sub(offset));
+            if len > 0 {
+                // Only a hint: a refusal changes nothing but speed.
+                let _ = m.advise_range(memmap2::Advice::WillNeed, offset, len);
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = (offset, len);
+    }
 }
+
+/// Bytes [`FmIndex::verify_checksums`] hashes between checks of its stop flag (and reads
+/// ahead by twice that).
+pub const VERIFY_CHUNK: usize = 16 << 20;
 
 /// The file name of the index with prefix `prefix` (`PREFIX.sfi`); a path already
 /// ending in `.sfi` is taken as it is.
@@ -130,18 +150,23 @@ impl FmIndex {
     /// hashes the index's own bytes, through the mapping the searches read (or the
     /// copy they read), so it neither maps the pages twice nor copies the file through
     /// a buffer. Returns `Ok(false)` if `stop` was set before it finished (the work it
-    /// ran beside ended first, with an error), checking it every 16 MiB.
+    /// ran beside ended first, with an error), checking it every [`VERIFY_CHUNK`] bytes.
+    /// On a mapped file not yet in the page cache, it asks the kernel to read ahead of
+    /// the pass, so the file streams in as fast as `read` would bring it.
     pub fn verify_checksums(&self, stop: &AtomicBool) -> Result<bool, LoadError> {
         let bytes = self.bytes();
         let (_, table) = format::decode_header(&bytes[..PAGE as usize]);
         for (section, id) in table.iter().zip(SectionId::ALL) {
             // Loading checked that every section lies inside the file.
-            let slice = &bytes[section.offset as usize..(section.offset + section.len) as usize];
+            let start = section.offset as usize;
+            let slice = &bytes[start..start + section.len as usize];
             let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-            for chunk in slice.chunks(16 << 20) {
+            for (k, chunk) in slice.chunks(VERIFY_CHUNK).enumerate() {
                 if stop.load(Ordering::Relaxed) {
                     return Ok(false);
                 }
+                self.backing
+                    .will_need(start + (k + 1) * VERIFY_CHUNK, 2 * VERIFY_CHUNK);
                 hasher.update(chunk);
             }
             if hasher.digest() != section.checksum {
