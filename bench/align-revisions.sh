@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `seqfarm align` at an earlier revision against the working tree, on the same reads and
-# indexes: whether the SAM is the same (the @PG line aside) and the wall time of each,
-# timed with hyperfine (one warm-up run each). For changes meant to make
+# indexes: whether the SAM is the same (the @PG line aside) and the wall and CPU time of
+# each, timed with hyperfine (one warm-up run each). For changes meant to make
 # alignment faster without changing its output.
 #
 #   bench/align-revisions.sh BASE_REV [INDEX_PREFIX ...]
@@ -72,8 +72,8 @@ trap 'rm -rf "$scratch"' EXIT
 
 echo "# $(date +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $rev against $now, align -p $threads, $runs runs each, $cache"
 echo
-echo "| reads | index | same SAM | $rev s | $now s | speed-up |"
-echo "|---|---|---|---:|---:|---:|"
+echo "| reads | index | same SAM | $rev s | $now s | speed-up | $rev CPU s (user + sys) | $now CPU s |"
+echo "|---|---|---|---:|---:|---:|---:|---:|"
 for index in "$@"; do
   for kind in single paired; do
     if [ "$kind" = single ]; then input=(-U "$reads"); else input=(-1 "$r1" -2 "$r2"); fi
@@ -85,8 +85,10 @@ for index in "$@"; do
       "$old ${args[*]} -S $scratch/old.sam" "$new ${args[*]} -S $scratch/new.sam" >/dev/null
     python3 - "$scratch/times.json" "$kind" "$(basename "$index")" "$same" <<'EOF'
 import json, sys
-old, new = (r["mean"] for r in json.load(open(sys.argv[1]))["results"])
-print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {old:.3f} | {new:.3f} | {old / new:.2f}x |")
+old, new = json.load(open(sys.argv[1]))["results"]
+cpu = lambda r: f"{r['user']:.2f} + {r['system']:.2f}"
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {old['mean']:.3f} | {new['mean']:.3f} | "
+      f"{old['mean'] / new['mean']:.2f}x | {cpu(old)} | {cpu(new)} |")
 EOF
   done
 done
