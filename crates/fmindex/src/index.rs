@@ -63,38 +63,90 @@ pub struct Hit {
 }
 
 enum Backing {
-    Mapped(Mmap),
+    /// The file mapped read-only, and the file itself (for reads of the same inode).
+    Mapped {
+        map: Mmap,
+        file: File,
+    },
     Copied(MmapMut),
 }
 
 impl Backing {
     fn bytes(&self) -> &[u8] {
         match self {
-            Backing::Mapped(m) => m,
+            Backing::Mapped { map, .. } => map,
             Backing::Copied(m) => m,
         }
     }
 
-    /// Asks the kernel to start reading bytes `offset..offset + len` of a mapped file
-    /// into the page cache (nothing for a copy, or past the end): a sequential pass over
-    /// the mapping then reads the file in large requests, as `read` would.
-    fn will_need(&self, offset: usize, len: usize) {
-        #[cfg(unix)]
-        if let Backing::Mapped(m) = self {
-            let len = len.min(m.len().saturating_sub(offset));
-            if len > 0 {
-                // Only a hint: a refusal changes nothing but speed.
-                let _ = m.advise_range(memmap2::Advice::WillNeed, offset, len);
-            }
+    /// Whether all of the index is in memory: a copy always, a mapped file when the page
+    /// cache holds every page of it.
+    fn in_memory(&self) -> bool {
+        match self {
+            #[cfg(unix)]
+            Backing::Mapped { map, .. } => resident(map),
+            #[cfg(not(unix))]
+            Backing::Mapped { .. } => true,
+            Backing::Copied(_) => true,
         }
-        #[cfg(not(unix))]
-        let _ = (offset, len);
+    }
+
+    /// A reader of the mapped file with a file description of its own, so that its
+    /// sequential reads keep their own read-ahead state rather than share the one the
+    /// mapping's page faults use: `path` opened again, if it is still the same file.
+    fn own_reader(&self, path: &Path) -> Option<File> {
+        #[cfg(unix)]
+        if let Backing::Mapped { file, .. } = self {
+            use std::os::unix::fs::MetadataExt;
+            let reader = File::open(path).ok()?;
+            let (a, b) = (file.metadata().ok()?, reader.metadata().ok()?);
+            return (a.dev() == b.dev() && a.ino() == b.ino()).then_some(reader);
+        }
+        let _ = path;
+        None
+    }
+
+    /// Bytes `at..at + len` of the index: read from `reader` (the same file) into
+    /// `buffer` when there is one, else the mapped or copied bytes themselves.
+    fn range<'a>(
+        &'a self,
+        at: usize,
+        len: usize,
+        reader: Option<&File>,
+        buffer: &'a mut Vec<u8>,
+    ) -> std::io::Result<&'a [u8]> {
+        #[cfg(unix)]
+        if let Some(reader) = reader {
+            use std::os::unix::fs::FileExt;
+            buffer.resize(len, 0);
+            reader.read_exact_at(buffer, at as u64)?;
+            return Ok(buffer);
+        }
+        let _ = (reader, buffer);
+        Ok(&self.bytes()[at..at + len])
     }
 }
 
-/// Bytes [`FmIndex::verify_checksums`] hashes between checks of its stop flag (and reads
-/// ahead by twice that).
-pub const VERIFY_CHUNK: usize = 16 << 20;
+/// Whether every page of `bytes` (a file mapping, page-aligned) is in the page cache.
+#[cfg(unix)]
+fn resident(bytes: &[u8]) -> bool {
+    // SAFETY: `sysconf` only reads a system setting.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    let mut pages = vec![0u8; bytes.len().div_ceil(page)];
+    // SAFETY: `bytes` is a whole mapping, so it starts on a page boundary and its pages
+    // are mapped; `pages` holds one byte for each of them, as `mincore` writes.
+    let rc = unsafe {
+        libc::mincore(
+            bytes.as_ptr() as *mut libc::c_void,
+            bytes.len(),
+            pages.as_mut_ptr(),
+        )
+    };
+    rc == 0 && pages.iter().all(|p| p & 1 != 0)
+}
+
+/// Bytes [`FmIndex::verify_checksums`] hashes between checks of its stop flag.
+pub const VERIFY_CHUNK: usize = 1 << 20;
 
 /// The file name of the index with prefix `prefix` (`PREFIX.sfi`); a path already
 /// ending in `.sfi` is taken as it is.
@@ -151,22 +203,34 @@ impl FmIndex {
     /// copy they read), so it neither maps the pages twice nor copies the file through
     /// a buffer. Returns `Ok(false)` if `stop` was set before it finished (the work it
     /// ran beside ended first, with an error), checking it every [`VERIFY_CHUNK`] bytes.
-    /// On a mapped file not yet in the page cache, it asks the kernel to read ahead of
-    /// the pass, so the file streams in as fast as `read` would bring it.
+    /// A mapped file not all in the page cache when it starts is read from the file
+    /// instead, 1 MiB at a time, so a cold index streams in with `read`'s read-ahead
+    /// (pages touched first through the mapping cost more, on the machines measured).
     pub fn verify_checksums(&self, stop: &AtomicBool) -> Result<bool, LoadError> {
         let bytes = self.bytes();
         let (_, table) = format::decode_header(&bytes[..PAGE as usize]);
+        let mut buffer = Vec::new();
+        let reader = if self.backing.in_memory() {
+            None
+        } else {
+            self.backing.own_reader(&self.path)
+        };
         for (section, id) in table.iter().zip(SectionId::ALL) {
             // Loading checked that every section lies inside the file.
             let start = section.offset as usize;
-            let slice = &bytes[start..start + section.len as usize];
+            let end = start + section.len as usize;
             let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-            for (k, chunk) in slice.chunks(VERIFY_CHUNK).enumerate() {
+            for at in (start..end).step_by(VERIFY_CHUNK) {
                 if stop.load(Ordering::Relaxed) {
                     return Ok(false);
                 }
-                self.backing
-                    .will_need(start + (k + 1) * VERIFY_CHUNK, 2 * VERIFY_CHUNK);
+                let chunk = self
+                    .backing
+                    .range(at, VERIFY_CHUNK.min(end - at), reader.as_ref(), &mut buffer)
+                    .map_err(|e| LoadError::Io {
+                        path: self.path.clone(),
+                        cause: e,
+                    })?;
                 hasher.update(chunk);
             }
             if hasher.digest() != section.checksum {
@@ -237,7 +301,8 @@ impl FmIndex {
                 // place (it writes a new file and renames it), so the mapped bytes do not
                 // change under us. Another program truncating the file would be a bug
                 // outside our control (the kernel then signals SIGBUS).
-                Backing::Mapped(unsafe { Mmap::map(&file) }.map_err(io)?)
+                let map = unsafe { Mmap::map(&file) }.map_err(io)?;
+                Backing::Mapped { map, file }
             }
             LoadMode::Copy => {
                 let mut anon = MmapMut::map_anon(len as usize).map_err(io)?;
