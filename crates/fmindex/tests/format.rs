@@ -279,3 +279,43 @@ fn forged_files_with_valid_checksums_fail_the_check() {
         }
     }
 }
+
+/// The checksum pass reads a file that is not in the page cache from the file rather
+/// than through the mapping; both ways find the same damage. (The pages are dropped
+/// with `posix_fadvise`, a request the kernel may decline: then this repeats the
+/// in-memory case.)
+#[cfg(target_os = "linux")]
+#[test]
+fn the_checksum_pass_reads_an_uncached_file() {
+    use std::os::fd::AsRawFd;
+    let bytes = index_bytes();
+    let dir = tempfile::tempdir().unwrap();
+    let (offset, len) = sections(&bytes)[1];
+    let mut damaged = bytes.clone();
+    damaged[offset + len / 2] ^= 0x01;
+    for (name, content, intact) in [("i.sfi", &bytes, true), ("d.sfi", &damaged, false)] {
+        let path = write(dir.path(), name, content);
+        let index = FmIndex::open(
+            &path,
+            LoadOptions {
+                mode: LoadMode::Mmap,
+                verify_checksums: false,
+            },
+        )
+        .unwrap();
+        // After loading, which maps (and so keeps) the pages it read.
+        let file = std::fs::File::open(&path).unwrap();
+        file.sync_all().unwrap();
+        // SAFETY: a plain system call on a file descriptor this test owns.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        let outcome = index.verify_checksums(&AtomicBool::new(false));
+        if intact {
+            assert!(matches!(outcome, Ok(true)), "{outcome:?}");
+        } else {
+            assert!(
+                matches!(outcome, Err(LoadError::Checksum { .. })),
+                "{outcome:?}"
+            );
+        }
+    }
+}
