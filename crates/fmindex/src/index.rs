@@ -79,18 +79,6 @@ impl Backing {
         }
     }
 
-    /// Whether all of the index is in memory: a copy always, a mapped file when the page
-    /// cache holds every page of it.
-    fn in_memory(&self) -> bool {
-        match self {
-            #[cfg(unix)]
-            Backing::Mapped { map, .. } => resident(map),
-            #[cfg(not(unix))]
-            Backing::Mapped { .. } => true,
-            Backing::Copied(_) => true,
-        }
-    }
-
     /// A reader of the mapped file with a file description of its own, so that its
     /// sequential reads keep their own read-ahead state rather than share the one the
     /// mapping's page faults use: `path` opened again, if it is still the same file.
@@ -125,24 +113,6 @@ impl Backing {
         let _ = (reader, buffer);
         Ok(&self.bytes()[at..at + len])
     }
-}
-
-/// Whether every page of `bytes` (a file mapping, page-aligned) is in the page cache.
-#[cfg(unix)]
-fn resident(bytes: &[u8]) -> bool {
-    // SAFETY: `sysconf` only reads a system setting.
-    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
-    let mut pages = vec![0u8; bytes.len().div_ceil(page)];
-    // SAFETY: `bytes` is a whole mapping, so it starts on a page boundary and its pages
-    // are mapped; `pages` holds one byte for each of them, as `mincore` writes.
-    let rc = unsafe {
-        libc::mincore(
-            bytes.as_ptr() as *mut libc::c_void,
-            bytes.len(),
-            pages.as_mut_ptr(),
-        )
-    };
-    rc == 0 && pages.iter().all(|p| p & 1 != 0)
 }
 
 /// Bytes [`FmIndex::verify_checksums`] hashes between checks of its stop flag.
@@ -198,23 +168,18 @@ impl std::fmt::Debug for FmIndex {
 
 impl FmIndex {
     /// Verifies every section's checksum: the check an index opened with
-    /// `verify_checksums: false` skipped, run beside the work that uses the index. It
-    /// hashes the index's own bytes, through the mapping the searches read (or the
-    /// copy they read), so it neither maps the pages twice nor copies the file through
-    /// a buffer. Returns `Ok(false)` if `stop` was set before it finished (the work it
-    /// ran beside ended first, with an error), checking it every [`VERIFY_CHUNK`] bytes.
-    /// A mapped file not all in the page cache when it starts is read from the file
-    /// instead, 1 MiB at a time, so a cold index streams in with `read`'s read-ahead
-    /// (pages touched first through the mapping cost more, on the machines measured).
+    /// `verify_checksums: false` skipped, run beside the work that uses the index. A
+    /// mapped index's file is read (1 MiB at a time) through a file description of its
+    /// own, so its sequential read-ahead is not disturbed by the searches' page faults
+    /// and the pages the searches never touch are not mapped into the process; a copied
+    /// index (or a mapped file since replaced at its path) is hashed in memory. Returns
+    /// `Ok(false)` if `stop` was set before it finished (the work it ran beside ended
+    /// first, with an error), checking it every [`VERIFY_CHUNK`] bytes.
     pub fn verify_checksums(&self, stop: &AtomicBool) -> Result<bool, LoadError> {
         let bytes = self.bytes();
         let (_, table) = format::decode_header(&bytes[..PAGE as usize]);
         let mut buffer = Vec::new();
-        let reader = if self.backing.in_memory() {
-            None
-        } else {
-            self.backing.own_reader(&self.path)
-        };
+        let reader = self.backing.own_reader(&self.path);
         for (section, id) in table.iter().zip(SectionId::ALL) {
             // Loading checked that every section lies inside the file.
             let start = section.offset as usize;
