@@ -116,7 +116,7 @@ impl Backing {
 }
 
 /// Bytes [`FmIndex::verify_checksums`] hashes between checks of its stop flag.
-pub const VERIFY_CHUNK: usize = 1 << 20;
+const VERIFY_CHUNK: usize = 1 << 20;
 
 /// The file name of the index with prefix `prefix` (`PREFIX.sfi`); a path already
 /// ending in `.sfi` is taken as it is.
@@ -174,7 +174,7 @@ impl FmIndex {
     /// and the pages the searches never touch are not mapped into the process; a copied
     /// index (or a mapped file since replaced at its path) is hashed in memory. Returns
     /// `Ok(false)` if `stop` was set before it finished (the work it ran beside ended
-    /// first, with an error), checking it every [`VERIFY_CHUNK`] bytes.
+    /// first, with an error), checking it every MiB.
     pub fn verify_checksums(&self, stop: &AtomicBool) -> Result<bool, LoadError> {
         let bytes = self.bytes();
         let (_, table) = format::decode_header(&bytes[..PAGE as usize]);
