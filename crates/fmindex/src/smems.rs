@@ -334,8 +334,8 @@ impl Searcher<'_> {
 }
 
 /// [`Searcher::smems`] of every read, [`LANES`] at once with prefetching: read `r`'s
-/// SMEMs are `out[ranges[r]]` (both cleared first; the ranges are in the order the
-/// reads finish, not in read order).
+/// SMEMs are `out[ranges[r]]` (both cleared first; `out` holds the reads' matches in
+/// the order the reads finish, so the ranges are not in ascending order).
 pub(crate) fn smems_many<P: AsRef<[u8]>>(
     searcher: &Searcher<'_>,
     reads: &[P],

@@ -58,23 +58,21 @@ impl Aligner<'_> {
             seed.count = iv.size;
         }
         // Each tiling's first unique seed, located all at once.
-        let mut located = Vec::new();
-        let firsts = self
+        let firsts: Vec<(usize, &FixedSeed)> = self
             .tiling_ranges
             .iter()
             .enumerate()
             .filter_map(|(n, range)| {
-                let seed = self.tiling_seeds[range.clone()]
-                    .iter()
-                    .find(|s| s.count == 1)?;
-                located.push(n);
-                Some(seed)
-            });
+                let seeds = &self.tiling_seeds[range.clone()];
+                Some((n, seeds.iter().find(|s| s.count == 1)?))
+            })
+            .collect();
         let mut hits = Vec::new();
-        self.seeder.locate_unique(self.index, firsts, k, &mut hits);
+        self.seeder
+            .locate_unique(self.index, firsts.iter().map(|&(_, s)| s), k, &mut hits);
         self.tiling_hits.clear();
         self.tiling_hits.resize(self.tiling_ranges.len(), None);
-        for (n, hit) in located.into_iter().zip(hits) {
+        for (&(n, _), hit) in firsts.iter().zip(hits) {
             self.tiling_hits[n] = hit;
         }
     }
