@@ -61,10 +61,10 @@ old=$tree/target/release/seqfarm
 new=$repo/target/release/seqfarm
 now=$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo "+changes")
 if [ "${COLD:-0}" = 1 ]; then
-  warm=(--prepare "sh -c 'sync; echo 3 >/proc/sys/vm/drop_caches'")
+  cache_opts=(--prepare "sh -c 'sync; echo 3 >/proc/sys/vm/drop_caches'")
   cache="page cache dropped before each run"
 else
-  warm=(-w 1)
+  cache_opts=(-w 1)
   cache="page cache warm (one warm-up run)"
 fi
 scratch=$(mktemp -d)
@@ -81,7 +81,7 @@ for index in "$@"; do
     "$old" "${args[@]}" -S "$scratch/old.sam" 2>/dev/null
     "$new" "${args[@]}" -S "$scratch/new.sam" 2>/dev/null
     if cmp -s <(grep -v '^@PG' "$scratch/old.sam") <(grep -v '^@PG' "$scratch/new.sam"); then same=yes; else same=NO; fi
-    hyperfine -N "${warm[@]}" -r "$runs" --export-json "$scratch/times.json" \
+    hyperfine -N "${cache_opts[@]}" -r "$runs" --export-json "$scratch/times.json" \
       "$old ${args[*]} -S $scratch/old.sam" "$new ${args[*]} -S $scratch/new.sam" >/dev/null
     python3 - "$scratch/times.json" "$kind" "$(basename "$index")" "$same" <<'EOF'
 import json, sys
