@@ -7,8 +7,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use seqfarm_farm::numa::{
-    advise_huge_pages, copies_per_node_from_env, decide, MemoryPolicy, NumaMode, NumaPlan,
-    NumaTopology, Placement, Replicas,
+    copies_per_node_from_env, decide, MemoryPolicy, NumaMode, NumaPlan, NumaTopology, Placement,
+    Replicas,
 };
 use seqfarm_fmindex::{FmIndex, LoadOptions};
 
@@ -67,10 +67,6 @@ impl PlacedIndex {
         let placed = |policy: MemoryPolicy| {
             let warned = &warned;
             move |memory: &mut [u8]| {
-                // Huge pages where the system allows them: a copy in 4 KiB pages makes
-                // the search slower than the page cache's mapping (docs/FARM.md). Only an
-                // optimisation: a refusal is silent.
-                let _ = advise_huge_pages(memory);
                 if let Err(e) = policy.apply(memory) {
                     if !warned.swap(true, Ordering::Relaxed) {
                         eprintln!(

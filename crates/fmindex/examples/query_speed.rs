@@ -5,9 +5,11 @@
 //! with and without checksum verification, and copied), N counts of random LEN-mers,
 //! N counts of LEN-mers drawn from the genome, and locating the occurrences of 100,000
 //! genome LEN-mers, the SMEMs of 100,000 reads simulated from the genome and (given
-//! READS.fq) of the first 100,000 reads of a file, one read at a time and batched, and
-//! (Linux) how much of the mapped index the kernel backed with 2 MiB pages. Patterns
-//! come from a fixed-seed generator: every run asks the same.
+//! READS.fq) of the first 100,000 reads of a file, one read at a time and batched, the
+//! machine's memory latency over the index's own bytes (one chain of dependent reads,
+//! and 16 chains in lock step), and (Linux) how much of the mapped index the kernel
+//! backed with 2 MiB pages. Patterns come from a fixed-seed generator: every run asks
+//! the same.
 
 use std::time::Instant;
 
@@ -133,6 +135,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let reads = fastq_codes(fastq, 100_000)?;
         time_smems(&index, "_fastq", &format!("reads of {fastq}"), &reads);
     }
+    time_memory(index.bytes(), n);
     // How much of the file mappings the kernel backed with 2 MiB pages: random queries
     // over a large index cost far less when it did (fewer TLB misses). It does so where
     // the page cache holds the file in large folios (ext4/XFS on recent kernels, for a
@@ -144,6 +147,56 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// Times `n` random reads of one 8-byte word over the whole index, each at an address
+/// that follows from the word read before it (as each step of a backward search depends
+/// on the step before): rows `memory_chain` (one chain) and `memory_chains_16` (16
+/// chains in lock step, as the batched queries run). Their cost per read is what the
+/// memory hierarchy charges for a random access in a working set of the index's size
+/// (caches and TLB together, as the queries see them); the ratio of two indexes' rows is
+/// the floor under the ratio of their latency-bound queries. Every page is touched
+/// first, so page faults are not timed.
+fn time_memory(bytes: &[u8], n: usize) {
+    let words = bytes.len() / 8;
+    if words == 0 {
+        return;
+    }
+    let touched: u64 = bytes.iter().step_by(4096).map(|&b| u64::from(b)).sum();
+    std::hint::black_box(touched);
+    let word = |i: usize| u64::from_le_bytes(bytes[i * 8..i * 8 + 8].try_into().unwrap());
+    // The next word's index: a hash of the word just read and the step number, so each
+    // address waits for the read before it, and the counter keeps the chain out of
+    // short cycles.
+    let next = |value: u64, step: u64| {
+        let mut z = (value ^ step).wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        ((z ^ (z >> 31)) % words as u64) as usize
+    };
+    for chains in [1usize, 16] {
+        let reads = n / chains * chains;
+        let mut at: Vec<usize> = (0..chains).map(|c| next(c as u64, u64::MAX)).collect();
+        let t = Instant::now();
+        for step in 0..(reads / chains) as u64 {
+            for slot in at.iter_mut() {
+                *slot = next(word(*slot), step);
+            }
+        }
+        std::hint::black_box(&at);
+        let secs = t.elapsed().as_secs_f64();
+        let name = if chains == 1 {
+            "memory_chain".to_string()
+        } else {
+            format!("memory_chains_{chains}")
+        };
+        println!(
+            "{name}\t{secs:.4}\t{} dependent random reads over {} bytes, {:.1} ns each",
+            reads,
+            bytes.len(),
+            secs * 1e9 / reads.max(1) as f64
+        );
+    }
 }
 
 /// Times the SMEMs (19 bases or more) of `reads`, one read at a time and batched,

@@ -126,6 +126,41 @@ fn a_copy_is_prepared_before_it_is_filled() {
     assert_eq!(index.bytes(), &bytes[..]);
 }
 
+/// A copy asks for transparent huge pages (`hg` among the mapping's `VmFlags` in
+/// `/proc/self/smaps`) wherever the kernel offers them at all.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_copy_asks_for_huge_pages() {
+    let thp = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled");
+    let offered = thp.is_ok_and(|mode| !mode.contains("[never]"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "g.sfi", &index_bytes());
+    let index = FmIndex::open_copy_with(&path, true, |_| {}).unwrap();
+    let at = index.bytes().as_ptr() as usize;
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    let mut inside = false;
+    let mut flags = None;
+    for line in smaps.lines() {
+        if let Some((range, _)) = line.split_once(' ') {
+            if let Some((start, end)) = range.split_once('-') {
+                if let (Ok(start), Ok(end)) = (
+                    usize::from_str_radix(start, 16),
+                    usize::from_str_radix(end, 16),
+                ) {
+                    inside = (start..end).contains(&at);
+                    continue;
+                }
+            }
+        }
+        if inside {
+            if let Some(list) = line.strip_prefix("VmFlags:") {
+                flags = Some(list.split_whitespace().any(|f| f == "hg"));
+            }
+        }
+    }
+    assert_eq!(flags, Some(offered), "the copy's mapping and its VmFlags");
+}
+
 #[test]
 fn index_is_shared_between_threads() {
     fn shared<T: Send + Sync>() {}

@@ -27,7 +27,7 @@ use std::fmt;
 use std::str::FromStr;
 
 pub use placement::{Placement, ReplicaGroup, WorkerSlot};
-pub use policy::{advise_huge_pages, MemoryPolicy};
+pub use policy::MemoryPolicy;
 pub use topology::{
     parse_cpu_list, NodeMemory, NumaNode, NumaTopology, SYSFS_NODES, TOPOLOGY_ROOT_VAR,
 };

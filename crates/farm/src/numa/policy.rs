@@ -61,48 +61,6 @@ impl MemoryPolicy {
     }
 }
 
-/// Asks the kernel to back `memory` (a private anonymous mapping not yet touched) with
-/// transparent huge pages (`madvise(MADV_HUGEPAGE)`), where the system allows them:
-/// random reads over a large index then miss the TLB far less often. Fails where the
-/// kernel refuses, and on systems other than Linux.
-pub fn advise_huge_pages(memory: &mut [u8]) -> io::Result<()> {
-    madvise_huge(memory)
-}
-
-#[cfg(target_os = "linux")]
-fn madvise_huge(memory: &mut [u8]) -> io::Result<()> {
-    let page = page_size();
-    let start = memory.as_mut_ptr() as usize;
-    // madvise wants a page-aligned start: round it up, leaving out a partial first page.
-    let aligned = start.next_multiple_of(page);
-    let end = start + memory.len();
-    if aligned >= end {
-        return Ok(());
-    }
-    // SAFETY: `aligned..end` lies inside the memory this process owns (the `&mut [u8]`);
-    // MADV_HUGEPAGE only changes how the kernel backs those pages, never their contents.
-    let result = unsafe {
-        libc::madvise(
-            aligned as *mut libc::c_void,
-            end - aligned,
-            libc::MADV_HUGEPAGE,
-        )
-    };
-    if result == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn madvise_huge(_memory: &mut [u8]) -> io::Result<()> {
-    Err(io::Error::new(
-        io::ErrorKind::Unsupported,
-        "transparent huge pages exist on Linux only",
-    ))
-}
-
 #[cfg(target_os = "linux")]
 fn mbind(memory: &mut [u8], mode: i32, nodes: &[usize]) -> io::Result<()> {
     const BITS: usize = libc::c_ulong::BITS as usize;
@@ -166,8 +124,6 @@ fn mbind(_memory: &mut [u8], _mode: i32, _nodes: &[usize]) -> io::Result<()> {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    use std::path::Path;
-
     use super::*;
 
     /// An anonymous mapping of `len` bytes, unmapped on drop.
@@ -239,18 +195,6 @@ mod tests {
             let shown = shown_policy(anon.0 as usize).expect("mapping listed");
             assert_eq!(shown, policy.describe());
         }
-    }
-
-    #[test]
-    fn huge_pages_are_advised_on_any_range() {
-        let mut anon = Anon::new(4 << 20);
-        // Refused only on a kernel built without transparent huge pages.
-        let advised = advise_huge_pages(anon.bytes());
-        assert!(advised.is_ok() || !Path::new("/sys/kernel/mm/transparent_hugepage").exists());
-        // An unaligned start and a range inside one page are accepted.
-        assert!(advise_huge_pages(&mut anon.bytes()[1..100]).is_ok());
-        assert!(advise_huge_pages(&mut []).is_ok());
-        anon.bytes().fill(1);
     }
 
     #[test]
