@@ -341,16 +341,12 @@ impl FmIndex {
         };
         let parsed = parse(bytes, &path, verify)?;
         let dollar_directory = DollarDirectory::new(parsed.bwt.dollars, parsed.bwt.len());
-        // SAFETY: the directory's heap buffers are owned by `dollar_directory`, which is
-        // moved into the returned `FmIndex` (moving a `Vec` does not move its buffer),
-        // never changed, and dropped after `bwt` (declaration order).
-        let directory: DollarLookup<'static> = unsafe {
-            let (s, o) = (&dollar_directory.starts, &dollar_directory.offsets);
-            DollarLookup {
-                starts: std::slice::from_raw_parts(s.as_ptr(), s.len()),
-                offsets: std::slice::from_raw_parts(o.as_ptr(), o.len()),
-                shift: dollar_directory.shift,
-            }
+        // SAFETY: the view borrows only the directory's heap buffers, owned by
+        // `dollar_directory`, which is moved into the returned `FmIndex` (moving a `Vec`
+        // does not move its buffer), never changed, and dropped after `bwt` (declaration
+        // order). Only the lifetime changes.
+        let directory = unsafe {
+            std::mem::transmute::<DollarLookup<'_>, DollarLookup<'static>>(dollar_directory.view())
         };
         Ok(FmIndex {
             bwt: Bwt {

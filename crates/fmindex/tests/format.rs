@@ -138,24 +138,21 @@ fn a_copy_asks_for_huge_pages() {
     let index = FmIndex::open_copy_with(&path, true, |_| {}).unwrap();
     let at = index.bytes().as_ptr() as usize;
     let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    // A mapping's header line starts with its address range, `start-end`.
+    let range = |line: &str| -> Option<(usize, usize)> {
+        let (start, end) = line.split_once(' ')?.0.split_once('-')?;
+        Some((
+            usize::from_str_radix(start, 16).ok()?,
+            usize::from_str_radix(end, 16).ok()?,
+        ))
+    };
     let mut inside = false;
     let mut flags = None;
     for line in smaps.lines() {
-        if let Some((range, _)) = line.split_once(' ') {
-            if let Some((start, end)) = range.split_once('-') {
-                if let (Ok(start), Ok(end)) = (
-                    usize::from_str_radix(start, 16),
-                    usize::from_str_radix(end, 16),
-                ) {
-                    inside = (start..end).contains(&at);
-                    continue;
-                }
-            }
-        }
-        if inside {
-            if let Some(list) = line.strip_prefix("VmFlags:") {
-                flags = Some(list.split_whitespace().any(|f| f == "hg"));
-            }
+        if let Some((start, end)) = range(line) {
+            inside = (start..end).contains(&at);
+        } else if let (true, Some(list)) = (inside, line.strip_prefix("VmFlags:")) {
+            flags = Some(list.split_whitespace().any(|f| f == "hg"));
         }
     }
     assert_eq!(flags, Some(offered), "the copy's mapping and its VmFlags");
