@@ -166,8 +166,16 @@ python3 "$repo/bench/query_ratio.py" "$work/q.contig" "$work/q.large" "${QUERY_R
 echo
 for run in contig large; do
   echo "$run index (first run), $(awk -F'\t' '$1 == "huge_pages" { print $3 }' "$work/q.$run.1.tsv")"
+  # Loading, which the table leaves out: mapped (header only) and copied, every run.
+  runs=()
+  for i in $(seq "${QUERY_RUNS:-3}"); do runs+=("$work/q.$run.$i.tsv"); done
+  awk -F'\t' -v run="$run" '$1 == "load_mmap" || $1 == "load_copy" { t[$1] = t[$1] " " $2 }
+    END { printf "%s index, load s per run: mapped%s; copied%s\n", run, t["load_mmap"], t["load_copy"] }' \
+    "${runs[@]}"
 done
-if command -v perf >/dev/null && perf stat -e cache-misses true >/dev/null 2>&1; then
+# Hardware cache-miss counts where the machine exposes them (virtual machines often
+# do not: perf then prints "<not supported>" and the queries are not run again).
+if command -v perf >/dev/null && perf stat -x, -e cache-misses true 2>&1 | grep -q '^[0-9]'; then
   for index in "$work/$contig.sfi" "$work/$name.sfi"; do
     misses=$(perf stat -x, -e cache-misses "$query" "$index" 1000000 20 2>&1 >/dev/null | awk -F, '/cache-misses/ { print $1 }')
     echo "cache misses, whole query run on $(basename "$index"): $misses"

@@ -154,9 +154,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// on the step before): rows `memory_chain` (one chain) and `memory_chains_16` (16
 /// chains in lock step, as the batched queries run). Their cost per read is what the
 /// memory hierarchy charges for a random access in a working set of the index's size
-/// (caches and TLB together, as the queries see them); the ratio of two indexes' rows is
-/// the floor under the ratio of their latency-bound queries. Every page is touched
-/// first, so page faults are not timed.
+/// (caches and TLB together, as the queries see them), to set beside the ratio of two
+/// indexes' latency-bound queries (which read parts of the file, not all of it, so can
+/// come under it). Every page is touched first, so page faults are not timed.
 fn time_memory(bytes: &[u8], n: usize) {
     let words = bytes.len() / 8;
     if words == 0 {

@@ -473,7 +473,7 @@ fn check_first_bytes() -> u64 {
 /// before any output is committed). Dropped unfinished (the run failed), it tells the
 /// thread to stop, so the error is not held up by hashing the rest of the index.
 struct IndexCheck<'scope> {
-    path: PathBuf,
+    index: &'scope FmIndex,
     running: Option<ScopedJoinHandle<'scope, Result<bool, seqfarm_fmindex::LoadError>>>,
     stop: &'scope AtomicBool,
 }
@@ -489,7 +489,7 @@ impl<'scope> IndexCheck<'scope> {
     ) -> Self {
         let running = run.then(|| scope.spawn(move || index.verify_checksums(stop)));
         Self {
-            path: index.path().to_path_buf(),
+            index,
             running,
             stop,
         }
@@ -511,7 +511,7 @@ impl<'scope> IndexCheck<'scope> {
         running
             .join()
             .map_err(|_| anyhow::anyhow!("the index check stopped unexpectedly"))?
-            .with_context(|| format!("cannot load the index {}", self.path.display()))?;
+            .with_context(|| format!("cannot load the index {}", self.index.path().display()))?;
         Ok(())
     }
 }
