@@ -146,6 +146,8 @@ pub struct Aligner<'i> {
     tiling_seeds: Vec<FixedSeed>,
     tiling_ranges: Vec<Range<usize>>,
     tiling_intervals: Vec<BiInterval>,
+    /// Per tiling seed: how many of its last bases its interval is for.
+    tiling_searched: Vec<u32>,
     /// Per tiling of the round: the occurrence of its first unique seed.
     tiling_hits: Vec<Option<Hit>>,
     anchors: Vec<Anchor>,
@@ -180,6 +182,7 @@ impl<'i> Aligner<'i> {
             tiling_seeds: Vec::new(),
             tiling_ranges: Vec::new(),
             tiling_intervals: Vec::new(),
+            tiling_searched: Vec::new(),
             tiling_hits: Vec::new(),
             anchors: Vec::new(),
             regions: Vec::new(),

@@ -45,8 +45,6 @@ pub struct FixedSeed {
     pub start: u32,
     /// Occurrences (0 when the seed holds an N or matches nowhere).
     pub count: u64,
-    /// Its suffix-array interval.
-    pub interval: seqfarm_fmindex::BiInterval,
 }
 
 /// Starts of the fast path's seeds: non-overlapping `k`-base pieces tiling a
@@ -73,8 +71,8 @@ pub struct Seeder {
     merged: Vec<Smem>,
     hits: Vec<Hit>,
     locate_scratch: LocateScratch,
-    /// Suffix-array rows to locate.
-    rows: Vec<u64>,
+    /// Suffix-array rows to locate, with their patterns' lengths.
+    rows: Vec<(u64, u64)>,
     /// Per read base: covered by a seed with more occurrences than are located.
     repetitive: Vec<bool>,
 }
@@ -140,18 +138,17 @@ impl Seeder {
         }
     }
 
-    /// The occurrence of each seed of `seeds`, each known to occur once (`len`
-    /// bases), into `out`: one batched walk, so their cache misses overlap.
-    pub fn locate_unique<'s>(
+    /// The occurrence of each pattern given by its `(suffix-array row, length)`, each
+    /// known to occur once, into `out`: one batched walk, so their cache misses overlap.
+    pub fn locate_unique(
         &mut self,
         index: &FmIndex,
-        seeds: impl Iterator<Item = &'s FixedSeed>,
-        len: usize,
+        rows: impl Iterator<Item = (u64, u64)>,
         out: &mut Vec<Option<Hit>>,
     ) {
         self.rows.clear();
-        self.rows.extend(seeds.map(|s| s.interval.fwd));
-        index.locate_rows(&self.rows, len as u64, &mut self.locate_scratch, out);
+        self.rows.extend(rows);
+        index.locate_rows(&self.rows, &mut self.locate_scratch, out);
     }
 
     /// Locates `seeds` (of a read of `read_len` bases) into anchors, at most

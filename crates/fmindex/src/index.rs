@@ -12,6 +12,7 @@ use xxhash_rust::xxh3::xxh3_64;
 use crate::build::IndexImage;
 use crate::error::LoadError;
 use crate::format::{self, Params, SectionId, BYTE_ORDER_MARK, FORMAT_VERSION, MAGIC, PAGE};
+use crate::intervals::Search;
 use crate::kmer::{self, MAX_KMER_LEN};
 use crate::occ::{
     Bwt, DollarDirectory, DollarLookup, DollarRow, OccBlock, BLOCKS_PER_SUPER_SHIFT, ROWS_PER_BLOCK,
@@ -479,7 +480,36 @@ impl FmIndex {
     /// [`FmIndex::interval`] of many patterns into `out` (cleared first), 16 searches
     /// in lock step with prefetching (a read aligner's seeds, all at once).
     pub fn intervals_many<P: AsRef<[u8]>>(&self, patterns: &[P], out: &mut Vec<BiInterval>) {
-        crate::intervals::intervals_many(&self.searcher(), patterns, out)
+        let searcher = self.searcher();
+        crate::intervals::intervals_many(&searcher, patterns, Search::Whole, out, &mut Vec::new())
+    }
+
+    /// [`FmIndex::intervals_many`], each search stopped as soon as its interval holds
+    /// one row: pattern `i`'s interval is then that of its last `searched[i]` bases
+    /// (both cleared first; the whole pattern's length for the others). Such a pattern
+    /// occurs once or not at all, which the text at that one occurrence settles: a
+    /// read aligner's seeds need not be searched to the end to know they are unique.
+    pub fn intervals_until_unique_many<P: AsRef<[u8]>>(
+        &self,
+        patterns: &[P],
+        out: &mut Vec<BiInterval>,
+        searched: &mut Vec<u32>,
+    ) {
+        let searcher = self.searcher();
+        crate::intervals::intervals_many(&searcher, patterns, Search::UntilOneRow, out, searched)
+    }
+
+    /// Continues searches [`FmIndex::intervals_until_unique_many`] stopped, from the
+    /// intervals and searched lengths it left in `out` and `searched`, to the whole
+    /// patterns (`searched` then holds their lengths).
+    pub fn resume_intervals_many<P: AsRef<[u8]>>(
+        &self,
+        patterns: &[P],
+        out: &mut Vec<BiInterval>,
+        searched: &mut Vec<u32>,
+    ) {
+        let searcher = self.searcher();
+        crate::intervals::intervals_many(&searcher, patterns, Search::Resume, out, searched)
     }
 
     /// The interval of `c·P` from that of `P`. O(1).
@@ -596,20 +626,27 @@ impl FmIndex {
         out.len() - before
     }
 
-    /// The occurrence of a `pattern_len`-base pattern at each suffix-array row of
+    /// The occurrence of the pattern at each `(suffix-array row, pattern length)` of
     /// `rows`, into `out` (cleared first; `None` only in a damaged index): one
     /// occurrence each of many patterns (a batch of reads' unique seeds), walked 16 at
     /// a time so their cache misses overlap.
     pub fn locate_rows(
         &self,
-        rows: &[u64],
-        pattern_len: u64,
+        rows: &[(u64, u64)],
         scratch: &mut LocateScratch,
         out: &mut Vec<Option<Hit>>,
     ) {
-        crate::batch::sa_values(&self.sa, &self.bwt, rows, &mut scratch.values);
+        scratch.rows.clear();
+        scratch.rows.extend(rows.iter().map(|&(row, _)| row));
+        crate::batch::sa_values(&self.sa, &self.bwt, &scratch.rows, &mut scratch.values);
         out.clear();
-        out.extend(scratch.values.iter().map(|&v| self.hit_of(v, pattern_len)));
+        out.extend(
+            scratch
+                .values
+                .iter()
+                .zip(rows)
+                .map(|(&v, &(_, len))| self.hit_of(v, len)),
+        );
     }
 
     /// The hit of a pattern of length `pattern_len` at text position `value`.

@@ -18,15 +18,36 @@ struct Lane {
     left: usize,
 }
 
-/// The interval of each pattern into `out` (cleared first), as
-/// [`Searcher::interval`] gives it.
+/// How far each search of [`intervals_many`] goes, and where it starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Search {
+    /// From the k-mer table to the whole pattern or an empty interval: the exact
+    /// interval.
+    Whole,
+    /// As [`Search::Whole`], stopping as soon as the interval holds one row.
+    UntilOneRow,
+    /// On from where [`Search::UntilOneRow`] stopped, to the whole pattern.
+    Resume,
+}
+
+/// The interval of each pattern into `out`, as [`Searcher::interval`] gives it,
+/// searched from the pattern's end, and into `searched` the number of its last bases
+/// that interval is for: the whole pattern's length unless [`Search::UntilOneRow`]
+/// stopped the search at one row. Both are cleared first, except for
+/// [`Search::Resume`], which continues from what they hold.
 pub(crate) fn intervals_many<P: AsRef<[u8]>>(
     searcher: &Searcher<'_>,
     patterns: &[P],
+    search: Search,
     out: &mut Vec<BiInterval>,
+    searched: &mut Vec<u32>,
 ) {
-    out.clear();
-    out.resize(patterns.len(), BiInterval::default());
+    if search != Search::Resume {
+        out.clear();
+        out.resize(patterns.len(), BiInterval::default());
+        searched.clear();
+        searched.extend(patterns.iter().map(|p| p.as_ref().len() as u32));
+    }
     let mut lanes: Vec<Lane> = Vec::with_capacity(LANES);
     let mut next = 0usize;
     let k_max = searcher.kmer_len as usize;
@@ -35,21 +56,25 @@ pub(crate) fn intervals_many<P: AsRef<[u8]>>(
             let codes = patterns[next].as_ref();
             let pattern = next;
             next += 1;
-            if codes.is_empty() || codes.iter().any(|&c| c >= AMBIGUOUS) {
+            let (interval, searched) = if search == Search::Resume {
+                (out[pattern], searched[pattern] as usize)
+            } else if codes.is_empty() || codes.iter().any(|&c| c >= AMBIGUOUS) {
                 out[pattern] = searcher.interval(codes);
                 continue;
-            }
-            let k = codes.len().min(k_max);
-            let Some(interval) = searcher.table_interval(&codes[codes.len() - k..]) else {
-                out[pattern] = searcher.interval(codes);
-                continue;
+            } else {
+                let k = codes.len().min(k_max);
+                let Some(interval) = searcher.table_interval(&codes[codes.len() - k..]) else {
+                    out[pattern] = searcher.interval(codes);
+                    continue;
+                };
+                (interval, k)
             };
             searcher.bwt.prefetch(interval.fwd);
             searcher.bwt.prefetch(interval.fwd + interval.size);
             lanes.push(Lane {
                 pattern,
                 interval,
-                left: codes.len() - k,
+                left: codes.len() - searched,
             });
         }
         if lanes.is_empty() {
@@ -58,8 +83,11 @@ pub(crate) fn intervals_many<P: AsRef<[u8]>>(
         let mut i = 0;
         while i < lanes.len() {
             let lane = &mut lanes[i];
-            if lane.left == 0 || lane.interval.size == 0 {
+            let unique = search == Search::UntilOneRow && lane.interval.size == 1;
+            if lane.left == 0 || lane.interval.size == 0 || unique {
                 out[lane.pattern] = lane.interval;
+                let len = patterns[lane.pattern].as_ref().len();
+                searched[lane.pattern] = (len - if unique { lane.left } else { 0 }) as u32;
                 lanes.swap_remove(i);
                 continue;
             }
@@ -122,6 +150,27 @@ mod tests {
         index.intervals_many(&patterns, &mut batched);
         for (p, iv) in patterns.iter().zip(&batched) {
             assert_eq!(*iv, index.interval(p), "{p:?}");
+        }
+        // Stopped at one row: the interval of the searched suffix, and the whole
+        // pattern occurs at most once.
+        let mut searched = Vec::new();
+        index.intervals_until_unique_many(&patterns, &mut batched, &mut searched);
+        let mut stopped = 0;
+        for ((p, iv), &n) in patterns.iter().zip(&batched).zip(&searched) {
+            let n = n as usize;
+            assert_eq!(*iv, index.interval(&p[p.len() - n..]), "{p:?}");
+            if n < p.len() {
+                stopped += 1;
+                assert_eq!(iv.size, 1, "{p:?}");
+                assert!(index.count(p) <= 1, "{p:?}");
+            }
+        }
+        assert!(stopped > 50, "{stopped} searches stopped early");
+        // Resumed, they end where one search to the end does.
+        index.resume_intervals_many(&patterns, &mut batched, &mut searched);
+        for ((p, iv), &n) in patterns.iter().zip(&batched).zip(&searched) {
+            assert_eq!(*iv, index.interval(p), "{p:?}");
+            assert_eq!(n as usize, p.len());
         }
     }
 }

@@ -1,9 +1,11 @@
 //! The fast path: reads whose unique tiling seeds agree on one place (see
 //! docs/ALIGNER.md, "Fast path").
 
+use std::ops::Range;
+
 use seqfarm_core::nucleotide::AMBIGUOUS;
 use seqfarm_core::Strand;
-use seqfarm_fmindex::BiInterval;
+use seqfarm_fmindex::Hit;
 
 use super::{Aligner, ReadResult, FAST_PATH_SHIFT};
 use crate::chain::Region;
@@ -30,7 +32,10 @@ impl Aligner<'_> {
         }
     }
 
-    /// The fast path's seeds of every read of `which`, searched all at once.
+    /// The fast path's seeds of every read of `which`, searched all at once, and each
+    /// tiling's first unique seed located. A search stops as soon as one row is left:
+    /// the seed then occurs once or nowhere, which the text settles (see
+    /// docs/ALIGNER.md, "Fast path"), so every count is exact when this returns.
     pub(super) fn seed_tilings(&mut self, which: &[usize]) {
         let k = self.params.fast_seed_len;
         self.tiling_seeds.clear();
@@ -46,35 +51,192 @@ impl Aligner<'_> {
                 self.tiling_seeds.push(FixedSeed {
                     start: start as u32,
                     count: 0,
-                    interval: BiInterval::default(),
                 });
             }
             self.tiling_ranges.push(first..self.tiling_seeds.len());
         }
-        self.index
-            .intervals_many(&patterns, &mut self.tiling_intervals);
+        self.index.intervals_until_unique_many(
+            &patterns,
+            &mut self.tiling_intervals,
+            &mut self.tiling_searched,
+        );
         for (seed, iv) in self.tiling_seeds.iter_mut().zip(&self.tiling_intervals) {
-            seed.interval = *iv;
             seed.count = iv.size;
         }
-        // Each tiling's first unique seed, located all at once.
-        let firsts: Vec<(usize, &FixedSeed)> = self
+        self.locate_anchors(which);
+        self.settle_partial_seeds(which);
+    }
+
+    /// Each tiling's first seed that occurs once, located into `tiling_hits`. A seed
+    /// searched only in part is located by its searched end: it is the one if the text
+    /// there holds the rest of it, else it occurs nowhere and the tiling's next
+    /// one-row seed is tried, in another batched walk.
+    fn locate_anchors(&mut self, which: &[usize]) {
+        let k = self.params.fast_seed_len;
+        let one_row_from = |seeds: &[FixedSeed], range: &Range<usize>, from: usize| {
+            (from..range.end).find(|&s| seeds[s].count == 1)
+        };
+        let mut pending: Vec<(usize, usize)> = self
             .tiling_ranges
             .iter()
             .enumerate()
             .filter_map(|(n, range)| {
-                let seeds = &self.tiling_seeds[range.clone()];
-                Some((n, seeds.iter().find(|s| s.count == 1)?))
+                Some((n, one_row_from(&self.tiling_seeds, range, range.start)?))
             })
             .collect();
-        let mut hits = Vec::new();
-        self.seeder
-            .locate_unique(self.index, firsts.iter().map(|&(_, s)| s), k, &mut hits);
         self.tiling_hits.clear();
         self.tiling_hits.resize(self.tiling_ranges.len(), None);
-        for (&(n, _), hit) in firsts.iter().zip(hits) {
-            self.tiling_hits[n] = hit;
+        let mut hits = Vec::new();
+        while !pending.is_empty() {
+            let rows = pending.iter().map(|&(_, s)| {
+                (
+                    self.tiling_intervals[s].fwd,
+                    u64::from(self.tiling_searched[s]),
+                )
+            });
+            self.seeder.locate_unique(self.index, rows, &mut hits);
+            let mut retry = Vec::new();
+            for (&(n, s), &hit) in pending.iter().zip(&hits) {
+                let Some(hit) = hit else { continue };
+                let searched = std::mem::replace(&mut self.tiling_searched[s], k as u32);
+                let whole = if searched as usize == k {
+                    Some(hit)
+                } else {
+                    self.whole_seed(which[n], s, searched, hit)
+                };
+                match whole {
+                    Some(hit) => self.tiling_hits[n] = Some(hit),
+                    None => {
+                        self.tiling_seeds[s].count = 0;
+                        let range = &self.tiling_ranges[n];
+                        retry
+                            .extend(one_row_from(&self.tiling_seeds, range, s + 1).map(|t| (n, t)));
+                    }
+                }
+            }
+            pending = retry;
         }
+    }
+
+    /// The occurrence of tiling seed `s` of read `r`, known to occur at most once, from
+    /// that of its `searched` last bases (`end`): there if the text holds the rest.
+    fn whole_seed(&mut self, r: usize, s: usize, searched: u32, end: Hit) -> Option<Hit> {
+        let k = self.params.fast_seed_len as u64;
+        let missing = k - u64::from(searched);
+        let reverse = end.strand == Strand::Reverse;
+        // The searched end is the seed's last bases: its first on the reverse strand.
+        let start = if reverse {
+            end.pos
+        } else {
+            end.pos.checked_sub(missing)?
+        };
+        let (contig, _) = self.index.contig_of(end.pos)?;
+        let info = &self.index.contigs()[contig];
+        if start < info.offset || start + k > info.offset + info.len {
+            return None;
+        }
+        self.index
+            .reference()
+            .fetch_codes(start, start + k, &mut self.scratch);
+        let q = self.oriented_start(r, s, reverse);
+        let (codes, _) = self.oriented(r, reverse);
+        (self.scratch[..] == codes[q..q + k as usize]).then_some(Hit {
+            pos: start,
+            strand: end.strand,
+        })
+    }
+    /// Settles the seeds still searched only in part (one row left, their tiling's
+    /// anchor found) against the text on the anchor's diagonal, where the fast path
+    /// looks: the seed is there (it occurs once), or its searched end is there without
+    /// the rest (it occurs nowhere). The searches of those the text cannot settle go on
+    /// to the seed's first base.
+    fn settle_partial_seeds(&mut self, which: &[usize]) {
+        let k = self.params.fast_seed_len;
+        let mut rest = Vec::new();
+        for (n, &r) in which.iter().enumerate() {
+            let range = self.tiling_ranges[n].clone();
+            if range.clone().all(|s| self.tiling_searched[s] as usize == k) {
+                continue;
+            }
+            let window = self.tiling_hits[n].and_then(|hit| {
+                let anchor = range.clone().find(|&s| self.tiling_seeds[s].count == 1)?;
+                self.fast_window(r, anchor, hit)
+                    .map(|_| hit.strand == Strand::Reverse)
+            });
+            for s in range {
+                let searched = self.tiling_searched[s] as usize;
+                if searched == k {
+                    continue;
+                }
+                let count = window.and_then(|reverse| {
+                    let q = self.oriented_start(r, s, reverse);
+                    let (codes, _) = self.oriented(r, reverse);
+                    if shifted_match(&self.scratch, q, &codes[q..q + k]).is_some() {
+                        return Some(1);
+                    }
+                    let end = if reverse { q } else { q + k - searched };
+                    shifted_match(&self.scratch, end, &codes[end..end + searched]).map(|_| 0)
+                });
+                match count {
+                    Some(count) => {
+                        self.tiling_seeds[s].count = count;
+                        self.tiling_searched[s] = k as u32;
+                    }
+                    None => rest.push(s),
+                }
+            }
+        }
+        if rest.is_empty() {
+            return;
+        }
+        let patterns: Vec<&[u8]> = rest
+            .iter()
+            .map(|&s| {
+                let n = self.tiling_ranges.partition_point(|range| range.end <= s);
+                let at = self.prepared[which[n]].codes.start + self.tiling_seeds[s].start as usize;
+                &self.codes[at..at + k]
+            })
+            .collect();
+        let mut intervals = rest.iter().map(|&s| self.tiling_intervals[s]).collect();
+        let mut searched = rest.iter().map(|&s| self.tiling_searched[s]).collect();
+        self.index
+            .resume_intervals_many(&patterns, &mut intervals, &mut searched);
+        for (&s, iv) in rest.iter().zip(&intervals) {
+            self.tiling_seeds[s].count = iv.size;
+            self.tiling_searched[s] = k as u32;
+        }
+    }
+
+    /// Where tiling seed `s` of read `r` starts in the read oriented to the reference.
+    fn oriented_start(&self, r: usize, s: usize, reverse: bool) -> usize {
+        let p = &self.prepared[r];
+        let len = (p.codes.end - p.codes.start) / 2;
+        let start = self.tiling_seeds[s].start as usize;
+        if reverse {
+            len - start - self.params.fast_seed_len
+        } else {
+            start
+        }
+    }
+
+    /// The reference around read `r` placed by its anchor seed `anchor` at `hit`, into
+    /// `scratch`: the read's span on that diagonal and [`FAST_PATH_SHIFT`] bases on
+    /// either side. Returns the diagonal; `None` when the span leaves the contig.
+    fn fast_window(&mut self, r: usize, anchor: usize, hit: Hit) -> Option<i64> {
+        let reverse = hit.strand == Strand::Reverse;
+        let len = (self.prepared[r].codes.end - self.prepared[r].codes.start) / 2;
+        let diagonal = hit.pos as i64 - self.oriented_start(r, anchor, reverse) as i64;
+        let (contig, _) = self.index.contig_of(hit.pos)?;
+        let info = &self.index.contigs()[contig];
+        let shift = FAST_PATH_SHIFT as i64;
+        let (lo, hi) = (diagonal - shift, diagonal + len as i64 + shift);
+        if lo < info.offset as i64 || hi > (info.offset + info.len) as i64 {
+            return None;
+        }
+        self.index
+            .reference()
+            .fetch_codes(lo as u64, hi as u64, &mut self.scratch);
+        Some(diagonal)
     }
 
     /// The fast path: tiling seeds (`n`-th tiling of this round) whose unique ones all
@@ -93,8 +255,9 @@ impl Aligner<'_> {
                 .iter()
                 .filter(|s| s.count == 1),
         );
-        let hit = self.tiling_hits[n];
-        let region = hit.and_then(|hit| {
+        let anchor = seeds.clone().find(|&s| self.tiling_seeds[s].count == 1);
+        let region = self.tiling_hits[n].zip(anchor).and_then(|(hit, anchor)| {
+            let diagonal = self.fast_window(r, anchor, hit)?;
             let reverse = hit.strand == Strand::Reverse;
             let oriented = |s: &FixedSeed| {
                 if reverse {
@@ -103,28 +266,13 @@ impl Aligner<'_> {
                     s.start as usize
                 }
             };
-            let diagonal = hit.pos as i64 - oriented(&unique[0]) as i64;
-            let (contig, _) = self.index.contig_of(hit.pos)?;
-            let info = &self.index.contigs()[contig];
-            let shift = FAST_PATH_SHIFT as i64;
-            let (lo, hi) = (diagonal - shift, diagonal + len as i64 + shift);
-            if lo < info.offset as i64 || hi > (info.offset + info.len) as i64 {
-                return None;
-            }
-            self.index
-                .reference()
-                .fetch_codes(lo as u64, hi as u64, &mut self.scratch);
             let (codes, _) = self.oriented(r, reverse);
             // Each unique seed must match exactly on the diagonal or one shifted by a
             // small indel; the nearest shift wins.
             let (mut low, mut high) = (0i64, 0i64);
             for s in &unique {
                 let q = oriented(s);
-                let piece = &codes[q..q + k];
-                let found = (0..=shift).flat_map(|d| [d, -d]).find(|&d| {
-                    let at = (q as i64 + shift + d) as usize;
-                    &self.scratch[at..at + k] == piece
-                })?;
+                let found = shifted_match(&self.scratch, q, &codes[q..q + k])?;
                 low = low.min(found);
                 high = high.max(found);
             }
@@ -171,5 +319,142 @@ impl Aligner<'_> {
         self.unique_seeds = unique;
         self.prepared[r].candidates = first..self.candidates.len();
         settled
+    }
+}
+
+/// The shift (nearest first, within [`FAST_PATH_SHIFT`]) at which `piece`, starting at
+/// `q` in the oriented read, matches `window` (from [`Aligner::fast_window`]).
+fn shifted_match(window: &[u8], q: usize, piece: &[u8]) -> Option<i64> {
+    let shift = FAST_PATH_SHIFT as i64;
+    (0..=shift).flat_map(|d| [d, -d]).find(|&d| {
+        let at = (q as i64 + shift + d) as usize;
+        &window[at..at + piece.len()] == piece
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use seqfarm_core::nucleotide::encode;
+    use seqfarm_fmindex::{build, BuildOptions, FmIndex, ReferenceBuilder};
+
+    use crate::aligner::{Aligner, ReadInput};
+    use crate::params::AlignParams;
+
+    /// A xorshift step: the same genome and reads on every run.
+    fn next(state: &mut u64, n: u64) -> u64 {
+        *state ^= *state << 13;
+        *state ^= *state >> 7;
+        *state ^= *state << 17;
+        *state % n
+    }
+
+    /// Every tiling seed's count is its number of occurrences and each tiling's hit is
+    /// its first unique seed's, although the searches stop at one row: on a small
+    /// genome with a short k-mer table most stop early, and the text settles them.
+    #[test]
+    fn tiling_counts_and_anchors_are_exact() {
+        let mut state = 29u64;
+        let mut contigs: Vec<Vec<u8>> = (0..3)
+            .map(|_| {
+                (0..6000)
+                    .map(|_| b"ACGT"[next(&mut state, 4) as usize])
+                    .collect()
+            })
+            .collect();
+        // Diverged copies, so some seeds occur twice or once elsewhere.
+        for _ in 0..6 {
+            let from = next(&mut state, 5500) as usize;
+            let to = next(&mut state, 5500) as usize;
+            let mut piece = contigs[0][from..from + 400].to_vec();
+            for _ in 0..8 {
+                let i = next(&mut state, 400) as usize;
+                piece[i] = b"ACGT"[next(&mut state, 4) as usize];
+            }
+            contigs[1][to..to + 400].copy_from_slice(&piece);
+        }
+        let mut reference = ReferenceBuilder::new();
+        for (i, c) in contigs.iter().enumerate() {
+            reference.add_contig(&format!("c{i}"), c).unwrap();
+        }
+        let options = BuildOptions {
+            sa_rate: 8,
+            kmer_len: Some(5),
+            threads: 1,
+            ..BuildOptions::default()
+        };
+        let index = FmIndex::from_image(&build(reference, &options, &mut |_| {}).unwrap()).unwrap();
+        let reads: Vec<Vec<u8>> = (0..400)
+            .map(|_| {
+                let contig = &contigs[next(&mut state, 3) as usize];
+                let at = next(&mut state, 6000 - 150) as usize;
+                let mut read = contig[at..at + 150].to_vec();
+                for _ in 0..next(&mut state, 6) {
+                    let i = next(&mut state, 150) as usize;
+                    read[i] = b"ACGTN"[next(&mut state, 5) as usize];
+                }
+                if next(&mut state, 2) == 1 {
+                    read.reverse();
+                    for b in &mut read {
+                        *b = match *b {
+                            b'A' => b'T',
+                            b'C' => b'G',
+                            b'G' => b'C',
+                            b'T' => b'A',
+                            other => other,
+                        };
+                    }
+                }
+                read
+            })
+            .collect();
+        let mut aligner = Aligner::new(&index, AlignParams::default()).unwrap();
+        for read in &reads {
+            let input = ReadInput {
+                name: b"r",
+                bases: read,
+                qualities: None,
+            };
+            aligner.prepare(&input, [true, true]);
+        }
+        let which: Vec<usize> = (0..reads.len()).collect();
+        aligner.seed_tilings(&which);
+
+        let k = aligner.params.fast_seed_len;
+        let mut stopped = 0;
+        let (mut located, mut nowhere) = (0, 0);
+        for (n, read) in reads.iter().enumerate() {
+            let codes: Vec<u8> = read.iter().map(|&b| encode(b).unwrap_or(4)).collect();
+            let range = aligner.tiling_ranges[n].clone();
+            let mut first_unique = None;
+            for seed in &aligner.tiling_seeds[range] {
+                let piece = &codes[seed.start as usize..seed.start as usize + k];
+                let interval = index.interval(piece);
+                assert_eq!(
+                    seed.count, interval.size,
+                    "read {n}, seed at {}",
+                    seed.start
+                );
+                if first_unique.is_none() && interval.size == 1 {
+                    let mut hits = Vec::new();
+                    index.locate(interval, k as u64, 1, &mut hits);
+                    first_unique = hits.first().copied();
+                }
+                let mut searched = Vec::new();
+                let mut one = Vec::new();
+                index.intervals_until_unique_many(&[piece], &mut one, &mut searched);
+                if (searched[0] as usize) < k {
+                    stopped += 1;
+                    if interval.size == 0 {
+                        nowhere += 1;
+                    }
+                }
+            }
+            assert_eq!(aligner.tiling_hits[n], first_unique, "read {n}");
+            located += usize::from(first_unique.is_some());
+        }
+        assert!(
+            stopped > 1000 && nowhere > 50 && located > 300,
+            "{stopped} {nowhere} {located}"
+        );
     }
 }
