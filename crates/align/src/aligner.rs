@@ -334,9 +334,7 @@ impl<'i> Aligner<'i> {
             Round::Rescue => self.params.rescue_seed_len,
             _ => self.params.min_seed_len,
         };
-        for &r in &searched {
-            self.find_candidates(r, min_len);
-        }
+        self.find_candidates(&searched, min_len);
         let jobs: Vec<ExtendJob<'_>> = self
             .job_specs
             .iter()
@@ -402,28 +400,39 @@ impl<'i> Aligner<'i> {
         }
     }
 
-    /// Groups the anchors of read `r`'s seeds into regions and queues the best ones.
-    fn find_candidates(&mut self, r: usize, min_len: u32) {
+    /// Locates the seeds (`min_len` or longer) of the reads of `which`, all in one
+    /// batched walk, then groups each read's anchors into regions and queues the best.
+    fn find_candidates(&mut self, which: &[usize], min_len: u32) {
+        self.seeds.clear();
+        let mut seed_ranges = Vec::with_capacity(which.len());
+        for &r in which {
+            let first = self.seeds.len();
+            let stored = self.prepared[r].smems.clone().unwrap_or_default();
+            self.seeds.extend(
+                self.smem_store[stored]
+                    .iter()
+                    .filter(|m| m.len() >= min_len),
+            );
+            seed_ranges.push(first..self.seeds.len());
+        }
+        self.seeder
+            .locate_seeds(self.index, &self.seeds, self.params.max_occ);
+        for (&r, seeds) in which.iter().zip(seed_ranges) {
+            self.read_candidates(r, seeds);
+        }
+    }
+
+    /// Read `r`'s candidate places from its located seeds `self.seeds[seeds]`.
+    fn read_candidates(&mut self, r: usize, seeds: Range<usize>) {
         let first = self.candidates.len();
         let len = (self.prepared[r].codes.end - self.prepared[r].codes.start) / 2;
         if len == 0 {
             self.prepared[r].candidates = first..first;
             return;
         }
-        let stored = self.prepared[r].smems.clone().unwrap_or_default();
-        self.seeds.clear();
-        self.seeds.extend(
-            self.smem_store[stored]
-                .iter()
-                .filter(|m| m.len() >= min_len),
-        );
-        let stats = self.seeder.anchors(
-            self.index,
-            &self.seeds,
-            len,
-            &self.params,
-            &mut self.anchors,
-        );
+        let stats = self
+            .seeder
+            .anchors(&self.seeds, seeds, len, &self.params, &mut self.anchors);
         regions(&mut self.anchors, len, &mut self.covered, &mut self.regions);
         let best_weight = self.regions.first().map_or(0, |g| g.weight);
         let cutoff = (best_weight as f32 * self.params.drop_ratio) as u32;

@@ -69,8 +69,11 @@ pub struct Seeder {
     job_reads: Vec<usize>,
     /// One read's seeds, before sorting.
     merged: Vec<Smem>,
-    hits: Vec<Hit>,
     locate_scratch: LocateScratch,
+    /// The occurrences of the seeds [`Seeder::locate_seeds`] was given, and the range of
+    /// each seed's.
+    located: Vec<Option<Hit>>,
+    located_ranges: Vec<Range<usize>>,
     /// Suffix-array rows to locate, with their patterns' lengths.
     rows: Vec<(u64, u64)>,
     /// Per read base: covered by a seed with more occurrences than are located.
@@ -151,12 +154,28 @@ impl Seeder {
         index.locate_rows(&self.rows, &mut self.locate_scratch, out);
     }
 
-    /// Locates `seeds` (of a read of `read_len` bases) into anchors, at most
-    /// `params.max_occ` per seed (evenly sampled beyond).
+    /// Locates `seeds` (the seeds of many reads), at most `max_occ` occurrences each
+    /// (evenly sampled beyond), in one batched walk so that their cache misses overlap;
+    /// [`Seeder::anchors`] then reads them.
+    pub fn locate_seeds(&mut self, index: &FmIndex, seeds: &[Smem], max_occ: usize) {
+        self.rows.clear();
+        self.located_ranges.clear();
+        for seed in seeds {
+            let first = self.rows.len();
+            let len = u64::from(seed.len());
+            self.rows
+                .extend(seed.interval.spread_rows(max_occ).map(|row| (row, len)));
+            self.located_ranges.push(first..self.rows.len());
+        }
+        index.locate_rows(&self.rows, &mut self.locate_scratch, &mut self.located);
+    }
+
+    /// The anchors of one read of `read_len` bases: the occurrences of its seeds
+    /// `seeds[which]`, which [`Seeder::locate_seeds`] located (with all of `seeds`).
     pub fn anchors(
         &mut self,
-        index: &FmIndex,
         seeds: &[Smem],
+        which: Range<usize>,
         read_len: usize,
         params: &AlignParams,
         out: &mut Vec<Anchor>,
@@ -165,19 +184,11 @@ impl Seeder {
         let repetitive = &mut self.repetitive;
         repetitive.clear();
         repetitive.resize(read_len, false);
-        for seed in seeds {
+        for (seed, located) in seeds[which.clone()].iter().zip(&self.located_ranges[which]) {
             if seed.interval.size > params.max_occ as u64 {
                 repetitive[seed.start as usize..seed.end as usize].fill(true);
             }
-            self.hits.clear();
-            index.locate_in(
-                seed.interval,
-                u64::from(seed.len()),
-                params.max_occ,
-                &mut self.locate_scratch,
-                &mut self.hits,
-            );
-            for hit in &self.hits {
+            for hit in self.located[located.clone()].iter().flatten() {
                 let reverse = hit.strand == Strand::Reverse;
                 let query_start = if reverse {
                     read_len as u32 - seed.end

@@ -609,17 +609,9 @@ impl FmIndex {
         scratch: &mut LocateScratch,
         out: &mut Vec<Hit>,
     ) -> usize {
-        let size = interval.size;
-        let take = size.min(max as u64);
         let LocateScratch { rows, values } = scratch;
         rows.clear();
-        rows.extend((0..take).map(|k| {
-            if size <= max as u64 {
-                interval.fwd + k
-            } else {
-                interval.fwd + (k as u128 * size as u128 / take as u128) as u64
-            }
-        }));
+        rows.extend(interval.spread_rows(max));
         crate::batch::sa_values(&self.sa, &self.bwt, rows, values);
         let before = out.len();
         out.extend(values.iter().filter_map(|&v| self.hit_of(v, pattern_len)));

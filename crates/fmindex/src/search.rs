@@ -29,6 +29,19 @@ pub struct BiInterval {
 }
 
 impl BiInterval {
+    /// The rows a locate walks: all of them, or `max` spread evenly over the interval
+    /// when there are more (deterministic).
+    pub fn spread_rows(&self, max: usize) -> impl Iterator<Item = u64> + '_ {
+        let (size, take) = (self.size, self.size.min(max as u64));
+        (0..take).map(move |k| {
+            if size <= max as u64 {
+                self.fwd + k
+            } else {
+                self.fwd + (k as u128 * size as u128 / take as u128) as u64
+            }
+        })
+    }
+
     /// The same interval seen from the reverse complement.
     #[inline]
     pub fn swapped(self) -> Self {
