@@ -141,8 +141,9 @@ pub struct Aligner<'i> {
     extensions: Vec<Option<Extension>>,
     seeds: Vec<Smem>,
     smem_store: Vec<Smem>,
-    /// The fast path's unique seeds of the read at hand (a reused buffer).
-    unique_seeds: Vec<FixedSeed>,
+    /// The fast path's unique seeds of the read at hand, as indices into
+    /// `tiling_seeds` (a reused buffer).
+    unique_seeds: Vec<usize>,
     tiling_seeds: Vec<FixedSeed>,
     tiling_ranges: Vec<Range<usize>>,
     tiling_intervals: Vec<BiInterval>,
@@ -150,6 +151,10 @@ pub struct Aligner<'i> {
     tiling_searched: Vec<u32>,
     /// Per tiling of the round: the occurrence of its first unique seed.
     tiling_hits: Vec<Option<Hit>>,
+    /// Per tiling of the round: the reference its anchor points at, in
+    /// `tiling_windows`.
+    tiling_window: Vec<Option<fast::TilingWindow>>,
+    tiling_windows: Vec<u8>,
     anchors: Vec<Anchor>,
     regions: Vec<Region>,
     /// Read bases covered by a region's anchors (scratch of [`regions`]).
@@ -184,6 +189,8 @@ impl<'i> Aligner<'i> {
             tiling_intervals: Vec::new(),
             tiling_searched: Vec::new(),
             tiling_hits: Vec::new(),
+            tiling_window: Vec::new(),
+            tiling_windows: Vec::new(),
             anchors: Vec::new(),
             regions: Vec::new(),
             covered: Vec::new(),

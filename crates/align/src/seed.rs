@@ -74,8 +74,9 @@ pub struct Seeder {
     /// each seed's.
     located: Vec<Option<Hit>>,
     located_ranges: Vec<Range<usize>>,
-    /// Suffix-array rows to locate, with their patterns' lengths.
-    rows: Vec<(u64, u64)>,
+    /// Suffix-array rows to locate, and their patterns' lengths.
+    rows: Vec<u64>,
+    lens: Vec<u64>,
     /// Per read base: covered by a seed with more occurrences than are located.
     repetitive: Vec<bool>,
 }
@@ -150,8 +151,12 @@ impl Seeder {
         out: &mut Vec<Option<Hit>>,
     ) {
         self.rows.clear();
-        self.rows.extend(rows);
-        index.locate_rows(&self.rows, &mut self.locate_scratch, out);
+        self.lens.clear();
+        for (row, len) in rows {
+            self.rows.push(row);
+            self.lens.push(len);
+        }
+        index.locate_rows(&self.rows, &self.lens, &mut self.locate_scratch, out);
     }
 
     /// Locates `seeds` (the seeds of many reads), at most `max_occ` occurrences each
@@ -159,15 +164,16 @@ impl Seeder {
     /// [`Seeder::anchors`] then reads them.
     pub fn locate_seeds(&mut self, index: &FmIndex, seeds: &[Smem], max_occ: usize) {
         self.rows.clear();
+        self.lens.clear();
         self.located_ranges.clear();
         for seed in seeds {
             let first = self.rows.len();
-            let len = u64::from(seed.len());
-            self.rows
-                .extend(seed.interval.spread_rows(max_occ).map(|row| (row, len)));
+            self.rows.extend(seed.interval.spread_rows(max_occ));
+            self.lens.resize(self.rows.len(), u64::from(seed.len()));
             self.located_ranges.push(first..self.rows.len());
         }
-        index.locate_rows(&self.rows, &mut self.locate_scratch, &mut self.located);
+        let scratch = &mut self.locate_scratch;
+        index.locate_rows(&self.rows, &self.lens, scratch, &mut self.located);
     }
 
     /// The anchors of one read of `read_len` bases: the occurrences of its seeds

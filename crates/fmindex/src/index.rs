@@ -618,26 +618,25 @@ impl FmIndex {
         out.len() - before
     }
 
-    /// The occurrence of the pattern at each `(suffix-array row, pattern length)` of
-    /// `rows`, into `out` (cleared first; `None` only in a damaged index): one
-    /// occurrence each of many patterns (a batch of reads' unique seeds), walked 16 at
-    /// a time so their cache misses overlap.
+    /// The occurrence of a `lens[i]`-base pattern at each suffix-array row `rows[i]`,
+    /// into `out` (cleared first; `None` only in a damaged index): one occurrence each
+    /// of many patterns (a batch of reads' seeds), walked 16 at a time so their cache
+    /// misses overlap.
     pub fn locate_rows(
         &self,
-        rows: &[(u64, u64)],
+        rows: &[u64],
+        lens: &[u64],
         scratch: &mut LocateScratch,
         out: &mut Vec<Option<Hit>>,
     ) {
-        scratch.rows.clear();
-        scratch.rows.extend(rows.iter().map(|&(row, _)| row));
-        crate::batch::sa_values(&self.sa, &self.bwt, &scratch.rows, &mut scratch.values);
+        crate::batch::sa_values(&self.sa, &self.bwt, rows, &mut scratch.values);
         out.clear();
         out.extend(
             scratch
                 .values
                 .iter()
-                .zip(rows)
-                .map(|(&v, &(_, len))| self.hit_of(v, len)),
+                .zip(lens)
+                .map(|(&v, &len)| self.hit_of(v, len)),
         );
     }
 

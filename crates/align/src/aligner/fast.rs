@@ -64,6 +64,7 @@ impl Aligner<'_> {
             seed.count = iv.size;
         }
         self.locate_anchors(which);
+        self.fetch_windows(which);
         self.settle_partial_seeds(which);
     }
 
@@ -145,44 +146,82 @@ impl Aligner<'_> {
             strand: end.strand,
         })
     }
+
+    /// The reference each tiling's anchor points at, fetched once into
+    /// `tiling_windows` (see [`Aligner::fetch_window`]) for the settling of its seeds
+    /// and for the fast path.
+    fn fetch_windows(&mut self, which: &[usize]) {
+        self.tiling_windows.clear();
+        self.tiling_window.clear();
+        for (n, &r) in which.iter().enumerate() {
+            let anchor = self.tiling_ranges[n]
+                .clone()
+                .find(|&s| self.tiling_seeds[s].count == 1);
+            let window = self.tiling_hits[n]
+                .zip(anchor)
+                .and_then(|(hit, anchor)| self.fetch_window(r, anchor, hit));
+            self.tiling_window.push(window);
+        }
+    }
+
+    /// Appends to `tiling_windows` the reference around read `r` placed by its anchor
+    /// seed `anchor` at `hit`: the read's span on that diagonal and [`FAST_PATH_SHIFT`]
+    /// bases on either side. Returns where it lies there and the diagonal; `None` when
+    /// the span leaves the contig.
+    fn fetch_window(&mut self, r: usize, anchor: usize, hit: Hit) -> Option<TilingWindow> {
+        let reverse = hit.strand == Strand::Reverse;
+        let len = (self.prepared[r].codes.end - self.prepared[r].codes.start) / 2;
+        let diagonal = hit.pos as i64 - self.oriented_start(r, anchor, reverse) as i64;
+        let (contig, _) = self.index.contig_of(hit.pos)?;
+        let info = &self.index.contigs()[contig];
+        let shift = FAST_PATH_SHIFT as i64;
+        let (lo, hi) = (diagonal - shift, diagonal + len as i64 + shift);
+        if lo < info.offset as i64 || hi > (info.offset + info.len) as i64 {
+            return None;
+        }
+        self.index
+            .reference()
+            .fetch_codes(lo as u64, hi as u64, &mut self.scratch);
+        let first = self.tiling_windows.len();
+        self.tiling_windows.extend_from_slice(&self.scratch);
+        Some(TilingWindow {
+            bases: first..self.tiling_windows.len(),
+            diagonal,
+            hit,
+        })
+    }
+
     /// Settles the seeds still searched only in part (one row left, their tiling's
-    /// anchor found) against the text on the anchor's diagonal, where the fast path
-    /// looks: the seed is there (it occurs once), or its searched end is there without
-    /// the rest (it occurs nowhere). The searches of those the text cannot settle go on
-    /// to the seed's first base.
+    /// anchor found) against the reference on the anchor's diagonal, where the fast
+    /// path looks: the seed is there (it occurs once), or its searched end is there
+    /// without the rest (it occurs nowhere). The searches of those the reference cannot
+    /// settle go on to the seed's first base.
     fn settle_partial_seeds(&mut self, which: &[usize]) {
         let k = self.params.fast_seed_len;
         let mut rest = Vec::new();
         for (n, &r) in which.iter().enumerate() {
-            let range = self.tiling_ranges[n].clone();
-            if range.clone().all(|s| self.tiling_searched[s] as usize == k) {
-                continue;
-            }
-            let window = self.tiling_hits[n].and_then(|hit| {
-                let anchor = range.clone().find(|&s| self.tiling_seeds[s].count == 1)?;
-                self.fast_window(r, anchor, hit)
-                    .map(|_| hit.strand == Strand::Reverse)
-            });
-            for s in range {
+            for s in self.tiling_ranges[n].clone() {
                 let searched = self.tiling_searched[s] as usize;
                 if searched == k {
                     continue;
                 }
-                let count = window.and_then(|reverse| {
+                let count = self.tiling_window[n].as_ref().and_then(|w| {
+                    let reverse = w.hit.strand == Strand::Reverse;
+                    let window = &self.tiling_windows[w.bases.clone()];
                     let q = self.oriented_start(r, s, reverse);
                     let (codes, _) = self.oriented(r, reverse);
-                    if shifted_match(&self.scratch, q, &codes[q..q + k]).is_some() {
+                    if shifted_match(window, q, &codes[q..q + k]).is_some() {
                         return Some(1);
                     }
                     let end = if reverse { q } else { q + k - searched };
-                    shifted_match(&self.scratch, end, &codes[end..end + searched]).map(|_| 0)
+                    shifted_match(window, end, &codes[end..end + searched]).map(|_| 0)
                 });
                 match count {
                     Some(count) => {
                         self.tiling_seeds[s].count = count;
                         self.tiling_searched[s] = k as u32;
                     }
-                    None => rest.push(s),
+                    None => rest.push((r, s)),
                 }
             }
         }
@@ -191,17 +230,19 @@ impl Aligner<'_> {
         }
         let patterns: Vec<&[u8]> = rest
             .iter()
-            .map(|&s| {
-                let n = self.tiling_ranges.partition_point(|range| range.end <= s);
-                let at = self.prepared[which[n]].codes.start + self.tiling_seeds[s].start as usize;
+            .map(|&(r, s)| {
+                let at = self.prepared[r].codes.start + self.tiling_seeds[s].start as usize;
                 &self.codes[at..at + k]
             })
             .collect();
-        let mut intervals = rest.iter().map(|&s| self.tiling_intervals[s]).collect();
-        let mut searched = rest.iter().map(|&s| self.tiling_searched[s]).collect();
+        let mut intervals = rest
+            .iter()
+            .map(|&(_, s)| self.tiling_intervals[s])
+            .collect();
+        let mut searched = rest.iter().map(|&(_, s)| self.tiling_searched[s]).collect();
         self.index
             .resume_intervals_many(&patterns, &mut intervals, &mut searched);
-        for (&s, iv) in rest.iter().zip(&intervals) {
+        for (&(_, s), iv) in rest.iter().zip(&intervals) {
             self.tiling_seeds[s].count = iv.size;
             self.tiling_searched[s] = k as u32;
         }
@@ -219,26 +260,6 @@ impl Aligner<'_> {
         }
     }
 
-    /// The reference around read `r` placed by its anchor seed `anchor` at `hit`, into
-    /// `scratch`: the read's span on that diagonal and [`FAST_PATH_SHIFT`] bases on
-    /// either side. Returns the diagonal; `None` when the span leaves the contig.
-    fn fast_window(&mut self, r: usize, anchor: usize, hit: Hit) -> Option<i64> {
-        let reverse = hit.strand == Strand::Reverse;
-        let len = (self.prepared[r].codes.end - self.prepared[r].codes.start) / 2;
-        let diagonal = hit.pos as i64 - self.oriented_start(r, anchor, reverse) as i64;
-        let (contig, _) = self.index.contig_of(hit.pos)?;
-        let info = &self.index.contigs()[contig];
-        let shift = FAST_PATH_SHIFT as i64;
-        let (lo, hi) = (diagonal - shift, diagonal + len as i64 + shift);
-        if lo < info.offset as i64 || hi > (info.offset + info.len) as i64 {
-            return None;
-        }
-        self.index
-            .reference()
-            .fetch_codes(lo as u64, hi as u64, &mut self.scratch);
-        Some(diagonal)
-    }
-
     /// The fast path: tiling seeds (`n`-th tiling of this round) whose unique ones all
     /// lie on one diagonal (give or take a small indel) give one candidate, and a bound
     /// on any other placement's score (another place mismatches every seed that occurs
@@ -250,29 +271,18 @@ impl Aligner<'_> {
         let seeds = self.tiling_ranges[n].clone();
         let mut unique = std::mem::take(&mut self.unique_seeds);
         unique.clear();
-        unique.extend(
-            self.tiling_seeds[seeds.clone()]
-                .iter()
-                .filter(|s| s.count == 1),
-        );
-        let anchor = seeds.clone().find(|&s| self.tiling_seeds[s].count == 1);
-        let region = self.tiling_hits[n].zip(anchor).and_then(|(hit, anchor)| {
-            let diagonal = self.fast_window(r, anchor, hit)?;
+        unique.extend(seeds.clone().filter(|&s| self.tiling_seeds[s].count == 1));
+        let region = self.tiling_window[n].as_ref().and_then(|w| {
+            let (diagonal, hit) = (w.diagonal, w.hit);
             let reverse = hit.strand == Strand::Reverse;
-            let oriented = |s: &FixedSeed| {
-                if reverse {
-                    len - s.start as usize - k
-                } else {
-                    s.start as usize
-                }
-            };
+            let window = &self.tiling_windows[w.bases.clone()];
             let (codes, _) = self.oriented(r, reverse);
             // Each unique seed must match exactly on the diagonal or one shifted by a
             // small indel; the nearest shift wins.
             let (mut low, mut high) = (0i64, 0i64);
-            for s in &unique {
-                let q = oriented(s);
-                let found = shifted_match(&self.scratch, q, &codes[q..q + k])?;
+            for &s in &unique {
+                let q = self.oriented_start(r, s, reverse);
+                let found = shifted_match(window, q, &codes[q..q + k])?;
                 low = low.min(found);
                 high = high.max(found);
             }
@@ -322,8 +332,19 @@ impl Aligner<'_> {
     }
 }
 
+/// The reference a tiling's anchor points at (see [`Aligner::fetch_window`]).
+#[derive(Debug, Clone)]
+pub(super) struct TilingWindow {
+    /// Its bases in the round's `tiling_windows`.
+    bases: Range<usize>,
+    /// The read's diagonal by its anchor.
+    diagonal: i64,
+    /// The anchor's occurrence.
+    hit: Hit,
+}
+
 /// The shift (nearest first, within [`FAST_PATH_SHIFT`]) at which `piece`, starting at
-/// `q` in the oriented read, matches `window` (from [`Aligner::fast_window`]).
+/// `q` in the oriented read, matches `window` (from [`Aligner::fetch_window`]).
 fn shifted_match(window: &[u8], q: usize, piece: &[u8]) -> Option<i64> {
     let shift = FAST_PATH_SHIFT as i64;
     (0..=shift).flat_map(|d| [d, -d]).find(|&d| {
@@ -334,7 +355,7 @@ fn shifted_match(window: &[u8], q: usize, piece: &[u8]) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    use seqfarm_core::nucleotide::encode;
+    use seqfarm_core::nucleotide::{encode, reverse_complement_letters};
     use seqfarm_fmindex::{build, BuildOptions, FmIndex, ReferenceBuilder};
 
     use crate::aligner::{Aligner, ReadInput};
@@ -393,16 +414,7 @@ mod tests {
                     read[i] = b"ACGTN"[next(&mut state, 5) as usize];
                 }
                 if next(&mut state, 2) == 1 {
-                    read.reverse();
-                    for b in &mut read {
-                        *b = match *b {
-                            b'A' => b'T',
-                            b'C' => b'G',
-                            b'G' => b'C',
-                            b'T' => b'A',
-                            other => other,
-                        };
-                    }
+                    reverse_complement_letters(&mut read);
                 }
                 read
             })
