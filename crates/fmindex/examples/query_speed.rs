@@ -5,7 +5,8 @@
 //! with and without checksum verification, and copied), N counts of random LEN-mers,
 //! N counts of LEN-mers drawn from the genome, and locating the occurrences of 100,000
 //! genome LEN-mers, the SMEMs of 100,000 reads simulated from the genome and (given
-//! READS.fq) of the first 100,000 reads of a file, one read at a time and batched, the
+//! READS.fq) of the first 100,000 reads of a file, one read at a time and batched, and
+//! the search of their 20-base seeds (to the end, and stopped at one row), the
 //! machine's memory latency over the index's own bytes (one chain of dependent reads,
 //! and 16 chains in lock step), and (Linux) how much of the mapped index the kernel
 //! backed with 2 MiB pages. Patterns come from a fixed-seed generator: every run asks
@@ -131,9 +132,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         reads.push(window.clone());
     }
     time_smems(&index, "", "150-bp reads (2% substitutions)", &reads);
+    time_seeds(&index, "", "150-bp reads (2% substitutions)", &reads);
     if let Some(fastq) = reads_file {
         let reads = fastq_codes(fastq, 100_000)?;
         time_smems(&index, "_fastq", &format!("reads of {fastq}"), &reads);
+        time_seeds(&index, "_fastq", &format!("reads of {fastq}"), &reads);
     }
     time_memory(index.bytes(), n);
     // How much of the file mappings the kernel backed with 2 MiB pages: random queries
@@ -197,6 +200,38 @@ fn time_memory(bytes: &[u8], n: usize) {
             secs * 1e9 / reads.max(1) as f64
         );
     }
+}
+
+/// Times the search of the 20-base seeds tiling each of `reads` (end to end, no
+/// overlap), all at once as the aligner's fast path searches them: to the end
+/// (`seeds_whole{suffix}`) and stopped at one suffix-array row
+/// (`seeds_until_unique{suffix}`, with how many seeds stopped early and how many of
+/// their bases were left unsearched).
+fn time_seeds(index: &FmIndex, suffix: &str, what: &str, reads: &[Vec<u8>]) {
+    const K: usize = 20;
+    let seeds: Vec<&[u8]> = reads.iter().flat_map(|r| r.chunks_exact(K)).collect();
+    let mut intervals = Vec::new();
+    // One pass untimed first, so neither timed pass is the first to fault pages in.
+    index.intervals_many(&seeds, &mut intervals);
+    let t = Instant::now();
+    index.intervals_many(&seeds, &mut intervals);
+    println!(
+        "seeds_whole{suffix}\t{:.4}\t{} seeds of {K} bases from {} {what}",
+        t.elapsed().as_secs_f64(),
+        seeds.len(),
+        reads.len()
+    );
+    let mut searched = Vec::new();
+    let t = Instant::now();
+    index.intervals_until_unique_many(&seeds, &mut intervals, &mut searched);
+    let secs = t.elapsed().as_secs_f64();
+    let stopped = searched.iter().filter(|&&n| (n as usize) < K).count();
+    let unsearched: usize = searched.iter().map(|&n| K - n as usize).sum();
+    println!(
+        "seeds_until_unique{suffix}\t{secs:.4}\t{:.1} % of the seeds stopped at one row, {:.1} of their {K} bases left unsearched on average",
+        100.0 * stopped as f64 / seeds.len().max(1) as f64,
+        unsearched as f64 / stopped.max(1) as f64
+    );
 }
 
 /// Times the SMEMs (19 bases or more) of `reads`, one read at a time and batched,
