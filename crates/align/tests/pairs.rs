@@ -344,19 +344,65 @@ fn a_mate_too_long_to_score_is_not_aligned_nor_rescued() {
 }
 
 /// A genome (from `seed`) where the FR fragment of `len` bases at contig 1's 30,000 has
-/// a copy of mate 2's bases, with a mismatch every `every` bases, 400 bases from mate
-/// 1's start (inside `-X 500`); the contigs, the fragment and the copy's position.
-fn copy_inside_the_limit(seed: u64, len: u64, every: usize) -> (Vec<Vec<u8>>, Fragment, u64) {
+/// a copy of mate 2's bases, with a mismatch every `every` bases (none for 0), placed so
+/// that it pairs with mate 1 as a fragment of `copy_len` bases (inside `-X 500`); the
+/// contigs, the fragment and the copy's position.
+fn copy_inside_the_limit(
+    seed: u64,
+    len: u64,
+    copy_len: u64,
+    every: usize,
+) -> (Vec<Vec<u8>>, Fragment, u64) {
     let mut rng = Rng(seed);
     let mut contigs = genome(&mut rng);
     let (start, mate_len) = (30_000u64, 100u64);
     let true_mate2 = (start + len - mate_len) as usize;
-    let copy_at = (start + 400 - mate_len) as usize;
+    let copy_at = (start + copy_len - mate_len) as usize;
     let mut copy = contigs[1][true_mate2..true_mate2 + mate_len as usize].to_vec();
-    mutate(&mut copy, every);
+    if every > 0 {
+        mutate(&mut copy, every);
+    }
     contigs[1][copy_at..copy_at + mate_len as usize].copy_from_slice(&copy);
     let f = fragment(&contigs, 1, start, len, mate_len, false);
     (contigs, f, copy_at as u64)
+}
+
+/// Forty unambiguous pairs of 300..500 bases on contig 0, from which a batch learns
+/// its fragment lengths (mean about 400, standard deviation about 58).
+fn learning_fragments(contigs: &[Vec<u8>]) -> Vec<Fragment> {
+    let mut rng = Rng(0x1e4);
+    (0..40)
+        .map(|i| {
+            fragment(
+                contigs,
+                0,
+                1_000 + 1_200 * i,
+                300 + rng.next(201),
+                100,
+                false,
+            )
+        })
+        .collect()
+}
+
+/// A fragment a little past `-X` whose mate 2 has an exact copy inside `-X`, at a
+/// fragment length further from the learned mean on the short side: both pairs score
+/// the same, and the likelier length wins, as a discordant pair. The concordant pair is
+/// weighed by its own length's unlikelihood too, not taken as certain.
+#[test]
+fn equal_pairs_are_weighed_by_how_likely_each_length_is() {
+    let (contigs, true_pair, copy_at) = copy_inside_the_limit(0x57e7, 520, 200, 0);
+    let index = index(&contigs);
+    let mut fragments = learning_fragments(&contigs);
+    fragments.push(true_pair);
+    let results = align(&index, &PairParams::default(), &fragments);
+    let last = results.last().unwrap();
+    assert_eq!(last.class, PairClass::Discordant, "{last:?}");
+    assert_placed(last, fragments.last().unwrap());
+    // Without learned lengths the concordant pair stands.
+    let alone = align(&index, &PairParams::default(), &fragments[40..]);
+    assert_eq!(alone[0].class, PairClass::Concordant);
+    assert_eq!(primary(&alone[0].mates[1]).position, copy_at);
 }
 
 /// A fragment just past `-X` whose mate 2 has a copy with two mismatches inside `-X`:
@@ -366,22 +412,9 @@ fn copy_inside_the_limit(seed: u64, len: u64, every: usize) -> (Vec<Vec<u8>>, Fr
 /// bowtie2's choice.
 #[test]
 fn a_pair_just_past_the_limit_beats_a_forced_repeat_copy() {
-    let (contigs, stretched, copy_at) = copy_inside_the_limit(0x57e7, 530, 50);
+    let (contigs, stretched, copy_at) = copy_inside_the_limit(0x57e7, 530, 400, 50);
     let index = index(&contigs);
-    let mut rng = Rng(0x1e4);
-    // Unambiguous pairs of 300..500 bases teach the batch its fragment lengths.
-    let mut fragments: Vec<Fragment> = (0..40)
-        .map(|i| {
-            fragment(
-                &contigs,
-                0,
-                1_000 + 1_200 * i,
-                300 + rng.next(201),
-                100,
-                false,
-            )
-        })
-        .collect();
+    let mut fragments = learning_fragments(&contigs);
     fragments.push(stretched);
     let results = align(&index, &PairParams::default(), &fragments);
     let last = results.last().unwrap();
@@ -407,7 +440,7 @@ fn a_pair_just_past_the_limit_beats_a_forced_repeat_copy() {
 /// than three mismatches: the pair is given up even without learned lengths.
 #[test]
 fn a_forced_pair_far_worse_than_its_mates_alone_is_given_up() {
-    let (contigs, f, _) = copy_inside_the_limit(0x57e7, 530, 25);
+    let (contigs, f, _) = copy_inside_the_limit(0x57e7, 530, 400, 25);
     let index = index(&contigs);
     let results = align(&index, &PairParams::default(), std::slice::from_ref(&f));
     assert_ne!(results[0].class, PairClass::Concordant, "{:?}", results[0]);

@@ -268,23 +268,36 @@ impl Aligner<'_> {
         let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
         let lens = [pair.mates[0].bases.len(), pair.mates[1].bases.len()];
         let best_concordant = combos.first().map(|c| c.0);
+        // The best concordant pair weighed as a stretched one is: its score sum lowered
+        // by how unlikely its own length is (the likeliest of the best-scoring ones).
+        let concordant_weighed = best_concordant.and_then(|best| {
+            combos
+                .iter()
+                .take_while(|c| c.0 == best)
+                .map(|c| {
+                    let length = fragment_length(&m1.places[c.1], &m2.places[c.2]);
+                    best - fragments.length_penalty(length, unit)
+                })
+                .max()
+        });
         // A stretched pair scores at most the mates' best places, less a penalty: when
-        // the best concordant pair already pairs them, none is looked for.
+        // the best concordant pair already pairs them at a likely length, none is
+        // looked for.
         let top = |m: &MatePlaces| m.places.iter().map(|p| p.score).max();
-        let unbeatable = best_concordant.is_some()
-            && best_concordant == top(m1).zip(top(m2)).map(|(s1, s2)| s1 + s2);
+        let unbeatable = concordant_weighed.is_some()
+            && concordant_weighed == top(m1).zip(top(m2)).map(|(s1, s2)| s1 + s2);
         let stretched = if unbeatable {
             None
         } else {
             fragments.best_stretched(pairing, m1, m2, unit)
         };
         if let Some(stretched) = stretched {
-            if best_concordant.is_none_or(|b| stretched.0 > b)
+            if concordant_weighed.is_none_or(|b| stretched.0 > b)
                 && !mates_alone_better(pairing, m1, m2, stretched.0, unit)
             {
                 let (a, b) = (stretched.1, stretched.2);
                 let other = best_rival(pairing, m1, m2, unit, Some((a, b)));
-                let rival = [best_concordant, other.map(|r| r.0)]
+                let rival = [concordant_weighed, other.map(|r| r.0)]
                     .into_iter()
                     .flatten()
                     .max();
@@ -558,10 +571,23 @@ impl FragmentModel {
         }
     }
 
+    /// How unlikely a fragment `length` is, in score: BWA-MEM's
+    /// `0.721 · ln(2 · erfc(z / √2))` at +1 per match, scaled to mismatches of `unit`
+    /// (BWA-MEM's mismatch costs 5 of its match units); 0 without a learned
+    /// distribution.
+    fn length_penalty(&self, length: u64, unit: i32) -> i32 {
+        let Some((mean, sd, _)) = &self.stretch else {
+            return 0;
+        };
+        let z = (length as f64 - mean).abs() / sd;
+        let unlikelihood = -0.721 * (2.0 * erfc(z / std::f64::consts::SQRT_2)).ln();
+        (unlikelihood * f64::from(unit) / 5.0).max(0.0).round() as i32
+    }
+
     /// The best stretched pair (outside `-I/-X`, inside the learned range) of the
-    /// mates' places: its score sum lowered by how unlikely its length is (BWA-MEM's
-    /// `0.721 · ln(2 · erfc(z / √2))` at +1 per match, scaled to mismatches of
-    /// `unit`), then mate 1's and mate 2's place. `None` with `--no-discordant`.
+    /// mates' places: its score sum lowered by how unlikely its length is
+    /// ([`Self::length_penalty`]), then mate 1's and mate 2's place. `None` with
+    /// `--no-discordant`.
     fn best_stretched(
         &self,
         pairing: &PairParams,
@@ -569,7 +595,7 @@ impl FragmentModel {
         m2: &MatePlaces,
         unit: i32,
     ) -> Option<Combination> {
-        let (mean, sd, widened) = self.stretch.as_ref()?;
+        let (_, _, widened) = self.stretch.as_ref()?;
         if !pairing.discordant {
             return None;
         }
@@ -581,11 +607,8 @@ impl FragmentModel {
                 {
                     continue;
                 }
-                let z = (fragment_length(p1, p2) as f64 - mean).abs() / sd;
-                let unlikelihood = -0.721 * (2.0 * erfc(z / std::f64::consts::SQRT_2)).ln();
-                // BWA-MEM's mismatch costs 5 of its match units.
-                let penalty = (unlikelihood * f64::from(unit) / 5.0).max(0.0).round() as i32;
-                let score = p1.score + p2.score - penalty;
+                let score =
+                    p1.score + p2.score - self.length_penalty(fragment_length(p1, p2), unit);
                 if best.is_none_or(|c| score > c.0) {
                     best = Some((score, a, b));
                 }
