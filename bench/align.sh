@@ -273,6 +273,13 @@ if [ "$mode" != single ]; then
         "$work/out.bwa-mem.sam" seqfarm "bwa mem"
       echo
     fi
+    # How well each MAPQ band predicts the errors in it.
+    for tool in seqfarm bwa-mem; do
+      if [[ " $pe_tools " == *" $tool "* ]]; then
+        python3 "$repo/bench/mapq_calibration.py" "$base.truth.sam" "$work/out.$tool.sam" "$tool"
+        echo
+      fi
+    done
   done
 
   # Real paired runs, against the reference shipped beside them. SARS-CoV-2's run is

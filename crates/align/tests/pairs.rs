@@ -455,3 +455,40 @@ fn a_forced_pair_far_worse_than_its_mates_alone_is_given_up() {
         PairClass::Concordant
     );
 }
+
+/// Two copies of a fragment a little past `-X`: two equally good stretched pairs, so the
+/// reported one has no confidence (the other copy is its runner-up, weighed by its
+/// length as the reported one is).
+#[test]
+fn a_stretched_pair_with_an_equal_copy_has_no_confidence() {
+    let mut rng = Rng(0x2c0b);
+    let contigs = genome(&mut rng);
+    let index = index(&contigs);
+    let mut fragments = learning_fragments(&contigs);
+    fragments.push(fragment(&contigs, 0, 20_200, 520, 100, false));
+    let results = align(&index, &PairParams::default(), &fragments);
+    let last = results.last().unwrap();
+    assert_eq!(last.class, PairClass::Discordant, "{last:?}");
+    assert!(
+        mapq(&last.mates[0]) <= 1 && mapq(&last.mates[1]) <= 1,
+        "{last:?}"
+    );
+}
+
+/// Mate 1 with an exact copy 1,100 bases upstream: alone it has two equal places, and
+/// paired with the copy its mate would make a fragment far too long, which costs the
+/// runner-up one mismatch. A pair one mismatch ahead gets three times a read's quality
+/// for it (18), still below 20: 1-2 % of such simulated mates were misplaced.
+#[test]
+fn a_pair_one_mismatch_ahead_gets_three_times_a_reads_quality() {
+    let mut rng = Rng(0x2c0c);
+    let mut contigs = genome(&mut rng);
+    let copy = contigs[1][30_000..30_100].to_vec();
+    contigs[1][28_900..29_000].copy_from_slice(&copy);
+    let index = index(&contigs);
+    let f = fragment(&contigs, 1, 30_000, 400, 100, false);
+    let results = align(&index, &PairParams::default(), std::slice::from_ref(&f));
+    assert_eq!(results[0].class, PairClass::Concordant);
+    assert_placed(&results[0], &f);
+    assert_eq!(mapq(&results[0].mates[0]), 18, "{:?}", results[0]);
+}

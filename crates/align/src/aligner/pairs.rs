@@ -48,6 +48,9 @@ const PAIR_LIFT: u8 = 40;
 /// best concordant pair before the pair is given up (BWA-MEM's unpaired penalty, 17 at
 /// its scores of +1 per match and -4 per mismatch, is 3.4 mismatches).
 const UNPAIRED_PENALTY: i32 = 3;
+/// A pair's mapping quality per mismatch-equivalent between its score sum and its
+/// runner-up's (a read's is 6).
+const PAIR_MAPQ_PER_MISMATCH: f64 = 18.0;
 
 /// One mate's candidate places during pairing.
 #[derive(Debug, Clone, Default)]
@@ -296,7 +299,7 @@ impl Aligner<'_> {
                 && !mates_alone_better(pairing, m1, m2, stretched.0, unit)
             {
                 let (a, b) = (stretched.1, stretched.2);
-                let other = best_rival(pairing, m1, m2, unit, Some((a, b)));
+                let other = best_rival(pairing, fragments, m1, m2, unit, Some((a, b)));
                 let rival = [concordant_weighed, other.map(|r| r.0)]
                     .into_iter()
                     .flatten()
@@ -332,7 +335,7 @@ impl Aligner<'_> {
         let seed = self.params.tie_seed;
         let hash = read_hash(&pair.mates[0], seed) ^ read_hash(&pair.mates[1], seed).rotate_left(1);
         combos.swap(0, (hash % ties as u64) as usize);
-        let rival_combination = best_rival(pairing, m1, m2, unit, None);
+        let rival_combination = best_rival(pairing, fragments, m1, m2, unit, None);
         let second = combos.get(1).map(|c| c.0);
         let rival = [second, rival_combination.map(|r| r.0)]
             .into_iter()
@@ -400,7 +403,7 @@ impl Aligner<'_> {
             .clamp(0.0, 1.0)
             .sqrt();
         let q = match second {
-            Some(second) => 6.0 * f64::from(best - second) / unit,
+            Some(second) => PAIR_MAPQ_PER_MISMATCH * f64::from(best - second) / unit,
             None => f64::from(MAX_MAPQ),
         };
         (q * fit).round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
@@ -674,11 +677,14 @@ fn mates_alone_better(
 
 /// The best non-concordant combination of the mates' places as a rival of the chosen
 /// pair (score sum, mate-1 place, mate-2 place), its score sum lowered by how unlikely
-/// it is as a fragment: one mismatch (`unit`) for mates close together on one contig (a
-/// fragment just outside the limits, or a tandem copy), five for mates far apart. The
-/// combination `except` (the reported one, when it is not concordant) is left out.
+/// it is as a fragment: as a stretched pair is ([`FragmentModel::length_penalty`]) when
+/// it lies inside the learned range of lengths; else one mismatch (`unit`) for mates
+/// close together on one contig (a fragment just outside the limits, or a tandem
+/// copy), five for mates far apart. The combination `except` (the reported one, when it
+/// is not concordant) is left out.
 fn best_rival(
     pairing: &PairParams,
+    fragments: &FragmentModel,
     m1: &MatePlaces,
     m2: &MatePlaces,
     unit: i32,
@@ -690,10 +696,12 @@ fn best_rival(
             if pairing.classify(p1, p2) == PairFit::Concordant || except == Some((a, b)) {
                 continue;
             }
-            let penalty = if close_together(pairing, p1, p2) {
-                unit
-            } else {
-                5 * unit
+            let penalty = match &fragments.stretch {
+                Some((_, _, widened)) if widened.classify(p1, p2) == PairFit::Concordant => {
+                    fragments.length_penalty(fragment_length(p1, p2), unit)
+                }
+                _ if close_together(pairing, p1, p2) => unit,
+                _ => 5 * unit,
             };
             let score = p1.score + p2.score - penalty;
             if rival.is_none_or(|r| score > r.0) {
