@@ -58,5 +58,5 @@ for (lo, hi), (n, wrong) in counts.items():
     if not n:
         continue
     band = f"{lo}" if lo == hi else f"{lo}-{hi}" if hi < 255 else f">={lo}"
-    observed = f"{-10 * math.log10(wrong / n):.0f}" if wrong else f">= {10 * math.log10(n):.0f}"
+    observed = f"{abs(-10 * math.log10(wrong / n)):.0f}" if wrong else f">= {10 * math.log10(n):.0f}"
     print(f"| {band} | {n} | {wrong} | {observed} |")
