@@ -12,44 +12,18 @@ usage: align_ties.py TRUTH.sam A.sam B.sam [NAME_A NAME_B]
 """
 import sys
 
-
-def key(name, flag):
-    """The read's name, with the mate for a mate of a pair (a /1 or /2 suffix dropped)."""
-    if flag & 0xC0:
-        if name.endswith(("/1", "/2")):
-            name = name[:-2]
-        return name + ("/1" if flag & 0x40 else "/2")
-    return name
-
-
-def primaries(path):
-    """Read key -> (flag, contig, position, AS, XS) of each primary alignment."""
-    out = {}
-    for line in open(path):
-        if line.startswith("@"):
-            continue
-        f = line.rstrip("\n").split("\t")
-        flag = int(f[1])
-        if flag & 0x900:
-            continue
-        tags = {t[:2]: t[5:] for t in f[11:]}
-        out[key(f[0], flag)] = (flag, f[2], int(f[3]), tags.get("AS"), tags.get("XS"))
-    return out
-
-
-def correct(record, truth):
-    flag, contig, pos, _, _ = record
-    return not flag & 4 and contig == truth[1] and (flag & 16) == (truth[0] & 16) and abs(pos - truth[2]) <= 50
-
+from simulated_sam import correct, primaries, truth_places
 
 truth_path, a_path, b_path = sys.argv[1:4]
 name_a, name_b = sys.argv[4:6] if len(sys.argv) >= 6 else ("A", "B")
-truth = {n: (r[0], r[1], r[2]) for n, r in primaries(truth_path).items() if not r[0] & 4}
+truth = truth_places(truth_path)
 a, b = primaries(a_path), primaries(b_path)
 
 
 def tie(record):
-    return not record[0] & 4 and record[3] is not None and record[3] == record[4]
+    """Whether an alignment's score equals the best found elsewhere (AS equal to XS)."""
+    tags = record[4]
+    return not record[0] & 4 and tags.get("AS") is not None and tags.get("AS") == tags.get("XS")
 
 
 counts = {}

@@ -12,40 +12,19 @@ usage: mapq_calibration.py TRUTH.sam OUT.sam [NAME]
 import math
 import sys
 
+from simulated_sam import correct, primaries, truth_places
+
 BANDS = [(0, 0), (1, 1), (2, 4), (5, 9), (10, 14), (15, 19), (20, 29), (30, 39), (40, 255)]
-
-
-def key(name, flag):
-    """The read's name, with the mate for a mate of a pair (a /1 or /2 suffix dropped)."""
-    if flag & 0xC0:
-        if name.endswith(("/1", "/2")):
-            name = name[:-2]
-        return name + ("/1" if flag & 0x40 else "/2")
-    return name
-
-
-def primaries(path):
-    """Read key -> (flag, contig, position, MAPQ) of each primary alignment."""
-    out = {}
-    for line in open(path):
-        if line.startswith("@"):
-            continue
-        f = line.split("\t", 5)
-        flag = int(f[1])
-        if not flag & 0x900:
-            out[key(f[0], flag)] = (flag, f[2], int(f[3]), int(f[4]))
-    return out
-
 
 truth_path, out_path = sys.argv[1:3]
 name = sys.argv[3] if len(sys.argv) > 3 else out_path
-truth = {n: r for n, r in primaries(truth_path).items() if not r[0] & 4}
+truth = truth_places(truth_path)
 counts = {band: [0, 0] for band in BANDS}
-for read, (flag, contig, pos, mapq) in primaries(out_path).items():
+for read, record in primaries(out_path).items():
     t = truth.get(read)
-    if t is None or flag & 4:
+    if t is None or record[0] & 4:
         continue
-    right = contig == t[1] and (flag & 16) == (t[0] & 16) and abs(pos - t[2]) <= 50
+    mapq, right = record[3], correct(record, t)
     for band in BANDS:
         if band[0] <= mapq <= band[1]:
             counts[band][0] += 1

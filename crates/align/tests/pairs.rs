@@ -385,6 +385,21 @@ fn learning_fragments(contigs: &[Vec<u8>]) -> Vec<Fragment> {
         .collect()
 }
 
+/// Aligns `last` in one batch after [`learning_fragments`] and checks that it comes out
+/// as a discordant pair; the batch, and its results (`last`'s at the end).
+fn discordant_after_learning(
+    contigs: &[Vec<u8>],
+    index: &FmIndex,
+    last: Fragment,
+) -> (Vec<Fragment>, Vec<PairResult>) {
+    let mut fragments = learning_fragments(contigs);
+    fragments.push(last);
+    let results = align(index, &PairParams::default(), &fragments);
+    let outcome = results.last().unwrap();
+    assert_eq!(outcome.class, PairClass::Discordant, "{outcome:?}");
+    (fragments, results)
+}
+
 /// A fragment a little past `-X` whose mate 2 has an exact copy inside `-X`, at a
 /// fragment length further from the learned mean on the short side: both pairs score
 /// the same, and the likelier length wins, as a discordant pair. The concordant pair is
@@ -393,12 +408,8 @@ fn learning_fragments(contigs: &[Vec<u8>]) -> Vec<Fragment> {
 fn equal_pairs_are_weighed_by_how_likely_each_length_is() {
     let (contigs, true_pair, copy_at) = copy_inside_the_limit(0x57e7, 520, 200, 0);
     let index = index(&contigs);
-    let mut fragments = learning_fragments(&contigs);
-    fragments.push(true_pair);
-    let results = align(&index, &PairParams::default(), &fragments);
-    let last = results.last().unwrap();
-    assert_eq!(last.class, PairClass::Discordant, "{last:?}");
-    assert_placed(last, fragments.last().unwrap());
+    let (fragments, results) = discordant_after_learning(&contigs, &index, true_pair);
+    assert_placed(results.last().unwrap(), fragments.last().unwrap());
     // Without learned lengths the concordant pair stands.
     let alone = align(&index, &PairParams::default(), &fragments[40..]);
     assert_eq!(alone[0].class, PairClass::Concordant);
@@ -414,12 +425,8 @@ fn equal_pairs_are_weighed_by_how_likely_each_length_is() {
 fn a_pair_just_past_the_limit_beats_a_forced_repeat_copy() {
     let (contigs, stretched, copy_at) = copy_inside_the_limit(0x57e7, 530, 400, 50);
     let index = index(&contigs);
-    let mut fragments = learning_fragments(&contigs);
-    fragments.push(stretched);
-    let results = align(&index, &PairParams::default(), &fragments);
-    let last = results.last().unwrap();
-    assert_eq!(last.class, PairClass::Discordant, "{last:?}");
-    assert_placed(last, fragments.last().unwrap());
+    let (fragments, results) = discordant_after_learning(&contigs, &index, stretched);
+    assert_placed(results.last().unwrap(), fragments.last().unwrap());
     assert!(results[..40]
         .iter()
         .all(|r| r.class == PairClass::Concordant));
@@ -464,11 +471,9 @@ fn a_stretched_pair_with_an_equal_copy_has_no_confidence() {
     let mut rng = Rng(0x2c0b);
     let contigs = genome(&mut rng);
     let index = index(&contigs);
-    let mut fragments = learning_fragments(&contigs);
-    fragments.push(fragment(&contigs, 0, 20_200, 520, 100, false));
-    let results = align(&index, &PairParams::default(), &fragments);
+    let f = fragment(&contigs, 0, 20_200, 520, 100, false);
+    let (_, results) = discordant_after_learning(&contigs, &index, f);
     let last = results.last().unwrap();
-    assert_eq!(last.class, PairClass::Discordant, "{last:?}");
     assert!(
         mapq(&last.mates[0]) <= 1 && mapq(&last.mates[1]) <= 1,
         "{last:?}"
