@@ -272,8 +272,9 @@ impl Aligner<'_> {
         let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
         let lens = [pair.mates[0].bases.len(), pair.mates[1].bases.len()];
         let best_concordant = combos.first().map(|c| c.0);
-        // The best concordant pair weighed as a stretched one is: its score sum lowered
-        // by how unlikely its own length is (the likeliest of the best-scoring ones).
+        // The best concordant pair, weighed as a stretched pair is: its score sum
+        // lowered by how unlikely its own length is (the likeliest of the best-scoring
+        // ones).
         let concordant_weighed = best_concordant.and_then(|best| {
             combos
                 .iter()
@@ -505,9 +506,9 @@ fn paired_mate(
 /// `-I/-X` alone decide what is concordant. The model ranks what they leave open: among
 /// equally scored concordant pairs the one nearest the typical length wins, and a pair
 /// just outside `-I/-X` but well inside the learned distribution (a "stretched" pair)
-/// is reported, as a discordant pair, in place of a concordant one that scores worse
-/// by more than the stretched pair's unlikelihood: the concordant one is then a mate
-/// forced into a nearby repeat copy.
+/// is reported, as a discordant pair, in place of a concordant one when it scores more
+/// once each pair's sum is lowered by its own length's unlikelihood: the concordant one
+/// is then a mate forced into a nearby repeat copy.
 #[derive(Debug, Clone)]
 struct FragmentModel {
     /// The median length (the middle of `-I..-X` without enough pairs).
