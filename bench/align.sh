@@ -123,6 +123,18 @@ pe_command_for() {
 
 pe_tools=${PE_TOOLS:-seqfarm bowtie2 bwa-mem minimap2-sr strobealign}
 
+# How well each MAPQ band of seqfarm's and bwa mem's output (those of them in the
+# list $2) predicts the errors in it, against the truth $1.
+print_calibration() {
+  local truth=$1 listed=$2 tool
+  for tool in seqfarm bwa-mem; do
+    if [[ " $listed " == *" $tool "* ]]; then
+      python3 "$repo/bench/mapq_calibration.py" "$truth" "$work/out.$tool.sam" "$tool"
+      echo
+    fi
+  done
+}
+
 # Runs every tool of $run_tools REPS times, alternating, with the command lines
 # `$command_of TOOL ARGS... OUT`; leaves "tool wall user rss" lines (medians) in
 # $work/times.txt and each tool's last SAM in $work/out.TOOL.sam.
@@ -194,6 +206,7 @@ if [ "$mode" != paired ]; then
       # Where seqfarm and bowtie2 disagree, and how much of it is the choice among ties.
       python3 "$repo/bench/align_ties.py" "$truth" "$work/out.seqfarm.sam" "$work/out.bowtie2.sam" seqfarm bowtie2
       echo
+      print_calibration "$truth" "$tools"
     done
   done
 
@@ -273,13 +286,7 @@ if [ "$mode" != single ]; then
         "$work/out.bwa-mem.sam" seqfarm "bwa mem"
       echo
     fi
-    # How well each MAPQ band predicts the errors in it.
-    for tool in seqfarm bwa-mem; do
-      if [[ " $pe_tools " == *" $tool "* ]]; then
-        python3 "$repo/bench/mapq_calibration.py" "$base.truth.sam" "$work/out.$tool.sam" "$tool"
-        echo
-      fi
-    done
+    print_calibration "$base.truth.sam" "$pe_tools"
   done
 
   # Real paired runs, against the reference shipped beside them. SARS-CoV-2's run is
