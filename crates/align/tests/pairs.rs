@@ -483,7 +483,7 @@ fn a_stretched_pair_with_an_equal_copy_has_no_confidence() {
 /// Mate 1 with an exact copy 1,100 bases upstream: alone it has two equal places, and
 /// paired with the copy its mate would make a fragment far too long, which costs the
 /// runner-up one mismatch. A pair one mismatch ahead gets three times a read's quality
-/// for it (18), still below 20: 1-2 % of such simulated mates were misplaced.
+/// for it (18), still below 20: 1-4 % of such simulated mates were misplaced.
 #[test]
 fn a_pair_one_mismatch_ahead_gets_three_times_a_reads_quality() {
     let mut rng = Rng(0x2c0c);

@@ -49,7 +49,7 @@ const PAIR_LIFT: u8 = 40;
 /// its scores of +1 per match and -4 per mismatch, is 3.4 mismatches).
 const UNPAIRED_PENALTY: i32 = 3;
 /// A pair's mapping quality per mismatch-equivalent between its score sum and its
-/// runner-up's (a read's is 6). Calibrated on simulated pairs: one mismatch ahead, 1-2 %
+/// runner-up's (a read's is 6). Calibrated on simulated pairs: one mismatch ahead, 1-4 %
 /// of mates were misplaced; two ahead, none of about a thousand per 100,000 pairs.
 const PAIR_MAPQ_PER_MISMATCH: f64 = 18.0;
 
