@@ -29,6 +29,13 @@ pub struct MapqInput {
 /// Highest mapping quality reported.
 pub const MAX_MAPQ: u8 = 60;
 
+/// Mapping quality per mismatch-equivalent between the best score and the runner-up's:
+/// for a read whose search extended every candidate region, and for a pair (score
+/// sums). Calibrated on simulated reads and pairs (`bench/mapq_calibration.py`): a
+/// runner-up one mismatch behind was the truth for well under 1 % of reads and 1-4 % of
+/// mates; two behind, for none of thousands.
+pub const RUNNER_UP_PER_MISMATCH: f64 = 18.0;
+
 /// The mapping quality of a read's best alignment.
 pub fn mapq(scoring: &Scoring, input: &MapqInput) -> u8 {
     if input.best_count > 1 {
@@ -43,7 +50,12 @@ pub fn mapq(scoring: &Scoring, input: &MapqInput) -> u8 {
         .clamp(0.0, 1.0)
         .sqrt();
     let q = match (input.second, input.second_bound) {
-        // A runner-up was found: 6 per mismatch of difference.
+        // A runner-up was found, and no candidate region was left unextended.
+        (Some(second), _) if input.unexplored == 0 => {
+            RUNNER_UP_PER_MISMATCH * f64::from(input.best - second) / unit
+        }
+        // Regions were left unextended, and the true place may lie in one of them:
+        // 6 per mismatch of difference, lowered below for each of them.
         (Some(second), _) => 6.0 * f64::from(input.best - second) / unit,
         // The fast path proved every other place mismatches each of its unique seeds.
         // The bound is a worst case: with two unique seeds or more, real alternatives
@@ -102,11 +114,21 @@ mod tests {
             0
         );
         // Larger differences give higher qualities, up to the cap.
-        let by_diff: Vec<u8> = [1, 6, 12, 24, 60]
+        let by_diff: Vec<u8> = [1, 6, 12, 18]
             .iter()
             .map(|d| mapq(&s, &input(-6, Some(-6 - d), None)))
             .collect();
         assert!(by_diff.windows(2).all(|w| w[0] < w[1]), "{by_diff:?}");
+        assert_eq!(mapq(&s, &input(-6, Some(-66), None)), MAX_MAPQ);
+        // A runner-up one mismatch behind stays below 20, two behind do not; with
+        // regions left unextended, two behind stay below 20.
+        assert!((15..20).contains(&by_diff[1]), "{by_diff:?}");
+        assert!(by_diff[2] >= 30, "{by_diff:?}");
+        let unextended = MapqInput {
+            unexplored: 1,
+            ..input(-6, Some(-18), None)
+        };
+        assert!(mapq(&s, &unextended) < 20);
         assert_eq!(mapq(&s, &input(0, None, None)), MAX_MAPQ);
         assert_eq!(mapq(&s, &input(0, None, Some(-30))), MAX_MAPQ);
         assert!(mapq(&s, &input(-6, None, Some(-8))) >= 20);

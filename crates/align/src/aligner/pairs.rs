@@ -28,7 +28,7 @@ use std::ops::Range;
 use super::{oriented_in, read_hash, Aligner, ReadInput, ReadResult, Unaligned};
 use crate::candidate::{fetch_window, n_columns, place, Placement};
 use crate::dp::ExtendJob;
-use crate::mapq::MAX_MAPQ;
+use crate::mapq::{MAX_MAPQ, RUNNER_UP_PER_MISMATCH};
 use crate::pair::{MateOrientation, PairClass, PairFit, PairInput, PairParams, PairResult};
 
 /// Places kept per mate for pairing.
@@ -48,10 +48,6 @@ const PAIR_LIFT: u8 = 40;
 /// best concordant pair before the pair is given up (BWA-MEM's unpaired penalty, 17 at
 /// its scores of +1 per match and -4 per mismatch, is 3.4 mismatches).
 const UNPAIRED_PENALTY: i32 = 3;
-/// A pair's mapping quality per mismatch-equivalent between its score sum and its
-/// runner-up's (a read's is 6). Calibrated on simulated pairs: one mismatch ahead, 1-4 %
-/// of mates were misplaced; two ahead, none of about a thousand per 100,000 pairs.
-const PAIR_MAPQ_PER_MISMATCH: f64 = 18.0;
 
 /// One mate's candidate places during pairing.
 #[derive(Debug, Clone, Default)]
@@ -405,7 +401,7 @@ impl Aligner<'_> {
             .clamp(0.0, 1.0)
             .sqrt();
         let q = match second {
-            Some(second) => PAIR_MAPQ_PER_MISMATCH * f64::from(best - second) / unit,
+            Some(second) => RUNNER_UP_PER_MISMATCH * f64::from(best - second) / unit,
             None => f64::from(MAX_MAPQ),
         };
         (q * fit).round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
