@@ -149,8 +149,9 @@ pub struct Aligner<'i> {
     tiling_intervals: Vec<BiInterval>,
     /// Per tiling seed: how many of its last bases its interval is for.
     tiling_searched: Vec<u32>,
-    /// Per tiling of the round: the occurrence of its first unique seed.
-    tiling_hits: Vec<Option<Hit>>,
+    /// Per tiling of the round: its first unique seed (its anchor, an index into
+    /// `tiling_seeds`) and that seed's occurrence.
+    tiling_anchors: Vec<Option<(usize, Hit)>>,
     /// Per tiling of the round: the reference its anchor points at, in
     /// `tiling_windows`.
     tiling_window: Vec<Option<fast::TilingWindow>>,
@@ -188,7 +189,7 @@ impl<'i> Aligner<'i> {
             tiling_ranges: Vec::new(),
             tiling_intervals: Vec::new(),
             tiling_searched: Vec::new(),
-            tiling_hits: Vec::new(),
+            tiling_anchors: Vec::new(),
             tiling_window: Vec::new(),
             tiling_windows: Vec::new(),
             anchors: Vec::new(),

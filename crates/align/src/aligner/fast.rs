@@ -68,7 +68,7 @@ impl Aligner<'_> {
         self.settle_partial_seeds(which);
     }
 
-    /// Each tiling's first seed that occurs once, located into `tiling_hits`. A seed
+    /// Each tiling's first seed that occurs once, located into `tiling_anchors`. A seed
     /// searched only in part is located by its searched end: it is the one if the text
     /// there holds the rest of it, else it occurs nowhere and the tiling's next
     /// one-row seed is tried, in another batched walk.
@@ -85,8 +85,8 @@ impl Aligner<'_> {
                 Some((n, one_row_from(&self.tiling_seeds, range, range.start)?))
             })
             .collect();
-        self.tiling_hits.clear();
-        self.tiling_hits.resize(self.tiling_ranges.len(), None);
+        self.tiling_anchors.clear();
+        self.tiling_anchors.resize(self.tiling_ranges.len(), None);
         let mut hits = Vec::new();
         while !pending.is_empty() {
             let rows = pending.iter().map(|&(_, s)| {
@@ -106,7 +106,7 @@ impl Aligner<'_> {
                     self.whole_seed(which[n], s, searched, hit)
                 };
                 match whole {
-                    Some(hit) => self.tiling_hits[n] = Some(hit),
+                    Some(hit) => self.tiling_anchors[n] = Some((s, hit)),
                     None => {
                         self.tiling_seeds[s].count = 0;
                         let range = &self.tiling_ranges[n];
@@ -154,12 +154,8 @@ impl Aligner<'_> {
         self.tiling_windows.clear();
         self.tiling_window.clear();
         for (n, &r) in which.iter().enumerate() {
-            let anchor = self.tiling_ranges[n]
-                .clone()
-                .find(|&s| self.tiling_seeds[s].count == 1);
-            let window = self.tiling_hits[n]
-                .zip(anchor)
-                .and_then(|(hit, anchor)| self.fetch_window(r, anchor, hit));
+            let window =
+                self.tiling_anchors[n].and_then(|(anchor, hit)| self.fetch_window(r, anchor, hit));
             self.tiling_window.push(window);
         }
     }
@@ -187,7 +183,6 @@ impl Aligner<'_> {
         Some(TilingWindow {
             bases: first..self.tiling_windows.len(),
             diagonal,
-            hit,
         })
     }
 
@@ -206,7 +201,8 @@ impl Aligner<'_> {
                     continue;
                 }
                 let count = self.tiling_window[n].as_ref().and_then(|w| {
-                    let reverse = w.hit.strand == Strand::Reverse;
+                    let (_, hit) = self.tiling_anchors[n]?;
+                    let reverse = hit.strand == Strand::Reverse;
                     let window = &self.tiling_windows[w.bases.clone()];
                     let q = self.oriented_start(r, s, reverse);
                     let (codes, _) = self.oriented(r, reverse);
@@ -273,7 +269,7 @@ impl Aligner<'_> {
         unique.clear();
         unique.extend(seeds.clone().filter(|&s| self.tiling_seeds[s].count == 1));
         let region = self.tiling_window[n].as_ref().and_then(|w| {
-            let (diagonal, hit) = (w.diagonal, w.hit);
+            let ((_, hit), diagonal) = (self.tiling_anchors[n]?, w.diagonal);
             let reverse = hit.strand == Strand::Reverse;
             let window = &self.tiling_windows[w.bases.clone()];
             let (codes, _) = self.oriented(r, reverse);
@@ -332,15 +328,14 @@ impl Aligner<'_> {
     }
 }
 
-/// The reference a tiling's anchor points at (see [`Aligner::fetch_window`]).
+/// The reference a tiling's anchor (in `tiling_anchors`) points at (see
+/// [`Aligner::fetch_window`]).
 #[derive(Debug, Clone)]
 pub(super) struct TilingWindow {
     /// Its bases in the round's `tiling_windows`.
     bases: Range<usize>,
     /// The read's diagonal by its anchor.
     diagonal: i64,
-    /// The anchor's occurrence.
-    hit: Hit,
 }
 
 /// The shift (nearest first, within [`FAST_PATH_SHIFT`]) at which `piece`, starting at
@@ -461,7 +456,8 @@ mod tests {
                     }
                 }
             }
-            assert_eq!(aligner.tiling_hits[n], first_unique, "read {n}");
+            let anchor_hit = aligner.tiling_anchors[n].map(|(_, hit)| hit);
+            assert_eq!(anchor_hit, first_unique, "read {n}");
             located += usize::from(first_unique.is_some());
         }
         assert!(
