@@ -585,6 +585,27 @@ impl FragmentModel {
         (unlikelihood * f64::from(unit) / 5.0).max(0.0).round() as i32
     }
 
+    /// How unlikely a non-concordant combination of two mate places is as a fragment,
+    /// in score: as a stretched pair is ([`FragmentModel::length_penalty`]) inside the
+    /// learned range of lengths; else one mismatch (`unit`) for mates close together on
+    /// one contig (a fragment just outside the limits, or a tandem copy), five for mates
+    /// far apart.
+    fn rival_penalty(
+        &self,
+        pairing: &PairParams,
+        p1: &Placement,
+        p2: &Placement,
+        unit: i32,
+    ) -> i32 {
+        match &self.stretch {
+            Some((_, _, widened)) if widened.classify(p1, p2) == PairFit::Concordant => {
+                self.length_penalty(fragment_length(p1, p2), unit)
+            }
+            _ if close_together(pairing, p1, p2) => unit,
+            _ => 5 * unit,
+        }
+    }
+
     /// The best stretched pair (outside `-I/-X`, inside the learned range) of the
     /// mates' places: its score sum lowered by how unlikely its length is
     /// ([`Self::length_penalty`]), then mate 1's and mate 2's place. `None` with
@@ -675,11 +696,8 @@ fn mates_alone_better(
 
 /// The best non-concordant combination of the mates' places as a rival of the chosen
 /// pair (score sum, mate-1 place, mate-2 place), its score sum lowered by how unlikely
-/// it is as a fragment: as a stretched pair is ([`FragmentModel::length_penalty`]) when
-/// it lies inside the learned range of lengths; else one mismatch (`unit`) for mates
-/// close together on one contig (a fragment just outside the limits, or a tandem
-/// copy), five for mates far apart. The combination `except` (the reported one, when it
-/// is not concordant) is left out.
+/// it is as a fragment ([`FragmentModel::rival_penalty`]). The combination `except`
+/// (the reported one, when it is not concordant) is left out.
 fn best_rival(
     pairing: &PairParams,
     fragments: &FragmentModel,
@@ -694,14 +712,7 @@ fn best_rival(
             if pairing.classify(p1, p2) == PairFit::Concordant || except == Some((a, b)) {
                 continue;
             }
-            let penalty = match &fragments.stretch {
-                Some((_, _, widened)) if widened.classify(p1, p2) == PairFit::Concordant => {
-                    fragments.length_penalty(fragment_length(p1, p2), unit)
-                }
-                _ if close_together(pairing, p1, p2) => unit,
-                _ => 5 * unit,
-            };
-            let score = p1.score + p2.score - penalty;
+            let score = p1.score + p2.score - fragments.rival_penalty(pairing, p1, p2, unit);
             if rival.is_none_or(|r| score > r.0) {
                 rival = Some((score, a, b));
             }
