@@ -31,9 +31,9 @@ pub const MAX_MAPQ: u8 = 60;
 
 /// Mapping quality per mismatch-equivalent between the best score and the runner-up's:
 /// for a read whose search extended every candidate region, and for a pair (score
-/// sums). Calibrated on simulated reads and pairs (`bench/mapq_calibration.py`): a
-/// runner-up one mismatch behind was the truth for well under 1 % of reads and 1-4 % of
-/// mates; two behind, for none of thousands.
+/// sums). Calibrated on simulated reads and pairs (`bench/mapq_calibration.py`): with
+/// it, the reads and mates one mismatch ahead fall in the band 15-19, where well under
+/// 1 % of reads and 1-4 % of mates are misplaced, and almost none is above it.
 pub const RUNNER_UP_PER_MISMATCH: f64 = 18.0;
 
 /// The mapping quality of a read's best alignment.
