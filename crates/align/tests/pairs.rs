@@ -497,3 +497,44 @@ fn a_pair_one_mismatch_ahead_gets_18() {
     assert_placed(&results[0], &f);
     assert_eq!(mapq(&results[0].mates[0]), 18, "{:?}", results[0]);
 }
+
+/// The true FR fragment of `len` bases at contig 1's 30,000, with a copy of mate 1's
+/// bases and a copy of mate 2's with one mismatch on contig 2, placed so that the copies
+/// make a concordant pair of `copy_len` bases one mismatch behind the true one; the
+/// contigs and the fragment.
+fn fragment_with_a_worse_copy(len: u64, copy_len: u64) -> (Vec<Vec<u8>>, Fragment) {
+    let mut rng = Rng(0x2c0d);
+    let mut contigs = genome(&mut rng);
+    let (start, mate_len, copy_at) = (30_000usize, 100usize, 10_000usize);
+    let mate1 = contigs[1][start..start + mate_len].to_vec();
+    let mate2_at = start + len as usize - mate_len;
+    let mut mate2 = contigs[1][mate2_at..mate2_at + mate_len].to_vec();
+    mutate(&mut mate2, mate_len);
+    contigs[2][copy_at..copy_at + mate_len].copy_from_slice(&mate1);
+    let copy2_at = copy_at + copy_len as usize - mate_len;
+    contigs[2][copy2_at..copy2_at + mate_len].copy_from_slice(&mate2);
+    let f = fragment(&contigs, 1, start as u64, len, mate_len as u64, false);
+    (contigs, f)
+}
+
+/// A pair's runner-up is weighed by how likely its fragment length is, as the pair
+/// itself is. When the batch's fragments are 400 ± 58, a pair one mismatch ahead of a
+/// copy 250 bases long reaches MAPQ 20 or more, while a 250-base pair one mismatch ahead
+/// of a 400-base copy falls well below the 18 that a mismatch alone is worth (which both
+/// get without learned lengths).
+#[test]
+fn a_pairs_quality_weighs_its_runner_up_by_length() {
+    for (len, copy_len, expected) in [(400, 250, 20..=40), (250, 400, 1..=12)] {
+        let (contigs, f) = fragment_with_a_worse_copy(len, copy_len);
+        let index = index(&contigs);
+        let mut fragments = learning_fragments(&contigs);
+        fragments.push(f);
+        let results = align(&index, &PairParams::default(), &fragments);
+        let last = results.last().unwrap();
+        assert_eq!(last.class, PairClass::Concordant, "{last:?}");
+        assert_placed(last, fragments.last().unwrap());
+        assert!(expected.contains(&mapq(&last.mates[0])), "{len}: {last:?}");
+        let alone = align(&index, &PairParams::default(), &fragments[40..]);
+        assert_eq!(mapq(&alone[0].mates[0]), 18, "{len} alone: {:?}", alone[0]);
+    }
+}

@@ -334,12 +334,16 @@ impl Aligner<'_> {
         let hash = read_hash(&pair.mates[0], seed) ^ read_hash(&pair.mates[1], seed).rotate_left(1);
         combos.swap(0, (hash % ties as u64) as usize);
         let rival_combination = best_rival(pairing, fragments, m1, m2, unit, None);
-        let second = combos.get(1).map(|c| c.0);
+        let weighed = |c: &Combination| {
+            let length = fragment_length(&m1.places[c.1], &m2.places[c.2]);
+            c.0 - fragments.length_penalty(length, unit)
+        };
+        let second = combos[1..].iter().map(weighed).max();
         let rival = [second, rival_combination.map(|r| r.0)]
             .into_iter()
             .flatten()
             .max();
-        let pair_quality = self.pair_mapq(best, rival, ties, lens);
+        let pair_quality = self.pair_mapq(weighed(&combos[0]), rival, ties, lens);
         let reported = &combos[..combos.len().min(self.params.report.max(1))];
         let (a, b) = (reported[0].1, reported[0].2);
         let placements = |m: &MatePlaces, pick: fn(&Combination) -> usize| {
@@ -351,7 +355,7 @@ impl Aligner<'_> {
                 paired_mate(m1, placements(m1, |c| c.1), a, pair_quality),
                 paired_mate(m2, placements(m2, |c| c.2), b, pair_quality),
             ],
-            other_pairs: second.is_some(),
+            other_pairs: combos.len() > 1,
         }
     }
 
@@ -386,9 +390,10 @@ impl Aligner<'_> {
         }
     }
 
-    /// The quality of a concordant pair: as a read's (`mapq`), with the pair's score
-    /// sum in place of a read's score and the best rival (another concordant pair, or a
-    /// penalised non-concordant combination) as the runner-up.
+    /// The quality of a pair: as a read's (`mapq`), with the pair's score sum `best` in
+    /// place of a read's score and the best rival `second` (another concordant pair, or
+    /// a penalised non-concordant combination) as the runner-up; `best` and `second`
+    /// are weighed by how likely their fragment lengths are, as BWA-MEM weighs pairs.
     fn pair_mapq(&self, best: i32, second: Option<i32>, ties: usize, lens: [usize; 2]) -> u8 {
         if ties > 1 {
             return u8::from(ties == 2);
@@ -504,15 +509,19 @@ fn paired_mate(
 /// just outside `-I/-X` but well inside the learned distribution (a "stretched" pair)
 /// is reported, as a discordant pair, in place of a concordant one when it scores more
 /// once each pair's sum is lowered by its own length's unlikelihood: the concordant one
-/// is then a mate forced into a nearby repeat copy.
+/// is then a mate forced into a nearby repeat copy. The same weighing sets how far a
+/// pair is ahead of its runner-up, for its MAPQ.
 #[derive(Debug, Clone)]
 struct FragmentModel {
     /// The median length (the middle of `-I..-X` without enough pairs).
     typical: u64,
-    /// Mean and standard deviation of the lengths inside the outlier bounds, and the
-    /// pairing constraints widened to the mean ± [`STRETCH_DEVIATIONS`] deviations;
-    /// `None` without enough pairs, or when the widened range adds nothing to `-I/-X`.
-    stretch: Option<(f64, f64, PairParams)>,
+    /// Mean and standard deviation of the lengths inside the outlier bounds; `None`
+    /// without enough pairs.
+    lengths: Option<(f64, f64)>,
+    /// The pairing constraints widened to the mean ± [`STRETCH_DEVIATIONS`] deviations;
+    /// `None` without a learned distribution, or when the widened range adds nothing to
+    /// `-I/-X`.
+    stretch: Option<PairParams>,
 }
 
 /// Fewest unambiguous pairs a batch needs for its fragment model.
@@ -539,6 +548,7 @@ impl FragmentModel {
         if lengths.len() < MIN_FRAGMENT_SAMPLE {
             return Self {
                 typical: (pairing.min_fragment + pairing.max_fragment) / 2,
+                lengths: None,
                 stretch: None,
             };
         }
@@ -568,7 +578,8 @@ impl FragmentModel {
             || widened.max_fragment > pairing.max_fragment;
         Self {
             typical,
-            stretch: adds.then_some((mean, sd, widened)),
+            lengths: Some((mean, sd)),
+            stretch: adds.then_some(widened),
         }
     }
 
@@ -577,7 +588,7 @@ impl FragmentModel {
     /// (BWA-MEM's mismatch costs 5 of its match units); 0 without a learned
     /// distribution.
     fn length_penalty(&self, length: u64, unit: i32) -> i32 {
-        let Some((mean, sd, _)) = &self.stretch else {
+        let Some((mean, sd)) = &self.lengths else {
             return 0;
         };
         let z = (length as f64 - mean).abs() / sd;
@@ -598,7 +609,7 @@ impl FragmentModel {
         unit: i32,
     ) -> i32 {
         match &self.stretch {
-            Some((_, _, widened)) if widened.classify(p1, p2) == PairFit::Concordant => {
+            Some(widened) if widened.classify(p1, p2) == PairFit::Concordant => {
                 self.length_penalty(fragment_length(p1, p2), unit)
             }
             _ if close_together(pairing, p1, p2) => unit,
@@ -617,7 +628,7 @@ impl FragmentModel {
         m2: &MatePlaces,
         unit: i32,
     ) -> Option<Combination> {
-        let (_, _, widened) = self.stretch.as_ref()?;
+        let widened = self.stretch.as_ref()?;
         if !pairing.discordant {
             return None;
         }
