@@ -10,16 +10,7 @@
 # The sets (and the genomes' indexes) must exist: run `MODE=paired PE_SEED=S
 # bench/align.sh` first. Environment: THREADS (2), GENOMES, SEEDS, SEQFARM (a seqfarm
 # binary to run instead of this checkout's release build, e.g. an older revision).
-set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}/align
-threads=${THREADS:-2}
-if [ -z "${SEQFARM:-}" ]; then
-  cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
-  SEQFARM=$repo/target/release/seqfarm
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/simulated-sets.sh"
 # Single-end names: the /1 suffix dropped, as bwa mem drops it.
 strip_mate() { awk 'BEGIN { OFS = "\t" } /^@/ { print; next } { sub(/\/1$/, "", $1); print }'; }
 
@@ -27,8 +18,7 @@ echo "| set | tool | correct % | MAPQ>=20 % / wrong |"
 echo "|---|---|---:|---|"
 for g in ${GENOMES:-chr20 athal celegans}; do
   for seed in ${SEEDS:-17 18 19}; do
-    base=$work/$g.pe150.100000
-    [ "$seed" = 17 ] || base=$base.seed$seed
+    base=$(set_base "$g" "$seed")
     # The truth of the first mates as single reads: strand and unplaced kept, pairing
     # flags dropped.
     awk 'BEGIN { OFS = "\t" } /^@/ { print; next }

@@ -10,24 +10,14 @@
 # The sets (and the genomes' indexes) must exist: run `MODE=paired PE_SEED=S
 # bench/align.sh` first. Environment: THREADS (2), GENOMES, SEEDS, SEQFARM (a seqfarm
 # binary to run instead of this checkout's release build, e.g. an older revision).
-set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
-work=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}/align
-threads=${THREADS:-2}
-if [ -z "${SEQFARM:-}" ]; then
-  cargo build --release --quiet --manifest-path "$repo/Cargo.toml"
-  SEQFARM=$repo/target/release/seqfarm
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/simulated-sets.sh"
 
 echo "| set | correct % | MAPQ>=20 % / wrong |"
 echo "|---|---:|---|"
 pooled=()
 for g in ${GENOMES:-chr20 athal celegans}; do
   for seed in ${SEEDS:-17 18 19}; do
-    base=$work/$g.pe150.100000
-    [ "$seed" = 17 ] || base=$base.seed$seed
+    base=$(set_base "$g" "$seed")
     out=$tmp/$g.$seed.sam
     "$SEQFARM" align -p "$threads" -x "$work/$g" -1 "$base.1.fq" -2 "$base.2.fq" -S "$out" 2>/dev/null
     awk -f "$repo/bench/align_eval.awk" "$base.truth.sam" "$out" |
