@@ -36,6 +36,13 @@ pub const MAX_MAPQ: u8 = 60;
 /// 1 % of reads and 1-4 % of mates are misplaced, and almost none is above it.
 pub const RUNNER_UP_PER_MISMATCH: f64 = 18.0;
 
+/// Mapping quality per mismatch-equivalent over the runner-up for a read whose search
+/// left candidate regions unextended (lowered further for each of them): a better
+/// place may lie in one. Calibrated as [`RUNNER_UP_PER_MISMATCH`]: half its factor
+/// keeps the errors of every MAPQ band of simulated reads at or below the band's
+/// quality (docs/ALIGNER.md §6).
+pub const UNEXTENDED_PER_MISMATCH: f64 = 9.0;
+
 /// The mapping quality of a read's best alignment.
 pub fn mapq(scoring: &Scoring, input: &MapqInput) -> u8 {
     if input.best_count > 1 {
@@ -55,8 +62,8 @@ pub fn mapq(scoring: &Scoring, input: &MapqInput) -> u8 {
             RUNNER_UP_PER_MISMATCH * f64::from(input.best - second) / unit
         }
         // Regions were left unextended, and the true place may lie in one of them:
-        // 6 per mismatch of difference, lowered below for each of them.
-        (Some(second), _) => 6.0 * f64::from(input.best - second) / unit,
+        // lowered below for each of them.
+        (Some(second), _) => UNEXTENDED_PER_MISMATCH * f64::from(input.best - second) / unit,
         // The fast path proved every other place mismatches each of its unique seeds.
         // The bound is a worst case: with two unique seeds or more, real alternatives
         // are far below it (no such read was misplaced in the calibration sets); with
@@ -129,6 +136,12 @@ mod tests {
             ..input(-6, Some(-18), None)
         };
         assert!(mapq(&s, &unextended) < 20);
+        // Four behind (none such misplaced in the calibration sets) reach 20 all the same.
+        let far_ahead = MapqInput {
+            unexplored: 1,
+            ..input(-6, Some(-30), None)
+        };
+        assert!(mapq(&s, &far_ahead) >= 20);
         assert_eq!(mapq(&s, &input(0, None, None)), MAX_MAPQ);
         assert_eq!(mapq(&s, &input(0, None, Some(-30))), MAX_MAPQ);
         assert!(mapq(&s, &input(-6, None, Some(-8))) >= 20);
