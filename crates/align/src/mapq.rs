@@ -136,7 +136,7 @@ mod tests {
             ..input(-6, Some(-18), None)
         };
         assert!(mapq(&s, &unextended) < 20);
-        // Four behind (none such misplaced in the calibration sets) reach 20 all the same.
+        // Four behind reach 20 all the same.
         let far_ahead = MapqInput {
             unexplored: 1,
             ..input(-6, Some(-30), None)
