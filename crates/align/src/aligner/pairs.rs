@@ -268,19 +268,15 @@ impl Aligner<'_> {
         let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
         let lens = [pair.mates[0].bases.len(), pair.mates[1].bases.len()];
         let best_concordant = combos.first().map(|c| c.0);
-        // The best concordant pair, weighed as a stretched pair is: its score sum
-        // lowered by how unlikely its own length is (the likeliest of the best-scoring
-        // ones).
-        let concordant_weighed = best_concordant.and_then(|best| {
-            combos
-                .iter()
-                .take_while(|c| c.0 == best)
-                .map(|c| {
-                    let length = fragment_length(&m1.places[c.1], &m2.places[c.2]);
-                    best - fragments.length_penalty(length, unit)
-                })
-                .max()
-        });
+        // A concordant pair's score sum lowered by how unlikely its own length is, as a
+        // stretched pair's is: pairs are compared, and their MAPQ measured, by it.
+        let weighed = |c: &Combination| {
+            let length = fragment_length(&m1.places[c.1], &m2.places[c.2]);
+            c.0 - fragments.length_penalty(length, unit)
+        };
+        // The best concordant pair so weighed (the likeliest of the best-scoring ones).
+        let concordant_weighed = best_concordant
+            .and_then(|best| combos.iter().take_while(|c| c.0 == best).map(weighed).max());
         // A stretched pair scores at most the mates' best places, less a penalty: when
         // the best concordant pair already pairs them at a likely length, none is
         // looked for.
@@ -334,10 +330,6 @@ impl Aligner<'_> {
         let hash = read_hash(&pair.mates[0], seed) ^ read_hash(&pair.mates[1], seed).rotate_left(1);
         combos.swap(0, (hash % ties as u64) as usize);
         let rival_combination = best_rival(pairing, fragments, m1, m2, unit, None);
-        let weighed = |c: &Combination| {
-            let length = fragment_length(&m1.places[c.1], &m2.places[c.2]);
-            c.0 - fragments.length_penalty(length, unit)
-        };
         let second = combos[1..].iter().map(weighed).max();
         let rival = [second, rival_combination.map(|r| r.0)]
             .into_iter()
