@@ -136,9 +136,9 @@ mod tests {
             ..input(-6, Some(-18), None)
         };
         assert!(mapq(&s, &unextended) < 20);
-        // Four behind reach 20 all the same.
+        // Four behind reach 20 all the same, even with three regions unextended.
         let far_ahead = MapqInput {
-            unexplored: 1,
+            unexplored: 3,
             ..input(-6, Some(-30), None)
         };
         assert!(mapq(&s, &far_ahead) >= 20);
