@@ -385,9 +385,9 @@ fn learning_fragments(contigs: &[Vec<u8>]) -> Vec<Fragment> {
         .collect()
 }
 
-/// Aligns `last` in one batch after [`learning_fragments`] and checks that it comes out
-/// as a discordant pair; the batch, and its results (`last`'s at the end).
-fn discordant_after_learning(
+/// Aligns `last` in one batch after [`learning_fragments`]; the batch, and its results
+/// (`last`'s at the end).
+fn align_after_learning(
     contigs: &[Vec<u8>],
     index: &FmIndex,
     last: Fragment,
@@ -395,6 +395,16 @@ fn discordant_after_learning(
     let mut fragments = learning_fragments(contigs);
     fragments.push(last);
     let results = align(index, &PairParams::default(), &fragments);
+    (fragments, results)
+}
+
+/// [`align_after_learning`], checking that `last` comes out as a discordant pair.
+fn discordant_after_learning(
+    contigs: &[Vec<u8>],
+    index: &FmIndex,
+    last: Fragment,
+) -> (Vec<Fragment>, Vec<PairResult>) {
+    let (fragments, results) = align_after_learning(contigs, index, last);
     let outcome = results.last().unwrap();
     assert_eq!(outcome.class, PairClass::Discordant, "{outcome:?}");
     (fragments, results)
@@ -527,9 +537,7 @@ fn a_pairs_quality_weighs_its_runner_up_by_length() {
     for (len, copy_len, expected) in [(400, 250, 20..=40), (250, 400, 1..=12)] {
         let (contigs, f) = fragment_with_a_worse_copy(len, copy_len);
         let index = index(&contigs);
-        let mut fragments = learning_fragments(&contigs);
-        fragments.push(f);
-        let results = align(&index, &PairParams::default(), &fragments);
+        let (fragments, results) = align_after_learning(&contigs, &index, f);
         let last = results.last().unwrap();
         assert_eq!(last.class, PairClass::Concordant, "{last:?}");
         assert_placed(last, fragments.last().unwrap());
