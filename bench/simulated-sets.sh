@@ -1,5 +1,5 @@
 # Sourced by the scripts that run a seqfarm build over the simulated paired sets of
-# bench/align.sh (bench/align-first-mates.sh, bench/align-pairs-calibration.sh). Sets
+# bench/align.sh (bench/align-first-mates.sh, bench/align-calibration.sh). Sets
 # `repo`, `work` (the sets' folder), `threads` (THREADS, 2), `SEQFARM` (this checkout's
 # release build unless given) and `tmp` (a scratch folder removed on exit), and defines
 # `set_base GENOME SEED`, which prints the common path prefix of one set's files.
