@@ -47,19 +47,10 @@ else
       --fragment-mean-size 400 --fragment-size-std-dev 60 --seed 5 -o "$r1" -or "$r2" -q >/dev/null 2>&1
 fi
 
-rev=$(git rev-parse --short "$base")
-tree=$bench_root/revisions/$rev
-if [ ! -d "$tree" ]; then
-  mkdir -p "$tree"
-  git archive "$rev" | tar -x -C "$tree"
-fi
 examples=()
 [ "${QUERIES:-0}" = 1 ] && examples=(-p seqfarm-fmindex --example query_speed)
-(cd "$tree" && CARGO_TARGET_DIR=$tree/target cargo build --release --quiet -p seqfarm "${examples[@]}")
-cargo build --release --quiet -p seqfarm "${examples[@]}"
-old=$tree/target/release/seqfarm
-new=$repo/target/release/seqfarm
-now=$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo "+changes")
+. bench/revision-build.sh
+build_revisions "$base" "${examples[@]}"
 if [ "${COLD:-0}" = 1 ]; then
   cache_opts=(--prepare "sh -c 'sync; echo 3 >/proc/sys/vm/drop_caches'")
   cache="page cache dropped before each run"

@@ -5,16 +5,18 @@
 //! position, next 20 characters and BWT symbol; 16 past 2^32 characters):
 //! 1. the text `X · revcomp(X)` is packed at 2 bits per character (`n/4` bytes); the
 //!    packed reference (`n/8`) goes to the spill directory until the file is written;
-//! 2. one pass counts the suffixes of every `P`-character prefix (`8 · 4^P` bytes, 128
-//!    MiB at the largest `P = 12`), and consecutive prefixes are grouped into buckets
-//!    that fit what the budget leaves (see `suffix_sort` for the sort and its costs);
+//! 2. one pass, the threads each scanning a chunk of the text, counts the suffixes of
+//!    every `P`-character prefix per chunk (`8 · 4^P` bytes per thread and as much for
+//!    the totals, 512 KiB each at the largest `P = 8`), and consecutive prefixes are
+//!    grouped into buckets that fit what the budget leaves (see `suffix_sort` for the
+//!    sort and its costs);
 //! 3. each bucket is sorted by every thread and its rows are streamed at once into the
 //!    BWT blocks (`n/3` bytes), the samples (`4n/rate`, `8n/rate` past 2^32 characters)
 //!    and the separator rows; with a
 //!    spill directory these go to anonymous files there and cost no memory;
 //! 4. the text and bucket are dropped and the k-mer table is filled from the blocks.
 //!
-//! Peak: `n/4 + 8·4^P` plus one bucket (`b` times its suffixes), plus the blocks
+//! Peak: `n/4 + 8·4^P·(t + 1)` (`t` threads) plus one bucket (`b` times its suffixes), plus the blocks
 //! and samples when they stay in memory. The index is the same, byte for byte, whatever
 //! the budget and the thread count: only the number of buckets changes.
 
@@ -35,7 +37,7 @@ use crate::sa::Sample;
 use huge::HugeArray;
 pub(crate) use sections::Stored;
 use sections::{OccStream, StoreWriter};
-use suffix_sort::{count_codes, plan_buckets, prefix_len, sort_bucket, Entry, Position};
+use suffix_sort::{plan_buckets, prefix_len, sort_bucket, CodeCounts, Entry, Position};
 use text::PackedText;
 
 /// Default suffix-array sampling rate (see BENCHMARKS.md for the measurement).
@@ -303,15 +305,15 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
         total: 0,
     });
     let plen = prefix_len(n);
-    let mut counts = count_codes(text, plen).map_err(BuildError::Allocation)?;
-    let largest = counts.iter().copied().max().unwrap_or(0);
+    let counts = CodeCounts::new(text, plen, threads).map_err(BuildError::Allocation)?;
+    let largest = counts.totals().iter().copied().max().unwrap_or(0);
     // A bucket's suffix costs its entry and its share of the bucket's samples, buffered
     // until the bucket is written.
     let entry_bytes = size_of::<Entry<P>>() as u64 + size_of::<S>() as u64 / rate + 1;
     // Besides the text and the prefix table: write buffers, the threads' sweep scratch
     // and run lists, and the separator table.
     let scratch = (12 << 20) + threads as u64 * (4 << 20) + 32 * text.separators().len() as u64;
-    let mut held = fixed + 8 * counts.len() as u64 + scratch;
+    let mut held = fixed + counts.heap_bytes() + scratch;
     if spill.is_none() {
         held += rows / 3 + rows.div_ceil(rate) * size_of::<S>() as u64;
     }
@@ -325,7 +327,7 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
             (budget - held) / entry_bytes
         }
     };
-    let buckets = plan_buckets(&counts, capacity);
+    let buckets = plan_buckets(counts.totals(), capacity);
     let mut occ = OccStream::new(
         StoreWriter::new(spill).map_err(spill_error)?,
         options.super_shift,
@@ -335,7 +337,7 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
     let mut bucket_samples = Vec::new();
     let largest_planned = buckets
         .iter()
-        .map(|codes| counts[codes.clone()].iter().sum::<u64>())
+        .map(|codes| counts.totals()[codes.clone()].iter().sum::<u64>())
         .max()
         .unwrap_or(0);
     let mut slots =
@@ -358,9 +360,9 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
     emit(row, n, text.symbol(n - 1), &mut occ, &mut bucket_samples).map_err(spill_error)?;
     row += 1;
     for codes in &buckets {
-        let size: u64 = counts[codes.clone()].iter().sum();
+        let size: u64 = counts.totals()[codes.clone()].iter().sum();
         let slots = &mut slots[..size as usize];
-        sort_bucket(text, plen, &mut counts, codes.clone(), slots, threads);
+        sort_bucket(text, plen, &counts, codes.clone(), slots, threads);
         for entry in slots.iter() {
             emit(
                 row,

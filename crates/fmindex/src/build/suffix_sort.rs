@@ -4,9 +4,11 @@
 //! pass over the text counts every code; consecutive codes are then grouped into
 //! *buckets* whose suffixes fit the budget, and the buckets are produced in order, each
 //! as the contiguous run of suffix-array rows it is:
-//! 1. every thread scans the whole text and places the positions of its share of the
-//!    bucket's codes (counting sort, so each code's positions are already together),
-//!    each with the next 20 characters and the BWT symbol read on the way ([`Entry`]);
+//! 1. the text is cut into one chunk per thread, and each thread scans its chunk for
+//!    the bucket's codes and places those positions (a counting sort by code, each
+//!    code's positions in text order whatever the chunks), each with the next 20
+//!    characters and the BWT symbol read while that stretch of text is in cache
+//!    ([`Entry`]);
 //! 2. every thread sorts its codes' groups: first by the 20 characters in hand, then,
 //!    for runs that still tie, 21 characters at a time as integer keys read from the
 //!    text (sort by key, refine runs of equal keys), and by direct comparison for pairs
@@ -14,11 +16,12 @@
 //!
 //! The result does not depend on the budget or the thread count: suffixes are distinct,
 //! so their order is unique. Costs (`n` text characters, `B` buckets, `L` the mean
-//! longest common prefix of neighbouring suffixes): `B` scans of the text (each on every
-//! thread), one random write per suffix (the counting sort), `O(n · L/21)` key reads
+//! longest common prefix of neighbouring suffixes): `B` scans of the text (shared by the
+//! threads), one random write per suffix (the counting sort), `O(n · L/21)` key reads
 //! (random, one cache miss each) for the suffixes whose first `P + 20` characters are
 //! not unique, plus the sorting of each group; `12` bytes per suffix of a bucket (`16`
-//! past 2^32 characters) plus the `8 · 4^P`-byte code table. An exact repeat of length
+//! past 2^32 characters) plus the code tables (`8 · 4^P` bytes, and as much per
+//! thread). An exact repeat of length
 //! `R` costs `O(R^2/21)` sequential key reads (its copies tie until its end).
 
 use std::ops::Range;
@@ -57,8 +60,9 @@ impl Position for u64 {
 }
 
 /// A suffix in a bucket: its position, the next [`HEAD_CHARS`] characters after its
-/// prefix code, and the BWT symbol of its row, all read during the sequential scan so
-/// that most suffixes are sorted and written without touching the text again.
+/// prefix code, and the BWT symbol of its row, read when it is placed (the text just
+/// scanned is in cache) so that most suffixes are sorted and written without touching
+/// the text again.
 #[derive(Debug, Clone, Copy, Default)]
 #[repr(C, packed)]
 pub(crate) struct Entry<P> {
@@ -74,6 +78,19 @@ unsafe impl<P: Position> bytemuck::Zeroable for Entry<P> {}
 unsafe impl<P: Position> bytemuck::Pod for Entry<P> {}
 
 impl<P: Position> Entry<P> {
+    /// The entry of the suffix at `p`, whose prefix code has `plen` characters.
+    #[inline]
+    fn of(text: &PackedText, p: u64, plen: u64) -> Self {
+        let previous = match p.checked_sub(1).map(|q| text.symbol(q)) {
+            Some(Some(symbol)) => u64::from(symbol),
+            _ => 4,
+        };
+        Self {
+            head: (text.key(p + plen) >> 3 << 4) | previous,
+            pos: P::from_u64(p),
+        }
+    }
+
     /// The text position.
     #[inline(always)]
     pub fn pos(&self) -> u64 {
@@ -111,84 +128,109 @@ pub(crate) fn prefix_len(n: u64) -> u32 {
     log4.saturating_sub(3).clamp(1, 8)
 }
 
-/// Calls `f(p, code, head)` for every suffix `p` in `0..n`: `code` is its first `plen`
-/// characters (first most significant), with the characters from the first separator
-/// or the end of the text on counted as `A` (such a suffix sorts before every other
-/// suffix with that code); `head` is as [`Entry::head`].
-fn scan_prefixes(text: &PackedText, plen: u32, mut f: impl FnMut(u64, usize, u64)) {
+/// Calls `f(p, code)` for every suffix `p` in `range` (within `0..n`), in order, with
+/// `code` its first `plen` characters (first most significant), the characters from
+/// the first separator or the end of the text on counted as `A` (such a suffix sorts
+/// before every other suffix with that code). A scan may start anywhere: the calls are
+/// those a scan of the whole text makes for `range`.
+fn scan_codes(text: &PackedText, plen: u32, range: Range<u64>, mut f: impl FnMut(u64, usize)) {
     let n = text.len();
     let plen = u64::from(plen);
     let mask = (1u64 << (2 * plen)) - 1;
-    let head_mask = (1u64 << (3 * HEAD_CHARS)) - 1;
     let seps = text.separators();
-    let char3 = |q: u64, next: &mut usize| -> u64 {
-        if q >= n {
-            return 0;
-        }
-        while *next < seps.len() && seps[*next] < q {
-            *next += 1;
-        }
-        if seps.get(*next) == Some(&q) {
-            1
-        } else {
-            u64::from(text.code(q)) + 2
-        }
-    };
-    // `barrier`: the first separator at or after p; `ahead`: the one at or after the
-    // character entering the head.
-    let (mut barrier, mut ahead) = (0usize, 0usize);
+    let end = range.end.min(n);
+    let mut p = range.start;
+    // The first separator at or after `p`.
+    let mut barrier = seps.partition_point(|&s| s < p);
     let mut code = 0u64;
-    for k in 0..plen - 1 {
+    for k in p..p + plen - 1 {
         code = (code << 2) | u64::from(text.code(k));
     }
-    let mut head = 0u64;
-    for k in 0..HEAD_CHARS - 1 {
-        head = (head << 3) | char3(plen + k, &mut ahead);
-    }
-    let mut previous: u64 = 4;
-    let mut p = 0;
-    while p < n {
+    while p < end {
         while barrier < seps.len() && seps[barrier] < p {
             barrier += 1;
         }
         let stop = seps.get(barrier).copied().unwrap_or(u64::MAX).min(n);
-        // Fast stretch: no separator and not the end in any window (code and head) of
-        // the positions up to `quiet`, and none before them.
-        let quiet = stop.saturating_sub(plen + HEAD_CHARS - 1);
+        // Fast stretch: no separator and not the end in the code of the positions up to
+        // `quiet`.
+        let quiet = stop.saturating_sub(plen - 1).min(end);
         while p < quiet {
             code = ((code << 2) | u64::from(text.code(p + plen - 1))) & mask;
-            let entering = u64::from(text.code(p + plen + HEAD_CHARS - 1)) + 2;
-            head = ((head << 3) | entering) & head_mask;
-            f(p, code as usize, (head << 4) | previous);
-            previous = u64::from(text.code(p));
+            f(p, code as usize);
             p += 1;
         }
-        if p >= n {
+        if p >= end {
             break;
         }
-        // Near a separator or the end: one position at a time.
+        // Near a separator or the end: the characters from it on count as `A`.
         code = ((code << 2) | u64::from(text.code(p + plen - 1))) & mask;
-        head = ((head << 3) | char3(p + plen + HEAD_CHARS - 1, &mut ahead)) & head_mask;
         let c = if stop < p + plen {
             code & !((1u64 << (2 * (p + plen - stop))) - 1)
         } else {
             code
         };
-        f(p, c as usize, (head << 4) | previous);
-        previous = if stop == p {
-            4
-        } else {
-            u64::from(text.code(p))
-        };
+        f(p, c as usize);
         p += 1;
     }
 }
 
-/// Counts the suffixes of every prefix code.
-pub(crate) fn count_codes(text: &PackedText, plen: u32) -> std::io::Result<HugeArray<u64>> {
-    let mut counts = HugeArray::zeroed(1 << (2 * plen))?;
-    scan_prefixes(text, plen, |_, c, _| counts[c] += 1);
-    Ok(counts)
+/// The most chunks the text is cut into for its scans: each chunk holds three code
+/// tables (its counts, and its cursors and ends while a bucket is placed), 512 KiB each
+/// at the largest `P`; past 16 threads the sort still uses them all.
+pub(crate) const MAX_CHUNKS: usize = 16;
+
+/// The suffixes of every prefix code, over the whole text and per chunk of the text:
+/// each chunk is scanned by one thread, both when counting and when a bucket's suffixes
+/// are placed, so every bucket costs one scan of the text in all rather than one per
+/// thread.
+pub(crate) struct CodeCounts {
+    /// Suffixes of each code.
+    totals: HugeArray<u64>,
+    /// `per_chunk[t * codes + c]`: suffixes of code `c` starting in chunk `t`.
+    per_chunk: HugeArray<u64>,
+    /// The text's chunks, in order.
+    chunks: Vec<Range<u64>>,
+}
+
+impl CodeCounts {
+    /// Counts the suffixes of every code of `plen` characters, the text cut into
+    /// `chunks` (at most [`MAX_CHUNKS`]) equal ranges scanned in parallel.
+    pub fn new(text: &PackedText, plen: u32, chunks: usize) -> std::io::Result<Self> {
+        let codes = 1usize << (2 * plen);
+        let n = text.len();
+        let parts = (chunks.clamp(1, MAX_CHUNKS) as u64).min(n.max(1));
+        let chunks: Vec<Range<u64>> = (0..parts)
+            .map(|t| n * t / parts..n * (t + 1) / parts)
+            .collect();
+        let mut per_chunk = HugeArray::zeroed(codes * chunks.len())?;
+        std::thread::scope(|scope| {
+            for (range, counts) in chunks.iter().zip(per_chunk.chunks_mut(codes)) {
+                let range = range.clone();
+                scope.spawn(move || scan_codes(text, plen, range, |_, c| counts[c] += 1));
+            }
+        });
+        let mut totals = HugeArray::<u64>::zeroed(codes)?;
+        for counts in per_chunk.chunks(codes) {
+            for (total, count) in totals.iter_mut().zip(counts) {
+                *total += count;
+            }
+        }
+        Ok(Self {
+            totals,
+            per_chunk,
+            chunks,
+        })
+    }
+
+    /// Suffixes of each code over the whole text.
+    pub fn totals(&self) -> &[u64] {
+        &self.totals
+    }
+
+    /// Bytes held.
+    pub fn heap_bytes(&self) -> u64 {
+        8 * (self.totals.len() + self.per_chunk.len()) as u64
+    }
 }
 
 /// Consecutive code ranges whose suffixes number at most `capacity` each (a single code
@@ -225,64 +267,139 @@ fn split_codes(counts: &[u64], codes: Range<usize>, parts: usize) -> Vec<Range<u
 }
 
 /// Sorts the suffixes of the codes in `codes` into `out` (which has exactly their
-/// number of slots), using `threads` threads. `counts` is the code table of
-/// [`count_codes`]; its entries for `codes` are used as cursors and left changed.
+/// number of slots): the text's chunks place them in parallel (each code's suffixes in
+/// text order, as one scan would), then `threads` threads sort the codes' groups.
 pub(crate) fn sort_bucket<P: Position>(
     text: &PackedText,
     plen: u32,
-    counts: &mut [u64],
+    counts: &CodeCounts,
     codes: Range<usize>,
     out: &mut [Entry<P>],
     threads: usize,
 ) {
-    let parts = split_codes(counts, codes.clone(), threads);
-    // Each part: its codes, its slots, and its slice of the code table as cursors.
+    let width = counts.totals.len();
+    let chunks = counts.chunks.len();
+    // Slot ranges, code by code and within a code chunk by chunk: `starts[t]` holds
+    // chunk `t`'s first slot for each code, `ends[t]` the slot after its last.
+    let tables = || -> Vec<Vec<u64>> {
+        (0..chunks)
+            .map(|_| Vec::with_capacity(codes.len()))
+            .collect()
+    };
+    let (mut starts, mut ends) = (tables(), tables());
+    let mut group_ends = Vec::with_capacity(codes.len());
+    let mut at = 0u64;
+    for c in codes.clone() {
+        for t in 0..chunks {
+            starts[t].push(at);
+            at += counts.per_chunk[t * width + c];
+            ends[t].push(at);
+        }
+        group_ends.push(at);
+    }
+    assert_eq!(at, out.len() as u64, "bucket slots");
+    let slots = SharedSlots {
+        ptr: out.as_mut_ptr(),
+        len: out.len(),
+    };
+    std::thread::scope(|scope| {
+        for ((range, mut cursors), ends) in counts.chunks.iter().zip(starts).zip(ends) {
+            let (range, codes, slots) = (range.clone(), codes.clone(), &slots);
+            scope.spawn(move || place(text, plen, range, codes, &mut cursors, &ends, slots));
+        }
+    });
+    let parts = split_codes(&counts.totals, codes.clone(), threads);
     let mut jobs = Vec::new();
-    let (mut slots, mut table) = (&mut *out, &mut counts[codes.start..codes.end]);
+    let (mut rest, mut done, mut from) = (&mut *out, 0u64, 0usize);
     for part in &parts {
-        let n: u64 = table[..part.len()].iter().sum();
-        let (mine, rest) = std::mem::take(&mut slots).split_at_mut(n as usize);
-        let (cursors, others) = std::mem::take(&mut table).split_at_mut(part.len());
-        jobs.push((part.clone(), mine, cursors));
-        (slots, table) = (rest, others);
+        let to = from + part.len();
+        let part_ends: Vec<u64> = group_ends[from..to].iter().map(|&e| e - done).collect();
+        let size = part_ends.last().copied().unwrap_or(0);
+        let (mine, others) = std::mem::take(&mut rest).split_at_mut(size as usize);
+        jobs.push((mine, part_ends));
+        (rest, done, from) = (others, done + size, to);
     }
     std::thread::scope(|scope| {
-        for (part, slots, cursors) in jobs {
-            scope.spawn(move || sort_part(text, plen, part, slots, cursors));
+        for (slots, group_ends) in jobs {
+            scope.spawn(move || sort_groups(text, plen, slots, &group_ends));
         }
     });
 }
 
-/// One thread's share of a bucket: place, then sort each code's group.
-fn sort_part<P: Position>(
+/// A bucket's slots as the placing threads share them: every (chunk, code) pair writes
+/// only its own range of slots, so no two threads write the same slot.
+struct SharedSlots<P> {
+    ptr: *mut Entry<P>,
+    len: usize,
+}
+
+// SAFETY: the slots are written through `place` only, each (chunk, code) pair within its
+// own range (checked there), while the slice they come from is borrowed mutably.
+unsafe impl<P: Send> Sync for SharedSlots<P> {}
+
+/// Suffixes of a bucket gathered per scan block before they are written: the scan only
+/// appends (without a branch on whether a suffix belongs), so the rare members cost no
+/// mispredicted jump, and their entries are read from the text while it is in cache.
+const PLACE_BLOCK: usize = 4096;
+
+/// Places the suffixes of `range` whose code is in `codes`: suffix `p` of code `c` goes
+/// to slot `cursors[c - codes.start]`, which then moves on, never reaching `ends`'s.
+fn place<P: Position>(
     text: &PackedText,
     plen: u32,
+    range: Range<u64>,
     codes: Range<usize>,
-    slots: &mut [Entry<P>],
     cursors: &mut [u64],
+    ends: &[u64],
+    slots: &SharedSlots<P>,
 ) {
-    // Cursors start at each code's first slot and end at the next code's.
-    let mut at = 0;
-    for c in cursors.iter_mut() {
-        (*c, at) = (at, at + *c);
-    }
-    scan_prefixes(text, plen, |p, c, head| {
-        if codes.contains(&c) {
-            let cursor = &mut cursors[c - codes.start];
-            slots[*cursor as usize] = Entry {
-                head,
-                pos: P::from_u64(p),
+    let width = codes.len();
+    let mut found = vec![(0u64, 0usize); PLACE_BLOCK];
+    let mut held = 0;
+    let mut write = |found: &[(u64, usize)]| {
+        for &(p, k) in found {
+            let slot = cursors[k];
+            assert!(
+                slot < ends[k] && (slot as usize) < slots.len,
+                "slot out of range"
+            );
+            // SAFETY: in bounds (checked above), and the range `cursors[k]..ends[k]` is
+            // this chunk's alone for this code (`sort_bucket`'s prefix sums).
+            unsafe {
+                slots
+                    .ptr
+                    .add(slot as usize)
+                    .write(Entry::of(text, p, u64::from(plen)))
             };
-            *cursor += 1;
+            cursors[k] = slot + 1;
+        }
+    };
+    scan_codes(text, plen, range, |p, c| {
+        let k = c.wrapping_sub(codes.start);
+        found[held] = (p, k);
+        held += usize::from(k < width);
+        if held == PLACE_BLOCK {
+            write(&found[..held]);
+            held = 0;
         }
     });
-    // Sort each code's group by the characters in hand; runs that still tie are refined
-    // from the text a sweep at a time (so the list of runs stays short).
+    write(&found[..held]);
+}
+
+/// Sorts each group of `slots` (one code's suffixes, ending at `group_ends`): by the
+/// characters in hand, then runs that still tie are refined from the text a sweep at a
+/// time (so the list of runs stays short).
+fn sort_groups<P: Position>(
+    text: &PackedText,
+    plen: u32,
+    slots: &mut [Entry<P>],
+    group_ends: &[u64],
+) {
     let mut runs = Vec::new();
     let mut pending = 0;
     let mut start = 0;
     let plen = u64::from(plen);
-    for &end in cursors.iter() {
+    for &end in group_ends {
         let (from, to) = (start as usize, end as usize);
         start = end;
         if pending >= SWEEP {
@@ -411,13 +528,13 @@ mod tests {
         capacity: u64,
         threads: usize,
     ) -> Vec<u64> {
-        let mut counts = count_codes(text, plen).unwrap();
-        let buckets = plan_buckets(&counts, capacity);
+        let counts = CodeCounts::new(text, plen, threads).unwrap();
+        let buckets = plan_buckets(counts.totals(), capacity);
         let mut sa = Vec::new();
         for codes in buckets {
-            let n: u64 = counts[codes.clone()].iter().sum();
+            let n: u64 = counts.totals()[codes.clone()].iter().sum();
             let mut out = vec![Entry::<P>::default(); n as usize];
-            sort_bucket(text, plen, &mut counts, codes, &mut out, threads);
+            sort_bucket(text, plen, &counts, codes, &mut out, threads);
             for e in &out {
                 let p = e.pos();
                 let expected = if p == 0 { None } else { text.symbol(p - 1) };
@@ -481,5 +598,58 @@ mod tests {
         let r = reference(&[&unit, &unit, &tandem]);
         let text = PackedText::new(&r.layout, &r.bases).unwrap();
         assert_eq!(bucketed_sa::<u32>(&text, 5, 10_000, 2), libsais_sa(&text));
+    }
+
+    #[test]
+    fn a_scan_started_anywhere_gives_the_codes_of_the_whole_scan() {
+        let r = reference(&[
+            &pseudo_random(40, 5, b"ACGT"),
+            b"A",
+            b"CG",
+            &pseudo_random(30, 9, b"ACGTN"),
+            b"TTT",
+        ]);
+        let text = PackedText::new(&r.layout, &r.bases).unwrap();
+        let n = text.len();
+        for plen in [1, 3, 8] {
+            // Each code by its definition: the first `plen` characters, those from the
+            // first separator or the end on counted as A.
+            let expected: Vec<(u64, usize)> = (0..n)
+                .map(|p| {
+                    let mut code = 0;
+                    let mut cut = false;
+                    for q in p..p + u64::from(plen) {
+                        cut |= q >= n || text.symbol(q).is_none();
+                        let c = if cut { 0 } else { text.code(q) as usize };
+                        code = code << 2 | c;
+                    }
+                    (p, code)
+                })
+                .collect();
+            for split in 0..=n {
+                let mut seen = Vec::new();
+                scan_codes(&text, plen, 0..split, |p, c| seen.push((p, c)));
+                scan_codes(&text, plen, split..n, |p, c| seen.push((p, c)));
+                assert_eq!(seen, expected, "P {plen}, split at {split}");
+            }
+        }
+    }
+
+    #[test]
+    fn chunk_counts_add_up_to_the_totals() {
+        let r = reference(&[&pseudo_random(5000, 13, b"ACGTN"), b"GATTACA"]);
+        let text = PackedText::new(&r.layout, &r.bases).unwrap();
+        let one = CodeCounts::new(&text, 4, 1).unwrap();
+        for chunks in [2, 3, 7] {
+            let counts = CodeCounts::new(&text, 4, chunks).unwrap();
+            assert_eq!(counts.chunks.len(), chunks);
+            assert_eq!(counts.totals(), one.totals());
+            let width = counts.totals().len();
+            for (t, range) in counts.chunks.iter().enumerate() {
+                let mut own = vec![0u64; width];
+                scan_codes(&text, 4, range.clone(), |_, c| own[c] += 1);
+                assert_eq!(own, &counts.per_chunk[t * width..(t + 1) * width]);
+            }
+        }
     }
 }

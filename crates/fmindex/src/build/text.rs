@@ -133,7 +133,7 @@ impl PackedText {
     #[inline]
     pub fn symbol(&self, p: u64) -> Option<u8> {
         let code = self.code(p);
-        if code == 0 && self.word_has_separator(p / 32) && self.separators.binary_search(&p).is_ok()
+        if self.word_has_separator(p / 32) && code == 0 && self.separators.binary_search(&p).is_ok()
         {
             return None;
         }
@@ -164,7 +164,7 @@ impl PackedText {
     /// The comparison key of characters `p..p + 21`: 3 bits each, the first in the high
     /// bits, 0 past the end, 1 for a separator, 2..=5 for A..T. Keys order as the
     /// characters do; equal keys mean 21 equal characters.
-    #[inline]
+    #[inline(always)]
     pub fn key(&self, p: u64) -> u64 {
         if p >= self.len {
             return 0;
