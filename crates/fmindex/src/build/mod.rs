@@ -16,8 +16,10 @@
 //!    spill directory these go to anonymous files there and cost no memory;
 //! 4. the text and bucket are dropped and the k-mer table is filled from the blocks.
 //!
-//! Peak: `n/4 + 8·4^P·(t + 1)` (`t` threads) plus one bucket (`b` times its suffixes), plus the blocks
-//! and samples when they stay in memory. The index is the same, byte for byte, whatever
+//! Peak: `n/4 + 8·4^P·(t + 1)` (`t` threads) plus one bucket (`b` times its suffixes),
+//! plus the keys the sorting threads read into their sweeps (at most 24 bytes per suffix
+//! of the `t` largest prefix groups), plus the blocks and samples when they stay in
+//! memory. The index is the same, byte for byte, whatever
 //! the budget and the thread count: only the number of buckets changes.
 
 mod huge;
@@ -37,7 +39,9 @@ use crate::sa::Sample;
 use huge::HugeArray;
 pub(crate) use sections::Stored;
 use sections::{OccStream, StoreWriter};
-use suffix_sort::{plan_buckets, prefix_len, sort_bucket, CodeCounts, Entry, Position};
+use suffix_sort::{
+    plan_buckets, prefix_len, sort_bucket, sweep_key_bytes, CodeCounts, Entry, Position,
+};
 use text::PackedText;
 
 /// Default suffix-array sampling rate (see BENCHMARKS.md for the measurement).
@@ -310,9 +314,12 @@ fn sort_and_stream<P: Position, S: Sample + bytemuck::Pod>(
     // A bucket's suffix costs its entry and its share of the bucket's samples, buffered
     // until the bucket is written.
     let entry_bytes = size_of::<Entry<P>>() as u64 + size_of::<S>() as u64 / rate + 1;
-    // Besides the text and the prefix table: write buffers, the threads' sweep scratch
-    // and run lists, and the separator table.
-    let scratch = (12 << 20) + threads as u64 * (4 << 20) + 32 * text.separators().len() as u64;
+    // Besides the text and the prefix table: write buffers, the threads' sweep keys and
+    // run lists, and the separator table.
+    let scratch = (12 << 20)
+        + threads as u64 * (2 << 20)
+        + sweep_key_bytes::<P>(counts.totals(), threads)
+        + 32 * text.separators().len() as u64;
     let mut held = fixed + counts.heap_bytes() + scratch;
     if spill.is_none() {
         held += rows / 3 + rows.div_ceil(rate) * size_of::<S>() as u64;

@@ -21,7 +21,8 @@
 //! (random, one cache miss each) for the suffixes whose first `P + 20` characters are
 //! not unique, plus the sorting of each group; `12` bytes per suffix of a bucket (`16`
 //! past 2^32 characters) plus the code tables (`8 · 4^P` bytes, and as much per
-//! thread). An exact repeat of length
+//! thread) and the keys of each thread's sweep (24 bytes per suffix, up to a whole
+//! group: [`sweep_key_bytes`]). An exact repeat of length
 //! `R` costs `O(R^2/21)` sequential key reads (its copies tie until its end).
 
 use std::ops::Range;
@@ -231,6 +232,21 @@ impl CodeCounts {
     pub fn heap_bytes(&self) -> u64 {
         8 * (self.totals.len() + self.per_chunk.len()) as u64
     }
+}
+
+/// The most bytes the sorting threads hold beside a bucket for the keys of their sweeps:
+/// a sweep takes whole runs, so it can hold a whole code group (a group with a suffix cut
+/// short by a separator is refined from its first character as one run). Each group is
+/// sorted by one thread, so at worst the `threads` largest groups are keyed at once.
+pub(crate) fn sweep_key_bytes<P: Position>(totals: &[u64], threads: usize) -> u64 {
+    let mut largest = totals.to_vec();
+    let k = threads.clamp(1, largest.len().max(1));
+    if k < largest.len() {
+        largest.select_nth_unstable_by(k - 1, |a, b| b.cmp(a));
+        largest.truncate(k);
+    }
+    let per_suffix = size_of::<(u64, Entry<P>)>() as u64;
+    per_suffix * (largest.iter().sum::<u64>() + (k * SWEEP) as u64)
 }
 
 /// Consecutive code ranges whose suffixes number at most `capacity` each (a single code
@@ -466,6 +482,8 @@ fn refine_runs<P: Position>(
             }
         }
         keyed.clear();
+        // Exactly the sweep's size, so the scratch stays within `sweep_key_bytes`.
+        keyed.reserve_exact(members);
         const AHEAD: usize = 16;
         let mut ahead = sweep
             .iter()
@@ -588,6 +606,16 @@ mod tests {
             }
         }
         assert_eq!(bucketed_sa::<u64>(&text, 4, 700, 2), expected);
+    }
+
+    #[test]
+    fn sweep_keys_are_counted_for_the_largest_groups_one_per_thread() {
+        let per = size_of::<(u64, Entry<u32>)>() as u64;
+        let sweep = SWEEP as u64;
+        let totals = [5, 100, 7, 50, 0];
+        assert_eq!(sweep_key_bytes::<u32>(&totals, 2), per * (150 + 2 * sweep));
+        assert_eq!(sweep_key_bytes::<u32>(&totals, 1), per * (100 + sweep));
+        assert_eq!(sweep_key_bytes::<u32>(&totals, 9), per * (162 + 5 * sweep));
     }
 
     #[test]
