@@ -17,10 +17,10 @@
 //! 4. the text and bucket are dropped and the k-mer table is filled from the blocks.
 //!
 //! Peak: `n/4 + 8·4^P·(t + 1)` (`t` threads) plus one bucket (`b` times its suffixes),
-//! plus the keys the sorting threads read into their sweeps (at most 24 bytes per suffix
-//! of the `t` largest prefix groups), plus the blocks and samples when they stay in
-//! memory. The index is the same, byte for byte, whatever
-//! the budget and the thread count: only the number of buckets changes.
+//! plus the keys the sorting threads read into their sweeps (24 bytes per suffix of the
+//! `t` largest prefix groups and of `t` sweeps: `suffix_sort::sweep_key_bytes`), plus
+//! the blocks and samples when they stay in memory. The index is the same, byte for
+//! byte, whatever the budget and the thread count: only the number of buckets changes.
 
 mod huge;
 pub(crate) mod sections;
