@@ -4,7 +4,8 @@
 //! 1. Both mates of every pair go through the single-read pipeline as one batch, each
 //!    keeping up to [`MATE_PLACEMENTS`] distinct places (best first).
 //! 2. Every combination of a mate-1 place and a mate-2 place is classified; the
-//!    concordant combination with the highest score sum is the pair.
+//!    concordant combination with the highest score sum is the pair (among equal sums,
+//!    the one whose mates the learned fragment lengths make likeliest right).
 //! 3. Pairs with no concordant combination get mate rescue: for each of the best
 //!    [`RESCUE_ANCHORS`] places of either mate, the other mate is aligned by the banded
 //!    SIMD dynamic programme over the whole window where a concordant place could lie
@@ -314,18 +315,7 @@ impl Aligner<'_> {
             _ => return self.unpaired(m1, m2, pairing),
         };
         let tied = combos.iter().take_while(|c| c.0 == best).count();
-        // Among equally scored pairs, the fragment length closest to the batch's
-        // typical one is the likelier (a tandem copy gives another length); pairs as
-        // close as each other are chosen between by a hash of the pair.
-        let distance = |c: &Combination| {
-            fragment_length(&m1.places[c.1], &m2.places[c.2]).abs_diff(fragments.typical)
-        };
-        combos[..tied].sort_by_key(|c| (distance(c), c.1, c.2));
-        let nearest = distance(&combos[0]);
-        let ties = combos[..tied]
-            .iter()
-            .take_while(|c| distance(c) == nearest)
-            .count();
+        let ties = fragments.rank_equal_pairs(&mut combos[..tied], m1, m2);
         let seed = self.params.tie_seed;
         let hash = read_hash(&pair.mates[0], seed) ^ read_hash(&pair.mates[1], seed).rotate_left(1);
         combos.swap(0, (hash % ties as u64) as usize);
@@ -496,17 +486,16 @@ fn paired_mate(
 /// one place, the two on one contig facing each other as the library orientation
 /// says, at most [`FRAGMENT_SAMPLE_REACH`] times `-X` apart), as BWA-MEM learns them.
 ///
-/// `-I/-X` alone decide what is concordant. The model ranks what they leave open: among
-/// equally scored concordant pairs the one nearest the typical length wins, and a pair
-/// just outside `-I/-X` but well inside the learned distribution (a "stretched" pair)
-/// is reported, as a discordant pair, in place of a concordant one when it scores more
-/// once each pair's sum is lowered by its own length's unlikelihood: the concordant one
-/// is then a mate forced into a nearby repeat copy. The same weighing sets how far a
-/// pair is ahead of its runner-up, for its MAPQ.
+/// `-I/-X` alone decide what is concordant. The model ranks what they leave open:
+/// - among equally scored concordant pairs, the one whose mates are likeliest at their
+///   true places wins ([`FragmentModel::rank_equal_pairs`]);
+/// - a pair just outside `-I/-X` but well inside the learned distribution (a
+///   "stretched" pair) is reported, as a discordant pair, in place of a concordant one
+///   when it scores more once each pair's sum is lowered by its own length's
+///   unlikelihood: the concordant one is then a mate forced into a nearby repeat copy;
+/// - the same weighing sets how far a pair is ahead of its runner-up, for its MAPQ.
 #[derive(Debug, Clone)]
 struct FragmentModel {
-    /// The median length (the middle of `-I..-X` without enough pairs).
-    typical: u64,
     /// Mean and standard deviation of the lengths inside the outlier bounds; `None`
     /// without enough pairs.
     lengths: Option<(f64, f64)>,
@@ -539,14 +528,13 @@ impl FragmentModel {
             .collect();
         if lengths.len() < MIN_FRAGMENT_SAMPLE {
             return Self {
-                typical: (pairing.min_fragment + pairing.max_fragment) / 2,
                 lengths: None,
                 stretch: None,
             };
         }
         lengths.sort_unstable();
         let quartile = |q: usize| lengths[(lengths.len() - 1) * q / 4] as f64;
-        let (p25, typical, p75) = (quartile(1), lengths[lengths.len() / 2], quartile(3));
+        let (p25, p75) = (quartile(1), quartile(3));
         // BWA-MEM's outlier bounds: three interquartile ranges beyond the quartiles.
         let (low, high) = (p25 - 3.0 * (p75 - p25), p75 + 3.0 * (p75 - p25));
         let kept: Vec<f64> = lengths
@@ -569,10 +557,56 @@ impl FragmentModel {
         let adds = widened.min_fragment < pairing.min_fragment
             || widened.max_fragment > pairing.max_fragment;
         Self {
-            typical,
             lengths: Some((mean, sd)),
             stretch: adds.then_some(widened),
         }
+    }
+
+    /// Orders equally scored concordant pairs `combos` so that the pairs whose mates are
+    /// likeliest to be at their true places come first, and returns how many lead
+    /// equally (chosen between by a hash of the pair).
+    ///
+    /// Each pair is as likely as its fragment length (the learned normal density; all
+    /// alike without a learned distribution). A mate's place is as likely as all the
+    /// pairs that hold it together, and a pair ranks by its two places' likelihoods
+    /// summed: the number of its mates expected to be right. In a tandem repeat of
+    /// period `d`, each copy's own pair has the true length `L`, and the two crossing
+    /// pairs `L − d` and `L + d`; the crossing pair at the likelier of those two shares
+    /// each of its places with a pair of length `L`, so it places more mates right than
+    /// either pair of length `L`.
+    fn rank_equal_pairs(
+        &self,
+        combos: &mut [Combination],
+        m1: &MatePlaces,
+        m2: &MatePlaces,
+    ) -> usize {
+        let z = |c: &Combination| match self.lengths {
+            Some((mean, sd)) => {
+                (fragment_length(&m1.places[c.1], &m2.places[c.2]) as f64 - mean).abs() / sd
+            }
+            None => 0.0,
+        };
+        let nearest = combos.iter().map(z).fold(f64::INFINITY, f64::min);
+        // Densities relative to the likeliest pair's, so none underflows to 0 that
+        // matters.
+        let weights: Vec<f64> = combos
+            .iter()
+            .map(|c| (-(z(c).powi(2) - nearest.powi(2)) / 2.0).exp())
+            .collect();
+        let mut at1 = vec![0.0; m1.places.len()];
+        let mut at2 = vec![0.0; m2.places.len()];
+        for (c, w) in combos.iter().zip(&weights) {
+            at1[c.1] += w;
+            at2[c.2] += w;
+        }
+        let expected = |c: &Combination| at1[c.1] + at2[c.2];
+        let top = combos.iter().map(expected).fold(0.0, f64::max);
+        // Expected counts on a fixed grid, so sums of the same weights in another
+        // order tie exactly.
+        let key = |c: &Combination| (expected(c) / top * f64::from(1u32 << 30)).round() as u64;
+        combos.sort_by_key(|c| (std::cmp::Reverse(key(c)), c.1, c.2));
+        let lead = key(&combos[0]);
+        combos.iter().take_while(|c| key(c) == lead).count()
     }
 
     /// How unlikely a fragment `length` is, in score: BWA-MEM's
@@ -773,7 +807,58 @@ fn rescue_window(
 
 #[cfg(test)]
 mod tests {
-    use super::erfc;
+    use super::{erfc, Combination, FragmentModel, MatePlaces};
+    use crate::candidate::Placement;
+    use crate::cigar::{Cigar, CigarOp};
+
+    /// A mate's places: 100 bases aligned at each of `positions`, all scoring 0.
+    fn places_at(positions: &[u64], reverse: bool) -> MatePlaces {
+        let mut cigar = Cigar::new();
+        cigar.push(CigarOp::Match, 100);
+        let places: Vec<Placement> = positions
+            .iter()
+            .map(|&position| Placement {
+                contig: 0,
+                position,
+                reverse,
+                score: 0,
+                cigar: cigar.clone(),
+                edits: Default::default(),
+            })
+            .collect();
+        MatePlaces {
+            searched: places.len(),
+            places,
+            ..MatePlaces::default()
+        }
+    }
+
+    /// A tandem repeat of period 80: each mate has two equal places, 80 bases apart, and
+    /// the true fragment is 410 bases long (the learned mean 400, sd 60). Each copy's
+    /// own pair (410) is the likeliest pair, but the crossing pair (330 bases: mate 1 in
+    /// the second copy, mate 2 in the first) holds each mate at the place that the
+    /// likelier pairs share, so it places more mates right, and it alone leads.
+    #[test]
+    fn equal_pairs_rank_by_the_mates_likely_right() {
+        let model = FragmentModel {
+            lengths: Some((400.0, 60.0)),
+            stretch: None,
+        };
+        let m1 = places_at(&[1_000, 1_080], false);
+        let m2 = places_at(&[1_310, 1_390], true);
+        let mut combos: Vec<Combination> = vec![(0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1)];
+        assert_eq!(model.rank_equal_pairs(&mut combos, &m1, &m2), 1);
+        assert_eq!((combos[0].1, combos[0].2), (1, 0));
+        // At the mean, each pair places as many mates right as any other: all tie.
+        let m2 = places_at(&[1_300, 1_380], true);
+        assert_eq!(model.rank_equal_pairs(&mut combos, &m1, &m2), 4);
+        // Without learned lengths, pairs are alike, and so are their mates' places.
+        let flat = FragmentModel {
+            lengths: None,
+            stretch: None,
+        };
+        assert_eq!(flat.rank_equal_pairs(&mut combos, &m1, &m2), 4);
+    }
 
     #[test]
     fn erfc_matches_tabulated_values() {
