@@ -580,6 +580,9 @@ impl FragmentModel {
         m1: &MatePlaces,
         m2: &MatePlaces,
     ) -> usize {
+        if combos.len() < 2 {
+            return combos.len();
+        }
         let z = |c: &Combination| match self.lengths {
             Some((mean, sd)) => {
                 (fragment_length(&m1.places[c.1], &m2.places[c.2]) as f64 - mean).abs() / sd
@@ -587,17 +590,14 @@ impl FragmentModel {
             None => 0.0,
         };
         let nearest = combos.iter().map(z).fold(f64::INFINITY, f64::min);
-        // Densities relative to the likeliest pair's, so none underflows to 0 that
-        // matters.
-        let weights: Vec<f64> = combos
-            .iter()
-            .map(|c| (-(z(c).powi(2) - nearest.powi(2)) / 2.0).exp())
-            .collect();
         let mut at1 = vec![0.0; m1.places.len()];
         let mut at2 = vec![0.0; m2.places.len()];
-        for (c, w) in combos.iter().zip(&weights) {
-            at1[c.1] += w;
-            at2[c.2] += w;
+        for c in combos.iter() {
+            // The density relative to the likeliest pair's, so none that matters
+            // underflows to 0.
+            let weight = (-(z(c).powi(2) - nearest.powi(2)) / 2.0).exp();
+            at1[c.1] += weight;
+            at2[c.2] += weight;
         }
         let expected = |c: &Combination| at1[c.1] + at2[c.2];
         let top = combos.iter().map(expected).fold(0.0, f64::max);
