@@ -321,8 +321,17 @@ fn vcf_sample_columns_of_100_mb_are_skipped_not_buffered() {
         "{{ {}; printf '\\n{next}'; }}",
         generated(&format!("{VCF_HEADER}{site}"), 100 << 20, "\\t")
     );
+    // Under the length at which a line is cut: kept whole across ten reads of the input.
+    let medium = format!(
+        "{{ {}; printf '\\n{next}'; }}",
+        generated(&format!("{VCF_HEADER}{site}"), 600 << 10, "\\t")
+    );
     let narrow = format!("printf '{VCF_HEADER}{site}\\n{next}'");
-    for (input, output) in [(wide, "wide.csv"), (narrow, "narrow.csv")] {
+    for (input, output) in [
+        (wide, "wide.csv"),
+        (medium, "medium.csv"),
+        (narrow, "narrow.csv"),
+    ] {
         let script = format!("{input} | \"$SEQFARM\" snp-pileup -t 2 - {output} {normal} {tumor}");
         let out = limited(dir.path(), LIMIT_MIB, &script);
         assert!(
@@ -331,12 +340,12 @@ fn vcf_sample_columns_of_100_mb_are_skipped_not_buffered() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let wide = std::fs::read_to_string(dir.path().join("wide.csv")).unwrap();
-    assert_eq!(
-        wide,
-        std::fs::read_to_string(dir.path().join("narrow.csv")).unwrap()
-    );
-    assert_eq!(wide.lines().count(), 3, "{wide}");
+    let narrow = std::fs::read_to_string(dir.path().join("narrow.csv")).unwrap();
+    for output in ["wide.csv", "medium.csv"] {
+        let text = std::fs::read_to_string(dir.path().join(output)).unwrap();
+        assert_eq!(text, narrow, "{output}");
+    }
+    assert_eq!(narrow.lines().count(), 3, "{narrow}");
 }
 
 #[test]

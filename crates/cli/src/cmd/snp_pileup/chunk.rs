@@ -271,6 +271,9 @@ impl<'a> VcfChunker<'a> {
         let mut checked = 0;
         // An unfinished line this long is looked at for its columns CHROM to ALT.
         let mut long_line = LONG_LINE;
+        // The text from `checked` to here holds no line break: a long line's blocks are
+        // searched once each, not again with every block that follows.
+        let mut unbroken = 0;
         loop {
             if !self.eof && self.read_block(text)? == 0 {
                 self.eof = true;
@@ -278,16 +281,20 @@ impl<'a> VcfChunker<'a> {
             let complete = if self.eof {
                 text.len()
             } else {
-                memchr::memrchr(b'\n', &text[checked..]).map_or(checked, |i| checked + i + 1)
+                let from = unbroken.max(checked);
+                memchr::memrchr(b'\n', &text[from..]).map_or(checked, |i| from + i + 1)
             };
             if complete == checked && !self.eof {
                 // No line ended in this block: a long line goes on.
+                unbroken = text.len();
                 if text.len() - checked > long_line {
                     long_line = long_line.saturating_mul(2).min(MAX_SITE_COLUMNS);
                     if !self.shorten_long_line(text, checked)? {
                         task.last_line_cut = true;
                         return Ok(Fill::Task);
                     }
+                    // Cut at its fifth tab and ended.
+                    unbroken = checked;
                 }
                 continue;
             }
