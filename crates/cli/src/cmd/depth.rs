@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 use seqfarm_farm::{Fill, Worker};
 use seqfarm_io::bam::{BamSet, RangeReader};
-use seqfarm_io::bed_index::BedIndexer;
-use seqfarm_io::bgzf_writer::BgzfWriter;
+use seqfarm_io::bed_index::{BedIndexer, BedWriteError, IndexedBedWriter};
+use seqfarm_io::bgzf_writer::compressor_threads;
 use seqfarm_io::cram::{CramReading, Fields};
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, Output};
@@ -553,11 +553,11 @@ fn write_runs(
 }
 
 /// A BGZF BED output that appears when complete, with its CSI index beside it (as
-/// mosdepth writes them); its errors name its file.
+/// mosdepth writes them), compressed on `compressor_threads` threads so that the collector
+/// stays light; its errors name its file.
 struct BgzfOutput {
     path: PathBuf,
-    writer: BgzfWriter<Output>,
-    index: BedIndexer,
+    writer: IndexedBedWriter<Output>,
     index_out: Output,
 }
 
@@ -566,14 +566,16 @@ impl BgzfOutput {
         path: PathBuf,
         force: &ForceArg,
         level: i32,
+        compressor_threads: usize,
         index: BedIndexer,
     ) -> anyhow::Result<Self> {
         let out = Output::create(&path, force.overwrite())?;
         let index_out = Output::create(with_suffix(&path, ".csi"), force.overwrite())?;
+        let writer = IndexedBedWriter::new(out, level, compressor_threads, index)
+            .map_err(|e| seqfarm_io::Error::io(&path, e))?;
         Ok(Self {
             path,
-            writer: BgzfWriter::new(out, level),
-            index,
+            writer,
             index_out,
         })
     }
@@ -581,32 +583,36 @@ impl BgzfOutput {
     /// Compresses and writes all of `bytes`, which are not indexed (a header).
     fn put(&mut self, bytes: &[u8]) -> seqfarm_io::Result<()> {
         self.writer
-            .write_all(bytes)
+            .write_unindexed(bytes)
             .map_err(|e| seqfarm_io::Error::io(&self.path, e))
     }
 
     /// Compresses, writes and indexes `lines`, BED lines of contig number `ref_id`.
     fn put_lines(&mut self, ref_id: usize, lines: &[u8]) -> seqfarm_io::Result<()> {
-        for line in lines.split_inclusive(|&b| b == b'\n') {
-            let start = self.writer.virtual_position();
-            self.put(line)?;
-            let end = self.writer.virtual_position();
-            self.index
-                .add_line(ref_id, line, start, end)
-                .map_err(|e| seqfarm_io::Error::format(&self.path, start >> 16, e))?;
+        self.writer
+            .write_lines(ref_id, lines)
+            .map_err(|e| Self::error(&self.path, e))
+    }
+
+    /// `e` as an error naming the output, `path`.
+    fn error(path: &Path, e: BedWriteError) -> seqfarm_io::Error {
+        match e {
+            BedWriteError::Io(e) => seqfarm_io::Error::io(path, e),
+            BedWriteError::Line { offset, message } => {
+                seqfarm_io::Error::format(path, offset, message)
+            }
         }
-        Ok(())
     }
 
     /// Writes the last block and the EOF marker, then the index for `reference_count`
     /// contigs, and moves both files into place.
     fn commit(mut self, reference_count: usize) -> seqfarm_io::Result<()> {
-        let out = self
+        let (out, index) = self
             .writer
             .finish()
-            .map_err(|e| seqfarm_io::Error::io(&self.path, e))?;
+            .map_err(|e| Self::error(&self.path, e))?;
         let index_path = with_suffix(&self.path, ".csi");
-        self.index
+        index
             .write(reference_count, &mut self.index_out)
             .map_err(|e| seqfarm_io::Error::io(&index_path, e))?;
         out.commit()?;
@@ -676,7 +682,11 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     }
     let max_length = lengths.iter().copied().max().unwrap_or(0).max(0) as u64;
     let bed_index = || BedIndexer::new(names.iter().map(String::as_str), max_length);
-    let mut regions_out = BgzfOutput::create(path(".regions.bed.gz"), &args.force, 6, bed_index())?;
+    let compressors = compressor_threads(config.workers);
+    let bgzf_output = |suffix: &str, level: i32| {
+        BgzfOutput::create(path(suffix), &args.force, level, compressors, bed_index())
+    };
+    let mut regions_out = bgzf_output(".regions.bed.gz", 6)?;
     let mut summary_out = Output::create(path(".mosdepth.summary.txt"), args.force.overwrite())?;
     let mut dist_out = Output::create(path(".mosdepth.global.dist.txt"), args.force.overwrite())?;
     let mut region_dist_out =
@@ -684,7 +694,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     let mut thresholds_out = if thresholds.is_empty() {
         None
     } else {
-        let mut out = BgzfOutput::create(path(".thresholds.bed.gz"), &args.force, 1, bed_index())?;
+        let mut out = bgzf_output(".thresholds.bed.gz", 1)?;
         let mut head = "#chrom\tstart\tend\tregion".to_string();
         for t in &thresholds {
             head.push_str(&format!("\t{t}X"));
@@ -694,12 +704,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
         Some(out)
     };
     let mut per_base_out = if args.per_base {
-        Some(BgzfOutput::create(
-            path(".per-base.bed.gz"),
-            &args.force,
-            1,
-            bed_index(),
-        )?)
+        Some(bgzf_output(".per-base.bed.gz", 1)?)
     } else {
         None
     };

@@ -28,6 +28,7 @@ use std::path::PathBuf;
 
 use seqfarm_farm::{Collector, FarmConfig, Fill};
 use seqfarm_io::bam::BamSet;
+use seqfarm_io::bgzf_writer::compressor_threads;
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::vcf::VcfSites;
@@ -51,15 +52,6 @@ mod sites;
 const TASKS_PER_WORKER: u64 = 16;
 /// Compressed BAM bytes per task (all BAMs together), at least and at most.
 const TASK_BYTES: std::ops::RangeInclusive<u64> = (2 << 20)..=(32 << 20);
-
-/// Threads compressing `-g` output for a farm of `workers` workers: half as many,
-/// rounded up. Compressing takes about 1/8 of the workers' CPU time (chr20 bench: 0.5 s
-/// against 4 s), so half leaves a wide margin for bursts while adding few threads; on
-/// two cores one compressor or two made no measurable difference. The output does not
-/// depend on the count.
-fn compressor_threads(workers: usize) -> usize {
-    workers.div_ceil(2)
-}
 
 /// The emitter of either kind.
 type FillTask<'a> = dyn FnMut(&mut Task) -> anyhow::Result<Fill> + 'a;

@@ -9,6 +9,12 @@
 //! sizes and compressed by the same [`BgzfCompressor`] as [`BgzfWriter`]'s, so the
 //! output is byte for byte [`BgzfWriter`]'s whatever the number of threads.
 //!
+//! A line's virtual offsets are not known when it is written, only once the blocks before
+//! it are compressed: [`ParallelBgzfWriter::stream_offset`] gives its offset in the
+//! uncompressed stream, and [`BlockStarts::virtual_position`] turns that into its virtual
+//! offset as soon as the blocks before it are written (for a CSI index built as the file
+//! is written).
+//!
 //! At most `2 × threads + 2` blocks are in flight (sent and not yet written): `write`
 //! hands out a full block, writes the compressed blocks that are ready, and waits for
 //! one only when that many are out. Input and output buffers are reused. Dropping the
@@ -104,6 +110,24 @@ fn compress_jobs(level: i32, jobs: &Receiver<Job>, done: &Sender<Compressed>) {
     }
 }
 
+/// Where the blocks written so far start in the compressed file, and where the next one
+/// will start.
+#[derive(Debug)]
+pub struct BlockStarts(Vec<u64>);
+
+impl BlockStarts {
+    /// The BGZF virtual offset of the byte at `stream_offset` in the uncompressed stream,
+    /// once every block before its own is written (`None` until then); the end of the
+    /// stream resolves after [`ParallelBgzfWriter::finish_with_block_starts`]. The same
+    /// offsets as [`BgzfWriter::virtual_position`](super::BgzfWriter::virtual_position)
+    /// gives, as the blocks are cut at the same sizes.
+    pub fn virtual_position(&self, stream_offset: u64) -> Option<u64> {
+        let block = BLOCK_INPUT as u64;
+        let start = self.0.get((stream_offset / block) as usize)?;
+        Some((start << 16) | (stream_offset % block))
+    }
+}
+
 /// Compresses everything written to it into BGZF blocks on `inner`, on a pool of
 /// threads, with output identical to [`BgzfWriter`](super::BgzfWriter)'s (see the module
 /// docs). Call [`ParallelBgzfWriter::finish`] to write the last block and the EOF marker.
@@ -115,6 +139,8 @@ pub struct ParallelBgzfWriter<W: Write> {
     sent: u64,
     /// Number of the next block to write to `inner`.
     written: u64,
+    /// Compressed offsets of the blocks written and of the next one.
+    block_starts: BlockStarts,
     /// Compressed blocks that came back before an earlier one.
     ready: BTreeMap<u64, Vec<u8>>,
     /// Input and output buffers to reuse.
@@ -138,6 +164,7 @@ impl<W: Write> ParallelBgzfWriter<W> {
             pool: CompressorPool::spawn(threads, level, max_in_flight)?,
             sent: 0,
             written: 0,
+            block_starts: BlockStarts(vec![0]),
             ready: BTreeMap::new(),
             spare_inputs: Vec::new(),
             spare_outputs: Vec::new(),
@@ -148,14 +175,31 @@ impl<W: Write> ParallelBgzfWriter<W> {
 
     /// Sends the buffered data as a last block, writes every block and then the EOF
     /// marker; stops the threads and returns the inner writer (not flushed).
-    pub fn finish(mut self) -> io::Result<W> {
+    pub fn finish(self) -> io::Result<W> {
+        self.finish_with_block_starts().map(|(inner, _)| inner)
+    }
+
+    /// [`finish`](Self::finish), returning too where every block starts, which resolves
+    /// the virtual offset of any byte of the stream.
+    pub fn finish_with_block_starts(mut self) -> io::Result<(W, BlockStarts)> {
         self.check()?;
         if !self.pending.is_empty() {
             self.send_block()?;
         }
         self.write_all_blocks()?;
         self.inner.write_all(&EOF_MARKER)?;
-        Ok(self.inner)
+        Ok((self.inner, self.block_starts))
+    }
+
+    /// Bytes written to the writer so far: the offset of the next one in the
+    /// uncompressed stream.
+    pub fn stream_offset(&self) -> u64 {
+        self.sent * BLOCK_INPUT as u64 + self.pending.len() as u64
+    }
+
+    /// Where the blocks written so far start.
+    pub fn block_starts(&self) -> &BlockStarts {
+        &self.block_starts
     }
 
     /// Fails if an earlier call lost a block.
@@ -237,6 +281,8 @@ impl<W: Write> ParallelBgzfWriter<W> {
                 return Err(e);
             }
             self.written += 1;
+            let end = self.block_starts.0.last().copied().unwrap_or(0) + block.len() as u64;
+            self.block_starts.0.push(end);
             self.spare_outputs.push(block);
         }
         Ok(true)
@@ -297,6 +343,30 @@ mod tests {
             w.write_all(part).unwrap();
         }
         w.finish().unwrap()
+    }
+
+    #[test]
+    fn stream_offsets_resolve_to_bgzf_writers_virtual_positions() {
+        let data = text(9 * BLOCK_INPUT + 4_321);
+        for (piece, threads) in [(7_777, 1), (65_280, 2), (100_003, 3)] {
+            let mut serial = BgzfWriter::new(Vec::new(), 6);
+            let mut w = ParallelBgzfWriter::new(Vec::new(), 6, threads).unwrap();
+            let mut points = vec![(0, 0)];
+            for part in data.chunks(piece) {
+                serial.write_all(part).unwrap();
+                w.write_all(part).unwrap();
+                points.push((w.stream_offset(), serial.virtual_position()));
+                for &(offset, expected) in &points {
+                    if let Some(position) = w.block_starts().virtual_position(offset) {
+                        assert_eq!(position, expected, "offset {offset} before the end");
+                    }
+                }
+            }
+            let (_, starts) = w.finish_with_block_starts().unwrap();
+            for (offset, expected) in points {
+                assert_eq!(starts.virtual_position(offset), Some(expected), "{offset}");
+            }
+        }
     }
 
     #[test]

@@ -32,8 +32,9 @@ pub struct Sink {
 enum SinkWriter {
     /// Plain CSV.
     Plain(Output),
-    /// BGZF-compressed CSV, compressed off the collector's thread.
-    Bgzf(ParallelBgzfWriter<Output>),
+    /// BGZF-compressed CSV, compressed off the collector's thread (boxed: the writer
+    /// is much larger than an output).
+    Bgzf(Box<ParallelBgzfWriter<Output>>),
 }
 
 impl Sink {
@@ -41,10 +42,10 @@ impl Sink {
     pub fn new(out: Output, gzip: bool, threads: usize) -> seqfarm_io::Result<Self> {
         let path = out.path().to_path_buf();
         let writer = if gzip {
-            SinkWriter::Bgzf(
+            SinkWriter::Bgzf(Box::new(
                 ParallelBgzfWriter::new(out, GZIP_LEVEL, threads)
                     .map_err(|e| seqfarm_io::Error::io(&path, e))?,
-            )
+            ))
         } else {
             SinkWriter::Plain(out)
         };
@@ -62,7 +63,7 @@ impl Sink {
     fn finish(self) -> seqfarm_io::Result<()> {
         let out = match self.writer {
             SinkWriter::Plain(out) => out,
-            SinkWriter::Bgzf(w) => w
+            SinkWriter::Bgzf(w) => (*w)
                 .finish()
                 .map_err(|e| seqfarm_io::Error::io(&self.path, e))?,
         };
