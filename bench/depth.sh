@@ -6,7 +6,8 @@
 #
 # usage: bench/depth.sh [BAM]   (default: $SEQFARM_BENCH_DATA/normal.bam)
 # env:   RUNS (default 3), WINDOW (default 500), SEQFARM_BENCH_DATA
-#        (default /tmp/seqfarm-bench)
+#        (default /tmp/seqfarm-bench), SEQFARM (a seqfarm binary to time instead of
+#        building this checkout's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
@@ -16,8 +17,11 @@ bam=${1:-$bench/normal.bam}
 for tool in hyperfine mosdepth; do
   command -v "$tool" >/dev/null || { echo "bench/depth.sh needs $tool" >&2; exit 1; }
 done
-cargo build --release --quiet -p seqfarm
-sf=$PWD/target/release/seqfarm
+sf=${SEQFARM:-}
+if [ -z "$sf" ]; then
+  cargo build --release --quiet -p seqfarm
+  sf=$PWD/target/release/seqfarm
+fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
