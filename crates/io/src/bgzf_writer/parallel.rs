@@ -137,9 +137,8 @@ pub struct ParallelBgzfWriter<W: Write> {
     pool: CompressorPool,
     /// Number of the next block to send.
     sent: u64,
-    /// Number of the next block to write to `inner`.
-    written: u64,
-    /// Compressed offsets of the blocks written and of the next one.
+    /// Compressed offsets of the blocks written to `inner` and of the next one (so one
+    /// more than the blocks written).
     block_starts: BlockStarts,
     /// Compressed blocks that came back before an earlier one.
     ready: BTreeMap<u64, Vec<u8>>,
@@ -163,7 +162,6 @@ impl<W: Write> ParallelBgzfWriter<W> {
             pending: Vec::with_capacity(BLOCK_INPUT),
             pool: CompressorPool::spawn(threads, level, max_in_flight)?,
             sent: 0,
-            written: 0,
             block_starts: BlockStarts(vec![0]),
             ready: BTreeMap::new(),
             spare_inputs: Vec::new(),
@@ -250,7 +248,12 @@ impl<W: Write> ParallelBgzfWriter<W> {
 
     /// Blocks sent and not yet written.
     fn in_flight(&self) -> usize {
-        (self.sent - self.written) as usize
+        (self.sent - self.written()) as usize
+    }
+
+    /// Number of the next block to write to `inner`.
+    fn written(&self) -> u64 {
+        self.block_starts.0.len() as u64 - 1
     }
 
     /// Takes one compressed block from the pool (waiting for it when `wait`) and writes
@@ -275,12 +278,11 @@ impl<W: Write> ParallelBgzfWriter<W> {
             return Err(io::Error::other("compressing a BGZF block failed"));
         };
         self.ready.insert(seq, block);
-        while let Some(block) = self.ready.remove(&self.written) {
+        while let Some(block) = self.ready.remove(&self.written()) {
             if let Err(e) = self.inner.write_all(&block) {
                 self.broken = true;
                 return Err(e);
             }
-            self.written += 1;
             let end = self.block_starts.0.last().copied().unwrap_or(0) + block.len() as u64;
             self.block_starts.0.push(end);
             self.spare_outputs.push(block);
