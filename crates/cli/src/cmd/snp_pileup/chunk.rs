@@ -293,8 +293,10 @@ impl<'a> VcfChunker<'a> {
                         task.last_line_cut = true;
                         return Ok(Fill::Task);
                     }
-                    // Cut at its fifth tab and ended.
-                    unbroken = checked;
+                    if text.last() == Some(&b'\n') {
+                        // Cut at its fifth tab and ended: search it again for that break.
+                        unbroken = checked;
+                    }
                 }
                 continue;
             }
