@@ -46,15 +46,19 @@ in_background target/peers.log ./debian-packages.sh "${peers[@]}"; peers_job=$!
 in_background target/multiqc-venv.log multiqc_venv; multiqc_job=$!
 in_background target/py-venv.log python_venv; python_job=$!
 
-cargo test --release --workspace --exclude seqfarm-python --locked --no-run
+# The whole workspace, the Python crate too (it has no Rust tests): its features then
+# match those `pip install .` builds with, which reuses these compiled crates.
+cargo test --release --workspace --locked --no-run
 wait "$peers_job"
 wait "$multiqc_job"
 export SEQFARM_MULTIQC=$PWD/$venv/bin/multiqc
-cargo test --release --workspace --exclude seqfarm-python --locked
+cargo test --release --workspace --locked
 # The tests built target/release/seqfarm, which the Python tests run.
 wait "$python_job"
 PATH=$PWD/$pyvenv/bin:$PATH "$pyvenv/bin/pip" install -q --disable-pip-version-check \
   --no-build-isolation --force-reinstall --no-deps .
 SEQFARM_BIN=$PWD/target/release/seqfarm "$pyvenv/bin/pytest" -q
-# Last, as it rebuilds the IO crate without ISA-L (the binary above keeps it).
-cargo test --release --locked -p seqfarm-io --lib
+# Last, as it rebuilds the IO crate without ISA-L (the binary above keeps it). The Python
+# crate, selected beside it, keeps every other crate's features as above, so only the IO
+# crate compiles again.
+cargo test --release --locked -p seqfarm-io -p seqfarm-python --no-default-features --tests
