@@ -91,6 +91,42 @@ fn interval(line: &[u8]) -> Option<Result<(Position, Position), String>> {
 
 /// The interval of a data line (see [`interval`]).
 fn columns(line: &[u8]) -> Result<(Position, Position), String> {
+    let (begin, finish) = match plain_columns(line) {
+        Some(columns) => columns,
+        None => any_columns(line)?,
+    };
+    let first = Position::new(begin as usize + 1).ok_or("BED start out of range")?;
+    let last = Position::new(finish.max(begin + 1) as usize).ok_or("BED end out of range")?;
+    Ok((first, last))
+}
+
+/// The start and end columns of a line written as the commands write theirs
+/// (`name<TAB>digits<TAB>digits`, then a tab, a line break or nothing), read without
+/// splitting or UTF-8 checks: the collector indexes every line of its BED outputs, millions
+/// for windows over a whole genome. `None` for any other line, which [`any_columns`] reads.
+fn plain_columns(line: &[u8]) -> Option<(u64, u64)> {
+    let tab = memchr::memchr(b'\t', line)?;
+    let (begin, rest) = leading_number(&line[tab + 1..])?;
+    let (finish, rest) = leading_number(rest.strip_prefix(b"\t")?)?;
+    matches!(rest.first(), None | Some(b'\t' | b'\n')).then_some((begin, finish))
+}
+
+/// The decimal number at the start of `bytes` (1 to 19 digits, so that it fits a `u64`)
+/// and the bytes after it.
+fn leading_number(bytes: &[u8]) -> Option<(u64, &[u8])> {
+    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 19 {
+        return None;
+    }
+    let n = bytes[..digits]
+        .iter()
+        .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
+    Some((n, &bytes[digits..]))
+}
+
+/// The start and end columns of any line: the second and third tab-separated fields,
+/// trailing white space allowed, or an error naming the one missing.
+fn any_columns(line: &[u8]) -> Result<(u64, u64), String> {
     let mut fields = line.split(|&b| b == b'\t').skip(1);
     let mut column = |what: &str| -> Result<u64, String> {
         fields
@@ -98,10 +134,7 @@ fn columns(line: &[u8]) -> Result<(Position, Position), String> {
             .and_then(|f| std::str::from_utf8(f).ok()?.trim_end().parse().ok())
             .ok_or_else(|| format!("BED line without a {what} column to index"))
     };
-    let (begin, finish) = (column("start")?, column("end")?);
-    let first = Position::new(begin as usize + 1).ok_or("BED start out of range")?;
-    let last = Position::new(finish.max(begin + 1) as usize).ok_or("BED end out of range")?;
-    Ok((first, last))
+    Ok((column("start")?, column("end")?))
 }
 
 /// A line written and not yet indexed (its virtual offsets are not known yet): its contig,
@@ -308,6 +341,32 @@ mod tests {
             assert!(parallel_file == file, "file at {threads} threads");
             assert!(parallel_index == index, "index at {threads} threads");
         }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn plain_lines_read_as_any_line_reads_them(
+            name in "[a-z0-9]{0,3}",
+            start in "[0-9]{0,21}|[0-9+ \r-]{0,4}",
+            end in "[0-9]{0,21}|[0-9+ \r-]{0,4}",
+            rest in "(\t[0-9. ]{0,3})?\n?",
+            tab_separated in proptest::bool::weighted(0.9),
+        ) {
+            let line = [name, start, end].join(if tab_separated { "\t" } else { " " }) + &rest;
+            let line = line.as_bytes();
+            if let Some(plain) = plain_columns(line) {
+                proptest::prop_assert_eq!(Ok(plain), any_columns(line));
+            }
+        }
+    }
+
+    #[test]
+    fn plain_columns_read_the_commands_lines() {
+        assert_eq!(plain_columns(b"chr1\t0\t500\t1.00\n"), Some((0, 500)));
+        assert_eq!(plain_columns(b"chr1\t12\t12"), Some((12, 12)));
+        assert_eq!(plain_columns(b"chr1\t1\t18446744073709551615\n"), None);
+        assert_eq!(plain_columns(b"chr1\t1\t2\r\n"), None);
+        assert_eq!(any_columns(b"chr1\t1\t2\r\n"), Ok((1, 2)));
     }
 
     #[test]
