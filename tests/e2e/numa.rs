@@ -301,8 +301,25 @@ fn stats_say_numa_off_when_asked() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = index_test_genome(dir.path());
     let stats = numa_stats(dir.path(), &prefix, &["--numa", "off"], &[]);
-    assert_eq!(
-        stats["numa"],
-        serde_json::json!({"mode": "off", "reason": "asked for", "copies": 1, "nodes": null})
-    );
+    let numa = &stats["numa"];
+    assert_eq!(numa["mode"], "off", "{numa}");
+    assert_eq!(numa["reason"], "asked for", "{numa}");
+    assert_eq!(numa["copies"], 1, "{numa}");
+    assert_eq!(numa["nodes"], serde_json::Value::Null, "{numa}");
+}
+
+#[test]
+fn an_unplaced_index_is_copied_into_memory_and_memory_mapped_with_mm() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = index_test_genome(dir.path());
+    let copied = numa_stats(dir.path(), &prefix, &["--numa", "off"], &[]);
+    let numa = &copied["numa"];
+    assert_eq!(numa["index"], "copied", "{numa}");
+    let reason = numa["index_reason"].as_str().unwrap();
+    assert!(reason.contains("at least twice the index"), "{numa}");
+    let again = tempfile::tempdir().unwrap();
+    let mapped = numa_stats(again.path(), &prefix, &["--numa", "off", "--mm"], &[]);
+    let numa = &mapped["numa"];
+    assert_eq!(numa["index"], "mapped", "{numa}");
+    assert_eq!(numa["index_reason"], "asked for", "{numa}");
 }

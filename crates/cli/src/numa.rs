@@ -7,10 +7,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use seqfarm_farm::numa::{
-    copies_per_node_from_env, decide, MemoryPolicy, NumaMode, NumaPlan, NumaTopology, Placement,
-    Replicas,
+    available_memory, copies_per_node_from_env, decide, MemoryPolicy, NumaMode, NumaPlan,
+    NumaTopology, Placement, Replicas,
 };
-use seqfarm_fmindex::{FmIndex, LoadOptions};
+use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
 
 /// `--numa MODE`.
 #[derive(Debug, Clone, clap::Args)]
@@ -27,6 +27,40 @@ fn parse_mode(text: &str) -> Result<NumaMode, String> {
     text.parse()
 }
 
+/// How an index that `--numa` does not place is loaded, and why: as `options` ask,
+/// except that a copy is memory-mapped instead when the memory `available` (see
+/// [`available_memory`]) is under twice the index's `size`, or unknown: a copy cannot be
+/// evicted, the file's pages can.
+fn unplaced_load(options: LoadOptions, size: u64, available: Option<u64>) -> (LoadOptions, String) {
+    if options.mode == LoadMode::Mmap {
+        return (options, "asked for".into());
+    }
+    let gib = |b: u64| b as f64 / f64::from(1u32 << 30);
+    let mapped = LoadOptions {
+        mode: LoadMode::Mmap,
+        ..options
+    };
+    match available {
+        Some(free) if free >= size.saturating_mul(2) => (
+            options,
+            format!(
+                "{:.1} GiB available, at least twice the index ({:.1} GiB)",
+                gib(free),
+                gib(size)
+            ),
+        ),
+        Some(free) => (
+            mapped,
+            format!(
+                "{:.1} GiB available, under twice the index ({:.1} GiB)",
+                gib(free),
+                gib(size)
+            ),
+        ),
+        None => (mapped, "the memory available is unknown".into()),
+    }
+}
+
 /// An index loaded as `--numa` decided: one copy (memory-mapped, or interleaved), or
 /// one per node; and the workers' placement when placement is on.
 pub struct PlacedIndex {
@@ -34,12 +68,15 @@ pub struct PlacedIndex {
     placement: Option<Placement>,
     mode: NumaMode,
     reason: String,
+    /// Why the index was copied or memory-mapped.
+    load_reason: String,
 }
 
 impl PlacedIndex {
     /// Loads the index file at `path` for `workers` workers under `mode` (the error
-    /// names the file). A memory policy the kernel refuses is one warning line, never an
-    /// error: the index is then where the kernel's default policy puts it.
+    /// names the file), as `options` ask where `mode` places nothing (see
+    /// [`unplaced_load`]). A memory policy the kernel refuses is one warning line, never
+    /// an error: the index is then where the kernel's default policy puts it.
     pub fn load(
         path: &Path,
         mode: NumaMode,
@@ -80,8 +117,13 @@ impl PlacedIndex {
         };
         let verify = options.verify_checksums;
         let (mode, reason) = (decision.plan.mode(), decision.reason);
+        let mut load_reason = "placed by --numa".to_string();
         let (replicas, placement) = match decision.plan {
-            NumaPlan::Off => (Replicas::single(FmIndex::open(path, options)?), None),
+            NumaPlan::Off => {
+                let (unplaced, why) = unplaced_load(options, size, available_memory());
+                load_reason = why;
+                (Replicas::single(FmIndex::open(path, unplaced)?), None)
+            }
             NumaPlan::Interleave { placement, nodes } => {
                 let policy = MemoryPolicy::Interleave(nodes);
                 let index = FmIndex::open_copy_with(path, verify, placed(policy))?;
@@ -112,6 +154,7 @@ impl PlacedIndex {
             placement,
             mode,
             reason,
+            load_reason,
         })
     }
 
@@ -126,13 +169,20 @@ impl PlacedIndex {
     }
 
     /// What `--numa` came to, for `--stats`: the mode carried out, why, the copies
-    /// made and the memory nodes the workers read.
+    /// made, the memory nodes the workers read, and whether the index was copied into
+    /// memory or memory-mapped, and why.
     pub fn summary(&self) -> serde_json::Value {
+        let index = match self.first().load_mode() {
+            LoadMode::Copy => "copied",
+            LoadMode::Mmap => "mapped",
+        };
         serde_json::json!({
             "mode": self.mode.to_string(),
             "reason": self.reason,
             "copies": self.replicas.copies().len(),
             "nodes": self.placement.as_ref().map(Placement::memory_nodes),
+            "index": index,
+            "index_reason": self.load_reason,
         })
     }
 
@@ -140,5 +190,24 @@ impl PlacedIndex {
     /// placement off, workers pinned only with `--pin`).
     pub fn placement(&self) -> Option<&Placement> {
         self.placement.as_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unplaced_index_is_copied_only_into_twice_its_size() {
+        let copy = LoadOptions {
+            mode: LoadMode::Copy,
+            verify_checksums: false,
+        };
+        let mode = |options: LoadOptions, available| unplaced_load(options, 100, available).0.mode;
+        assert_eq!(mode(copy, Some(200)), LoadMode::Copy);
+        assert_eq!(mode(copy, Some(199)), LoadMode::Mmap);
+        assert_eq!(mode(copy, None), LoadMode::Mmap);
+        assert_eq!(mode(LoadOptions::default(), Some(1 << 40)), LoadMode::Mmap);
+        assert!(!unplaced_load(copy, 100, Some(200)).0.verify_checksums);
     }
 }

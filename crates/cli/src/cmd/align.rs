@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
-use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
+use seqfarm_fmindex::{index_path, FmIndex, LoadMode, LoadOptions};
 use seqfarm_io::bam_sort::{index_extension, BamSorter, IndexedBamWriter};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
 use seqfarm_io::output::{refuse_input_as_output, Output};
@@ -291,9 +291,16 @@ impl AlignArgs {
         // once) and verified by an `IndexCheck` beside the alignment.
         let index_len = std::fs::metadata(&index_file).map_or(0, |m| m.len());
         let verify_first = index_len <= check_first_bytes();
+        // As bowtie2, the index is read into memory (in huge pages: its searches read it
+        // at random), and memory-mapped with --mm (its pages then shared with every
+        // process that maps the file).
         let options = LoadOptions {
+            mode: if self.mm {
+                LoadMode::Mmap
+            } else {
+                LoadMode::Copy
+            },
             verify_checksums: verify_first,
-            ..LoadOptions::default()
         };
         let placed = match run.index {
             Some(_) => None,
@@ -584,9 +591,10 @@ fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
 }
 
 /// The command line for `@PG CL:`, without the thread options (`-p`, `--threads`,
-/// `--pin`), `--numa MODE`, `--stats FILE` and `--sort-memory SIZE`: they do not change
-/// the alignments, and leaving them out keeps the output byte-identical at any thread
-/// count, under any NUMA placement, with or without statistics and at any sort memory.
+/// `--pin`), `--numa MODE`, `--mm`, `--stats FILE` and `--sort-memory SIZE`: they do not
+/// change the alignments, and leaving them out keeps the output byte-identical at any
+/// thread count, under any NUMA placement, with the index copied or memory-mapped, with or
+/// without statistics and at any sort memory.
 pub fn command_line(args: impl Iterator<Item = String>) -> String {
     let mut kept: Vec<String> = Vec::new();
     let mut skip_value = false;
@@ -596,7 +604,7 @@ pub fn command_line(args: impl Iterator<Item = String>) -> String {
         }
         match arg.as_str() {
             "-p" | "--threads" | "--stats" | "--numa" | "--sort-memory" => skip_value = true,
-            "--pin" => {}
+            "--pin" | "--mm" => {}
             a if a.starts_with("--threads=")
                 || a.starts_with("--stats=")
                 || a.starts_with("--numa=")
@@ -660,6 +668,7 @@ mod tests {
             "-p8",
             "-t",
             "--pin",
+            "--mm",
             "--threads=2",
             "--stats",
             "s.json",

@@ -19,6 +19,7 @@
 //! [`Placement`] (node by node) and the size of the shared data. Nothing here touches
 //! the farm's task path: placement is settled before the workers start.
 
+mod memory;
 mod placement;
 mod policy;
 mod topology;
@@ -26,6 +27,7 @@ mod topology;
 use std::fmt;
 use std::str::FromStr;
 
+pub use memory::available_memory;
 pub use placement::{Placement, ReplicaGroup, WorkerSlot};
 pub use policy::MemoryPolicy;
 pub use topology::{

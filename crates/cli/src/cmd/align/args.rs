@@ -431,7 +431,8 @@ pub struct AlignArgs {
     /// Output in input order (always so; accepted)
     #[arg(long)]
     pub reorder: bool,
-    /// Memory-map the index (so unless --numa copies it; accepted)
+    /// Memory-map the index (its pages shared with other processes) instead of reading
+    /// it into memory
     #[arg(long)]
     pub mm: bool,
 
