@@ -297,7 +297,7 @@ fn numa_stats(dir: &Path, prefix: &Path, args: &[&str], env: &[(&str, &str)]) ->
 }
 
 #[test]
-fn stats_say_numa_off_when_asked() {
+fn stats_say_numa_off_when_asked_and_the_index_copied_into_memory() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = index_test_genome(dir.path());
     let stats = numa_stats(dir.path(), &prefix, &["--numa", "off"], &[]);
@@ -306,20 +306,17 @@ fn stats_say_numa_off_when_asked() {
     assert_eq!(numa["reason"], "asked for", "{numa}");
     assert_eq!(numa["copies"], 1, "{numa}");
     assert_eq!(numa["nodes"], serde_json::Value::Null, "{numa}");
-}
-
-#[test]
-fn an_unplaced_index_is_copied_into_memory_and_memory_mapped_with_mm() {
-    let dir = tempfile::tempdir().unwrap();
-    let prefix = index_test_genome(dir.path());
-    let copied = numa_stats(dir.path(), &prefix, &["--numa", "off"], &[]);
-    let numa = &copied["numa"];
     assert_eq!(numa["index"], "copied", "{numa}");
     let reason = numa["index_reason"].as_str().unwrap();
     assert!(reason.contains("at least twice the index"), "{numa}");
-    let again = tempfile::tempdir().unwrap();
-    let mapped = numa_stats(again.path(), &prefix, &["--numa", "off", "--mm"], &[]);
-    let numa = &mapped["numa"];
+}
+
+#[test]
+fn with_mm_the_index_is_memory_mapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = index_test_genome(dir.path());
+    let stats = numa_stats(dir.path(), &prefix, &["--numa", "off", "--mm"], &[]);
+    let numa = &stats["numa"];
     assert_eq!(numa["index"], "mapped", "{numa}");
     assert_eq!(numa["index_reason"], "asked for", "{numa}");
 }

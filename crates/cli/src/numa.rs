@@ -117,17 +117,16 @@ impl PlacedIndex {
         };
         let verify = options.verify_checksums;
         let (mode, reason) = (decision.plan.mode(), decision.reason);
-        let mut load_reason = "placed by --numa".to_string();
-        let (replicas, placement) = match decision.plan {
+        let placed_by_numa = || "placed by --numa".to_string();
+        let (replicas, placement, load_reason) = match decision.plan {
             NumaPlan::Off => {
                 let (unplaced, why) = unplaced_load(options, size, available_memory());
-                load_reason = why;
-                (Replicas::single(FmIndex::open(path, unplaced)?), None)
+                (Replicas::single(FmIndex::open(path, unplaced)?), None, why)
             }
             NumaPlan::Interleave { placement, nodes } => {
                 let policy = MemoryPolicy::Interleave(nodes);
                 let index = FmIndex::open_copy_with(path, verify, placed(policy))?;
-                (Replicas::single(index), Some(placement))
+                (Replicas::single(index), Some(placement), placed_by_numa())
             }
             NumaPlan::Replicate { placement, groups } => {
                 let replicas = Replicas::build(&groups, |group| {
@@ -146,7 +145,7 @@ impl PlacedIndex {
                     };
                     FmIndex::open_copy_with(path, verify, placed(policy))
                 })?;
-                (replicas, Some(placement))
+                (replicas, Some(placement), placed_by_numa())
             }
         };
         Ok(Self {
