@@ -243,19 +243,19 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
 /// the memory the system reports available.
 fn default_memory(bases: u64) -> Option<u64> {
     let wanted = (256 << 20) + 6 * bases;
-    Some(match meminfo_kib("/proc/meminfo", "MemAvailable:") {
-        Some(kib) => wanted.min(kib * 1024 / 4 * 3),
+    Some(match seqfarm_farm::numa::mem_available() {
+        Some(bytes) => wanted.min(bytes / 4 * 3),
         None => wanted,
     })
 }
 
 /// The process's peak resident memory so far, in bytes.
 fn peak_memory() -> Option<u64> {
-    meminfo_kib("/proc/self/status", "VmHWM:").map(|kib| kib * 1024)
+    proc_kib("/proc/self/status", "VmHWM:").map(|kib| kib * 1024)
 }
 
 /// The value in KiB of the line starting with `key` in a `/proc` file.
-fn meminfo_kib(file: &str, key: &str) -> Option<u64> {
+fn proc_kib(file: &str, key: &str) -> Option<u64> {
     let text = std::fs::read_to_string(file).ok()?;
     let line = text.lines().find(|l| l.starts_with(key))?;
     line[key.len()..].split_whitespace().next()?.parse().ok()

@@ -27,7 +27,7 @@ mod topology;
 use std::fmt;
 use std::str::FromStr;
 
-pub use memory::available_memory;
+pub use memory::{available_memory, mem_available};
 pub use placement::{Placement, ReplicaGroup, WorkerSlot};
 pub use policy::MemoryPolicy;
 pub use topology::{
