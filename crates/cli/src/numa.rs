@@ -40,25 +40,17 @@ fn unplaced_load(options: LoadOptions, size: u64, available: Option<u64>) -> (Lo
         mode: LoadMode::Mmap,
         ..options
     };
-    match available {
-        Some(free) if free >= size.saturating_mul(2) => (
-            options,
-            format!(
-                "{:.1} GiB available, at least twice the index ({:.1} GiB)",
-                gib(free),
-                gib(size)
-            ),
-        ),
-        Some(free) => (
-            mapped,
-            format!(
-                "{:.1} GiB available, under twice the index ({:.1} GiB)",
-                gib(free),
-                gib(size)
-            ),
-        ),
-        None => (mapped, "the memory available is unknown".into()),
-    }
+    let Some(free) = available else {
+        return (mapped, "the memory available is unknown".into());
+    };
+    let fits = free >= size.saturating_mul(2);
+    let why = format!(
+        "{:.1} GiB available, {} twice the index ({:.1} GiB)",
+        gib(free),
+        if fits { "at least" } else { "under" },
+        gib(size)
+    );
+    (if fits { options } else { mapped }, why)
 }
 
 /// An index loaded as `--numa` decided: one copy (memory-mapped, or interleaved), or
