@@ -5,8 +5,10 @@
 pub struct FarmConfig {
     /// Number of worker threads (at least 1).
     pub workers: usize,
-    /// Tasks in flight per worker (at least 1). The task pool holds
-    /// `workers × queue_depth` objects, which bounds the farm's memory.
+    /// Task objects per worker (at least 1). The task pool holds
+    /// `workers × queue_depth` objects, which bounds the farm's memory; a worker holds
+    /// at most two of them at once (half its share above 4), and the rest are filled
+    /// ahead and let a faster worker run ahead of a slower one in an ordered farm.
     pub queue_depth: usize,
     /// Pin worker `i` to core `i mod cores`.
     pub pin: bool,
@@ -40,7 +42,7 @@ impl FarmConfig {
         }
     }
 
-    /// Sets the number of tasks in flight per worker (0 counts as 1).
+    /// Sets the number of task objects per worker (0 counts as 1).
     pub fn queue_depth(mut self, depth: usize) -> Self {
         self.queue_depth = depth.max(1);
         self

@@ -20,8 +20,10 @@
 //! place, so the memory a farm holds is bounded by
 //! `task size × workers × queue depth`, whatever the input size.
 //!
-//! Scheduling is on demand: the next task goes to the next worker (round robin) that has
-//! a free slot in its ring, so a slow task never holds up the others. Threads that run
+//! Scheduling is on demand: the next task goes to the worker holding the fewest (at most
+//! two at once, the one it works on and the next), so a slow task never holds up the
+//! others, and the rest of the pool lets a faster worker take more tasks in an ordered
+//! farm while an older task is still out on a slower one. Threads that run
 //! out of work spin briefly and then park; the thread that hands them work wakes them.
 //! There is no lock on the task path.
 //!

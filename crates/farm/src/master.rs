@@ -1,5 +1,6 @@
 //! The master loop: emitter and collector on the caller's thread.
 
+use std::collections::VecDeque;
 use std::time::Instant;
 
 use rtrb::{Consumer, Producer, RingBuffer};
@@ -63,6 +64,7 @@ where
     let workers = config.workers.max(1);
     let depth = config.queue_depth.max(1);
     let pool_size = workers * depth;
+    let lead = worker_lead(depth);
     let patience = Patience::for_threads(workers + 1);
     let shared = Shared::<E>::new();
     let master_bell = Bell::default();
@@ -73,7 +75,7 @@ where
     let mut from_workers = Vec::with_capacity(workers);
     let mut seats = Vec::with_capacity(workers);
     for (index, bell) in worker_bells.iter().enumerate() {
-        let (task_tx, task_rx) = RingBuffer::new(depth);
+        let (task_tx, task_rx) = RingBuffer::new(lead);
         // A worker can hold at most the whole pool, so its result ring never fills.
         let (result_tx, result_rx) = RingBuffer::new(pool_size);
         to_workers.push(task_tx);
@@ -133,8 +135,10 @@ where
                 next_seq: 0,
                 next_collect: 0,
                 in_flight: 0,
+                assigned: vec![0; workers],
+                lead,
                 next_worker: 0,
-                pending: None,
+                ready: VecDeque::with_capacity(pool_size),
                 stats: MasterStats::default(),
             };
             match master.run(emitter, collector) {
@@ -207,9 +211,13 @@ struct Master<'a, T, E> {
     next_seq: u64,
     next_collect: u64,
     in_flight: usize,
+    /// Tasks each worker holds: handed out and not yet back.
+    assigned: Vec<usize>,
+    /// The most tasks a worker holds at once ([`worker_lead`]).
+    lead: usize,
     next_worker: usize,
-    /// A filled task no ring had room for.
-    pending: Option<Parcel<T>>,
+    /// Filled tasks, oldest first, waiting for a worker with room.
+    ready: VecDeque<Parcel<T>>,
     /// Time in the emitter, the collector and waiting.
     stats: MasterStats,
 }
@@ -221,6 +229,7 @@ impl<T, E> Master<'_, T, E> {
         Co: Collector<T, E> + ?Sized,
     {
         let mut input_done = false;
+        let mut input_closed = false;
         loop {
             if self.shared.stopped() {
                 return Ok(());
@@ -235,51 +244,50 @@ impl<T, E> Master<'_, T, E> {
             // rather than per task.
             let emitting = self.timed.then(WorkClock::start);
             loop {
-                let parcel = match self.pending.take() {
-                    Some(parcel) => parcel,
-                    None => {
-                        if input_done {
-                            break;
-                        }
-                        let Some(mut parcel) = self.free.pop() else {
-                            break;
-                        };
-                        match guarded(Stage::Emitter, || emitter.fill(&mut parcel.task))? {
-                            Fill::Task => {
-                                parcel.seq = self.next_seq;
-                                self.next_seq += 1;
-                                parcel
-                            }
-                            Fill::End => {
-                                self.free.push(parcel);
-                                input_done = true;
-                                self.shared.close_input();
-                                for bell in self.worker_bells {
-                                    bell.ring_always();
-                                }
-                                break;
-                            }
-                        }
-                    }
+                progressed |= self.hand_out();
+                if input_done {
+                    break;
+                }
+                let Some(mut parcel) = self.free.pop() else {
+                    break;
                 };
-                match self.push_to_worker(parcel) {
-                    Ok(()) => {
-                        self.in_flight += 1;
-                        progressed = true;
+                match guarded(Stage::Emitter, || emitter.fill(&mut parcel.task))? {
+                    Fill::Task => {
+                        parcel.seq = self.next_seq;
+                        self.next_seq += 1;
+                        // Straight to a worker when no older task waits (the common
+                        // case), else behind the older ones.
+                        if self.ready.is_empty() {
+                            match self.push_to_worker(parcel) {
+                                Ok(()) => {
+                                    self.in_flight += 1;
+                                    progressed = true;
+                                }
+                                Err(parcel) => self.ready.push_back(parcel),
+                            }
+                        } else {
+                            self.ready.push_back(parcel);
+                        }
                     }
-                    Err(parcel) => {
-                        // Every ring is full: wait for results. (With the pool's size
-                        // equal to the rings' total room this does not happen, but a
-                        // filled task must never be lost.)
-                        self.pending = Some(parcel);
-                        break;
+                    Fill::End => {
+                        self.free.push(parcel);
+                        input_done = true;
                     }
+                }
+            }
+            // Workers leave once their ring is empty and the input is closed, so it
+            // closes only when every filled task has been handed out.
+            if input_done && self.ready.is_empty() && !input_closed {
+                input_closed = true;
+                self.shared.close_input();
+                for bell in self.worker_bells {
+                    bell.ring_always();
                 }
             }
             if let Some(emitting) = emitting {
                 emitting.stop(&mut self.stats.emit, &mut self.stats.stalled);
             }
-            if input_done && self.in_flight == 0 && self.pending.is_none() {
+            if input_closed && self.in_flight == 0 {
                 return Ok(());
             }
             if !progressed {
@@ -308,6 +316,7 @@ impl<T, E> Master<'_, T, E> {
             while let Ok(mut parcel) = self.from_workers[ring].pop() {
                 any = true;
                 self.in_flight -= 1;
+                self.assigned[ring] -= 1;
                 if self.ordered {
                     let at = (parcel.seq % pool_size) as usize;
                     self.reorder[at] = Some(parcel);
@@ -331,23 +340,61 @@ impl<T, E> Master<'_, T, E> {
         Ok(any)
     }
 
-    /// Hands `parcel` to the next worker, round robin, with room in its ring, and wakes
-    /// it; gives the parcel back when every ring is full. A push only reads the
-    /// consumer's position when its cached copy says the ring is full, so the common
-    /// case touches no cache line the worker writes.
-    fn push_to_worker(&mut self, mut parcel: Parcel<T>) -> Result<(), Parcel<T>> {
-        let n = self.to_workers.len();
-        for k in 0..n {
-            let w = (self.next_worker + k) % n;
-            match self.to_workers[w].push(parcel) {
+    /// Hands the ready tasks, oldest first, to the workers holding fewer than `lead`
+    /// tasks, and wakes them; returns whether any was handed out.
+    fn hand_out(&mut self) -> bool {
+        let mut any = false;
+        while let Some(parcel) = self.ready.pop_front() {
+            match self.push_to_worker(parcel) {
                 Ok(()) => {
-                    self.worker_bells[w].ring();
-                    self.next_worker = (w + 1) % n;
-                    return Ok(());
+                    self.in_flight += 1;
+                    any = true;
                 }
-                Err(rtrb::PushError::Full(back)) => parcel = back,
+                Err(parcel) => {
+                    self.ready.push_front(parcel);
+                    break;
+                }
             }
         }
-        Err(parcel)
+        any
     }
+
+    /// Hands `parcel` to the worker holding the fewest tasks, if that is fewer than
+    /// `lead` (ties go round robin), and wakes it; gives the parcel back when every
+    /// worker holds `lead`. A push only reads the consumer's position when its cached
+    /// copy says the ring is full, so the common case touches no cache line the worker
+    /// writes.
+    fn push_to_worker(&mut self, parcel: Parcel<T>) -> Result<(), Parcel<T>> {
+        let n = self.to_workers.len();
+        let mut w = self.next_worker;
+        if self.assigned[w] > 0 {
+            // Not idle: look for the worker holding the fewest.
+            w = (0..n)
+                .map(|k| (self.next_worker + k) % n)
+                .min_by_key(|&w| self.assigned[w])
+                .unwrap_or(w);
+            if self.assigned[w] >= self.lead {
+                return Err(parcel);
+            }
+        }
+        match self.to_workers[w].push(parcel) {
+            Ok(()) => {
+                self.assigned[w] += 1;
+                self.worker_bells[w].ring();
+                self.next_worker = (w + 1) % n;
+                Ok(())
+            }
+            // Unreachable: a ring holds `lead` tasks and the worker holds fewer.
+            Err(rtrb::PushError::Full(back)) => Err(back),
+        }
+    }
+}
+
+/// The most tasks one worker holds at once, of the `depth` per worker in the pool: the
+/// one it works on and one waiting (half the depth for deeper pools). The rest of the
+/// pool is filled ahead, and lets a faster worker take more tasks while an older task
+/// still holds up ordered collection on a slower one (a core shared with another
+/// process), instead of both taking turns.
+fn worker_lead(depth: usize) -> usize {
+    (depth / 2).max(depth.min(2))
 }

@@ -130,6 +130,57 @@ fn single_worker_depth_one() {
 }
 
 #[test]
+fn random_costs_ordered_depth_three() {
+    exactly_once(100_000, 2, 3, true, 200);
+}
+
+#[test]
+fn random_costs_unordered_deep_pool() {
+    exactly_once(100_000, 3, 9, false, 200);
+}
+
+/// In an ordered farm, a worker slowed down (its core shared with another process)
+/// must not hold the other to its pace: the faster one takes more tasks while the
+/// slower one's oldest task holds up collection.
+#[test]
+fn a_slower_worker_takes_fewer_tasks_in_an_ordered_farm() {
+    let config = FarmConfig::new(2).ordered(true);
+    let mut next = 0u64;
+    let mut expected = 0u64;
+    let report = run(
+        &config,
+        || 0u64,
+        &mut |t: &mut u64| -> Result<Fill, String> {
+            if next == 200 {
+                return Ok(Fill::End);
+            }
+            *t = next;
+            next += 1;
+            Ok(Fill::Task)
+        },
+        |info: WorkerInfo| {
+            let pause = Duration::from_micros(if info.index == 0 { 4_000 } else { 400 });
+            Ok(move |_: &mut u64| -> Result<(), String> {
+                std::thread::sleep(pause);
+                Ok(())
+            })
+        },
+        &mut |t: &mut u64| -> Result<(), String> {
+            assert_eq!(*t, expected, "out of order");
+            expected += 1;
+            Ok(())
+        },
+    )
+    .unwrap();
+    let per_worker = report.tasks_per_worker();
+    assert_eq!(per_worker.iter().sum::<u64>(), 200);
+    assert!(
+        per_worker[1] >= 2 * per_worker[0],
+        "tasks per worker (slow, fast): {per_worker:?}"
+    );
+}
+
+#[test]
 fn empty_input() {
     exactly_once(0, 4, 4, true, 0);
 }
