@@ -7,8 +7,9 @@ pub struct FarmConfig {
     pub workers: usize,
     /// Task objects per worker (at least 1). The task pool holds
     /// `workers × queue_depth` objects, which bounds the farm's memory; a worker holds
-    /// at most two of them at once (half its share above 4), and the rest are filled
-    /// ahead and let a faster worker run ahead of a slower one in an ordered farm.
+    /// all but two of them at once (at least two, the one it works on and the next),
+    /// and the two left per worker are filled ahead and let a faster worker run ahead of
+    /// a slower one in an ordered farm.
     pub queue_depth: usize,
     /// Pin worker `i` to core `i mod cores`.
     pub pin: bool,

@@ -20,10 +20,11 @@
 //! place, so the memory a farm holds is bounded by
 //! `task size × workers × queue depth`, whatever the input size.
 //!
-//! Scheduling is on demand: the next task goes to the worker holding the fewest (at most
-//! two at once, the one it works on and the next), so a slow task never holds up the
-//! others, and the rest of the pool lets a faster worker take more tasks in an ordered
-//! farm while an older task is still out on a slower one. Threads that run
+//! Scheduling is on demand: the next task goes to the worker holding the fewest (round
+//! robin among equals), so a slow task never holds up the others. A ring holds all
+//! but two of the worker's share of the pool (at least two); the spare objects let a
+//! faster worker take more tasks in an ordered farm while an older task is still out
+//! on a slower one. Threads that run
 //! out of work spin briefly and then park; the thread that hands them work wakes them.
 //! There is no lock on the task path.
 //!

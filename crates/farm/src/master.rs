@@ -359,42 +359,55 @@ impl<T, E> Master<'_, T, E> {
         any
     }
 
-    /// Hands `parcel` to the worker holding the fewest tasks, if that is fewer than
-    /// `lead` (ties go round robin), and wakes it; gives the parcel back when every
-    /// worker holds `lead`. A push only reads the consumer's position when its cached
-    /// copy says the ring is full, so the common case touches no cache line the worker
-    /// writes.
+    /// Hands `parcel` to the worker holding the fewest tasks, if fewer than `lead`
+    /// (ties go round robin), and wakes it; gives the parcel back when every worker
+    /// holds `lead`. Preferring the emptiest keeps a task from queueing behind a slower
+    /// worker while another is idle. The counts are the master's own, so choosing
+    /// touches no cache line a worker writes.
     fn push_to_worker(&mut self, parcel: Parcel<T>) -> Result<(), Parcel<T>> {
         let n = self.to_workers.len();
-        let mut w = self.next_worker;
-        if self.assigned[w] > 0 {
-            // Not idle: look for the worker holding the fewest.
-            w = (0..n)
-                .map(|k| (self.next_worker + k) % n)
-                .min_by_key(|&w| self.assigned[w])
-                .unwrap_or(w);
-            if self.assigned[w] >= self.lead {
-                return Err(parcel);
+        let (mut w, mut k) = (self.next_worker, self.next_worker);
+        for _ in 1..n {
+            if self.assigned[w] == 0 {
+                break;
             }
+            k = if k + 1 == n { 0 } else { k + 1 };
+            if self.assigned[k] < self.assigned[w] {
+                w = k;
+            }
+        }
+        if self.assigned[w] >= self.lead {
+            return Err(parcel);
         }
         match self.to_workers[w].push(parcel) {
             Ok(()) => {
                 self.assigned[w] += 1;
                 self.worker_bells[w].ring();
-                self.next_worker = (w + 1) % n;
+                self.next_worker = if w + 1 == n { 0 } else { w + 1 };
                 Ok(())
             }
-            // Unreachable: a ring holds `lead` tasks and the worker holds fewer.
+            // Not reached: a ring holds `lead` tasks and the worker holds fewer.
             Err(rtrb::PushError::Full(back)) => Err(back),
         }
     }
 }
 
-/// The most tasks one worker holds at once, of the `depth` per worker in the pool: the
-/// one it works on and one waiting (half the depth for deeper pools). The rest of the
-/// pool is filled ahead, and lets a faster worker take more tasks while an older task
-/// still holds up ordered collection on a slower one (a core shared with another
-/// process), instead of both taking turns.
+/// The most tasks one worker holds at once, of the `depth` per worker in the pool: all
+/// but two (at least the one it works on and the next; depth 1 allows only one). The
+/// two left per worker are filled ahead, and let a faster worker take more tasks while
+/// an older task still holds up ordered collection on a slower one (a core shared with
+/// another process), instead of both taking turns.
 fn worker_lead(depth: usize) -> usize {
-    (depth / 2).max(depth.min(2))
+    depth.saturating_sub(2).max(depth.min(2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::worker_lead;
+
+    #[test]
+    fn a_worker_holds_all_but_two_tasks_of_its_share_and_at_least_two() {
+        let leads: Vec<usize> = [1, 2, 3, 4, 5, 256].into_iter().map(worker_lead).collect();
+        assert_eq!(leads, [1, 2, 2, 2, 3, 254]);
+    }
 }
