@@ -34,7 +34,8 @@ pub struct IndexArgs {
     threads: Option<usize>,
     /// Memory budget for the build, e.g. 2G, 1500M (K, M, G, T: powers of 1024): the
     /// suffix sort is split into as many buckets as it takes to stay within it
-    /// [default: 256M plus 6 bytes per base, at most 3/4 of the available memory]
+    /// [default: 256M plus 6 bytes per base, at most 3/4 of the available memory, a
+    /// cgroup limit counted]
     #[arg(short = 'm', long = "memory", value_name = "SIZE", value_parser = parse_size)]
     memory: Option<u64>,
     /// Keep every R-th suffix-array row (a power of two): smaller is faster to locate,
@@ -240,10 +241,11 @@ pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
 
 /// The default budget for a genome of `bases` bases: 256 MiB plus 6 bytes per base
 /// (a few buckets: as fast as one, in a third of the memory), at most three quarters of
-/// the memory the system reports available.
+/// the memory the process can fill: the system's available memory, or less where a
+/// cgroup limit (a Slurm job's, a container's) leaves less.
 fn default_memory(bases: u64) -> Option<u64> {
     let wanted = (256 << 20) + 6 * bases;
-    Some(match seqfarm_farm::numa::mem_available() {
+    Some(match seqfarm_farm::numa::available_memory() {
         Some(bytes) => wanted.min(bytes / 4 * 3),
         None => wanted,
     })
