@@ -4,8 +4,9 @@
 use std::path::Path;
 
 /// The bytes this process can fill without swapping: the system's [`mem_available`], or
-/// less where a cgroup (v2) limit on the process's cgroup or one above it leaves less
-/// (`memory.max` less `memory.current`); `None` where neither can be read (not Linux).
+/// less where a cgroup limit on the process's cgroup or one above it leaves less (cgroup
+/// v2's `memory.max` less `memory.current`, or v1's `memory.limit_in_bytes` less
+/// `memory.usage_in_bytes`); `None` where neither can be read (not Linux).
 pub fn available_memory() -> Option<u64> {
     let cgroup = std::fs::read_to_string("/proc/self/cgroup")
         .ok()
@@ -31,12 +32,14 @@ fn parse_mem_available(meminfo: &str) -> Option<u64> {
     Some(kb.saturating_mul(1024))
 }
 
-/// The least headroom (`memory.max` less `memory.current`) of the cgroup v2 that a
-/// `/proc/self/cgroup` text names (its `0::PATH` line) and of the cgroups above it, under
-/// the cgroup file system mounted at `root`: a limit set on a job applies to the steps
-/// inside it. `None` without a v2 cgroup or without any limit (`max` everywhere).
+/// The least headroom of the cgroups that a `/proc/self/cgroup` text names and of the
+/// cgroups above them, under the cgroup file systems mounted at `root`: a limit set on a
+/// job applies to the steps inside it. The cgroup v2 (its `0::PATH` line, under `root`)
+/// counts `memory.max` less `memory.current`; the v1 memory controller (a line naming
+/// `memory`, under `root/memory`, as Slurm and older distributions set it up) counts
+/// `memory.limit_in_bytes` less `memory.usage_in_bytes`. `None` without any limit
+/// (`max`, or v1's page-counter ceiling, everywhere).
 fn cgroup_headroom(self_cgroup: &str, root: &Path) -> Option<u64> {
-    let path = self_cgroup.lines().find_map(|l| l.strip_prefix("0::"))?;
     let read = |dir: &Path, name: &str| -> Option<u64> {
         std::fs::read_to_string(dir.join(name))
             .ok()?
@@ -44,14 +47,36 @@ fn cgroup_headroom(self_cgroup: &str, root: &Path) -> Option<u64> {
             .parse()
             .ok()
     };
-    root.join(path.trim_start_matches('/'))
-        .ancestors()
-        .take_while(|dir| dir.starts_with(root))
-        .filter_map(|dir| {
-            Some(read(dir, "memory.max")?.saturating_sub(read(dir, "memory.current")?))
+    // (mount point, the cgroup's path under it, its limit and usage files)
+    let hierarchies = self_cgroup.lines().filter_map(|line| {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        if controllers.is_empty() {
+            Some((root.to_path_buf(), path, "memory.max", "memory.current"))
+        } else if controllers.split(',').any(|c| c == "memory") {
+            let limit = ("memory.limit_in_bytes", "memory.usage_in_bytes");
+            Some((root.join("memory"), path, limit.0, limit.1))
+        } else {
+            None
+        }
+    });
+    hierarchies
+        .flat_map(|(mount, path, max, current)| {
+            let dir = mount.join(path.trim_start_matches('/'));
+            dir.ancestors()
+                .take_while(|d| d.starts_with(&mount))
+                .filter_map(|d| {
+                    let limit = read(d, max).filter(|&l| l < NO_LIMIT)?;
+                    Some(limit.saturating_sub(read(d, current)?))
+                })
+                .collect::<Vec<_>>()
         })
         .min()
 }
+
+/// Limits at or above this are v1's way of writing "no limit" (its page counter's
+/// ceiling, 2^63 rounded down to a page).
+const NO_LIMIT: u64 = 1 << 62;
 
 #[cfg(test)]
 mod tests {
@@ -76,6 +101,30 @@ mod tests {
         std::fs::write(job.join("memory.max"), "max\n").unwrap();
         assert_eq!(cgroup_headroom(line, root.path()), None);
         assert_eq!(cgroup_headroom("1:memory:/x\n", root.path()), None);
+    }
+
+    #[test]
+    fn a_cgroup_v1_memory_limit_leaves_its_headroom() {
+        let root = tempfile::tempdir().unwrap();
+        let memory = root.path().join("memory");
+        let job = memory.join("slurm/uid_0/job_7");
+        let step = job.join("step_batch");
+        std::fs::create_dir_all(&step).unwrap();
+        let write = |dir: &std::path::Path, limit: &str, usage: &str| {
+            std::fs::write(dir.join("memory.limit_in_bytes"), limit).unwrap();
+            std::fs::write(dir.join("memory.usage_in_bytes"), usage).unwrap();
+        };
+        let unlimited = "9223372036854771712\n";
+        write(&memory, unlimited, "5000000000\n");
+        write(&job, "2147483648\n", "1073741824\n");
+        write(&step, unlimited, "4096\n");
+        let text = "12:pids:/slurm\n4:memory:/slurm/uid_0/job_7/step_batch\n0::/\n";
+        assert_eq!(cgroup_headroom(text, root.path()), Some(1 << 30));
+        // Controllers mounted together are named together.
+        let joint = "4:cpu,memory:/slurm/uid_0/job_7/step_batch\n";
+        assert_eq!(cgroup_headroom(joint, root.path()), Some(1 << 30));
+        write(&job, unlimited, "1073741824\n");
+        assert_eq!(cgroup_headroom(text, root.path()), None);
     }
 
     #[test]
