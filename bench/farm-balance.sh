@@ -40,17 +40,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
 # A busy loop on core 0 for as long as COMMAND runs.
-cat > "$scratch/beside-a-busy-core" <<'SH'
-#!/bin/sh
-taskset -c 0 sh -c 'while :; do :; done' &
-burner=$!
-"$@"
-status=$?
-kill "$burner"
-exit $status
-SH
-chmod +x "$scratch/beside-a-busy-core"
-busy=$scratch/beside-a-busy-core
+busy=$(beside_a_busy_core "$scratch")
 
 align() { echo "$1 align -p $cores -x $index -1 $r1 -2 $r2 -S $scratch/out.sam --force $2"; }
 args=()

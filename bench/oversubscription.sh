@@ -65,17 +65,7 @@ if [ -z "${BT2_INDEX:-}" ] || [ ! -f "$BT2_INDEX.1.bt2" ]; then
 fi
 
 # A busy loop on core 0 for as long as COMMAND runs.
-cat > "$tmp/beside-a-busy-core" <<'SH'
-#!/bin/sh
-taskset -c 0 sh -c 'while :; do :; done' &
-burner=$!
-"$@"
-status=$?
-kill "$burner"
-exit $status
-SH
-chmod +x "$tmp/beside-a-busy-core"
-busy=$tmp/beside-a-busy-core
+busy=$(beside_a_busy_core "$tmp")
 
 flagstat_at() { echo "$sf flagstat -t $1 -o $tmp/flagstat.txt --force $BAM"; }
 samtools_at() { echo "samtools flagstat -@ $1 $BAM"; }

@@ -36,3 +36,20 @@ for tool in wall:
     print(f"{tool:<22} {w[tool]:8.2f} {w[peer] / w[tool]:12.2f} {c[tool]:8.2f} {c[peer] / c[tool]:14.2f}")
 PY
 }
+
+# beside_a_busy_core DIR
+# Writes DIR/beside-a-busy-core, a wrapper that runs its arguments as a command while a
+# busy loop holds core 0 (the loop ends with the command), and prints its path.
+beside_a_busy_core() {
+  cat > "$1/beside-a-busy-core" <<'SH'
+#!/bin/sh
+taskset -c 0 sh -c 'while :; do :; done' &
+burner=$!
+"$@"
+status=$?
+kill "$burner"
+exit $status
+SH
+  chmod +x "$1/beside-a-busy-core"
+  echo "$1/beside-a-busy-core"
+}
