@@ -60,14 +60,9 @@ for which in old new; do
   done
 done
 
-python3 - "$rounds" "$scratch" "$rev" "$now" <<'PY'
-import json, statistics, sys
-rounds, scratch, rev, now = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-times = {}
-for r in range(1, rounds + 1):
-    for res in json.load(open(f"{scratch}/balance.{r}.json"))["results"]:
-        times.setdefault(res["command"], []).extend(res["times"])
-med = {k: statistics.median(v) for k, v in times.items()}
+python3 - "$(round_medians "$rounds" "$scratch/balance")" "$scratch" "$rev" "$now" <<'PY'
+import json, sys
+med, scratch, rev, now = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 
 def split(which, pin):
     stats = json.load(open(f"{scratch}/{which}{pin}.json"))

@@ -82,14 +82,9 @@ for tool in flagstat samtools align bowtie2; do
 done
 alternate_rounds "$rounds" "$tmp/over" -- "${args[@]}"
 
-python3 - "$rounds" "$tmp/over" "$cores" "$over" <<'PY'
-import json, statistics, sys
-rounds, prefix, cores, over = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-times = {}
-for r in range(1, rounds + 1):
-    for res in json.load(open(f"{prefix}.{r}.json"))["results"]:
-        times.setdefault(res["command"], []).extend(res["times"])
-med = {k: statistics.median(v) for k, v in times.items()}
+python3 - "$(round_medians "$rounds" "$tmp/over")" "$cores" "$over" <<'PY'
+import json, sys
+med, cores, over = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3]
 print(f"{'tool':<18} {'-t ' + cores + ' s':>9} {'-t ' + over + ' s':>9} {'busy s':>9} "
       f"{over + '/' + cores + ' speed':>12} {'busy/quiet':>11}")
 for tool in ["flagstat", "samtools", "align", "bowtie2"]:

@@ -53,3 +53,18 @@ SH
   chmod +x "$1/beside-a-busy-core"
   echo "$1/beside-a-busy-core"
 }
+
+# round_medians ROUNDS JSON_PREFIX
+# Prints, as one JSON object, each command's median wall seconds over the rounds of
+# alternate_rounds (keyed by the command's name).
+round_medians() {
+  python3 - "$@" <<'PY'
+import json, statistics, sys
+rounds, prefix = int(sys.argv[1]), sys.argv[2]
+times = {}
+for r in range(1, rounds + 1):
+    for res in json.load(open(f"{prefix}.{r}.json"))["results"]:
+        times.setdefault(res["command"], []).extend(res["times"])
+print(json.dumps({k: statistics.median(v) for k, v in times.items()}))
+PY
+}
