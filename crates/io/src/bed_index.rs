@@ -12,7 +12,9 @@ use noodles_core::Position;
 use noodles_csi::binning_index::index::header::{self, ReferenceSequenceNames};
 use noodles_csi::binning_index::index::reference_sequence::bin::Chunk;
 use noodles_csi::binning_index::index::reference_sequence::index::BinnedIndex;
-use noodles_csi::binning_index::Indexer;
+use noodles_csi::binning_index::index::reference_sequence::{Metadata, ReferenceSequence};
+use noodles_csi::binning_index::indexer::AddRecordError;
+use noodles_csi::binning_index::{Indexer, ReferenceSequence as _};
 
 use crate::bgzf_writer::{BlockStarts, ParallelBgzfWriter};
 
@@ -22,6 +24,32 @@ const MIN_SHIFT: u8 = 14;
 /// Builds the CSI index of a BED file from its lines and their virtual offsets.
 pub struct BedIndexer {
     indexer: Indexer<BinnedIndex>,
+    /// The contig names, for the header of the index as built.
+    names: ReferenceSequenceNames,
+    depth: u8,
+    /// Lines joined and not yet added to `indexer`.
+    group: Option<LineGroup>,
+    /// The contig and start of the last line, whose order the next line must keep.
+    last: Option<(usize, Position)>,
+    /// Lines indexed per contig: the index's record counts.
+    lines: Vec<u64>,
+}
+
+/// Consecutive lines of one contig whose intervals lie in one bin and whose chunks join
+/// (each starts in the file where the one before ends, so the index would merge their
+/// chunks anyway), added to the index as one record over their union. The union lies in
+/// the same bin, its chunk is the merged one and starts where the first line does, so
+/// the bins, the offsets and the positions of the index are those of the lines one by
+/// one; only the record count is set right when the index is built
+/// ([`BedIndexer::write`]). Adding a record costs a hashed look-up per level of bins,
+/// and a bin of 16 kbp holds dozens of windows or thousands of per-base runs.
+struct LineGroup {
+    ref_id: usize,
+    bin: usize,
+    first: Position,
+    last: Position,
+    start: u64,
+    end: u64,
 }
 
 impl BedIndexer {
@@ -35,13 +63,17 @@ impl BedIndexer {
         }
         let names: ReferenceSequenceNames =
             names.into_iter().map(|n| n.as_bytes().into()).collect();
-        let header = header::Builder::bed()
-            .set_reference_sequence_names(names)
-            .build();
         let indexer = Indexer::new(MIN_SHIFT, depth)
             .expect("a shift and depth within CSI's limits")
-            .set_header(header);
-        Self { indexer }
+            .set_header(bed_header(&names));
+        Self {
+            indexer,
+            names,
+            depth,
+            group: None,
+            last: None,
+            lines: Vec::new(),
+        }
     }
 
     /// Adds one line of contig number `ref_id` that starts at virtual offset `start` and
@@ -68,6 +100,78 @@ impl BedIndexer {
         start: u64,
         end: u64,
     ) -> Result<(), String> {
+        // Only a line the index takes as it is joins a group, so an error names its line.
+        let ordered = match self.last {
+            Some((r, previous)) if r == ref_id => {
+                if first < previous {
+                    self.flush()?;
+                    return Err(AddRecordError::OutOfOrderStartPosition {
+                        start: first,
+                        prev_start_position: previous,
+                    }
+                    .to_string());
+                }
+                true
+            }
+            Some((r, _)) => r < ref_id,
+            None => true,
+        };
+        let max_position = 1usize << (u32::from(MIN_SHIFT) + 3 * u32::from(self.depth));
+        let valid = ordered && first <= last && usize::from(last) <= max_position;
+        let bin = valid.then(|| bin_of(first, last, self.depth));
+        if let (Some(group), Some(bin)) = (&mut self.group, bin) {
+            if group.ref_id == ref_id && group.bin == bin && start <= group.end {
+                group.last = group.last.max(last);
+                group.end = end;
+                self.count(ref_id);
+                self.last = Some((ref_id, first));
+                return Ok(());
+            }
+        }
+        self.flush()?;
+        match bin {
+            Some(bin) => {
+                self.group = Some(LineGroup {
+                    ref_id,
+                    bin,
+                    first,
+                    last,
+                    start,
+                    end,
+                });
+                self.count(ref_id);
+                self.last = Some((ref_id, first));
+                Ok(())
+            }
+            None => self.add_record(ref_id, first, last, start, end),
+        }
+    }
+
+    /// Counts a line of contig `ref_id` as indexed.
+    fn count(&mut self, ref_id: usize) {
+        if self.lines.len() <= ref_id {
+            self.lines.resize(ref_id + 1, 0);
+        }
+        self.lines[ref_id] += 1;
+    }
+
+    /// Adds the group of lines waiting, if any, to the index.
+    fn flush(&mut self) -> Result<(), String> {
+        match self.group.take() {
+            Some(g) => self.add_record(g.ref_id, g.first, g.last, g.start, g.end),
+            None => Ok(()),
+        }
+    }
+
+    /// Adds one record to the index (a line the index refuses is not counted).
+    fn add_record(
+        &mut self,
+        ref_id: usize,
+        first: Position,
+        last: Position,
+        start: u64,
+        end: u64,
+    ) -> Result<(), String> {
         let chunk = Chunk::new(start.into(), end.into());
         self.indexer
             .add_record(Some((ref_id, first, last, true)), chunk)
@@ -75,12 +179,64 @@ impl BedIndexer {
     }
 
     /// Writes the index (BGZF-compressed, as CSI files are) for `reference_count` contigs.
-    pub fn write(self, reference_count: usize, out: impl Write) -> std::io::Result<()> {
-        let index = self.indexer.build(reference_count);
+    pub fn write(mut self, reference_count: usize, out: impl Write) -> std::io::Result<()> {
+        self.flush().map_err(io::Error::other)?;
+        let built = self.indexer.build(reference_count);
+        // A group was one record: each contig's record count is its count of lines.
+        let reference_sequences = built
+            .reference_sequences()
+            .iter()
+            .enumerate()
+            .map(|(ref_id, reference)| {
+                let metadata = reference.metadata().map(|m| {
+                    Metadata::new(
+                        m.start_position(),
+                        m.end_position(),
+                        self.lines.get(ref_id).copied().unwrap_or(0),
+                        m.unmapped_record_count(),
+                    )
+                });
+                ReferenceSequence::new(
+                    reference.bins().clone(),
+                    reference.index().clone(),
+                    metadata,
+                )
+            })
+            .collect();
+        let index = noodles_csi::binning_index::Index::builder()
+            .set_min_shift(MIN_SHIFT)
+            .set_depth(self.depth)
+            .set_header(bed_header(&self.names))
+            .set_reference_sequences(reference_sequences)
+            .set_unplaced_unmapped_record_count(0)
+            .build();
         let mut writer = noodles_csi::io::Writer::new(out);
         writer.write_index(&index)?;
         writer.into_inner().finish().map(drop)
     }
+}
+
+/// The tabix header of a BED file's index over contigs `names`.
+fn bed_header(names: &ReferenceSequenceNames) -> header::Header {
+    header::Builder::bed()
+        .set_reference_sequence_names(names.clone())
+        .build()
+}
+
+/// The CSI bin of the 1-based inclusive interval `first..=last`: the smallest bin, of
+/// 2^14 bases at the lowest of `depth` levels, that holds it (CSI's `reg2bin`).
+fn bin_of(first: Position, last: Position, depth: u8) -> usize {
+    let (begin, end) = (usize::from(first) - 1, usize::from(last) - 1);
+    let mut shift = u32::from(MIN_SHIFT);
+    let mut level_first = ((1usize << (3 * u32::from(depth))) - 1) / 7;
+    for level in (1..=depth).rev() {
+        if begin >> shift == end >> shift {
+            return level_first + (begin >> shift);
+        }
+        shift += 3;
+        level_first -= 1 << (3 * u32::from(level - 1));
+    }
+    0
 }
 
 /// The 1-based inclusive interval a BED line covers, read from its start and end columns
@@ -367,6 +523,100 @@ mod tests {
         assert_eq!(plain_columns(b"chr1\t1\t18446744073709551615\n"), None);
         assert_eq!(plain_columns(b"chr1\t1\t2\r\n"), None);
         assert_eq!(any_columns(b"chr1\t1\t2\r\n"), Ok((1, 2)));
+    }
+
+    /// The index of `lines` (contig, text) written one BGZF stream after another, built
+    /// by noodles one record per line, and by [`BedIndexer`].
+    fn both_indexes(names: &[&str], max_length: u64, lines: &[(usize, String)]) -> [Vec<u8>; 2] {
+        let depth = BedIndexer::new(names.iter().copied(), max_length).depth;
+        let mut per_line = Indexer::<BinnedIndex>::new(MIN_SHIFT, depth)
+            .unwrap()
+            .set_header(bed_header(
+                &names.iter().map(|n| n.as_bytes().into()).collect(),
+            ));
+        let mut grouped = BedIndexer::new(names.iter().copied(), max_length);
+        let mut writer = BgzfWriter::new(Vec::new(), 1);
+        for (ref_id, line) in lines {
+            let at = writer.virtual_position();
+            writer.write_all(line.as_bytes()).unwrap();
+            let end = writer.virtual_position();
+            grouped.add_line(*ref_id, line.as_bytes(), at, end).unwrap();
+            if let Some(interval) = interval(line.as_bytes()) {
+                let (first, last) = interval.unwrap();
+                let chunk = Chunk::new(at.into(), end.into());
+                per_line
+                    .add_record(Some((*ref_id, first, last, true)), chunk)
+                    .unwrap();
+            }
+        }
+        let mut expected = noodles_csi::io::Writer::new(Vec::new());
+        expected.write_index(&per_line.build(names.len())).unwrap();
+        let mut ours = Vec::new();
+        grouped.write(names.len(), &mut ours).unwrap();
+        [expected.into_inner().finish().unwrap(), ours]
+    }
+
+    #[test]
+    fn lines_joined_in_their_bins_index_as_line_by_line() {
+        let names = ["chr1", "chr2", "chr3"];
+        let mut rng = 7u64;
+        let mut next = || {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            rng >> 33
+        };
+        let mut lines = vec![(0, "#chrom\tstart\tend\n".to_string())];
+        for (ref_id, name) in names.iter().enumerate() {
+            let (mut pos, mut previous) = (0u64, 0u64);
+            while pos < 3_000_000 {
+                // Per-base runs, windows, empty intervals, lines across bins of every
+                // level, and overlapping lines.
+                let len = match next() % 10 {
+                    0..=5 => 1 + next() % 20,
+                    6 | 7 => 500,
+                    8 => 0,
+                    _ => next() % 300_000,
+                };
+                let start = if next() % 50 == 0 {
+                    pos.saturating_sub(100).max(previous)
+                } else {
+                    pos
+                };
+                previous = start;
+                lines.push((
+                    ref_id,
+                    format!("{name}\t{start}\t{}\t{}\n", start + len, next() % 9),
+                ));
+                pos = pos.max(start + len);
+            }
+        }
+        let [expected, ours] = both_indexes(&names, 3_000_000, &lines);
+        assert!(ours == expected, "the indexes differ");
+    }
+
+    #[test]
+    fn bins_are_csis() {
+        let p = |n: usize| Position::new(n).unwrap();
+        // BAI's layout (depth 5): level 5 starts at bin 4681, level 4 at 585.
+        assert_eq!(bin_of(p(1), p(1), 5), 4681);
+        assert_eq!(bin_of(p(16_385), p(16_385), 5), 4682);
+        assert_eq!(bin_of(p(16_384), p(16_385), 5), 585);
+        assert_eq!(bin_of(p(1), p(1 << 29), 5), 0);
+        assert_eq!(bin_of(p(1), p(1), 6), 37_449);
+    }
+
+    #[test]
+    fn an_out_of_order_line_is_an_error_at_that_line() {
+        let mut indexer = BedIndexer::new(["chr1", "chr2"], 100_000);
+        indexer.add_line(0, b"chr1\t0\t500\n", 0, 10).unwrap();
+        indexer.add_line(0, b"chr1\t500\t900\n", 10, 20).unwrap();
+        let error = indexer
+            .add_line(0, b"chr1\t100\t200\n", 20, 30)
+            .unwrap_err();
+        assert!(error.contains("out of order"), "{error}");
+        indexer.add_line(1, b"chr2\t0\t500\n", 30, 40).unwrap();
+        assert!(indexer.add_line(0, b"chr1\t900\t950\n", 40, 50).is_err());
     }
 
     #[test]
