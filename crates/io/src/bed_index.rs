@@ -14,7 +14,7 @@ use noodles_csi::binning_index::index::reference_sequence::bin::Chunk;
 use noodles_csi::binning_index::index::reference_sequence::index::BinnedIndex;
 use noodles_csi::binning_index::index::reference_sequence::{Metadata, ReferenceSequence};
 use noodles_csi::binning_index::indexer::AddRecordError;
-use noodles_csi::binning_index::{Indexer, ReferenceSequence as _};
+use noodles_csi::binning_index::{BinningIndex, Indexer, ReferenceSequence as _};
 
 use crate::bgzf_writer::{BlockStarts, ParallelBgzfWriter};
 
@@ -24,8 +24,6 @@ const MIN_SHIFT: u8 = 14;
 /// Builds the CSI index of a BED file from its lines and their virtual offsets.
 pub struct BedIndexer {
     indexer: Indexer<BinnedIndex>,
-    /// The contig names, for the header of the index as built.
-    names: ReferenceSequenceNames,
     depth: u8,
     /// Lines joined and not yet added to `indexer`.
     group: Option<LineGroup>,
@@ -65,10 +63,9 @@ impl BedIndexer {
             names.into_iter().map(|n| n.as_bytes().into()).collect();
         let indexer = Indexer::new(MIN_SHIFT, depth)
             .expect("a shift and depth within CSI's limits")
-            .set_header(bed_header(&names));
+            .set_header(bed_header(names));
         Self {
             indexer,
-            names,
             depth,
             group: None,
             last: None,
@@ -203,13 +200,17 @@ impl BedIndexer {
                 )
             })
             .collect();
-        let index = noodles_csi::binning_index::Index::builder()
-            .set_min_shift(MIN_SHIFT)
-            .set_depth(self.depth)
-            .set_header(bed_header(&self.names))
-            .set_reference_sequences(reference_sequences)
-            .set_unplaced_unmapped_record_count(0)
-            .build();
+        let mut index = noodles_csi::binning_index::Index::builder()
+            .set_min_shift(built.min_shift())
+            .set_depth(built.depth())
+            .set_reference_sequences(reference_sequences);
+        if let Some(header) = built.header() {
+            index = index.set_header(header.clone());
+        }
+        if let Some(count) = built.unplaced_unmapped_record_count() {
+            index = index.set_unplaced_unmapped_record_count(count);
+        }
+        let index = index.build();
         let mut writer = noodles_csi::io::Writer::new(out);
         writer.write_index(&index)?;
         writer.into_inner().finish().map(drop)
@@ -217,9 +218,9 @@ impl BedIndexer {
 }
 
 /// The tabix header of a BED file's index over contigs `names`.
-fn bed_header(names: &ReferenceSequenceNames) -> header::Header {
+fn bed_header(names: ReferenceSequenceNames) -> header::Header {
     header::Builder::bed()
-        .set_reference_sequence_names(names.clone())
+        .set_reference_sequence_names(names)
         .build()
 }
 
@@ -532,7 +533,7 @@ mod tests {
         let mut per_line = Indexer::<BinnedIndex>::new(MIN_SHIFT, depth)
             .unwrap()
             .set_header(bed_header(
-                &names.iter().map(|n| n.as_bytes().into()).collect(),
+                names.iter().map(|n| n.as_bytes().into()).collect(),
             ));
         let mut grouped = BedIndexer::new(names.iter().copied(), max_length);
         let mut writer = BgzfWriter::new(Vec::new(), 1);
