@@ -61,7 +61,7 @@ fn cgroup_headroom(self_cgroup: &str, root: &Path) -> Option<u64> {
         }
     });
     hierarchies
-        .flat_map(|(mount, path, max, current)| {
+        .filter_map(|(mount, path, max, current)| {
             let dir = mount.join(path.trim_start_matches('/'));
             dir.ancestors()
                 .take_while(|d| d.starts_with(&mount))
@@ -69,7 +69,7 @@ fn cgroup_headroom(self_cgroup: &str, root: &Path) -> Option<u64> {
                     let limit = read(d, max).filter(|&l| l < NO_LIMIT)?;
                     Some(limit.saturating_sub(read(d, current)?))
                 })
-                .collect::<Vec<_>>()
+                .min()
         })
         .min()
 }
