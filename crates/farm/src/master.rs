@@ -134,7 +134,6 @@ where
                 reorder: (0..pool_size).map(|_| None).collect(),
                 next_seq: 0,
                 next_collect: 0,
-                in_flight: 0,
                 assigned: vec![0; workers],
                 lead,
                 next_worker: 0,
@@ -210,7 +209,6 @@ struct Master<'a, T, E> {
     reorder: Vec<Option<Parcel<T>>>,
     next_seq: u64,
     next_collect: u64,
-    in_flight: usize,
     /// Tasks each worker holds: handed out and not yet back.
     assigned: Vec<usize>,
     /// The most tasks a worker holds at once ([`worker_lead`]).
@@ -255,19 +253,8 @@ impl<T, E> Master<'_, T, E> {
                     Fill::Task => {
                         parcel.seq = self.next_seq;
                         self.next_seq += 1;
-                        // Straight to a worker when no older task waits (the common
-                        // case), else behind the older ones.
-                        if self.ready.is_empty() {
-                            match self.push_to_worker(parcel) {
-                                Ok(()) => {
-                                    self.in_flight += 1;
-                                    progressed = true;
-                                }
-                                Err(parcel) => self.ready.push_back(parcel),
-                            }
-                        } else {
-                            self.ready.push_back(parcel);
-                        }
+                        // Handed out at the top of the next turn.
+                        self.ready.push_back(parcel);
                     }
                     Fill::End => {
                         self.free.push(parcel);
@@ -287,7 +274,7 @@ impl<T, E> Master<'_, T, E> {
             if let Some(emitting) = emitting {
                 emitting.stop(&mut self.stats.emit, &mut self.stats.stalled);
             }
-            if input_closed && self.in_flight == 0 {
+            if input_closed && self.assigned.iter().all(|&held| held == 0) {
                 return Ok(());
             }
             if !progressed {
@@ -315,7 +302,6 @@ impl<T, E> Master<'_, T, E> {
         for ring in 0..self.from_workers.len() {
             while let Ok(mut parcel) = self.from_workers[ring].pop() {
                 any = true;
-                self.in_flight -= 1;
                 self.assigned[ring] -= 1;
                 if self.ordered {
                     let at = (parcel.seq % pool_size) as usize;
@@ -346,10 +332,7 @@ impl<T, E> Master<'_, T, E> {
         let mut any = false;
         while let Some(parcel) = self.ready.pop_front() {
             match self.push_to_worker(parcel) {
-                Ok(()) => {
-                    self.in_flight += 1;
-                    any = true;
-                }
+                Ok(()) => any = true,
                 Err(parcel) => {
                     self.ready.push_front(parcel);
                     break;
