@@ -116,18 +116,19 @@ impl BedIndexer {
         let max_position = 1usize << (u32::from(MIN_SHIFT) + 3 * u32::from(self.depth));
         let valid = ordered && first <= last && usize::from(last) <= max_position;
         let bin = valid.then(|| bin_of(first, last, self.depth));
-        if let (Some(group), Some(bin)) = (&mut self.group, bin) {
-            if group.ref_id == ref_id && group.bin == bin && start <= group.end {
+        match (&mut self.group, bin) {
+            (Some(group), Some(bin))
+                if group.ref_id == ref_id && group.bin == bin && start <= group.end =>
+            {
                 group.last = group.last.max(last);
                 group.end = end;
-                self.count(ref_id);
-                self.last = Some((ref_id, first));
-                return Ok(());
             }
-        }
-        self.flush()?;
-        match bin {
-            Some(bin) => {
+            _ => {
+                self.flush()?;
+                let Some(bin) = bin else {
+                    // The index refuses the line and says why.
+                    return self.add_record(ref_id, first, last, start, end);
+                };
                 self.group = Some(LineGroup {
                     ref_id,
                     bin,
@@ -136,12 +137,11 @@ impl BedIndexer {
                     start,
                     end,
                 });
-                self.count(ref_id);
-                self.last = Some((ref_id, first));
-                Ok(())
             }
-            None => self.add_record(ref_id, first, last, start, end),
         }
+        self.count(ref_id);
+        self.last = Some((ref_id, first));
+        Ok(())
     }
 
     /// Counts a line of contig `ref_id` as indexed.
