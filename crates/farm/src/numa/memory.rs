@@ -54,8 +54,13 @@ fn cgroup_headroom(self_cgroup: &str, root: &Path) -> Option<u64> {
         if controllers.is_empty() {
             Some((root.to_path_buf(), path, "memory.max", "memory.current"))
         } else if controllers.split(',').any(|c| c == "memory") {
-            let limit = ("memory.limit_in_bytes", "memory.usage_in_bytes");
-            Some((root.join("memory"), path, limit.0, limit.1))
+            let mount = root.join("memory");
+            Some((
+                mount,
+                path,
+                "memory.limit_in_bytes",
+                "memory.usage_in_bytes",
+            ))
         } else {
             None
         }
