@@ -144,6 +144,11 @@ impl SequenceBlock {
     pub fn residues(&self) -> usize {
         self.codes.len()
     }
+
+    /// The codes of every sequence, back to back.
+    pub(crate) fn codes(&self) -> &[u8] {
+        &self.codes
+    }
 }
 
 /// A lane that starts a new sequence at some block: the sequence that just ended there.

@@ -13,6 +13,8 @@
 //! * [`Searcher`]: a worker's engine that scores a query against a [`SequenceBlock`] of
 //!   database sequences with 8-bit lanes, rescoring only overflowed sequences at 16 and
 //!   then 32 bits;
+//! * [`gpu`]: the same scores on an NVIDIA GPU (CUDA loaded at run time), a
+//!   [`gpu::GpuSearcher`] per worker;
 //! * [`align()`]: the traceback for reported hits (coordinates, identities, gaps), and
 //!   [`stats`]: bit scores and E-values from BLAST's Karlin-Altschul tables.
 //!
@@ -23,6 +25,7 @@ pub mod align;
 mod block;
 mod buffers;
 pub mod dispatch;
+pub mod gpu;
 mod inter;
 pub mod matrix;
 pub mod scalar;

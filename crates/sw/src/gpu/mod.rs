@@ -1,0 +1,647 @@
+//! Smith-Waterman scoring on an NVIDIA GPU: the same scores as the CPU kernels.
+//!
+//! The CUDA driver and NVRTC are loaded when a search asks for the GPU (through `cudarc`'s
+//! dynamic loading), so the crate builds and runs where CUDA is absent; [`GpuDevice::open`]
+//! then says why no GPU can be used. The kernels (`kernels.cu`) are compiled at run time
+//! for the device found, once per search ([`GpuKernels`]), for the shapes its queries
+//! need. Each farm worker drives the GPU through a [`GpuSearcher`] of its own (its own
+//! stream and buffers): while one worker's block is scored, another parses its chunk.
+//!
+//! A query is scored against a block with 16-bit lanes, two database sequences per
+//! thread group, and the few sequences whose score could have wrapped are rescored on
+//! the GPU with 32-bit lanes, in the same stream, without a round trip to the host.
+//! Scores equal [`crate::scalar::score`]'s (tests compare them on a GPU; without one
+//! they say they were skipped).
+
+use std::sync::Arc;
+
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg,
+};
+use cudarc::nvrtc::{CompileOptions, Ptx};
+
+use crate::block::sort_by_length;
+use crate::matrix::PAD_CODE;
+use crate::{Scoring, SequenceBlock};
+
+/// The kernels' source, compiled at run time.
+const KERNELS: &str = include_str!("kernels.cu");
+
+/// Residue codes a profile covers (every code a matrix gives, and [`PAD_CODE`]).
+const CODES: usize = 32;
+
+/// Score of any query row against padding, and of padding rows: low enough never to
+/// raise a score, high enough that 16-bit lanes cannot wrap downwards.
+const PAD_PROFILE: i16 = -1000;
+
+/// Threads per block of every launch (the kernels' `__launch_bounds__`).
+const BLOCK_THREADS: u32 = 128;
+
+/// Gap costs (open + extend) from which 16-bit lanes are not used.
+const MAX_16_BIT_GAP: i32 = 16_384;
+
+/// What keeps a search from using the GPU.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// No CUDA driver library (libcuda) could be loaded.
+    #[error("no NVIDIA CUDA driver found (libcuda.so.1 could not be loaded)")]
+    NoDriver,
+    /// No NVRTC library could be loaded.
+    #[error(
+        "no NVRTC found (libnvrtc.so.13, from the CUDA 13 toolkit or the nvidia-cuda-nvrtc \
+         Python package; add its folder to LD_LIBRARY_PATH)"
+    )]
+    NoCompiler,
+    /// The driver sees no GPU.
+    #[error("the CUDA driver sees no GPU")]
+    NoDevice,
+    /// A CUDA call failed.
+    #[error("CUDA: {0}")]
+    Driver(String),
+    /// The kernels did not compile.
+    #[error("compiling the GPU kernels: {0}")]
+    Compile(String),
+}
+
+impl From<cudarc::driver::DriverError> for GpuError {
+    fn from(e: cudarc::driver::DriverError) -> Self {
+        GpuError::Driver(e.to_string())
+    }
+}
+
+/// How a query is laid over a thread group: `group` threads of `rows` query rows each,
+/// `passes` times down the query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KernelShape {
+    /// Threads per database sequence (4, 8, 16 or 32).
+    pub group: u32,
+    /// Query rows per thread (8 or 16).
+    pub rows: u32,
+    /// Passes down the query.
+    pub passes: u32,
+}
+
+impl KernelShape {
+    /// The shape that computes the fewest cells (padding rows and the wavefront's start
+    /// and end included) for a query of `length` against proteins of typical length;
+    /// fewer passes on a tie.
+    pub fn for_query(length: usize) -> KernelShape {
+        const TYPICAL_SUBJECT: u64 = 360;
+        let mut best: Option<(u64, KernelShape)> = None;
+        for group in [4u32, 8, 16, 32] {
+            for rows in [8u32, 16] {
+                let tile = (group * rows) as usize;
+                let passes = length.div_ceil(tile).max(1) as u32;
+                let cells = passes as u64 * tile as u64 * (TYPICAL_SUBJECT + group as u64 - 1)
+                    + passes as u64 * TYPICAL_SUBJECT * 8;
+                let shape = KernelShape {
+                    group,
+                    rows,
+                    passes,
+                };
+                if best.is_none_or(|(c, s)| cells < c || (cells == c && passes < s.passes)) {
+                    best = Some((cells, shape));
+                }
+            }
+        }
+        best.map_or(
+            KernelShape {
+                group: 8,
+                rows: 8,
+                passes: 1,
+            },
+            |(_, s)| s,
+        )
+    }
+
+    /// Query rows the profile holds (the query padded to whole passes).
+    pub fn profile_rows(&self) -> usize {
+        (self.passes * self.group * self.rows) as usize
+    }
+
+    fn kernel_name(&self, pack: u32) -> String {
+        format!("sw_p{pack}_g{}_r{}", self.group, self.rows)
+    }
+}
+
+/// The query profile the kernels read: for each of 32 residue codes, the score of every
+/// query row against it (16-bit), rows padded to `rows` with [`PAD_PROFILE`], as is the
+/// padding code.
+pub fn query_profile(scoring: &Scoring, query: &[u8], rows: usize) -> Vec<i16> {
+    let matrix = scoring.matrix();
+    let mut profile = vec![PAD_PROFILE; CODES * rows];
+    for (i, &q) in query.iter().enumerate() {
+        for (code, &score) in matrix.row(q).iter().enumerate() {
+            if code != PAD_CODE as usize {
+                profile[code * rows + i] = score as i16;
+            }
+        }
+    }
+    profile
+}
+
+/// One NVIDIA GPU, opened for scoring.
+pub struct GpuDevice {
+    context: Arc<CudaContext>,
+    name: String,
+    multiprocessors: u32,
+    capability: (i32, i32),
+}
+
+impl GpuDevice {
+    /// Opens GPU `ordinal` (0 for the first), or says why none can be used.
+    pub fn open(ordinal: usize) -> Result<GpuDevice, GpuError> {
+        // SAFETY: only probes whether the libraries load; nothing is called yet.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(GpuError::NoDriver);
+        }
+        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+            return Err(GpuError::NoCompiler);
+        }
+        if CudaContext::device_count()? <= ordinal as i32 {
+            return Err(GpuError::NoDevice);
+        }
+        let context = CudaContext::new(ordinal)?;
+        // SAFETY: every buffer is used on the stream of the searcher that owns it, and the
+        // shared profiles are written (and the writes waited for) before any searcher runs.
+        unsafe { context.disable_event_tracking() };
+        let multiprocessors = context.attribute(
+            cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+        )? as u32;
+        Ok(GpuDevice {
+            name: context.name()?,
+            capability: context.compute_capability()?,
+            multiprocessors,
+            context,
+        })
+    }
+
+    /// The GPU's name and compute capability, for reports.
+    pub fn describe(&self) -> String {
+        let (major, minor) = self.capability;
+        format!(
+            "{} (compute capability {major}.{minor}, {} multiprocessors)",
+            self.name, self.multiprocessors
+        )
+    }
+}
+
+/// The frames of one kernel shape: their kernels and profiles, back to back.
+struct ShapeGroup {
+    shape: KernelShape,
+    /// The frames, by index in the caller's order; the group's slots are consecutive.
+    frames: Vec<usize>,
+    /// The slot of the group's first frame.
+    first_slot: usize,
+    /// Each frame's profile, `CODES * shape.profile_rows()` entries apart.
+    profiles: CudaSlice<i16>,
+    /// The 16-bit kernel, when the gap costs allow it.
+    narrow: Option<CudaFunction>,
+    wide: CudaFunction,
+}
+
+/// The compiled kernels and uploaded query profiles of one search, shared by its
+/// workers' [`GpuSearcher`]s.
+pub struct GpuKernels {
+    context: Arc<CudaContext>,
+    groups: Vec<ShapeGroup>,
+    /// Frame index of each slot (frames ordered by shape).
+    slot_frames: Vec<usize>,
+    first_gap: i32,
+    extend: i32,
+    threshold: i32,
+    grid: u32,
+    /// Device memory a searcher may give to the pass boundaries of one launch.
+    boundary_budget: usize,
+}
+
+impl GpuKernels {
+    /// Compiles the kernels `queries` (encoded for `scoring`'s matrix, in the order their
+    /// scores are wanted) need on `device` and uploads their profiles.
+    pub fn new(
+        device: &GpuDevice,
+        scoring: &Scoring,
+        queries: &[&[u8]],
+    ) -> Result<Arc<GpuKernels>, GpuError> {
+        let narrow = scoring.first_gap_cost() + scoring.gap_extend() < MAX_16_BIT_GAP;
+        let shapes: Vec<KernelShape> = queries
+            .iter()
+            .map(|q| KernelShape::for_query(q.len()))
+            .collect();
+        let (major, minor) = device.capability;
+        let ptx = compile(&shapes, &format!("compute_{major}{minor}"))?;
+        let module = device.context.load_module(ptx)?;
+        let stream = device.context.default_stream();
+        let mut groups: Vec<ShapeGroup> = Vec::new();
+        let mut slot_frames = Vec::with_capacity(queries.len());
+        let mut distinct: Vec<KernelShape> = Vec::new();
+        for shape in &shapes {
+            if !distinct.contains(shape) {
+                distinct.push(*shape);
+            }
+        }
+        for shape in distinct {
+            let frames: Vec<usize> = (0..queries.len()).filter(|&f| shapes[f] == shape).collect();
+            let mut profiles = Vec::with_capacity(frames.len() * CODES * shape.profile_rows());
+            for &f in &frames {
+                profiles.extend(query_profile(scoring, queries[f], shape.profile_rows()));
+            }
+            groups.push(ShapeGroup {
+                first_slot: slot_frames.len(),
+                profiles: stream.clone_htod(&profiles)?,
+                narrow: if narrow {
+                    Some(module.load_function(&shape.kernel_name(2))?)
+                } else {
+                    None
+                },
+                wide: module.load_function(&shape.kernel_name(1))?,
+                shape,
+                frames: frames.clone(),
+            });
+            slot_frames.extend(frames);
+        }
+        stream.synchronize()?;
+        Ok(Arc::new(GpuKernels {
+            context: device.context.clone(),
+            groups,
+            slot_frames,
+            first_gap: scoring.first_gap_cost(),
+            extend: scoring.gap_extend(),
+            threshold: i16::MAX as i32 - scoring.matrix().max_score().max(1),
+            grid: device.multiprocessors * 16,
+            boundary_budget: device.context.total_mem()? / 64,
+        }))
+    }
+
+    /// The PTX of the kernels for queries of the given lengths, compiled for `arch`
+    /// (e.g. "compute_90") without a GPU: checks that the source compiles.
+    pub fn ptx(query_lengths: &[usize], arch: &str) -> Result<Ptx, GpuError> {
+        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+            return Err(GpuError::NoCompiler);
+        }
+        let shapes: Vec<KernelShape> = query_lengths
+            .iter()
+            .map(|&length| KernelShape::for_query(length))
+            .collect();
+        compile(&shapes, arch)
+    }
+}
+
+/// Compiles the kernels of `shapes` (each at 16 and 32 bits, once) for `arch`.
+fn compile(shapes: &[KernelShape], arch: &str) -> Result<Ptx, GpuError> {
+    let mut source = String::from(KERNELS);
+    let mut compiled = std::collections::HashSet::new();
+    for shape in shapes {
+        if compiled.insert((shape.group, shape.rows)) {
+            for pack in [1, 2] {
+                source.push_str(&format!(
+                    "SEQFARM_SW_KERNEL({pack}, {}, {})\n",
+                    shape.group, shape.rows
+                ));
+            }
+        }
+    }
+    cudarc::nvrtc::compile_ptx_with_opts(
+        &source,
+        CompileOptions {
+            options: vec![format!("--gpu-architecture={arch}"), "--std=c++17".into()],
+            name: Some("seqfarm_sw.cu".into()),
+            ..Default::default()
+        },
+    )
+    .map_err(|e| GpuError::Compile(e.to_string()))
+}
+
+/// A device buffer that grows to the largest size asked of it.
+struct Grown<T> {
+    slice: Option<CudaSlice<T>>,
+}
+
+impl<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits> Grown<T> {
+    fn new() -> Self {
+        Grown { slice: None }
+    }
+
+    /// The buffer, reallocated (contents lost) when shorter than `len`.
+    fn at_least(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        len: usize,
+    ) -> Result<&mut CudaSlice<T>, GpuError> {
+        let len = len.max(1);
+        if self.slice.as_ref().is_none_or(|s| s.len() < len) {
+            self.slice = None;
+            self.slice = Some(stream.alloc_zeros::<T>(len + len / 4)?);
+        }
+        Ok(self
+            .slice
+            .as_mut()
+            .unwrap_or_else(|| unreachable!("allocated above")))
+    }
+
+    /// The buffer as last sized by [`Grown::at_least`].
+    fn get(&self) -> &CudaSlice<T> {
+        self.slice
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("sized before every launch"))
+    }
+}
+
+/// The first of slot `s`'s three counters (slot 0 holds the block's sequence count):
+/// the 16-bit pass's work counter, the overflow count, the 32-bit pass's work counter.
+fn slot_counters(s: usize) -> usize {
+    1 + 3 * s
+}
+
+/// One worker's GPU engine: a stream and the buffers one block needs.
+pub struct GpuSearcher {
+    kernels: Arc<GpuKernels>,
+    stream: Arc<CudaStream>,
+    order: Vec<u32>,
+    starts: Vec<u32>,
+    lengths: Vec<u32>,
+    host_scores: Vec<i32>,
+    host_counters: Vec<u32>,
+    residues: Grown<u8>,
+    starts_dev: Grown<u32>,
+    lengths_dev: Grown<u32>,
+    order_dev: Grown<u32>,
+    boundary: Grown<u64>,
+    /// Per slot, per sequence.
+    scores: Grown<i32>,
+    /// Per slot, the sequences to rescore at 32 bits.
+    overflow: Grown<u32>,
+    /// See [`slot_counters`].
+    counters: Grown<u32>,
+    rescored: u64,
+}
+
+impl GpuSearcher {
+    /// A searcher with a stream of its own on the kernels' GPU.
+    pub fn new(kernels: &Arc<GpuKernels>) -> Result<GpuSearcher, GpuError> {
+        Ok(GpuSearcher {
+            stream: kernels.context.new_stream()?,
+            kernels: kernels.clone(),
+            order: Vec::new(),
+            starts: Vec::new(),
+            lengths: Vec::new(),
+            host_scores: Vec::new(),
+            host_counters: Vec::new(),
+            residues: Grown::new(),
+            starts_dev: Grown::new(),
+            lengths_dev: Grown::new(),
+            order_dev: Grown::new(),
+            boundary: Grown::new(),
+            scores: Grown::new(),
+            overflow: Grown::new(),
+            counters: Grown::new(),
+            rescored: 0,
+        })
+    }
+
+    /// Sequences rescored with 32-bit lanes so far.
+    pub fn rescored(&self) -> u64 {
+        self.rescored
+    }
+
+    /// Scores every query frame the kernels were made for against every sequence of
+    /// `block`: `scores[f][i]` for frame `f` and sequence `i`.
+    pub fn score(
+        &mut self,
+        block: &SequenceBlock,
+        scores: &mut Vec<Vec<i32>>,
+    ) -> Result<(), GpuError> {
+        let kernels = self.kernels.clone();
+        let frames = kernels.slot_frames.len();
+        let n = block.len();
+        scores.resize_with(frames, Vec::new);
+        for frame in scores.iter_mut() {
+            frame.clear();
+            frame.resize(n, 0);
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        sort_by_length(block, &mut self.order);
+        self.starts.clear();
+        self.lengths.clear();
+        let mut start = 0u32;
+        for i in 0..n {
+            let len = block.seq_len(i) as u32;
+            self.starts.push(start);
+            self.lengths.push(len);
+            start += len;
+        }
+        let stream = self.stream.clone();
+        stream.memcpy_htod(
+            block.codes(),
+            self.residues.at_least(&stream, block.residues())?,
+        )?;
+        stream.memcpy_htod(&self.starts, self.starts_dev.at_least(&stream, n)?)?;
+        stream.memcpy_htod(&self.lengths, self.lengths_dev.at_least(&stream, n)?)?;
+        stream.memcpy_htod(&self.order, self.order_dev.at_least(&stream, n)?)?;
+        let slots = slot_counters(frames);
+        let counters = self.counters.at_least(&stream, slots)?;
+        stream.memset_zeros(counters)?;
+        stream.memcpy_htod(&[n as u32], &mut counters.slice_mut(0..1))?;
+        // Frames per launch: as many as the boundary budget holds (all, in one pass).
+        let per_frame = 8 * block.residues();
+        let batch = (kernels.boundary_budget / per_frame.max(1)).clamp(1, frames);
+        let multipass = kernels.groups.iter().any(|g| g.shape.passes > 1);
+        self.boundary.at_least(
+            &stream,
+            if multipass {
+                batch * block.residues()
+            } else {
+                1
+            },
+        )?;
+        self.scores.at_least(&stream, frames * n)?;
+        self.overflow.at_least(&stream, frames * n)?;
+        for group in &kernels.groups {
+            let per_launch = if group.shape.passes > 1 {
+                batch
+            } else {
+                frames
+            };
+            for first in (0..group.frames.len()).step_by(per_launch) {
+                let count = per_launch.min(group.frames.len() - first);
+                self.launch(group, first, count, n, block.residues())?;
+            }
+        }
+        self.host_scores.resize(frames * n, 0);
+        self.host_counters.resize(slots, 0);
+        stream.memcpy_dtoh(
+            &self.scores.get().slice(0..frames * n),
+            &mut self.host_scores,
+        )?;
+        stream.memcpy_dtoh(
+            &self.counters.get().slice(0..slots),
+            &mut self.host_counters,
+        )?;
+        stream.synchronize()?;
+        for (slot, &frame) in kernels.slot_frames.iter().enumerate() {
+            scores[frame].copy_from_slice(&self.host_scores[slot * n..(slot + 1) * n]);
+        }
+        if kernels.groups.iter().any(|g| g.narrow.is_some()) {
+            self.rescored += (0..frames)
+                .map(|s| self.host_counters[slot_counters(s) + 1] as u64)
+                .sum::<u64>();
+        }
+        Ok(())
+    }
+
+    /// Queues on the stream the launches for `count` frames of `group` from its
+    /// `first`: one 16-bit pass over all `n` sequences for all of them, then for each a
+    /// 32-bit pass over the sequences that pass listed as overflowed (or, when the gap
+    /// costs rule 16 bits out, a 32-bit pass over all, frame by frame).
+    fn launch(
+        &self,
+        group: &ShapeGroup,
+        first: usize,
+        count: usize,
+        n: usize,
+        residues: usize,
+    ) -> Result<(), GpuError> {
+        let kernels = &self.kernels;
+        let config = LaunchConfig {
+            grid_dim: (kernels.grid, 1, 1),
+            block_dim: (BLOCK_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let rows = group.shape.profile_rows() as u32;
+        let profile_len = CODES * rows as usize;
+        let slot = group.first_slot + first;
+        let counters = self.counters.get();
+        let total = counters.slice(0..1);
+        let boundary_stride = residues as u32;
+        // Each kernel's arguments, in kernels.cu's SEQFARM_SW_PARAMS order.
+        let run = |function: &CudaFunction,
+                   order: &cudarc::driver::CudaView<'_, u32>,
+                   count_of: &cudarc::driver::CudaView<'_, u32>,
+                   first_frame: usize,
+                   frames: u32,
+                   next: usize|
+         -> Result<(), GpuError> {
+            let profiles = group
+                .profiles
+                .slice(first_frame * profile_len..(first_frame + frames as usize) * profile_len);
+            let s = group.first_slot + first_frame;
+            let scores = self.scores.get().slice(s * n..(s + frames as usize) * n);
+            let overflow = self.overflow.get().slice(s * n..(s + frames as usize) * n);
+            let overflow_counts =
+                counters.slice(slot_counters(s) + 1..slot_counters(s + frames as usize));
+            let next = counters.slice(next..next + 1);
+            let mut launch = self.stream.launch_builder(function);
+            launch
+                .arg(self.residues.get())
+                .arg(self.starts_dev.get())
+                .arg(self.lengths_dev.get())
+                .arg(order)
+                .arg(count_of)
+                .arg(&profiles)
+                .arg(&rows)
+                .arg(&kernels.first_gap)
+                .arg(&kernels.extend)
+                .arg(&kernels.threshold)
+                .arg(self.boundary.get())
+                .arg(&scores)
+                .arg(&overflow)
+                .arg(&overflow_counts)
+                .arg(&next)
+                .arg(&frames)
+                .arg(&boundary_stride);
+            // SAFETY: the arguments match SEQFARM_SW_PARAMS in kernels.cu, in order; the
+            // buffers hold what the kernel indexes: n sequences and the block's residues,
+            // `frames` profiles of `rows` rows, scores and overflow lists of n entries per
+            // frame, three counters per frame, and (multi-pass shapes) a boundary pair per
+            // residue for each of `frames` frames.
+            unsafe { launch.launch(config) }?;
+            Ok(())
+        };
+        let all = self.order_dev.get().slice(0..n);
+        match &group.narrow {
+            Some(narrow) => {
+                run(
+                    narrow,
+                    &all,
+                    &total,
+                    first,
+                    count as u32,
+                    slot_counters(slot),
+                )?;
+                for f in first..first + count {
+                    let s = group.first_slot + f;
+                    let listed = self.overflow.get().slice(s * n..(s + 1) * n);
+                    let listed_count = counters.slice(slot_counters(s) + 1..slot_counters(s) + 2);
+                    run(
+                        &group.wide,
+                        &listed,
+                        &listed_count,
+                        f,
+                        1,
+                        slot_counters(s) + 2,
+                    )?;
+                }
+            }
+            None => {
+                for f in first..first + count {
+                    let s = group.first_slot + f;
+                    run(&group.wide, &all, &total, f, 1, slot_counters(s) + 2)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ScoreMatrix;
+
+    #[test]
+    fn shapes_cover_the_query_with_few_padding_rows() {
+        for length in [0usize, 1, 7, 144, 189, 375, 464, 2005, 5478, 40_000] {
+            let shape = KernelShape::for_query(length);
+            assert!(shape.profile_rows() >= length, "{length}: {shape:?}");
+            assert!(shape.profile_rows() < length + 512, "{length}: {shape:?}");
+            assert!([4, 8, 16, 32].contains(&shape.group));
+            assert!([8, 16].contains(&shape.rows));
+        }
+        assert_eq!(KernelShape::for_query(0).passes, 1);
+    }
+
+    #[test]
+    fn kernels_compile_where_nvrtc_is_present() {
+        match GpuKernels::ptx(&[1, 144, 375, 2005, 5478, 40_000], "compute_90") {
+            Ok(ptx) => {
+                let ptx = ptx.to_src();
+                assert!(ptx.contains("sw_p2_g"));
+                if let Some(path) = std::env::var_os("SEQFARM_GPU_PTX") {
+                    std::fs::write(path, ptx).unwrap();
+                }
+            }
+            Err(GpuError::NoCompiler) => eprintln!("skipped: no NVRTC library to compile with"),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn the_profile_holds_matrix_rows_and_pads_with_low_scores() {
+        let scoring = Scoring::new(ScoreMatrix::builtin("BLOSUM62").unwrap(), 11, 1).unwrap();
+        let m = scoring.matrix();
+        let query = m.encode(b"WCA");
+        let profile = query_profile(&scoring, &query, 8);
+        assert_eq!(profile.len(), CODES * 8);
+        let w = m.code(b'W') as usize;
+        assert_eq!(profile[w * 8], 11, "W against W");
+        assert_eq!(profile[m.code(b'C') as usize * 8 + 1], 9, "C against C");
+        assert_eq!(profile[w * 8 + 3], PAD_PROFILE, "rows past the query");
+        assert_eq!(
+            profile[PAD_CODE as usize * 8],
+            PAD_PROFILE,
+            "the padding code"
+        );
+    }
+}
