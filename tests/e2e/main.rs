@@ -25,6 +25,7 @@ mod outputs;
 mod plots;
 mod search;
 mod search_blast;
+mod search_gpu;
 mod search_options;
 mod snp_pileup;
 mod stats;

@@ -24,6 +24,7 @@ pub mod records;
 pub mod traceback;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
@@ -31,8 +32,9 @@ use seqfarm_farm::Fill;
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
 use seqfarm_io::fasta_chunks::{FastaChunk, FastaChunker, ResidueMap};
 use seqfarm_io::output::{refuse_input_as_output, Output};
+use seqfarm_sw::gpu::{GpuDevice, GpuKernels, GpuSearcher};
 use seqfarm_sw::stats::{self, KarlinParams};
-use seqfarm_sw::{Isa, PassCounts, ScoreMatrix, Scoring, Searcher};
+use seqfarm_sw::{Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock};
 
 use crate::common::{farm_error, Destination, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
@@ -54,7 +56,8 @@ alignment of each query and subject on each strand searched, so a DNA hit has up
 (minus-strand ones with sstart > send, as in BLAST). With --scores-only: `qseqid sseqid \
 score` for every pair (the better strand for DNA), database order, queries in file order \
 for each database sequence, no cut-off. Set SEQFARM_SIMD=scalar|avx2|avx512 to force a \
-kernel."
+kernel. --gpu scores on an NVIDIA GPU (the CUDA driver and NVRTC 13, libnvrtc.so.13, loaded \
+at run time; SEQFARM_GPU=N picks GPU N): the same scores, every worker thread feeding the GPU."
 )]
 pub struct SearchArgs {
     /// Query sequences (FASTA; gzip recognised; - for standard input)
@@ -117,13 +120,29 @@ pub struct SearchArgs {
     /// Gap extension cost [default: BLAST's for the matrix (1 for BLOSUM62), 2 with --dna]
     #[arg(long, value_name = "COST")]
     pub gap_extend: Option<i32>,
-    /// Database bytes per farm task (whole records)
-    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20, hide = true)]
-    pub chunk_size: usize,
+    /// Score on an NVIDIA GPU: --gpu needs one, --gpu=auto uses one if there is one and
+    /// the CPU otherwise
+    #[arg(long, value_name = "WHEN", value_enum, num_args = 0..=1, require_equals = true,
+          default_missing_value = "on")]
+    pub gpu: Option<GpuChoice>,
+    /// Database bytes per farm task (whole records) [default: 1 MiB, 16 MiB with --gpu]
+    #[arg(long, value_name = "BYTES", hide = true)]
+    pub chunk_size: Option<usize>,
     #[command(flatten)]
     pub farm: FarmArgs,
     #[command(flatten)]
     pub force: ForceArg,
+}
+
+/// When `search` uses a GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GpuChoice {
+    /// Always: an error if no GPU can be used.
+    On,
+    /// When one can be used; the CPU otherwise (saying why on standard error).
+    Auto,
+    /// Never.
+    Off,
 }
 
 /// The strands of a DNA database a search looks at.
@@ -256,11 +275,54 @@ struct ScanTask {
     candidates: Vec<Vec<Candidate>>,
 }
 
+/// What scores a worker's blocks: the CPU kernels, or the GPU through a stream of the
+/// worker's own.
+enum Scorer {
+    Cpu(Box<Searcher>),
+    Gpu(GpuSearcher),
+}
+
+impl Scorer {
+    /// Scores every frame of every query (in query order, then frame order) against
+    /// `block`: `scores[f][i]` for frame `f` and sequence `i`.
+    fn score_frames(
+        &mut self,
+        queries: &[Query],
+        block: &SequenceBlock,
+        scores: &mut Vec<Vec<i32>>,
+    ) -> Result<()> {
+        match self {
+            Scorer::Cpu(searcher) => {
+                let frames = queries.iter().flat_map(|q| &q.frames);
+                scores.resize_with(frames.clone().count(), Vec::new);
+                searcher.load(block);
+                for (frame, scores) in frames.zip(scores.iter_mut()) {
+                    searcher.score(block, &frame.codes, scores);
+                }
+                Ok(())
+            }
+            Scorer::Gpu(searcher) => Ok(searcher.score(block, scores)?),
+        }
+    }
+
+    /// Sequences scored per lane width.
+    fn counts(&self) -> PassCounts {
+        match self {
+            Scorer::Cpu(searcher) => searcher.counts(),
+            Scorer::Gpu(searcher) => PassCounts {
+                sequences_i32: searcher.rescored(),
+                ..PassCounts::default()
+            },
+        }
+    }
+}
+
 /// A worker's private state for the scan.
 struct ScanWorker<'a> {
-    searcher: Searcher,
+    scorer: Scorer,
     residue_map: ResidueMap,
-    scores: Vec<i32>,
+    /// Per query frame, per sequence of the block: its score.
+    scores: Vec<Vec<i32>>,
     /// Per query, per record: the best of each strand.
     best: Vec<Vec<[StrandBest; 2]>>,
     job: &'a SearchJob<'a>,
@@ -277,17 +339,16 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
             |body, name, path| check.letters(body, name, path),
         )?;
         let records = &task.records;
-        self.searcher.load(&records.block);
+        self.scorer
+            .score_frames(&job.queries, &records.block, &mut self.scores)?;
         let piece = task.chunk.piece.is_some();
         self.best.resize_with(job.queries.len(), Vec::new);
+        let mut frame_scores = self.scores.iter();
         for (query, best) in job.queries.iter().zip(self.best.iter_mut()) {
             best.clear();
             best.resize(records.records(), Default::default());
-            for frame in &query.frames {
-                self.searcher
-                    .score(&records.block, &frame.codes, &mut self.scores);
-                for (index, (&score, fragment)) in
-                    self.scores.iter().zip(&records.fragments).enumerate()
+            for (frame, scores) in query.frames.iter().zip(&mut frame_scores) {
+                for (index, (&score, fragment)) in scores.iter().zip(&records.fragments).enumerate()
                 {
                     let slot = &mut best[fragment.record as usize][frame.strand as usize];
                     if score > slot.score {
@@ -363,6 +424,8 @@ pub struct SearchJob<'a> {
     capacity: Capacity,
     fragmenting: Option<Fragmenting>,
     format: OutputFormat,
+    /// The GPU kernels, when the search scores on a GPU, and the GPU's description.
+    gpu: Option<(Arc<GpuKernels>, String)>,
 }
 
 /// What a scan of the database (or of some of its chunks) found.
@@ -436,7 +499,9 @@ impl<'a> SearchJob<'a> {
         };
         let queries = read_queries(&args.query, &scoring, &check, strands)?;
         let longest = queries.iter().map(|q| q.residues.len()).max().unwrap_or(0);
+        let gpu = open_gpu(args.gpu.unwrap_or(GpuChoice::Off), &scoring, &queries)?;
         Ok(Self {
+            gpu,
             args,
             capacity: Capacity {
                 top: args.top,
@@ -466,10 +531,16 @@ impl<'a> SearchJob<'a> {
         let mut database = FastaChunker::open(&args.database)?;
         // With --scores-only, a chunk's lines for many queries are held at once: smaller
         // chunks keep that bounded (about 16 queries' worth of a default chunk).
-        let chunk_size = if args.scores_only {
-            (args.chunk_size / queries.len().div_ceil(16)).max(args.chunk_size.min(1 << 16))
+        // A GPU launch wants tens of thousands of sequences to fill the GPU.
+        let base = args.chunk_size.unwrap_or(if self.gpu.is_some() {
+            16 << 20
         } else {
-            args.chunk_size
+            1 << 20
+        });
+        let chunk_size = if args.scores_only {
+            (base / queries.len().div_ceil(16)).max(base.min(1 << 16))
+        } else {
+            base
         }
         .max(1);
         if let Some(fragmenting) = self.fragmenting {
@@ -586,7 +657,10 @@ impl<'a> SearchJob<'a> {
         };
         let make_worker = |_| -> Result<_> {
             Ok(ScanWorker {
-                searcher: Searcher::new(&self.scoring, self.isa)?,
+                scorer: match &self.gpu {
+                    Some((kernels, _)) => Scorer::Gpu(GpuSearcher::new(kernels)?),
+                    None => Scorer::Cpu(Box::new(Searcher::new(&self.scoring, self.isa)?)),
+                },
                 residue_map: ResidueMap::new(self.scoring.matrix().codes()),
                 scores: Vec::new(),
                 best: Vec::new(),
@@ -604,7 +678,7 @@ impl<'a> SearchJob<'a> {
         bar.finish_and_clear();
         let mut counts = PassCounts::default();
         for worker in &report.workers {
-            counts += worker.searcher.counts();
+            counts += worker.scorer.counts();
         }
         Ok(Scan {
             size,
@@ -685,16 +759,55 @@ pub fn run(args: &SearchArgs, to: &Destination) -> Result<()> {
         stats_file.add(&traceback);
     }
     output.commit()?;
+    let kernel = match &job.gpu {
+        Some((_, name)) => format!("GPU {name}"),
+        None => format!("{} kernel", job.isa),
+    };
     report_speed(
         &job.queries,
         &scan.size,
         seconds,
-        job.isa,
+        &kernel,
         config.workers,
         &scan.counts,
     );
     stats_file.finish()?;
     Ok(())
+}
+
+/// The GPU kernels for `queries` (every frame, in order) when `choice` asks for a GPU
+/// and one can be used (`SEQFARM_GPU=N` picks the N-th, from 0), with the GPU's
+/// description; with `auto`, none when the GPU cannot be used, saying why.
+fn open_gpu(
+    choice: GpuChoice,
+    scoring: &Scoring,
+    queries: &[Query],
+) -> Result<Option<(Arc<GpuKernels>, String)>> {
+    if choice == GpuChoice::Off {
+        return Ok(None);
+    }
+    let ordinal = match std::env::var("SEQFARM_GPU") {
+        Ok(text) if !text.is_empty() => text
+            .parse()
+            .map_err(|_| anyhow::anyhow!("SEQFARM_GPU={text}: not a GPU number (0, 1, ...)"))?,
+        _ => 0,
+    };
+    let device = match GpuDevice::open(ordinal) {
+        Ok(device) => device,
+        Err(e) if choice == GpuChoice::Auto => {
+            eprintln!("search: no GPU used ({e}); searching on the CPU");
+            return Ok(None);
+        }
+        Err(e) => bail!("--gpu: {e}"),
+    };
+    let frames: Vec<&[u8]> = queries
+        .iter()
+        .flat_map(|q| &q.frames)
+        .map(|f| f.codes.as_slice())
+        .collect();
+    let kernels =
+        GpuKernels::new(&device, scoring, &frames).map_err(|e| anyhow::anyhow!("--gpu: {e}"))?;
+    Ok(Some((kernels, device.describe())))
 }
 
 /// The scoring scheme the arguments ask for.
@@ -811,7 +924,7 @@ fn report_speed(
     queries: &[Query],
     size: &DatabaseSize,
     seconds: f64,
-    isa: Isa,
+    kernel: &str,
     threads: usize,
     counts: &PassCounts,
 ) {
@@ -824,14 +937,14 @@ fn report_speed(
     };
     eprintln!(
         "search: {} queries ({} residues{on}) against {} sequences ({} residues) in {:.2} s: \
-         {:.2} GCUPS ({} kernel, {} threads; rescored {} at 16 bits, {} at 32 bits)",
+         {:.2} GCUPS ({}, {} threads; rescored {} at 16 bits, {} at 32 bits)",
         queries.len(),
         query_residues,
         size.sequences,
         size.residues,
         seconds,
         cells / seconds.max(1e-9) / 1e9,
-        isa,
+        kernel,
         threads,
         counts.sequences_i16,
         counts.sequences_i32
