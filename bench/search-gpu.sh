@@ -19,6 +19,7 @@
 # CPU; and whether `--scores-only` with one copy gave the same bytes on both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/queries.sh
 data=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
 database=${1:-$data/swissprot2014.faa.gz}
 query_residues=${QUERY_RESIDUES:-20000}
@@ -38,13 +39,7 @@ case "$database" in
   *) plain=$database ;;
 esac
 
-awk -v ids="${queries[*]}" -v dir="$work" '
-  BEGIN { n = split(ids, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
-  /^>/ { id = substr($1, 2); sub(/^(sp|tr)\|/, "", id); sub(/\|.*/, "", id); out = (id in want) ? dir "/" id ".fa" : "" }
-  out != "" { print > out }' "${QUERY_SOURCE:-$plain}"
-for q in "${queries[@]}"; do
-  [ -s "$work/$q.fa" ] || { echo "bench/search-gpu.sh: query $q not in ${QUERY_SOURCE:-$plain}" >&2; exit 1; }
-done
+split_queries bench/search-gpu.sh "${QUERY_SOURCE:-$plain}" "$work" "${queries[@]}"
 
 if [ -z "${SEQFARM:-}" ]; then
   cargo build --release --quiet

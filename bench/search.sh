@@ -20,6 +20,7 @@
 # worthless.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/queries.sh
 data=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
 database=${1:-$data/swissprot2014.faa.gz}
 threads=${THREADS:-"1 2"}
@@ -41,14 +42,7 @@ if [[ "$database" == *.gz ]]; then
   [ -f "$plain" ] || gzip -dc "$database" > "$plain"
 fi
 
-# The queries, by accession (the first word of the header).
-awk -v ids="${queries[*]}" -v dir="$work" '
-  BEGIN { n = split(ids, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
-  /^>/ { id = substr($1, 2); sub(/^(sp|tr)\|/, "", id); sub(/\|.*/, "", id); out = (id in want) ? dir "/" id ".fa" : "" }
-  out != "" { print > out }' "${QUERY_SOURCE:-$plain}"
-for q in "${queries[@]}"; do
-  [ -s "$work/$q.fa" ] || { echo "bench/search.sh: query $q not in ${QUERY_SOURCE:-$plain}" >&2; exit 1; }
-done
+split_queries bench/search.sh "${QUERY_SOURCE:-$plain}" "$work" "${queries[@]}"
 
 cargo build --release --quiet
 seqfarm=target/release/seqfarm

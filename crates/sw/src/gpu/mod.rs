@@ -10,6 +10,9 @@
 //! A query is scored against a block with 16-bit lanes, two database sequences per
 //! thread group, and the few sequences whose score could have wrapped are rescored on
 //! the GPU with 32-bit lanes, in the same stream, without a round trip to the host.
+//! Query frames of one kernel shape share a launch (as many as the memory for their pass
+//! boundaries allows): one frame per launch would leave the GPU waiting, at the end of
+//! each launch, for the thread group that computes the block's longest sequence alone.
 //! Scores equal [`crate::scalar::score`]'s (tests compare them on a GPU; without one
 //! they say they were skipped).
 
@@ -37,7 +40,8 @@ const PAD_PROFILE: i16 = -1000;
 /// Threads per block of every launch (the kernels' `__launch_bounds__`).
 const BLOCK_THREADS: u32 = 128;
 
-/// Gap costs (open + extend) from which 16-bit lanes are not used.
+/// The cost of a gap of two residues (open + 2 x extend) from which 16-bit lanes are not
+/// used (their lowest values could wrap).
 const MAX_16_BIT_GAP: i32 = 16_384;
 
 /// What keeps a search from using the GPU.
