@@ -45,7 +45,8 @@ step "$sf" depth -t 2 --window 20000 -T 1,10,20 -o "$out/depth" --plot "$out/dep
 step sh -c "zcat '$out/depth.thresholds.bed.gz' | awk 'NR == 1 || \$5 > 0' | head -4"
 
 # Smith-Waterman search: 10 UniProt queries against 1,500 UniProt sequences, 2 best hits each.
-step "$sf" search --top 2 "$data/sw_q10.fa" "$data/sw_db1500.fa.gz"
+# --gpu=auto scores on an NVIDIA GPU where there is one (the same hits), else on the CPU.
+step "$sf" search --gpu=auto --top 2 "$data/sw_q10.fa" "$data/sw_db1500.fa.gz"
 # DNA on both strands, as blastn: queries from E. coli and M. tuberculosis pieces, half of
 # them reverse-complemented (minus-strand hits: sstart > send); chosen columns, the best
 # hit and its best alignment per query, E-value at most 1e-20.
