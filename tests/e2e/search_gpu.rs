@@ -169,10 +169,15 @@ fn without_a_gpu_gpu_is_an_error_and_auto_uses_the_cpu() {
     assert!(reason.contains("--gpu"), "{reason}");
     let (query, db) = (data("sw_q10.fa"), data("sw_db1500.fa.gz"));
     let (cpu, _) = search(&["--scores-only", path(&query), path(&db)]);
-    let (auto, stderr) = search(&["--gpu=auto", "--scores-only", path(&query), path(&db)]);
-    assert_eq!(auto, cpu);
-    assert!(
-        stderr.contains("no GPU used") && stderr.contains("on the CPU"),
-        "{stderr}"
-    );
+    for spelling in [&["--gpu=auto"][..], &["--gpu", "auto"][..]] {
+        let (auto, stderr) =
+            search(&[spelling, &["--scores-only", path(&query), path(&db)][..]].concat());
+        assert_eq!(auto, cpu);
+        assert!(
+            stderr.contains("no GPU used") && stderr.contains("on the CPU"),
+            "{stderr}"
+        );
+    }
+    let (off, _) = search(&["--gpu", "off", "--scores-only", path(&query), path(&db)]);
+    assert_eq!(off, cpu);
 }

@@ -49,7 +49,8 @@ enum Command {
 impl Cli {
     /// Parses a command line (the program name first) as the binary does: clap's
     /// parser, after `count`'s arguments in bedtools multicov's spelling are rewritten
-    /// into seqfarm's (`cmd::count::bedtools_spelling`).
+    /// into seqfarm's (`cmd::count::bedtools_spelling`) and `search --gpu auto` into
+    /// `--gpu=auto` (`cmd::search::gpu_spelling`).
     pub fn try_parse_args<I, T>(argv: I) -> Result<Self, clap::Error>
     where
         I: IntoIterator<Item = T>,
@@ -59,6 +60,10 @@ impl Cli {
         if argv.get(1).is_some_and(|command| command == "count") {
             let rest = argv.split_off(2);
             argv.extend(cmd::count::bedtools_spelling(rest));
+        }
+        if argv.get(1).is_some_and(|command| command == "search") {
+            let rest = argv.split_off(2);
+            argv.extend(cmd::search::gpu_spelling(rest));
         }
         Self::try_parse_from(argv)
     }

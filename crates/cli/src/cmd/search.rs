@@ -56,7 +56,7 @@ alignment of each query and subject on each strand searched, so a DNA hit has up
 (minus-strand ones with sstart > send, as in BLAST). With --scores-only: `qseqid sseqid \
 score` for every pair (the better strand for DNA), database order, queries in file order \
 for each database sequence, no cut-off. Set SEQFARM_SIMD=scalar|avx2|avx512 to force a \
-kernel. --gpu scores on an NVIDIA GPU (the CUDA driver and NVRTC 13, libnvrtc.so.13, loaded \
+kernel. --gpu scores on an NVIDIA GPU (--gpu auto: where there is one; the CUDA driver and NVRTC 13, libnvrtc.so.13, loaded \
 at run time; SEQFARM_GPU=N picks GPU N): the same scores, every worker thread feeding the GPU."
 )]
 pub struct SearchArgs {
@@ -120,8 +120,8 @@ pub struct SearchArgs {
     /// Gap extension cost [default: BLAST's for the matrix (1 for BLOSUM62), 2 with --dna]
     #[arg(long, value_name = "COST")]
     pub gap_extend: Option<i32>,
-    /// Score on an NVIDIA GPU: --gpu needs one, --gpu=auto uses one if there is one and
-    /// the CPU otherwise
+    /// Score on an NVIDIA GPU: --gpu needs one, --gpu auto (or --gpu=auto) uses one if
+    /// there is one and the CPU otherwise
     #[arg(long, value_name = "WHEN", value_enum, num_args = 0..=1, require_equals = true,
           default_missing_value = "on")]
     pub gpu: Option<GpuChoice>,
@@ -143,6 +143,23 @@ pub enum GpuChoice {
     Auto,
     /// Never.
     Off,
+}
+
+/// Rewrites the arguments of `seqfarm search` (after the command's name) so that
+/// `--gpu auto` (and `on`, `off`) reads as `--gpu=auto`: `--gpu` alone takes no value, so
+/// that `--gpu QUERY DATABASE` keeps its positional arguments. Every other argument is
+/// kept.
+pub fn gpu_spelling(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let mut out: Vec<std::ffi::OsString> = Vec::new();
+    for arg in args {
+        let joins = out.last().is_some_and(|last| last == "--gpu")
+            && ["on", "auto", "off"].iter().any(|value| arg == *value);
+        match out.last_mut() {
+            Some(last) if joins => *last = format!("--gpu={}", arg.to_string_lossy()).into(),
+            _ => out.push(arg),
+        }
+    }
+    out
 }
 
 /// The strands of a DNA database a search looks at.
@@ -949,4 +966,33 @@ fn report_speed(
         counts.sequences_i16,
         counts.sequences_i32
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spelled(args: &[&str]) -> Vec<String> {
+        gpu_spelling(args.iter().map(std::ffi::OsString::from))
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn gpu_takes_a_value_after_a_space_and_leaves_files_alone() {
+        assert_eq!(
+            spelled(&["--gpu", "auto", "q.fa", "db.fa"]),
+            ["--gpu=auto", "q.fa", "db.fa"]
+        );
+        assert_eq!(
+            spelled(&["--gpu", "q.fa", "db.fa"]),
+            ["--gpu", "q.fa", "db.fa"]
+        );
+        assert_eq!(
+            spelled(&["q.fa", "--gpu", "off", "db.fa"]),
+            ["q.fa", "--gpu=off", "db.fa"]
+        );
+        assert_eq!(spelled(&["--top", "auto"]), ["--top", "auto"]);
+    }
 }
