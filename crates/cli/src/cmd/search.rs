@@ -296,7 +296,7 @@ struct ScanTask {
 /// worker's own.
 enum Scorer {
     Cpu(Box<Searcher>),
-    Gpu(GpuSearcher),
+    Gpu(Box<GpuSearcher>),
 }
 
 impl Scorer {
@@ -675,7 +675,7 @@ impl<'a> SearchJob<'a> {
         let make_worker = |_| -> Result<_> {
             Ok(ScanWorker {
                 scorer: match &self.gpu {
-                    Some((kernels, _)) => Scorer::Gpu(GpuSearcher::new(kernels)?),
+                    Some((kernels, _)) => Scorer::Gpu(Box::new(GpuSearcher::new(kernels)?)),
                     None => Scorer::Cpu(Box::new(Searcher::new(&self.scoring, self.isa)?)),
                 },
                 residue_map: ResidueMap::new(self.scoring.matrix().codes()),
