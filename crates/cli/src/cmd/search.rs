@@ -301,25 +301,33 @@ enum Scorer {
 
 impl Scorer {
     /// Scores every frame of every query (in query order, then frame order) against
-    /// `block`: `scores[f][i]` for frame `f` and sequence `i`.
+    /// `block` and hands each frame's scores (by sequence of the block) to `fold` with
+    /// the frame's number. The CPU scores one frame at a time into one buffer of
+    /// `scores`; the GPU scores all frames at once, into one buffer per frame.
     fn score_frames(
         &mut self,
         queries: &[Query],
         block: &SequenceBlock,
         scores: &mut Vec<Vec<i32>>,
+        mut fold: impl FnMut(usize, &[i32]),
     ) -> Result<()> {
         match self {
             Scorer::Cpu(searcher) => {
-                let frames = queries.iter().flat_map(|q| &q.frames);
-                scores.resize_with(frames.clone().count(), Vec::new);
+                scores.resize_with(1, Vec::new);
                 searcher.load(block);
-                for (frame, scores) in frames.zip(scores.iter_mut()) {
-                    searcher.score(block, &frame.codes, scores);
+                for (f, frame) in queries.iter().flat_map(|q| &q.frames).enumerate() {
+                    searcher.score(block, &frame.codes, &mut scores[0]);
+                    fold(f, &scores[0]);
                 }
-                Ok(())
             }
-            Scorer::Gpu(searcher) => Ok(searcher.score(block, scores)?),
+            Scorer::Gpu(searcher) => {
+                searcher.score(block, scores)?;
+                for (f, frame) in scores.iter().enumerate() {
+                    fold(f, frame);
+                }
+            }
         }
+        Ok(())
     }
 
     /// Sequences scored per lane width.
@@ -338,7 +346,7 @@ impl Scorer {
 struct ScanWorker<'a> {
     scorer: Scorer,
     residue_map: ResidueMap,
-    /// Per query frame, per sequence of the block: its score.
+    /// Scores by sequence of the block: one buffer (CPU) or one per query frame (GPU).
     scores: Vec<Vec<i32>>,
     /// Per query, per record: the best of each strand.
     best: Vec<Vec<[StrandBest; 2]>>,
@@ -356,18 +364,24 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
             |body, name, path| check.letters(body, name, path),
         )?;
         let records = &task.records;
-        self.scorer
-            .score_frames(&job.queries, &records.block, &mut self.scores)?;
         let piece = task.chunk.piece.is_some();
         self.best.resize_with(job.queries.len(), Vec::new);
-        let mut frame_scores = self.scores.iter();
-        for (query, best) in job.queries.iter().zip(self.best.iter_mut()) {
+        for best in &mut self.best {
             best.clear();
             best.resize(records.records(), Default::default());
-            for (frame, scores) in query.frames.iter().zip(&mut frame_scores) {
+        }
+        let best = &mut self.best;
+        let frame_owners = &job.frame_owners;
+        self.scorer.score_frames(
+            &job.queries,
+            &records.block,
+            &mut self.scores,
+            |f, scores| {
+                let (query, strand) = frame_owners[f];
+                let best = &mut best[query];
                 for (index, (&score, fragment)) in scores.iter().zip(&records.fragments).enumerate()
                 {
-                    let slot = &mut best[fragment.record as usize][frame.strand as usize];
+                    let slot = &mut best[fragment.record as usize][strand as usize];
                     if score > slot.score {
                         *slot = StrandBest {
                             score,
@@ -375,8 +389,8 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
                         };
                     }
                 }
-            }
-        }
+            },
+        )?;
         task.text.clear();
         task.candidates.resize_with(job.queries.len(), Vec::new);
         if job.args.scores_only && !piece {
@@ -443,6 +457,8 @@ pub struct SearchJob<'a> {
     format: OutputFormat,
     /// The GPU kernels, when the search scores on a GPU, and the GPU's description.
     gpu: Option<(Arc<GpuKernels>, String)>,
+    /// The query and strand of each frame, in the order frames are scored.
+    frame_owners: Vec<(usize, Strand)>,
 }
 
 /// What a scan of the database (or of some of its chunks) found.
@@ -517,8 +533,14 @@ impl<'a> SearchJob<'a> {
         let queries = read_queries(&args.query, &scoring, &check, strands)?;
         let longest = queries.iter().map(|q| q.residues.len()).max().unwrap_or(0);
         let gpu = open_gpu(args.gpu.unwrap_or(GpuChoice::Off), &scoring, &queries)?;
+        let frame_owners = queries
+            .iter()
+            .enumerate()
+            .flat_map(|(q, query)| query.frames.iter().map(move |frame| (q, frame.strand)))
+            .collect();
         Ok(Self {
             gpu,
+            frame_owners,
             args,
             capacity: Capacity {
                 top: args.top,
