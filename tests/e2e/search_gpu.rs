@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use crate::search::{path, read_text, search};
+use crate::search_options::fasta;
 use crate::support::{data, run};
 
 /// Why no GPU can be used here, or `None` when one can. Any other failure of `--gpu` is
@@ -102,7 +103,7 @@ fn gpu_scores_dna_on_both_strands() {
 fn write_fasta(file: &Path, records: &[(&str, String)]) {
     let text: String = records
         .iter()
-        .map(|(name, seq)| format!(">{name}\n{seq}\n"))
+        .map(|(name, seq)| fasta(name, seq.as_bytes()))
         .collect();
     std::fs::write(file, text).unwrap();
 }

@@ -52,7 +52,7 @@ fn substituted(seq: &[u8], step: usize) -> Vec<u8> {
 }
 
 /// A FASTA record with 80-column lines.
-fn fasta(name: &str, seq: &[u8]) -> String {
+pub(crate) fn fasta(name: &str, seq: &[u8]) -> String {
     let mut text = format!(">{name}\n");
     for line in seq.chunks(80) {
         text.push_str(std::str::from_utf8(line).unwrap());
