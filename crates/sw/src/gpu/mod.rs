@@ -193,8 +193,8 @@ impl GpuDevice {
 /// The frames of one kernel shape: their kernels and profiles, back to back.
 struct ShapeGroup {
     shape: KernelShape,
-    /// The frames, by index in the caller's order; the group's slots are consecutive.
-    frames: Vec<usize>,
+    /// Frames in the group (slots `first_slot..first_slot + len`; `slot_frames` names them).
+    len: usize,
     /// The slot of the group's first frame.
     first_slot: usize,
     /// Each frame's profile, `CODES * shape.profile_rows()` entries apart.
@@ -260,7 +260,7 @@ impl GpuKernels {
                 },
                 wide: module.load_function(&shape.kernel_name(1))?,
                 shape,
-                frames: frames.clone(),
+                len: frames.len(),
             });
             slot_frames.extend(frames);
         }
@@ -468,8 +468,8 @@ impl GpuSearcher {
             } else {
                 frames
             };
-            for first in (0..group.frames.len()).step_by(per_launch) {
-                let count = per_launch.min(group.frames.len() - first);
+            for first in (0..group.len).step_by(per_launch) {
+                let count = per_launch.min(group.len - first);
                 self.launch(group, first, count, n, block.residues())?;
             }
         }
