@@ -139,7 +139,8 @@ def search(queries, database, threads=None, **opts):
     options are the command's as keywords: ``top`` (hits per query), ``top_strict``,
     ``evalue``, ``min_score``, ``max_hsps``, ``matrix``, ``dna``, ``strand`` (``"both"``,
     ``"plus"``, ``"minus"``), ``match``, ``mismatch``, ``gap_open``, ``gap_extend``,
-    ``scores_only``, ``outfmt``.
+    ``scores_only``, ``outfmt``, ``gpu`` (``True``: on an NVIDIA GPU; ``"auto"``: on one if
+    there is one, else on the CPU; the same scores either way).
 
     Returns the BLAST tabular columns (``qseqid sseqid pident length mismatch gapopen
     qstart qend sstart send evalue bitscore``; ``evalue``/``bitscore`` NaN where the

@@ -105,6 +105,15 @@ def test_search_is_the_cli_tabular(data, cli, threads):
     assert len(frame) == 30
 
 
+def test_search_with_gpu_auto_is_the_cli_tabular(data, cli):
+    # On a GPU where there is one, on the CPU otherwise: the same hits either way.
+    query, db = data / "sw_q10.fa", data / "sw_db1500.fa.gz"
+    frame = seqfarm.search(query, db, top=3, gpu="auto")
+    expected = cli_table(cli("search", "--top", "3", query, db).stdout,
+                         seqfarm.tables.BLAST_COLUMNS, BLAST_TYPES)
+    pd.testing.assert_frame_equal(frame, expected)
+
+
 def test_search_takes_sequences_in_memory(data, cli, tmp_path):
     db = data / "sw_db1500.fa.gz"
     queries = ["MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQ",
