@@ -91,9 +91,10 @@ impl KernelShape {
     /// fewer passes on a tie.
     pub fn for_query(length: usize) -> KernelShape {
         const TYPICAL_SUBJECT: u64 = 360;
-        let mut best: Option<(u64, KernelShape)> = None;
-        for group in [4u32, 8, 16, 32] {
-            for rows in [8u32, 16] {
+        [4u32, 8, 16, 32]
+            .into_iter()
+            .flat_map(|group| [8u32, 16].map(|rows| (group, rows)))
+            .map(|(group, rows)| {
                 let tile = (group * rows) as usize;
                 let passes = length.div_ceil(tile).max(1) as u32;
                 let cells = passes as u64 * tile as u64 * (TYPICAL_SUBJECT + group as u64 - 1)
@@ -103,19 +104,11 @@ impl KernelShape {
                     rows,
                     passes,
                 };
-                if best.is_none_or(|(c, s)| cells < c || (cells == c && passes < s.passes)) {
-                    best = Some((cells, shape));
-                }
-            }
-        }
-        best.map_or(
-            KernelShape {
-                group: 8,
-                rows: 8,
-                passes: 1,
-            },
-            |(_, s)| s,
-        )
+                ((cells, passes), shape)
+            })
+            .min_by_key(|&(key, _)| key)
+            .map(|(_, shape)| shape)
+            .unwrap_or_else(|| unreachable!("eight shapes to choose from"))
     }
 
     /// Query rows the profile holds (the query padded to whole passes).
@@ -419,11 +412,8 @@ impl GpuSearcher {
         let frames = kernels.slot_frames.len();
         let n = block.len();
         scores.resize_with(frames, Vec::new);
-        for frame in scores.iter_mut() {
-            frame.clear();
-            frame.resize(n, 0);
-        }
         if n == 0 {
+            scores.iter_mut().for_each(Vec::clear);
             return Ok(());
         }
         sort_by_length(block, &mut self.order);
@@ -485,13 +475,13 @@ impl GpuSearcher {
         )?;
         stream.synchronize()?;
         for (slot, &frame) in kernels.slot_frames.iter().enumerate() {
-            scores[frame].copy_from_slice(&self.host_scores[slot * n..(slot + 1) * n]);
+            scores[frame].clear();
+            scores[frame].extend_from_slice(&self.host_scores[slot * n..(slot + 1) * n]);
         }
-        if kernels.groups.iter().any(|g| g.narrow.is_some()) {
-            self.rescored += (0..frames)
-                .map(|s| self.host_counters[slot_counters(s) + 1] as u64)
-                .sum::<u64>();
-        }
+        // Zero without a 16-bit pass: nothing then lists overflows.
+        self.rescored += (0..frames)
+            .map(|s| self.host_counters[slot_counters(s) + 1] as u64)
+            .sum::<u64>();
         Ok(())
     }
 
