@@ -510,6 +510,16 @@ impl PiecedRecord {
 impl<'a> SearchJob<'a> {
     /// Checks the arguments and reads the queries.
     pub fn new(args: &'a SearchArgs) -> Result<Self> {
+        Self::with_gpu(args, args.gpu.unwrap_or(GpuChoice::Off))
+    }
+
+    /// [`SearchJob::new`] for counting the database's chunks only: no GPU is opened (the
+    /// planning machine may have none), and the chunks are those the search cuts.
+    pub fn for_planning(args: &'a SearchArgs) -> Result<Self> {
+        Self::with_gpu(args, GpuChoice::Off)
+    }
+
+    fn with_gpu(args: &'a SearchArgs, gpu: GpuChoice) -> Result<Self> {
         if args.query == Path::new("-") && args.database == Path::new("-") {
             bail!("the query and the database cannot both be standard input");
         }
@@ -532,7 +542,7 @@ impl<'a> SearchJob<'a> {
         };
         let queries = read_queries(&args.query, &scoring, &check, strands)?;
         let longest = queries.iter().map(|q| q.residues.len()).max().unwrap_or(0);
-        let gpu = open_gpu(args.gpu.unwrap_or(GpuChoice::Off), &scoring, &queries)?;
+        let gpu = open_gpu(gpu, &scoring, &queries)?;
         let frame_owners = queries
             .iter()
             .enumerate()
@@ -570,12 +580,13 @@ impl<'a> SearchJob<'a> {
         let mut database = FastaChunker::open(&args.database)?;
         // With --scores-only, a chunk's lines for many queries are held at once: smaller
         // chunks keep that bounded (about 16 queries' worth of a default chunk).
-        // A GPU launch wants tens of thousands of sequences to fill the GPU.
-        let base = args.chunk_size.unwrap_or(if self.gpu.is_some() {
-            16 << 20
-        } else {
-            1 << 20
-        });
+        // A GPU launch wants tens of thousands of sequences to fill the GPU. The size
+        // follows what was asked (--gpu, --gpu auto), not whether a GPU was found, so
+        // that a search planned on one machine cuts the chunks its parts cut on others.
+        let asks_for_gpu = matches!(args.gpu, Some(GpuChoice::On | GpuChoice::Auto));
+        let base = args
+            .chunk_size
+            .unwrap_or(if asks_for_gpu { 16 << 20 } else { 1 << 20 });
         let chunk_size = if args.scores_only {
             (base / queries.len().div_ceil(16)).max(base.min(1 << 16))
         } else {

@@ -110,7 +110,7 @@ fn search_args(argv: &[String]) -> anyhow::Result<SearchArgs> {
 /// record cut into pieces count as one).
 pub fn search_plan(argv: &[String]) -> anyhow::Result<usize> {
     let args = search_args(argv)?;
-    let job = SearchJob::new(&args)?;
+    let job = SearchJob::for_planning(&args)?;
     let mut chunks = 0;
     job.scan(
         &FarmConfig::new(1),
@@ -212,5 +212,28 @@ mod tests {
         assert_eq!(back.hits, part.hits);
         assert_eq!((back.size, back.lines), (part.size, part.lines));
         assert!(SearchPart::from_bytes(&bytes[..30]).is_err());
+    }
+
+    #[test]
+    fn a_gpu_search_is_planned_without_opening_a_gpu() {
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/");
+        let argv = |gpu: &[&str]| -> Vec<String> {
+            let files = [
+                "--chunk-size",
+                "100000",
+                &format!("{data}sw_q10.fa"),
+                &format!("{data}sw_db1500.fa.gz"),
+            ]
+            .map(String::from);
+            std::iter::once("search".to_string())
+                .chain(gpu.iter().map(|a| a.to_string()))
+                .chain(files)
+                .collect()
+        };
+        let cpu = search_plan(&argv(&[])).unwrap();
+        assert!(cpu > 1, "{cpu} chunks");
+        // Planning opens no GPU, so `--gpu` plans even where there is none.
+        assert_eq!(search_plan(&argv(&["--gpu"])).unwrap(), cpu);
+        assert_eq!(search_plan(&argv(&["--gpu", "auto"])).unwrap(), cpu);
     }
 }
