@@ -53,8 +53,9 @@ wait "$peers_job"
 wait "$multiqc_job"
 export SEQFARM_MULTIQC=$PWD/$venv/bin/multiqc
 cargo test --release --workspace --locked
-# The GPU tests need an NVIDIA GPU: say whether they ran or were skipped.
-cargo test --release --locked -p seqfarm --test e2e search_gpu -- --nocapture 2>&1 \
+# The GPU tests need an NVIDIA GPU: say whether they ran or were skipped. (`--workspace`
+# keeps the run above's features, so nothing compiles again; `-p seqfarm` would rebuild.)
+cargo test --release --workspace --locked --test e2e search_gpu -- --nocapture 2>&1 \
   | grep -E 'skipped|^test result'
 # The tests built target/release/seqfarm, which the Python tests run.
 wait "$python_job"
