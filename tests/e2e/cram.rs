@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{data, peer, seqfarm, succeeded};
+use crate::support::{data, peer, seqfarm, succeeded, window_for};
 
 /// The samtools `--output-fmt-option`s of each CRAM variant made from a test BAM.
 const VARIANTS: [(&str, &str, &[&str]); 5] = [
@@ -112,16 +112,6 @@ fn pairs(dir: &Path) -> Vec<Pair> {
     pairs
 }
 
-impl Pair {
-    /// A window of `bp` bases for this pair, ten times wider on the chrM BAM, whose
-    /// header is a whole human genome (3.1 Gbp): its windows would otherwise number in
-    /// the millions, nearly all of them on empty contigs.
-    fn window(&self, bp: u32) -> String {
-        let whole_genome = self.bam.ends_with("bam/na12878_chrM.bam");
-        (if whole_genome { bp * 10 } else { bp }).to_string()
-    }
-}
-
 /// Removes the `.crai` of `cram` (`with` false) or puts it back (true).
 fn crai(cram: &Path, with: bool) {
     let index = PathBuf::from(format!("{}.crai", cram.display()));
@@ -220,7 +210,7 @@ fn count_on_cram_is_count_on_the_bam() {
         "NC_045512.2\t12000\t12100\nNC_045512.2\t29800\t29903\nchrM\t15000\t15100\n",
     );
     for pair in pairs(dir.path()) {
-        let (wide, narrow_windows) = (pair.window(1000), pair.window(250));
+        let (wide, narrow_windows) = (window_for(&pair.bam, 1000), window_for(&pair.bam, 250));
         let option_sets: [&[&str]; 5] = [
             &["--window", &wide],
             &["--window", &narrow_windows, "-q", "20"],
@@ -354,7 +344,7 @@ fn depth_on_cram_is_depth_on_the_bam() {
         "mosdepth.region.dist.txt",
     ];
     for pair in pairs(dir.path()) {
-        let window = pair.window(700);
+        let window = window_for(&pair.bam, 700);
         let option_sets: [&[&str]; 2] = [
             &["--window", &window, "-T", "1,10,20", "-Q", "10"],
             &["--bed", &bed, "-T", "0,5"],

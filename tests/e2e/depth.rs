@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{data, peer, seqfarm, succeeded};
+use crate::support::{data, peer, seqfarm, succeeded, window_for};
 
 const BAMS: [&str; 4] = [
     "snp-pileup/normal_slice.bam",
@@ -14,17 +14,6 @@ const BAMS: [&str; 4] = [
     "bam/sarscov2.bam",
     "bam/long_cigar.bam",
 ];
-
-/// The two window sizes compared on `bam`: the chrM BAM's header is a whole human
-/// genome (3.1 Gbp, 93 contigs), so it gets windows ten times wider: both tools then
-/// write 620,000 windows rather than 6.2 million, the empty contigs' windows among them.
-fn window_sizes(bam: &str) -> [&'static str; 2] {
-    if bam == "bam/na12878_chrM.bam" {
-        ["5000", "10000"]
-    } else {
-        ["500", "1000"]
-    }
-}
 
 /// The files both tools write (`.gz` ones compared decompressed).
 const FILES: [&str; 5] = [
@@ -148,16 +137,16 @@ fn windows_match_mosdepth() {
     if !peer("mosdepth") {
         return;
     }
-    for name in BAMS {
-        let [narrow, wide] = window_sizes(name);
-        let bam = data(name);
+    for bam in BAMS {
+        let bam = data(bam);
+        let (narrow, wide) = (window_for(&bam, 500), window_for(&bam, 1000));
         compare(
             &bam,
-            ("--window", narrow),
+            ("--window", &narrow),
             &["-T", "1,10,20"],
             &["-T", "1,10,20"],
         );
-        compare(&bam, ("--window", wide), &["-Q", "20"], &["-Q", "20"]);
+        compare(&bam, ("--window", &wide), &["-Q", "20"], &["-Q", "20"]);
     }
 }
 
@@ -186,17 +175,14 @@ fn per_base_matches_mosdepth_without_n() {
     if !peer("mosdepth") {
         return;
     }
-    // chm1.bam's header is a whole human genome: wider windows (see `window_sizes`).
-    for (bam, size) in [
-        ("snp-pileup/normal_slice.bam", "777"),
-        ("bam/chm1.bam", "7777"),
-    ] {
+    for bam in ["snp-pileup/normal_slice.bam", "bam/chm1.bam"] {
         let bam = data(bam);
+        let size = window_for(&bam, 777);
         let dir = tempfile::tempdir().unwrap();
         let prefix = dir.path().join("mosdepth");
         succeeded(
             Command::new("mosdepth")
-                .args(["--by", size, "-F", "1024"])
+                .args(["--by", &size, "-F", "1024"])
                 .arg(&prefix)
                 .arg(&bam),
         );
@@ -204,7 +190,7 @@ fn per_base_matches_mosdepth_without_n() {
             let ours = depth(
                 dir.path(),
                 &format!("seqfarm{threads}"),
-                &["--window", size, "-F", "1024", "--per-base", "-t", threads],
+                &["--window", &size, "-F", "1024", "--per-base", "-t", threads],
                 &bam,
             );
             let names = FILES.into_iter().chain(["per-base.bed.gz"]);

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{data, multiqc, peer, seqfarm, succeeded};
+use crate::support::{data, multiqc, peer, seqfarm, succeeded, window_for};
 
 const BAMS: [&str; 4] = [
     "bam/chm1",
@@ -142,13 +142,12 @@ fn multiqc_reads_depth_as_mosdepth() {
         logs_dir(dir.path(), "seqfarm"),
     );
     let mut means = HashMap::new();
-    // Windows of 5 kbp: two of the BAMs have a whole human genome in their header, and
-    // MultiQC reads the distributions and the summary, not the windows themselves.
     for bam in BAMS {
         let name = sample(bam);
+        let window = window_for(&bam_path(bam), 500);
         succeeded(
             Command::new("mosdepth")
-                .args(["-n", "--by", "5000", "-T", "1,10,20"])
+                .args(["-n", "--by", &window, "-T", "1,10,20"])
                 .arg(theirs.join(name))
                 .arg(bam_path(bam)),
         );
@@ -159,7 +158,7 @@ fn multiqc_reads_depth_as_mosdepth() {
                     "-t",
                     "2",
                     "--window",
-                    "5000",
+                    &window,
                     "--thresholds",
                     "1,10,20",
                 ])
