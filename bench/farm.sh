@@ -8,5 +8,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-cargo bench --quiet -p seqfarm-farm --bench overhead >/dev/null 2>&1
+cargo bench --quiet -p seqfarm-farm --features bench --bench overhead >/dev/null 2>&1
 python3 bench/criterion_table.py "${CARGO_TARGET_DIR:-target}" trivial_tasks
