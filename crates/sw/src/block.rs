@@ -131,8 +131,16 @@ impl SequenceBlock {
 
     /// The codes of sequence `index`.
     pub fn get(&self, index: usize) -> &[u8] {
-        let start = if index == 0 { 0 } else { self.ends[index - 1] };
-        &self.codes[start..self.ends[index]]
+        &self.codes[self.start(index)..self.ends[index]]
+    }
+
+    /// Where sequence `index` starts in [`SequenceBlock::codes`].
+    pub(crate) fn start(&self, index: usize) -> usize {
+        if index == 0 {
+            0
+        } else {
+            self.ends[index - 1]
+        }
     }
 
     /// Length of sequence `index`.

@@ -210,6 +210,8 @@ pub struct GpuKernels {
     grid: u32,
     /// Device memory a searcher may give to the pass boundaries of one launch.
     boundary_budget: usize,
+    /// Whether some shape takes more than one pass (and so needs pass boundaries).
+    multipass: bool,
 }
 
 impl GpuKernels {
@@ -259,6 +261,7 @@ impl GpuKernels {
         }
         stream.synchronize()?;
         Ok(Arc::new(GpuKernels {
+            multipass: groups.iter().any(|g| g.shape.passes > 1),
             context: device.context.clone(),
             groups,
             slot_frames,
@@ -418,14 +421,9 @@ impl GpuSearcher {
         }
         sort_by_length(block, &mut self.order);
         self.starts.clear();
+        self.starts.extend((0..n).map(|i| block.start(i) as u32));
         self.lengths.clear();
-        let mut start = 0u32;
-        for i in 0..n {
-            let len = block.seq_len(i) as u32;
-            self.starts.push(start);
-            self.lengths.push(len);
-            start += len;
-        }
+        self.lengths.extend((0..n).map(|i| block.seq_len(i) as u32));
         let stream = self.stream.clone();
         stream.memcpy_htod(
             block.codes(),
@@ -441,10 +439,9 @@ impl GpuSearcher {
         // Frames per launch: as many as the boundary budget holds (all, in one pass).
         let per_frame = 8 * block.residues();
         let batch = (kernels.boundary_budget / per_frame.max(1)).clamp(1, frames);
-        let multipass = kernels.groups.iter().any(|g| g.shape.passes > 1);
         self.boundary.at_least(
             &stream,
-            if multipass {
+            if kernels.multipass {
                 batch * block.residues()
             } else {
                 1
