@@ -753,5 +753,53 @@ fn conflicting_modes_and_bad_read_groups_are_errors() {
         "--rg with a tag twice",
         &["--rg-id", "g1", "--rg", "SM:a", "--rg", "SM:b"],
     );
-    refused("--rg without --rg-id", &["--rg", "nocolon"]);
+    refused("--rg without TAG:VALUE nor --rg-id", &["--rg", "nocolon"]);
+    refused("--rg with two IDs", &["--rg", "ID:a", "--rg", "ID:b"]);
+}
+
+/// bowtie2 takes `--rg ID:x` as the read group's ID when `--rg-id` is absent, and writes
+/// no @RG line (with a warning) when no ID is given: seqfarm's header lines and RG tags
+/// are the same as bowtie2's for both forms.
+#[test]
+fn read_groups_without_rg_id_are_taken_as_bowtie2_takes_them() {
+    let genome = test_genome();
+    for (what, extra) in [
+        (
+            "--rg ID:g7 --rg SM:s1",
+            &["--rg", "SM:s1", "--rg", "ID:g7"][..],
+        ),
+        ("--rg SM:s1 alone", &["--rg", "SM:s1"][..]),
+    ] {
+        let mut list = args(extra);
+        list.extend(args(&["-U"]));
+        list.push(data_arg("pe_sim_R1.fq.gz"));
+        let ours = seqfarm_align(genome, &list);
+        let theirs = bowtie2_align(genome, &list);
+        let stderr = expect_success(&format!("seqfarm {what}"), &ours);
+        expect_success(&format!("bowtie2 {what}"), &theirs);
+        let (ours, theirs) = (
+            Sam::parse(&String::from_utf8_lossy(&ours.stdout)),
+            Sam::parse(&String::from_utf8_lossy(&theirs.stdout)),
+        );
+        let rg_lines = |sam: &Sam| -> Vec<String> {
+            sam.header
+                .iter()
+                .filter(|h| h.starts_with("@RG"))
+                .cloned()
+                .collect()
+        };
+        assert_eq!(rg_lines(&ours), rg_lines(&theirs), "{what}: @RG lines");
+        let rg_tags = |sam: &Sam| -> BTreeSet<Option<String>> {
+            sam.records
+                .iter()
+                .map(|r| r.tag("RG").map(str::to_owned))
+                .collect()
+        };
+        assert_eq!(rg_tags(&ours), rg_tags(&theirs), "{what}: RG:Z tags");
+        assert_eq!(
+            rg_lines(&ours).is_empty(),
+            stderr.contains("no @RG line"),
+            "{what}: the warning:\n{stderr}"
+        );
+    }
 }

@@ -60,7 +60,7 @@ impl ReadAligner {
         let args = Self::args(&index, options, &["-U".into(), "-".into()])?;
         let args = args.with_positional()?;
         args.check()?;
-        let mut style = args.record_style();
+        let mut style = args.record_style()?;
         style.bam = false;
         let prefix = index.prefix().to_string_lossy().into_owned();
         let argv = ["seqfarm", "align"]

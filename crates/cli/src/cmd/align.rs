@@ -178,12 +178,13 @@ impl AlignArgs {
         Ok(header)
     }
 
-    /// How the records are written, from the output options.
-    pub fn record_style(&self) -> RecordStyle {
-        RecordStyle {
+    /// How the records are written, from the output options (an error for a second
+    /// read group ID).
+    pub fn record_style(&self) -> anyhow::Result<RecordStyle> {
+        Ok(RecordStyle {
             bam: self.bam.is_some(),
             no_unaligned: self.no_unal,
-            read_group: self.rg_id.clone(),
+            read_group: self.read_group_id()?.map(str::to_owned),
             omit_secondary_seq: self.omit_sec_seq,
             xeq: self.xeq,
             tlen_without_clips: self.soft_clipped_unmapped_tlen,
@@ -194,7 +195,7 @@ impl AlignArgs {
                 .all
                 .then_some(usize::MAX)
                 .or(self.report.map(|k| k as usize)),
-        }
+        })
     }
 
     /// How the read records are decoded (qualities, trimming).
@@ -234,7 +235,13 @@ impl AlignArgs {
         // A bad SEQFARM_SIMD fails here, before the index is loaded.
         seqfarm_core::SimdLevel::from_env()?;
         let sources = self.sources()?;
-        let style = self.record_style();
+        let style = self.record_style()?;
+        if style.read_group.is_none() && !self.rg.is_empty() {
+            eprintln!(
+                "seqfarm: warning: --rg without a read group ID (--rg-id or --rg ID:...): \
+                 no @RG line is written, as in bowtie2"
+            );
+        }
         let timer = PhaseTimer::new(self.time);
         let out_path = self
             .bam

@@ -246,7 +246,7 @@ pub fn align_part(
 ) -> anyhow::Result<AlignedPart> {
     let args = align_args(argv)?;
     let (params, pairing, parse) = (args.params()?, args.pairing()?, args.parse_options()?);
-    let style = args.record_style();
+    let style = args.record_style()?;
     let mut sources = args.sources()?;
     sources.skip = 0;
     sources.upto = Some(part.fragments);

@@ -393,13 +393,10 @@ pub struct AlignArgs {
     /// Read group ID: adds an @RG line and RG:Z to every record
     #[arg(long, alias = "sam-rg-id", value_name = "ID")]
     pub rg_id: Option<String>,
-    /// Field of the @RG line, TAG:VALUE, e.g. SM:sample (repeatable; needs --rg-id)
-    #[arg(
-        long,
-        aliases = ["sam-rg", "sam-RG", "RG"],
-        value_name = "TAG:VALUE",
-        requires = "rg_id"
-    )]
+    /// Field of the @RG line, TAG:VALUE, e.g. SM:sample (repeatable). As in bowtie2,
+    /// `--rg ID:x` sets the ID when --rg-id is absent, and without any ID no @RG line
+    /// is written (with a warning)
+    #[arg(long, aliases = ["sam-rg", "sam-RG", "RG"], value_name = "TAG:VALUE")]
     pub rg: Vec<String>,
     /// `*` for SEQ and QUAL of secondary alignments
     #[arg(long, alias = "sam-omit-sec-seq")]
@@ -681,16 +678,39 @@ impl AlignArgs {
         })
     }
 
+    /// The read group's ID, as bowtie2 takes it: `--rg-id`, or else a `--rg ID:...`
+    /// field; a second ID is an error, as it would make the @RG line invalid.
+    pub fn read_group_id(&self) -> anyhow::Result<Option<&str>> {
+        let mut in_fields = self.rg.iter().filter_map(|f| f.strip_prefix("ID:"));
+        match (&self.rg_id, in_fields.next(), in_fields.next()) {
+            (id, None, _) => Ok(id.as_deref()),
+            (None, Some(id), None) => Ok(Some(id)),
+            (Some(_), Some(id), _) => anyhow::bail!(
+                "--rg \"ID:{id}\": a second read group ID (--rg-id gives one already)"
+            ),
+            (None, Some(_), Some(id)) => {
+                anyhow::bail!("--rg \"ID:{id}\": a second read group ID (--rg ID: given twice)")
+            }
+        }
+    }
+
     /// The `--rg-id`/`--rg` header line, checked so the header stays valid: an ID
     /// without tabs or line breaks, each field `TAG:VALUE` with a two-character tag,
-    /// no second `ID`.
+    /// one `ID`. `None` without an ID, where bowtie2 writes no @RG line either.
     pub fn read_group_line(&self) -> anyhow::Result<Option<String>> {
-        let Some(id) = &self.rg_id else {
-            return Ok(None);
-        };
-        check_header_text("--rg-id", id)?;
-        let mut line = format!("@RG\tID:{id}");
-        for field in &self.rg {
+        let id = self.read_group_id()?;
+        let mut line = String::from("@RG");
+        if let Some(id) = id {
+            let option = if self.rg_id.is_some() {
+                "--rg-id"
+            } else {
+                "--rg"
+            };
+            check_header_text(option, id)?;
+            line.push_str("\tID:");
+            line.push_str(id);
+        }
+        for field in self.rg.iter().filter(|f| !f.starts_with("ID:")) {
             check_header_text("--rg", field)?;
             let tag = field.split_once(':').map(|(t, _)| t);
             match tag {
@@ -699,12 +719,9 @@ impl AlignArgs {
                         && t.as_bytes()[0].is_ascii_alphabetic()
                         && t.as_bytes()[1].is_ascii_alphanumeric() =>
                 {
-                    if t == "ID" {
-                        anyhow::bail!("--rg {field:?}: the ID comes from --rg-id, not --rg");
-                    }
                     if line
                         .split('\t')
-                        .skip(2)
+                        .skip(1)
                         .any(|f| f.starts_with(&format!("{t}:")))
                     {
                         anyhow::bail!("--rg {field:?}: a second {t} field for the same @RG line");
@@ -717,7 +734,7 @@ impl AlignArgs {
             line.push('\t');
             line.push_str(field);
         }
-        Ok(Some(line))
+        Ok(id.map(|_| line))
     }
 
     /// The `--un`/`--al`/`--un-conc`/`--al-conc` files asked for.

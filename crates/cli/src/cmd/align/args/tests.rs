@@ -122,7 +122,6 @@ fn conflicts_are_errors() {
         "-x i -U r -f --tab5",
         "-x i -U r --un u --un-gz v",
         "-x i -U r --phred33 --phred64",
-        "-x i -U r --rg SM:x",
         "-x i -U r -S a.sam -o b.bam",
         "-x i",
         "-x i -U r -N 2",
@@ -142,6 +141,15 @@ fn read_groups_are_checked() {
         "@RG\tID:g1\tSM:s\tLB:lib"
     );
     assert!(rejected("-x i -U r --rg-id g1 --rg ID:g2").contains("--rg-id"));
+    // As in bowtie2: `--rg ID:x` is the ID when --rg-id is absent, wherever it stands.
+    let a = ok("-x i -U r --rg SM:s --rg ID:g1");
+    assert_eq!(a.read_group_id().unwrap(), Some("g1"));
+    assert_eq!(a.read_group_line().unwrap().unwrap(), "@RG\tID:g1\tSM:s");
+    assert!(rejected("-x i -U r --rg ID:g1 --rg ID:g2").contains("twice"));
+    // Without any ID, bowtie2 writes no @RG line; the fields are still checked.
+    let a = ok("-x i -U r --rg SM:x");
+    assert_eq!(a.read_group_line().unwrap(), None);
+    assert!(rejected("-x i -U r --rg sample").contains("TAG:VALUE"));
     assert!(rejected("-x i -U r --rg-id g1 --rg sample").contains("TAG:VALUE"));
     assert!(rejected("-x i -U r --rg-id g1 --rg SAM:x").contains("TAG:VALUE"));
     assert!(rejected("-x i -U r --rg-id g1 --rg 1M:x").contains("TAG:VALUE"));
