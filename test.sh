@@ -47,7 +47,9 @@ in_background target/multiqc-venv.log multiqc_venv; multiqc_job=$!
 in_background target/py-venv.log python_venv; python_job=$!
 
 # The whole workspace, the Python crate too (it has no Rust tests): its features then
-# match those `pip install .` builds with, which reuses these compiled crates.
+# match those `pip install .` builds with, which reuses these compiled crates (checked
+# first: a dependency whose features differ would compile twice).
+tests/feature-sets.sh
 cargo test --release --workspace --locked --no-run
 wait "$peers_job"
 wait "$multiqc_job"
