@@ -191,16 +191,17 @@ pub fn mate_paths(path: &Path) -> [PathBuf; 2] {
     [named('1'), named('2')]
 }
 
-/// A read to write back out: the record's bytes as they were in the input (written
-/// unchanged, a line break added if the last one lacks it). Empty writes nothing:
-/// bowtie2 writes a `--tab5/--tab6` pair's whole line as mate 1 and nothing as mate 2.
+/// A read to write back out: the record's bytes as they were in the input, without
+/// their final line break (written unchanged, the line break added: a FASTQ record with
+/// an empty read ends in its empty quality line). Empty writes nothing: bowtie2 writes a
+/// `--tab5/--tab6` pair's whole line as mate 1 and nothing as mate 2.
 #[derive(Debug, Clone, Copy)]
 pub struct ReadText<'a>(pub &'a [u8]);
 
 impl ReadText<'_> {
     fn append(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(self.0);
-        if self.0.last().is_some_and(|&b| b != b'\n') {
+        if !self.0.is_empty() {
+            out.extend_from_slice(self.0);
             out.push(b'\n');
         }
     }

@@ -64,12 +64,14 @@ fn a_directory_receives_bowtie2s_default_names() {
 #[test]
 fn reads_are_written_as_they_were() {
     let mut out = Vec::new();
-    ReadText(b"@r1/1 comment\nACGT\n+r1\nIIII\n").append(&mut out);
+    ReadText(b"@r1/1 comment\nACGT\n+r1\nIIII").append(&mut out);
     ReadText(b">f desc\nAC\nGT").append(&mut out);
     ReadText(b"").append(&mut out);
+    // An empty read: its quality line is empty too, and must still be written.
+    ReadText(b"@e\n\n+\n").append(&mut out);
     assert_eq!(
         String::from_utf8(out).unwrap(),
-        "@r1/1 comment\nACGT\n+r1\nIIII\n>f desc\nAC\nGT\n"
+        "@r1/1 comment\nACGT\n+r1\nIIII\n>f desc\nAC\nGT\n@e\n\n+\n\n"
     );
 }
 
@@ -114,12 +116,13 @@ fn bunzip(bytes: &[u8]) -> String {
 }
 
 /// One task of reads: unpaired u{n}a (aligned), u{n}u (not), pairs p{n}c (concordant),
-/// p{n}d (discordant), p{n}m (mates on their own).
+/// p{n}d (discordant), p{n}m (mates on their own); each record without its final line
+/// break, as the parser gives it.
 fn fill_task(routing: &ReadRouting, task: &mut ReadFileBuffers, n: usize) {
     task.clear();
     for (tag, result) in [("a", aligned()), ("u", unaligned())] {
         let record = fastq(&format!("u{n}{tag}"));
-        routing.add_read(task, ReadText(record.as_bytes()), &result);
+        routing.add_read(task, ReadText(record.trim_end().as_bytes()), &result);
     }
     for (tag, class) in [
         ("c", PairClass::Concordant),
@@ -132,7 +135,7 @@ fn fill_task(routing: &ReadRouting, task: &mut ReadFileBuffers, n: usize) {
         ];
         routing.add_pair(
             task,
-            [ReadText(mates[0].as_bytes()), ReadText(mates[1].as_bytes())],
+            mates.each_ref().map(|m| ReadText(m.trim_end().as_bytes())),
             &pair(class),
         );
     }
