@@ -157,17 +157,18 @@ pub struct TrimTo {
 }
 
 impl TrimTo {
-    /// Parses `--trim-to`'s argument: `<n>`, `3:<n>` or `5:<n>`.
+    /// Parses `--trim-to`'s argument: `<n>`, `3:<n>` or `5:<n>` (the error does not
+    /// repeat the argument: the caller names the option and its value).
     pub fn parse(arg: &str) -> Result<Self, String> {
         let (end, n) = match arg.split_once(':') {
             None => (TrimEnd::Three, arg),
             Some(("3", n)) => (TrimEnd::Three, n),
             Some(("5", n)) => (TrimEnd::Five, n),
-            Some(_) => return Err(format!("--trim-to {arg}: trim position must be 3 or 5")),
+            Some(_) => return Err("the trim position must be 3 or 5".into()),
         };
-        let len = n.parse().map_err(|_| {
-            format!("--trim-to {arg}: the number of bases must be an integer of at least 0")
-        })?;
+        let len = n
+            .parse()
+            .map_err(|_| format!("{n:?}: the number of bases must be an integer of at least 0"))?;
         Ok(TrimTo { end, len })
     }
 }

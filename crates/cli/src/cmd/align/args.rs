@@ -37,6 +37,7 @@ pub struct AlignArgs {
         short = '1',
         value_name = "M1",
         value_delimiter = ',',
+        value_parser = list_entry(),
         requires = "mates2"
     )]
     pub mates1: Vec<PathBuf>,
@@ -45,6 +46,7 @@ pub struct AlignArgs {
         short = '2',
         value_name = "M2",
         value_delimiter = ',',
+        value_parser = list_entry(),
         requires = "mates1"
     )]
     pub mates2: Vec<PathBuf>,
@@ -54,15 +56,18 @@ pub struct AlignArgs {
         long = "unpaired",
         alias = "reads",
         value_name = "READS",
-        value_delimiter = ','
+        value_delimiter = ',',
+        value_parser = list_entry()
     )]
     pub reads: Vec<PathBuf>,
     /// Interleaved paired reads (mate 1, mate 2, mate 1, ...)
-    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    #[arg(long, value_name = "FILE", value_delimiter = ',',
+        value_parser = list_entry())]
     pub interleaved: Vec<PathBuf>,
     /// Unaligned BAM input, sorted by read name (comma-separated list; as bowtie2's
     /// `bowtie2 -b FILE`, whose wrapper hands the files on)
-    #[arg(short = 'b', value_name = "BAM", value_delimiter = ',')]
+    #[arg(short = 'b', value_name = "BAM", value_delimiter = ',',
+        value_parser = list_entry())]
     pub bam_input: Vec<PathBuf>,
     /// SAM output [default: standard output]
     #[arg(
@@ -94,11 +99,13 @@ pub struct AlignArgs {
     pub fastq: bool,
     /// TAB5 reads: one read (name, seq, qual) or pair (name, seq1, qual1, seq2, qual2)
     /// per line (comma-separated list)
-    #[arg(long, alias = "12", value_name = "FILE", value_delimiter = ',')]
+    #[arg(long, alias = "12", value_name = "FILE", value_delimiter = ',',
+        value_parser = list_entry())]
     pub tab5: Vec<PathBuf>,
     /// TAB6 reads: one read (name, seq, qual) or pair (name1, seq1, qual1, name2, seq2,
     /// qual2) per line (comma-separated list)
-    #[arg(long, value_name = "FILE", value_delimiter = ',')]
+    #[arg(long, value_name = "FILE", value_delimiter = ',',
+        value_parser = list_entry())]
     pub tab6: Vec<PathBuf>,
     /// Reads are Illumina QSEQ
     #[arg(long)]
@@ -131,13 +138,15 @@ pub struct AlignArgs {
     #[arg(long, value_name = "[3:|5:]N", conflicts_with_all = ["trim5", "trim3"])]
     pub trim_to: Option<String>,
     /// Qualities are Phred+33 (the default)
-    #[arg(long, visible_alias = "phred33-quals", conflicts_with = "phred64")]
+    #[arg(long, visible_alias = "phred33-quals", overrides_with = "phred64")]
     pub phred33: bool,
-    /// Qualities are Phred+64 (old Illumina)
+    /// Qualities are Phred+64 (old Illumina; the last of --phred33 and --phred64
+    /// counts, as in bowtie2)
     #[arg(
         long,
         visible_alias = "phred64-quals",
-        visible_alias = "solexa1.3-quals"
+        visible_alias = "solexa1.3-quals",
+        overrides_with = "phred33"
     )]
     pub phred64: bool,
     /// Qualities are space-separated integers
@@ -783,6 +792,18 @@ impl AlignArgs {
             let list = reads.to_string_lossy().into_owned();
             self.reads.extend(list.split(',').map(PathBuf::from));
         }
+        // bowtie2 skips the empty entries of a list (`r1.fq,` or `a.fq,,b.fq`).
+        for list in [
+            &mut self.mates1,
+            &mut self.mates2,
+            &mut self.reads,
+            &mut self.interleaved,
+            &mut self.bam_input,
+            &mut self.tab5,
+            &mut self.tab6,
+        ] {
+            list.retain(|p| !p.as_os_str().is_empty());
+        }
         if let Some(out) = words.next() {
             if self.sam.is_some() || self.bam.is_some() {
                 anyhow::bail!("{}: an output is given by -S/-o already", out.display());
@@ -820,6 +841,9 @@ impl AlignArgs {
             && self.bam_input.is_empty()
         {
             anyhow::bail!("no reads: give -U, -1 and -2, --interleaved, --tab5, --tab6 or -b");
+        }
+        if self.upto == Some(0) {
+            anyhow::bail!("-u/--upto 0: the number of reads must be at least 1, as in bowtie2");
         }
         let formats = [
             ("-q", self.fastq),
@@ -865,6 +889,13 @@ impl AlignArgs {
         self.read_group_line()?;
         Ok(())
     }
+}
+
+/// An entry of a comma-separated list of inputs, empty ones kept (bowtie2 skips them,
+/// and so does [`AlignArgs::with_positional`]) where clap's path parser refuses them.
+fn list_entry() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser;
+    clap::builder::OsStringValueParser::new().map(PathBuf::from)
 }
 
 /// Parses a number as bowtie2 reads an integer option: a decimal fraction is cut off

@@ -121,7 +121,7 @@ fn conflicts_are_errors() {
         "-x i -U r --nofw --norc",
         "-x i -U r -f --tab5",
         "-x i -U r --un u --un-gz v",
-        "-x i -U r --phred33 --phred64",
+        "-x i -U r -u 0",
         "-x i -U r -S a.sam -o b.bam",
         "-x i",
         "-x i -U r -N 2",
@@ -335,4 +335,22 @@ fn positional_arguments_stand_for_index_reads_and_output() {
         .with_positional();
     assert!(twice.unwrap_err().to_string().contains("-S/-o"));
     assert!(parse("-U r.fq").unwrap().with_positional().is_err());
+}
+
+#[test]
+fn the_last_quality_encoding_counts_and_empty_list_entries_are_skipped() {
+    // As in bowtie2: of --phred33 and --phred64, the last given.
+    assert!(ok("-x i -U r --phred33 --phred64").phred64);
+    assert!(!ok("-x i -U r --phred64 --phred33").phred64);
+    // `a,` and `a,,b` name one and two files, as bowtie2 reads them.
+    let a = parse("-x i -U a,,b, -1 ,m1 -2 m2, --tab5 t,")
+        .unwrap()
+        .with_positional()
+        .unwrap();
+    assert_eq!(a.reads, [PathBuf::from("a"), PathBuf::from("b")]);
+    assert_eq!(a.mates1, [PathBuf::from("m1")]);
+    assert_eq!(a.mates2, [PathBuf::from("m2")]);
+    assert_eq!(a.tab5, [PathBuf::from("t")]);
+    let a = parse("i r1,,r2").unwrap().with_positional().unwrap();
+    assert_eq!(a.reads, [PathBuf::from("r1"), PathBuf::from("r2")]);
 }
