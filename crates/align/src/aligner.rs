@@ -37,8 +37,9 @@ pub const MAX_READ_LEN: usize = 10_000;
 /// Why a read has no alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unaligned {
-    /// The read is empty (bowtie2's `YF:Z:LN`).
-    Empty,
+    /// The read is shorter than 2 bases: bowtie2's length filter (`YF:Z:LN`), which
+    /// also drops 1-base reads at `-N 1`.
+    TooShort,
     /// The read is longer than [`MAX_READ_LEN`]: the kernels cannot score it exactly.
     TooLong,
     /// More N than the N ceiling allows (`YF:Z:NS`).
@@ -248,8 +249,8 @@ impl<'i> Aligner<'i> {
         }
         for (r, read) in reads.iter().enumerate() {
             let len = read.bases.len();
-            if len == 0 {
-                results[r] = ReadResult::Unaligned(Unaligned::Empty);
+            if len < 2 {
+                results[r] = ReadResult::Unaligned(Unaligned::TooShort);
             } else if len > MAX_READ_LEN {
                 results[r] = ReadResult::Unaligned(Unaligned::TooLong);
             } else if self.n_count(r) > self.params.scoring.max_ns(len) {

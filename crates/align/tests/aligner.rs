@@ -233,9 +233,16 @@ fn special_reads() {
     let results = align_all(
         &index,
         &params,
-        &[Vec::new(), vec![b'N'; 80], random, b"ACGTAC".to_vec()],
+        &[
+            Vec::new(),
+            vec![b'N'; 80],
+            random,
+            b"ACGTAC".to_vec(),
+            b"A".to_vec(),
+        ],
     );
-    assert_eq!(results[0], ReadResult::Unaligned(Unaligned::Empty));
+    assert_eq!(results[0], ReadResult::Unaligned(Unaligned::TooShort));
+    assert_eq!(results[4], ReadResult::Unaligned(Unaligned::TooShort));
     assert_eq!(results[1], ReadResult::Unaligned(Unaligned::TooManyNs));
     assert_eq!(results[2], ReadResult::Unaligned(Unaligned::NoAlignment));
     assert_eq!(results[3], ReadResult::Unaligned(Unaligned::NoAlignment));

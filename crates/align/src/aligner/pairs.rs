@@ -128,7 +128,7 @@ impl Aligner<'_> {
                 // aligned at all.
                 let filtered = matches!(
                     mates[2 * i + other].unaligned,
-                    Some(Unaligned::Empty | Unaligned::TooLong | Unaligned::TooManyNs)
+                    Some(Unaligned::TooShort | Unaligned::TooLong | Unaligned::TooManyNs)
                 );
                 if filtered || len == 0 || len as u64 > pairing.max_fragment {
                     continue;

@@ -191,7 +191,7 @@ impl InputCounts {
         self.bases += len as u64;
         let filtered = matches!(
             result,
-            ReadResult::Unaligned(Unaligned::Empty | Unaligned::TooLong | Unaligned::TooManyNs)
+            ReadResult::Unaligned(Unaligned::TooShort | Unaligned::TooLong | Unaligned::TooManyNs)
         );
         if !filtered {
             self.unfiltered_reads += 1;

@@ -380,7 +380,7 @@ impl RecordWriter {
 /// bowtie2's `YF:Z` filter of an unaligned read.
 fn filter_tag(why: Unaligned) -> Option<&'static [u8]> {
     match why {
-        Unaligned::Empty | Unaligned::TooLong => Some(b"LN"),
+        Unaligned::TooShort | Unaligned::TooLong => Some(b"LN"),
         Unaligned::TooManyNs => Some(b"NS"),
         Unaligned::NoAlignment => None,
         Unaligned::QcFailed => Some(b"QC"),

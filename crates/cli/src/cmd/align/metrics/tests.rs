@@ -197,7 +197,7 @@ fn input_counts_leave_filtered_reads_out_of_the_unfiltered_columns() {
     };
     let mut counts = InputCounts::default();
     counts.add_read(100, &aligned);
-    counts.add_read(0, &ReadResult::Unaligned(Unaligned::Empty));
+    counts.add_read(0, &ReadResult::Unaligned(Unaligned::TooShort));
     counts.add_pair(
         [150, 120],
         &PairResult {

@@ -243,7 +243,7 @@ fn outcomes_are_counted_as_bowtie2_counts_them() {
     task.add_read(&aligned(None));
     task.add_read(&aligned(Some(-10)));
     task.add_read(&unaligned());
-    task.add_read(&ReadResult::Unaligned(Unaligned::Empty));
+    task.add_read(&ReadResult::Unaligned(Unaligned::TooShort));
     let both = || [aligned(None), aligned(Some(-3))];
     task.add_pair(&pair(PairClass::Concordant, both(), false));
     task.add_pair(&pair(PairClass::Concordant, both(), true));
