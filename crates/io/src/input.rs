@@ -1,4 +1,4 @@
-//! Opening inputs: a path or `-` for standard input, plain or gzip-compressed; and
+//! Opening inputs: a path or `-` for standard input, plain, gzip- or bzip2-compressed; and
 //! reading text inputs line by line in bounded memory ([`LineReader`]), whatever the
 //! length of their lines.
 
@@ -18,14 +18,15 @@ const BUFFER: usize = 1 << 20;
 pub struct Input {
     /// The path given by the user (`-` for standard input).
     pub path: PathBuf,
-    /// Whether the input was gzip-compressed.
-    pub gzipped: bool,
+    /// Whether the input was compressed (gzip, BGZF or bzip2).
+    pub compressed: bool,
     reader: Box<dyn BufRead + Send>,
 }
 
 impl Input {
-    /// Opens `path` (`-` for standard input), decompressing gzip or BGZF transparently
-    /// (recognised by the magic bytes `1f 8b`, whatever the file name).
+    /// Opens `path` (`-` for standard input), decompressing gzip, BGZF or bzip2
+    /// transparently (recognised by their magic bytes, `1f 8b` and `BZh`, whatever the
+    /// file name).
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
         let raw: Box<dyn Read + Send> = if path == Path::new("-") {
@@ -41,7 +42,8 @@ impl Input {
     }
 
     /// Reads `raw` (already opened, e.g. a stream whose first bytes were sniffed and
-    /// chained back), decompressing gzip or BGZF transparently; `path` names it in errors.
+    /// chained back), decompressing gzip, BGZF or bzip2 transparently; `path` names it
+    /// in errors.
     pub fn from_reader(path: impl Into<PathBuf>, raw: Box<dyn Read + Send>) -> Result<Self> {
         Self::from_buffered(path.into(), Box::new(BufReader::with_capacity(BUFFER, raw)))
     }
@@ -50,18 +52,26 @@ impl Input {
     fn from_buffered(path: PathBuf, mut buffered: Box<dyn BufRead + Send>) -> Result<Self> {
         let head = buffered.fill_buf().map_err(|e| Error::io(&path, e))?;
         let gzipped = head.starts_with(&[0x1f, 0x8b]);
-        let reader: Box<dyn BufRead + Send> = if gzipped {
-            // Inflated a block ahead on a thread of its own: the one sequential part
-            // of reading stays off the thread that cuts the input into tasks.
-            let decoder = MultiGzDecoder::new(buffered);
-            Box::new(InflateThread::spawn(decoder).map_err(|e| Error::io(&path, e))?)
+        let bzipped =
+            head.len() >= 4 && head.starts_with(b"BZh") && (b'1'..=b'9').contains(&head[3]);
+        // Decompressed a block ahead on a thread of its own: the one sequential part
+        // of reading stays off the thread that cuts the input into tasks.
+        let decoder: Box<dyn Read + Send> = if gzipped {
+            Box::new(MultiGzDecoder::new(buffered))
+        } else if bzipped {
+            Box::new(bzip2::bufread::MultiBzDecoder::new(buffered))
         } else {
-            buffered
+            return Ok(Self {
+                path,
+                compressed: false,
+                reader: buffered,
+            });
         };
+        let reader = InflateThread::spawn(decoder).map_err(|e| Error::io(&path, e))?;
         Ok(Self {
             path,
-            gzipped,
-            reader,
+            compressed: true,
+            reader: Box::new(reader),
         })
     }
 
@@ -426,7 +436,7 @@ mod tests {
     use std::io::Write;
 
     #[test]
-    fn reads_plain_and_gzip_alike() {
+    fn reads_plain_gzip_and_bzip2_alike() {
         let dir = tempfile::tempdir().unwrap();
         let plain = dir.path().join("a.txt");
         std::fs::write(&plain, b"hello\nworld\n").unwrap();
@@ -444,13 +454,24 @@ mod tests {
         );
         enc.write_all(b"world\n").unwrap();
         enc.finish().unwrap();
-        for p in [&plain, &gz] {
+        // bzip2, two streams as `cat a.bz2 b.bz2` makes them.
+        let bz2 = dir.path().join("a.txt.bz2");
+        let mut both = Vec::new();
+        for text in [&b"hello\n"[..], b"world\n"] {
+            let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+            enc.write_all(text).unwrap();
+            both.extend(enc.finish().unwrap());
+        }
+        std::fs::write(&bz2, both).unwrap();
+        for p in [&plain, &gz, &bz2] {
             let mut s = String::new();
             let mut input = Input::open(p).unwrap();
             input.read_to_string(&mut s).unwrap();
             assert_eq!(s, "hello\nworld\n");
         }
-        assert!(Input::open(&gz).unwrap().gzipped);
+        assert!(Input::open(&gz).unwrap().compressed);
+        assert!(Input::open(&bz2).unwrap().compressed);
+        assert!(!Input::open(&plain).unwrap().compressed);
     }
 
     #[test]

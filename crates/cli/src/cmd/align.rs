@@ -584,10 +584,11 @@ fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
             .ok()
             .filter(|m| m.is_file())
             .and_then(|m| {
-                let mut magic = [0u8; 2];
+                let mut magic = [0u8; 3];
                 let mut f = std::fs::File::open(path).ok()?;
-                let gzipped = f.read_exact(&mut magic).is_ok() && magic == [0x1f, 0x8b];
-                (!gzipped).then_some(m.len())
+                let compressed = f.read_exact(&mut magic).is_ok()
+                    && (magic[..2] == [0x1f, 0x8b] || magic == *b"BZh");
+                (!compressed).then_some(m.len())
             });
         match plain {
             Some(len) => total += len,

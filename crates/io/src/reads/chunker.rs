@@ -123,9 +123,9 @@ pub struct ChunkSpan {
     pub start: [u64; 2],
     /// Stream offsets where the chunk ends.
     pub end: [u64; 2],
-    /// Whether a file of the source is gzip-compressed (the offsets are then those of
-    /// the inflated stream, not of the file).
-    pub gzipped: bool,
+    /// Whether a file of the source is compressed (the offsets are then those of the
+    /// decompressed stream, not of the file).
+    pub compressed: bool,
 }
 
 /// Opens a read file in place of [`Input::open`] (to read records held elsewhere).
@@ -469,7 +469,8 @@ impl InputChunker {
                     source: self.next_source - 1,
                     start,
                     end: offsets(first, second),
-                    gzipped: first.gzipped() || second.as_ref().is_some_and(|s| s.gzipped()),
+                    compressed: first.compressed()
+                        || second.as_ref().is_some_and(|s| s.compressed()),
                 });
                 n
             }

@@ -61,9 +61,9 @@ impl RecordReader {
         &self.input.path
     }
 
-    /// Whether the file is gzip-compressed (offsets are then in the inflated stream).
-    pub fn gzipped(&self) -> bool {
-        self.input.gzipped
+    /// Whether the file is compressed (offsets are then in the decompressed stream).
+    pub fn compressed(&self) -> bool {
+        self.input.compressed
     }
 
     /// The offset in the (inflated) stream just past the last record returned.

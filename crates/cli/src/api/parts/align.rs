@@ -128,7 +128,7 @@ impl AlignPlanner {
             1
         };
         let streamed = chunk.paths[..files].iter().any(|p| p == Path::new("-"));
-        let data = (span.gzipped || streamed).then(|| {
+        let data = (span.compressed || streamed).then(|| {
             [
                 std::mem::take(&mut chunk.data[0]),
                 std::mem::take(&mut chunk.data[1]),
