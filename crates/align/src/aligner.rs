@@ -17,8 +17,12 @@ use crate::mapq::{mapq, MapqInput};
 use crate::params::AlignParams;
 use crate::seed::{Anchor, FixedSeed, SeedStats, Seeder};
 
+/// The quality that reads without qualities (FASTA and the like) are scored with, and
+/// written with (`I`): bowtie2's, for both.
+pub const QUALITY_WITHOUT_QUALITIES: u8 = 40;
+
 /// A read to align: name (for tie-breaking only), bases (letters), Phred qualities
-/// (`None`: scored as quality 40, as bowtie2 scores FASTA reads).
+/// (`None`: scored as [`QUALITY_WITHOUT_QUALITIES`], as bowtie2 scores FASTA reads).
 #[derive(Debug, Clone, Copy)]
 pub struct ReadInput<'a> {
     /// The read's name.
@@ -294,7 +298,7 @@ impl<'i> Aligner<'i> {
                     .map(|&q| scoring.mismatch_penalty(q) as i16),
             ),
             None => self.penalties.extend(std::iter::repeat_n(
-                scoring.mismatch_penalty(40) as i16,
+                scoring.mismatch_penalty(QUALITY_WITHOUT_QUALITIES) as i16,
                 len,
             )),
         }

@@ -25,7 +25,9 @@ pub mod params;
 pub mod scoring;
 pub mod seed;
 
-pub use aligner::{Aligner, ReadInput, ReadResult, Unaligned, MAX_READ_LEN};
+pub use aligner::{
+    Aligner, ReadInput, ReadResult, Unaligned, MAX_READ_LEN, QUALITY_WITHOUT_QUALITIES,
+};
 pub use candidate::Placement;
 pub use pair::{MateOrientation, PairClass, PairInput, PairParams, PairResult};
 pub use params::{AlignParams, Preset};

@@ -23,7 +23,9 @@
 
 use crate::plot::AlignTally;
 use seqfarm_align::cigar::CigarOp;
-use seqfarm_align::{PairClass, PairResult, Placement, ReadResult, Unaligned};
+use seqfarm_align::{
+    PairClass, PairResult, Placement, ReadResult, Unaligned, QUALITY_WITHOUT_QUALITIES,
+};
 use seqfarm_core::flags::{
     MATE_REVERSE, MATE_UNMAPPED, PAIRED, PROPER_PAIR, READ1, READ2, REVERSE, SECONDARY, UNMAPPED,
 };
@@ -282,6 +284,12 @@ impl RecordWriter {
                     self.qualities.extend_from_slice(q);
                 }
             }
+            if read.qualities.is_none() {
+                // Reads without qualities (FASTA, -r, -c, -F) are written as bowtie2
+                // writes them: `I` (the quality they are scored with) for every base.
+                self.qualities
+                    .resize(self.bases.len(), QUALITY_WITHOUT_QUALITIES);
+            }
         }
         let rg = style.read_group.as_deref().map(str::as_bytes);
         let mut tags: Vec<Tag<'_>> = Vec::with_capacity(12);
@@ -353,10 +361,7 @@ impl RecordWriter {
             },
             _ => MateFields::NONE,
         };
-        let qualities = match read.qualities {
-            Some(_) if !self.bases.is_empty() => Some(&self.qualities[..]),
-            _ => None,
-        };
+        let qualities = (!self.bases.is_empty()).then_some(&self.qualities[..]);
         let record = SamRecord {
             name,
             flag: plan.flag | if reverse { REVERSE } else { 0 },
