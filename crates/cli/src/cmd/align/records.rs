@@ -8,8 +8,8 @@
 //!   `POS`, `RNEXT =`, `PNEXT`), with `MAPQ 0`, CIGAR `*` and no `0x10`;
 //! * `TLEN` is set for concordant and discordant pairs on one contig only: the outer
 //!   extent of both mates, soft clips counted (unless
-//!   `--soft-clipped-unmapped-tlen`), positive for the mate that starts first (mate 1
-//!   when both start together);
+//!   `--soft-clipped-unmapped-tlen`), positive for the mate that starts first (when
+//!   both start together, the forward one, mate 1 if both are: bowtie2's rule);
 //! * tags: `AS XS XN XM XO XG NM MD YS YT` for aligned records (`YS`, the partner's
 //!   `AS`, for concordant and discordant pairs only), `YT YF` for unaligned ones;
 //! * with `-k`, a concordant pair's `k`-th alignment is two secondary records pointing
@@ -448,12 +448,18 @@ fn extent(p: &Placement, with_clips: bool) -> (i64, i64) {
 }
 
 /// Signed TLEN of `p` whose partner is `o` (same contig): the span of both,
-/// positive for the one starting first (mate 1 on a tie).
+/// positive for the one starting first. When both start together, bowtie2's rule: the
+/// forward one is positive (mate 1 when both are forward), and two reverse mates are
+/// both negative.
 fn template_len(p: &Placement, o: &Placement, is_mate1: bool, with_clips: bool) -> i64 {
     let (s1, e1) = extent(p, with_clips);
     let (s2, e2) = extent(o, with_clips);
     let len = e1.max(e2) - s1.min(s2);
-    let upstream = s1 < s2 || (s1 == s2 && is_mate1);
+    let upstream = match s1.cmp(&s2) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Greater => false,
+        std::cmp::Ordering::Equal => !p.reverse && (o.reverse || is_mate1),
+    };
     if upstream {
         len
     } else {

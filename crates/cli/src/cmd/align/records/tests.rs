@@ -333,3 +333,26 @@ fn mapq_is_255_under_k_when_one_alignment_was_found() {
     let l = lines(&pair(one_pair(), PairClass::Unpaired, false), &style(None));
     assert_eq!(mapq_column(l), ["42", "40"]);
 }
+
+#[test]
+fn mates_starting_together_get_bowtie2s_tlen_signs() {
+    // (mate 1 reverse, mate 2 reverse) -> (mate 1's TLEN, mate 2's), as bowtie2 signs
+    // them when both mates start at the same base.
+    for (strands, signs) in [
+        ((true, false), ("-4", "4")),
+        ((false, true), ("4", "-4")),
+        ((false, false), ("4", "-4")),
+        ((true, true), ("-4", "-4")),
+    ] {
+        let result = PairResult {
+            class: PairClass::Discordant,
+            mates: [
+                aligned(placed(0, 1000, strands.0, M4, 0), 42),
+                aligned(placed(0, 1000, strands.1, M4, 0), 42),
+            ],
+            other_pairs: false,
+        };
+        let l = lines(&result, &RecordStyle::default());
+        assert_eq!((&*l[0][8], &*l[1][8]), signs, "reverse: {strands:?}");
+    }
+}
