@@ -13,7 +13,8 @@
 //! * tags: `AS XS XN XM XO XG NM MD YS YT` for aligned records (`YS`, the partner's
 //!   `AS`, for concordant and discordant pairs only), `YT YF` for unaligned ones;
 //! * with `-k`, a concordant pair's `k`-th alignment is two secondary records pointing
-//!   at each other; an unpaired mate's records come first for mate 1, then mate 2;
+//!   at each other; an unpaired mate's records come first for mate 1, then mate 2
+//!   (when only mate 2 aligned, its records come before mate 1's, as in bowtie2);
 //! * with `-k N` or `-a`, a primary record's MAPQ is 255 when only one alignment was
 //!   found (bowtie2 stops looking at `N`, so always with `-k 1`): the concordant
 //!   pairs of a concordant or discordant pair, the mate's own alignments otherwise;
@@ -240,7 +241,14 @@ impl RecordWriter {
                 }
             }
         } else {
-            for m in 0..2 {
+            // bowtie2 writes the aligned mates' records before the unaligned ones: mate 2
+            // first when only it aligned.
+            let order = if sides[0].0.is_empty() && !sides[1].0.is_empty() {
+                [1, 0]
+            } else {
+                [0, 1]
+            };
+            for m in order {
                 let count = sides[m].0.len().max(1);
                 for k in 0..count {
                     let plan = plan_for(m, k, 0);
