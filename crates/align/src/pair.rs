@@ -175,6 +175,23 @@ impl PairParams {
         }
         PairFit::Concordant
     }
+
+    /// Whether `m1` and `m2` face each other as the orientation requires within `-X`
+    /// and only `-I`, `--no-contain`, `--no-overlap` or the dovetail rule keeps them
+    /// from being concordant: the non-concordant pairs that bowtie2's search for a mate
+    /// beside its aligned mate finds, which it reports as discordant even with
+    /// `--no-mixed`.
+    pub fn near_miss(&self, m1: &Placement, m2: &Placement) -> bool {
+        let loose = PairParams {
+            min_fragment: 0,
+            dovetail: true,
+            contain: true,
+            overlap: true,
+            ..self.clone()
+        };
+        loose.classify(m1, m2) == PairFit::Concordant
+            && self.classify(m1, m2) == PairFit::Discordant
+    }
 }
 
 #[cfg(test)]
@@ -262,5 +279,24 @@ mod tests {
             allowed.classify(&dovetail.0, &dovetail.1),
             PairFit::Concordant
         );
+    }
+
+    #[test]
+    fn near_misses_are_facing_mates_that_only_a_shape_rule_or_minimum_rejects() {
+        let p = PairParams {
+            min_fragment: 150,
+            ..PairParams::default()
+        };
+        // Dovetailing by a base, and shorter than -I: near misses.
+        assert!(p.near_miss(&at(1001, false, 100), &at(1000, true, 100)));
+        assert!(p.near_miss(&at(1000, false, 100), &at(1020, true, 100)));
+        // Concordant, too long, same strand, facing away, other contigs: not.
+        assert!(!p.near_miss(&at(1000, false, 100), &at(1300, true, 100)));
+        assert!(!p.near_miss(&at(1000, false, 100), &at(1401, true, 100)));
+        assert!(!p.near_miss(&at(1000, false, 100), &at(1200, false, 100)));
+        assert!(!p.near_miss(&at(1200, false, 100), &at(1000, true, 100)));
+        let mut other = at(1300, true, 100);
+        other.contig = 1;
+        assert!(!p.near_miss(&at(1000, false, 100), &other));
     }
 }

@@ -345,8 +345,13 @@ impl Aligner<'_> {
     /// on its own (`--no-mixed`: none).
     fn unpaired(&self, m1: &MatePlaces, m2: &MatePlaces, pairing: &PairParams) -> PairResult {
         let unique = |m: &MatePlaces| m.searched == 1 && m.second_best.is_none();
-        // bowtie2 finds discordant pairs only when mates may also be reported alone.
-        let class = if pairing.discordant && pairing.mixed && unique(m1) && unique(m2) {
+        // bowtie2 finds discordant pairs among the mates' own alignments, which it keeps
+        // only when mates may be reported alone; with `--no-mixed`, only those its
+        // search for a mate beside its aligned mate finds.
+        let found = |m1: &MatePlaces, m2: &MatePlaces| {
+            pairing.mixed || pairing.near_miss(&m1.places[0], &m2.places[0])
+        };
+        let class = if pairing.discordant && unique(m1) && unique(m2) && found(m1, m2) {
             PairClass::Discordant
         } else {
             PairClass::Unpaired
