@@ -173,7 +173,8 @@ pub struct ReadRef<'a> {
     /// (for `--sam-append-comment`); empty if none.
     pub comment: &'a [u8],
     /// The record as it was in the input, untrimmed, without its final line break
-    /// (what `--un`/`--al` write); a `--tab5`/`--tab6` pair's mates share the line.
+    /// (what `--un`/`--al` write); a `--tab5`/`--tab6` pair's line is mate 1's, and
+    /// mate 2's is empty.
     pub original: &'a [u8],
     /// QSEQ's filter flag was 0: the read failed the instrument's filter
     /// (`--qc-filter` reports it as filtered).

@@ -258,6 +258,16 @@ fn tab5_and_tab6_mix_unpaired_and_paired_lines() {
         all_limits(&six).unwrap(),
         ["p AC 40,40 | p GG 0,0", "u A 40"]
     );
+    // A pair's line is written back once, as mate 1's record (`--un-conc`, `--al-conc`).
+    let mut chunker = InputChunker::new(&six, ChunkLimits::default()).unwrap();
+    let (mut chunk, mut batch) = (InputChunk::default(), FragmentBatch::new());
+    assert!(chunker.fill(&mut chunk).unwrap());
+    batch.parse(&chunk, &ParseOptions::default()).unwrap();
+    let Fragment::Pair([m1, m2]) = batch.fragment(0) else {
+        panic!("a pair")
+    };
+    assert_eq!(m1.original, b"p/1\tAC\tII\tp/2\tGG\t!!");
+    assert_eq!(m2.original, b"");
     let wrong = ReadSources {
         interleaved: paths(&[&t6]),
         format: InputFormat::Tab5,

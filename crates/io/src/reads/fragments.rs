@@ -370,14 +370,17 @@ impl FragmentBatch {
                 self.push_read(read(f[0], f[1], f[2]), line, 0, rdid, options)?;
                 Ok(false)
             }
+            // The pair's line is mate 1's original record and mate 2 has none, so that
+            // `--un-conc`/`--al-conc` write the line once (to the mate-1 file), as
+            // bowtie2 does.
             (RecordFormat::Tab5, 5) => {
                 self.push_read(read(f[0], f[1], f[2]), line, 1, rdid, options)?;
-                self.push_read(read(f[0], f[3], f[4]), line, 2, rdid, options)?;
+                self.push_read(read(f[0], f[3], f[4]), &[], 2, rdid, options)?;
                 Ok(true)
             }
             (RecordFormat::Tab6, 6) => {
                 self.push_read(read(f[0], f[1], f[2]), line, 1, rdid, options)?;
-                self.push_read(read(f[3], f[4], f[5]), line, 2, rdid, options)?;
+                self.push_read(read(f[3], f[4], f[5]), &[], 2, rdid, options)?;
                 Ok(true)
             }
             (_, n) => {
