@@ -575,10 +575,24 @@ fn check(p: &Pipeline, effect: &Effect, run: &Run, bowtie2: &Run, out: &Path) {
             assert_eq!(without, 0, "{src}: {without} records without RG:Z:{id}");
         }
         Effect::Timings => {
+            // The same timing lines as bowtie2's, in the same order (their times differ).
+            let labels = |stderr: &str| -> Vec<String> {
+                stderr
+                    .lines()
+                    .filter(|l| l.ends_with(|c: char| c.is_ascii_digit()))
+                    .filter_map(|l| l.split_once(": ").map(|(label, _)| label.to_string()))
+                    .filter(|label| !label.contains('%') && !label.contains("Warning"))
+                    .collect()
+            };
             assert!(
-                run.stderr.contains("Overall time") && bowtie2.stderr.contains("Overall time"),
+                run.stderr.contains("Overall time"),
                 "{src}: -t printed no timings:\n{}",
                 run.stderr
+            );
+            assert_eq!(
+                labels(&run.stderr),
+                labels(&bowtie2.stderr),
+                "{src}: timing lines"
             );
         }
         Effect::Metrics(name) => {

@@ -325,6 +325,8 @@ impl AlignArgs {
         let check_beside = !verify_first && placed.is_some();
         timer.phase("Time loading reference", started);
         timer.phase("Time loading forward index", started);
+        // The index holds both strands: the mirror index bowtie2 loads is the same one.
+        timer.phase("Time loading mirror index", started);
         let search_started = Instant::now();
         let header = self.header(index, &run.command_line)?;
         let header_blocks = header_bytes(&header, style.bam);
