@@ -768,14 +768,9 @@ impl AlignArgs {
         ];
         let mut specs = Vec::new();
         for (option, path) in options {
-            let Some(path) = path else { continue };
-            match ReadFileSpec::from_option(option, path.clone()) {
-                Some(spec) => specs.push(spec),
-                None => anyhow::bail!(
-                    "--{option}: LZ4 read files are not supported; use --{}-gz or --{}-bz2",
-                    option.trim_end_matches("-lz4"),
-                    option.trim_end_matches("-lz4")
-                ),
+            if let Some(path) = path {
+                let spec = ReadFileSpec::from_option(option, path.clone());
+                specs.push(spec.ok_or_else(|| anyhow::anyhow!("--{option}: not a read file"))?);
             }
         }
         Ok(specs)

@@ -119,6 +119,8 @@ pub enum ReadFileCompression {
     Gzip,
     /// bzip2 (`--un-bz2` ...), 900 k blocks as `bzip2 -c`.
     Bzip2,
+    /// LZ4 frames (`--un-lz4` ...), as `lz4 -c` writes them.
+    Lz4,
 }
 
 /// One read-file option: what goes in, where, how compressed.
@@ -140,6 +142,8 @@ impl ReadFileSpec {
             (base, ReadFileCompression::Gzip)
         } else if let Some(base) = option.strip_suffix("-bz2") {
             (base, ReadFileCompression::Bzip2)
+        } else if let Some(base) = option.strip_suffix("-lz4") {
+            (base, ReadFileCompression::Lz4)
         } else {
             (option, ReadFileCompression::Plain)
         };
@@ -360,11 +364,35 @@ enum Sink {
         gzip: bool,
         wrote: bool,
     },
-    /// One bzip2 stream.
-    Bzip2 {
-        encoder: bzip2::write::BzEncoder<Output>,
+    /// One compressed stream, compressed on the collector.
+    Stream {
+        encoder: StreamEncoder,
         path: PathBuf,
     },
+}
+
+/// The encoder of a read file compressed as one stream: bzip2, or LZ4 frames.
+enum StreamEncoder {
+    Bzip2(bzip2::write::BzEncoder<Output>),
+    /// Boxed: the frame encoder holds its block buffers inline.
+    Lz4(Box<lz4_flex::frame::FrameEncoder<Output>>),
+}
+
+impl StreamEncoder {
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self {
+            Self::Bzip2(e) => e.write_all(bytes),
+            Self::Lz4(e) => e.write_all(bytes),
+        }
+    }
+
+    /// Ends the stream and hands back the output it was written to.
+    fn finish(self) -> io::Result<Output> {
+        match self {
+            Self::Bzip2(e) => e.finish(),
+            Self::Lz4(e) => e.finish().map_err(io::Error::other),
+        }
+    }
 }
 
 /// The read files of a run (collector side): created before any work, appended to in
@@ -402,8 +430,15 @@ impl ReadFiles {
         for (slot, path, compression) in files {
             let out = Output::create(&path, overwrite)?;
             let sink = match compression {
-                ReadFileCompression::Bzip2 => Sink::Bzip2 {
-                    encoder: bzip2::write::BzEncoder::new(out, bzip2::Compression::best()),
+                ReadFileCompression::Bzip2 => Sink::Stream {
+                    encoder: StreamEncoder::Bzip2(bzip2::write::BzEncoder::new(
+                        out,
+                        bzip2::Compression::best(),
+                    )),
+                    path,
+                },
+                ReadFileCompression::Lz4 => Sink::Stream {
+                    encoder: StreamEncoder::Lz4(Box::new(lz4_flex::frame::FrameEncoder::new(out))),
                     path,
                 },
                 c => Sink::Bytes {
@@ -438,7 +473,7 @@ impl ReadFiles {
                     out.put(bytes)?;
                     *wrote = true;
                 }
-                Sink::Bzip2 { encoder, path } => encoder
+                Sink::Stream { encoder, path } => encoder
                     .write_all(bytes)
                     .map_err(|e| seqfarm_io::Error::io(&*path, e))?,
             }
@@ -463,7 +498,7 @@ impl ReadFiles {
                     }
                     out.commit()?;
                 }
-                Sink::Bzip2 { encoder, path } => {
+                Sink::Stream { encoder, path } => {
                     let out = encoder
                         .finish()
                         .map_err(|e| seqfarm_io::Error::io(&path, e))?;

@@ -38,7 +38,11 @@ fn options_name_kind_and_compression() {
         (ReadFileKind::AlignedPairs, ReadFileCompression::Plain)
     );
     assert!(ReadFileSpec::from_option("un-mates", "x").is_none());
-    assert!(ReadFileSpec::from_option("un-lz4", "x").is_none());
+    let spec = ReadFileSpec::from_option("un-conc-lz4", "x").unwrap();
+    assert_eq!(
+        (spec.kind, spec.compression),
+        (ReadFileKind::UnalignedPairs, ReadFileCompression::Lz4)
+    );
     assert!(ReadFileSpec::from_option("gz", "x").is_none());
     for kind in ReadFileKind::ALL {
         let spec = ReadFileSpec::from_option(kind.option(), "x").unwrap();
@@ -293,4 +297,30 @@ fn existing_files_need_overwrite_and_names_must_differ() {
     files.commit().unwrap();
     assert!(!dir.path().join("first.fq").exists());
     assert!(dir.path().join("second.fq.gz").exists());
+}
+
+#[test]
+fn lz4_read_files_are_lz4_frames() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("un.fq.lz4");
+    let specs = [ReadFileSpec::from_option("un-lz4", &path).unwrap()];
+    let mut files = ReadFiles::create(&specs, Overwrite::Refuse).unwrap();
+    let routing = files.routing();
+    let mut task = ReadFileBuffers::default();
+    for n in 0..3 {
+        fill_task(&routing, &mut task, n);
+        files.write(&mut task).unwrap();
+    }
+    files.commit().unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    // The LZ4 frame magic number, as `lz4 -c` writes it.
+    assert_eq!(bytes[..4], [0x04, 0x22, 0x4d, 0x18]);
+    let mut text = String::new();
+    lz4_flex::frame::FrameDecoder::new(&bytes[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    assert_eq!(
+        text,
+        (0..3).map(|n| fastq(&format!("u{n}u"))).collect::<String>()
+    );
 }
