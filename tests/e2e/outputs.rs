@@ -137,3 +137,51 @@ fn count_flagstat_index_search_and_align_refuse_an_input_as_output() {
         refused(align, &reads, &reads_before);
     }
 }
+
+/// A run ended by SIGINT, SIGTERM or SIGHUP removes its hidden temporary files and
+/// dies by the signal: `align` reading reads from a pipe that stays open is stopped
+/// while its BAM and `--un-gz` outputs are being written.
+#[test]
+fn an_interrupted_run_leaves_no_temporary_files() {
+    use std::io::Write;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let genome = crate::align_fixtures::test_genome();
+    for (name, number) in [("INT", 2), ("TERM", 15), ("HUP", 1)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = crate::support::seqfarm()
+            .arg("align")
+            .arg("-x")
+            .arg(&genome.seqfarm)
+            .args(["-U", "-", "-o", s(&dir.path().join("out.bam"))])
+            .args(["--un-gz", s(&dir.path().join("un.fq.gz"))])
+            .stdin(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(&std::fs::read(data("pe_sim_R1.fq.gz")).unwrap())
+            .unwrap();
+        let entries = || std::fs::read_dir(dir.path()).unwrap().count();
+        let started = std::time::Instant::now();
+        while entries() < 2 {
+            assert!(started.elapsed().as_secs() < 60, "no outputs opened");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let kill = std::process::Command::new("kill")
+            .arg(format!("-{name}"))
+            .arg(child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_eq!(status.signal(), Some(number), "SIG{name}: {status}");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "SIG{name} left {left:?}");
+    }
+}

@@ -6,6 +6,11 @@ use std::process::ExitCode;
 use seqfarm::{is_broken_pipe, Cli};
 
 fn main() -> ExitCode {
+    // Ctrl-C, `kill` or a closed terminal: the temporary files of unfinished outputs
+    // go with the run.
+    if let Err(e) = seqfarm_io::pending_files::remove_on_signal() {
+        eprintln!("seqfarm: warning: no signal handler ({e}): an interrupted run may leave hidden temporary files");
+    }
     match Cli::parse_args().run() {
         Ok(()) => ExitCode::SUCCESS,
         // `seqfarm ... | head`: the reader left; that is not an error.

@@ -48,6 +48,7 @@ pub mod fasta_chunks;
 pub mod inflate_thread;
 pub mod input;
 pub mod output;
+pub mod pending_files;
 pub mod reads;
 pub mod sam;
 pub mod vcf;

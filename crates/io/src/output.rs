@@ -3,13 +3,14 @@
 //! [`Output::create`] writes to a hidden temporary file in the destination's directory;
 //! [`Output::commit`] flushes it and renames it over the destination. Dropping an
 //! uncommitted output deletes the temporary file, so an error or a panic never leaves a
-//! truncated file under the real name. `-` writes to standard output directly.
+//! truncated file under the real name (nor, with [`crate::pending_files`], a signal).
+//! `-` writes to standard output directly.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::{Error, Result};
+use crate::{pending_files, Error, Result};
 
 /// Write buffer size.
 const BUFFER: usize = 1 << 20;
@@ -62,6 +63,7 @@ impl Output {
         }
         let temp = temp_path(&path);
         let file = File::create(&temp).map_err(|e| Error::io(&path, e))?;
+        pending_files::register(&temp);
         Ok(Self {
             path,
             temp: Some(temp),
@@ -100,10 +102,12 @@ impl Output {
     pub fn commit(mut self) -> Result<()> {
         self.writer.flush().map_err(|e| Error::io(&self.path, e))?;
         if let Some(temp) = self.temp.take() {
-            std::fs::rename(&temp, &self.path).map_err(|e| {
+            let renamed = std::fs::rename(&temp, &self.path);
+            if renamed.is_err() {
                 let _ = std::fs::remove_file(&temp);
-                Error::io(&self.path, e)
-            })?;
+            }
+            pending_files::unregister(&temp);
+            renamed.map_err(|e| Error::io(&self.path, e))?;
         }
         Ok(())
     }
@@ -126,7 +130,8 @@ impl Write for Output {
 impl Drop for Output {
     fn drop(&mut self) {
         if let Some(temp) = self.temp.take() {
-            let _ = std::fs::remove_file(temp);
+            let _ = std::fs::remove_file(&temp);
+            pending_files::unregister(&temp);
         }
     }
 }

@@ -57,6 +57,7 @@ impl RunFiles {
             self.created
         ));
         let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
+        crate::pending_files::register(&path);
         self.on_disk.push(path.clone());
         self.waiting.push(path.clone());
         Ok(RunWriter {
@@ -77,6 +78,7 @@ impl RunFiles {
             let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
             if std::fs::remove_file(&path).is_ok() {
                 self.on_disk.retain(|p| p != &path);
+                crate::pending_files::unregister(&path);
             }
             readers.push(RunReader {
                 blocks: BgzfBlockReader::new(&path, BufReader::with_capacity(1 << 20, file)),
@@ -94,7 +96,8 @@ impl RunFiles {
 impl Drop for RunFiles {
     fn drop(&mut self) {
         for path in self.on_disk.drain(..) {
-            let _ = std::fs::remove_file(path);
+            let _ = std::fs::remove_file(&path);
+            crate::pending_files::unregister(&path);
         }
     }
 }
