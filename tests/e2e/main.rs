@@ -4,6 +4,7 @@ mod support;
 
 mod align;
 mod align_bowtie2;
+mod align_edge_inputs;
 mod align_fixtures;
 mod align_multiqc;
 mod align_paired_input;
