@@ -10,6 +10,7 @@ use crate::align_fixtures::{
     args, bowtie2_align, data_arg, expect_success, path_arg, seqfarm_align, test_dir, test_genome,
     Sam,
 };
+use crate::support::{random_dna, reverse_complement};
 
 /// The first `n` records of a gzipped FASTQ file in tests/data, as (name, seq, qual).
 fn fastq_records(file: &str, n: usize) -> Vec<(String, String, String)> {
@@ -151,20 +152,6 @@ fn bzip2_input_and_lists_with_empty_entries_read_as_bowtie2_reads_them() {
     }
 }
 
-/// `TTGA` -> `TCAA`.
-fn reverse_complement(seq: &str) -> String {
-    seq.bytes()
-        .rev()
-        .map(|b| match b {
-            b'A' => 'T',
-            b'C' => 'G',
-            b'G' => 'C',
-            b'T' => 'A',
-            _ => 'N',
-        })
-        .collect()
-}
-
 #[test]
 fn mate_2_alone_and_mates_at_one_base_are_written_as_bowtie2_writes_them() {
     let dir = test_dir();
@@ -176,27 +163,17 @@ fn mate_2_alone_and_mates_at_one_base_are_written_as_bowtie2_writes_them() {
             .trim_end_matches("/2")
             .to_string()
     };
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut junk = |len: usize| -> String {
-        (0..len)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                ['A', 'C', 'G', 'T'][(state >> 30) as usize % 4]
-            })
-            .collect()
-    };
     let (mut r1, mut r2) = (Vec::new(), Vec::new());
     for (i, ((n1, _, q1), (_, s2, q2))) in mates1.iter().zip(&mates2).enumerate() {
         let name = strip(n1);
         // Pairs 0-9: mate 1 is sequence no genome holds. Pairs 10 and 11: mate 1 is
         // mate 2 on the other strand, so both mates start at the same base.
         let s1 = if i < 10 {
-            junk(s2.len())
+            random_dna(s2.len(), i as u64)
         } else {
-            reverse_complement(s2)
+            reverse_complement(s2.as_bytes())
         };
+        let s1 = String::from_utf8(s1).unwrap();
         r1.push((name.clone(), s1, q1[..s2.len()].to_string()));
         r2.push((name, s2.clone(), q2.clone()));
     }

@@ -6,36 +6,7 @@ use std::path::Path;
 
 use crate::search::{path, search};
 use crate::search_blast::{assert_strand_scores_are_parasail_scores, dna_queries, SHORT_QUERIES};
-use crate::support::{data, peer, run, seqfarm};
-
-/// A pseudo-random DNA sequence of `len` bases (a fixed linear congruential generator).
-pub(crate) fn random_dna(len: usize, seed: u64) -> Vec<u8> {
-    let mut state = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    (0..len)
-        .map(|_| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            b"ACGT"[(state >> 62) as usize]
-        })
-        .collect()
-}
-
-/// The reverse complement of a DNA sequence.
-fn reverse_complement(seq: &[u8]) -> Vec<u8> {
-    seq.iter()
-        .rev()
-        .map(|&b| match b {
-            b'A' => b'T',
-            b'C' => b'G',
-            b'G' => b'C',
-            b'T' => b'A',
-            _ => b'N',
-        })
-        .collect()
-}
+use crate::support::{data, peer, random_dna, reverse_complement, run, seqfarm};
 
 /// Every `step`-th base of `seq` changed (A to C, C to G, ...).
 fn substituted(seq: &[u8], step: usize) -> Vec<u8> {

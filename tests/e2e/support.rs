@@ -141,3 +141,32 @@ pub fn peer(tool: &str) -> bool {
     eprintln!("skipped: {tool} is not installed (./test.sh installs it)");
     false
 }
+
+/// A pseudo-random DNA sequence of `len` bases (a fixed linear congruential generator).
+pub fn random_dna(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..len)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            b"ACGT"[(state >> 62) as usize]
+        })
+        .collect()
+}
+
+/// The reverse complement of a DNA sequence.
+pub fn reverse_complement(seq: &[u8]) -> Vec<u8> {
+    seq.iter()
+        .rev()
+        .map(|&b| match b {
+            b'A' => b'T',
+            b'C' => b'G',
+            b'G' => b'C',
+            b'T' => b'A',
+            _ => b'N',
+        })
+        .collect()
+}
