@@ -81,8 +81,14 @@ fn pipeline_forms_parse() {
         --un-bz2 u.bz2 --al-conc c%.fq --dovetail --no-contain --no-overlap \
         --no-mixed --no-discordant --ff -s 4 --trim-to 5:50 --gbar 6 --np 2 --rfg 6,2 --ma 0",
     );
-    // The wrapper's LZ4 read files (not in bowtie2's help) are a clear error.
-    assert!(rejected("-x idx -U r.fq --al-lz4 a.lz4").contains("LZ4"));
+    // The wrapper's LZ4 read files (not in bowtie2's help) are written as it writes them.
+    let files = ok("-x idx -U r.fq --al-lz4 a.lz4")
+        .read_file_specs()
+        .unwrap();
+    assert_eq!(
+        files[0].compression,
+        super::super::mate_files::ReadFileCompression::Lz4
+    );
 }
 
 #[test]
