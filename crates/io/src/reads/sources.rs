@@ -45,7 +45,10 @@ impl InputFormat {
     /// Parses `-F`'s argument: `k:<int>,i:<int>` as bowtie2's manual writes it, or
     /// `<int>,<int>` as its binary reads it (both at least 1).
     pub fn parse_kmers(arg: &str) -> Result<Self, String> {
-        let usage = || format!("-F {arg}: expected k:<int>,i:<int> (k-mer length, interval)");
+        let usage = || {
+            "expected k:<int>,i:<int> or <int>,<int> (k-mer length, interval; both above 0)"
+                .to_string()
+        };
         let (first, second) = arg.split_once(',').ok_or_else(usage)?;
         let value = |part: &str, key: &str| -> Result<usize, String> {
             let number = part
