@@ -253,6 +253,15 @@ fn discordant_and_unpaired_outcomes_follow_the_options() {
             .iter()
             .all(|m| matches!(m, ReadResult::Unaligned(_))));
     }
+    // Mates extending a base past each other (a dovetail, not concordant without
+    // --dovetail): bowtie2's search for a mate beside its mate finds them, so they are
+    // a discordant pair with --no-mixed too.
+    let dovetail = fragment(&contigs, 0, 45_000, 99, 100, false);
+    for params in [PairParams::default(), neither] {
+        let r = &align(&index, &params, std::slice::from_ref(&dovetail))[0];
+        assert_eq!(r.class, PairClass::Discordant, "{r:?}");
+        assert_placed(r, &dovetail);
+    }
     // --rf: the FR fragment's mates face the wrong way.
     let rf = PairParams {
         orientation: MateOrientation::Rf,
