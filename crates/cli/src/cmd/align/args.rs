@@ -61,13 +61,21 @@ pub struct AlignArgs {
     )]
     pub reads: Vec<PathBuf>,
     /// Interleaved paired reads (mate 1, mate 2, mate 1, ...)
-    #[arg(long, value_name = "FILE", value_delimiter = ',',
-        value_parser = list_entry())]
+    #[arg(
+        long,
+        value_name = "FILE",
+        value_delimiter = ',',
+        value_parser = list_entry()
+    )]
     pub interleaved: Vec<PathBuf>,
     /// Unaligned BAM input, sorted by read name (comma-separated list; as bowtie2's
     /// `bowtie2 -b FILE`, whose wrapper hands the files on)
-    #[arg(short = 'b', value_name = "BAM", value_delimiter = ',',
-        value_parser = list_entry())]
+    #[arg(
+        short = 'b',
+        value_name = "BAM",
+        value_delimiter = ',',
+        value_parser = list_entry()
+    )]
     pub bam_input: Vec<PathBuf>,
     /// SAM output [default: standard output]
     #[arg(
@@ -99,13 +107,22 @@ pub struct AlignArgs {
     pub fastq: bool,
     /// TAB5 reads: one read (name, seq, qual) or pair (name, seq1, qual1, seq2, qual2)
     /// per line (comma-separated list)
-    #[arg(long, alias = "12", value_name = "FILE", value_delimiter = ',',
-        value_parser = list_entry())]
+    #[arg(
+        long,
+        alias = "12",
+        value_name = "FILE",
+        value_delimiter = ',',
+        value_parser = list_entry()
+    )]
     pub tab5: Vec<PathBuf>,
     /// TAB6 reads: one read (name, seq, qual) or pair (name1, seq1, qual1, name2, seq2,
     /// qual2) per line (comma-separated list)
-    #[arg(long, value_name = "FILE", value_delimiter = ',',
-        value_parser = list_entry())]
+    #[arg(
+        long,
+        value_name = "FILE",
+        value_delimiter = ',',
+        value_parser = list_entry()
+    )]
     pub tab6: Vec<PathBuf>,
     /// Reads are Illumina QSEQ
     #[arg(long)]
