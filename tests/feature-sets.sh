@@ -13,6 +13,15 @@ features() { # CARGO-TREE-ARGS...: "package version|features" lines, sorted
 }
 alone=$(features -p seqfarm-python -e normal,build)
 workspace=$(features --workspace -e normal,build,dev)
+# Every crate the Python build compiles must be found in the workspace's list, and some
+# with features, so that a change in cargo tree's output fails here rather than
+# comparing nothing.
+joined=$(join -t'|' <(echo "$alone") <(echo "$workspace") | wc -l)
+if ! grep -q '|.' <<<"$alone" || [ "$joined" -ne "$(echo "$alone" | wc -l)" ]; then
+  echo "feature-sets: cargo tree listed $(echo "$alone" | grep -c .) crates for the Python" \
+    "crate, $joined of them in the workspace's list; features must be listed for some" >&2
+  exit 1
+fi
 differ=$(join -t'|' <(echo "$alone") <(echo "$workspace") \
   | awk -F'|' '$2 != $3 { print "  " $1 ": alone [" $2 "], in the workspace [" $3 "]" }')
 if [ -n "$differ" ]; then
