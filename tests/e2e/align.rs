@@ -25,7 +25,8 @@ fn path_str(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
 }
 
-fn gunzip(path: &Path) -> Vec<u8> {
+/// The decompressed bytes of a gzip file.
+pub(crate) fn gunzip(path: &Path) -> Vec<u8> {
     let mut out = Vec::new();
     flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
         .read_to_end(&mut out)

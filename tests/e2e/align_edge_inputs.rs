@@ -3,9 +3,10 @@
 //! without qualities, bzip2 input, empty entries in a list of files, `--un` files with
 //! an empty read, a pair whose mate 2 alone aligns, and mates that start at one base.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::align::gunzip;
 use crate::align_fixtures::{
     args, bowtie2_align, data_arg, expect_success, path_arg, seqfarm_align, test_dir, test_genome,
     Sam,
@@ -14,10 +15,7 @@ use crate::support::{random_dna, reverse_complement};
 
 /// The first `n` records of a gzipped FASTQ file in tests/data, as (name, seq, qual).
 fn fastq_records(file: &str, n: usize) -> Vec<(String, String, String)> {
-    let mut text = String::new();
-    flate2::read::MultiGzDecoder::new(std::fs::File::open(data_arg(file)).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
+    let text = String::from_utf8(gunzip(Path::new(&data_arg(file)))).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     lines
         .chunks(4)
@@ -86,6 +84,7 @@ fn short_reads_and_side_files_as_bowtie2() {
         outputs.push((filtered, std::fs::read(&un).unwrap()));
     }
     assert_eq!(outputs[0].0, outputs[1].0, "length-filtered reads");
+    assert_eq!(outputs[0].0.len(), 2, "the records of both short reads");
     assert_eq!(
         String::from_utf8_lossy(&outputs[0].1),
         String::from_utf8_lossy(&outputs[1].1),
