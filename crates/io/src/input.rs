@@ -51,9 +51,7 @@ impl Input {
     /// [`Input::from_reader`] on a reader that buffers (or maps) already.
     fn from_buffered(path: PathBuf, mut buffered: Box<dyn BufRead + Send>) -> Result<Self> {
         let head = buffered.fill_buf().map_err(|e| Error::io(&path, e))?;
-        let gzipped = head.starts_with(&[0x1f, 0x8b]);
-        let bzipped =
-            head.len() >= 4 && head.starts_with(b"BZh") && (b'1'..=b'9').contains(&head[3]);
+        let (gzipped, bzipped) = (is_gzip(head), is_bzip2(head));
         // Decompressed a block ahead on a thread of its own: the one sequential part
         // of reading stays off the thread that cuts the input into tasks.
         let decoder: Box<dyn Read + Send> = if gzipped {
@@ -79,6 +77,22 @@ impl Input {
     pub fn error(&self, source: io::Error) -> Error {
         Error::io(&self.path, source)
     }
+}
+
+/// Whether `head`, a file's first bytes, starts a gzip (or BGZF) stream.
+fn is_gzip(head: &[u8]) -> bool {
+    head.starts_with(&[0x1f, 0x8b])
+}
+
+/// Whether `head`, a file's first bytes, starts a bzip2 stream (`BZh` and a block size).
+fn is_bzip2(head: &[u8]) -> bool {
+    head.len() >= 4 && head.starts_with(b"BZh") && (b'1'..=b'9').contains(&head[3])
+}
+
+/// Whether `head`, a file's first bytes (four suffice), starts a stream that
+/// [`Input`] decompresses: its length then says nothing of the text's.
+pub fn is_compressed(head: &[u8]) -> bool {
+    is_gzip(head) || is_bzip2(head)
 }
 
 /// A regular file read through a read-only memory map. Reading a file with `read(2)`

@@ -586,10 +586,10 @@ fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
             .ok()
             .filter(|m| m.is_file())
             .and_then(|m| {
-                let mut magic = [0u8; 3];
+                let mut magic = [0u8; 4];
                 let mut f = std::fs::File::open(path).ok()?;
-                let compressed = f.read_exact(&mut magic).is_ok()
-                    && (magic[..2] == [0x1f, 0x8b] || magic == *b"BZh");
+                let compressed =
+                    f.read_exact(&mut magic).is_ok() && seqfarm_io::input::is_compressed(&magic);
                 (!compressed).then_some(m.len())
             });
         match plain {
