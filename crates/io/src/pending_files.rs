@@ -5,11 +5,12 @@
 //! running it, hence this list.
 //!
 //! The removal runs in the signal handler itself, with what is safe there: the list's
-//! lock is only tried (a signal that comes while a file is being added or taken off the
-//! list leaves the files), and each name is removed with `unlink` from a C string made
-//! when it was added. A thread waiting for signals would be simpler, but a thread's
-//! first allocation reserves a malloc arena of 64 MiB of address space, which a run
-//! under `ulimit -v` cannot spare.
+//! lock is only tried, and each name is removed with `unlink` from a C string made
+//! when it was added. A thread holds the lock with the three signals blocked, so the
+//! handler never runs on the thread that holds it, and it tries again (yielding the
+//! core) until the holder lets go, for at most about a second. A thread waiting for
+//! signals would be simpler, but a thread's first allocation reserves a malloc arena
+//! of 64 MiB of address space, which a run under `ulimit -v` cannot spare.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -18,15 +19,24 @@ use std::sync::{Mutex, MutexGuard, Once, TryLockError};
 
 static PENDING: Mutex<Vec<CString>> = Mutex::new(Vec::new());
 
+/// The signals that remove the pending files.
+const SIGNALS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
+
+/// How long the handler tries the list's lock, yielding between tries, before it gives
+/// up on the files: the holder keeps it for a push or a swap-remove.
+const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Adds `path` to the files removed on a signal.
 pub(crate) fn register(path: &Path) {
     if let Ok(name) = CString::new(path.as_os_str().as_bytes()) {
+        let _held = SignalsHeld::block();
         pending().push(name);
     }
 }
 
 /// Takes `path` off the list: it was renamed into place, or removed.
 pub(crate) fn unregister(path: &Path) {
+    let _held = SignalsHeld::block();
     let mut list = pending();
     let name = path.as_os_str().as_bytes();
     if let Some(i) = list.iter().rposition(|p| p.as_bytes() == name) {
@@ -38,16 +48,51 @@ fn pending() -> MutexGuard<'static, Vec<CString>> {
     PENDING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// SIGINT, SIGTERM and SIGHUP blocked on this thread while the value lives, so that the
+/// handler cannot run here while the list's lock is held (it would wait for itself);
+/// a signal that comes meanwhile goes to another thread, or waits until the drop.
+struct SignalsHeld {
+    previous: libc::sigset_t,
+}
+
+#[allow(unsafe_code)]
+impl SignalsHeld {
+    fn block() -> SignalsHeld {
+        // SAFETY: the sets are plain values initialised by sigemptyset before use, and
+        // pthread_sigmask only changes this thread's mask.
+        unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            for signal in SIGNALS {
+                libc::sigaddset(&mut set, signal);
+            }
+            let mut previous: libc::sigset_t = std::mem::zeroed();
+            libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut previous);
+            SignalsHeld { previous }
+        }
+    }
+}
+
+#[allow(unsafe_code)]
+impl Drop for SignalsHeld {
+    fn drop(&mut self) {
+        // SAFETY: restores the mask that `block` saved, on the thread that saved it (the
+        // value lives in one function's frame).
+        unsafe {
+            libc::pthread_sigmask(libc::SIG_SETMASK, &self.previous, std::ptr::null_mut());
+        }
+    }
+}
+
 /// From now on, SIGINT, SIGTERM and SIGHUP remove the pending files, then end the
 /// process as the signal would have. For programs (the `seqfarm` binary), not for
 /// libraries embedded in a host with its own signal handling; a second call does
 /// nothing.
 pub fn remove_on_signal() -> std::io::Result<()> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     static INSTALLED: Once = Once::new();
     let mut result = Ok(());
     INSTALLED.call_once(|| {
-        for signal in [SIGINT, SIGTERM, SIGHUP] {
+        for signal in SIGNALS {
             if let Err(e) = register_handler(signal) {
                 result = Err(e);
             }
@@ -58,8 +103,8 @@ pub fn remove_on_signal() -> std::io::Result<()> {
 
 #[allow(unsafe_code)]
 fn register_handler(signal: i32) -> std::io::Result<()> {
-    // SAFETY: the action does only what is safe in a signal handler: an atomic
-    // try-lock (no waiting), `unlink` system calls on C strings made beforehand (no
+    // SAFETY: the action does only what is safe in a signal handler: atomic
+    // try-locks, clock_gettime and sched_yield (no blocking wait), `unlink` system calls on C strings made beforehand (no
     // allocation), and signal-hook's default-action emulation and `_exit`, both made
     // for signal handlers.
     unsafe { signal_hook::low_level::register(signal, move || remove_and_die(signal)) }?;
@@ -67,11 +112,19 @@ fn register_handler(signal: i32) -> std::io::Result<()> {
 }
 
 fn remove_and_die(signal: i32) {
-    let list = match PENDING.try_lock() {
-        Ok(list) => Some(list),
-        Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
-        Err(TryLockError::WouldBlock) => None,
-    };
+    let mut list = None;
+    let start = std::time::Instant::now();
+    while start.elapsed() < LOCK_PATIENCE {
+        match PENDING.try_lock() {
+            Ok(l) => list = Some(l),
+            Err(TryLockError::Poisoned(e)) => list = Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) => {
+                std::thread::yield_now();
+                continue;
+            }
+        }
+        break;
+    }
     for name in list.iter().flat_map(|l| l.iter()) {
         let _ = rustix::fs::unlink(name.as_c_str());
     }
@@ -100,5 +153,25 @@ mod tests {
         assert!(listed(b) && !listed(a));
         unregister(b);
         assert!(!listed(b));
+    }
+
+    #[allow(unsafe_code)]
+    fn blocked_here(signal: i32) -> bool {
+        // SAFETY: queries this thread's mask into a zeroed set.
+        unsafe {
+            let mut mask: libc::sigset_t = std::mem::zeroed();
+            libc::pthread_sigmask(libc::SIG_BLOCK, std::ptr::null(), &mut mask);
+            libc::sigismember(&mask, signal) == 1
+        }
+    }
+
+    #[test]
+    fn the_signals_are_blocked_while_the_list_is_held_and_only_then() {
+        assert!(SIGNALS.iter().all(|&s| !blocked_here(s)));
+        {
+            let _held = SignalsHeld::block();
+            assert!(SIGNALS.iter().all(|&s| blocked_here(s)));
+        }
+        assert!(SIGNALS.iter().all(|&s| !blocked_here(s)));
     }
 }
