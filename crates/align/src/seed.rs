@@ -67,6 +67,11 @@ pub struct Seeder {
     more_ranges: Vec<Range<usize>>,
     /// The read of each re-seeding job.
     job_reads: Vec<usize>,
+    /// The read of each job tried again from the base before the middle, and what
+    /// those found.
+    retry_reads: Vec<usize>,
+    again: Vec<Smem>,
+    again_ranges: Vec<Range<usize>>,
     /// One read's seeds, before sorting.
     merged: Vec<Smem>,
     locate_scratch: LocateScratch,
@@ -106,7 +111,7 @@ impl Seeder {
             &mut self.smems,
             &mut self.smem_ranges,
         );
-        // Re-seeding jobs, in read order.
+        // Re-seeding jobs, in read order: each long unique-ish SMEM from its middle base.
         let mut jobs = Vec::new();
         self.job_reads.clear();
         for (r, range) in self.smem_ranges.iter().enumerate() {
@@ -124,15 +129,42 @@ impl Seeder {
             &mut self.more,
             &mut self.more_ranges,
         );
-        let mut job = 0;
+        // A job that found nothing long enough is tried again from the base before the
+        // middle: a copy that differs from the read at the middle base alone shares no
+        // match through it, but shares the one that ends just before it (the longer of
+        // the two sides, so the copy's region is not dropped as poorly covered).
+        let mut retry = Vec::new();
+        self.retry_reads.clear();
+        for (j, &(read, middle, min_size)) in jobs.iter().enumerate() {
+            let found = &self.more[self.more_ranges[j].clone()];
+            if !found.iter().any(|m| m.len() >= min_len) && middle > 0 {
+                retry.push((read, middle - 1, min_size));
+                self.retry_reads.push(self.job_reads[j]);
+            }
+        }
+        index.smems_at_many(
+            &retry,
+            &mut self.batch,
+            &mut self.again,
+            &mut self.again_ranges,
+        );
+        let (mut job, mut again) = (0, 0);
         for (r, range) in self.smem_ranges.iter().enumerate() {
             let merged = &mut self.merged;
             merged.clear();
             merged.extend_from_slice(&self.smems[range.clone()]);
+            let long = |m: &&Smem| m.len() >= min_len;
             while self.job_reads.get(job) == Some(&r) {
-                let more = &self.more[self.more_ranges[job].clone()];
-                merged.extend(more.iter().filter(|m| m.len() >= min_len));
+                merged.extend(self.more[self.more_ranges[job].clone()].iter().filter(long));
                 job += 1;
+            }
+            while self.retry_reads.get(again) == Some(&r) {
+                merged.extend(
+                    self.again[self.again_ranges[again].clone()]
+                        .iter()
+                        .filter(long),
+                );
+                again += 1;
             }
             merged.sort_by_key(|m| (m.start, m.end, m.interval.fwd));
             merged.dedup_by_key(|m| (m.start, m.end, m.interval.fwd));

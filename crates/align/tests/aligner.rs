@@ -165,6 +165,43 @@ fn batched_seeding_gives_each_read_its_own_results() {
     }
 }
 
+/// A copy that differs from the read at one base only is found as the runner-up (XS,
+/// a low MAPQ) wherever that base lies, the read's middle base included, where the
+/// re-seeding of the whole-read match starts.
+#[test]
+fn a_paralog_one_base_off_is_the_runner_up_wherever_the_base_lies() {
+    let mut rng = Rng(0x5eed);
+    let mut contigs = genome(&mut rng);
+    let piece = contigs[0][5_000..5_800].to_vec();
+    contigs[2][20_000..20_800].copy_from_slice(&piece);
+    let len = 100;
+    let mut reads = Vec::new();
+    let mut changed = Vec::new();
+    for (k, at) in [10, 49, 50, 51, 90].into_iter().enumerate() {
+        // Each read from contig 0, the copy changed at the read's base `at` only.
+        let start = 5_000 + 150 * k;
+        let base = &mut contigs[2][20_000 + 150 * k + at];
+        *base = if *base == b'A' { b'C' } else { b'A' };
+        reads.push(contigs[0][start..start + len].to_vec());
+        changed.push(at);
+    }
+    let index = index(&contigs);
+    let params = AlignParams::default();
+    for (result, at) in align_all(&index, &params, &reads).iter().zip(changed) {
+        let ReadResult::Aligned {
+            placements,
+            second_best,
+            mapq,
+        } = result
+        else {
+            panic!("read changed at {at} not aligned");
+        };
+        assert_eq!((placements[0].contig, placements[0].score), (0, 0));
+        assert_eq!(*second_best, Some(-6), "copy changed at base {at}");
+        assert!(*mapq < 20, "copy changed at base {at}: MAPQ {mapq}");
+    }
+}
+
 #[test]
 fn indels_and_clips() {
     let mut rng = Rng(42);
