@@ -199,3 +199,69 @@ fn mate_2_alone_and_mates_at_one_base_are_written_as_bowtie2_writes_them() {
     };
     assert_eq!(layout(&ours), layout(&theirs));
 }
+
+/// Each record's name, flag, position, score and filter tag.
+fn outcomes(sam: &Sam) -> Vec<(String, u32, u64, Option<String>, Option<String>)> {
+    let mut v: Vec<_> = sam
+        .records
+        .iter()
+        .map(|r| {
+            let tag = |t: &str| r.tag(t).map(str::to_owned);
+            (r.name.clone(), r.flag, r.pos, tag("AS"), tag("YF"))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn score_filter_and_minimum_score_limits_as_bowtie2() {
+    let dir = test_dir();
+    // 50-base reads, some with sequencing errors; in local mode a 2-base one too
+    // (seqfarm does not place reads that short, bowtie2 does end to end).
+    let mut reads: Vec<_> = fastq_records("pe_sim_R1.fq.gz", 16)
+        .into_iter()
+        .map(|(n, s, q)| (n, s[..50].to_string(), q[..50].to_string()))
+        .collect();
+    let fq = path_arg(&write_fastq(&dir.path().join("r.fq"), &reads));
+    reads.push(("two".into(), "AC".into(), "II".into()));
+    let with_two = path_arg(&write_fastq(&dir.path().join("r2.fq"), &reads));
+    // A positive minimum end to end is 0 (only exact matches align); a read that
+    // cannot reach the local minimum is filtered (YF:Z:SC): with --ma 0 every read.
+    for (options, reads) in [
+        (&["--score-min", "C,10"][..], &fq),
+        (&["--local", "--ma", "0"], &with_two),
+        (&["--local"], &with_two),
+    ] {
+        let mut list = args(options);
+        list.extend(args(&["-U", reads]));
+        let [(ours, our_stderr), (theirs, _)] = both(&list);
+        assert_eq!(outcomes(&ours), outcomes(&theirs), "{options:?}");
+        if options[0] == "--score-min" {
+            assert!(our_stderr.contains("set to 0"), "{our_stderr}");
+            assert!(ours.records.iter().any(|r| r.flag & 4 == 0));
+        } else {
+            assert!(ours.records.iter().any(|r| r.tag("YF") == Some("SC")));
+        }
+    }
+    // Under --no-mixed, a mate over the N ceiling still says so.
+    let mut with_ns = fastq_records("pe_sim_R1.fq.gz", 4);
+    let mates2 = fastq_records("pe_sim_R2.fq.gz", 4);
+    with_ns[1].1 = "N".repeat(30) + &with_ns[1].1[30..];
+    let m1 = path_arg(&write_fastq(&dir.path().join("m1.fq"), &with_ns));
+    let m2 = path_arg(&write_fastq(&dir.path().join("m2.fq"), &mates2));
+    let list = args(&["--no-mixed", "-1", &m1, "-2", &m2]);
+    let [(ours, _), (theirs, _)] = both(&list);
+    let filters = |sam: &Sam| -> Vec<(String, u32, Option<String>)> {
+        let mut v: Vec<_> = sam
+            .records
+            .iter()
+            .filter(|r| r.flag & 4 != 0)
+            .map(|r| (r.name.clone(), r.flag, r.tag("YF").map(str::to_owned)))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(filters(&ours), filters(&theirs));
+    assert!(filters(&ours).iter().any(|f| f.2.as_deref() == Some("NS")));
+}

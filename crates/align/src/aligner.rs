@@ -48,11 +48,29 @@ pub enum Unaligned {
     TooLong,
     /// More N than the N ceiling allows (`YF:Z:NS`).
     TooManyNs,
+    /// No alignment can reach the minimum score: in local mode, the read's length times
+    /// the match bonus is below it (bowtie2's score filter, `YF:Z:SC`).
+    ScoreUnreachable,
     /// No alignment reaches the minimum score.
     NoAlignment,
     /// The read failed the instrument's quality filter and was not aligned (bowtie2's
     /// `--qc-filter`, `YF:Z:QC`); the aligner never gives it, the caller does.
     QcFailed,
+}
+
+impl Unaligned {
+    /// Whether the read was left out by one of bowtie2's filters (length, Ns, score)
+    /// before any search, rather than searched without success: such a read is not
+    /// searched for as a mate either, nor counted among the reads the search saw.
+    pub fn filtered(self) -> bool {
+        matches!(
+            self,
+            Unaligned::TooShort
+                | Unaligned::TooLong
+                | Unaligned::TooManyNs
+                | Unaligned::ScoreUnreachable
+        )
+    }
 }
 
 /// The outcome for one read.
@@ -259,6 +277,8 @@ impl<'i> Aligner<'i> {
                 results[r] = ReadResult::Unaligned(Unaligned::TooLong);
             } else if self.n_count(r) > self.params.scoring.max_ns(len) {
                 results[r] = ReadResult::Unaligned(Unaligned::TooManyNs);
+            } else if self.params.scoring.perfect_score(len) < self.params.scoring.min_score(len) {
+                results[r] = ReadResult::Unaligned(Unaligned::ScoreUnreachable);
             }
         }
     }

@@ -166,7 +166,7 @@ pub struct Placement {
 
 /// Turns an extension of `read` (oriented codes) in a window starting at global
 /// coordinate `window_start` into a placement; `None` if it leaves its contig (never
-/// for windows padded at contig ends).
+/// for windows padded at contig ends) or aligns no base.
 pub fn place(
     index: &FmIndex,
     read: &[u8],
@@ -175,6 +175,11 @@ pub fn place(
     reverse: bool,
     ext: &Extension,
 ) -> Option<Placement> {
+    if ext.read_start == ext.read_end {
+        // A local alignment clipped to nothing (possible with `--ma 0` and a minimum of
+        // 0) places no base of the read.
+        return None;
+    }
     let global = window_start + ext.window_start as i64;
     let global = u64::try_from(global).ok()?;
     let (contig, position) = index.contig_of(global)?;

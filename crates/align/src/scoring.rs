@@ -302,9 +302,23 @@ impl Scoring {
     }
 
     /// The lowest score a valid alignment of a `len`-base read may have (the function's
-    /// value truncated towards zero, as bowtie2 converts it).
+    /// value truncated towards zero, as bowtie2 converts it). As in bowtie2, a value
+    /// above 0 end to end (where no alignment scores above 0), or below 0 in local mode
+    /// (where every alignment scores 0 or more), is 0 instead; see
+    /// [`Scoring::min_score_clamped_at`].
     pub fn min_score(&self, len: usize) -> i32 {
-        self.min_score.at(len) as i32
+        let v = self.min_score.at(len) as i32;
+        match self.mode {
+            AlignMode::EndToEnd => v.min(0),
+            AlignMode::Local => v.max(0),
+        }
+    }
+
+    /// The first read length, of the lengths from 1 to [`CHECKED_READ_LEN`], at which
+    /// [`Scoring::min_score`] replaces the function's value by 0, if any: the reads a
+    /// run warns about.
+    pub fn min_score_clamped_at(&self) -> Option<usize> {
+        (1..=CHECKED_READ_LEN).find(|&len| self.min_score.at(len) as i32 != self.min_score(len))
     }
 
     /// The best score a `len`-base read can reach.
@@ -449,5 +463,30 @@ mod tests {
         assert_eq!(local.perfect_score(150), 300);
         assert_eq!(e2e.max_ns(150), 22);
         assert_eq!(e2e.max_gap(150), 28);
+        assert_eq!(
+            (e2e.min_score_clamped_at(), local.min_score_clamped_at()),
+            (None, None)
+        );
+    }
+
+    #[test]
+    fn minimums_on_the_wrong_side_of_0_are_0_as_in_bowtie2() {
+        let positive = Scoring {
+            min_score: LengthFunction::Linear {
+                constant: -10.0,
+                coefficient: 0.2,
+            },
+            ..Scoring::end_to_end()
+        };
+        assert_eq!(positive.min_score(40), -2);
+        assert_eq!(positive.min_score(100), 0);
+        assert_eq!(positive.min_score_clamped_at(), Some(55));
+        let negative = Scoring {
+            match_bonus: 0,
+            min_score: LengthFunction::Constant { constant: -5.0 },
+            ..Scoring::local()
+        };
+        assert_eq!(negative.min_score(100), 0);
+        assert_eq!(negative.min_score_clamped_at(), Some(1));
     }
 }

@@ -124,12 +124,11 @@ impl Aligner<'_> {
             for anchor_mate in 0..2 {
                 let other = 1 - anchor_mate;
                 let len = self.read_len(2 * i + other);
-                // Reads too short for the fragment, empty or over the N ceiling are not
-                // aligned at all.
-                let filtered = matches!(
-                    mates[2 * i + other].unaligned,
-                    Some(Unaligned::TooShort | Unaligned::TooLong | Unaligned::TooManyNs)
-                );
+                // Reads too short for the fragment, or that a filter dropped, are not aligned
+                // at all.
+                let filtered = mates[2 * i + other]
+                    .unaligned
+                    .is_some_and(Unaligned::filtered);
                 if filtered || len == 0 || len as u64 > pairing.max_fragment {
                     continue;
                 }
@@ -358,11 +357,12 @@ impl Aligner<'_> {
         };
         let report = self.params.report.max(1);
         let single = |m: &MatePlaces| {
-            if class == PairClass::Unpaired && !pairing.mixed {
-                return ReadResult::Unaligned(Unaligned::NoAlignment);
-            }
+            // A mate the filters dropped says why (`YF:Z`) with or without `--no-mixed`.
             if m.searched == 0 {
                 return ReadResult::Unaligned(m.unaligned.unwrap_or(Unaligned::NoAlignment));
+            }
+            if class == PairClass::Unpaired && !pairing.mixed {
+                return ReadResult::Unaligned(Unaligned::NoAlignment);
             }
             ReadResult::Aligned {
                 placements: m.places[..m.searched.min(report)].to_vec(),

@@ -28,6 +28,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use seqfarm_align::AlignMode;
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{index_path, FmIndex, LoadMode, LoadOptions};
 use seqfarm_io::bam_sort::{index_extension, BamSorter, IndexedBamWriter};
@@ -236,10 +237,25 @@ impl AlignArgs {
         seqfarm_core::SimdLevel::from_env()?;
         let sources = self.sources()?;
         let style = self.record_style()?;
-        if style.read_group.is_none() && !self.rg.is_empty() {
+        if style.read_group.is_none() && !self.rg.is_empty() && !self.quiet {
             eprintln!(
                 "seqfarm: warning: --rg without a read group ID (--rg-id or --rg ID:...): \
                  no @RG line is written, as in bowtie2"
+            );
+        }
+        if let Some(len) = params
+            .scoring
+            .min_score_clamped_at()
+            .filter(|_| !self.quiet)
+        {
+            let (sign, mode) = match params.scoring.mode {
+                AlignMode::EndToEnd => ("positive", "--end-to-end"),
+                AlignMode::Local => ("negative", "--local"),
+            };
+            eprintln!(
+                "seqfarm: warning: the minimum score function gives a {sign} number in {mode} \
+                 mode (for reads of {len} bases, and maybe others); it is set to 0 for those \
+                 reads, as in bowtie2"
             );
         }
         let timer = PhaseTimer::new(self.time);

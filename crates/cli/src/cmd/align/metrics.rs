@@ -40,7 +40,7 @@ use std::io::Write;
 use std::ops::AddAssign;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use seqfarm_align::{PairResult, ReadResult, Unaligned};
+use seqfarm_align::{PairResult, ReadResult};
 use seqfarm_io::output::Output;
 
 use super::summary::SummaryCounts;
@@ -189,10 +189,7 @@ pub struct InputCounts {
 impl InputCounts {
     fn add_mate(&mut self, len: usize, result: &ReadResult) {
         self.bases += len as u64;
-        let filtered = matches!(
-            result,
-            ReadResult::Unaligned(Unaligned::TooShort | Unaligned::TooLong | Unaligned::TooManyNs)
-        );
+        let filtered = matches!(result, ReadResult::Unaligned(why) if why.filtered());
         if !filtered {
             self.unfiltered_reads += 1;
             self.unfiltered_bases += len as u64;

@@ -395,6 +395,7 @@ fn filter_tag(why: Unaligned) -> Option<&'static [u8]> {
     match why {
         Unaligned::TooShort | Unaligned::TooLong => Some(b"LN"),
         Unaligned::TooManyNs => Some(b"NS"),
+        Unaligned::ScoreUnreachable => Some(b"SC"),
         Unaligned::NoAlignment => None,
         Unaligned::QcFailed => Some(b"QC"),
     }

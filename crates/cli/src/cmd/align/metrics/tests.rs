@@ -1,6 +1,6 @@
 use std::sync::{Arc, Mutex};
 
-use seqfarm_align::{PairClass, Placement};
+use seqfarm_align::{PairClass, Placement, Unaligned};
 use seqfarm_io::output::Overwrite;
 
 use super::*;
