@@ -111,7 +111,8 @@ pub enum PairFit {
 }
 
 /// The outer extent of a placement on its contig: leftmost and one-past-rightmost
-/// reference positions, soft-clipped bases counted (bowtie2 measures fragments so).
+/// reference positions, soft-clipped bases counted (bowtie2's TLEN measures fragments
+/// so).
 pub fn outer_extent(p: &Placement) -> (i64, i64) {
     let mut lead = 0i64;
     let mut trail = 0i64;
@@ -132,9 +133,18 @@ pub fn outer_extent(p: &Placement) -> (i64, i64) {
     (start - lead, end + trail)
 }
 
+/// The aligned extent of a placement on its contig: first and one-past-last reference
+/// positions of its aligned bases, soft clips left out. bowtie2 classifies pairs on
+/// these (`-I`, `-X`, containment, overlap, dovetail), and counts the clips only in
+/// TLEN.
+pub fn aligned_extent(p: &Placement) -> (i64, i64) {
+    let start = p.position as i64;
+    (start, start + p.cigar.reference_len() as i64)
+}
+
 impl PairParams {
     /// Whether mate placements `m1` and `m2` form a concordant pair (bowtie2's
-    /// classification, on the mates' outer extents).
+    /// classification, on the mates' aligned extents).
     pub fn classify(&self, m1: &Placement, m2: &Placement) -> PairFit {
         if m1.contig != m2.contig {
             return PairFit::Discordant;
@@ -147,8 +157,8 @@ impl PairParams {
             MateOrientation::Ff if fw1 == fw2 => fw1,
             _ => return PairFit::Discordant,
         };
-        let (lo1, end1) = outer_extent(m1);
-        let (lo2, end2) = outer_extent(m2);
+        let (lo1, end1) = aligned_extent(m1);
+        let (lo2, end2) = aligned_extent(m2);
         let fragment = (end1.max(end2) - lo1.min(lo2)) as u64;
         if fragment > self.max_fragment || fragment < self.min_fragment.max(1) {
             return PairFit::Discordant;
@@ -277,6 +287,32 @@ mod tests {
         };
         assert_eq!(
             allowed.classify(&dovetail.0, &dovetail.1),
+            PairFit::Concordant
+        );
+    }
+
+    #[test]
+    fn soft_clips_count_in_no_fragment_rule() {
+        let p = PairParams::default();
+        // 480 aligned bases, 510 with mate 2's 30 clipped ones: concordant under -X 500.
+        let mut clipped = at(1350, true, 130);
+        clipped.cigar.push(CigarOp::SoftClip, 30);
+        assert_eq!(
+            p.classify(&at(1000, false, 150), &clipped),
+            PairFit::Concordant
+        );
+        assert_eq!(outer_extent(&clipped), (1350, 1510));
+        assert_eq!(aligned_extent(&clipped), (1350, 1480));
+        // Mate 2's clipped bases reaching past mate 1's start make no dovetail either.
+        let mut leading = Placement {
+            cigar: Cigar::new(),
+            ..at(1020, true, 0)
+        };
+        leading.cigar.push(CigarOp::SoftClip, 30);
+        leading.cigar.push(CigarOp::Match, 100);
+        assert_eq!(outer_extent(&leading).0, 990);
+        assert_eq!(
+            p.classify(&at(1000, false, 100), &leading),
             PairFit::Concordant
         );
     }

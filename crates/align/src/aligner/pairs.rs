@@ -787,7 +787,7 @@ fn best_elsewhere(m: &MatePlaces, chosen: usize) -> Option<i32> {
 
 /// Where the other mate must lie for a concordant pair with `anchor` (mate 1 when
 /// `anchor_is_mate1`): its strand, and the contig-relative window `[start, end)` holding
-/// its outer extent (bowtie2's `otherMate`, without the dovetail refinements, which
+/// its aligned extent, measured from the anchor's (bowtie2's `otherMate`, without the dovetail refinements, which
 /// the classification applies afterwards).
 fn rescue_window(
     pairing: &PairParams,
@@ -800,7 +800,7 @@ fn rescue_window(
         MateOrientation::Rf => (forward, !forward),
         MateOrientation::Ff => (!forward, anchor_is_mate1 == forward),
     };
-    let (lo, end) = crate::pair::outer_extent(anchor);
+    let (lo, end) = crate::pair::aligned_extent(anchor);
     let max = pairing.max_fragment as i64;
     let window = if other_right {
         (lo, lo + max)
