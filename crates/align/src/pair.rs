@@ -146,16 +146,8 @@ impl PairParams {
     /// Whether mate placements `m1` and `m2` form a concordant pair (bowtie2's
     /// classification, on the mates' aligned extents).
     pub fn classify(&self, m1: &Placement, m2: &Placement) -> PairFit {
-        if m1.contig != m2.contig {
+        let Some(one_left) = self.mate_1_left(m1, m2) else {
             return PairFit::Discordant;
-        }
-        let (fw1, fw2) = (!m1.reverse, !m2.reverse);
-        // Whether mate 1 must be the left one, given the strands and the orientation.
-        let one_left = match self.orientation {
-            MateOrientation::Fr if fw1 != fw2 => fw1,
-            MateOrientation::Rf if fw1 != fw2 => !fw1,
-            MateOrientation::Ff if fw1 == fw2 => fw1,
-            _ => return PairFit::Discordant,
         };
         let (lo1, end1) = aligned_extent(m1);
         let (lo2, end2) = aligned_extent(m2);
@@ -186,20 +178,41 @@ impl PairParams {
         PairFit::Concordant
     }
 
-    /// Whether `m1` and `m2` face each other as the orientation requires within `-X`
-    /// and only `-I`, `--no-contain`, `--no-overlap` or the dovetail rule keeps them
-    /// from being concordant: the non-concordant pairs that bowtie2's search for a mate
-    /// beside its aligned mate finds, which it reports as discordant even with
-    /// `--no-mixed`.
+    /// Whether mate 1 must be the upstream one, given the mates' strands and the
+    /// orientation; `None` when the strands do not fit it or the contigs differ.
+    fn mate_1_left(&self, m1: &Placement, m2: &Placement) -> Option<bool> {
+        let (fw1, fw2) = (!m1.reverse, !m2.reverse);
+        match self.orientation {
+            _ if m1.contig != m2.contig => None,
+            MateOrientation::Fr if fw1 != fw2 => Some(fw1),
+            MateOrientation::Rf if fw1 != fw2 => Some(!fw1),
+            MateOrientation::Ff if fw1 == fw2 => Some(fw1),
+            _ => None,
+        }
+    }
+
+    /// Whether `m1` and `m2` face each other as the orientation requires within
+    /// `-I`..`-X` and only `--no-contain` or the dovetail rule keeps them from being
+    /// concordant: the non-concordant pairs that bowtie2's search for a mate beside its
+    /// aligned mate finds, which it reports as discordant even with `--no-mixed`. Its
+    /// search window leaves out overlapping mates under `--no-overlap`, and measures
+    /// `-I` and `-X` from the start of the mate that should be upstream to the end of
+    /// the other (bowtie2's `PairedEndPolicy::otherMate`), which for mates extending
+    /// past each other is shorter than their span.
     pub fn near_miss(&self, m1: &Placement, m2: &Placement) -> bool {
+        let Some(one_left) = self.mate_1_left(m1, m2) else {
+            return false;
+        };
+        let (left, right) = if one_left { (m1, m2) } else { (m2, m1) };
+        let oriented = aligned_extent(right).1 - aligned_extent(left).0;
         let loose = PairParams {
             min_fragment: 0,
             dovetail: true,
             contain: true,
-            overlap: true,
             ..self.clone()
         };
-        loose.classify(m1, m2) == PairFit::Concordant
+        (self.min_fragment.max(1) as i64..=self.max_fragment as i64).contains(&oriented)
+            && loose.classify(m1, m2) == PairFit::Concordant
             && self.classify(m1, m2) == PairFit::Discordant
     }
 }
@@ -318,14 +331,31 @@ mod tests {
     }
 
     #[test]
-    fn near_misses_are_facing_mates_that_only_a_shape_rule_or_minimum_rejects() {
-        let p = PairParams {
+    fn near_misses_are_facing_mates_that_only_the_dovetail_or_containment_rule_rejects() {
+        let p = PairParams::default();
+        // Dovetailing by a base; contained under --no-contain.
+        assert!(p.near_miss(&at(1001, false, 100), &at(1000, true, 100)));
+        let no_contain = PairParams {
+            contain: false,
+            ..PairParams::default()
+        };
+        assert!(no_contain.near_miss(&at(1000, false, 100), &at(1020, true, 50)));
+        // Shorter than -I, or overlapping under --no-overlap: bowtie2's mate search
+        // does not look there.
+        let min_150 = PairParams {
             min_fragment: 150,
             ..PairParams::default()
         };
-        // Dovetailing by a base, and shorter than -I: near misses.
-        assert!(p.near_miss(&at(1001, false, 100), &at(1000, true, 100)));
-        assert!(p.near_miss(&at(1000, false, 100), &at(1020, true, 100)));
+        assert!(!min_150.near_miss(&at(1000, false, 100), &at(1020, true, 100)));
+        // A dovetail spans 200 bases here, but -I sees 100: mate 1's start to mate 2's end.
+        assert!(!min_150.near_miss(&at(1050, false, 150), &at(1000, true, 150)));
+        assert!(p.near_miss(&at(1050, false, 150), &at(1000, true, 150)));
+        let no_overlap = PairParams {
+            overlap: false,
+            ..PairParams::default()
+        };
+        assert!(!no_overlap.near_miss(&at(1000, false, 100), &at(1050, true, 100)));
+        assert!(!no_overlap.near_miss(&at(1001, false, 100), &at(1000, true, 100)));
         // Concordant, too long, same strand, facing away, other contigs: not.
         assert!(!p.near_miss(&at(1000, false, 100), &at(1300, true, 100)));
         assert!(!p.near_miss(&at(1000, false, 100), &at(1401, true, 100)));
