@@ -857,6 +857,12 @@ impl AlignArgs {
         if self.upto == Some(0) {
             anyhow::bail!("-u/--upto 0: the number of reads must be at least 1, as in bowtie2");
         }
+        if self.soft_clipped_unmapped_tlen && self.mode()? == AlignMode::EndToEnd {
+            anyhow::bail!(
+                "--soft-clipped-unmapped-tlen can only be set for local alignments (--local), \
+                 as in bowtie2"
+            );
+        }
         let formats = [
             ("-q", self.fastq),
             ("--tab5", !self.tab5.is_empty()),

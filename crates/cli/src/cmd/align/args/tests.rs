@@ -79,7 +79,8 @@ fn pipeline_forms_parse() {
         --omit-sec-seq --sam-no-qname-trunc --soft-clipped-unmapped-tlen \
         --sam-append-comment --rg-id g --rg SM:x --rg PL:illumina --phred33 \
         --un-bz2 u.bz2 --al-conc c%.fq --dovetail --no-contain --no-overlap \
-        --no-mixed --no-discordant --ff -s 4 --trim-to 5:50 --gbar 6 --np 2 --rfg 6,2 --ma 0",
+        --no-mixed --no-discordant --ff -s 4 --trim-to 5:50 --gbar 6 --np 2 --rfg 6,2 --ma 0 \
+        --local",
     );
     // The wrapper's LZ4 read files (not in bowtie2's help) are written as it writes them.
     let files = ok("-x idx -U r.fq --al-lz4 a.lz4")
@@ -111,6 +112,9 @@ fn scoring_options_follow_bowtie2() {
     assert!(rejected("-x i -U r --score-min L,0,-100").contains("--score-min"));
     assert!(rejected("-x i -U r --score-min Q,1").contains("--score-min"));
     assert!(rejected("-x i -U r --rfg 5,0").contains("extension"));
+    // TLEN without clips only means something where there are clips, as bowtie2 says.
+    assert!(rejected("-x i -U r --soft-clipped-unmapped-tlen").contains("local alignments"));
+    ok("-x i -U r --very-sensitive-local --soft-clipped-unmapped-tlen");
 }
 
 #[test]
