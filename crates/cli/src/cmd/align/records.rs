@@ -221,7 +221,9 @@ impl RecordWriter {
                     Some(_) => 255,
                     None => 0,
                 },
-                second_best,
+                // bowtie2 writes a mate's XS from the pair's runner-up only, which a mate
+                // aligned on its own (YT:Z:UP) does not have: no XS there.
+                second_best: second_best.filter(|_| paired),
                 template_len,
                 partner_score: if paired {
                     partner.map(|o| o.score)
