@@ -89,8 +89,8 @@ pub fn ungapped(
             (total, 0, len)
         }
         AlignMode::Local => {
-            // Best-scoring stretch; restart after a running score of 0 or less, first
-            // best wins (as the dynamic programme breaks ties).
+            // Best-scoring stretch; restart after a running score of 0 or less, the
+            // last best wins (as the dynamic programme breaks ties, after bowtie2).
             let (mut run, mut run_start) = (0i32, 0usize);
             let (mut best, mut best_start, mut best_end) = (0i32, 0usize, 0usize);
             for i in 0..len {
@@ -98,7 +98,7 @@ pub fn ungapped(
                 if run <= 0 {
                     run = 0;
                     run_start = i + 1;
-                } else if run > best {
+                } else if run >= best {
                     (best, best_start, best_end) = (run, run_start, i + 1);
                 }
             }

@@ -138,7 +138,9 @@ unsafe fn fill_mode<const LOCAL: bool>(
             if LOCAL {
                 h = _mm256_max_epi16(h, zero);
                 d = _mm256_or_si256(d, _mm256_and_si256(_mm256_cmpeq_epi16(h, zero), three));
-                let better = _mm256_and_si256(_mm256_cmpgt_epi16(h, bs), valid);
+                // h >= bs and h > 0: ties go to the later cell (see `scalar::fill`).
+                let scored = _mm256_and_si256(_mm256_cmpgt_epi16(h, zero), valid);
+                let better = _mm256_andnot_si256(_mm256_cmpgt_epi16(bs, h), scored);
                 bs = _mm256_blendv_epi8(bs, h, better);
                 br = _mm256_blendv_epi8(br, iv, better);
                 bk = _mm256_blendv_epi8(bk, _mm256_set1_epi16(k as i16), better);
@@ -164,7 +166,7 @@ unsafe fn fill_mode<const LOCAL: bool>(
             let ends_here = _mm256_cmpeq_epi16(last_row, iv);
             for k in 0..width {
                 let h = _mm256_loadu_si256(at(h_cur, k));
-                let better = _mm256_and_si256(ends_here, _mm256_cmpgt_epi16(h, bs));
+                let better = _mm256_andnot_si256(_mm256_cmpgt_epi16(bs, h), ends_here);
                 bs = _mm256_blendv_epi8(bs, h, better);
                 bk = _mm256_blendv_epi8(bk, _mm256_set1_epi16(k as i16), better);
             }

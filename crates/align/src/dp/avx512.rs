@@ -141,7 +141,8 @@ unsafe fn fill_mode<const LOCAL: bool>(
                 h = _mm512_max_epi16(h, zero);
                 let stop = _mm512_cmpeq_epi16_mask(h, zero);
                 d = _mm512_mask_blend_epi16(stop, d, three);
-                let better = _mm512_cmpgt_epi16_mask(h, bs) & valid;
+                // h >= bs and h > 0: ties go to the later cell (see `scalar::fill`).
+                let better = _mm512_cmpge_epi16_mask(h, bs) & !stop & valid;
                 bs = _mm512_mask_blend_epi16(better, bs, h);
                 br = _mm512_mask_blend_epi16(better, br, iv);
                 bk = _mm512_mask_blend_epi16(better, bk, _mm512_set1_epi16(k as i16));
@@ -163,7 +164,7 @@ unsafe fn fill_mode<const LOCAL: bool>(
             let ends_here = _mm512_cmpeq_epi16_mask(last_row, iv);
             for k in 0..width {
                 let h = load(at(h_cur, k));
-                let better = ends_here & _mm512_cmpgt_epi16_mask(h, bs);
+                let better = ends_here & _mm512_cmpge_epi16_mask(h, bs);
                 bs = _mm512_mask_blend_epi16(better, bs, h);
                 bk = _mm512_mask_blend_epi16(better, bk, _mm512_set1_epi16(k as i16));
             }

@@ -37,8 +37,11 @@ pub(crate) fn row_gaps(p: &KernelParams, i: usize, len: usize) -> [i16; 4] {
 
 /// Fills the direction matrix of `job` (`len × (2·band + 1)` bytes, row-major, into
 /// `dirs`) and returns the best cell: the highest-scoring cell of the last row
-/// (end-to-end) or of the whole matrix (local); ties go to the first in row-major
-/// order.
+/// (end-to-end) or of the whole matrix (local); ties go to the last in row-major
+/// order, the highest row and then the highest column, as bowtie2 ranks its
+/// backtrace candidates (so a local alignment runs on through a stretch that scores
+/// net 0, and of an insertion and a deletion at one score the deletion ends further
+/// right).
 pub(crate) fn fill(job: &ExtendJob<'_>, p: &KernelParams, dirs: &mut Vec<u8>) -> BestCell {
     let len = job.read.len();
     let width = 2 * job.band + 1;
@@ -81,7 +84,7 @@ pub(crate) fn fill(job: &ExtendJob<'_>, p: &KernelParams, dirs: &mut Vec<u8>) ->
                 if h == 0 {
                     d = dir::STOP;
                 }
-                if h > best.score {
+                if h > 0 && h >= best.score {
                     best = BestCell {
                         score: h,
                         row: i as i32,
@@ -103,7 +106,7 @@ pub(crate) fn fill(job: &ExtendJob<'_>, p: &KernelParams, dirs: &mut Vec<u8>) ->
         }
         if !p.local && i + 1 == len {
             for (k, &h) in h_cur[..width].iter().enumerate() {
-                if h > best.score || best.row < 0 {
+                if h >= best.score {
                     best = BestCell {
                         score: h,
                         row: i as i32,

@@ -136,7 +136,9 @@ fn one_mate_aligned_places_the_other_beside_it() {
         l[0][..9],
         ["frag", "153", "c2", "501", "1", "4M", "=", "501", "0"]
     );
-    assert!(!l[0].iter().any(|f| f.starts_with("YS") || f.starts_with("XS")));
+    assert!(!l[0]
+        .iter()
+        .any(|f| f.starts_with("YS") || f.starts_with("XS")));
     assert_eq!(
         l[1][..9],
         ["frag", "101", "c2", "501", "0", "*", "=", "501", "0"]
