@@ -329,3 +329,29 @@ fn exact_and_gapped_reads_align_as_expected() {
     assert_eq!(ext.cigar.reference_len(), 50);
     assert!(ext.cigar.to_string().contains("2D"), "{}", ext.cigar);
 }
+
+/// Equally scored end cells: the last in row-major order is kept, as bowtie2 keeps
+/// them, at every SIMD level.
+#[test]
+fn ties_between_end_cells_go_to_the_later_cell() {
+    let window: Vec<u8> = (0..60u32).map(|i| ((i * 7 + i / 3) % 4) as u8).collect();
+    let band = 5;
+    // A mismatch 4 bases from the end: 46 matches (92), -6, 3 matches (+6) ties.
+    let mut read: Vec<u8> = window[band..band + 50].to_vec();
+    read[46] = (read[46] + 1) % 4;
+    let job = OwnedJob {
+        penalties: vec![6; read.len()],
+        window: window[..read.len() + 2 * band].to_vec(),
+        read,
+        band,
+    };
+    for level in [SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512] {
+        if !level.is_supported() {
+            continue;
+        }
+        let jobs = vec![job.clone(); lanes(level)];
+        let local = run(level, &jobs, &Scoring::local(), 1);
+        let ext = local[0].as_ref().unwrap();
+        assert_eq!((ext.score, ext.cigar.to_string()), (92, "50M".into()), "{level:?}");
+    }
+}
