@@ -5,7 +5,7 @@
 use seqfarm_core::nucleotide::decode;
 use seqfarm_fmindex::FmIndex;
 
-use crate::cigar::{edit_summary, Cigar, CigarOp, EditSummary};
+use crate::cigar::{edit_summary, left_align_gaps, Cigar, CigarOp, EditSummary};
 use crate::dp::scalar::pair_score;
 use crate::dp::{Extension, REF_N, REF_PAD};
 use crate::scoring::{AlignMode, Scoring};
@@ -183,13 +183,15 @@ pub fn place(
     let global = window_start + ext.window_start as i64;
     let global = u64::try_from(global).ok()?;
     let (contig, position) = index.contig_of(global)?;
+    let span = &window[ext.window_start..ext.window_end];
+    // Gaps as bowtie2 writes them: slid left over equal bases.
+    let aligned = left_align_gaps(&ext.cigar, &read[ext.read_start..ext.read_end], span);
     let mut cigar = Cigar::new();
     cigar.push(CigarOp::SoftClip, ext.read_start as u32);
-    for (op, len) in ext.cigar.ops() {
+    for (op, len) in aligned.ops() {
         cigar.push(op, len);
     }
     cigar.push(CigarOp::SoftClip, (read.len() - ext.read_end) as u32);
-    let span = &window[ext.window_start..ext.window_end];
     let reference = index.reference();
     let mut edits = EditSummary::default();
     edit_summary(

@@ -3,6 +3,8 @@
 //! Operations are kept in BAM's encoding (`length << 4 | op`), so writing SAM text or
 //! BAM needs no conversion. Only `M`, `I`, `D` and `S` occur in seqfarm's alignments.
 
+use seqfarm_core::AMBIGUOUS;
+
 /// A CIGAR operation kind, with its BAM code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u32)]
@@ -130,6 +132,96 @@ impl Cigar {
     }
 }
 
+/// One column of an alignment, for [`left_align_gaps`]: its operation and the read and
+/// reference codes it holds (`None` on the gapped side).
+#[derive(Debug, Clone, Copy)]
+struct Column {
+    op: CigarOp,
+    read: Option<u8>,
+    reference: Option<u8>,
+}
+
+impl Column {
+    /// A match column with equal, unambiguous bases (bowtie2's `=`).
+    fn is_equal(&self) -> bool {
+        self.op == CigarOp::Match
+            && self.read == self.reference
+            && matches!(self.read, Some(b) if b < AMBIGUOUS)
+    }
+}
+
+/// `cigar` (`M`/`I`/`D` only, no clips) of `read` against `reference` (codes, the
+/// aligned span) with each gap slid left as far as equal bases allow, as bowtie2 writes
+/// its alignments (`StackedAln::leftAlign`): a gap moves one column left while the
+/// base before it is a match (`=`, not a mismatch) equal to the gap's last base on the
+/// other sequence, and never into the first column. Like bowtie2's, the shift ignores
+/// the gap barrier (`--gbar`); the score does not change.
+pub fn left_align_gaps(cigar: &Cigar, read: &[u8], reference: &[u8]) -> Cigar {
+    if cigar.ops().all(|(op, _)| op == CigarOp::Match) {
+        return cigar.clone();
+    }
+    let mut columns = Vec::with_capacity(read.len() + 8);
+    let (mut i, mut j) = (0, 0);
+    for (op, len) in cigar.ops() {
+        for _ in 0..len {
+            let r = op.consumes_read().then(|| read[i]);
+            let f = op.consumes_reference().then(|| reference[j]);
+            i += usize::from(r.is_some());
+            j += usize::from(f.is_some());
+            columns.push(Column {
+                op,
+                read: r,
+                reference: f,
+            });
+        }
+    }
+    let mut c = 0;
+    while c < columns.len() {
+        let op = columns[c].op;
+        if op == CigarOp::Match {
+            c += 1;
+            continue;
+        }
+        let run = columns[c..].iter().take_while(|col| col.op == op).count();
+        // The sequence the gap leaves whole: the read for an insertion, the reference
+        // for a deletion.
+        let whole = |col: &Column| match op {
+            CigarOp::Insertion => col.read,
+            _ => col.reference,
+        };
+        let (mut l, mut r) = (c.wrapping_sub(1), c + run - 1);
+        while c > 0 && l > 0 && columns[l].is_equal() && whole(&columns[l]) == whole(&columns[r]) {
+            // The gap's row swaps its bases at l and r (bowtie2's swap): column l
+            // becomes the gap, holding the base the other row has there, and column r
+            // a match of that row's base with the one the gapped row had at l.
+            let (left, right) = (columns[l], columns[r]);
+            let insertion = op == CigarOp::Insertion;
+            columns[l] = Column {
+                op,
+                read: left.read.filter(|_| insertion),
+                reference: left.reference.filter(|_| !insertion),
+            };
+            columns[r] = Column {
+                op: CigarOp::Match,
+                read: if insertion { right.read } else { left.read },
+                reference: if insertion {
+                    left.reference
+                } else {
+                    right.reference
+                },
+            };
+            l -= 1;
+            r -= 1;
+        }
+        c += run;
+    }
+    let mut out = Cigar::new();
+    for col in &columns {
+        out.push(col.op, 1);
+    }
+    out
+}
+
 impl std::fmt::Display for Cigar {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut text = Vec::new();
@@ -250,6 +342,46 @@ mod tests {
         assert_eq!(c.read_len(), 19);
         assert_eq!(c.reference_len(), 18);
         assert_eq!(Cigar::new().to_string(), "*");
+    }
+
+    fn parse(text: &str) -> Cigar {
+        let mut c = Cigar::new();
+        let mut n = 0;
+        for b in text.bytes() {
+            match b {
+                b'0'..=b'9' => n = n * 10 + u32::from(b - b'0'),
+                _ => {
+                    let op = match b {
+                        b'M' => CigarOp::Match,
+                        b'I' => CigarOp::Insertion,
+                        _ => CigarOp::Deletion,
+                    };
+                    c.push(op, n);
+                    n = 0;
+                }
+            }
+        }
+        c
+    }
+
+    fn left_aligned(cigar: &str, read: &[u8], reference: &[u8]) -> String {
+        left_align_gaps(&parse(cigar), &codes(read), &codes(reference)).to_string()
+    }
+
+    #[test]
+    fn gaps_slide_left_over_equal_bases_as_bowtie2_writes_them() {
+        // An extra A in a run of four: as far left as the run goes, not into column 0.
+        assert_eq!(left_aligned("4M1I3M", b"TAAAAAGC", b"TAAAAGC"), "1M1I6M");
+        assert_eq!(left_aligned("4M1I3M", b"AAAAAAGC", b"AAAAAGC"), "1M1I6M");
+        // A deleted CA from CACACA, and a two-base insertion.
+        assert_eq!(left_aligned("5M2D2M", b"GCACAGT", b"GCACACAGT"), "1M2D6M");
+        assert_eq!(left_aligned("5M2I2M", b"GCACACAGT", b"GCACAGT"), "1M2I6M");
+        // A mismatch stops the slide (bowtie2 does not move gaps past mismatches).
+        assert_eq!(left_aligned("4M1I3M", b"TATAAAGC", b"TAAAAGC"), "3M1I4M");
+        // Nothing to slide over: unchanged.
+        assert_eq!(left_aligned("3M1D3M", b"ACGTAC", b"ACGATAC"), "3M1D3M");
+        assert_eq!(left_aligned("3M1D3M", b"ACGTAC", b"ACGGTAC"), "2M1D4M");
+        assert_eq!(left_aligned("6M", b"ACGTAC", b"ACGTAC"), "6M");
     }
 
     #[test]

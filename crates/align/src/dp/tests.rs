@@ -352,6 +352,10 @@ fn ties_between_end_cells_go_to_the_later_cell() {
         let jobs = vec![job.clone(); lanes(level)];
         let local = run(level, &jobs, &Scoring::local(), 1);
         let ext = local[0].as_ref().unwrap();
-        assert_eq!((ext.score, ext.cigar.to_string()), (92, "50M".into()), "{level:?}");
+        assert_eq!(
+            (ext.score, ext.cigar.to_string()),
+            (92, "50M".into()),
+            "{level:?}"
+        );
     }
 }
