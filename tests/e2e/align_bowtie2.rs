@@ -5,7 +5,9 @@
 //! alike (same YT, mate at the same place), YS must be equal for 99.5 % of them, and XS
 //! (the second-best score, where both report one) equal or, where seqfarm's search found
 //! a better second alignment than bowtie2's, higher: a lower XS would mean a scoring
-//! difference, a higher one only a more thorough search.
+//! difference, a higher one only a more thorough search. Where AS is equal, CIGAR and
+//! MD must be equal for 99.5 % too: the same alignment, gaps slid left and ties between
+//! equally scored ends broken as bowtie2 breaks them.
 //! Pairs also compare the proper-pair flag, YT and TLEN. Each case prints a summary
 //! (`cargo test -- --nocapture` shows it) and lists the reads that differ.
 
@@ -136,6 +138,9 @@ fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool) {
         TagAgreement::default(),
     );
     let mut differ = Vec::new();
+    // CIGAR and MD of the reads placed identically with the same score: the same
+    // alignment, unless the two tools break a tie between equally scored ones apart.
+    let mut cigars = TagAgreement::default();
     for key in &keys {
         let (b, s) = (bt[*key], sf[*key]);
         bt_mapped += usize::from(!b.unmapped());
@@ -144,6 +149,10 @@ fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool) {
             continue;
         }
         placed += 1;
+        if b.int_tag("AS") == s.int_tag("AS") {
+            let same = b.cigar == s.cigar && b.tag("MD") == s.tag("MD");
+            cigars.add(Some(1), Some(i64::from(same)));
+        }
         let mut ok = score.add(b.int_tag("AS"), s.int_tag("AS"));
         if paired_alike(&bt, &sf, key) {
             ok &= mate_score.add(b.int_tag("YS"), s.int_tag("YS"))
@@ -168,12 +177,13 @@ fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool) {
     println!(
         "{case}: reads {}, aligned by bowtie2 {bt_mapped}, by seqfarm {sf_mapped}, \
          placed identically {placed}; AS equal {}, YS equal {}, XS equal {} \
-         (higher in seqfarm: {})",
+         (higher in seqfarm: {}); CIGAR and MD equal where AS is {}",
         keys.len(),
         score.show(),
         mate_score.show(),
         second.show(),
-        second.higher
+        second.higher,
+        cigars.show()
     );
     if !differ.is_empty() {
         println!(
@@ -196,7 +206,7 @@ fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool) {
         placed as f64 >= MIN_SAME_PLACE * bt_mapped as f64,
         "{case}: only {placed} of bowtie2's {bt_mapped} aligned reads placed identically"
     );
-    for (tag, agreement) in [("AS", &score), ("YS", &mate_score)] {
+    for (tag, agreement) in [("AS", &score), ("YS", &mate_score), ("CIGAR/MD", &cigars)] {
         assert!(
             agreement.rate() >= MIN_AGREEMENT,
             "{case}: {tag} equal for only {} of the reads placed identically",
