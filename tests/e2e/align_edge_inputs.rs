@@ -200,8 +200,11 @@ fn mate_2_alone_and_mates_at_one_base_are_written_as_bowtie2_writes_them() {
     assert_eq!(layout(&ours), layout(&theirs));
 }
 
-/// Each record's name, flag, position, score and filter tag.
-fn outcomes(sam: &Sam) -> Vec<(String, u32, u64, Option<String>, Option<String>)> {
+/// A record's name, flag, position, score (AS) and filter tag (YF).
+type Outcome = (String, u32, u64, Option<String>, Option<String>);
+
+/// Each record's outcome, sorted.
+fn outcomes(sam: &Sam) -> Vec<Outcome> {
     let mut v: Vec<_> = sam
         .records
         .iter()
