@@ -189,8 +189,8 @@ pub fn left_align_gaps(cigar: &Cigar, read: &[u8], reference: &[u8]) -> Cigar {
             CigarOp::Insertion => col.read,
             _ => col.reference,
         };
-        let (mut l, mut r) = (c.wrapping_sub(1), c + run - 1);
-        while c > 0 && l > 0 && columns[l].is_equal() && whole(&columns[l]) == whole(&columns[r]) {
+        let (mut l, mut r) = (c.saturating_sub(1), c + run - 1);
+        while l > 0 && columns[l].is_equal() && whole(&columns[l]) == whole(&columns[r]) {
             // The gap's row swaps its bases at l and r (bowtie2's swap): column l
             // becomes the gap, holding the base the other row has there, and column r
             // a match of that row's base with the one the gapped row had at l.

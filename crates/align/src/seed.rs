@@ -90,7 +90,7 @@ impl Seeder {
     /// The seeds of each of `reads` (as given, codes `0..=4`) of length `min_len` or
     /// more: all SMEMs, plus, inside each SMEM of at least `params.reseed_len` bases
     /// with few occurrences, the longest matches with more occurrences that contain
-    /// its middle base. Read `i`'s seeds are `out[ranges[i]]` (both cleared first),
+    /// its middle base (or, when none is `min_len` long, the base before it). Read `i`'s seeds are `out[ranges[i]]` (both cleared first),
     /// sorted by query start, duplicates removed. The reads' searches run interleaved,
     /// so on a large index their cache misses overlap.
     pub fn seeds_many(

@@ -787,8 +787,8 @@ fn best_elsewhere(m: &MatePlaces, chosen: usize) -> Option<i32> {
 
 /// Where the other mate must lie for a concordant pair with `anchor` (mate 1 when
 /// `anchor_is_mate1`): its strand, and the contig-relative window `[start, end)` holding
-/// its aligned extent, measured from the anchor's (bowtie2's `otherMate`, without the dovetail refinements, which
-/// the classification applies afterwards).
+/// its aligned bases, measured from the anchor's (bowtie2's `otherMate`, without the
+/// dovetail refinements, which the classification applies afterwards).
 fn rescue_window(
     pairing: &PairParams,
     anchor: &Placement,
