@@ -184,13 +184,11 @@ pub fn place(
     let global = u64::try_from(global).ok()?;
     let (contig, position) = index.contig_of(global)?;
     let span = &window[ext.window_start..ext.window_end];
-    // Gaps as bowtie2 writes them: slid left over equal bases.
-    let aligned = left_align_gaps(&ext.cigar, &read[ext.read_start..ext.read_end], span);
     let mut cigar = Cigar::new();
     cigar.push(CigarOp::SoftClip, ext.read_start as u32);
-    for (op, len) in aligned.ops() {
-        cigar.push(op, len);
-    }
+    // Gaps as bowtie2 writes them: slid left over equal bases.
+    let aligned = &read[ext.read_start..ext.read_end];
+    left_align_gaps(&ext.cigar, aligned, span, &mut cigar);
     cigar.push(CigarOp::SoftClip, (read.len() - ext.read_end) as u32);
     let reference = index.reference();
     let mut edits = EditSummary::default();

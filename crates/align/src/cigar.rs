@@ -155,10 +155,14 @@ impl Column {
 /// its alignments (`StackedAln::leftAlign`): a gap moves one column left while the
 /// base before it is a match (`=`, not a mismatch) equal to the gap's last base on the
 /// other sequence, and never into the first column. Like bowtie2's, the shift ignores
-/// the gap barrier (`--gbar`); the score does not change.
-pub fn left_align_gaps(cigar: &Cigar, read: &[u8], reference: &[u8]) -> Cigar {
+/// the gap barrier (`--gbar`); the score does not change. The operations are appended
+/// to `out`.
+pub fn left_align_gaps(cigar: &Cigar, read: &[u8], reference: &[u8], out: &mut Cigar) {
     if cigar.ops().all(|(op, _)| op == CigarOp::Match) {
-        return cigar.clone();
+        for (op, len) in cigar.ops() {
+            out.push(op, len);
+        }
+        return;
     }
     let mut columns = Vec::with_capacity(read.len() + 8);
     let (mut i, mut j) = (0, 0);
@@ -215,11 +219,9 @@ pub fn left_align_gaps(cigar: &Cigar, read: &[u8], reference: &[u8]) -> Cigar {
         }
         c += run;
     }
-    let mut out = Cigar::new();
     for col in &columns {
         out.push(col.op, 1);
     }
-    out
 }
 
 impl std::fmt::Display for Cigar {
@@ -365,7 +367,9 @@ mod tests {
     }
 
     fn left_aligned(cigar: &str, read: &[u8], reference: &[u8]) -> String {
-        left_align_gaps(&parse(cigar), &codes(read), &codes(reference)).to_string()
+        let mut out = Cigar::new();
+        left_align_gaps(&parse(cigar), &codes(read), &codes(reference), &mut out);
+        out.to_string()
     }
 
     #[test]
