@@ -103,28 +103,26 @@ pub fn remove_on_signal() -> std::io::Result<()> {
 
 #[allow(unsafe_code)]
 fn register_handler(signal: i32) -> std::io::Result<()> {
-    // SAFETY: the action does only what is safe in a signal handler: atomic
-    // try-locks, clock_gettime and sched_yield (no blocking wait), `unlink` system calls on C strings made beforehand (no
-    // allocation), and signal-hook's default-action emulation and `_exit`, both made
-    // for signal handlers.
+    // SAFETY: the action does only what is safe in a signal handler: atomic try-locks,
+    // clock_gettime and sched_yield (no blocking wait), `unlink` system calls on C
+    // strings made beforehand (no allocation), and signal-hook's default-action
+    // emulation and `_exit`, both made for signal handlers.
     unsafe { signal_hook::low_level::register(signal, move || remove_and_die(signal)) }?;
     Ok(())
 }
 
 fn remove_and_die(signal: i32) {
-    let mut list = None;
     let start = std::time::Instant::now();
-    while start.elapsed() < LOCK_PATIENCE {
+    let list = loop {
         match PENDING.try_lock() {
-            Ok(l) => list = Some(l),
-            Err(TryLockError::Poisoned(e)) => list = Some(e.into_inner()),
-            Err(TryLockError::WouldBlock) => {
+            Ok(l) => break Some(l),
+            Err(TryLockError::Poisoned(e)) => break Some(e.into_inner()),
+            Err(TryLockError::WouldBlock) if start.elapsed() < LOCK_PATIENCE => {
                 std::thread::yield_now();
-                continue;
             }
+            Err(TryLockError::WouldBlock) => break None,
         }
-        break;
-    }
+    };
     for name in list.iter().flat_map(|l| l.iter()) {
         let _ = rustix::fs::unlink(name.as_c_str());
     }
