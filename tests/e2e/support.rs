@@ -159,14 +159,7 @@ pub fn random_dna(len: usize, seed: u64) -> Vec<u8> {
 
 /// The reverse complement of a DNA sequence.
 pub fn reverse_complement(seq: &[u8]) -> Vec<u8> {
-    seq.iter()
-        .rev()
-        .map(|&b| match b {
-            b'A' => b'T',
-            b'C' => b'G',
-            b'G' => b'C',
-            b'T' => b'A',
-            _ => b'N',
-        })
-        .collect()
+    let mut out = seq.to_vec();
+    seqfarm_core::nucleotide::reverse_complement_letters(&mut out);
+    out
 }
