@@ -59,9 +59,9 @@ pub enum Unaligned {
 }
 
 impl Unaligned {
-    /// Whether the read was left out by one of bowtie2's filters (length, Ns, score)
-    /// before any search, rather than searched without success: such a read is not
-    /// searched for as a mate either, nor counted among the reads the search saw.
+    /// Whether the read failed one of bowtie2's read filters (length, Ns, score), which
+    /// bowtie2 applies before any search, rather than finding no alignment: such a read
+    /// is not searched for as a mate either, nor counted among the reads searched.
     pub fn filtered(self) -> bool {
         matches!(
             self,

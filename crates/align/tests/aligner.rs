@@ -174,16 +174,14 @@ fn a_paralog_one_base_off_is_the_runner_up_wherever_the_base_lies() {
     let mut contigs = genome(&mut rng);
     let piece = contigs[0][5_000..5_800].to_vec();
     contigs[2][20_000..20_800].copy_from_slice(&piece);
-    let len = 100;
-    let mut reads = Vec::new();
-    let mut changed = Vec::new();
-    for (k, at) in [10, 49, 50, 51, 90].into_iter().enumerate() {
-        // Each read from contig 0, the copy changed at the read's base `at` only.
-        let start = 5_000 + 150 * k;
+    let changed = [10, 49, 50, 51, 90];
+    // Read k: 100 bases of contig 0 from 5,000 + 150k, its copy changed at base changed[k].
+    let reads: Vec<Vec<u8>> = (0..changed.len())
+        .map(|k| contigs[0][5_000 + 150 * k..5_100 + 150 * k].to_vec())
+        .collect();
+    for (k, at) in changed.into_iter().enumerate() {
         let base = &mut contigs[2][20_000 + 150 * k + at];
         *base = if *base == b'A' { b'C' } else { b'A' };
-        reads.push(contigs[0][start..start + len].to_vec());
-        changed.push(at);
     }
     let index = index(&contigs);
     let params = AlignParams::default();
