@@ -60,8 +60,8 @@ pub enum Unaligned {
 
 impl Unaligned {
     /// Whether the read failed one of bowtie2's read filters (length, Ns, score), which
-    /// bowtie2 applies before any search, rather than finding no alignment: such a read
-    /// is not searched for as a mate either, nor counted among the reads searched.
+    /// are applied before any search, rather than finding no alignment: such a read is
+    /// not searched at all, for itself or as a mate, nor counted among the reads searched.
     pub fn filtered(self) -> bool {
         matches!(
             self,
@@ -247,12 +247,17 @@ impl<'i> Aligner<'i> {
         self.codes.clear();
         self.penalties.clear();
         self.smem_store.clear();
-        for (i, read) in reads.iter().enumerate() {
-            self.prepare(read, strands(i));
-        }
         results.clear();
-        results.resize(reads.len(), ReadResult::Unaligned(Unaligned::NoAlignment));
-        let all: Vec<usize> = (0..reads.len()).collect();
+        for (i, read) in reads.iter().enumerate() {
+            let filter = self.read_filter(read.bases);
+            self.prepare(read, strands(i), filter.is_none());
+            results.push(ReadResult::Unaligned(
+                filter.unwrap_or(Unaligned::NoAlignment),
+            ));
+        }
+        let all: Vec<usize> = (0..reads.len())
+            .filter(|&r| results[r] == ReadResult::Unaligned(Unaligned::NoAlignment))
+            .collect();
         self.align_round(reads, &all, Round::First, results);
         let unsettled: Vec<usize> = all
             .iter()
@@ -269,37 +274,35 @@ impl<'i> Aligner<'i> {
         if !unaligned.is_empty() && self.params.rescue_seed_len < self.params.min_seed_len {
             self.align_round(reads, &unaligned, Round::Rescue, results);
         }
-        for (r, read) in reads.iter().enumerate() {
-            let len = read.bases.len();
-            if len < 2 {
-                results[r] = ReadResult::Unaligned(Unaligned::TooShort);
-            } else if len > MAX_READ_LEN {
-                results[r] = ReadResult::Unaligned(Unaligned::TooLong);
-            } else if self.n_count(r) > self.params.scoring.max_ns(len) {
-                results[r] = ReadResult::Unaligned(Unaligned::TooManyNs);
-            } else if self.params.scoring.perfect_score(len) < self.params.scoring.min_score(len) {
-                results[r] = ReadResult::Unaligned(Unaligned::ScoreUnreachable);
-            }
+    }
+
+    /// The filter that drops a read of `bases` before any search, as bowtie2's read
+    /// filters do (length, Ns, score), or `None` for a read to search.
+    fn read_filter(&self, bases: &[u8]) -> Option<Unaligned> {
+        let len = bases.len();
+        let scoring = &self.params.scoring;
+        if len < 2 {
+            Some(Unaligned::TooShort)
+        } else if len > MAX_READ_LEN {
+            Some(Unaligned::TooLong)
+        } else if bases
+            .iter()
+            .filter(|&&b| encode(b).unwrap_or(AMBIGUOUS) >= AMBIGUOUS)
+            .count()
+            > scoring.max_ns(len)
+        {
+            Some(Unaligned::TooManyNs)
+        } else if scoring.perfect_score(len) < scoring.min_score(len) {
+            Some(Unaligned::ScoreUnreachable)
+        } else {
+            None
         }
     }
 
-    fn n_count(&self, r: usize) -> usize {
-        let p = &self.prepared[r];
-        let len = (p.codes.end - p.codes.start) / 2;
-        self.codes[p.codes.start..p.codes.start + len]
-            .iter()
-            .filter(|&&c| c >= AMBIGUOUS)
-            .count()
-    }
-
-    /// Decodes a read and its reverse complement into the arenas.
-    fn prepare(&mut self, read: &ReadInput<'_>, strands: [bool; 2]) {
-        // A read too long to score is prepared as an empty one: nothing is searched.
-        let len = if read.bases.len() > MAX_READ_LEN {
-            0
-        } else {
-            read.bases.len()
-        };
+    /// Decodes a read and its reverse complement into the arenas; a read not `searched`
+    /// (one a filter dropped) is prepared as an empty one.
+    fn prepare(&mut self, read: &ReadInput<'_>, strands: [bool; 2], searched: bool) {
+        let len = if searched { read.bases.len() } else { 0 };
         let start = self.codes.len();
         self.codes.extend(
             read.bases[..len]
@@ -658,4 +661,54 @@ fn read_hash(read: &ReadInput<'_>, seed: u64) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use seqfarm_fmindex::{build, BuildOptions, FmIndex, ReferenceBuilder};
+
+    use super::{Aligner, ReadInput, ReadResult, Unaligned};
+    use crate::params::AlignParams;
+
+    /// A read a filter drops is not prepared for a search at all, even one that would
+    /// align if searched (genome bases with Ns over the ceiling).
+    #[test]
+    fn filtered_reads_are_not_searched() {
+        let mut state = 17u64;
+        let contig: Vec<u8> = (0..5000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                b"ACGT"[(state % 4) as usize]
+            })
+            .collect();
+        let mut reference = ReferenceBuilder::new();
+        reference.add_contig("c", &contig).unwrap();
+        let options = BuildOptions {
+            threads: 1,
+            ..BuildOptions::default()
+        };
+        let index = FmIndex::from_image(&build(reference, &options, &mut |_| {}).unwrap()).unwrap();
+        let good = contig[1000..1150].to_vec();
+        let mut many_ns = contig[2000..2150].to_vec();
+        many_ns[100..130].fill(b'N');
+        let reads = [good, many_ns, b"A".to_vec()];
+        let inputs: Vec<ReadInput> = reads
+            .iter()
+            .map(|bases| ReadInput {
+                name: b"r",
+                bases,
+                qualities: None,
+            })
+            .collect();
+        let mut aligner = Aligner::new(&index, AlignParams::default()).unwrap();
+        let mut results = Vec::new();
+        aligner.align_batch(&inputs, &mut results);
+        assert!(matches!(results[0], ReadResult::Aligned { .. }));
+        assert_eq!(results[1], ReadResult::Unaligned(Unaligned::TooManyNs));
+        assert_eq!(results[2], ReadResult::Unaligned(Unaligned::TooShort));
+        assert!(!aligner.prepared[0].codes.is_empty());
+        assert!(aligner.prepared[1].codes.is_empty() && aligner.prepared[2].codes.is_empty());
+    }
 }

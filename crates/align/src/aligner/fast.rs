@@ -421,7 +421,7 @@ mod tests {
                 bases: read,
                 qualities: None,
             };
-            aligner.prepare(&input, [true, true]);
+            aligner.prepare(&input, [true, true], true);
         }
         let which: Vec<usize> = (0..reads.len()).collect();
         aligner.seed_tilings(&which);
