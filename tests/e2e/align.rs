@@ -2,11 +2,11 @@
 //! reference, SAM/BAM validity, determinism across thread counts, bad input.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{data, peer, seqfarm};
+use crate::support::{data, file_bytes, peer, seqfarm};
 
 /// The test genome, indexed once per test in `dir`; returns the index prefix.
 fn index(dir: &Path) -> PathBuf {
@@ -25,18 +25,9 @@ fn path_str(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
 }
 
-/// The decompressed bytes of a gzip file.
-pub(crate) fn gunzip(path: &Path) -> Vec<u8> {
-    let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_end(&mut out)
-        .unwrap();
-    out
-}
-
 /// Contig name → upper-case sequence.
 fn reference() -> HashMap<String, Vec<u8>> {
-    let text = gunzip(&data("index_ref.fa.gz"));
+    let text = file_bytes(&data("index_ref.fa.gz"));
     let mut contigs = HashMap::new();
     let mut name = String::new();
     for line in text.split(|&b| b == b'\n') {
@@ -56,7 +47,7 @@ fn reference() -> HashMap<String, Vec<u8>> {
 
 /// Read name → (contig, 1-based position, reverse).
 fn truth() -> HashMap<String, (String, u64, bool)> {
-    let text = String::from_utf8(gunzip(&data("align_truth.tsv.gz"))).unwrap();
+    let text = String::from_utf8(file_bytes(&data("align_truth.tsv.gz"))).unwrap();
     text.lines()
         .map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
@@ -218,7 +209,7 @@ fn accuracy(dir: &Path, prefix: &Path, reads: &str, mode: &[&str]) -> f64 {
         }
     }
     // Every read once, in input order.
-    let input = String::from_utf8(gunzip(&reads_path)).unwrap();
+    let input = String::from_utf8(file_bytes(&reads_path)).unwrap();
     let expected: Vec<String> = input
         .lines()
         .step_by(4)

@@ -6,16 +6,15 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::align::gunzip;
 use crate::align_fixtures::{
     args, bowtie2_align, data_arg, expect_success, path_arg, seqfarm_align, test_dir, test_genome,
     Sam,
 };
-use crate::support::{random_dna, reverse_complement};
+use crate::support::{file_bytes, random_dna, reverse_complement};
 
 /// The first `n` records of a gzipped FASTQ file in tests/data, as (name, seq, qual).
 fn fastq_records(file: &str, n: usize) -> Vec<(String, String, String)> {
-    let text = String::from_utf8(gunzip(Path::new(&data_arg(file)))).unwrap();
+    let text = String::from_utf8(file_bytes(Path::new(&data_arg(file)))).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     lines
         .chunks(4)

@@ -5,7 +5,6 @@
 //! Conflicting options and malformed read groups are errors.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::Read;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -420,17 +419,11 @@ fn overlap(a: &SamRecord, b: &SamRecord) -> bool {
 
 /// FASTQ records in a file (gzip when the name ends in .gz).
 fn fastq_records(path: &Path) -> usize {
-    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let text = if path.extension().is_some_and(|e| e == "gz") {
-        assert_eq!(&raw[..2], b"\x1f\x8b", "{} is not gzip", path.display());
-        let mut s = String::new();
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .read_to_string(&mut s)
-            .unwrap();
-        s
-    } else {
-        String::from_utf8(raw).unwrap()
-    };
+    if path.extension().is_some_and(|e| e == "gz") {
+        let magic = &std::fs::read(path).unwrap()[..2];
+        assert_eq!(magic, b"\x1f\x8b", "{} is not gzip", path.display());
+    }
+    let text = String::from_utf8(crate::support::file_bytes(path)).unwrap();
     let lines = text.lines().count();
     assert_eq!(lines % 4, 0, "{}: not 4-line FASTQ", path.display());
     lines / 4

@@ -4,7 +4,7 @@
 //! behind, after success or failure.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
@@ -245,10 +245,8 @@ fn sort_memory_and_threads_do_not_change_the_files() {
 #[test]
 fn a_failed_sort_leaves_no_files() {
     let dir = tempfile::tempdir().unwrap();
-    let mut text = String::new();
-    flate2::read::MultiGzDecoder::new(std::fs::File::open(data("align_reads_150.fq.gz")).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
+    let text =
+        String::from_utf8(crate::support::file_bytes(&data("align_reads_150.fq.gz"))).unwrap();
     let mut lines: Vec<&str> = text.lines().collect();
     lines[4 * 1500 + 2] = "not a plus line";
     let fastq = dir.path().join("bad.fq");

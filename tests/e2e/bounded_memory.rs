@@ -5,7 +5,6 @@
 //! generated into a pipe or written as sparse files, so they cost no disk.
 
 use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -127,15 +126,6 @@ fn kmers_of_a_one_line_fasta_are_read_in_bounded_memory() {
     assert_eq!(names, ["chr_0", "chr_1000", "chr_2000"]);
 }
 
-/// The decompressed bytes of a BGZF file.
-fn inflate(path: &Path) -> Vec<u8> {
-    let mut out = Vec::new();
-    flate2::read::MultiGzDecoder::new(File::open(path).unwrap())
-        .read_to_end(&mut out)
-        .unwrap();
-    out
-}
-
 /// The offset of the first record in decompressed BAM bytes.
 fn first_record(bam: &[u8]) -> usize {
     let u32_at = |at: usize| u32::from_le_bytes(bam[at..at + 4].try_into().unwrap()) as usize;
@@ -151,7 +141,7 @@ fn first_record(bam: &[u8]) -> usize {
 /// `sarscov2.bam` with its first record's length field set to `claimed`, recompressed
 /// (no index).
 fn bam_claiming(dir: &Path, claimed: u32) -> PathBuf {
-    let mut bam = inflate(&data("bam/sarscov2.bam"));
+    let mut bam = crate::support::file_bytes(&data("bam/sarscov2.bam"));
     let at = first_record(&bam);
     bam[at..at + 4].copy_from_slice(&claimed.to_le_bytes());
     let path = dir.join(format!("claims_{claimed}.bam"));
@@ -204,7 +194,7 @@ fn bam_records_claiming_huge_lengths_are_errors_without_the_allocation() {
 /// CRC to match.
 fn patch_stored_bam(path: &Path, claimed: u32) {
     let mut file = std::fs::read(path).unwrap();
-    let at = first_record(&inflate(path));
+    let at = first_record(&crate::support::file_bytes(path));
     let mut block = 0;
     let mut before = 0;
     loop {

@@ -61,9 +61,7 @@ fn samtools() -> Command {
 fn sars_reference(dir: &Path) -> PathBuf {
     let fasta = dir.join("sarscov2.fa");
     if !fasta.exists() {
-        let mut text = Vec::new();
-        let raw = std::fs::read(data("cram/sarscov2.fa.gz")).unwrap();
-        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&raw[..]), &mut text).unwrap();
+        let text = crate::support::file_bytes(&data("cram/sarscov2.fa.gz"));
         std::fs::write(&fasta, text).unwrap();
     }
     fasta

@@ -2,11 +2,10 @@
 //! by window and by BED, with thresholds, `-Q` and `-F`, at 1 and 2 threads and with
 //! tiny tasks; `--per-base` against mosdepth without `-n`; errors on bad input.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{data, peer, seqfarm, succeeded, window_for};
+use crate::support::{data, file_bytes, peer, seqfarm, succeeded, window_for};
 
 const BAMS: [&str; 4] = [
     "snp-pileup/normal_slice.bam",
@@ -23,19 +22,6 @@ const FILES: [&str; 5] = [
     "mosdepth.global.dist.txt",
     "mosdepth.region.dist.txt",
 ];
-
-fn contents(path: &Path) -> Vec<u8> {
-    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    if path.extension().is_some_and(|e| e == "gz") {
-        let mut text = Vec::new();
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .read_to_end(&mut text)
-            .unwrap();
-        text
-    } else {
-        raw
-    }
-}
 
 fn mosdepth(dir: &Path, options: &[&str], bam: &Path) -> PathBuf {
     let prefix = dir.join("mosdepth");
@@ -103,7 +89,7 @@ fn assert_same_files<'a>(
             continue;
         }
         assert!(
-            contents(&file(ours, name)) == contents(&expected),
+            file_bytes(&file(ours, name)) == file_bytes(&expected),
             "{name} differs for {context}"
         );
     }
@@ -237,7 +223,7 @@ fn csi_indexes_answer_tabix_queries_as_htslibs() {
         &["--window", "777", "--per-base", "-T", "1,10", "-t", "2"],
         &bam,
     );
-    let per_base = String::from_utf8(contents(&file(&ours, "per-base.bed.gz"))).unwrap();
+    let per_base = String::from_utf8(file_bytes(&file(&ours, "per-base.bed.gz"))).unwrap();
     let lines: Vec<&str> = per_base.lines().collect();
     let contig = lines[0].split('\t').next().unwrap().to_string();
     let mut queries = vec![(contig.clone(), 1, 1), (contig.clone(), 1, 1 << 24)];
@@ -262,7 +248,7 @@ fn csi_indexes_answer_tabix_queries_as_htslibs() {
                 .args(["-p", "bed", "--csi"])
                 .arg(&copy),
         );
-        let text = String::from_utf8(contents(&path)).unwrap();
+        let text = String::from_utf8(file_bytes(&path)).unwrap();
         for (contig, first, last) in &queries {
             let region = format!("{contig}:{first}-{last}");
             let got = tabix(&path, &region);

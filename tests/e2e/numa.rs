@@ -145,15 +145,7 @@ fn align_watching_numa_maps(
         }
     }
     let mut stdin = child.stdin.take().unwrap();
-    let reads = {
-        let mut text = Vec::new();
-        flate2::read::MultiGzDecoder::new(
-            std::fs::File::open(data("align_reads_100.fq.gz")).unwrap(),
-        )
-        .read_to_end(&mut text)
-        .unwrap();
-        text
-    };
+    let reads = crate::support::file_bytes(&data("align_reads_100.fq.gz"));
     // The process may have failed already: a closed pipe is reported by its status.
     let _ = stdin.write_all(&reads);
     drop(stdin);

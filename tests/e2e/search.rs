@@ -2,7 +2,6 @@
 //! and thread count giving the same bytes, and clear errors on bad input.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::Path;
 
 use seqfarm_sw::{scalar, ScoreMatrix, Scoring};
@@ -11,16 +10,7 @@ use crate::support::{data, peer, run, seqfarm, shared_data};
 
 /// Reads a (possibly gzipped) text file.
 pub(crate) fn read_text(path: &Path) -> String {
-    let bytes = std::fs::read(path).expect("readable");
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut text = String::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_string(&mut text)
-            .expect("gzip");
-        text
-    } else {
-        String::from_utf8(bytes).expect("utf-8")
-    }
+    String::from_utf8(crate::support::file_bytes(path)).expect("utf-8")
 }
 
 /// `query subject score` lines as a map (the order is checked elsewhere).

@@ -2,25 +2,10 @@
 //! upstream program in tests/data/snp-pileup, and the shared data set when present) at
 //! several thread counts and task sizes; errors on bad input.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{data, seqfarm, shared_data, stage};
-
-/// The text of a plain, gzip or BGZF file.
-fn text(path: &Path) -> Vec<u8> {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        flate2::read::MultiGzDecoder::new(&bytes[..])
-            .read_to_end(&mut out)
-            .unwrap();
-        out
-    } else {
-        bytes
-    }
-}
+use crate::support::{data, file_bytes, seqfarm, shared_data, stage};
 
 fn run(args: &[&str], vcf: &Path, output: &Path, bams: &[PathBuf]) -> Output {
     seqfarm()
@@ -52,7 +37,7 @@ fn pileup(dir: &Path, options: &str, extra: &[&str], vcf: &Path, bams: &[PathBuf
     } else {
         out
     };
-    let t = text(&written);
+    let t = file_bytes(&written);
     std::fs::remove_file(&written).unwrap();
     t
 }
@@ -125,9 +110,9 @@ fn bundled_cases() -> Vec<(&'static str, &'static str, PathBuf, Vec<PathBuf>)> {
 fn expected(name: &str) -> Vec<u8> {
     let plain = snp(&format!("expected/{name}.csv.gz"));
     if plain.exists() {
-        text(&plain)
+        file_bytes(&plain)
     } else {
-        text(&snp(&format!("expected/{name}.bgzf.csv.gz")))
+        file_bytes(&snp(&format!("expected/{name}.bgzf.csv.gz")))
     }
 }
 
@@ -238,7 +223,7 @@ fn shared_pair_cases_are_byte_identical() {
         let bams: Vec<PathBuf> = f[3].split(' ').map(|b| root.join(b)).collect();
         let bams = stage(dir.path(), &bams);
         let gz = if options.contains("-g") { ".gz" } else { "" };
-        let want = text(&root.join(format!("snp-pileup/expected/{name}.csv{gz}")));
+        let want = file_bytes(&root.join(format!("snp-pileup/expected/{name}.csv{gz}")));
         let got = pileup(dir.path(), options, &["-t", "2"], &root.join(f[2]), &bams);
         assert!(got == want, "{name} differs from FACETS");
     }
@@ -251,7 +236,7 @@ fn chr_prefixes_match_either_way() {
         dir.path(),
         &[snp("normal_slice.bam"), snp("tumor_slice.bam")],
     );
-    let plain = text(&snp("sites_slice.vcf.gz"));
+    let plain = file_bytes(&snp("sites_slice.vcf.gz"));
     let prefixed: String = String::from_utf8(plain)
         .unwrap()
         .lines()
@@ -369,7 +354,7 @@ fn plain_vcf_standard_output_and_verbose() {
     let dir = tempfile::tempdir().unwrap();
     let bams = stage(dir.path(), &[bam("chm1.bam")]);
     let vcf = dir.path().join("sites.vcf");
-    std::fs::write(&vcf, text(&snp("chm1_sites.vcf.gz"))).unwrap();
+    std::fs::write(&vcf, file_bytes(&snp("chm1_sites.vcf.gz"))).unwrap();
     let out = run(&["-P7", "-q20", "-v"], &vcf, Path::new("-"), &bams);
     assert!(out.status.success());
     assert!(out.stdout == expected("chm1_single"));

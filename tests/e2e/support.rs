@@ -25,6 +25,18 @@ pub fn succeeded(command: &mut Command) -> Output {
     out
 }
 
+/// The bytes of a file, decompressed when it is gzip or BGZF (by its magic bytes).
+pub fn file_bytes(path: &Path) -> Vec<u8> {
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if !raw.starts_with(&[0x1f, 0x8b]) {
+        return raw;
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&raw[..]), &mut out)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    out
+}
+
 /// `tests/data/NAME` in the repository.
 pub fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
