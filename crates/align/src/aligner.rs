@@ -667,6 +667,7 @@ fn read_hash(read: &ReadInput<'_>, seed: u64) -> u64 {
 mod tests {
     use seqfarm_fmindex::{build, BuildOptions, FmIndex, ReferenceBuilder};
 
+    use super::fast::tests::next;
     use super::{Aligner, ReadInput, ReadResult, Unaligned};
     use crate::params::AlignParams;
 
@@ -676,12 +677,7 @@ mod tests {
     fn filtered_reads_are_not_searched() {
         let mut state = 17u64;
         let contig: Vec<u8> = (0..5000)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                b"ACGT"[(state % 4) as usize]
-            })
+            .map(|_| b"ACGT"[next(&mut state, 4) as usize])
             .collect();
         let mut reference = ReferenceBuilder::new();
         reference.add_contig("c", &contig).unwrap();

@@ -349,7 +349,7 @@ fn shifted_match(window: &[u8], q: usize, piece: &[u8]) -> Option<i64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use seqfarm_core::nucleotide::{encode, reverse_complement_letters};
     use seqfarm_fmindex::{build, BuildOptions, FmIndex, ReferenceBuilder};
 
@@ -357,7 +357,7 @@ mod tests {
     use crate::params::AlignParams;
 
     /// A xorshift step: the same genome and reads on every run.
-    fn next(state: &mut u64, n: u64) -> u64 {
+    pub(in crate::aligner) fn next(state: &mut u64, n: u64) -> u64 {
         *state ^= *state << 13;
         *state ^= *state >> 7;
         *state ^= *state << 17;
