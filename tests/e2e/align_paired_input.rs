@@ -1,7 +1,7 @@
 //! `seqfarm align` paired input: mates out of step are errors that name both files and
 //! the record, leave no output behind and exit non-zero; paired output is the same
 //! bytes at any thread count; unaligned BAM input (`-b`) gives the records its FASTQ
-//! gives.
+//! gives, and with `--preserve-tags` carries its tags as bowtie2 does.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::align_fixtures::{
-    args, data_arg, expect_success, path_arg, require, seqfarm_align, test_dir, test_genome,
+    args, bowtie2_align, data_arg, expect_success, path_arg, require, seqfarm_align, test_dir,
+    test_genome, Indexed,
 };
 
 fn fastq(dir: &Path, file: &str, names: &[&str]) -> PathBuf {
@@ -263,6 +264,99 @@ fn unaligned_bam_reads_align_as_their_fastq() {
         from_bam == from_fastq,
         "-b reads give other records than -U"
     );
+}
+
+/// The tags after seqfarm's and bowtie2's own of each primary record of `sam`, by read
+/// name and mate: the fields from the first tag `first` on.
+fn preserved_tags(sam: &Path, first: &str) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(sam).unwrap();
+    let mut tags: Vec<(String, String)> = text
+        .lines()
+        .filter(|l| !l.starts_with('@'))
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let flag: u32 = f[1].parse().unwrap();
+            let at = f.iter().position(|t| t.starts_with(first))?;
+            (flag & 0x900 == 0).then(|| (format!("{} {}", f[0], flag & 0xC0), f[at..].join("\t")))
+        })
+        .collect();
+    tags.sort();
+    tags
+}
+
+#[test]
+fn unaligned_bam_tags_are_preserved_as_bowtie2_preserves_them() {
+    let dir = test_dir();
+    let d = dir.path();
+    // Tags of each SAM type in the FASTQ comments, made BAM tags by samtools import.
+    let fields = "BC:Z:ACGT\tXI:i:-300\tXZ:Z:two words\tXF:f:1.5\tXQ:A:q\tXB:B:c,1,-2";
+    let tagged = |data: &str, file: &str| {
+        let plain = head_fastq(d, data, file, 50, true);
+        let text = std::fs::read_to_string(&plain).unwrap();
+        let mut out = String::new();
+        for (i, line) in text.lines().enumerate() {
+            out.push_str(line);
+            if i % 4 == 0 {
+                out.push('\t');
+                out.push_str(fields);
+            }
+            out.push('\n');
+        }
+        std::fs::write(&plain, out).unwrap();
+        path_arg(&plain)
+    };
+    let (r1, r2) = (
+        tagged("pe_sim_R1.fq.gz", "t1.fq"),
+        tagged("pe_sim_R2.fq.gz", "t2.fq"),
+    );
+    let bam = samtools_import(d, "tagged.bam", &args(&["-T", "*", "-1", &r1, "-2", &r2]));
+    let input = args(&[
+        "-b",
+        &path_arg(&bam),
+        "--align-paired-reads",
+        "--preserve-tags",
+    ]);
+    let run = |aligner: fn(&Indexed, &[String]) -> std::process::Output, out: &Path| {
+        let mut list = input.clone();
+        list.extend(args(&["-S", &path_arg(out)]));
+        expect_success("align", &aligner(test_genome(), &list));
+    };
+    let (ours, theirs) = (d.join("seqfarm.sam"), d.join("bowtie2.sam"));
+    run(seqfarm_align, &ours);
+    run(bowtie2_align, &theirs);
+    let ours = preserved_tags(&ours, "BC:Z:");
+    assert_eq!(ours.len(), 100, "every mate's primary record has the tags");
+    // bowtie2 writes A values as their character code and floats with six decimals;
+    // seqfarm as the SAM specification (and samtools) writes them.
+    let theirs: Vec<(String, String)> = preserved_tags(&theirs, "BC:Z:")
+        .into_iter()
+        .map(|(read, tags)| {
+            let spec = tags
+                .replace("XF:f:1.500000", "XF:f:1.5")
+                .replace("XQ:A:113", "XQ:A:q");
+            (read, spec)
+        })
+        .collect();
+    assert_eq!(ours, theirs);
+    assert!(ours.iter().all(|(_, tags)| tags == fields));
+    // BAM output holds the same tags; without the option there are none.
+    let bam_out = d.join("out.bam");
+    let mut list = input.clone();
+    list.extend(args(&["-o", &path_arg(&bam_out)]));
+    expect_success("seqfarm align", &seqfarm_align(test_genome(), &list));
+    let view = Command::new("samtools")
+        .arg("view")
+        .arg(&bam_out)
+        .output()
+        .unwrap();
+    expect_success("samtools view", &view);
+    let text = String::from_utf8(view.stdout).unwrap();
+    assert_eq!(text.lines().filter(|l| l.ends_with(fields)).count(), 100);
+    let plain = aligned(
+        d,
+        &["-b".into(), path_arg(&bam), "--align-paired-reads".into()],
+    );
+    assert!(plain.iter().all(|l| !l.contains("BC:Z:")));
 }
 
 #[test]

@@ -191,6 +191,7 @@ impl AlignArgs {
             tlen_without_clips: self.soft_clipped_unmapped_tlen,
             full_names: self.sam_no_qname_trunc,
             append_comment: self.sam_append_comment,
+            preserve_tags: self.preserve_tags,
             qc_filter: self.qc_filter,
             report_limit: self
                 .all

@@ -6,19 +6,23 @@
 //! first (0x40) nor last (0x80) segment are read, each an unpaired read; with it, only
 //! the flagged ones are read, as pairs of consecutive records (a name-grouped file).
 //! Secondary and supplementary records (0x100, 0x800) are not reads of their own and
-//! are skipped.
+//! are skipped. With `--preserve-tags`, a record's tags are written as SAM text in its
+//! FASTQ header's comment (`@name<TAB>RG:Z:grp<TAB>BC:Z:ACGT`), from where the aligner
+//! copies them to the read's records.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::bam::{flags, Record, MAX_RECORD_SIZE};
 use crate::input::{human_size, Input};
+use crate::sam::tag_text::append_bam_fields_as_text;
 use crate::{Error, Result};
 
 /// Reads of one BAM file, as FASTQ records.
 pub(crate) struct BamReads {
     input: Input,
     paired: bool,
+    preserve_tags: bool,
     record: Vec<u8>,
     /// Records read from the file so far, skipped ones included (the 1-based number of
     /// the last one).
@@ -29,13 +33,15 @@ pub(crate) struct BamReads {
 
 impl BamReads {
     /// Opens `path` (`-` for standard input) and reads its header; `paired` reads
-    /// pairs (`--align-paired-reads`).
-    pub fn open(path: &Path, paired: bool) -> Result<Self> {
+    /// pairs (`--align-paired-reads`), `preserve_tags` keeps the records' tags
+    /// (`--preserve-tags`).
+    pub fn open(path: &Path, paired: bool, preserve_tags: bool) -> Result<Self> {
         let mut input = Input::open(path)?;
         skip_header(&mut input)?;
         Ok(Self {
             input,
             paired,
+            preserve_tags,
             record: Vec::new(),
             records: 0,
             fragment_record: 0,
@@ -71,7 +77,8 @@ impl BamReads {
             if self.paired {
                 return self.pair_into(out);
             }
-            write_fastq(&self.view()?, out);
+            let number = self.records;
+            self.write_fastq(&self.view()?, number, out)?;
             return Ok(true);
         }
     }
@@ -123,14 +130,27 @@ impl BamReads {
             );
             return Err(Error::record(self.path(), first_number, message));
         }
-        if a == flags::READ1 {
-            write_fastq(&first, out);
-            write_fastq(&mate, out);
-        } else {
-            write_fastq(&mate, out);
-            write_fastq(&first, out);
+        let numbered = [(first, first_number), (mate, self.records)];
+        let order = if a == flags::READ1 { [0, 1] } else { [1, 0] };
+        for i in order {
+            self.write_fastq(&numbered[i].0, numbered[i].1, out)?;
         }
         Ok(true)
+    }
+
+    /// Appends record number `number` as FASTQ ([`write_fastq`]), its tags in the
+    /// header's comment with `--preserve-tags`.
+    fn write_fastq(&self, record: &Record<'_>, number: u64, out: &mut Vec<u8>) -> Result<()> {
+        let tags = if self.preserve_tags {
+            let mut text = Vec::new();
+            append_bam_fields_as_text(record.aux(), &mut text)
+                .map_err(|m| Error::record(self.path(), number, m))?;
+            text
+        } else {
+            Vec::new()
+        };
+        write_fastq(record, &tags, out);
+        Ok(())
     }
 
     /// The current record.
@@ -185,10 +205,11 @@ fn view(bytes: &[u8]) -> std::result::Result<Record<'_>, String> {
     Record::new(bytes).map_err(|e| format!("bad BAM record: {}", e.0))
 }
 
-/// Appends `record` as a FASTQ record: its name, its sequence (reverse-complemented
-/// back if flagged reverse, 0x10) and its qualities (`I` for every base when the record
-/// has none).
-fn write_fastq(record: &Record<'_>, out: &mut Vec<u8>) {
+/// Appends `record` as a FASTQ record: its name followed by `comment` (empty, or tab
+/// separated fields starting with a tab), its sequence (reverse-complemented back if
+/// flagged reverse, 0x10) and its qualities (`I` for every base when the record has
+/// none).
+fn write_fastq(record: &Record<'_>, comment: &[u8], out: &mut Vec<u8>) {
     let reverse = record.flag() & flags::REVERSE != 0;
     let seq = record.seq();
     let qual = record.qual();
@@ -196,6 +217,7 @@ fn write_fastq(record: &Record<'_>, out: &mut Vec<u8>) {
     let at = |i: usize| if reverse { len - 1 - i } else { i };
     out.push(b'@');
     out.extend_from_slice(record.read_name());
+    out.extend_from_slice(comment);
     out.push(b'\n');
     for i in 0..len {
         let base = match seq.base(at(i)) {
@@ -294,7 +316,7 @@ mod tests {
     #[test]
     fn a_record_length_is_not_allocated_before_its_bytes_are_read() {
         let dir = tempfile::tempdir().unwrap();
-        let mut reads = BamReads::open(&claiming(&dir, 200_000_000), false).unwrap();
+        let mut reads = BamReads::open(&claiming(&dir, 200_000_000), false, false).unwrap();
         let e = reads.next_into(&mut Vec::new()).unwrap_err().to_string();
         assert!(
             e.ends_with("claims.bam: record 1: the file ends inside a record: it is truncated"),
@@ -306,7 +328,7 @@ mod tests {
     #[test]
     fn a_record_length_beyond_the_limit_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        let mut reads = BamReads::open(&claiming(&dir, 2_000_000_000), false).unwrap();
+        let mut reads = BamReads::open(&claiming(&dir, 2_000_000_000), false, false).unwrap();
         let e = reads.next_into(&mut Vec::new()).unwrap_err().to_string();
         assert!(
             e.ends_with("claims.bam: record 1: record length 2000000000 is larger than 256 MiB, the largest BAM record accepted: the file is corrupt"),

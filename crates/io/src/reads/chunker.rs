@@ -305,14 +305,17 @@ impl InputChunker {
                 self.open = Some(Open::Kmers(KmerReader::open(path, k, interval)?));
                 return Ok(true);
             }
-            InputFormat::Bam { paired, .. } => {
+            InputFormat::Bam {
+                paired,
+                preserve_tags,
+            } => {
                 let path = match &source {
                     Source::Unpaired(p) | Source::Interleaved(p) => p,
                     Source::Pair(..) | Source::Words { .. } => {
                         return Err(Error::record("-b", 0, "-b takes BAM files alone"));
                     }
                 };
-                self.open = Some(Open::Bam(BamReads::open(path, paired)?));
+                self.open = Some(Open::Bam(BamReads::open(path, paired, preserve_tags)?));
                 return Ok(true);
             }
         };

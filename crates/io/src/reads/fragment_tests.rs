@@ -735,19 +735,53 @@ fn sra_numbered_mates_pair_up_and_keep_their_names() {
     }
 }
 
+/// The comment of every read of `sources`, in order.
+fn comments(sources: &ReadSources) -> Result<Vec<String>> {
+    let mut chunker = InputChunker::new(sources, ChunkLimits::default())?;
+    let (mut chunk, mut batch) = (InputChunk::default(), FragmentBatch::new());
+    let mut out = Vec::new();
+    while chunker.fill(&mut chunk)? {
+        batch.parse(&chunk, &ParseOptions::default())?;
+        for i in 0..batch.len() {
+            let reads = match batch.fragment(i) {
+                Fragment::Single(r) => vec![r],
+                Fragment::Pair([a, b]) => vec![a, b],
+            };
+            out.extend(
+                reads
+                    .iter()
+                    .map(|r| String::from_utf8_lossy(r.comment).into_owned()),
+            );
+        }
+    }
+    Ok(out)
+}
+
 #[test]
-fn preserve_tags_is_refused_clearly() {
-    let sources = ReadSources {
-        unpaired: vec!["r.bam".into()],
-        format: InputFormat::Bam {
-            paired: false,
-            preserve_tags: true,
-        },
-        ..ReadSources::default()
+fn preserved_tags_are_the_reads_comments_as_sam_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let bam = bam_file(&dir, &[("a", 0x4d, b"ACG", true), ("a", 0x8d, b"GG", true)]);
+    let mut sources = bam_sources(&bam, true);
+    assert_eq!(comments(&sources).unwrap(), ["", ""]);
+    sources.format = InputFormat::Bam {
+        paired: true,
+        preserve_tags: true,
     };
-    let e = InputChunker::new(&sources, ChunkLimits::default())
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(e.contains("--preserve-tags"), "{e}");
+    // Every test record carries NM:i:2.
+    assert_eq!(comments(&sources).unwrap(), ["NM:i:2", "NM:i:2"]);
+    // A malformed tag (an unknown value type) is an error naming the file and record.
+    use crate::bam::test_bam;
+    let mut data = test_bam::header("@HD\tVN:1.6\n", &[("c", 100)]);
+    data.extend(test_bam::record("a", 0x4d, -1, -1, 0, &[], b"ACG", -1));
+    let mut mate = test_bam::record("a", 0x8d, -1, -1, 0, &[], b"GG", -1);
+    let type_at = mate.len() - 2;
+    mate[type_at] = b'Q';
+    data.extend(mate);
+    let broken = write(&dir, "broken.bam", &test_bam::bgzf(&data, 37));
+    sources.interleaved = vec![broken];
+    let e = comments(&sources).unwrap_err().to_string();
+    assert!(
+        e.contains("broken.bam") && e.contains("record 2") && e.contains("NM"),
+        "{e}"
+    );
 }

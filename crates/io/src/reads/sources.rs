@@ -36,7 +36,8 @@ pub enum InputFormat {
         /// Pairs are read from flags 0x40/0x80 (`--align-paired-reads`); otherwise
         /// paired records are skipped, as bowtie2 does.
         paired: bool,
-        /// Keep the records' tags (`--preserve-tags`; refused by [`ReadSources::check`]).
+        /// Keep the records' tags, as SAM text in each FASTQ header's comment
+        /// (`--preserve-tags`).
         preserve_tags: bool,
     },
 }
@@ -126,13 +127,6 @@ impl ReadSources {
                         .into(),
                 )
             }
-            InputFormat::Bam {
-                preserve_tags: true,
-                ..
-            } => Err(
-                "--preserve-tags is not supported: the BAM records' tags are not carried to the output"
-                    .into(),
-            ),
             InputFormat::Bam { .. } if !self.mate1.is_empty() => {
                 Err("-b files cannot be combined with -1/-2".into())
             }

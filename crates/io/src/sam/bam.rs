@@ -1,7 +1,8 @@
 //! BAM: the binary encoding of [`SamRecord`]s and of the header (compressed by
 //! [`crate::bgzf_writer::BgzfCompressor`]).
 
-use super::{SamHeader, SamRecord, TagValue};
+use super::tag_text::encode_text_value;
+use super::{SamHeader, SamRecord, Tag, TagValue};
 use crate::bam::SEQ_ALPHABET;
 
 /// The 4-bit code of each byte as a SEQ letter ([`SEQ_ALPHABET`], either case; anything
@@ -99,18 +100,24 @@ pub fn encode_record(record: &SamRecord<'_>, out: &mut Vec<u8>) {
         _ => out.resize(out.len() + record.bases.len(), 0xff),
     }
     for tag in record.tags {
-        out.extend_from_slice(&tag.name);
-        match tag.value {
-            TagValue::Int(v) => encode_int(v, out),
-            TagValue::Str(s) => {
-                out.push(b'Z');
-                out.extend_from_slice(s);
-                out.push(0);
-            }
-        }
+        encode_tag(tag, out);
     }
     let block_size = (out.len() - start - 4) as u32;
     out[start..start + 4].copy_from_slice(&block_size.to_le_bytes());
+}
+
+/// Appends `tag` in BAM's encoding: its name, type letter and value.
+pub(crate) fn encode_tag(tag: &Tag<'_>, out: &mut Vec<u8>) {
+    out.extend_from_slice(&tag.name);
+    match tag.value {
+        TagValue::Int(v) => encode_int(v, out),
+        TagValue::Str(s) => {
+            out.push(b'Z');
+            out.extend_from_slice(s);
+            out.push(0);
+        }
+        TagValue::Text { kind, value } => encode_text_value(kind, value, out),
+    }
 }
 
 /// An integer tag in the smallest type that holds it, as htslib writes them.

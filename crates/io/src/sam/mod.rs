@@ -12,6 +12,7 @@
 //! checks htslib makes on a record's fields.
 
 pub mod bam;
+pub mod tag_text;
 pub mod text;
 
 /// A typed optional field value.
@@ -21,6 +22,14 @@ pub enum TagValue<'a> {
     Int(i64),
     /// A printable string (`Z`).
     Str(&'a [u8]),
+    /// Any other SAM value as its text (`A`, `f`, `H`, `B`, from `--preserve-tags`): its
+    /// type letter and the text after `TYPE:`, as [`tag_text::parse_text_field`] checked it.
+    Text {
+        /// The SAM type letter.
+        kind: u8,
+        /// The value's text.
+        value: &'a [u8],
+    },
 }
 
 /// An optional field: a two-letter tag and its value.
@@ -167,20 +176,29 @@ pub fn write_sam(header: &SamHeader, record: &SamRecord<'_>, out: &mut Vec<u8>) 
         _ => out.push(b'*'),
     }
     for tag in record.tags {
-        out.push(b'\t');
-        out.extend_from_slice(&tag.name);
-        match tag.value {
-            TagValue::Int(v) => {
-                out.extend_from_slice(b":i:");
-                push_int(out, v);
-            }
-            TagValue::Str(s) => {
-                out.extend_from_slice(b":Z:");
-                out.extend_from_slice(s);
-            }
-        }
+        push_text_tag(tag, out);
     }
     out.push(b'\n');
+}
+
+/// Appends a tab and `tag` as SAM text (`TG:TYPE:VALUE`).
+fn push_text_tag(tag: &Tag<'_>, out: &mut Vec<u8>) {
+    out.push(b'\t');
+    out.extend_from_slice(&tag.name);
+    match tag.value {
+        TagValue::Int(v) => {
+            out.extend_from_slice(b":i:");
+            push_int(out, v);
+        }
+        TagValue::Str(s) => {
+            out.extend_from_slice(b":Z:");
+            out.extend_from_slice(s);
+        }
+        TagValue::Text { kind, value } => {
+            out.extend_from_slice(&[b':', kind, b':']);
+            out.extend_from_slice(value);
+        }
+    }
 }
 
 /// Appends the decimal text of `value`.

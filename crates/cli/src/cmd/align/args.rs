@@ -332,7 +332,7 @@ pub struct AlignArgs {
     /// With -b: align the paired reads of the BAM (default: its unpaired ones)
     #[arg(long)]
     pub align_paired_reads: bool,
-    /// With -b: append the input record's tags to the output record
+    /// With -b: copy the input records' tags to the output records, after seqfarm's own
     #[arg(long)]
     pub preserve_tags: bool,
 
@@ -403,7 +403,7 @@ pub struct AlignArgs {
     /// Draw the MAPQ histogram (and for pairs the insert-size histogram) as SVG to FILE.svg
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
-    /// Leave out records of unaligned reads (a pair's when both mates are unaligned)
+    /// Leave out the records of unaligned reads (an unaligned mate's too, as bowtie2 does)
     #[arg(long)]
     pub no_unal: bool,
     /// No header lines

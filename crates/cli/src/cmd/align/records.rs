@@ -33,6 +33,7 @@ use seqfarm_core::flags::{
 use seqfarm_core::nucleotide::complement_letter;
 use seqfarm_io::reads::ReadRef;
 use seqfarm_io::sam::bam::encode_record;
+use seqfarm_io::sam::tag_text::parse_text_field;
 use seqfarm_io::sam::{write_sam, MateFields, SamHeader, SamRecord, Tag, TagValue};
 
 /// How records are written.
@@ -54,6 +55,10 @@ pub struct RecordStyle {
     pub full_names: bool,
     /// The header's comment becomes a tag (`--sam-append-comment`).
     pub append_comment: bool,
+    /// The header's comment holds an unaligned BAM record's tags as SAM text, copied
+    /// to the read's records after seqfarm's own, except those seqfarm writes itself
+    /// (`--preserve-tags`).
+    pub preserve_tags: bool,
     /// Reads that failed the QSEQ filter are reported unaligned (`--qc-filter`).
     pub qc_filter: bool,
     /// Alignments reported per read or pair with `-k N` (`usize::MAX` for `-a`);
@@ -353,7 +358,15 @@ impl RecordWriter {
                 value: TagValue::Str(rg),
             });
         }
-        if style.append_comment {
+        if style.preserve_tags {
+            for field in read.comment.split(|&b| b == b'\t') {
+                if let Some(tag) = parse_text_field(field) {
+                    if tags.iter().all(|t| t.name != tag.name) {
+                        tags.push(tag);
+                    }
+                }
+            }
+        } else if style.append_comment {
             tags.extend(comment_tag(read.comment));
         }
         // Where the record sits: its own place, else its aligned mate's.
@@ -441,7 +454,8 @@ fn comment_tag(comment: &[u8]) -> Option<Tag<'_>> {
 /// QNAME of `read`: its name, or its whole header with `--sam-no-qname-trunc` (mates
 /// come without their `/1` `/2` suffix either way, as bowtie2 writes them).
 fn qname<'r>(style: &RecordStyle, read: &ReadRef<'r>) -> &'r [u8] {
-    if style.full_names && !read.full_name.is_empty() {
+    // A BAM record's name is one word; with --preserve-tags the rest are its tags.
+    if style.full_names && !style.preserve_tags && !read.full_name.is_empty() {
         read.full_name
     } else {
         read.name

@@ -54,14 +54,25 @@ fn aligned(p: Placement, mapq: u8) -> ReadResult {
 }
 
 fn lines(result: &PairResult, style: &RecordStyle) -> Vec<Vec<String>> {
+    commented_lines(result, style, b"")
+}
+
+/// The records of a pair whose mates' headers carry `comment`.
+fn commented_lines(result: &PairResult, style: &RecordStyle, comment: &[u8]) -> Vec<Vec<String>> {
     let h = header();
+    let full_name = [
+        &b"frag"[..],
+        if comment.is_empty() { b"" } else { b"\t" },
+        comment,
+    ]
+    .concat();
     // Mates reach the writer without their /1 /2 suffix (the reader strips it).
     let r1 = ReadRef {
         name: b"frag",
         bases: b"ACGT",
         qualities: Some(&[30, 30, 30, 30]),
-        full_name: b"frag",
-        comment: b"",
+        full_name: &full_name,
+        comment,
         original: b"",
         filtered: false,
     };
@@ -69,8 +80,8 @@ fn lines(result: &PairResult, style: &RecordStyle) -> Vec<Vec<String>> {
         name: b"frag",
         bases: b"TTGA",
         qualities: None,
-        full_name: b"frag",
-        comment: b"",
+        full_name: &full_name,
+        comment,
         original: b"",
         filtered: false,
     };
@@ -203,6 +214,37 @@ fn tlen_counts_soft_clips_unless_asked() {
     };
     assert_eq!(lines(&result, &without)[0][8], "54");
     assert_eq!(lines(&result, &without)[1][8], "-54");
+}
+
+#[test]
+fn preserved_tags_follow_seqfarms_own_and_never_repeat_one() {
+    let result = PairResult {
+        class: PairClass::Concordant,
+        mates: [
+            aligned(placed(0, 100, false, M4, 0), 42),
+            aligned(placed(0, 150, true, M4, 0), 42),
+        ],
+        other_pairs: false,
+    };
+    let comment = b"NM:i:99\tBC:Z:AC GT\tXB:B:c,1,-2\tnot a tag";
+    let style = RecordStyle {
+        preserve_tags: true,
+        full_names: true,
+        ..RecordStyle::default()
+    };
+    for record in commented_lines(&result, &style, comment) {
+        assert_eq!(record[0], "frag");
+        assert_eq!(record.iter().filter(|f| f.starts_with("NM:")).count(), 1);
+        assert_eq!(
+            record.iter().find(|f| f.starts_with("NM:")).unwrap(),
+            "NM:i:0"
+        );
+        assert_eq!(record[record.len() - 2..], ["BC:Z:AC GT", "XB:B:c,1,-2"]);
+    }
+    // Without the option, the comment is no tag (nor is it with --sam-append-comment's
+    // other rule, which makes one tag of a comment).
+    let plain = commented_lines(&result, &RecordStyle::default(), comment);
+    assert!(plain[0].iter().all(|f| !f.starts_with("BC:")));
 }
 
 #[test]

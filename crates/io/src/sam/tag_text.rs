@@ -1,0 +1,311 @@
+//! Optional fields as SAM text, both ways: a BAM record's binary fields written as SAM
+//! text (`--preserve-tags` carries an unaligned BAM record's tags, as text, to the
+//! records of its alignments), and SAM text fields read back into values that both the
+//! SAM and the BAM writer can write.
+
+use super::{Tag, TagValue};
+
+/// The element types of a `B` array, with their width in BAM.
+const ARRAY_TYPES: [(u8, usize); 7] = [
+    (b'c', 1),
+    (b'C', 1),
+    (b's', 2),
+    (b'S', 2),
+    (b'i', 4),
+    (b'I', 4),
+    (b'f', 4),
+];
+
+/// Appends the optional fields of BAM record data `aux` as SAM text, each after a tab
+/// (`\tRG:Z:grp1\tXI:i:3`), as `samtools view` writes them: the integer types as `i`.
+/// A malformed field is an error saying which tag and what is wrong.
+pub fn append_bam_fields_as_text(mut aux: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+    while !aux.is_empty() {
+        let [a, b, kind, rest @ ..] = aux else {
+            return Err("an optional field is cut short".into());
+        };
+        let name = String::from_utf8_lossy(&[*a, *b]).into_owned();
+        if !valid_name([*a, *b]) {
+            return Err(format!("optional field {name:?}: not a tag name"));
+        }
+        let error = |what: &str| format!("optional field {name}: {what}");
+        out.extend_from_slice(&[b'\t', *a, *b, b':']);
+        let used = match kind {
+            b'A' => {
+                let &c = rest.first().ok_or_else(|| error("cut short"))?;
+                if !c.is_ascii_graphic() {
+                    return Err(error("an A value that is not a printable character"));
+                }
+                out.extend_from_slice(&[b'A', b':', c]);
+                1
+            }
+            b'Z' | b'H' => {
+                let len = rest
+                    .iter()
+                    .position(|&c| c == 0)
+                    .ok_or_else(|| error("a string without its terminating NUL"))?;
+                let value = &rest[..len];
+                let valid = if *kind == b'Z' {
+                    value.iter().all(|&c| c == b' ' || c.is_ascii_graphic())
+                } else {
+                    valid_hex(value)
+                };
+                if !valid {
+                    return Err(error(if *kind == b'Z' {
+                        "a string with a character SAM text cannot hold"
+                    } else {
+                        "an H value that is not pairs of hex digits"
+                    }));
+                }
+                out.extend_from_slice(&[*kind, b':']);
+                out.extend_from_slice(value);
+                len + 1
+            }
+            b'B' => {
+                let (&element, rest) = rest.split_first().ok_or_else(|| error("cut short"))?;
+                let width = array_width(element)
+                    .ok_or_else(|| error("an array of an unknown element type"))?;
+                let count = rest
+                    .get(..4)
+                    .ok_or_else(|| error("cut short"))
+                    .map(|n| u32::from_le_bytes([n[0], n[1], n[2], n[3]]) as usize)?;
+                let bytes = count
+                    .checked_mul(width)
+                    .and_then(|n| rest.get(4..4 + n))
+                    .ok_or_else(|| error("an array longer than the record"))?;
+                out.extend_from_slice(&[b'B', b':', element]);
+                for value in bytes.chunks_exact(width) {
+                    out.push(b',');
+                    push_number(element, value, out);
+                }
+                1 + 4 + bytes.len()
+            }
+            _ => {
+                let width = array_width(*kind)
+                    .ok_or_else(|| error(&format!("unknown value type {:?}", *kind as char)))?;
+                let value = rest.get(..width).ok_or_else(|| error("cut short"))?;
+                out.extend_from_slice(if *kind == b'f' { b"f:" } else { b"i:" });
+                push_number(*kind, value, out);
+                width
+            }
+        };
+        aux = &rest[used..];
+    }
+    Ok(())
+}
+
+/// A SAM text field `TG:TYPE:VALUE` as a tag, or `None` when it is not a well-formed
+/// field (a bad name, an unknown type, or a value its type cannot hold).
+pub fn parse_text_field(field: &[u8]) -> Option<Tag<'_>> {
+    let [a, b, b':', kind, b':', value @ ..] = field else {
+        return None;
+    };
+    let name = [*a, *b];
+    if !valid_name(name) {
+        return None;
+    }
+    let value = match kind {
+        b'i' => TagValue::Int(parse_int(value, i64::from(i32::MIN), i64::from(u32::MAX))?),
+        b'Z' if value.iter().all(|&c| c == b' ' || c.is_ascii_graphic()) => TagValue::Str(value),
+        b'A' if value.len() == 1 && value[0].is_ascii_graphic() => {
+            TagValue::Text { kind: b'A', value }
+        }
+        b'f' if parse_float(value).is_some() => TagValue::Text { kind: b'f', value },
+        b'H' if valid_hex(value) => TagValue::Text { kind: b'H', value },
+        b'B' => {
+            let (&element, elements) = value.split_first()?;
+            array_width(element)?;
+            if !elements.is_empty() {
+                let list = elements.strip_prefix(b",")?;
+                for item in list.split(|&c| c == b',') {
+                    encode_number(element, item, &mut Vec::new())?;
+                }
+            }
+            TagValue::Text { kind: b'B', value }
+        }
+        _ => return None,
+    };
+    Some(Tag { name, value })
+}
+
+/// Appends the BAM encoding of a SAM text value of type `kind` (`A`, `f`, `H` or `B`,
+/// as [`parse_text_field`] accepted it): the type letter, then the value.
+pub fn encode_text_value(kind: u8, value: &[u8], out: &mut Vec<u8>) {
+    out.push(kind);
+    match kind {
+        b'A' => out.push(value.first().copied().unwrap_or(b' ')),
+        b'f' => encode_number(b'f', value, out).unwrap_or(()),
+        b'H' => {
+            out.extend_from_slice(value);
+            out.push(0);
+        }
+        _ => {
+            let (&element, elements) = value.split_first().unwrap_or((&b'c', &[]));
+            out.push(element);
+            let list = elements.strip_prefix(b",").unwrap_or(&[]);
+            let count_at = out.len();
+            out.extend_from_slice(&[0; 4]);
+            let mut count = 0u32;
+            if !elements.is_empty() {
+                for item in list.split(|&c| c == b',') {
+                    if encode_number(element, item, out).is_some() {
+                        count += 1;
+                    }
+                }
+            }
+            out[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
+        }
+    }
+}
+
+/// Whether `name` is a SAM tag name: a letter, then a letter or digit.
+fn valid_name(name: [u8; 2]) -> bool {
+    name[0].is_ascii_alphabetic() && name[1].is_ascii_alphanumeric()
+}
+
+/// Whether `value` is pairs of hex digits.
+fn valid_hex(value: &[u8]) -> bool {
+    value.len().is_multiple_of(2) && value.iter().all(u8::is_ascii_hexdigit)
+}
+
+/// The BAM width of a number of type `kind` (`cCsSiIf`).
+fn array_width(kind: u8) -> Option<usize> {
+    ARRAY_TYPES.iter().find(|t| t.0 == kind).map(|t| t.1)
+}
+
+/// Appends the text of a little-endian number of type `kind` (`cCsSiIf`).
+fn push_number(kind: u8, bytes: &[u8], out: &mut Vec<u8>) {
+    let b = |i: usize| bytes[i];
+    let int = match kind {
+        b'c' => i64::from(b(0) as i8),
+        b'C' => i64::from(b(0)),
+        b's' => i64::from(i16::from_le_bytes([b(0), b(1)])),
+        b'S' => i64::from(u16::from_le_bytes([b(0), b(1)])),
+        b'i' => i64::from(i32::from_le_bytes([b(0), b(1), b(2), b(3)])),
+        b'I' => i64::from(u32::from_le_bytes([b(0), b(1), b(2), b(3)])),
+        _ => {
+            let v = f32::from_le_bytes([b(0), b(1), b(2), b(3)]);
+            // C's %g spelling for the values without digits, as htslib writes them.
+            let text = match v {
+                v if v.is_nan() => "nan".to_string(),
+                v if v.is_infinite() => if v > 0.0 { "inf" } else { "-inf" }.to_string(),
+                v => v.to_string(),
+            };
+            out.extend_from_slice(text.as_bytes());
+            return;
+        }
+    };
+    out.extend_from_slice(itoa::Buffer::new().format(int).as_bytes());
+}
+
+/// Appends the little-endian encoding of the number `text` as type `kind` (`cCsSiIf`);
+/// `None` (nothing appended) when the text is not such a number.
+fn encode_number(kind: u8, text: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    let range = |lo: i64, hi: i64| parse_int(text, lo, hi);
+    match kind {
+        b'c' => out.push(range(i64::from(i8::MIN), i64::from(i8::MAX))? as i8 as u8),
+        b'C' => out.push(range(0, i64::from(u8::MAX))? as u8),
+        b's' => out.extend_from_slice(
+            &(range(i64::from(i16::MIN), i64::from(i16::MAX))? as i16).to_le_bytes(),
+        ),
+        b'S' => out.extend_from_slice(&(range(0, i64::from(u16::MAX))? as u16).to_le_bytes()),
+        b'i' => out.extend_from_slice(
+            &(range(i64::from(i32::MIN), i64::from(i32::MAX))? as i32).to_le_bytes(),
+        ),
+        b'I' => out.extend_from_slice(&(range(0, i64::from(u32::MAX))? as u32).to_le_bytes()),
+        b'f' => out.extend_from_slice(&parse_float(text)?.to_le_bytes()),
+        _ => return None,
+    }
+    Some(())
+}
+
+/// The integer `text`, if it is one within `lo..=hi`.
+fn parse_int(text: &[u8], lo: i64, hi: i64) -> Option<i64> {
+    let v: i64 = std::str::from_utf8(text).ok()?.parse().ok()?;
+    (lo..=hi).contains(&v).then_some(v)
+}
+
+/// The floating-point number `text`, if it is one.
+fn parse_float(text: &[u8]) -> Option<f32> {
+    std::str::from_utf8(text).ok()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sam::bam::encode_tag;
+    use crate::sam::push_text_tag;
+
+    /// BAM fields of every type, and their SAM text as samtools writes it.
+    fn every_type() -> (Vec<u8>, &'static str) {
+        let mut aux = b"XAAxRGZgrp 1\0Xcc\xfbXCC\xc8Xss\x00\x80XSS\xff\xff".to_vec();
+        aux.extend_from_slice(b"Xii\xff\xff\xff\xffXII\xff\xff\xff\xff");
+        aux.extend_from_slice(b"Xff\x00\x00\xc0\x3fXHH1AE3\0");
+        aux.extend_from_slice(b"XBBs\x02\x00\x00\x00\x01\x00\xfe\xffXeBf\x00\x00\x00\x00");
+        let text = "\tXA:A:x\tRG:Z:grp 1\tXc:i:-5\tXC:i:200\tXs:i:-32768\tXS:i:65535\
+                    \tXi:i:-1\tXI:i:4294967295\tXf:f:1.5\tXH:H:1AE3\tXB:B:s,1,-2\tXe:B:f";
+        (aux, text)
+    }
+
+    #[test]
+    fn bam_fields_are_written_as_sam_text() {
+        let (aux, text) = every_type();
+        let mut out = Vec::new();
+        append_bam_fields_as_text(&aux, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), text);
+    }
+
+    #[test]
+    fn text_fields_come_back_as_the_same_text_and_as_bam() {
+        let (_, text) = every_type();
+        let tags: Vec<Tag> = text[1..]
+            .split('\t')
+            .map(|f| parse_text_field(f.as_bytes()).unwrap_or_else(|| panic!("{f}")))
+            .collect();
+        let mut sam = Vec::new();
+        let mut bam = Vec::new();
+        for tag in &tags {
+            push_text_tag(tag, &mut sam);
+            encode_tag(tag, &mut bam);
+        }
+        assert_eq!(String::from_utf8(sam).unwrap(), text);
+        // In BAM the integers take the smallest type that holds them; read back as
+        // text, the fields are the same.
+        let mut again = Vec::new();
+        append_bam_fields_as_text(&bam, &mut again).unwrap();
+        assert_eq!(String::from_utf8(again).unwrap(), text);
+    }
+
+    #[test]
+    fn malformed_fields_are_refused() {
+        for bad in [
+            &b"XZZno end"[..],
+            b"XAA\x01",
+            b"XHH1G\0",
+            b"XBBs\x05\x00\x00\x00\x01\x00",
+            b"XBBq\x00\x00\x00\x00",
+            b"Xdd\0\0\0\0\0\0\0\0",
+            b"1AA",
+            b"XZZtab\there\0",
+            b"Xi",
+        ] {
+            let e = append_bam_fields_as_text(bad, &mut Vec::new()).unwrap_err();
+            assert!(e.contains("optional field"), "{bad:?}: {e}");
+        }
+        for bad in [
+            "XA:A:xy",
+            "Xi:i:1.5",
+            "Xi:i:5000000000",
+            "Xf:f:one",
+            "XH:H:ABC",
+            "XB:B:c,300",
+            "XB:B:q,1",
+            "XB:B:c1",
+            "1X:Z:a",
+            "XZ:Q:a",
+            "XZ:Z",
+        ] {
+            assert!(parse_text_field(bad.as_bytes()).is_none(), "{bad}");
+        }
+    }
+}
