@@ -91,10 +91,15 @@ impl LengthFunction {
 
     /// Parses bowtie2's function syntax `TYPE[,CONSTANT[,COEFFICIENT]]`, TYPE one of `C`
     /// (`Constant`), `L` (`Linear`), `S` (`Sqrt`), `G` (`Log`). A term left out keeps
-    /// its value in `default`, as bowtie2 does.
+    /// its value in `default`, as bowtie2 does; as in bowtie2, empty terms are skipped
+    /// (`L,,-0.2` is `L,-0.2`).
     pub fn parse(text: &str, default: LengthFunction) -> Result<Self, String> {
-        let tokens: Vec<&str> = text.split(',').map(str::trim).collect();
-        if tokens.len() > 3 || tokens[0].is_empty() {
+        let tokens: Vec<&str> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .collect();
+        if tokens.len() > 3 || tokens.is_empty() {
             return Err(format!(
                 "{text:?}: expected TYPE,CONSTANT,COEFFICIENT, e.g. L,-0.6,-0.6"
             ));
@@ -406,6 +411,12 @@ mod tests {
                 coefficient: -0.6
             })
         );
+        // bowtie2's tokenizer skips empty terms: `L,,-0.2` is `L,-0.2`.
+        assert_eq!(
+            LengthFunction::parse("L,,-0.2", d),
+            LengthFunction::parse("L,-0.2", d)
+        );
+        assert!(LengthFunction::parse(",,", d).is_err());
         let s = LengthFunction::parse("S,1,1.15", d).unwrap();
         assert!((s.at(100) - 12.5).abs() < 1e-9);
         assert!(LengthFunction::parse("Q,1,2", d).is_err());

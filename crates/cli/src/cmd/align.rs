@@ -259,6 +259,9 @@ impl AlignArgs {
                  reads, as in bowtie2"
             );
         }
+        if self.max_hits.is_some() && !self.quiet {
+            eprintln!("Warning: -M is deprecated.  Use -D and -R to adjust effort instead.");
+        }
         let timer = PhaseTimer::new(self.time);
         let out_path = self
             .bam

@@ -206,8 +206,8 @@ pub struct AlignArgs {
     /// Mismatches in a seed, 0 or 1 (seqfarm's seeds are exact; 1 searches as --very-sensitive)
     #[arg(short = 'N', long = "seedmms", value_name = "0|1", value_parser = clap::value_parser!(u8).range(0..=1))]
     pub seed_mismatches: Option<u8>,
-    /// Seed length, 4 to 31 (sets seqfarm's shortest SMEM seed)
-    #[arg(short = 'L', long = "seedlen", value_name = "N", value_parser = clap::value_parser!(u32).range(4..=31))]
+    /// Seed length, 1 to 32 (sets seqfarm's shortest SMEM seed, at least 12)
+    #[arg(short = 'L', long = "seedlen", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=32))]
     pub seed_len: Option<u32>,
     /// Interval between seeds as a function of read length (validated; no effect)
     #[arg(
@@ -280,6 +280,9 @@ pub struct AlignArgs {
     /// Report all alignments found (as -k with seqfarm's candidate limit)
     #[arg(short = 'a', long = "all")]
     pub all: bool,
+    /// bowtie2's deprecated -M (not in its help): accepted with bowtie2's warning, no effect
+    #[arg(short = 'M', value_name = "N", value_parser = truncated_int::<u32>)]
+    pub max_hits: Option<u32>,
     /// Consecutive failed extensions before giving up (maps to candidates per read)
     #[arg(short = 'D', value_name = "N")]
     pub extend_tries: Option<u32>,

@@ -217,6 +217,11 @@ fn bowtie2_long_names_and_defaults_are_accepted() {
     for alias in ["--no-SQ", "--sam-no-sq", "--sam-noSQ"] {
         assert!(ok(&format!("-x i -U r {alias}")).no_sq, "{alias}");
     }
+    // bowtie2's deprecated -M, and -L over bowtie2's whole range (1 to 32).
+    assert_eq!(ok("-x i -U r -M 5 -k 3").params().unwrap().report, 3);
+    assert_eq!(ok("-x i -U r -L 32").params().unwrap().min_seed_len, 32);
+    assert_eq!(ok("-x i -U r -L 1").params().unwrap().min_seed_len, 12);
+    assert!(rejected("-x i -U r -L 33").contains("33"));
 }
 
 #[test]
