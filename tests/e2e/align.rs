@@ -457,6 +457,18 @@ fn unaligned_reads_filters_stdin_fasta_and_k() {
     positions.sort();
     assert_eq!(positions, [120_001, 200_001]);
     assert!(recs[0].mapq <= 1, "a tie has no mapping quality");
+    // -k 1 stops at the first alignment in bowtie2: one record, MAPQ 255, no XS, and
+    // "aligned exactly 1 time".
+    let out = align(&["-k", "1", "-x", path_str(&tprefix), "-U", path_str(&read)]);
+    let sam = String::from_utf8(out.stdout).unwrap();
+    let recs = records(&sam);
+    assert_eq!((recs.len(), recs[0].mapq), (1, 255), "{sam}");
+    assert!(!sam.contains("XS:i:"), "{sam}");
+    let summary = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        summary.contains("1 (100.00%) aligned exactly 1 time"),
+        "{summary}"
+    );
 }
 
 #[test]

@@ -112,6 +112,9 @@ impl<'i> ChunkWorker<'i> {
                     if format.style.qc_filter && r.filtered {
                         *result = ReadResult::Unaligned(Unaligned::QcFailed);
                     }
+                    if format.style.report_limit == Some(1) {
+                        forget_runner_up(result);
+                    }
                     self.writer
                         .write(format.header, format.style, &r, result, target);
                     task.counts.summary.add_read(result);
@@ -127,6 +130,12 @@ impl<'i> ChunkWorker<'i> {
                         if format.style.qc_filter && mate.filtered {
                             *outcome = ReadResult::Unaligned(Unaligned::QcFailed);
                         }
+                        if format.style.report_limit == Some(1) {
+                            forget_runner_up(outcome);
+                        }
+                    }
+                    if format.style.report_limit == Some(1) {
+                        result.other_pairs = false;
                     }
                     self.writer.write_pair(
                         format.header,
@@ -173,5 +182,13 @@ fn read_input<'a>(read: &ReadRef<'a>, ignore_quals: bool, qc_filter: bool) -> Re
         } else {
             read.qualities
         },
+    }
+}
+
+/// A result as bowtie2 knows it under `-k 1`, where its search stops at the first
+/// alignment: no second-best score, so no `XS:i` and "aligned exactly 1 time".
+fn forget_runner_up(result: &mut ReadResult) {
+    if let ReadResult::Aligned { second_best, .. } = result {
+        *second_best = None;
     }
 }
