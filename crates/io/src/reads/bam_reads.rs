@@ -141,16 +141,8 @@ impl BamReads {
     /// Appends record number `number` as FASTQ ([`write_fastq`]), its tags in the
     /// header's comment with `--preserve-tags`.
     fn write_fastq(&self, record: &Record<'_>, number: u64, out: &mut Vec<u8>) -> Result<()> {
-        let tags = if self.preserve_tags {
-            let mut text = Vec::new();
-            append_bam_fields_as_text(record.aux(), &mut text)
-                .map_err(|m| Error::record(self.path(), number, m))?;
-            text
-        } else {
-            Vec::new()
-        };
-        write_fastq(record, &tags, out);
-        Ok(())
+        write_fastq(record, self.preserve_tags, out)
+            .map_err(|m| Error::record(self.path(), number, m))
     }
 
     /// The current record.
@@ -205,11 +197,15 @@ fn view(bytes: &[u8]) -> std::result::Result<Record<'_>, String> {
     Record::new(bytes).map_err(|e| format!("bad BAM record: {}", e.0))
 }
 
-/// Appends `record` as a FASTQ record: its name followed by `comment` (empty, or tab
-/// separated fields starting with a tab), its sequence (reverse-complemented back if
-/// flagged reverse, 0x10) and its qualities (`I` for every base when the record has
-/// none).
-fn write_fastq(record: &Record<'_>, comment: &[u8], out: &mut Vec<u8>) {
+/// Appends `record` as a FASTQ record: its name (followed by its tags as SAM text,
+/// each after a tab, when `tags`), its sequence (reverse-complemented back if flagged
+/// reverse, 0x10) and its qualities (`I` for every base when the record has none). A
+/// malformed tag is an error saying what is wrong.
+fn write_fastq(
+    record: &Record<'_>,
+    tags: bool,
+    out: &mut Vec<u8>,
+) -> std::result::Result<(), String> {
     let reverse = record.flag() & flags::REVERSE != 0;
     let seq = record.seq();
     let qual = record.qual();
@@ -217,7 +213,9 @@ fn write_fastq(record: &Record<'_>, comment: &[u8], out: &mut Vec<u8>) {
     let at = |i: usize| if reverse { len - 1 - i } else { i };
     out.push(b'@');
     out.extend_from_slice(record.read_name());
-    out.extend_from_slice(comment);
+    if tags {
+        append_bam_fields_as_text(record.aux(), out)?;
+    }
     out.push(b'\n');
     for i in 0..len {
         let base = match seq.base(at(i)) {
@@ -234,6 +232,7 @@ fn write_fastq(record: &Record<'_>, comment: &[u8], out: &mut Vec<u8>) {
         out.extend((0..len).map(|i| qual[at(i)].saturating_add(33)));
     }
     out.push(b'\n');
+    Ok(())
 }
 
 /// The complement of an `ACGT` base.
