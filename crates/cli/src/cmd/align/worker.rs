@@ -103,6 +103,8 @@ impl<'i> ChunkWorker<'i> {
         } else {
             &mut task.out
         };
+        // `-k 1`: bowtie2's search stops at the first alignment.
+        let first_only = format.style.report_limit == Some(1);
         let (mut next_single, mut next_pair) = (0, 0);
         for i in 0..self.batch.len() {
             match self.batch.fragment(i) {
@@ -112,7 +114,7 @@ impl<'i> ChunkWorker<'i> {
                     if format.style.qc_filter && r.filtered {
                         *result = ReadResult::Unaligned(Unaligned::QcFailed);
                     }
-                    if format.style.report_limit == Some(1) {
+                    if first_only {
                         forget_runner_up(result);
                     }
                     self.writer
@@ -130,11 +132,11 @@ impl<'i> ChunkWorker<'i> {
                         if format.style.qc_filter && mate.filtered {
                             *outcome = ReadResult::Unaligned(Unaligned::QcFailed);
                         }
-                        if format.style.report_limit == Some(1) {
+                        if first_only {
                             forget_runner_up(outcome);
                         }
                     }
-                    if format.style.report_limit == Some(1) {
+                    if first_only {
                         result.other_pairs = false;
                     }
                     self.writer.write_pair(
