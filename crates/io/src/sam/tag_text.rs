@@ -113,13 +113,9 @@ pub fn parse_text_field(field: &[u8]) -> Option<Tag<'_>> {
         b'f' if parse_float(value).is_some() => TagValue::Text { kind: b'f', value },
         b'H' if valid_hex(value) => TagValue::Text { kind: b'H', value },
         b'B' => {
-            let (&element, elements) = value.split_first()?;
-            array_width(element)?;
-            if !elements.is_empty() {
-                let list = elements.strip_prefix(b",")?;
-                for item in list.split(|&c| c == b',') {
-                    encode_number(element, item, &mut Vec::new())?;
-                }
+            let (element, mut items) = array_items(value)?;
+            if !items.all(|item| number_bytes(element, item).is_some()) {
+                return None;
             }
             TagValue::Text { kind: b'B', value }
         }
@@ -140,22 +136,36 @@ pub fn encode_text_value(kind: u8, value: &[u8], out: &mut Vec<u8>) {
             out.push(0);
         }
         _ => {
-            let (&element, elements) = value.split_first().unwrap_or((&b'c', &[]));
+            let Some((element, items)) = array_items(value) else {
+                // Not a value parse_text_field accepted: an empty array.
+                out.extend_from_slice(&[b'c', 0, 0, 0, 0]);
+                return;
+            };
             out.push(element);
-            let list = elements.strip_prefix(b",").unwrap_or(&[]);
             let count_at = out.len();
             out.extend_from_slice(&[0; 4]);
-            let mut count = 0u32;
-            if !elements.is_empty() {
-                for item in list.split(|&c| c == b',') {
-                    if encode_number(element, item, out).is_some() {
-                        count += 1;
-                    }
-                }
-            }
+            let count = items
+                .filter(|item| encode_number(element, item, out).is_some())
+                .count() as u32;
             out[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
         }
     }
+}
+
+/// A `B` value's element type and its elements' texts (`s,1,-2`: `s`, then `1`, `-2`),
+/// or `None` for an unknown element type or a list not separated from it by a comma.
+fn array_items(value: &[u8]) -> Option<(u8, impl Iterator<Item = &[u8]>)> {
+    let (&element, rest) = value.split_first()?;
+    array_width(element)?;
+    let list = if rest.is_empty() {
+        None
+    } else {
+        Some(rest.strip_prefix(b",")?)
+    };
+    Some((
+        element,
+        list.into_iter().flat_map(|l| l.split(|&c| c == b',')),
+    ))
 }
 
 /// Whether `name` is a SAM tag name: a letter, then a letter or digit.
@@ -201,22 +211,32 @@ fn push_number(kind: u8, bytes: &[u8], out: &mut Vec<u8>) {
 /// Appends the little-endian encoding of the number `text` as type `kind` (`cCsSiIf`);
 /// `None` (nothing appended) when the text is not such a number.
 fn encode_number(kind: u8, text: &[u8], out: &mut Vec<u8>) -> Option<()> {
-    let range = |lo: i64, hi: i64| parse_int(text, lo, hi);
-    match kind {
-        b'c' => out.push(range(i64::from(i8::MIN), i64::from(i8::MAX))? as i8 as u8),
-        b'C' => out.push(range(0, i64::from(u8::MAX))? as u8),
-        b's' => out.extend_from_slice(
-            &(range(i64::from(i16::MIN), i64::from(i16::MAX))? as i16).to_le_bytes(),
-        ),
-        b'S' => out.extend_from_slice(&(range(0, i64::from(u16::MAX))? as u16).to_le_bytes()),
-        b'i' => out.extend_from_slice(
-            &(range(i64::from(i32::MIN), i64::from(i32::MAX))? as i32).to_le_bytes(),
-        ),
-        b'I' => out.extend_from_slice(&(range(0, i64::from(u32::MAX))? as u32).to_le_bytes()),
-        b'f' => out.extend_from_slice(&parse_float(text)?.to_le_bytes()),
-        _ => return None,
-    }
+    let (bytes, width) = number_bytes(kind, text)?;
+    out.extend_from_slice(&bytes[..width]);
     Some(())
+}
+
+/// The little-endian bytes (the first `width` of four) of the number `text` as type
+/// `kind` (`cCsSiIf`), or `None` when the text is not such a number.
+fn number_bytes(kind: u8, text: &[u8]) -> Option<([u8; 4], usize)> {
+    let width = array_width(kind)?;
+    let bytes = if kind == b'f' {
+        parse_float(text)?.to_le_bytes()
+    } else {
+        let (lo, hi) = match kind {
+            b'c' => (i64::from(i8::MIN), i64::from(i8::MAX)),
+            b'C' => (0, i64::from(u8::MAX)),
+            b's' => (i64::from(i16::MIN), i64::from(i16::MAX)),
+            b'S' => (0, i64::from(u16::MAX)),
+            b'i' => (i64::from(i32::MIN), i64::from(i32::MAX)),
+            _ => (0, i64::from(u32::MAX)),
+        };
+        // Two's complement: the low bytes of the value are its encoding at any width.
+        let v = parse_int(text, lo, hi)?;
+        let low = v.to_le_bytes();
+        [low[0], low[1], low[2], low[3]]
+    };
+    Some((bytes, width))
 }
 
 /// The integer `text`, if it is one within `lo..=hi`.
