@@ -90,8 +90,9 @@ impl Seeder {
     /// The seeds of each of `reads` (as given, codes `0..=4`) of length `min_len` or
     /// more: all SMEMs, plus, inside each SMEM of at least `params.reseed_len` bases
     /// with few occurrences, the longest matches with more occurrences that contain
-    /// its middle base (or, when none is `min_len` long, the base before it). Read `i`'s seeds are `out[ranges[i]]` (both cleared first),
-    /// sorted by query start, duplicates removed. The reads' searches run interleaved,
+    /// its middle base (or, when none is `min_len` long, the base before it). Read
+    /// `i`'s seeds are `out[ranges[i]]` (both cleared first), sorted by query start,
+    /// duplicates removed. The reads' searches run interleaved,
     /// so on a large index their cache misses overlap.
     pub fn seeds_many(
         &mut self,
@@ -153,18 +154,24 @@ impl Seeder {
             let merged = &mut self.merged;
             merged.clear();
             merged.extend_from_slice(&self.smems[range.clone()]);
-            let long = |m: &&Smem| m.len() >= min_len;
-            while self.job_reads.get(job) == Some(&r) {
-                merged.extend(self.more[self.more_ranges[job].clone()].iter().filter(long));
-                job += 1;
-            }
-            while self.retry_reads.get(again) == Some(&r) {
-                merged.extend(
-                    self.again[self.again_ranges[again].clone()]
+            let searches = [
+                (&self.job_reads, &self.more, &self.more_ranges, &mut job),
+                (
+                    &self.retry_reads,
+                    &self.again,
+                    &self.again_ranges,
+                    &mut again,
+                ),
+            ];
+            for (reads_of, found, found_ranges, next) in searches {
+                // The searches are in read order: read r's are the next ones.
+                while reads_of.get(*next) == Some(&r) {
+                    let long = found[found_ranges[*next].clone()]
                         .iter()
-                        .filter(long),
-                );
-                again += 1;
+                        .filter(|m| m.len() >= min_len);
+                    merged.extend(long);
+                    *next += 1;
+                }
             }
             merged.sort_by_key(|m| (m.start, m.end, m.interval.fwd));
             merged.dedup_by_key(|m| (m.start, m.end, m.interval.fwd));
