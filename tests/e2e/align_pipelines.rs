@@ -419,11 +419,15 @@ fn overlap(a: &SamRecord, b: &SamRecord) -> bool {
 
 /// FASTQ records in a file (gzip when the name ends in .gz).
 fn fastq_records(path: &Path) -> usize {
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     if path.extension().is_some_and(|e| e == "gz") {
-        let magic = &std::fs::read(path).unwrap()[..2];
-        assert_eq!(magic, b"\x1f\x8b", "{} is not gzip", path.display());
+        assert!(
+            crate::support::is_gzip(&raw),
+            "{} is not gzip",
+            path.display()
+        );
     }
-    let text = String::from_utf8(crate::support::file_bytes(path)).unwrap();
+    let text = String::from_utf8(crate::support::decompressed(raw, path)).unwrap();
     let lines = text.lines().count();
     assert_eq!(lines % 4, 0, "{}: not 4-line FASTQ", path.display());
     lines / 4

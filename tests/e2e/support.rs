@@ -28,13 +28,23 @@ pub fn succeeded(command: &mut Command) -> Output {
 /// The bytes of a file, decompressed when it is gzip or BGZF (by its magic bytes).
 pub fn file_bytes(path: &Path) -> Vec<u8> {
     let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    if !raw.starts_with(&[0x1f, 0x8b]) {
+    decompressed(raw, path)
+}
+
+/// `raw`, the bytes of `path`, decompressed when they are gzip or BGZF.
+pub fn decompressed(raw: Vec<u8>, path: &Path) -> Vec<u8> {
+    if !is_gzip(&raw) {
         return raw;
     }
     let mut out = Vec::new();
     std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&raw[..]), &mut out)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     out
+}
+
+/// Whether `bytes` start with gzip's magic bytes.
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0x1f, 0x8b])
 }
 
 /// `tests/data/NAME` in the repository.
