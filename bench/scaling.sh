@@ -6,7 +6,8 @@
 # can feed: worker time per task over master time per task; docs/FARM.md).
 #
 # usage: bench/scaling.sh [COMMAND...]   (default: align snp-pileup flagstat count search;
-#        also align-gz (the reads gzipped), snp-pileup-g, snp-pileup-P (-P 100) and
+#        also align-gz (the reads gzipped), align-pairs (READS as mate 1, READS2 as
+#        mate 2), snp-pileup-g, snp-pileup-P (-P 100) and
 #        count-sparse (SPARSE_BAM, default the BRCA panel BAM of ../shared/data, in
 #        whole-genome windows))
 # env:   THREADS (default "1 2"; e.g. "1 2 4 8 16"), ROUNDS (default 1: the fastest round
@@ -20,7 +21,8 @@
 #        INDEX, READS (align: a seqfarm index prefix and its reads; default the chr20
 #        index and 100,000 reads in $SEQFARM_BENCH_DATA/align when present), else
 #        REFERENCE, READS (indexed here; default SARS-CoV-2 in $SEQFARM_SHARED_DATA/reads),
-#        WINDOW (count; default 10000).
+#        READS2 (align-pairs: the mate 2 file of READS), WINDOW (count; default 10000),
+#        SEQFARM (a seqfarm binary to run instead of building one here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -72,9 +74,13 @@ sparse_bam=${SPARSE_BAM:-$shared/alignments/human_BRCApanel_noSEQ_covtobed/panel
 [ $# -gt 0 ] || set -- align snp-pileup flagstat count search
 command -v python3 >/dev/null || { echo "bench/scaling.sh needs python3" >&2; exit 1; }
 
-# shellcheck disable=SC2086
-cargo build --release --quiet ${BUILD_FLAGS:-}
-sf=$repo/target/release/seqfarm
+if [ -n "${SEQFARM:-}" ]; then
+  sf=$(realpath "$SEQFARM")
+else
+  # shellcheck disable=SC2086
+  cargo build --release --quiet ${BUILD_FLAGS:-}
+  sf=$repo/target/release/seqfarm
+fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 index=${INDEX:-$tmp/ref}
 if [ -z "${INDEX:-}" ] && printf '%s\n' "$@" | grep -q '^align'; then
@@ -97,6 +103,7 @@ command_line() {
     # Variants whose master does other work: gzipped reads, compressed or pseudo-SNP
     # output, whole-genome windows over a sparse BAM.
     align-gz) echo "align -p $n -x $index -U $tmp/reads.gz -S $tmp/out" ;;
+    align-pairs) echo "align -p $n -x $index -1 $reads -2 ${READS2:?align-pairs needs READS2} -S $tmp/out" ;;
     snp-pileup-g) echo "snp-pileup -g --force -t $n $sites $tmp/out $normal $tumor" ;;
     snp-pileup-P) echo "snp-pileup -P 100 -t $n $sites $tmp/out $normal $tumor" ;;
     count-sparse) echo "count -t $n --window $window -o $tmp/out $sparse_bam" ;;
@@ -106,7 +113,7 @@ command_line() {
 
 echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# threads: $threads; rounds: $rounds (fastest kept)"
-echo "# inputs: BAM=$bam NORMAL=$normal TUMOR=$tumor SITES=$sites QUERY=$query DATABASE=$database INDEX=${INDEX:-(built from $reference)} READS=$reads"
+echo "# inputs: BAM=$bam NORMAL=$normal TUMOR=$tumor SITES=$sites QUERY=$query DATABASE=$database INDEX=${INDEX:-(built from $reference)} READS=$reads${READS2:+ READS2=$READS2}"
 : > "$tmp/runs.tsv"
 for name in "$@"; do
   for n in $threads; do
@@ -118,7 +125,7 @@ for name in "$@"; do
       "$sf" $(command_line "$name" "$n") --stats "$stats" >/dev/null 2>"$tmp/stderr" || {
         echo "bench/scaling.sh: $name at $n threads failed:" >&2; cat "$tmp/stderr" >&2; exit 1; }
       end=$(date +%s.%N)
-      printf '%s\t%s\t%s\t%s\n' "$name" "$n" "$(echo "$end - $start" | bc)" "$stats" >> "$tmp/runs.tsv"
+      printf '%s\t%s\t%s\t%s\n' "$name" "$n" "$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')" "$stats" >> "$tmp/runs.tsv"
     done
   done
 done
