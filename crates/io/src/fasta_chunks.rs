@@ -183,6 +183,18 @@ fn tail_with_residues(bytes: &[u8], residues: u64) -> usize {
     0
 }
 
+/// Bytes of the longest of the whole records in `bytes` (header and line breaks
+/// included).
+fn longest_record(bytes: &[u8]) -> usize {
+    let mut start = 0;
+    let mut longest = 0;
+    for newline in memmem::find_iter(bytes, b"\n>") {
+        longest = longest.max(newline + 1 - start);
+        start = newline + 1;
+    }
+    longest.max(bytes.len() - start)
+}
+
 /// The name of the record whose header spans `bytes[start..header_end]` (`start` at its
 /// `>`); errors give `offset + start`.
 fn header_name<'a>(
@@ -345,11 +357,37 @@ impl FastaChunker {
     /// one record is longer). Returns `false` at the end of the input. An input with no
     /// bytes at all is an error, as for [`crate::fasta::FastaReader`].
     pub fn next_chunk(&mut self, chunk: &mut FastaChunk, target: usize) -> Result<bool> {
+        self.fill_chunk(chunk, target, None)
+    }
+
+    /// Like [`next_chunk`](Self::next_chunk), but a chunk takes more records, up to about
+    /// `limit` bytes, until it is at least `streams` times as long as its longest record.
+    /// A kernel whose `streams` lanes each score sequences placed end to end waits, on a
+    /// smaller chunk, for the lane holding the longest record while the others run out.
+    pub fn next_chunk_for_streams(
+        &mut self,
+        chunk: &mut FastaChunk,
+        target: usize,
+        limit: usize,
+        streams: usize,
+    ) -> Result<bool> {
+        self.fill_chunk(chunk, target, Some((limit, streams)))
+    }
+
+    /// [`next_chunk`](Self::next_chunk), grown as
+    /// [`next_chunk_for_streams`](Self::next_chunk_for_streams) says when `grow` is
+    /// `(limit, streams)`.
+    fn fill_chunk(
+        &mut self,
+        chunk: &mut FastaChunk,
+        target: usize,
+        grow: Option<(usize, usize)>,
+    ) -> Result<bool> {
         chunk.piece = None;
         if self.open_record.is_some() {
             return self.next_piece(chunk);
         }
-        let target = target.max(1);
+        let mut target = target.max(1);
         let limit = self.splitting.map(|s| s.piece_bytes.max(target));
         // Read until the pending bytes hold a record start beyond `target`, or the end.
         let mut searched = 0;
@@ -377,7 +415,19 @@ impl FastaChunker {
                 }
             }
             if let Some(end) = end {
-                break end;
+                let wanted = grow.map_or(0, |(most, streams)| {
+                    most.min(streams.saturating_mul(longest_record(&self.pending[..end])))
+                });
+                if end >= wanted || end == self.pending.len() {
+                    break end;
+                }
+                // Too short for its longest record: look for a record start past `wanted`
+                // (the bytes after `end` are not searched yet).
+                target = wanted;
+                searched = end;
+                if self.pending.len() >= target {
+                    continue;
+                }
             }
             self.fill()?;
         };
@@ -552,12 +602,69 @@ mod tests {
         }
     }
 
+    #[test]
+    fn chunks_for_streams_grow_to_hold_their_longest_record_many_times() {
+        // 30 records of 11 bytes, one of 206, 30 more of 11.
+        let mut text = Vec::new();
+        for i in 0..60 {
+            if i == 30 {
+                text.extend_from_slice(b">long\n");
+                text.extend_from_slice(&[b'A'; 200]);
+                text.push(b'\n');
+            }
+            text.extend_from_slice(format!(">s{i:02}\nACGT\n").as_bytes());
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.fa");
+        std::fs::write(&path, &text).unwrap();
+        let (target, streams) = (40, 4);
+        for (limit, split) in [(40, false), (500, false), (5000, false), (5000, true)] {
+            let mut chunker = FastaChunker::open(&path).unwrap();
+            if split {
+                // Pieces only for records over 1,000 bytes: none here.
+                chunker.split_records(1000, 10);
+            }
+            let mut chunk = FastaChunk::default();
+            let (mut rebuilt, mut offset) = (Vec::new(), 0);
+            while chunker
+                .next_chunk_for_streams(&mut chunk, target, limit, streams)
+                .unwrap()
+            {
+                assert_eq!(chunk.offset, offset);
+                offset += chunk.bytes.len() as u64;
+                rebuilt.extend_from_slice(&chunk.bytes);
+                let (len, longest) = (chunk.bytes.len(), longest_record(&chunk.bytes));
+                let at_end = offset == text.len() as u64;
+                assert!(len >= target || at_end, "limit {limit}: {len} bytes");
+                if len >= streams * longest || at_end {
+                    continue;
+                }
+                // Short of `streams` longest records only when adding more would pass
+                // the limit.
+                assert!(
+                    len >= limit,
+                    "limit {limit}: {len} bytes, longest {longest}"
+                );
+            }
+            assert_eq!(rebuilt, text, "limit {limit}");
+        }
+        assert_eq!(longest_record(b">a\nAC\n>b\nACGT\n>c\nA"), 8);
+    }
+
     /// A record rebuilt from its pieces: name, sequence, and each piece's
     /// (residues_before, residues).
     type Rebuilt = (String, Vec<u8>, Vec<(u64, u64)>);
 
     /// Every record of `text` chunked with long records cut into pieces.
-    fn pieced(text: &[u8], target: usize, piece_bytes: usize, overlap: u64) -> Vec<Rebuilt> {
+    /// With `grow` as `(limit, streams)`, chunked by
+    /// [`FastaChunker::next_chunk_for_streams`].
+    fn pieced(
+        text: &[u8],
+        target: usize,
+        piece_bytes: usize,
+        overlap: u64,
+        grow: Option<(usize, usize)>,
+    ) -> Vec<Rebuilt> {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.fa");
         std::fs::write(&path, text).unwrap();
@@ -566,7 +673,7 @@ mod tests {
         let mut chunk = FastaChunk::default();
         let mut out: Vec<Rebuilt> = Vec::new();
         let mut open = false;
-        while chunker.next_chunk(&mut chunk, target).unwrap() {
+        while chunker.fill_chunk(&mut chunk, target, grow).unwrap() {
             for record in chunk.records() {
                 let record = record.unwrap();
                 let mut sequence = Vec::new();
@@ -623,9 +730,18 @@ mod tests {
             for (target, piece_bytes, overlap) in
                 [(50, 400, 30), (1, 100, 0), (1000, 1000, 99), (7, 64, 63)]
             {
-                let got = pieced(text.as_bytes(), target, piece_bytes, overlap);
+                let got = pieced(text.as_bytes(), target, piece_bytes, overlap, None);
                 let names: Vec<_> = got.iter().map(|(n, s, _)| (n.clone(), s.clone())).collect();
                 assert_eq!(names, expected, "{target} {piece_bytes} {overlap}");
+                // Chunks grown for their longest record cut the same pieces.
+                let grown = pieced(
+                    text.as_bytes(),
+                    target,
+                    piece_bytes,
+                    overlap,
+                    Some((5000, 64)),
+                );
+                assert_eq!(grown, got, "{target} {piece_bytes} {overlap}, grown");
                 let (_, _, pieces) = &got[1];
                 assert!(pieces.len() >= 3, "{pieces:?}");
                 for w in pieces.windows(2) {

@@ -34,7 +34,7 @@ use seqfarm_io::fasta_chunks::{FastaChunk, FastaChunker, ResidueMap};
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_sw::gpu::{GpuDevice, GpuKernels, GpuSearcher};
 use seqfarm_sw::stats::{self, KarlinParams};
-use seqfarm_sw::{Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock};
+use seqfarm_sw::{Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock, Width};
 
 use crate::common::{farm_error, Destination, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
@@ -579,7 +579,8 @@ impl<'a> SearchJob<'a> {
         let (args, queries, check) = (self.args, &self.queries, &self.check);
         let mut database = FastaChunker::open(&args.database)?;
         // With --scores-only, a chunk's lines for many queries are held at once: smaller
-        // chunks keep that bounded (about 16 queries' worth of a default chunk).
+        // chunks keep that bounded (about 16 queries' worth of a default chunk), unless a
+        // long record needs a bigger one (below).
         // A GPU launch wants tens of thousands of sequences to fill the GPU. The size
         // follows what was asked (--gpu, --gpu auto), not whether a GPU was found, so
         // that a search planned on one machine cuts the chunks its parts cut on others.
@@ -593,6 +594,13 @@ impl<'a> SearchJob<'a> {
             base
         }
         .max(1);
+        // A chunk cut smaller than `base` grows, up to `base`, until it holds its longest
+        // record as many times as the widest kernel has lanes (8-bit AVX-512): each lane
+        // scores a stream of sequences, and on a smaller chunk most lanes wait for the one
+        // with the longest record (150 queries against 20,000 UniProt sequences: 2.2x
+        // faster, the same bytes). The count is fixed, not this CPU's, so that every
+        // machine (and every part of a planned search) cuts the same chunks.
+        let streams = Isa::Avx512.lanes(Width::I8);
         if let Some(fragmenting) = self.fragmenting {
             // Pieces of 64 fragments (every lane of the widest kernel busy), at most
             // 16 MiB, at least a chunk.
@@ -607,7 +615,8 @@ impl<'a> SearchJob<'a> {
         let mut skipped = 0u64;
         let mut emit = |task: &mut ScanTask| -> Result<Fill> {
             loop {
-                let more = database.next_chunk(&mut task.chunk, chunk_size)?;
+                let more =
+                    database.next_chunk_for_streams(&mut task.chunk, chunk_size, base, streams)?;
                 if more && !sampled.is_full() {
                     for record in task.chunk.records() {
                         sampled.add(record?.body);
