@@ -617,8 +617,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.fa");
         std::fs::write(&path, &text).unwrap();
-        let (target, streams) = (40, 4);
-        for (limit, split) in [(40, false), (500, false), (5000, false), (5000, true)] {
+        let limits = [(40, false), (500, false), (5000, false), (5000, true)];
+        let cases = limits.iter().flat_map(|&(limit, split)| {
+            [1, 40, 300].into_iter().flat_map(move |target| {
+                [1, 4, 64].map(move |streams| (limit, split, target, streams))
+            })
+        });
+        for (limit, split, target, streams) in cases {
+            let case = format!("limit {limit}, split {split}, target {target}, streams {streams}");
             let mut chunker = FastaChunker::open(&path).unwrap();
             if split {
                 // Pieces only for records over 1,000 bytes: none here.
@@ -630,23 +636,20 @@ mod tests {
                 .next_chunk_for_streams(&mut chunk, target, limit, streams)
                 .unwrap()
             {
-                assert_eq!(chunk.offset, offset);
+                assert_eq!(chunk.offset, offset, "{case}");
                 offset += chunk.bytes.len() as u64;
                 rebuilt.extend_from_slice(&chunk.bytes);
                 let (len, longest) = (chunk.bytes.len(), longest_record(&chunk.bytes));
                 let at_end = offset == text.len() as u64;
-                assert!(len >= target || at_end, "limit {limit}: {len} bytes");
-                if len >= streams * longest || at_end {
-                    continue;
-                }
+                assert!(len >= target || at_end, "{case}: {len} bytes");
                 // Short of `streams` longest records only when adding more would pass
                 // the limit.
                 assert!(
-                    len >= limit,
-                    "limit {limit}: {len} bytes, longest {longest}"
+                    len >= (streams * longest).min(limit) || at_end,
+                    "{case}: {len} bytes, longest {longest}"
                 );
             }
-            assert_eq!(rebuilt, text, "limit {limit}");
+            assert_eq!(rebuilt, text, "{case}");
         }
         assert_eq!(longest_record(b">a\nAC\n>b\nACGT\n>c\nA"), 8);
     }
