@@ -286,6 +286,27 @@ fn identical_output_at_one_and_two_threads() {
     }
 }
 
+/// With more than 16 queries `--scores-only` cuts smaller chunks, each grown until it
+/// holds its longest record 64 times (or reaches the chunk size): the same bytes at any
+/// chunk size and thread count.
+#[test]
+fn scores_only_with_many_queries_is_the_same_at_any_chunk_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let queries = dir.path().join("q30.fa");
+    let text = std::fs::read_to_string(data("sw_q10.fa")).unwrap();
+    std::fs::write(&queries, text.repeat(3)).unwrap();
+    let db = data("sw_db1500.fa.gz");
+    let outputs: Vec<String> = [("1", "10000000"), ("2", "3000"), ("2", "200000")]
+        .into_iter()
+        .map(|(threads, chunk)| {
+            let args = ["--scores-only", "-t", threads, "--chunk-size", chunk];
+            search(&[&args[..], &[path(&queries), path(&db)]].concat()).0
+        })
+        .collect();
+    assert_eq!(outputs[0].lines().count(), 30 * 1500);
+    assert!(outputs.iter().all(|o| o == &outputs[0]));
+}
+
 #[test]
 fn output_file_is_atomic_and_needs_force() {
     let dir = tempfile::tempdir().unwrap();
