@@ -415,9 +415,13 @@ impl FastaChunker {
                 }
             }
             if let Some(end) = end {
-                let wanted = grow.map_or(0, |(most, streams)| {
-                    most.min(streams.saturating_mul(longest_record(&self.pending[..end])))
-                });
+                // (Records are not scanned for their longest when the chunk cannot grow.)
+                let wanted = match grow {
+                    Some((most, streams)) if end < most => {
+                        most.min(streams.saturating_mul(longest_record(&self.pending[..end])))
+                    }
+                    _ => 0,
+                };
                 if end >= wanted || end == self.pending.len() {
                     break end;
                 }

@@ -597,8 +597,8 @@ impl<'a> SearchJob<'a> {
         // A chunk cut smaller than `base` grows, up to `base`, until it holds its longest
         // record as many times as the widest kernel has lanes (8-bit AVX-512): each lane
         // scores a stream of sequences, and on a smaller chunk most lanes wait for the one
-        // with the longest record (150 queries against 20,000 UniProt sequences: 2.2x
-        // faster, the same bytes). The count is fixed, not this CPU's, so that every
+        // with the longest record (150 queries against 20,000 UniProt sequences: about
+        // 2x faster, the same bytes). The count is fixed, not this CPU's, so that every
         // machine (and every part of a planned search) cuts the same chunks.
         let streams = Isa::Avx512.lanes(Width::I8);
         if let Some(fragmenting) = self.fragmenting {
