@@ -248,16 +248,18 @@ impl<'i> Aligner<'i> {
         self.penalties.clear();
         self.smem_store.clear();
         results.clear();
+        // The reads to search: those no filter drops.
+        let mut all = Vec::with_capacity(reads.len());
         for (i, read) in reads.iter().enumerate() {
             let filter = self.read_filter(read.bases);
             self.prepare(read, strands(i), filter.is_none());
+            if filter.is_none() {
+                all.push(i);
+            }
             results.push(ReadResult::Unaligned(
                 filter.unwrap_or(Unaligned::NoAlignment),
             ));
         }
-        let all: Vec<usize> = (0..reads.len())
-            .filter(|&r| results[r] == ReadResult::Unaligned(Unaligned::NoAlignment))
-            .collect();
         self.align_round(reads, &all, Round::First, results);
         let unsettled: Vec<usize> = all
             .iter()
