@@ -125,19 +125,24 @@ pub fn parse_text_field(field: &[u8]) -> Option<Tag<'_>> {
 }
 
 /// Appends the BAM encoding of a SAM text value of type `kind` (`A`, `f`, `H` or `B`,
-/// as [`parse_text_field`] accepted it): the type letter, then the value.
+/// as [`parse_text_field`] accepted it): the type letter, then the value. A value it
+/// would not have accepted still gives a whole field (a blank, 0, an empty array), so
+/// the record stays readable.
 pub fn encode_text_value(kind: u8, value: &[u8], out: &mut Vec<u8>) {
     out.push(kind);
     match kind {
         b'A' => out.push(value.first().copied().unwrap_or(b' ')),
-        b'f' => encode_number(b'f', value, out).unwrap_or(()),
+        b'f' => {
+            if encode_number(b'f', value, out).is_none() {
+                out.extend_from_slice(&0f32.to_le_bytes());
+            }
+        }
         b'H' => {
             out.extend_from_slice(value);
             out.push(0);
         }
         _ => {
             let Some((element, items)) = array_items(value) else {
-                // Not a value parse_text_field accepted: an empty array.
                 out.extend_from_slice(&[b'c', 0, 0, 0, 0]);
                 return;
             };
@@ -294,6 +299,19 @@ mod tests {
         let mut again = Vec::new();
         append_bam_fields_as_text(&bam, &mut again).unwrap();
         assert_eq!(String::from_utf8(again).unwrap(), text);
+    }
+
+    #[test]
+    fn values_never_accepted_still_encode_whole_fields() {
+        for (kind, value, expected) in [
+            (b'f', &b"one"[..], &b"f\0\0\0\0"[..]),
+            (b'A', b"", b"A "),
+            (b'B', b"q,1", b"Bc\0\0\0\0"),
+        ] {
+            let mut out = Vec::new();
+            encode_text_value(kind, value, &mut out);
+            assert_eq!(out, expected, "{}", kind as char);
+        }
     }
 
     #[test]
