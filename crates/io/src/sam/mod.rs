@@ -196,7 +196,7 @@ fn push_text_tag(tag: &Tag<'_>, out: &mut Vec<u8>) {
         }
         TagValue::Text { kind, value } => {
             out.extend_from_slice(&[b':', kind, b':']);
-            out.extend_from_slice(value);
+            tag_text::push_sam_text_value(kind, value, out);
         }
     }
 }

@@ -17,7 +17,9 @@ const ARRAY_TYPES: [(u8, usize); 7] = [
 ];
 
 /// Appends the optional fields of BAM record data `aux` as SAM text, each after a tab
-/// (`\tRG:Z:grp1\tXI:i:3`), as `samtools view` writes them: the integer types as `i`.
+/// (`\tRG:Z:grp1\tXI:i:3`), as `samtools view` writes them: the integer types as `i`;
+/// a float as the shortest text that reads back to it, which [`push_sam_text_value`]
+/// rounds as samtools does when it writes SAM, and BAM output encodes back unchanged.
 /// A malformed field is an error saying which tag and what is wrong.
 pub fn append_bam_fields_as_text(mut aux: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     while !aux.is_empty() {
@@ -122,6 +124,77 @@ pub fn parse_text_field(field: &[u8]) -> Option<Tag<'_>> {
         _ => return None,
     };
     Some(Tag { name, value })
+}
+
+/// Appends the SAM text of a value of type `kind` (`A`, `f`, `H` or `B`, as
+/// [`parse_text_field`] accepted it), as samtools writes it: a float, alone or in a `B`
+/// array, is written as C's `%g` writes it (`3.14159`, `1e-07`), other values as they are.
+/// The value is carried as the shortest text that reads back to the same float, so that
+/// BAM output keeps the input's bits; only SAM text rounds to `%g`'s six digits.
+pub fn push_sam_text_value(kind: u8, value: &[u8], out: &mut Vec<u8>) {
+    let push_float = |item: &[u8], out: &mut Vec<u8>| match parse_float(item) {
+        Some(v) => push_float_as_c_g(v, out),
+        None => out.extend_from_slice(item),
+    };
+    match (kind, value) {
+        (b'f', _) => push_float(value, out),
+        (b'B', [b'f', b',', list @ ..]) => {
+            out.push(b'f');
+            for item in list.split(|&c| c == b',') {
+                out.push(b',');
+                push_float(item, out);
+            }
+        }
+        _ => out.extend_from_slice(value),
+    }
+}
+
+/// Appends `v` as C's `printf("%g")` writes it: six significant digits, trailing zeros
+/// dropped, an exponent of at least two digits outside 1e-4..1e6 (`-0`, `nan`, `-inf`
+/// as glibc spells them). samtools writes BAM floats so.
+pub fn push_float_as_c_g(v: f32, out: &mut Vec<u8>) {
+    const DIGITS: i32 = 6;
+    let v = f64::from(v);
+    let sign = if v.is_sign_negative() { "-" } else { "" };
+    if v.is_nan() || v.is_infinite() || v == 0.0 {
+        let word = if v.is_nan() {
+            "nan"
+        } else if v == 0.0 {
+            "0"
+        } else {
+            "inf"
+        };
+        out.extend_from_slice(sign.as_bytes());
+        out.extend_from_slice(word.as_bytes());
+        return;
+    }
+    // The exponent after rounding to six digits decides the style, as in C.
+    let scientific = format!("{:.*e}", (DIGITS - 1) as usize, v);
+    let (mantissa, exponent) = scientific.split_once('e').expect("Rust's {:e} has an e");
+    let exponent: i32 = exponent
+        .parse()
+        .expect("Rust's {:e} exponent is an integer");
+    let text = if (-4..DIGITS).contains(&exponent) {
+        let fixed = format!("{:.*}", (DIGITS - 1 - exponent) as usize, v);
+        trim_fraction_zeros(&fixed).to_string()
+    } else {
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!(
+            "{}e{sign}{:02}",
+            trim_fraction_zeros(mantissa),
+            exponent.abs()
+        )
+    };
+    out.extend_from_slice(text.as_bytes());
+}
+
+/// `text` without the zeros that end its fraction, and without a `.` left bare.
+fn trim_fraction_zeros(text: &str) -> &str {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        text
+    }
 }
 
 /// Appends the BAM encoding of a SAM text value of type `kind` (`A`, `f`, `H` or `B`,
@@ -299,6 +372,52 @@ mod tests {
         let mut again = Vec::new();
         append_bam_fields_as_text(&bam, &mut again).unwrap();
         assert_eq!(String::from_utf8(again).unwrap(), text);
+    }
+
+    #[test]
+    fn floats_are_written_as_c_g_writes_them() {
+        for (v, text) in [
+            (1.5f32, "1.5"),
+            (std::f32::consts::PI, "3.14159"),
+            (1e-7, "1e-07"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (100_000.0, "100000"),
+            (999_999.5, "1e+06"),
+            (123_456_790.0, "1.23457e+08"),
+            (-2.5e9, "-2.5e+09"),
+            (0.1, "0.1"),
+            (-0.0, "-0"),
+            (0.0, "0"),
+            (f32::INFINITY, "inf"),
+            (f32::NEG_INFINITY, "-inf"),
+            (f32::NAN, "nan"),
+            (-f32::NAN, "-nan"),
+        ] {
+            let mut out = Vec::new();
+            push_float_as_c_g(v, &mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), text, "{v:e}");
+        }
+    }
+
+    #[test]
+    fn sam_text_rounds_floats_and_keeps_other_values() {
+        for (kind, value, text) in [
+            (b'f', &b"3.1415927"[..], "3.14159"),
+            (b'B', b"f,0.1,1e-7,-2.5e9", "f,0.1,1e-07,-2.5e+09"),
+            (b'B', b"f", "f"),
+            (b'B', b"s,1,-2", "s,1,-2"),
+            (b'A', b"q", "q"),
+            (b'H', b"1AE3", "1AE3"),
+        ] {
+            let mut out = Vec::new();
+            push_sam_text_value(kind, value, &mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), text);
+        }
+        // Carried as text, a BAM float keeps its bits: the shortest text that reads back.
+        let mut carried = Vec::new();
+        append_bam_fields_as_text(b"Xpf\xdb\x0f\x49\x40", &mut carried).unwrap();
+        assert_eq!(carried, b"\tXp:f:3.1415927");
     }
 
     #[test]
