@@ -270,7 +270,7 @@ impl AlignArgs {
             .unwrap_or_else(|| PathBuf::from("-"));
         // Refuse existing outputs, and outputs that are inputs, before loading anything.
         let index_file = index_path(self.index_prefix());
-        let specs = self.read_file_specs()?;
+        let specs = self.read_file_specs();
         let read_paths = read_file_paths(&sources);
         let inputs: Vec<&PathBuf> = read_paths.iter().chain([&index_file]).collect();
         let outputs = [&out_path]

@@ -9,7 +9,7 @@ use seqfarm_align::{AlignMode, AlignParams, MateOrientation, PairParams, Preset,
 
 use seqfarm_io::reads::{InputFormat, ReadSources, TrimTo};
 
-use super::mate_files::ReadFileSpec;
+use super::mate_files::{ReadFileCompression, ReadFileKind, ReadFileSpec};
 use crate::common::ForceArg;
 
 /// Align reads to an index, single- or paired-end (bowtie2's options and output)
@@ -766,34 +766,52 @@ impl AlignArgs {
         Ok(id.map(|_| line))
     }
 
-    /// The `--un`/`--al`/`--un-conc`/`--al-conc` files asked for.
-    pub fn read_file_specs(&self) -> anyhow::Result<Vec<ReadFileSpec>> {
+    /// The `--un`/`--al`/`--un-conc`/`--al-conc` files asked for (each option's plain,
+    /// `-gz`, `-bz2` and `-lz4` forms).
+    pub fn read_file_specs(&self) -> Vec<ReadFileSpec> {
+        use ReadFileCompression::{Bzip2, Gzip, Lz4, Plain};
         let options = [
-            ("un", &self.un),
-            ("un-gz", &self.un_gz),
-            ("un-bz2", &self.un_bz2),
-            ("un-lz4", &self.un_lz4),
-            ("al", &self.al),
-            ("al-gz", &self.al_gz),
-            ("al-bz2", &self.al_bz2),
-            ("al-lz4", &self.al_lz4),
-            ("un-conc", &self.un_conc),
-            ("un-conc-gz", &self.un_conc_gz),
-            ("un-conc-bz2", &self.un_conc_bz2),
-            ("un-conc-lz4", &self.un_conc_lz4),
-            ("al-conc", &self.al_conc),
-            ("al-conc-gz", &self.al_conc_gz),
-            ("al-conc-bz2", &self.al_conc_bz2),
-            ("al-conc-lz4", &self.al_conc_lz4),
+            (
+                ReadFileKind::Unaligned,
+                [&self.un, &self.un_gz, &self.un_bz2, &self.un_lz4],
+            ),
+            (
+                ReadFileKind::Aligned,
+                [&self.al, &self.al_gz, &self.al_bz2, &self.al_lz4],
+            ),
+            (
+                ReadFileKind::UnalignedPairs,
+                [
+                    &self.un_conc,
+                    &self.un_conc_gz,
+                    &self.un_conc_bz2,
+                    &self.un_conc_lz4,
+                ],
+            ),
+            (
+                ReadFileKind::AlignedPairs,
+                [
+                    &self.al_conc,
+                    &self.al_conc_gz,
+                    &self.al_conc_bz2,
+                    &self.al_conc_lz4,
+                ],
+            ),
         ];
-        let mut specs = Vec::new();
-        for (option, path) in options {
-            if let Some(path) = path {
-                let spec = ReadFileSpec::from_option(option, path.clone());
-                specs.push(spec.ok_or_else(|| anyhow::anyhow!("--{option}: not a read file"))?);
-            }
-        }
-        Ok(specs)
+        options
+            .into_iter()
+            .flat_map(|(kind, paths)| {
+                [Plain, Gzip, Bzip2, Lz4].into_iter().zip(paths).filter_map(
+                    move |(compression, path)| {
+                        path.clone().map(|path| ReadFileSpec {
+                            kind,
+                            path,
+                            compression,
+                        })
+                    },
+                )
+            })
+            .collect()
     }
 
     /// Moves bowtie2's positional arguments (`[INDEX] [READS [OUT.sam]]`) into the
@@ -906,7 +924,6 @@ impl AlignArgs {
         self.pairing()?;
         self.trim_to()?;
         self.input_format()?;
-        self.read_file_specs()?;
         self.read_group_line()?;
         Ok(())
     }

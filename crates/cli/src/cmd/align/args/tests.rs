@@ -46,7 +46,7 @@ fn pipeline_forms_parse() {
     assert_eq!(a.pairing().unwrap().max_fragment, 1000);
     assert_eq!(a.trim3, 5);
     assert_eq!(a.threads, Some(8));
-    let files = a.read_file_specs().unwrap();
+    let files = a.read_file_specs();
     assert_eq!(files.len(), 1);
     assert_eq!(files[0].path, PathBuf::from("un%.fq.gz"));
     assert_eq!(
@@ -83,9 +83,7 @@ fn pipeline_forms_parse() {
         --local",
     );
     // The wrapper's LZ4 read files (not in bowtie2's help) are written as it writes them.
-    let files = ok("-x idx -U r.fq --al-lz4 a.lz4")
-        .read_file_specs()
-        .unwrap();
+    let files = ok("-x idx -U r.fq --al-lz4 a.lz4").read_file_specs();
     assert_eq!(
         files[0].compression,
         super::super::mate_files::ReadFileCompression::Lz4
