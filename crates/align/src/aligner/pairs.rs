@@ -516,6 +516,9 @@ const MIN_FRAGMENT_SAMPLE: usize = 16;
 const FRAGMENT_SAMPLE_REACH: u64 = 10;
 /// Half-width, in standard deviations, of the learned range of fragment lengths.
 const STRETCH_DEVIATIONS: f64 = 4.0;
+/// The largest penalty for an unlikely fragment length: far beyond any score difference
+/// between two placements, and far from overflowing a score sum when subtracted.
+const MAX_LENGTH_PENALTY: i32 = 1 << 20;
 
 impl FragmentModel {
     /// The model of the batch whose mates' places are `mates` (two per pair).
@@ -618,13 +621,20 @@ impl FragmentModel {
     /// `0.721 · ln(2 · erfc(z / √2))` at +1 per match, scaled to mismatches of `unit`
     /// (BWA-MEM's mismatch costs 5 of its match units); 0 without a learned
     /// distribution.
+    /// At most [`MAX_LENGTH_PENALTY`]: a length tens of deviations out (a concordant pair
+    /// far inside a wide `-X`) has a tail probability below what a float holds, and its
+    /// penalty is taken from the logarithm, so that it stays finite and the score
+    /// arithmetic cannot overflow.
     fn length_penalty(&self, length: u64, unit: i32) -> i32 {
         let Some((mean, sd)) = &self.lengths else {
             return 0;
         };
         let z = (length as f64 - mean).abs() / sd;
-        let unlikelihood = -0.721 * (2.0 * erfc(z / std::f64::consts::SQRT_2)).ln();
-        (unlikelihood * f64::from(unit) / 5.0).max(0.0).round() as i32
+        let unlikelihood =
+            -0.721 * (std::f64::consts::LN_2 + ln_erfc(z / std::f64::consts::SQRT_2));
+        (unlikelihood * f64::from(unit) / 5.0)
+            .clamp(0.0, f64::from(MAX_LENGTH_PENALTY))
+            .round() as i32
     }
 
     /// How unlikely a non-concordant combination of two mate places is as a fragment,
@@ -682,9 +692,11 @@ impl FragmentModel {
     }
 }
 
-/// The complementary error function (Numerical Recipes' `erfcc`, relative error below
-/// 1.2e-7), for the fragment model's tail probabilities.
-fn erfc(x: f64) -> f64 {
+/// The natural logarithm of the complementary error function at `x >= 0` (Numerical
+/// Recipes' `erfcc`, relative error of erfc below 1.2e-7), for the fragment model's tail
+/// probabilities: taken as a logarithm, it does not underflow to 0 far in the tail,
+/// where erfc itself (below 1e-308 past x = 26.5) would.
+fn ln_erfc(x: f64) -> f64 {
     let z = x.abs();
     let t = 1.0 / (1.0 + 0.5 * z);
     let poly = -z * z - 1.265_512_23
@@ -695,12 +707,7 @@ fn erfc(x: f64) -> f64 {
                         + t * (0.278_868_07
                             + t * (-1.135_203_98
                                 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
-    let r = t * poly.exp();
-    if x >= 0.0 {
-        r
-    } else {
-        2.0 - r
-    }
+    t.ln() + poly
 }
 
 /// Whether a pair's mates are worth rescuing: no concordant combination while a mate
@@ -812,7 +819,7 @@ fn rescue_window(
 
 #[cfg(test)]
 mod tests {
-    use super::{erfc, Combination, FragmentModel, MatePlaces};
+    use super::{ln_erfc, Combination, FragmentModel, MatePlaces, MAX_LENGTH_PENALTY};
     use crate::candidate::Placement;
     use crate::cigar::{Cigar, CigarOp};
 
@@ -866,20 +873,46 @@ mod tests {
     }
 
     #[test]
-    fn erfc_matches_tabulated_values() {
-        for (x, want) in [
-            (0.0, 1.0),
-            (0.5, 0.479_500_122),
-            (1.0, 0.157_299_207),
-            (2.0, 0.004_677_735),
-            (4.0, 1.541_725_790e-8),
-            (-1.0, 1.842_700_793),
+    fn ln_erfc_matches_tabulated_values() {
+        // erfc(x) as mantissa · 10^exponent (the last is below what an f64 holds).
+        for (x, mantissa, exponent) in [
+            (0.0, 1.0, 0),
+            (0.5, 0.479_500_122, 0),
+            (1.0, 0.157_299_207, 0),
+            (2.0, 0.004_677_735, 0),
+            (4.0, 1.541_725_790, -8),
+            (30.0, 2.564_656_204, -393),
         ] {
-            let got = erfc(x);
+            let want: f64 = f64::ln(mantissa) + f64::from(exponent) * std::f64::consts::LN_10;
+            let got = ln_erfc(x);
             assert!(
-                (got - want).abs() <= 2e-7 * want,
-                "erfc({x}) = {got}, not {want}"
+                (got - want).abs() <= 2e-7,
+                "ln erfc({x}) = {got}, not {want}"
             );
         }
+    }
+
+    #[test]
+    fn far_fragment_lengths_have_a_finite_growing_penalty() {
+        let model = FragmentModel {
+            lengths: Some((400.0, 60.0)),
+            stretch: None,
+        };
+        let unit = 6;
+        assert_eq!(model.length_penalty(400, unit), 0);
+        let lengths = [460, 700, 2_000, 2_700, 5_000, 10_000, 100_000, u64::MAX];
+        let penalties: Vec<i32> = lengths
+            .iter()
+            .map(|&l| model.length_penalty(l, unit))
+            .collect();
+        assert!(
+            penalties
+                .windows(2)
+                .all(|w| w[0] < w[1] || w[1] == MAX_LENGTH_PENALTY),
+            "{penalties:?}"
+        );
+        // 2,700 bases is 38 deviations out: its tail probability is below f64's range.
+        assert!(penalties[3] > penalties[2] && penalties[3] < MAX_LENGTH_PENALTY);
+        assert_eq!(*penalties.last().unwrap(), MAX_LENGTH_PENALTY);
     }
 }
