@@ -211,7 +211,8 @@ impl PairParams {
             contain: true,
             ..self.clone()
         };
-        (self.min_fragment.max(1) as i64..=self.max_fragment as i64).contains(&oriented)
+        let as_signed = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        (as_signed(self.min_fragment.max(1))..=as_signed(self.max_fragment)).contains(&oriented)
             && loose.classify(m1, m2) == PairFit::Concordant
             && self.classify(m1, m2) == PairFit::Discordant
     }

@@ -525,7 +525,7 @@ impl FragmentModel {
     fn learn(pairing: &PairParams, mates: &[MatePlaces]) -> Self {
         let reach = PairParams {
             min_fragment: 0,
-            max_fragment: FRAGMENT_SAMPLE_REACH * pairing.max_fragment.max(1),
+            max_fragment: FRAGMENT_SAMPLE_REACH.saturating_mul(pairing.max_fragment.max(1)),
             ..pairing.clone()
         };
         let mut lengths: Vec<u64> = mates
@@ -773,8 +773,8 @@ fn best_rival(
 /// Whether two mate places lie close together on one contig (within four times `-X`):
 /// a fragment just outside the limits, or a tandem copy.
 fn close_together(pairing: &PairParams, p1: &Placement, p2: &Placement) -> bool {
-    let near = 4 * pairing.max_fragment as i64;
-    p1.contig == p2.contig && (p1.position as i64 - p2.position as i64).abs() <= near
+    let near = pairing.max_fragment.saturating_mul(4);
+    p1.contig == p2.contig && p1.position.abs_diff(p2.position) <= near
 }
 
 /// The best score of a mate at a place other than `chosen` (`XS`).
@@ -819,9 +819,12 @@ fn rescue_window(
 
 #[cfg(test)]
 mod tests {
-    use super::{ln_erfc, Combination, FragmentModel, MatePlaces, MAX_LENGTH_PENALTY};
+    use super::{
+        close_together, ln_erfc, Combination, FragmentModel, MatePlaces, MAX_LENGTH_PENALTY,
+    };
     use crate::candidate::Placement;
     use crate::cigar::{Cigar, CigarOp};
+    use crate::pair::{PairFit, PairParams};
 
     /// A mate's places: 100 bases aligned at each of `positions`, all scoring 0.
     fn places_at(positions: &[u64], reverse: bool) -> MatePlaces {
@@ -890,6 +893,28 @@ mod tests {
                 "ln erfc({x}) = {got}, not {want}"
             );
         }
+    }
+
+    #[test]
+    fn the_largest_fragment_limit_does_not_overflow() {
+        let pairing = PairParams {
+            max_fragment: u64::MAX,
+            ..PairParams::default()
+        };
+        let mates: Vec<MatePlaces> = (0..20)
+            .flat_map(|i| {
+                [
+                    places_at(&[1000 * i], false),
+                    places_at(&[1000 * i + 300 + i], true),
+                ]
+            })
+            .collect();
+        let model = FragmentModel::learn(&pairing, &mates);
+        let (mean, _) = model.lengths.expect("20 unambiguous pairs");
+        assert!((400.0..420.0).contains(&mean), "{mean}");
+        let (first, last) = (&mates[0].places[0], &mates[39].places[0]);
+        assert!(close_together(&pairing, first, last));
+        assert_eq!(pairing.classify(first, last), PairFit::Concordant);
     }
 
     #[test]

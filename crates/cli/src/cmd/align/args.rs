@@ -292,10 +292,10 @@ pub struct AlignArgs {
 
     // ---- Paired-end
     /// Shortest concordant fragment
-    #[arg(short = 'I', long = "minins", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u64>)]
+    #[arg(short = 'I', long = "minins", value_name = "N", default_value_t = 0, value_parser = fragment_limit)]
     pub minins: u64,
     /// Longest concordant fragment
-    #[arg(short = 'X', long = "maxins", value_name = "N", default_value_t = 500, value_parser = truncated_int::<u64>)]
+    #[arg(short = 'X', long = "maxins", value_name = "N", default_value_t = 500, value_parser = fragment_limit)]
     pub maxins: u64,
     /// Mate 1 forward, mate 2 reverse (the default)
     #[arg(long, group = "orientation")]
@@ -952,6 +952,19 @@ fn truncated_int<T: std::str::FromStr>(text: &str) -> Result<T, String> {
     whole
         .parse::<T>()
         .map_err(|_| format!("{text:?} is not a valid number"))
+}
+
+/// Parses `-I`/`-X` as bowtie2 does ([`truncated_int`]), up to its limit, the largest C
+/// `int`: a larger value is an error there and here.
+fn fragment_limit(text: &str) -> Result<u64, String> {
+    let n = truncated_int::<u64>(text)?;
+    if n > i32::MAX as u64 {
+        return Err(format!(
+            "{n} is over {}, the largest fragment length",
+            i32::MAX
+        ));
+    }
+    Ok(n)
 }
 
 /// Parses `A[,B]` integers (bowtie2's `--mp`, `--rdg`, `--rfg`); decimals are cut

@@ -124,6 +124,8 @@ fn conflicts_are_errors() {
         "-x i -U r -k 3 -a",
         "-x i -1 a -2 b --fr --rf",
         "-x i -1 a -2 b -I 600 -X 500",
+        "-x i -1 a -2 b -X 2147483648",
+        "-x i -1 a -2 b -I 18446744073709551615",
         "-x i -1 a",
         "-x i -1 a,b -2 c",
         "-x i -U r --nofw --norc",
@@ -264,6 +266,9 @@ fn decimal_numbers_are_cut_off_as_bowtie2_does() {
     assert_eq!(s.n_penalty, 1);
     let p = a.pairing().unwrap();
     assert_eq!((p.min_fragment, p.max_fragment), (10, 500));
+    // Up to bowtie2's limit, the largest C int.
+    let p = ok("-x i -1 a -2 b -X 2147483647").pairing().unwrap();
+    assert_eq!(p.max_fragment, 2_147_483_647);
     assert_eq!((a.threads, a.trim3, a.report), (Some(2), 4, Some(2)));
     assert_eq!(
         ok("-x i -U r --local --ma 2.7")
