@@ -11,9 +11,13 @@ set -euo pipefail
 cd "$(dirname "$0")"
 # The suite checks what seqfarm does, not how fast it does it: its release build leaves
 # out link-time optimisation, about half of a clean build's compile time, and the debug
-# line tables. (Benchmarks and the installed binary build with both: `cargo build
+# line tables, and it keeps the checks of a debug build: integer overflow panics (a
+# release build would wrap silently and print a wrong number) and debug assertions,
+# with the standard library's checks of unsafe calls' preconditions. (Benchmarks and
+# the installed binary build without the checks, with LTO and line tables: `cargo build
 # --release` rebuilds.)
 export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_DEBUG=false
+export CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
 # What the build links, and what makes the virtual environments, first.
 ./debian-packages.sh libisal-dev libhts-dev python3-venv
 
