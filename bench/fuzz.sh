@@ -3,9 +3,10 @@
 # crates/fuzzing for what each covers) for a set time each and prints a table: seconds
 # run, inputs executed, coverage, corpus size and findings. Each target starts from its
 # seeds (fuzz/seeds/TARGET) plus the corpus of earlier runs (fuzz/corpus/TARGET, kept).
-# A finding (crash, panic, hang over 10 s, more than 2 GB resident or a single allocation
-# over 1 GB) is copied to fuzz/regressions/TARGET/, which `cargo test` replays; fix it,
-# then commit the file.
+# The build is optimised but keeps overflow checks and debug assertions (-a), so an
+# integer overflow is a finding too. A finding (crash, panic, hang over 10 s, more than
+# 2 GB resident or a single allocation over 1 GB) is copied to fuzz/regressions/TARGET/,
+# which `cargo test` replays; fix it, then commit the file.
 #
 # usage: bench/fuzz.sh [TARGET...]          (default: every target)
 # env:   FUZZ_SECONDS per target (default 1800), FUZZ_JOBS targets at a time (default 2),
@@ -13,7 +14,7 @@
 #        memory blow-ups but not C-level memory errors)
 #
 # One target by hand (stable toolchain; RUSTC_BOOTSTRAP lets it take the sanitizer
-# flags): cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run -O bam
+# flags): cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run -O -a bam
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-1800}
@@ -24,7 +25,7 @@ if [ $# -eq 0 ]; then
 fi
 export RUSTC_BOOTSTRAP=1
 cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked --version 0.13.2
-(cd fuzz && cargo fuzz build -O --sanitizer "$sanitizer")
+(cd fuzz && cargo fuzz build -O -a --sanitizer "$sanitizer")
 logs=fuzz/logs
 mkdir -p "$logs"
 
@@ -37,7 +38,7 @@ run_target() {
   scratch=$(mktemp -d "$( [ -d /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")/seqfarm-fuzz-$target.XXXXXX")
   export SEQFARM_FUZZ_SCRATCH=$scratch
   # libFuzzer exits non-zero on a finding; the table reports it.
-  (cd fuzz && cargo fuzz run -O --sanitizer "$sanitizer" "$target" "corpus/$target" -- \
+  (cd fuzz && cargo fuzz run -O -a --sanitizer "$sanitizer" "$target" "corpus/$target" -- \
     -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
     -detect_leaks=0 -close_fd_mask=3 -print_final_stats=1 \
     -artifact_prefix="artifacts/$target/") >"$logs/$target.log" 2>&1 || true
