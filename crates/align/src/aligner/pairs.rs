@@ -621,6 +621,7 @@ impl FragmentModel {
     /// `0.721 · ln(2 · erfc(z / √2))` at +1 per match, scaled to mismatches of `unit`
     /// (BWA-MEM's mismatch costs 5 of its match units); 0 without a learned
     /// distribution.
+    ///
     /// At most [`MAX_LENGTH_PENALTY`]: a length tens of deviations out (a concordant pair
     /// far inside a wide `-X`) has a tail probability below what a float holds, and its
     /// penalty is taken from the logarithm, so that it stays finite and the score
