@@ -289,7 +289,9 @@ fn unaligned_bam_tags_are_preserved_as_bowtie2_preserves_them() {
     let dir = test_dir();
     let d = dir.path();
     // Tags of each SAM type in the FASTQ comments, made BAM tags by samtools import.
-    let fields = "BC:Z:ACGT\tXI:i:-300\tXZ:Z:two words\tXF:f:1.5\tXP:f:3.14159265\
+    // A string with a UTF-8 character is copied as it is, as samtools and bowtie2 copy it.
+    let fields =
+        "BC:Z:ACGT\tXI:i:-300\tXZ:Z:two words\tXU:Z:M\u{fc}ller\tXF:f:1.5\tXP:f:3.14159265\
                   \tXE:f:1e-7\tXQ:A:q\tXB:B:c,1,-2\tXV:B:f,0.1,-2.5e9";
     let tagged = |data: &str, file: &str| {
         let plain = head_fastq(d, data, file, 50, true);

@@ -48,13 +48,13 @@ pub fn append_bam_fields_as_text(mut aux: &[u8], out: &mut Vec<u8>) -> Result<()
                     .ok_or_else(|| error("a string without its terminating NUL"))?;
                 let value = &rest[..len];
                 let valid = if *kind == b'Z' {
-                    value.iter().all(|&c| c == b' ' || c.is_ascii_graphic())
+                    value.iter().all(|&c| string_byte(c))
                 } else {
                     valid_hex(value)
                 };
                 if !valid {
                     return Err(error(if *kind == b'Z' {
-                        "a string with a character SAM text cannot hold"
+                        "a string with a control character (a tab, a line break...)"
                     } else {
                         "an H value that is not pairs of hex digits"
                     }));
@@ -108,7 +108,7 @@ pub fn parse_text_field(field: &[u8]) -> Option<Tag<'_>> {
     }
     let value = match kind {
         b'i' => TagValue::Int(parse_int(value, i64::from(i32::MIN), i64::from(u32::MAX))?),
-        b'Z' if value.iter().all(|&c| c == b' ' || c.is_ascii_graphic()) => TagValue::Str(value),
+        b'Z' if value.iter().all(|&c| string_byte(c)) => TagValue::Str(value),
         b'A' if value.len() == 1 && value[0].is_ascii_graphic() => {
             TagValue::Text { kind: b'A', value }
         }
@@ -246,6 +246,14 @@ fn array_items(value: &[u8]) -> Option<(u8, impl Iterator<Item = &[u8]>)> {
     ))
 }
 
+/// Whether a `Z` string may hold byte `c` in SAM text: a printable character or a space,
+/// as the specification has it, or a byte of a UTF-8 character (a name with an accent),
+/// which samtools and bowtie2 copy as they are; not a control character, which would
+/// break the line.
+fn string_byte(c: u8) -> bool {
+    c == b' ' || c.is_ascii_graphic() || !c.is_ascii()
+}
+
 /// Whether `name` is a SAM tag name: a letter, then a letter or digit.
 fn valid_name(name: [u8; 2]) -> bool {
     name[0].is_ascii_alphabetic() && name[1].is_ascii_alphanumeric()
@@ -337,10 +345,12 @@ mod tests {
     /// BAM fields of every type, and their SAM text as samtools writes it.
     fn every_type() -> (Vec<u8>, &'static str) {
         let mut aux = b"XAAxRGZgrp 1\0Xcc\xfbXCC\xc8Xss\x00\x80XSS\xff\xff".to_vec();
+        aux.extend_from_slice("DSZM\u{fc}ller\0".as_bytes());
         aux.extend_from_slice(b"Xii\xff\xff\xff\xffXII\xff\xff\xff\xff");
         aux.extend_from_slice(b"Xff\x00\x00\xc0\x3fXHH1AE3\0");
         aux.extend_from_slice(b"XBBs\x02\x00\x00\x00\x01\x00\xfe\xffXeBf\x00\x00\x00\x00");
-        let text = "\tXA:A:x\tRG:Z:grp 1\tXc:i:-5\tXC:i:200\tXs:i:-32768\tXS:i:65535\
+        let text =
+            "\tXA:A:x\tRG:Z:grp 1\tXc:i:-5\tXC:i:200\tXs:i:-32768\tXS:i:65535\tDS:Z:M\u{fc}ller\
                     \tXi:i:-1\tXI:i:4294967295\tXf:f:1.5\tXH:H:1AE3\tXB:B:s,1,-2\tXe:B:f";
         (aux, text)
     }
