@@ -37,7 +37,7 @@ use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_io::reads::{
     ChunkLimits, InputChunk, InputChunker, InputFormat, ParseOptions, ReadSources,
 };
-use seqfarm_io::sam::bam::encode_header;
+use seqfarm_io::sam::bam::{check_reference_lengths, encode_header};
 use seqfarm_io::sam::{SamHeader, SamReference};
 
 pub use self::args::AlignArgs;
@@ -154,7 +154,10 @@ impl AlignArgs {
                 name: c.name.clone(),
                 len: c.len,
             })
-            .collect();
+            .collect::<Vec<_>>();
+        if self.bam.is_some() {
+            check_reference_lengths(&references).map_err(anyhow::Error::msg)?;
+        }
         let mut lines = Vec::new();
         if let Some(rg) = self.read_group_line()? {
             lines.push(rg);

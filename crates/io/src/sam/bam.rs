@@ -2,7 +2,7 @@
 //! [`crate::bgzf_writer::BgzfCompressor`]).
 
 use super::tag_text::encode_text_value;
-use super::{SamHeader, SamRecord, Tag, TagValue};
+use super::{SamHeader, SamRecord, SamReference, Tag, TagValue};
 use crate::bam::SEQ_ALPHABET;
 
 /// The 4-bit code of each byte as a SEQ letter ([`SEQ_ALPHABET`], either case; anything
@@ -33,6 +33,24 @@ pub fn reg2bin(beg: i64, end: i64) -> u16 {
         }
     }
     0
+}
+
+/// The longest reference a BAM file can describe: its lengths and positions are signed
+/// 32-bit integers.
+pub const MAX_REFERENCE_LEN: u64 = i32::MAX as u64;
+
+/// An error naming the first of `references` too long for BAM ([`MAX_REFERENCE_LEN`]),
+/// whose lengths and positions [`encode_header`] and [`encode_record`] would otherwise
+/// cut to 32 bits (SAM text has no such limit).
+pub fn check_reference_lengths(references: &[SamReference]) -> Result<(), String> {
+    match references.iter().find(|r| r.len > MAX_REFERENCE_LEN) {
+        Some(r) => Err(format!(
+            "reference {} is {} bp long, longer than BAM can hold ({MAX_REFERENCE_LEN} bp); \
+             write SAM instead",
+            r.name, r.len
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Appends the BAM header (magic, text, reference list) to `out`, uncompressed.

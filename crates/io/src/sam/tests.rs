@@ -1,4 +1,6 @@
-use super::bam::{encode_header, encode_record, reg2bin};
+use super::bam::{
+    check_reference_lengths, encode_header, encode_record, reg2bin, MAX_REFERENCE_LEN,
+};
 use super::*;
 use crate::bgzf_writer::BgzfCompressor;
 
@@ -165,4 +167,16 @@ fn mate_fields_in_sam_and_bam() {
     assert_eq!(&bam[24..28], &1i32.to_le_bytes());
     assert_eq!(&bam[28..32], &4i32.to_le_bytes());
     assert_eq!(&bam[32..36], &(-3i32).to_le_bytes());
+}
+
+#[test]
+fn references_longer_than_bam_holds_are_refused() {
+    let mut references = header().references;
+    assert!(check_reference_lengths(&references).is_ok());
+    references[1].len = MAX_REFERENCE_LEN;
+    assert!(check_reference_lengths(&references).is_ok());
+    // A 2.2 Gbp chromosome (as some amphibians and plants have) is too long for BAM.
+    references[1].len = MAX_REFERENCE_LEN + 1;
+    let e = check_reference_lengths(&references).unwrap_err();
+    assert!(e.contains("chr2") && e.contains("2147483648"), "{e}");
 }
