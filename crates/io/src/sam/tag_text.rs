@@ -131,7 +131,7 @@ pub fn parse_text_field(field: &[u8]) -> Option<Tag<'_>> {
 /// array, is written as C's `%g` writes it (`3.14159`, `1e-07`), other values as they are.
 /// The value is carried as the shortest text that reads back to the same float, so that
 /// BAM output keeps the input's bits; only SAM text rounds to `%g`'s six digits.
-pub fn push_sam_text_value(kind: u8, value: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn push_sam_text_value(kind: u8, value: &[u8], out: &mut Vec<u8>) {
     let push_float = |item: &[u8], out: &mut Vec<u8>| match parse_float(item) {
         Some(v) => push_float_as_c_g(v, out),
         None => out.extend_from_slice(item),
@@ -152,7 +152,7 @@ pub fn push_sam_text_value(kind: u8, value: &[u8], out: &mut Vec<u8>) {
 /// Appends `v` as C's `printf("%g")` writes it: six significant digits, trailing zeros
 /// dropped, an exponent of at least two digits outside 1e-4..1e6 (`-0`, `nan`, `-inf`
 /// as glibc spells them). samtools writes BAM floats so.
-pub fn push_float_as_c_g(v: f32, out: &mut Vec<u8>) {
+fn push_float_as_c_g(v: f32, out: &mut Vec<u8>) {
     const DIGITS: i32 = 6;
     let v = f64::from(v);
     let sign = if v.is_sign_negative() { "-" } else { "" };
