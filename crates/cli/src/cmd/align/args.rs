@@ -628,6 +628,9 @@ impl AlignArgs {
 
     /// The pairing constraints (`-I -X --fr/--rf/--ff --no-mixed ...`).
     pub fn pairing(&self) -> anyhow::Result<PairParams> {
+        if self.maxins == 0 {
+            anyhow::bail!("-X/--maxins must be at least 1 (no pair could be concordant)");
+        }
         if self.minins > self.maxins {
             anyhow::bail!(
                 "-I/--minins {} is greater than -X/--maxins {}",

@@ -125,6 +125,7 @@ fn conflicts_are_errors() {
         "-x i -1 a -2 b --fr --rf",
         "-x i -1 a -2 b -I 600 -X 500",
         "-x i -1 a -2 b -X 2147483648",
+        "-x i -1 a -2 b -X 0",
         "-x i -1 a -2 b -I 18446744073709551615",
         "-x i -1 a",
         "-x i -1 a,b -2 c",
