@@ -281,8 +281,10 @@ fn push_number(kind: u8, bytes: &[u8], out: &mut Vec<u8>) {
         b'I' => i64::from(u32::from_le_bytes([b(0), b(1), b(2), b(3)])),
         _ => {
             let v = f32::from_le_bytes([b(0), b(1), b(2), b(3)]);
-            // C's %g spelling for the values without digits, as htslib writes them.
+            // C's %g spelling for the values without digits, as htslib writes them (the
+            // sign of a NaN kept, as glibc writes `-nan`).
             let text = match v {
+                v if v.is_nan() && v.is_sign_negative() => "-nan".to_string(),
                 v if v.is_nan() => "nan".to_string(),
                 v if v.is_infinite() => if v > 0.0 { "inf" } else { "-inf" }.to_string(),
                 v => v.to_string(),
@@ -428,6 +430,15 @@ mod tests {
         let mut carried = Vec::new();
         append_bam_fields_as_text(b"Xpf\xdb\x0f\x49\x40", &mut carried).unwrap();
         assert_eq!(carried, b"\tXp:f:3.1415927");
+        // A NaN keeps its sign through the text, as samtools writes it (`-nan`).
+        let mut carried = Vec::new();
+        append_bam_fields_as_text(b"XnBf\x01\x00\x00\x00\x00\x00\xc0\xff", &mut carried).unwrap();
+        let mut sam = Vec::new();
+        push_sam_text_value(b'B', &carried[6..], &mut sam);
+        assert_eq!(
+            (&carried[..], &sam[..]),
+            (&b"\tXn:B:f,-nan"[..], &b"f,-nan"[..])
+        );
     }
 
     #[test]
