@@ -444,6 +444,23 @@ fn top_0_is_a_usage_error() {
 }
 
 #[test]
+fn negative_numbers_get_the_option_s_own_error() {
+    let q = data("sw_q10.fa");
+    for (option, value, said) in [
+        ("--evalue", "-1", "must be above 0"),
+        ("--gap-open", "-1", "gap costs must be at least 0"),
+        ("--gap-extend", "-2", "gap costs must be at least 0"),
+    ] {
+        let out = run(&["search", option, value, path(&q), path(&q)]);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && e.contains(said),
+            "{option} {value}: {e}"
+        );
+    }
+}
+
+#[test]
 fn custom_matrix_file() {
     let dir = tempfile::tempdir().unwrap();
     let matrix = dir.path().join("tiny.txt");

@@ -72,7 +72,12 @@ pub struct SearchArgs {
     pub top_strict: bool,
     /// Report alignments with an E-value of at most X (BLAST's -evalue; not applied
     /// when the scoring has no statistics)
-    #[arg(long, value_name = "X", default_value_t = 10.0)]
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = 10.0,
+        allow_negative_numbers = true
+    )]
     pub evalue: f64,
     /// Report alignments with a raw score of at least S
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
@@ -115,10 +120,10 @@ pub struct SearchArgs {
     pub mismatch: i32,
     /// Gap open cost: a gap of length k costs open + k * extend [default: BLAST's for the
     /// matrix (11 for BLOSUM62, 9 for PAM30...), 5 with --dna]
-    #[arg(long, value_name = "COST")]
+    #[arg(long, value_name = "COST", allow_negative_numbers = true)]
     pub gap_open: Option<i32>,
     /// Gap extension cost [default: BLAST's for the matrix (1 for BLOSUM62), 2 with --dna]
-    #[arg(long, value_name = "COST")]
+    #[arg(long, value_name = "COST", allow_negative_numbers = true)]
     pub gap_extend: Option<i32>,
     /// Score on an NVIDIA GPU: --gpu needs one, --gpu auto (or --gpu=auto) uses one if
     /// there is one and the CPU otherwise
