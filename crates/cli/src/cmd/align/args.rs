@@ -140,16 +140,16 @@ pub struct AlignArgs {
     #[arg(short = 'c')]
     pub sequences_given: bool,
     /// Skip the first N reads or pairs
-    #[arg(short = 's', long = "skip", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u64>)]
+    #[arg(short = 's', long = "skip", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u64>, allow_negative_numbers = true)]
     pub skip: u64,
     /// Stop after the first N reads or pairs
-    #[arg(short = 'u', long = "upto", visible_alias = "qupto", value_name = "N", value_parser = truncated_int::<u64>)]
+    #[arg(short = 'u', long = "upto", visible_alias = "qupto", value_name = "N", value_parser = truncated_int::<u64>, allow_negative_numbers = true)]
     pub upto: Option<u64>,
     /// Trim N bases from the 5' (left) end of each read
-    #[arg(short = '5', long = "trim5", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u32>)]
+    #[arg(short = '5', long = "trim5", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u32>, allow_negative_numbers = true)]
     pub trim5: u32,
     /// Trim N bases from the 3' (right) end of each read
-    #[arg(short = '3', long = "trim3", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u32>)]
+    #[arg(short = '3', long = "trim3", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u32>, allow_negative_numbers = true)]
     pub trim3: u32,
     /// Trim reads longer than N bases from the 3' (default) or 5' end: [3:|5:]N
     #[arg(long, value_name = "[3:|5:]N", conflicts_with_all = ["trim5", "trim3"])]
@@ -204,10 +204,10 @@ pub struct AlignArgs {
 
     // ---- Alignment (bowtie2's seed search; see docs/ALIGNER.md for seqfarm's)
     /// Mismatches in a seed, 0 or 1 (seqfarm's seeds are exact; 1 searches as --very-sensitive)
-    #[arg(short = 'N', long = "seedmms", value_name = "0|1", value_parser = clap::value_parser!(u8).range(0..=1))]
+    #[arg(short = 'N', long = "seedmms", value_name = "0|1", value_parser = clap::value_parser!(u8).range(0..=1), allow_negative_numbers = true)]
     pub seed_mismatches: Option<u8>,
     /// Seed length, 1 to 32 (sets seqfarm's shortest SMEM seed, at least 12)
-    #[arg(short = 'L', long = "seedlen", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=32))]
+    #[arg(short = 'L', long = "seedlen", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=32), allow_negative_numbers = true)]
     pub seed_len: Option<u32>,
     /// Interval between seeds as a function of read length (validated; no effect)
     #[arg(
@@ -224,7 +224,7 @@ pub struct AlignArgs {
     #[arg(long, value_name = "N")]
     pub dpad: Option<u32>,
     /// No gap within N positions of either read end [4]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1000), allow_negative_numbers = true)]
     pub gbar: Option<u32>,
     /// Score every mismatch as at high quality (the maximum penalty, as bowtie2 does)
     #[arg(long)]
@@ -250,19 +250,19 @@ pub struct AlignArgs {
 
     // ---- Scoring
     /// Match bonus [0 end-to-end, where bowtie2 ignores it; 2 --local]
-    #[arg(long, value_name = "N", value_parser = truncated_int::<i32>)]
+    #[arg(long, value_name = "N", value_parser = truncated_int::<i32>, allow_negative_numbers = true)]
     pub ma: Option<i32>,
     /// Mismatch penalties MX[,MN]: MX at high quality, MN at Q0 [6,2]
-    #[arg(long, value_name = "MX[,MN]")]
+    #[arg(long, value_name = "MX[,MN]", allow_hyphen_values = true)]
     pub mp: Option<String>,
     /// Penalty of an N in the read or the reference [1]
-    #[arg(long, value_name = "N", value_parser = truncated_int::<i32>)]
+    #[arg(long, value_name = "N", value_parser = truncated_int::<i32>, allow_negative_numbers = true)]
     pub np: Option<i32>,
     /// Read gap open, extend penalties [5,3]
-    #[arg(long, value_name = "OPEN[,EXTEND]")]
+    #[arg(long, value_name = "OPEN[,EXTEND]", allow_hyphen_values = true)]
     pub rdg: Option<String>,
     /// Reference gap open, extend penalties [5,3]
-    #[arg(long, value_name = "OPEN[,EXTEND]")]
+    #[arg(long, value_name = "OPEN[,EXTEND]", allow_hyphen_values = true)]
     pub rfg: Option<String>,
     /// Minimum score as a function of read length [L,-0.6,-0.6; --local G,20,8]
     #[arg(
@@ -275,7 +275,7 @@ pub struct AlignArgs {
 
     // ---- Reporting
     /// Report up to N alignments per read or pair (the best is primary, others flag 256)
-    #[arg(short = 'k', long = "khits", value_name = "N", value_parser = truncated_int::<u32>, conflicts_with = "all")]
+    #[arg(short = 'k', long = "khits", value_name = "N", value_parser = truncated_int::<u32>, conflicts_with = "all", allow_negative_numbers = true)]
     pub report: Option<u32>,
     /// Report all alignments found (as -k with seqfarm's candidate limit)
     #[arg(short = 'a', long = "all")]
@@ -292,10 +292,10 @@ pub struct AlignArgs {
 
     // ---- Paired-end
     /// Shortest concordant fragment
-    #[arg(short = 'I', long = "minins", value_name = "N", default_value_t = 0, value_parser = fragment_limit)]
+    #[arg(short = 'I', long = "minins", value_name = "N", default_value_t = 0, value_parser = fragment_limit, allow_negative_numbers = true)]
     pub minins: u64,
     /// Longest concordant fragment
-    #[arg(short = 'X', long = "maxins", value_name = "N", default_value_t = 500, value_parser = fragment_limit)]
+    #[arg(short = 'X', long = "maxins", value_name = "N", default_value_t = 500, value_parser = fragment_limit, allow_negative_numbers = true)]
     pub maxins: u64,
     /// Mate 1 forward, mate 2 reverse (the default)
     #[arg(long, group = "orientation")]
@@ -445,7 +445,7 @@ pub struct AlignArgs {
 
     // ---- Performance
     /// Worker threads, at most 4 per core [default: all cores]
-    #[arg(short = 'p', long = "threads", value_name = "N", value_parser = truncated_int::<usize>)]
+    #[arg(short = 'p', long = "threads", value_name = "N", value_parser = truncated_int::<usize>, allow_negative_numbers = true)]
     pub threads: Option<usize>,
     /// Pin worker threads to cores
     #[arg(long)]

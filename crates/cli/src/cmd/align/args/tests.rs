@@ -116,6 +116,26 @@ fn scoring_options_follow_bowtie2() {
 }
 
 #[test]
+fn negative_values_get_the_option_s_own_error() {
+    for (option, value) in [
+        ("--ma", "-2"),
+        ("--mp", "-3"),
+        ("--rdg", "-5,3"),
+        ("-X", "-5"),
+        ("-3", "-5"),
+        ("-k", "-1"),
+        ("-p", "-1"),
+    ] {
+        let e = rejected(&format!("-x i -1 a -2 b {option} {value}"));
+        assert!(!e.contains("a value is required"), "{option} {value}: {e}");
+        assert!(
+            e.contains(value.split(',').next().unwrap()),
+            "{option} {value}: {e}"
+        );
+    }
+}
+
+#[test]
 fn conflicts_are_errors() {
     for line in [
         "-x i -U r --local --end-to-end",
