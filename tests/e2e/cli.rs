@@ -16,3 +16,35 @@ fn unknown_subcommand_fails() {
     let out = run(&["no-such-command"]);
     assert!(!out.status.success());
 }
+
+/// A negative number given to a numeric option is that option's value, refused with the
+/// option's own message, not taken for an unknown flag.
+#[test]
+fn negative_numbers_are_refused_by_their_option() {
+    for (args, option) in [
+        (&["count", "--window", "-5", "x.bam"][..], "--window"),
+        (
+            &["depth", "--window", "100", "-Q", "-1", "-o", "p", "x.bam"],
+            "--mapq",
+        ),
+        (
+            &["index", "--memory", "-5", "-o", "p", "ref.fa"],
+            "--memory",
+        ),
+        (&["search", "--top", "-1", "q.fa", "d.fa"], "--top"),
+        (&["flagstat", "-t", "-1", "x.bam"], "--threads"),
+        (&["align", "-x", "i", "-U", "r.fq", "--ma", "-2"], "--ma"),
+        (
+            &["align", "-x", "i", "-1", "a.fq", "-2", "b.fq", "-X", "-5"],
+            "--maxins",
+        ),
+    ] {
+        let out = run(args);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            e.contains(option) && !e.contains("unexpected argument"),
+            "{args:?}: {e}"
+        );
+    }
+}

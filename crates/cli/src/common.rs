@@ -11,7 +11,12 @@ use seqfarm_io::output::{Output, Overwrite};
 #[derive(Debug, Clone, clap::Args)]
 pub struct FarmArgs {
     /// Worker threads, at most 4 per core [default: all cores]
-    #[arg(short = 't', long = "threads", value_name = "N")]
+    #[arg(
+        short = 't',
+        long = "threads",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     pub threads: Option<usize>,
     /// Pin worker threads to cores
     #[arg(long)]

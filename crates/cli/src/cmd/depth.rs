@@ -47,7 +47,7 @@ const MATE_REACH: i64 = 1 << 14;
 pub struct DepthArgs {
     /// Consecutive windows of SIZE bases over every contig (the last one shorter)
     #[arg(long = "window", value_name = "SIZE", required_unless_present = "bed",
-          conflicts_with = "bed", value_parser = clap::value_parser!(u32).range(1..))]
+          conflicts_with = "bed", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
     window: Option<u32>,
     /// Regions (BED, plain or gzip; a 4th column names the region)
     #[arg(long = "bed", value_name = "REGIONS.bed")]
@@ -61,10 +61,16 @@ pub struct DepthArgs {
     )]
     thresholds: Vec<u32>,
     /// Leave out reads with a lower mapping quality
-    #[arg(short = 'Q', long = "mapq", value_name = "MAPQ", default_value_t = 0)]
+    #[arg(
+        short = 'Q',
+        long = "mapq",
+        value_name = "MAPQ",
+        default_value_t = 0,
+        allow_negative_numbers = true
+    )]
     mapq: u8,
     /// Leave out reads with any of these FLAG bits
-    #[arg(short = 'F', long = "flag", value_name = "FLAGS", default_value_t = DEFAULT_EXCLUDE_FLAGS)]
+    #[arg(short = 'F', long = "flag", value_name = "FLAGS", default_value_t = DEFAULT_EXCLUDE_FLAGS, allow_negative_numbers = true)]
     flag: u16,
     /// Also write the depth of every base, as runs (PREFIX.per-base.bed.gz)
     #[arg(long = "per-base")]

@@ -30,20 +30,25 @@ pub struct IndexArgs {
     #[arg(short = 'o', long = "output", value_name = "PREFIX")]
     prefix: Option<PathBuf>,
     /// Threads for every pass of the build, at most 4 per core [default: all cores]
-    #[arg(short = 't', long = "threads", value_name = "N")]
+    #[arg(
+        short = 't',
+        long = "threads",
+        value_name = "N",
+        allow_negative_numbers = true
+    )]
     threads: Option<usize>,
     /// Memory budget for the build, e.g. 2G, 1500M (K, M, G, T: powers of 1024): the
     /// suffix sort is split into as many buckets as it takes to stay within it
     /// [default: 256M plus 6 bytes per base, at most 3/4 of the available memory, a
     /// cgroup limit counted]
-    #[arg(short = 'm', long = "memory", value_name = "SIZE", value_parser = parse_size)]
+    #[arg(short = 'm', long = "memory", value_name = "SIZE", value_parser = parse_size, allow_negative_numbers = true)]
     memory: Option<u64>,
     /// Keep every R-th suffix-array row (a power of two): smaller is faster to locate,
     /// larger is smaller on disk
-    #[arg(long, value_name = "R", default_value_t = BuildOptions::default().sa_rate, value_parser = sa_rate)]
+    #[arg(long, value_name = "R", default_value_t = BuildOptions::default().sa_rate, value_parser = sa_rate, allow_negative_numbers = true)]
     sa_rate: u32,
     /// Length of the k-mer lookup table's strings [default: from the genome size, 8-12]
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_KMER_LEN)))]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_KMER_LEN)), allow_negative_numbers = true)]
     kmer: Option<u32>,
     /// Verify an existing index (checksums and every invariant) instead of building
     #[arg(long, value_name = "PREFIX", conflicts_with_all = ["reference", "prefix"])]

@@ -28,7 +28,12 @@ pub struct LocateArgs {
     #[arg(short = 'x', long = "index", value_name = "PREFIX")]
     index: PathBuf,
     /// How many hits to list per pattern (0: count only, nothing is located)
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 100,
+        allow_negative_numbers = true
+    )]
     max_hits: usize,
     /// Patterns (A/C/G/T, either case); `-` reads them from standard input, one per line
     #[arg(value_name = "PATTERN", required = true)]

@@ -65,7 +65,7 @@ pub struct SearchArgs {
     /// Database sequences (FASTA; gzip recognised; streamed, any size; - for standard input)
     pub database: PathBuf,
     /// Hits (database sequences) reported per query, and every hit tied with the K-th
-    #[arg(long, value_name = "K", default_value_t = 10, value_parser = at_least_one)]
+    #[arg(long, value_name = "K", default_value_t = 10, value_parser = at_least_one, allow_negative_numbers = true)]
     pub top: usize,
     /// Exactly --top hits: of those tied with the K-th, the first in the database
     #[arg(long)]
@@ -83,7 +83,7 @@ pub struct SearchArgs {
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
     pub min_score: Option<i32>,
     /// Alignments reported per query and subject (the best of each strand searched)
-    #[arg(long, value_name = "N", value_parser = at_least_one)]
+    #[arg(long, value_name = "N", value_parser = at_least_one, allow_negative_numbers = true)]
     pub max_hsps: Option<usize>,
     /// Strands of the database searched with --dna: both (as blastn), plus or minus
     #[arg(long, value_enum, requires = "dna")]
@@ -112,7 +112,8 @@ pub struct SearchArgs {
         long = "match",
         value_name = "SCORE",
         default_value_t = 2,
-        requires = "dna"
+        requires = "dna",
+        allow_negative_numbers = true
     )]
     pub match_score: i32,
     /// Score of a nucleotide mismatch, usually negative (with --dna)

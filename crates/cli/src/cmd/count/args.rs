@@ -23,14 +23,15 @@ pub struct CountArgs {
     pub(super) bed: Option<PathBuf>,
     /// Count in consecutive windows of SIZE bases over every contig of the BAMs (the last
     /// window of a contig is shorter)
-    #[arg(long = "window", value_name = "SIZE", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long = "window", value_name = "SIZE", value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
     pub(super) window: Option<u64>,
     /// Count only reads with at least this mapping quality
     #[arg(
         short = 'q',
         long = "min-map-quality",
         value_name = "MAPQ",
-        default_value_t = 0
+        default_value_t = 0,
+        allow_negative_numbers = true
     )]
     pub(super) min_map_quality: u8,
     /// Count duplicates (FLAG 0x400) too
