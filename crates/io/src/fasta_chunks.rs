@@ -391,6 +391,8 @@ impl FastaChunker {
         let limit = self.splitting.map(|s| s.piece_bytes.max(target));
         // Read until the pending bytes hold a record start beyond `target`, or the end.
         let mut searched = 0;
+        // When growing: the longest record of `pending[..scanned]` (a record boundary).
+        let (mut longest, mut scanned) = (0, 0);
         let cut = loop {
             let mut end = None;
             if self.pending.len() >= target {
@@ -418,7 +420,10 @@ impl FastaChunker {
                 // (Records are not scanned for their longest when the chunk cannot grow.)
                 let wanted = match grow {
                     Some((most, streams)) if end < most => {
-                        most.min(streams.saturating_mul(longest_record(&self.pending[..end])))
+                        // Only the records added since the last look are scanned.
+                        longest = longest.max(longest_record(&self.pending[scanned..end]));
+                        scanned = end;
+                        most.min(streams.saturating_mul(longest))
                     }
                     _ => 0,
                 };
