@@ -20,8 +20,9 @@
 # (mason's seed for the simulated pairs, 17; another draws another read set), BOWTIE2 (the
 # bowtie2 to run, default the one on PATH: Debian's 2.5.0 flags many proper pairs
 # discordant, a bug fixed in 2.5.1, so for concordant rates point it at a newer build's
-# `bowtie2` script). Needs seqan-apps (mason), bowtie2, bwa, minimap2, samtools, GNU time,
-# python3; strobealign is installed from crates.io (cargo install strobealign) into
+# `bowtie2` script), SEQFARM (a prebuilt seqfarm to run instead of building this
+# checkout's), SEQFARM_ARGS (options added to every `seqfarm align`). Needs seqan-apps
+# (mason), bowtie2, bwa, minimap2, samtools, GNU time, python3; strobealign is installed from crates.io (cargo install strobealign) into
 # $SEQFARM_BENCH_DATA/strobealign when missing.
 #
 # Simulation: mason_variator --snp-rate 0.001 --small-indel-rate 0.0001 gives the
@@ -57,8 +58,14 @@ strobealign=$bench_root/strobealign/bin/strobealign
 mason=/usr/lib/seqan/bin
 case $mode in single | paired | both) ;; *) echo "MODE must be single, paired or both" >&2; exit 1 ;; esac
 mkdir -p "$work"
-cargo build --release --quiet
-sf=$repo/target/release/seqfarm
+if [ -n "${SEQFARM:-}" ]; then
+  sf=$SEQFARM
+else
+  cargo build --release --quiet
+  sf=$repo/target/release/seqfarm
+fi
+# Extra options for every `seqfarm align` run (e.g. SEQFARM_ARGS="-X 10000").
+sf_args=${SEQFARM_ARGS:-}
 eval_awk=$repo/bench/align_eval.awk
 
 genome_file() {
@@ -92,8 +99,8 @@ strobealign_index() {
 command_for() {
   local tool=$1 prefix=$2 reads=$3 out=$4
   case $tool in
-    seqfarm) echo "$sf align -p $threads -x $prefix -U $reads -S $out --force" ;;
-    seqfarm-local) echo "$sf align --local -p $threads -x $prefix -U $reads -S $out --force" ;;
+    seqfarm) echo "$sf align $sf_args -p $threads -x $prefix -U $reads -S $out --force" ;;
+    seqfarm-local) echo "$sf align --local $sf_args -p $threads -x $prefix -U $reads -S $out --force" ;;
     bowtie2) echo "$bowtie2 -p $threads -x $prefix.bt2 -U $reads -S $out" ;;
     bowtie2-local) echo "$bowtie2 --local -p $threads -x $prefix.bt2 -U $reads -S $out" ;;
     bwa-mem) echo "bwa mem -t $threads $prefix.bwa $reads -o $out" ;;
@@ -107,7 +114,7 @@ tools="seqfarm bowtie2 seqfarm-local bowtie2-local bwa-mem minimap2-sr"
 pe_command_for() {
   local tool=$1 prefix=$2 fa=$3 r1=$4 r2=$5 out=$6
   case $tool in
-    seqfarm) echo "$sf align -p $threads -x $prefix -1 $r1 -2 $r2 -S $out --force" ;;
+    seqfarm) echo "$sf align $sf_args -p $threads -x $prefix -1 $r1 -2 $r2 -S $out --force" ;;
     bowtie2) echo "$bowtie2 -p $threads -x $prefix.bt2 -1 $r1 -2 $r2 -S $out" ;;
     bowtie2-very-sensitive) echo "$bowtie2 --very-sensitive -p $threads -x $prefix.bt2 -1 $r1 -2 $r2 -S $out" ;;
     bwa-mem) echo "bwa mem -t $threads $prefix.bwa $r1 $r2 -o $out" ;;
