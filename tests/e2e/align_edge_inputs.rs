@@ -1,14 +1,15 @@
 //! Inputs and pairs at the edges of what bowtie2 defines, each run through bowtie2 and
 //! `seqfarm align` with the same options and compared: reads under 2 bases, reads
 //! without qualities, bzip2 input, empty entries in a list of files, `--un` files with
-//! an empty read, a pair whose mate 2 alone aligns, and mates that start at one base.
+//! an empty read, a pair whose mate 2 alone aligns, mates that start at one base, and read
+//! names past SAM's limit.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::align_fixtures::{
-    args, bowtie2_align, data_arg, expect_success, path_arg, seqfarm_align, test_dir, test_genome,
-    Sam,
+    args, bowtie2_align, data_arg, expect_success, path_arg, require, seqfarm_align, test_dir,
+    test_genome, Sam,
 };
 use crate::support::{file_bytes, random_dna, reverse_complement};
 
@@ -266,4 +267,51 @@ fn score_filter_and_minimum_score_limits_as_bowtie2() {
     };
     assert_eq!(filters(&ours), filters(&theirs));
     assert!(filters(&ours).iter().any(|f| f.2.as_deref() == Some("NS")));
+}
+
+#[test]
+fn names_past_sams_limit_are_cut_as_bowtie2_cuts_them() {
+    require("samtools");
+    let dir = test_dir();
+    let long = |i: usize, mate: u8| format!("r{i}{}/{mate} comment{i}", "n".repeat(290));
+    let mates = |file: &str, mate: u8| {
+        let mut reads = fastq_records(file, 4);
+        for (i, r) in reads.iter_mut().enumerate() {
+            r.0 = long(i, mate);
+        }
+        path_arg(&write_fastq(&dir.path().join(format!("{mate}.fq")), &reads))
+    };
+    let (m1, m2) = (mates("pe_sim_R1.fq.gz", 1), mates("pe_sim_R2.fq.gz", 2));
+    let names = |sam: &Sam| -> Vec<String> { sam.records.iter().map(|r| r.name.clone()).collect() };
+    // bowtie2 cuts at 255 characters, one more than SAM allows; seqfarm at 254, so
+    // samtools reads its output. The whole header line is kept with --sam-no-qname-trunc.
+    let [(ours, _), (theirs, _)] = both(&args(&["-1", &m1, "-2", &m2]));
+    let cut: Vec<String> = names(&theirs)
+        .iter()
+        .map(|n| n[..254].to_string())
+        .collect();
+    assert_eq!(names(&theirs)[0].len(), 255);
+    assert_eq!(names(&ours), cut);
+    let [(ours, _), (theirs, _)] = both(&args(&["--sam-no-qname-trunc", "-1", &m1, "-2", &m2]));
+    assert_eq!(names(&ours), names(&theirs));
+    assert_eq!(names(&ours)[0], long(0, 1));
+    // BAM holds 254 characters of a whole header line; samtools reads both outputs back.
+    for (options, file) in [
+        (&[][..], "cut.sam"),
+        (&["--sam-no-qname-trunc"], "full.bam"),
+    ] {
+        let out = dir.path().join(file);
+        let mut list = args(options);
+        list.extend(args(&["-1", &m1, "-2", &m2, "-o", &path_arg(&out)]));
+        expect_success("seqfarm", &seqfarm_align(test_genome(), &list));
+        let view = std::process::Command::new("samtools")
+            .arg("view")
+            .arg(&out)
+            .output()
+            .expect("samtools runs");
+        let text = expect_success("samtools view", &view);
+        assert!(text.is_empty(), "{text}");
+        let sam = Sam::parse(&String::from_utf8_lossy(&view.stdout));
+        assert_eq!(names(&sam), cut, "{file}");
+    }
 }

@@ -633,7 +633,12 @@ fn a_file_that_is_not_bam_is_refused_clearly() {
 #[test]
 fn bad_records_are_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[u8], InputFormat, &str); 6] = [
+    let cases: [(&[u8], InputFormat, &str); 7] = [
+        (
+            b"@a\nAC\n+\nII\n@ b\nAC\n+\nII\n",
+            InputFormat::Auto,
+            "record 2: read name is empty",
+        ),
         (
             b"@a\nACGT\n+\nIII\n",
             InputFormat::Auto,
@@ -676,6 +681,28 @@ fn bad_records_are_errors_not_panics() {
             "{e:?} lacks {expected:?}"
         );
     }
+}
+
+#[test]
+fn names_past_sams_limit_are_cut_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "n".repeat(300);
+    let text = |mate: u8| format!("@{long}/{mate} c{mate}\nAC\n+\nII\n");
+    let sources = ReadSources {
+        mate1: vec![write(&dir, "r1.fq", text(1).as_bytes())],
+        mate2: vec![write(&dir, "r2.fq", text(2).as_bytes())],
+        ..ReadSources::default()
+    };
+    let mut chunker = InputChunker::new(&sources, ChunkLimits::default()).unwrap();
+    let (mut chunk, mut batch) = (InputChunk::default(), FragmentBatch::new());
+    assert!(chunker.fill(&mut chunk).unwrap());
+    batch.parse(&chunk, &ParseOptions::default()).unwrap();
+    let Fragment::Pair([m1, m2]) = batch.fragment(0) else {
+        panic!("a pair")
+    };
+    assert_eq!(m1.name, &long.as_bytes()[..254]);
+    assert_eq!(m2.name, m1.name);
+    assert_eq!(m1.full_name, format!("{long}/1 c1").as_bytes());
 }
 
 #[test]

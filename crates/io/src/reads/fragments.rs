@@ -5,6 +5,7 @@
 use super::chunker::{InputChunk, Layout, RecordFormat};
 use super::sources::TrimEnd;
 use super::{preview, skip_blank_lines, too_long, ParseOptions, ReadRef};
+use crate::sam::MAX_QNAME_LEN;
 use crate::{Error, Result};
 
 /// One fragment of a batch: an unpaired read or the two mates of a pair.
@@ -427,6 +428,9 @@ impl FragmentBatch {
             name_end = h0 + strip_mate_suffix(&self.text[h0..name_end]).len();
             full_end = h0 + strip_mate_suffix(&self.text[h0..full_end]).len();
         }
+        // Longer names are cut to SAM's limit, as bowtie2 cuts them (at 255, which
+        // samtools then refuses).
+        name_end = name_end.min(h0 + MAX_QNAME_LEN);
         check_name(&self.text[h0..name_end])?;
         let bases = decode_bases(fields.sequence, &mut self.bases, options)?;
         let len = bases.1 - bases.0;
@@ -515,11 +519,8 @@ pub(crate) fn strip_mate_suffix(name: &[u8]) -> &[u8] {
 
 /// Checks that SAM can carry `name` as a QNAME.
 pub(crate) fn check_name(name: &[u8]) -> std::result::Result<(), String> {
-    if name.is_empty() || name.len() > 254 {
-        return Err(format!(
-            "read name must have 1 to 254 characters (SAM's limit), found {}",
-            name.len()
-        ));
+    if name.is_empty() {
+        return Err("read name is empty (SAM needs at least one character)".into());
     }
     if let Some(&bad) = name
         .iter()

@@ -15,6 +15,10 @@ pub mod bam;
 pub mod tag_text;
 pub mod text;
 
+/// The longest QNAME SAM allows and BAM can hold (its length byte counts the final NUL),
+/// in bytes.
+pub const MAX_QNAME_LEN: usize = 254;
+
 /// A typed optional field value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TagValue<'a> {

@@ -2,6 +2,7 @@
 //! their `AN` alternative names), and the checks htslib makes on a record's fields before
 //! it accepts the record.
 
+use super::MAX_QNAME_LEN;
 use std::collections::HashMap;
 
 /// The longest SAM line accepted: a record of a 100 Mbp read (SEQ and QUAL, 200 MiB)
@@ -60,9 +61,6 @@ impl ReferenceNames {
 
 /// The longest CIGAR operation length a BAM can store (28 bits).
 const MAX_OP_LEN: u64 = (1 << 28) - 1;
-
-/// The longest read name htslib accepts, in bytes.
-const MAX_NAME_LEN: usize = 254;
 
 /// The number of query bases of a CIGAR field (`None` for `*`), checked as htslib
 /// checks it: each operation a decimal length below 2^28 followed by one of
@@ -129,9 +127,9 @@ pub fn check_record(
     seq: &[u8],
     qual: &[u8],
 ) -> Result<(), String> {
-    if qname.len() > MAX_NAME_LEN {
+    if qname.len() > MAX_QNAME_LEN {
         return Err(format!(
-            "read name of {} bytes, longer than {MAX_NAME_LEN}",
+            "read name of {} bytes, longer than {MAX_QNAME_LEN}",
             qname.len()
         ));
     }

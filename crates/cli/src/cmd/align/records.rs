@@ -34,7 +34,7 @@ use seqfarm_core::nucleotide::complement_letter;
 use seqfarm_io::reads::ReadRef;
 use seqfarm_io::sam::bam::encode_record;
 use seqfarm_io::sam::tag_text::parse_text_field;
-use seqfarm_io::sam::{write_sam, MateFields, SamHeader, SamRecord, Tag, TagValue};
+use seqfarm_io::sam::{write_sam, MateFields, SamHeader, SamRecord, Tag, TagValue, MAX_QNAME_LEN};
 
 /// How records are written.
 #[derive(Debug, Clone, Default)]
@@ -452,11 +452,17 @@ fn comment_tag(comment: &[u8]) -> Option<Tag<'_>> {
 }
 
 /// QNAME of `read`: its name, or its whole header with `--sam-no-qname-trunc` (mates
-/// come without their `/1` `/2` suffix either way, as bowtie2 writes them).
+/// come without their `/1` `/2` suffix either way, as bowtie2 writes them). BAM holds
+/// at most [`MAX_QNAME_LEN`] bytes of a whole header.
 fn qname<'r>(style: &RecordStyle, read: &ReadRef<'r>) -> &'r [u8] {
     // A BAM record's name is one word; with --preserve-tags the rest are its tags.
     if style.full_names && !style.preserve_tags && !read.full_name.is_empty() {
-        read.full_name
+        let full = read.full_name;
+        if style.bam {
+            &full[..full.len().min(MAX_QNAME_LEN)]
+        } else {
+            full
+        }
     } else {
         read.name
     }
