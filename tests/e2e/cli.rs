@@ -28,6 +28,10 @@ fn negative_numbers_are_refused_by_their_option() {
             "--mapq",
         ),
         (
+            &["depth", "--window", "100", "-T", "-1,10", "-o", "p", "x.bam"],
+            "--thresholds",
+        ),
+        (
             &["index", "--memory", "-5", "-o", "p", "ref.fa"],
             "--memory",
         ),

@@ -57,7 +57,8 @@ pub struct DepthArgs {
         short = 'T',
         long = "thresholds",
         value_name = "D,D,...",
-        value_delimiter = ','
+        value_delimiter = ',',
+        allow_hyphen_values = true
     )]
     thresholds: Vec<u32>,
     /// Leave out reads with a lower mapping quality
