@@ -28,7 +28,9 @@ fn negative_numbers_are_refused_by_their_option() {
             "--mapq",
         ),
         (
-            &["depth", "--window", "100", "-T", "-1,10", "-o", "p", "x.bam"],
+            &[
+                "depth", "--window", "100", "-T", "-1,10", "-o", "p", "x.bam",
+            ],
             "--thresholds",
         ),
         (

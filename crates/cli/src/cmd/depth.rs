@@ -166,6 +166,48 @@ fn read_bed(path: &Path) -> anyhow::Result<HashMap<String, Vec<Region>>> {
     Ok(by_contig)
 }
 
+/// Warnings about BED regions the BAM cannot cover: those on a contig its header lacks
+/// (left out of the output, as mosdepth leaves them out and warns) and those running
+/// past their contig's end (reported over their whole length, the bases past the end at
+/// depth 0). One line per contig, in header order, then the absent ones by name.
+fn bed_warnings(
+    bed: &HashMap<String, Vec<Region>>,
+    names: &[String],
+    lengths: &[i64],
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (name, &len) in names.iter().zip(lengths) {
+        let past: Vec<&Region> = bed
+            .get(name)
+            .map_or(&[][..], |v| v)
+            .iter()
+            .filter(|r| r.stop > len)
+            .collect();
+        if let Some(first) = past.first() {
+            warnings.push(format!(
+                "{} region(s) on {name} run past its end ({len} bp), e.g. {name}:{}-{}; \
+                 their bases past the end count as depth 0",
+                past.len(),
+                first.start,
+                first.stop
+            ));
+        }
+    }
+    let known: std::collections::HashSet<&String> = names.iter().collect();
+    let mut absent: Vec<(&String, usize)> = bed
+        .iter()
+        .filter(|(name, _)| !known.contains(name))
+        .map(|(name, regions)| (name, regions.len()))
+        .collect();
+    absent.sort();
+    for (name, n) in absent {
+        warnings.push(format!(
+            "{n} region(s) on {name}, which the BAM header lacks, are left out"
+        ));
+    }
+    warnings
+}
+
 /// The emitter: contigs in header order, cut into stretches.
 struct StretchPlanner<'a> {
     bams: &'a BamSet,
@@ -648,6 +690,11 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     )?;
     let (names, lengths) = super::count::reference_names_and_lengths(&bams)?;
     let bed = args.bed.as_deref().map(read_bed).transpose()?;
+    if let (Some(bed), Some(path)) = (&bed, &args.bed) {
+        for warning in bed_warnings(bed, &names, &lengths) {
+            eprintln!("seqfarm: warning: {}: {warning}", path.display());
+        }
+    }
     let mut thresholds: Vec<i32> = args
         .thresholds
         .iter()
@@ -831,4 +878,37 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     stats.total("regions", regions, report.stats.tasks);
     stats.finish()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bed_regions_off_the_bam_are_warned_about() {
+        let region = |start, stop| Region {
+            start,
+            stop,
+            name: String::new(),
+        };
+        let bed = HashMap::from([
+            (
+                "chrM".to_string(),
+                vec![region(0, 100), region(16_000, 17_000)],
+            ),
+            ("chr1".to_string(), vec![region(0, 10)]),
+            ("nochrom".to_string(), vec![region(1, 5), region(6, 9)]),
+        ]);
+        let names = ["chr1".to_string(), "chrM".to_string()];
+        let warnings = bed_warnings(&bed, &names, &[1_000, 16_571]);
+        assert_eq!(
+            warnings,
+            [
+                "1 region(s) on chrM run past its end (16571 bp), e.g. chrM:16000-17000; \
+                 their bases past the end count as depth 0",
+                "2 region(s) on nochrom, which the BAM header lacks, are left out",
+            ]
+        );
+        assert!(bed_warnings(&bed, &names, &[1_000, 20_000]).len() == 1);
+    }
 }
