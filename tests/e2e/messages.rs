@@ -193,3 +193,36 @@ fn a_huge_thread_count_is_capped_with_one_warning() {
     let plain = run(&["flagstat", s(&bam)]);
     assert_eq!(out.stdout, plain.stdout);
 }
+
+/// A bowtie2 command line run unchanged points `-x` at bowtie2's index: the error says
+/// so and how to build seqfarm's, before any output is created.
+#[test]
+fn a_bowtie2_index_prefix_gets_the_command_that_builds_seqfarms() {
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("genome");
+    std::fs::write(dir.path().join("genome.1.bt2"), b"").unwrap();
+    let reads = dir.path().join("r.fq");
+    std::fs::write(&reads, "@r\nACGT\n+\nIIII\n").unwrap();
+    let sam = dir.path().join("out.sam");
+    let e = error_of(run(&[
+        "align",
+        "-x",
+        s(&prefix),
+        "-U",
+        s(&reads),
+        "-S",
+        s(&sam),
+    ]));
+    assert!(e.contains("genome.1.bt2 is a bowtie2 index"), "{e}");
+    assert!(
+        e.contains(&format!("seqfarm index -o {}", s(&prefix))),
+        "{e}"
+    );
+    assert!(!sam.exists());
+    std::fs::remove_file(dir.path().join("genome.1.bt2")).unwrap();
+    let e = error_of(run(&["align", "-x", s(&prefix), "-U", s(&reads)]));
+    assert!(
+        e.contains("no seqfarm index") && !e.contains("bowtie2"),
+        "{e}"
+    );
+}

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use seqfarm_align::AlignMode;
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
-use seqfarm_fmindex::{index_path, FmIndex, LoadMode, LoadOptions};
+use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
 use seqfarm_io::bam_sort::{index_extension, BamSorter, IndexedBamWriter};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
 use seqfarm_io::output::{refuse_input_as_output, Output};
@@ -272,7 +272,7 @@ impl AlignArgs {
             .or_else(|| self.sam.clone())
             .unwrap_or_else(|| PathBuf::from("-"));
         // Refuse existing outputs, and outputs that are inputs, before loading anything.
-        let index_file = index_path(self.index_prefix());
+        let index_file = self.index_file()?;
         let specs = self.read_file_specs();
         let read_paths = read_file_paths(&sources);
         let inputs: Vec<&PathBuf> = read_paths.iter().chain([&index_file]).collect();

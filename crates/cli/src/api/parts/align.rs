@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use seqfarm_farm::{FarmConfig, WorkerInfo};
-use seqfarm_fmindex::{index_path, FmIndex, LoadOptions};
+use seqfarm_fmindex::{FmIndex, LoadOptions};
 use seqfarm_io::bgzf_writer::EOF_MARKER;
 use seqfarm_io::input::Input;
 use seqfarm_io::reads::{InputChunk, InputChunker};
@@ -250,7 +250,7 @@ pub fn align_part(
     let mut sources = args.sources()?;
     sources.skip = 0;
     sources.upto = Some(part.fragments);
-    let index = cached_index(&index_path(args.index_prefix()))?;
+    let index = cached_index(&args.index_file()?)?;
     let header = args.header(&index, "")?;
     let mut buffers = part
         .files
@@ -314,7 +314,7 @@ pub fn align_part(
 /// thread options) shows it.
 pub fn align_header(argv: &[String]) -> anyhow::Result<Vec<u8>> {
     let args = align_args(argv)?;
-    let index = cached_index(&index_path(args.index_prefix()))?;
+    let index = cached_index(&args.index_file()?)?;
     let program = std::iter::once("seqfarm".to_string());
     let header = args.header(&index, &command_line(program.chain(argv.iter().cloned())))?;
     Ok(header_bytes(&header, args.bam.is_some()))

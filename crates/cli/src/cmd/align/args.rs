@@ -860,6 +860,42 @@ impl AlignArgs {
         self.index.as_deref().unwrap_or(std::path::Path::new(""))
     }
 
+    /// The index file (`PREFIX.sfi`), or an error saying how to build it when it is
+    /// missing: a bowtie2 or bwa index at the prefix is named as such, since a bowtie2
+    /// command line run unchanged still points at bowtie2's index.
+    pub fn index_file(&self) -> anyhow::Result<PathBuf> {
+        let prefix = self.index_prefix();
+        let file = seqfarm_fmindex::index_path(prefix);
+        if file.try_exists().unwrap_or(true) {
+            return Ok(file);
+        }
+        let with = |suffix: &str| {
+            let mut name = prefix.as_os_str().to_os_string();
+            name.push(suffix);
+            PathBuf::from(name)
+        };
+        let other = [
+            (".1.bt2", "bowtie2"),
+            (".1.bt2l", "bowtie2"),
+            (".bwt", "bwa"),
+        ]
+        .into_iter()
+        .find(|(suffix, _)| with(suffix).exists());
+        let found = match other {
+            Some((suffix, tool)) => format!(
+                " ({} is a {tool} index, which seqfarm does not read)",
+                with(suffix).display()
+            ),
+            None => String::new(),
+        };
+        anyhow::bail!(
+            "no seqfarm index {}{found}; build it from the genome's FASTA with \
+             `seqfarm index -o {} GENOME.fa`",
+            file.display(),
+            prefix.display()
+        )
+    }
+
     /// Checks what clap cannot: some input, and every option's value.
     pub fn check(&self) -> anyhow::Result<()> {
         if self.mates1.len() != self.mates2.len() {
