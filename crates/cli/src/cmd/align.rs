@@ -272,7 +272,7 @@ impl AlignArgs {
             .or_else(|| self.sam.clone())
             .unwrap_or_else(|| PathBuf::from("-"));
         // Refuse existing outputs, and outputs that are inputs, before loading anything.
-        let index_file = self.index_file()?;
+        let index_file = self.index_file();
         let specs = self.read_file_specs();
         let read_paths = read_file_paths(&sources);
         let inputs: Vec<&PathBuf> = read_paths.iter().chain([&index_file]).collect();
@@ -284,6 +284,7 @@ impl AlignArgs {
         for path in outputs.clone() {
             refuse_input_as_output(&path, &inputs)?;
         }
+        self.check_index_exists()?;
         let other_outputs: Vec<PathBuf> = outputs.collect();
         let other_outputs: Vec<&std::path::Path> =
             other_outputs.iter().map(PathBuf::as_path).collect();

@@ -199,17 +199,19 @@ pub struct AlignedPart {
 /// every part aligned here.
 static INDEXES: Mutex<Option<HashMap<PathBuf, Arc<FmIndex>>>> = Mutex::new(None);
 
-/// The index at `path`, loaded once per process.
-fn cached_index(path: &Path) -> anyhow::Result<Arc<FmIndex>> {
+/// The index of `args` (`-x`), loaded once per process.
+fn cached_index(args: &AlignArgs) -> anyhow::Result<Arc<FmIndex>> {
+    args.check_index_exists()?;
+    let path = args.index_file();
     let mut cache = INDEXES.lock().unwrap_or_else(|e| e.into_inner());
     let cache = cache.get_or_insert_with(HashMap::new);
-    if let Some(index) = cache.get(path) {
+    if let Some(index) = cache.get(&path) {
         return Ok(index.clone());
     }
-    let index = FmIndex::open(path, LoadOptions::default())
+    let index = FmIndex::open(&path, LoadOptions::default())
         .with_context(|| format!("cannot load the index {}", path.display()))?;
     let index = Arc::new(index);
-    cache.insert(path.to_path_buf(), index.clone());
+    cache.insert(path, index.clone());
     Ok(index)
 }
 
@@ -250,7 +252,7 @@ pub fn align_part(
     let mut sources = args.sources()?;
     sources.skip = 0;
     sources.upto = Some(part.fragments);
-    let index = cached_index(&args.index_file()?)?;
+    let index = cached_index(&args)?;
     let header = args.header(&index, "")?;
     let mut buffers = part
         .files
@@ -314,7 +316,7 @@ pub fn align_part(
 /// thread options) shows it.
 pub fn align_header(argv: &[String]) -> anyhow::Result<Vec<u8>> {
     let args = align_args(argv)?;
-    let index = cached_index(&args.index_file()?)?;
+    let index = cached_index(&args)?;
     let program = std::iter::once("seqfarm".to_string());
     let header = args.header(&index, &command_line(program.chain(argv.iter().cloned())))?;
     Ok(header_bytes(&header, args.bam.is_some()))

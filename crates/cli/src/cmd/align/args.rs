@@ -860,14 +860,18 @@ impl AlignArgs {
         self.index.as_deref().unwrap_or(std::path::Path::new(""))
     }
 
-    /// The index file (`PREFIX.sfi`), or an error saying how to build it when it is
-    /// missing: a bowtie2 or bwa index at the prefix is named as such, since a bowtie2
-    /// command line run unchanged still points at bowtie2's index.
-    pub fn index_file(&self) -> anyhow::Result<PathBuf> {
-        let prefix = self.index_prefix();
-        let file = seqfarm_fmindex::index_path(prefix);
+    /// The index file, `PREFIX.sfi`.
+    pub fn index_file(&self) -> PathBuf {
+        seqfarm_fmindex::index_path(self.index_prefix())
+    }
+
+    /// An error saying how to build the index when [`Self::index_file`] is missing: a
+    /// bowtie2 or bwa index at the prefix is named as such, since a bowtie2 command line
+    /// run unchanged still points at bowtie2's index.
+    pub fn check_index_exists(&self) -> anyhow::Result<()> {
+        let (prefix, file) = (self.index_prefix(), self.index_file());
         if file.try_exists().unwrap_or(true) {
-            return Ok(file);
+            return Ok(());
         }
         let with = |suffix: &str| {
             let mut name = prefix.as_os_str().to_os_string();
