@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # `seqfarm search --scores-only` with many queries: a score for every query against every
-# database sequence, one line each. Times one build, or two side by side (BASELINE), on
-# the same input, the runs alternating, and prints per build the median wall seconds, the
-# peak resident memory, the median GCUPS seqfarm reports, and whether the two builds wrote
+# database sequence, one line each (or, with OUTPUT=report, the default output: each
+# query's best hits in BLAST's tabular format, every reported alignment aligned again
+# with traceback). Times one build, or two side by side (BASELINE), on the same input,
+# the runs alternating, and prints per build the median wall seconds, the peak resident
+# memory, the median GCUPS seqfarm reports (the scan's), and whether the two builds wrote
 # the same bytes.
 #
 # usage: bench/search-scores-only.sh [QUERIES.fa DATABASE.fa[.gz]]
 #        (default: the first 150 queries of the MMseqs2 UniProt sample in
 #        $SEQFARM_SHARED_DATA/proteins/mmseqs2_uniprot_sample against its 20,000 sequences)
 # env:   SEQFARM (the build to time; default: cargo build --release), BASELINE (a build to
-#        time beside it), THREADS (default: all cores), RUNS (default 3),
-#        SEQFARM_SHARED_DATA (default ../shared/data)
+#        time beside it), THREADS (default: all cores), RUNS (default 3), OUTPUT
+#        (scores-only, the default, or report), SEQFARM_SHARED_DATA (default ../shared/data)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SEQFARM_SHARED_DATA:-../shared/data}
@@ -33,14 +35,19 @@ if [ -z "${SEQFARM:-}" ]; then
   cargo build --release --quiet
   SEQFARM=target/release/seqfarm
 fi
+case ${OUTPUT:-scores-only} in
+  scores-only) output=(--scores-only) ;;
+  report) output=() ;;
+  *) echo "bench/search-scores-only.sh: OUTPUT must be scores-only or report" >&2; exit 1 ;;
+esac
 builds=("$SEQFARM")
 [ -z "${BASELINE:-}" ] || builds=("$BASELINE" "$SEQFARM")
 
 echo "# $(date -u +%FT%H:%MZ) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(grep -o -m1 -w 'avx512bw' /proc/cpuinfo || echo avx2); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# $(grep -c '^>' "$queries") queries ($queries) against $database; $threads threads; $runs runs per build, alternating"
+echo "# $(grep -c '^>' "$queries") queries ($queries) against $database; output ${OUTPUT:-scores-only}; $threads threads; $runs runs per build, alternating"
 for run in $(seq "$runs"); do
   for i in "${!builds[@]}"; do
-    /usr/bin/time -f "%e %M" -o "$work/time" "${builds[$i]}" search --force --scores-only \
+    /usr/bin/time -f "%e %M" -o "$work/time" "${builds[$i]}" search --force ${output[@]+"${output[@]}"} \
       -t "$threads" -o "$work/out$i.txt" "$queries" "$database" 2> "$work/stderr"
     gcups=$(sed -n 's/.* \([0-9.]*\) GCUPS.*/\1/p' "$work/stderr")
     echo "$i $(cat "$work/time") $gcups" >> "$work/runs"

@@ -16,7 +16,7 @@
 //! Ties prefer a substitution over a gap in the subject over a gap in the query, and
 //! opening a gap over extending one.
 
-use crate::Scoring;
+use crate::{Isa, Scoring};
 
 const MINUS_INFINITY: i32 = i32::MIN / 4;
 
@@ -79,19 +79,32 @@ impl Alignment {
     }
 }
 
-/// The best local alignment of the encoded `query` and `subject`.
+/// The best local alignment of the encoded `query` and `subject`, its end found with
+/// the best SIMD path of this CPU.
 pub fn align(scoring: &Scoring, query: &[u8], subject: &[u8]) -> Alignment {
-    align_with_budget(scoring, query, subject, DEFAULT_TRACE_BUDGET)
+    align_on(Isa::detect(), scoring, query, subject)
 }
 
-/// [`align`] keeping at most `budget` direction bytes at once (at least one row).
+/// [`align`] with the SIMD path `isa` (the scalar reference for [`Isa::Scalar`]; AVX2
+/// for both others).
+pub fn align_on(isa: Isa, scoring: &Scoring, query: &[u8], subject: &[u8]) -> Alignment {
+    align_with_budget(isa, scoring, query, subject, DEFAULT_TRACE_BUDGET)
+}
+
+/// [`align_on`] keeping at most `budget` direction bytes at once (at least one row).
 pub fn align_with_budget(
+    isa: Isa,
     scoring: &Scoring,
     query: &[u8],
     subject: &[u8],
     budget: usize,
 ) -> Alignment {
-    let (score, query_last, subject_last) = crate::scalar::best_end(scoring, query, subject);
+    let found = match isa {
+        Isa::Scalar => None,
+        Isa::Avx2 | Isa::Avx512 => crate::striped::best_end(scoring, query, subject),
+    };
+    let (score, query_last, subject_last) =
+        found.unwrap_or_else(|| crate::scalar::best_end(scoring, query, subject));
     if score <= 0 {
         return Alignment::default();
     }
@@ -355,7 +368,7 @@ mod tests {
     fn aligned(q: &[u8], s: &[u8], budget: usize) -> Alignment {
         let sc = blosum62();
         let m = sc.matrix();
-        align_with_budget(&sc, &m.encode(q), &m.encode(s), budget)
+        align_with_budget(Isa::detect(), &sc, &m.encode(q), &m.encode(s), budget)
     }
 
     /// The score of an alignment's columns, recomputed from its path.
@@ -414,9 +427,9 @@ mod tests {
         let m = sc.matrix();
         let q = m.encode(b"MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQVKVKALPDAQFEVVHSLAKWKRQTLGQHDFSAGEGLYTHMKALRPDEDRLSPLHSVYVDQWDWERVMGDGERQFSTLKSTVEAIWAGIKATEAAVSEEFGLAPFLPDQIHFVHSQELLSRYPDLDAKGRERAIAKDLGAVFLVGIGGKLSDGHRHDVRAPDYDDWUAKAK");
         let s = m.encode(b"MKTAYIAKQRQISFVKSHFSRQDILDLWIYHTQGYFPDWQNYTPGPGVRYPLTFGWCYKLVPVEPDKVEEANKGENTSLLHPVSLHGMDDPEREVLEWRFDSRLAFHHVARELHPEYFKNCQISFVKSHFSRQLEERLGLIEVQ");
-        let full = align_with_budget(&sc, &q, &s, usize::MAX);
+        let full = align_with_budget(Isa::detect(), &sc, &q, &s, usize::MAX);
         for budget in [1, 7, s.len(), 3 * s.len() + 5] {
-            let banded = align_with_budget(&sc, &q, &s, budget);
+            let banded = align_with_budget(Isa::detect(), &sc, &q, &s, budget);
             assert_eq!(banded, full, "budget {budget}");
         }
         assert_eq!(full.score, scalar::score(&sc, &q, &s));
@@ -442,7 +455,7 @@ mod tests {
             let q = m.encode(&random(1 + round * 3));
             let mut s = m.encode(&random(5 + round));
             s.extend_from_slice(&q[q.len() / 3..]);
-            let a = align_with_budget(&sc, &q, &s, 50);
+            let a = align_with_budget(Isa::detect(), &sc, &q, &s, 50);
             assert_eq!(a.score, scalar::score(&sc, &q, &s));
             if a.score > 0 {
                 assert_eq!(path_score(&sc, &q, &s, &a), a.score, "round {round}");

@@ -15,7 +15,8 @@
 //!   then 32 bits;
 //! * [`gpu`]: the same scores on an NVIDIA GPU (CUDA loaded at run time), a
 //!   [`gpu::GpuSearcher`] per worker;
-//! * [`align()`]: the traceback for reported hits (coordinates, identities, gaps), and
+//! * [`align()`]: the traceback for reported hits (coordinates, identities, gaps), its
+//!   end found by a striped (Farrar) AVX2 kernel over the query (`striped.rs`), and
 //!   [`stats`]: bit scores and E-values from BLAST's Karlin-Altschul tables.
 //!
 //! Kernels take slices and plain types; reading files and running threads is the
@@ -32,10 +33,11 @@ pub mod scalar;
 mod scoring;
 mod search;
 pub mod stats;
+mod striped;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-pub use align::{align, Alignment};
+pub use align::{align, align_on, Alignment};
 pub use block::SequenceBlock;
 pub use dispatch::{Isa, Width};
 pub use matrix::ScoreMatrix;

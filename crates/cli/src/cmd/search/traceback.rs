@@ -7,7 +7,7 @@ use seqfarm_farm::Fill;
 use seqfarm_io::output::Output;
 use seqfarm_sw::align::AlignOp;
 use seqfarm_sw::stats::KarlinParams;
-use seqfarm_sw::{align, Alignment, Isa, Scoring, Searcher, SequenceBlock};
+use seqfarm_sw::{align_on, Alignment, Isa, Scoring, Searcher, SequenceBlock};
 
 use super::format::{Column, OutputFormat, QueryInfo, RunInfo};
 use super::hits::{Hit, Strand};
@@ -51,7 +51,8 @@ struct AlignTask {
 pub struct Traceback<'a> {
     /// The scoring.
     pub scoring: &'a Scoring,
-    /// The SIMD kernel that finds where a long subject's best alignment lies.
+    /// The SIMD path that finds where a long subject's best alignment lies and where
+    /// each alignment ends.
     pub isa: Isa,
     /// Statistics, when the scoring has them.
     pub params: Option<&'a KarlinParams>,
@@ -184,7 +185,7 @@ impl Traceback<'_> {
             .expect("alignments only on the strands searched");
         let (start, subject) = window.find(self.scoring, &frame.codes, &job.codes, job.score);
         let offset = job.offset + start as u64;
-        let a = align(self.scoring, &frame.codes, subject);
+        let a = align_on(self.isa, self.scoring, &frame.codes, subject);
         if a.score != job.score {
             bail!(
                 "internal error: traceback of {} against {} scores {}, the search {}",
@@ -449,6 +450,7 @@ fn covered_residues(ranges: impl Iterator<Item = (usize, usize)>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use seqfarm_sw::align;
 
     #[test]
     fn union_of_ranges() {
