@@ -12,7 +12,10 @@
 #        $SEQFARM_SHARED_DATA/proteins/mmseqs2_uniprot_sample against its 20,000 sequences)
 # env:   SEQFARM (the build to time; default: cargo build --release), BASELINE (a build to
 #        time beside it), THREADS (default: all cores), RUNS (default 3), OUTPUT
-#        (scores-only, the default, or report), SEQFARM_SHARED_DATA (default ../shared/data)
+#        (scores-only, the default, or report), SSEARCH (with OUTPUT=report: 1 times
+#        ssearch36 of the FASTA package beside, exhaustive Smith-Waterman with the same
+#        scoring, its 10 best per query in BLAST's tabular format; its own statistics, so
+#        its hits are not compared), SEQFARM_SHARED_DATA (default ../shared/data)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SEQFARM_SHARED_DATA:-../shared/data}
@@ -53,6 +56,16 @@ for run in $(seq "$runs"); do
     echo "$i $(cat "$work/time") $gcups" >> "$work/runs"
   done
 done
+if [ "${SSEARCH:-}" = 1 ] && [ "${OUTPUT:-}" = report ]; then
+  command -v ssearch36 >/dev/null || { echo "bench/search-scores-only.sh: needs ssearch36 (Debian fasta3)" >&2; exit 1; }
+  plain=$database
+  case "$database" in *.gz) plain=$work/db.fa; gzip -dc "$database" > "$plain" ;; esac
+  for run in $(seq "$runs"); do
+    /usr/bin/time -f "%e %M" -o "$work/time" ssearch36 -q -m 8 -T "$threads" -s BL62 -f -11 \
+      -g -1 -b 10 -E 10 "$queries" "$plain" > "$work/ssearch.txt" 2> /dev/null
+    echo "ssearch $(cat "$work/time") -" >> "$work/runs"
+  done
+fi
 same=-
 [ ${#builds[@]} -eq 1 ] || { cmp -s "$work/out0.txt" "$work/out1.txt" && same=yes || same=NO; }
 
@@ -66,3 +79,8 @@ for i in "${!builds[@]}"; do
   rss=$(awk -v b="$i" '$1 == b && $3 > m { m = $3 } END { printf "%.0f", m / 1024 }' "$work/runs")
   echo "| ${builds[$i]} | $wall | $rss | $(median "$i" 4) | $(awk -v a="$first" -v b="$wall" 'BEGIN { printf "%.2fx", a / b }') | $same |"
 done
+if grep -q '^ssearch ' "$work/runs"; then
+  wall=$(median ssearch 2)
+  rss=$(awk '$1 == "ssearch" && $3 > m { m = $3 } END { printf "%.0f", m / 1024 }' "$work/runs")
+  echo "| ssearch36 $(dpkg-query -W -f '${Version}' fasta3 2>/dev/null) | $wall | $rss | - | $(awk -v a="$first" -v b="$wall" 'BEGIN { printf "%.2fx", a / b }') | - |"
+fi
