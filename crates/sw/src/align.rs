@@ -99,21 +99,19 @@ pub fn align_with_budget(
     subject: &[u8],
     budget: usize,
 ) -> Alignment {
-    let found = match isa {
-        Isa::Scalar => None,
-        Isa::Avx2 | Isa::Avx512 => crate::striped::best_end(scoring, query, subject),
-    };
-    let (score, query_last, subject_last) =
-        found.unwrap_or_else(|| crate::scalar::best_end(scoring, query, subject));
+    let simd = isa != Isa::Scalar;
+    let (score, query_last, subject_last) = simd
+        .then(|| crate::striped::best_end(scoring, query, subject))
+        .flatten()
+        .unwrap_or_else(|| crate::scalar::best_end(scoring, query, subject));
     if score <= 0 {
         return Alignment::default();
     }
-    let (query_first, subject_first) = anchored_start(
-        scoring,
-        &query[..=query_last],
-        &subject[..=subject_last],
-        score,
-    );
+    let (query_prefix, subject_prefix) = (&query[..=query_last], &subject[..=subject_last]);
+    let (query_first, subject_first) = simd
+        .then(|| striped_start(scoring, query_prefix, subject_prefix, score))
+        .flatten()
+        .unwrap_or_else(|| anchored_start(scoring, query_prefix, subject_prefix, score));
     let q = &query[query_first..=query_last];
     let s = &subject[subject_first..=subject_last];
     let ops = global_path(scoring, q, s, budget);
@@ -186,6 +184,33 @@ fn anchored_start(scoring: &Scoring, query: &[u8], subject: &[u8], score: i32) -
         }
     }
     (0, 0)
+}
+
+/// [`anchored_start`] with the striped kernel, `None` where it does not apply (then the
+/// scalar pass runs). Every local alignment of `query` x `subject` scoring `score` ends at
+/// their last cell, which is the first cell of the whole problem reaching the best score
+/// (an alignment ending elsewhere in these prefixes would end at an earlier cell). So the
+/// best local alignments of the reversed sequences are exactly the anchored ones, and
+/// their first cell in query-major order is the start: the kernel's subject-major order
+/// with the roles swapped, which a symmetric matrix allows.
+fn striped_start(
+    scoring: &Scoring,
+    query: &[u8],
+    subject: &[u8],
+    score: i32,
+) -> Option<(usize, usize)> {
+    if !scoring.matrix().is_symmetric() {
+        return None;
+    }
+    let reversed = |codes: &[u8]| codes.iter().rev().copied().collect::<Vec<u8>>();
+    let (found, subject_back, query_back) =
+        crate::striped::best_end(scoring, &reversed(subject), &reversed(query))?;
+    (found == score).then(|| {
+        (
+            query.len() - 1 - query_back,
+            subject.len() - 1 - subject_back,
+        )
+    })
 }
 
 /// The row above row 0 (`H` and `F` of row -1) of a global alignment.
@@ -434,6 +459,27 @@ mod tests {
         }
         assert_eq!(full.score, scalar::score(&sc, &q, &s));
         assert_eq!(path_score(&sc, &q, &s, &full), full.score);
+    }
+
+    proptest::proptest! {
+        /// The striped end and start searches give the alignment the scalar reference
+        /// gives, ties included (sequences built from a few repeated pieces).
+        #[test]
+        fn simd_and_scalar_paths_align_alike(
+            pieces in proptest::collection::vec(proptest::collection::vec(0u8..20, 1..40), 1..4),
+            query_order in proptest::collection::vec(0usize..4, 1..5),
+            subject_order in proptest::collection::vec(0usize..4, 1..7),
+            open in 0i32..12,
+            extend in 1i32..3,
+        ) {
+            let sc = Scoring::new(ScoreMatrix::builtin("BLOSUM62").unwrap(), open, extend).unwrap();
+            let join = |order: &[usize]| -> Vec<u8> {
+                order.iter().flat_map(|&k| pieces[k % pieces.len()].clone()).collect()
+            };
+            let (q, s) = (join(&query_order), join(&subject_order));
+            let reference = align_on(Isa::Scalar, &sc, &q, &s);
+            proptest::prop_assert_eq!(align_on(Isa::detect(), &sc, &q, &s), reference);
+        }
     }
 
     #[test]

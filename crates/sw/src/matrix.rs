@@ -253,6 +253,13 @@ impl ScoreMatrix {
         &self.scores[a as usize * n..(a as usize + 1) * n]
     }
 
+    /// Whether every score is the same with query and subject swapped (true of the
+    /// built-in matrices).
+    pub fn is_symmetric(&self) -> bool {
+        let n = self.symbols.len();
+        (0..n).all(|a| (0..a).all(|b| self.scores[a * n + b] == self.scores[b * n + a]))
+    }
+
     /// The lowest entry.
     pub fn min_score(&self) -> i32 {
         self.min
