@@ -16,7 +16,7 @@
 //! * [`gpu`]: the same scores on an NVIDIA GPU (CUDA loaded at run time), a
 //!   [`gpu::GpuSearcher`] per worker;
 //! * [`align()`]: the traceback for reported hits (coordinates, identities, gaps), its
-//!   end found by a striped (Farrar) AVX2 kernel over the query (`striped.rs`), and
+//!   end and start found by a striped (Farrar) AVX2 kernel (`striped.rs`), and
 //!   [`stats`]: bit scores and E-values from BLAST's Karlin-Altschul tables.
 //!
 //! Kernels take slices and plain types; reading files and running threads is the

@@ -1,7 +1,8 @@
 //! Where one alignment ends: the best local score of one query against one subject and
 //! the first cell reaching it, with the query striped across 16-bit AVX2 lanes (Farrar
-//! 2007). The traceback of every reported hit starts here, so this is a hot loop of a
-//! search that reports many alignments; [`crate::scalar::best_end`] is its reference.
+//! 2007). The traceback of every reported hit starts here (and finds the alignment's
+//! start with it too, on the reversed sequences), so this is a hot loop of a search that
+//! reports many alignments; [`crate::scalar::best_end`] is its reference.
 //!
 //! With 16 lanes, the query of length `m` is cut into 16 stripes of
 //! `segments = ceil(m / 16)` residues; vector `k` holds query positions
