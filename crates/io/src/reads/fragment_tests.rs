@@ -61,6 +61,15 @@ fn all_limits(sources: &ReadSources) -> Result<Vec<String>> {
     Ok(expected)
 }
 
+/// The first chunk of `sources`, parsed with the default options.
+fn first_batch(sources: &ReadSources) -> FragmentBatch {
+    let mut chunker = InputChunker::new(sources, ChunkLimits::default()).unwrap();
+    let (mut chunk, mut batch) = (InputChunk::default(), FragmentBatch::new());
+    assert!(chunker.fill(&mut chunk).unwrap());
+    batch.parse(&chunk, &ParseOptions::default()).unwrap();
+    batch
+}
+
 fn paths(v: &[&PathBuf]) -> Vec<PathBuf> {
     v.iter().map(|p| (*p).clone()).collect()
 }
@@ -259,10 +268,7 @@ fn tab5_and_tab6_mix_unpaired_and_paired_lines() {
         ["p AC 40,40 | p GG 0,0", "u A 40"]
     );
     // A pair's line is written back once, as mate 1's record (`--un-conc`, `--al-conc`).
-    let mut chunker = InputChunker::new(&six, ChunkLimits::default()).unwrap();
-    let (mut chunk, mut batch) = (InputChunk::default(), FragmentBatch::new());
-    assert!(chunker.fill(&mut chunk).unwrap());
-    batch.parse(&chunk, &ParseOptions::default()).unwrap();
+    let batch = first_batch(&six);
     let Fragment::Pair([m1, m2]) = batch.fragment(0) else {
         panic!("a pair")
     };
@@ -693,10 +699,7 @@ fn names_past_sams_limit_are_cut_to_it() {
         mate2: vec![write(&dir, "r2.fq", text(2).as_bytes())],
         ..ReadSources::default()
     };
-    let mut chunker = InputChunker::new(&sources, ChunkLimits::default()).unwrap();
-    let (mut chunk, mut batch) = (InputChunk::default(), FragmentBatch::new());
-    assert!(chunker.fill(&mut chunk).unwrap());
-    batch.parse(&chunk, &ParseOptions::default()).unwrap();
+    let batch = first_batch(&sources);
     let Fragment::Pair([m1, m2]) = batch.fragment(0) else {
         panic!("a pair")
     };
