@@ -79,8 +79,8 @@ impl Alignment {
     }
 }
 
-/// The best local alignment of the encoded `query` and `subject`, its end found with
-/// the best SIMD path of this CPU.
+/// The best local alignment of the encoded `query` and `subject`, its end and start
+/// found with the best SIMD path of this CPU.
 pub fn align(scoring: &Scoring, query: &[u8], subject: &[u8]) -> Alignment {
     align_on(Isa::detect(), scoring, query, subject)
 }

@@ -9,7 +9,7 @@
 //! depth ([`Coverage`]) and computes its rows, statistics and distributions; the collector
 //! writes the rows in order and adds the statistics up contig by contig.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
@@ -193,7 +193,7 @@ fn bed_warnings(
             ));
         }
     }
-    let known: std::collections::HashSet<&String> = names.iter().collect();
+    let known: HashSet<&String> = names.iter().collect();
     let mut absent: Vec<(&String, usize)> = bed
         .iter()
         .filter(|(name, _)| !known.contains(name))
@@ -909,6 +909,6 @@ mod tests {
                 "2 region(s) on nochrom, which the BAM header lacks, are left out",
             ]
         );
-        assert!(bed_warnings(&bed, &names, &[1_000, 20_000]).len() == 1);
+        assert_eq!(bed_warnings(&bed, &names, &[1_000, 20_000]).len(), 1);
     }
 }
