@@ -68,6 +68,12 @@ pub const TARGETS: &[Target] = &[
         covers: "the `.sfi` index header and sections: `locate` and `align`",
         run: sfi,
     },
+    Target {
+        name: "alignment",
+        covers: "the traceback of `search`: two sequences and gap costs, aligned by the \
+                 SIMD path and by the scalar reference, which must agree",
+        run: alignment,
+    },
 ];
 
 /// `align` with the index at `prefix`, one thread, SAM into the scratch directory; the
@@ -309,4 +315,33 @@ fn sfi(data: &[u8]) {
             &[&index, &reads],
         );
     })
+}
+
+/// The input as gap costs (its first two bytes), then a query and a subject split at the
+/// first `>` (bytes scored as matrix letters, as `search` reads residues), with BLOSUM62;
+/// or DNA scoring with large match scores (to reach the 16-bit lanes' limit) when the
+/// first byte is odd.
+fn alignment(data: &[u8]) {
+    use seqfarm_sw::{align_on, Isa, ScoreMatrix, Scoring};
+    let [open, extend, rest @ ..] = data else {
+        return;
+    };
+    let matrix = if open & 1 == 1 {
+        ScoreMatrix::dna(i32::from(extend >> 4) * 8 + 1, -3).unwrap()
+    } else {
+        ScoreMatrix::builtin("BLOSUM62").unwrap()
+    };
+    let Ok(scoring) = Scoring::new(matrix, i32::from(open % 20), i32::from(extend % 4) + 1) else {
+        return;
+    };
+    let split = rest
+        .iter()
+        .position(|&b| b == b'>')
+        .unwrap_or(rest.len() / 2);
+    let (query, subject) = rest.split_at(split);
+    let m = scoring.matrix();
+    let (query, subject) = (m.encode(query), m.encode(subject.get(1..).unwrap_or(&[])));
+    let simd = align_on(Isa::detect(), &scoring, &query, &subject);
+    let reference = align_on(Isa::Scalar, &scoring, &query, &subject);
+    assert_eq!(simd, reference, "SIMD and scalar tracebacks differ");
 }
