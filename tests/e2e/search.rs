@@ -286,6 +286,30 @@ fn identical_output_at_one_and_two_threads() {
     }
 }
 
+/// A database of one chunk (under 1 MiB) is scored by both workers, each chunk's
+/// queries shared among tasks, and the output is the one thread's.
+#[test]
+fn a_database_of_one_chunk_keeps_two_workers_busy() {
+    let dir = tempfile::tempdir().unwrap();
+    let stats = dir.path().join("stats.json");
+    let (query, db) = (data("sw_q10.fa"), data("sw_db1500.fa.gz"));
+    for mode in ["--scores-only", "--json"] {
+        let files = [path(&query), path(&db)];
+        let (one, _) = search(&[&[mode, "-t", "1"][..], &files].concat());
+        let two_args = [mode, "-t", "2", "--force", "--stats", path(&stats)];
+        let (two, _) = search(&[&two_args[..], &files].concat());
+        assert!(one == two, "{mode}: one and two threads differ");
+        // Without --scores-only the tracebacks are tasks too: the scan's are its alone.
+        if mode == "--scores-only" {
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+            for worker in v["workers"].as_array().expect("workers") {
+                assert!(worker["tasks"].as_u64() > Some(0), "{v}");
+            }
+        }
+    }
+}
+
 /// With more than 16 queries `--scores-only` cuts smaller chunks, each grown until it
 /// holds its longest record 64 times (or reaches the chunk size): the same bytes at any
 /// chunk size and thread count.

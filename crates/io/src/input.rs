@@ -95,6 +95,18 @@ pub fn is_compressed(head: &[u8]) -> bool {
     is_gzip(head) || is_bzip2(head)
 }
 
+/// A regular file's size on disk and whether [`Input`] decompresses it (its magic bytes);
+/// `None` for standard input, pipes and anything that cannot be opened. Opening a pipe
+/// here would take its first bytes from the reader that comes after, so only regular
+/// files are opened.
+pub fn regular_file_size(path: &Path) -> Option<(u64, bool)> {
+    let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
+    let mut head = [0u8; 4];
+    let mut file = File::open(path).ok()?;
+    let read = file.read(&mut head).ok()?;
+    Some((meta.len(), is_compressed(&head[..read])))
+}
+
 /// A regular file read through a read-only memory map. Reading a file with `read(2)`
 /// has the kernel copy every byte into the process, on the thread that reads: for the
 /// farm's emitter that copy was most of its work on an uncompressed FASTQ file. Mapped,

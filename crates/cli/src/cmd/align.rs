@@ -21,7 +21,6 @@ mod records;
 mod summary;
 mod worker;
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};
@@ -606,19 +605,9 @@ fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
     for path in paths {
         // Only a regular file is opened here: reading the magic bytes of a pipe (`-1
         // <(zcat r1.fq.gz)`) would take them from the reads.
-        let plain = std::fs::metadata(path)
-            .ok()
-            .filter(|m| m.is_file())
-            .and_then(|m| {
-                let mut magic = [0u8; 4];
-                let mut f = std::fs::File::open(path).ok()?;
-                let compressed =
-                    f.read_exact(&mut magic).is_ok() && seqfarm_io::input::is_compressed(&magic);
-                (!compressed).then_some(m.len())
-            });
-        match plain {
-            Some(len) => total += len,
-            None => return InputProgress::Reads(progress::items("align")),
+        match seqfarm_io::input::regular_file_size(path) {
+            Some((len, false)) => total += len,
+            _ => return InputProgress::Reads(progress::items("align")),
         }
     }
     InputProgress::Bytes(progress::bytes(total, "align"))

@@ -23,6 +23,7 @@ pub mod hsp;
 pub mod records;
 pub mod traceback;
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -31,6 +32,7 @@ use anyhow::{bail, Result};
 use seqfarm_farm::Fill;
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
 use seqfarm_io::fasta_chunks::{FastaChunk, FastaChunker, ResidueMap};
+use seqfarm_io::input::regular_file_size;
 use seqfarm_io::output::{refuse_input_as_output, Output};
 use seqfarm_sw::gpu::{GpuDevice, GpuKernels, GpuSearcher};
 use seqfarm_sw::stats::{self, KarlinParams};
@@ -283,19 +285,81 @@ impl Candidate {
     }
 }
 
-/// One scan task: a chunk of database records and what the worker made of it.
+/// One scan task: a chunk of database records, the queries to score against it, and
+/// what the worker made of it.
 #[derive(Default)]
 struct ScanTask {
     chunk: FastaChunk,
     /// Sequences of the chunks before this one that were left to other parts.
     skipped_before: u64,
+    /// The queries scored (all of them, or one of the [`QueryGroups`]).
+    queries: Range<usize>,
+    /// Whether this is the chunk's last task (its last group of queries).
+    ends_chunk: bool,
     /// The chunk's records, encoded and cut into fragments.
     records: RecordBlock,
-    /// `--scores-only` lines.
+    /// `--scores-only` lines: per record, one per query of the task.
     text: String,
-    /// Per query, the records that may be reported, best first (every record's, for
-    /// a piece of a record).
+    /// Per query of the task, the records that may be reported, best first (every
+    /// record's, for a piece of a record).
     candidates: Vec<Vec<Candidate>>,
+}
+
+/// How a scan shares the queries among the tasks of one chunk. A database of few
+/// chunks would keep most workers waiting (a database under 1 MiB is one chunk, so one
+/// worker), so each of its chunks is scored by one task per group of queries: contiguous
+/// ranges of queries, of about equal residues. A task parses the chunk and lays it out
+/// in lane streams again, so groups are made only when the database is estimated to
+/// have fewer chunks than the farm wants tasks, and never hold under
+/// [`QueryGroups::MIN_RESIDUES`] query residues. What is written does not depend on
+/// the groups: each query sees the chunks in database order whatever its group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct QueryGroups {
+    ranges: Vec<Range<usize>>,
+}
+
+impl QueryGroups {
+    /// Query residues (strands counted) a group holds at least: scoring them against a
+    /// chunk takes several times its parsing.
+    const MIN_RESIDUES: u64 = 512;
+    /// Tasks per worker the groups aim at, so that the workers finish together.
+    const TASKS_PER_WORKER: u64 = 4;
+
+    /// Groups for `workers` workers over an estimated `chunks` chunks (`None`: not known,
+    /// e.g. a database read from standard input, and one group), for queries of
+    /// `residues` residues each (strands counted).
+    fn plan(workers: usize, chunks: Option<u64>, residues: &[u64]) -> Self {
+        let total: u64 = residues.iter().sum();
+        let wanted = match chunks {
+            Some(chunks) if workers > 1 => {
+                (workers as u64 * Self::TASKS_PER_WORKER).div_ceil(chunks.max(1))
+            }
+            _ => 1,
+        };
+        let groups = wanted
+            .min(total / Self::MIN_RESIDUES)
+            .min(residues.len() as u64)
+            .max(1);
+        let mut ranges = Vec::new();
+        let (mut start, mut sum, mut done) = (0, 0u64, 0u64);
+        for (q, &length) in residues.iter().enumerate() {
+            let left = groups - ranges.len() as u64;
+            // A group ends before a query that would take it further past its share of
+            // the residues still to share than it stays below it.
+            if q > start && left > 1 && sum + length / 2 > (total - done) / left {
+                ranges.push(start..q);
+                (start, done, sum) = (q, done + sum, 0);
+            }
+            sum += length;
+        }
+        ranges.push(start..residues.len());
+        Self { ranges }
+    }
+
+    /// Whether each chunk is scored by more than one task.
+    fn splits(&self) -> bool {
+        self.ranges.len() > 1
+    }
 }
 
 /// What scores a worker's blocks: the CPU kernels, or the GPU through a stream of the
@@ -371,20 +435,23 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
         )?;
         let records = &task.records;
         let piece = task.chunk.piece.is_some();
-        self.best.resize_with(job.queries.len(), Vec::new);
+        let queries = &job.queries[task.queries.clone()];
+        self.best.resize_with(queries.len(), Vec::new);
         for best in &mut self.best {
             best.clear();
             best.resize(records.records(), Default::default());
         }
         let best = &mut self.best;
-        let frame_owners = &job.frame_owners;
-        self.scorer.score_frames(
-            &job.queries,
-            &records.block,
-            &mut self.scores,
-            |f, scores| {
+        let first_frame: usize = job.queries[..task.queries.start]
+            .iter()
+            .map(|q| q.frames.len())
+            .sum();
+        let frame_owners = &job.frame_owners[first_frame..];
+        let first_query = task.queries.start;
+        self.scorer
+            .score_frames(queries, &records.block, &mut self.scores, |f, scores| {
                 let (query, strand) = frame_owners[f];
-                let best = &mut best[query];
+                let best = &mut best[query - first_query];
                 for (index, (&score, fragment)) in scores.iter().zip(&records.fragments).enumerate()
                 {
                     let slot = &mut best[fragment.record as usize][strand as usize];
@@ -395,14 +462,13 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
                         };
                     }
                 }
-            },
-        )?;
+            })?;
         task.text.clear();
-        task.candidates.resize_with(job.queries.len(), Vec::new);
+        task.candidates.resize_with(queries.len(), Vec::new);
         if job.args.scores_only && !piece {
             for record in 0..records.records() {
                 let name = records.name(record);
-                for (query, best) in job.queries.iter().zip(&self.best) {
+                for (query, best) in queries.iter().zip(&self.best) {
                     let [plus, minus] = best[record];
                     score_line(
                         &mut task.text,
@@ -441,6 +507,38 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// How many times its size on disk a compressed database's text is taken to be, to
+/// estimate its chunks: gzipped protein FASTA is about 1.8-1.9 times smaller (UniProt,
+/// an E. coli proteome), DNA about 3.4 (an E. coli genome), where too few chunks
+/// estimated costs a few more parses of each chunk.
+const COMPRESSION_ESTIMATE: u64 = 2;
+
+/// Joins the `--scores-only` lines of a chunk's groups of queries (`texts`, one per
+/// group, `lines_per_record[g]` lines per record in group `g`) into database order: for
+/// each of the `records` records, the lines of each group in turn.
+fn join_group_lines(
+    texts: &[String],
+    lines_per_record: &[usize],
+    records: usize,
+    out: &mut Vec<u8>,
+) {
+    out.clear();
+    let mut rests: Vec<&[u8]> = texts.iter().map(|text| text.as_bytes()).collect();
+    for _ in 0..records {
+        for (rest, &lines) in rests.iter_mut().zip(lines_per_record) {
+            let mut end = 0;
+            for _ in 0..lines {
+                end += rest[end..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(rest.len() - end, |at| at + 1);
+            }
+            out.extend_from_slice(&rest[..end]);
+            *rest = &rest[end..];
+        }
     }
 }
 
@@ -613,6 +711,10 @@ impl<'a> SearchJob<'a> {
             let piece = (fragmenting.length * 64).min(1 << 24).max(chunk_size);
             database.split_records(piece, fragmenting.overlap as u64);
         }
+        let groups = self.query_groups(config.workers, base);
+        let all_queries = 0..queries.len();
+        // The chunk whose later groups are still to be emitted, and the next of them.
+        let (mut repeated, mut repeated_skipped, mut next_group) = (FastaChunk::default(), 0, 0);
         let mut size = DatabaseSize::default();
         let bar = progress::items("searching database bytes");
         let mut sampled = alphabet::LetterSample::default();
@@ -620,6 +722,14 @@ impl<'a> SearchJob<'a> {
         let mut take = false;
         let mut skipped = 0u64;
         let mut emit = |task: &mut ScanTask| -> Result<Fill> {
+            if next_group > 0 {
+                task.chunk.clone_from(&repeated);
+                task.skipped_before = repeated_skipped;
+                task.queries = groups.ranges[next_group].clone();
+                next_group = (next_group + 1) % groups.ranges.len();
+                task.ends_chunk = next_group == 0;
+                return Ok(Fill::Task);
+            }
             loop {
                 let more =
                     database.next_chunk_for_streams(&mut task.chunk, chunk_size, base, streams)?;
@@ -641,6 +751,18 @@ impl<'a> SearchJob<'a> {
                 }
                 if take {
                     task.skipped_before = skipped;
+                    // A piece of a record is scored by all queries: the collector joins
+                    // the pieces query by query.
+                    if groups.splits() && task.chunk.piece.is_none() {
+                        repeated.clone_from(&task.chunk);
+                        repeated_skipped = skipped;
+                        task.queries = groups.ranges[0].clone();
+                        task.ends_chunk = false;
+                        next_group = 1;
+                    } else {
+                        task.queries = all_queries.clone();
+                        task.ends_chunk = true;
+                    }
                     return Ok(Fill::Task);
                 }
                 match &task.chunk.piece {
@@ -658,6 +780,10 @@ impl<'a> SearchJob<'a> {
             .map(|_| TopHits::new(self.capacity))
             .collect();
         let mut pieced = PiecedRecord::default();
+        // With --scores-only and groups: the lines of a chunk's earlier groups, and the
+        // chunk's lines in database order.
+        let (mut held, mut joined) = (Vec::new(), Vec::new());
+        let lines_per_record: Vec<usize> = groups.ranges.iter().map(|r| r.len()).collect();
         let mut collect = |task: &mut ScanTask| -> Result<()> {
             let records = &task.records;
             let first_ordinal = size.sequences + task.skipped_before;
@@ -691,12 +817,26 @@ impl<'a> SearchJob<'a> {
                 }
                 return Ok(());
             }
-            size.sequences += records.records() as u64;
-            size.residues += records.lengths.iter().sum::<u64>();
-            if args.scores_only {
-                return lines(task.text.as_bytes());
+            if task.ends_chunk {
+                size.sequences += records.records() as u64;
+                size.residues += records.lengths.iter().sum::<u64>();
             }
-            for (top, candidates) in top_hits.iter_mut().zip(&task.candidates) {
+            if args.scores_only {
+                if task.queries == all_queries {
+                    return lines(task.text.as_bytes());
+                }
+                held.push(std::mem::take(&mut task.text));
+                if !task.ends_chunk {
+                    return Ok(());
+                }
+                join_group_lines(&held, &lines_per_record, records.records(), &mut joined);
+                held.clear();
+                return lines(&joined);
+            }
+            for (top, candidates) in top_hits[task.queries.clone()]
+                .iter_mut()
+                .zip(&task.candidates)
+            {
                 for candidate in candidates {
                     let record = candidate.record as usize;
                     let ordinal = first_ordinal + record as u64;
@@ -751,6 +891,28 @@ impl<'a> SearchJob<'a> {
             stats: report.stats,
             counts,
         })
+    }
+
+    /// How the queries are shared among the tasks of a chunk, for `workers` workers and
+    /// chunks of at most `chunk_bytes` (one group on a GPU, which scores every query at
+    /// once). The database's chunks are estimated from its size on disk, a compressed
+    /// file's text taken as [`COMPRESSION_ESTIMATE`] times its size.
+    fn query_groups(&self, workers: usize, chunk_bytes: usize) -> QueryGroups {
+        let chunks = regular_file_size(&self.args.database).map(|(len, compressed)| {
+            let text = if compressed {
+                len * COMPRESSION_ESTIMATE
+            } else {
+                len
+            };
+            text.div_ceil(chunk_bytes as u64)
+        });
+        let residues: Vec<u64> = self
+            .queries
+            .iter()
+            .map(|q| (q.residues.len() * q.frames.len()) as u64)
+            .collect();
+        let workers = if self.gpu.is_some() { 1 } else { workers };
+        QueryGroups::plan(workers, chunks, &residues)
     }
 
     /// A fresh list of the best hits of one query, as this search keeps them.
@@ -1025,6 +1187,58 @@ mod tests {
             .into_iter()
             .map(|a| a.into_string().unwrap())
             .collect()
+    }
+
+    #[test]
+    fn queries_are_grouped_only_when_the_database_has_too_few_chunks() {
+        let residues = [300u64; 10];
+        let one_group = |workers, chunks| {
+            let groups = QueryGroups::plan(workers, chunks, &residues);
+            !groups.splits() && groups.ranges[0] == (0..10)
+        };
+        assert!(one_group(1, Some(1)));
+        assert!(one_group(2, None));
+        assert!(one_group(2, Some(8)));
+        assert!(one_group(16, Some(1000)));
+        // 2 workers want 8 tasks; 3,000 residues make at most 5 groups of 512.
+        let groups = QueryGroups::plan(2, Some(1), &residues);
+        assert_eq!(groups.ranges, vec![0..2, 2..4, 4..6, 6..8, 8..10]);
+        assert!(groups.splits());
+        assert_eq!(
+            QueryGroups::plan(2, Some(4), &residues).ranges,
+            vec![0..5, 5..10]
+        );
+        // Never more groups than queries, nor an empty one.
+        assert_eq!(
+            QueryGroups::plan(16, Some(1), &[5000, 5000]).ranges,
+            vec![0..1, 1..2]
+        );
+    }
+
+    #[test]
+    fn query_groups_share_the_residues() {
+        let residues = [4000, 100, 100, 100, 100, 1000, 1000, 1000, 1000];
+        let groups = QueryGroups::plan(4, Some(4), &residues);
+        assert_eq!(groups.ranges, vec![0..1, 1..6, 6..8, 8..9]);
+        let total: u64 = residues.iter().sum();
+        for range in &groups.ranges {
+            assert!(!range.is_empty());
+            assert!(residues[range.clone()].iter().sum::<u64>() <= total / 2);
+        }
+    }
+
+    #[test]
+    fn group_lines_are_joined_record_by_record_in_query_order() {
+        let texts = [
+            "q1\ta\t5\nq2\ta\t6\nq1\tb\t7\nq2\tb\t8\n".to_string(),
+            "q3\ta\t9\nq3\tb\t10\n".to_string(),
+        ];
+        let mut out = Vec::new();
+        join_group_lines(&texts, &[2, 1], 2, &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "q1\ta\t5\nq2\ta\t6\nq3\ta\t9\nq1\tb\t7\nq2\tb\t8\nq3\tb\t10\n"
+        );
     }
 
     #[test]
