@@ -8,10 +8,11 @@
 //!    its chunk, cuts long records into overlapping fragments (so that every SIMD lane
 //!    holds an equally long sequence, see [`records`]), packs them into lane streams once
 //!    and scores every query (on both strands, for DNA) against them with its own
-//!    [`Searcher`]; the collector, which receives chunks in database order, joins the
-//!    pieces of a record and writes the scores (`--scores-only`) or keeps each query's
-//!    best hits, ties broken by database order so the result does not depend on the
-//!    thread count;
+//!    [`Searcher`] (or, for a database of few chunks, one group of the queries, each
+//!    chunk then going to one task per group, see [`QueryGroups`]); the collector,
+//!    which receives chunks in database order, joins the pieces of a record and writes
+//!    the scores (`--scores-only`) or keeps each query's best hits, ties broken by
+//!    database order so the result does not depend on the thread count;
 //! 2. **traceback** ([`traceback`]): each reported alignment is aligned again with
 //!    traceback (in parallel, in report order) and written with E-values computed for
 //!    the whole database, whose size is known only once the scan is over.
