@@ -15,7 +15,8 @@
 #        (scores-only, the default, or report), SSEARCH (with OUTPUT=report: 1 times
 #        ssearch36 of the FASTA package beside, exhaustive Smith-Waterman with the same
 #        scoring, its 10 best per query in BLAST's tabular format; its own statistics, so
-#        its hits are not compared), SEQFARM_SHARED_DATA (default ../shared/data)
+#        its hits are not compared), OPTIONS (more options for both builds, e.g.
+#        OPTIONS=--dna for a nucleotide search), SEQFARM_SHARED_DATA (default ../shared/data)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SEQFARM_SHARED_DATA:-../shared/data}
@@ -43,14 +44,15 @@ case ${OUTPUT:-scores-only} in
   report) output=() ;;
   *) echo "bench/search-scores-only.sh: OUTPUT must be scores-only or report" >&2; exit 1 ;;
 esac
+read -r -a options <<< "${OPTIONS:-}"
 builds=("$SEQFARM")
 [ -z "${BASELINE:-}" ] || builds=("$BASELINE" "$SEQFARM")
 
 echo "# $(date -u +%FT%H:%MZ) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(grep -o -m1 -w 'avx512bw' /proc/cpuinfo || echo avx2); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# $(grep -c '^>' "$queries") queries ($queries) against $database; output ${OUTPUT:-scores-only}; $threads threads; $runs runs per build, alternating"
+echo "# $(grep -c '^>' "$queries") queries ($queries) against $database; output ${OUTPUT:-scores-only}${OPTIONS:+; options $OPTIONS}; $threads threads; $runs runs per build, alternating"
 for run in $(seq "$runs"); do
   for i in "${!builds[@]}"; do
-    /usr/bin/time -f "%e %M" -o "$work/time" "${builds[$i]}" search --force ${output[@]+"${output[@]}"} \
+    /usr/bin/time -f "%e %M" -o "$work/time" "${builds[$i]}" search --force ${output[@]+"${output[@]}"} ${options[@]+"${options[@]}"} \
       -t "$threads" -o "$work/out$i.txt" "$queries" "$database" 2> "$work/stderr"
     gcups=$(sed -n 's/.* \([0-9.]*\) GCUPS.*/\1/p' "$work/stderr")
     echo "$i $(cat "$work/time") $gcups" >> "$work/runs"

@@ -186,6 +186,41 @@ fn long_records_cut_into_pieces_report_what_whole_records_report() {
     assert!(compared >= 4, "{long_hits}");
 }
 
+/// With enough queries for two workers to share each piece of a long record (groups of
+/// queries), the pieces are joined query by query as on one thread: the same bytes, and
+/// the scan's pieces scored by more tasks than there are pieces.
+#[test]
+fn pieces_of_a_long_record_shared_by_groups_of_queries_join_as_on_one_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let (query, db) = long_record_files(dir.path());
+    let mut queries = std::fs::read_to_string(&query).unwrap();
+    for seed in 0..4 {
+        queries += &fasta(&format!("random{seed}"), &random_dna(200, 10 + seed));
+    }
+    std::fs::write(&query, queries).unwrap();
+    let stats = dir.path().join("stats.json");
+    for mode in [
+        &["--outfmt", "6 std qseq sseq score"][..],
+        &["--scores-only"],
+    ] {
+        let scan_tasks = |threads| {
+            let options = ["--dna", "--force", "--stats", path(&stats), "-t", threads];
+            let (out, _) = search(&[&options[..], mode, &[path(&query), path(&db)]].concat());
+            let v: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+            (out, v["tasks"].as_u64().expect("tasks"))
+        };
+        let ((one, one_tasks), (two, two_tasks)) = (scan_tasks("1"), scan_tasks("2"));
+        assert!(one == two, "{mode:?}: one and two threads differ");
+        if mode == ["--scores-only"] {
+            assert!(
+                two_tasks > one_tasks,
+                "{one_tasks} tasks on one thread, {two_tasks} on two"
+            );
+        }
+    }
+}
+
 /// Lines of a search of the short bundled DNA queries with `extra` options.
 fn dna_lines(outfmt: &str, extra: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();

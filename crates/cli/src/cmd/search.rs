@@ -588,12 +588,13 @@ struct PiecedRecord {
 
 impl PiecedRecord {
     /// Takes the alignments of one piece (residue `residues_before` of the record is
-    /// the piece's first); on equal scores the earlier piece's stays.
-    fn join(&mut self, task: &ScanTask, residues_before: u64, keep_codes: bool) {
+    /// the piece's first) with the task's queries, of `queries` in all; on equal scores
+    /// the earlier piece's stays.
+    fn join(&mut self, task: &ScanTask, queries: usize, residues_before: u64, keep_codes: bool) {
         let records = &task.records;
-        self.strands
-            .resize_with(task.candidates.len(), Default::default);
-        for (kept, candidates) in self.strands.iter_mut().zip(&task.candidates) {
+        self.strands.resize_with(queries, Default::default);
+        let kept = &mut self.strands[task.queries.clone()];
+        for (kept, candidates) in kept.iter_mut().zip(&task.candidates) {
             let Some(candidate) = candidates.first() else {
                 continue;
             };
@@ -752,9 +753,7 @@ impl<'a> SearchJob<'a> {
                 }
                 if take {
                     task.skipped_before = skipped;
-                    // A piece of a record is scored by all queries: the collector joins
-                    // the pieces query by query.
-                    if groups.splits() && task.chunk.piece.is_none() {
+                    if groups.splits() {
                         repeated.clone_from(&task.chunk);
                         repeated_skipped = skipped;
                         task.queries = groups.ranges[0].clone();
@@ -789,11 +788,16 @@ impl<'a> SearchJob<'a> {
             let records = &task.records;
             let first_ordinal = size.sequences + task.skipped_before;
             if let Some(piece) = &task.chunk.piece {
-                if piece.first {
+                if piece.first && task.queries.start == 0 {
                     pieced.strands.clear();
                 }
-                pieced.join(task, piece.residues_before, !args.scores_only);
-                if !piece.last {
+                pieced.join(
+                    task,
+                    queries.len(),
+                    piece.residues_before,
+                    !args.scores_only,
+                );
+                if !(piece.last && task.ends_chunk) {
                     return Ok(());
                 }
                 let length = piece.residues_before + records.lengths[0];
