@@ -301,12 +301,28 @@ fn a_database_of_one_chunk_keeps_two_workers_busy() {
         assert!(one == two, "{mode}: one and two threads differ");
         // Without --scores-only the tracebacks are tasks too: the scan's are its alone.
         if mode == "--scores-only" {
-            let v: serde_json::Value =
-                serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
-            for worker in v["workers"].as_array().expect("workers") {
-                assert!(worker["tasks"].as_u64() > Some(0), "{v}");
-            }
+            assert_every_worker_had_a_task(&stats);
+            // The same from standard input, whose size is known once it is read.
+            let piped = seqfarm()
+                .args(["search", mode, "-t", "2", "--force", "--stats"])
+                .args([&stats, &query])
+                .arg("-")
+                .stdin(std::fs::File::open(&db).unwrap())
+                .output()
+                .unwrap();
+            assert!(piped.status.success());
+            assert!(piped.stdout == one.as_bytes(), "from standard input");
+            assert_every_worker_had_a_task(&stats);
         }
+    }
+}
+
+/// Fails unless every worker of the farm whose statistics are in `stats` had a task.
+fn assert_every_worker_had_a_task(stats: &Path) {
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(stats).unwrap()).unwrap();
+    for worker in v["workers"].as_array().expect("workers") {
+        assert!(worker["tasks"].as_u64() > Some(0), "{v}");
     }
 }
 

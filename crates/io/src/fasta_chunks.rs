@@ -353,6 +353,12 @@ impl FastaChunker {
         &self.input.path
     }
 
+    /// Whether the input has been read to its end and handed out whole: the next chunk
+    /// asked for is the end.
+    pub fn is_exhausted(&self) -> bool {
+        self.at_end && self.open_record.is_none() && self.pending.iter().all(|&b| is_blank(b))
+    }
+
     /// Fills `chunk` with the next whole records, about `target` bytes of them (more when
     /// one record is longer). Returns `false` at the end of the input. An input with no
     /// bytes at all is an error, as for [`crate::fasta::FastaReader`].
@@ -609,6 +615,24 @@ mod tests {
         for target in [1, 2, 5, 17, 1000] {
             assert_eq!(chunked(text, target).unwrap(), expected, "target {target}");
         }
+    }
+
+    #[test]
+    fn an_input_is_exhausted_once_its_last_record_is_handed_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.fa");
+        std::fs::write(&path, b">a\nACGT\n>b\nGG\n\n").unwrap();
+        let mut chunk = FastaChunk::default();
+        let mut chunker = FastaChunker::open(&path).unwrap();
+        assert!(!chunker.is_exhausted());
+        assert!(chunker.next_chunk(&mut chunk, 1 << 20).unwrap());
+        assert!(chunker.is_exhausted());
+        let mut chunker = FastaChunker::open(&path).unwrap();
+        assert!(chunker.next_chunk(&mut chunk, 4).unwrap());
+        assert!(!chunker.is_exhausted(), "record b is still to come");
+        assert!(chunker.next_chunk(&mut chunk, 4).unwrap());
+        assert!(chunker.is_exhausted());
+        assert!(!chunker.next_chunk(&mut chunk, 4).unwrap());
     }
 
     #[test]

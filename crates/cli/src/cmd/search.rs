@@ -518,20 +518,18 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
 const COMPRESSION_ESTIMATE: u64 = 2;
 
 /// Joins the `--scores-only` lines of a chunk's groups of queries (`texts`, one per
-/// group, `lines_per_record[g]` lines per record in group `g`) into database order: for
-/// each of the `records` records, the lines of each group in turn.
-fn join_group_lines(
-    texts: &[String],
-    lines_per_record: &[usize],
-    records: usize,
-    out: &mut Vec<u8>,
-) {
+/// group, each with its lines per record) into database order: for each of the
+/// `records` records, the lines of each group in turn.
+fn join_group_lines(texts: &[(String, usize)], records: usize, out: &mut Vec<u8>) {
     out.clear();
-    let mut rests: Vec<&[u8]> = texts.iter().map(|text| text.as_bytes()).collect();
+    let mut rests: Vec<(&[u8], usize)> = texts
+        .iter()
+        .map(|(text, lines)| (text.as_bytes(), *lines))
+        .collect();
     for _ in 0..records {
-        for (rest, &lines) in rests.iter_mut().zip(lines_per_record) {
+        for (rest, lines) in &mut rests {
             let mut end = 0;
-            for _ in 0..lines {
+            for _ in 0..*lines {
                 end += rest[end..]
                     .iter()
                     .position(|&b| b == b'\n')
@@ -713,7 +711,8 @@ impl<'a> SearchJob<'a> {
             let piece = (fragmenting.length * 64).min(1 << 24).max(chunk_size);
             database.split_records(piece, fragmenting.overlap as u64);
         }
-        let groups = self.query_groups(config.workers, base);
+        let estimated_chunks = self.estimated_chunks(base);
+        let mut groups = self.query_groups(config.workers, estimated_chunks);
         let all_queries = 0..queries.len();
         // The chunk whose later groups are still to be emitted, and the next of them.
         let (mut repeated, mut repeated_skipped, mut next_group) = (FastaChunk::default(), 0, 0);
@@ -750,6 +749,11 @@ impl<'a> SearchJob<'a> {
                 if task.chunk.piece.as_ref().is_none_or(|p| p.first) {
                     chunks += 1;
                     take = wanted(chunks - 1);
+                    // A streamed database of its size unknown: one chunk, if that one
+                    // took all of it.
+                    if chunks == 1 && estimated_chunks.is_none() && database.is_exhausted() {
+                        groups = self.query_groups(config.workers, Some(1));
+                    }
                 }
                 if take {
                     task.skipped_before = skipped;
@@ -780,10 +784,9 @@ impl<'a> SearchJob<'a> {
             .map(|_| TopHits::new(self.capacity))
             .collect();
         let mut pieced = PiecedRecord::default();
-        // With --scores-only and groups: the lines of a chunk's earlier groups, and the
-        // chunk's lines in database order.
+        // With --scores-only and groups: the lines of a chunk's earlier groups (and the
+        // lines per record of each), and the chunk's lines in database order.
         let (mut held, mut joined) = (Vec::new(), Vec::new());
-        let lines_per_record: Vec<usize> = groups.ranges.iter().map(|r| r.len()).collect();
         let mut collect = |task: &mut ScanTask| -> Result<()> {
             let records = &task.records;
             let first_ordinal = size.sequences + task.skipped_before;
@@ -830,11 +833,11 @@ impl<'a> SearchJob<'a> {
                 if task.queries == all_queries {
                     return lines(task.text.as_bytes());
                 }
-                held.push(std::mem::take(&mut task.text));
+                held.push((std::mem::take(&mut task.text), task.queries.len()));
                 if !task.ends_chunk {
                     return Ok(());
                 }
-                join_group_lines(&held, &lines_per_record, records.records(), &mut joined);
+                join_group_lines(&held, records.records(), &mut joined);
                 held.clear();
                 return lines(&joined);
             }
@@ -898,19 +901,24 @@ impl<'a> SearchJob<'a> {
         })
     }
 
-    /// How the queries are shared among the tasks of a chunk, for `workers` workers and
-    /// chunks of at most `chunk_bytes` (one group on a GPU, which scores every query at
-    /// once). The database's chunks are estimated from its size on disk, a compressed
-    /// file's text taken as [`COMPRESSION_ESTIMATE`] times its size.
-    fn query_groups(&self, workers: usize, chunk_bytes: usize) -> QueryGroups {
-        let chunks = regular_file_size(&self.args.database).map(|(len, compressed)| {
+    /// The database's chunks of at most `chunk_bytes`, estimated from its size on disk,
+    /// a compressed file's text taken as [`COMPRESSION_ESTIMATE`] times its size; `None`
+    /// for a stream (standard input, a pipe).
+    fn estimated_chunks(&self, chunk_bytes: usize) -> Option<u64> {
+        regular_file_size(&self.args.database).map(|(len, compressed)| {
             let text = if compressed {
                 len * COMPRESSION_ESTIMATE
             } else {
                 len
             };
             text.div_ceil(chunk_bytes as u64)
-        });
+        })
+    }
+
+    /// How the queries are shared among the tasks of a chunk, for `workers` workers and
+    /// a database of `chunks` chunks (one group on a GPU, which scores every query at
+    /// once).
+    fn query_groups(&self, workers: usize, chunks: Option<u64>) -> QueryGroups {
         let residues: Vec<u64> = self
             .queries
             .iter()
@@ -1235,11 +1243,11 @@ mod tests {
     #[test]
     fn group_lines_are_joined_record_by_record_in_query_order() {
         let texts = [
-            "q1\ta\t5\nq2\ta\t6\nq1\tb\t7\nq2\tb\t8\n".to_string(),
-            "q3\ta\t9\nq3\tb\t10\n".to_string(),
+            ("q1\ta\t5\nq2\ta\t6\nq1\tb\t7\nq2\tb\t8\n".to_string(), 2),
+            ("q3\ta\t9\nq3\tb\t10\n".to_string(), 1),
         ];
         let mut out = Vec::new();
-        join_group_lines(&texts, &[2, 1], 2, &mut out);
+        join_group_lines(&texts, 2, &mut out);
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "q1\ta\t5\nq2\ta\t6\nq3\ta\t9\nq1\tb\t7\nq2\tb\t8\nq3\tb\t10\n"
