@@ -293,10 +293,9 @@ struct ScanTask {
     chunk: FastaChunk,
     /// Sequences of the chunks before this one that were left to other parts.
     skipped_before: u64,
-    /// The queries scored (all of them, or one of the [`QueryGroups`]).
+    /// The queries scored (all of them, or one of the [`QueryGroups`]: the chunk's
+    /// last task has the last queries).
     queries: Range<usize>,
-    /// Whether this is the chunk's last task (its last group of queries).
-    ends_chunk: bool,
     /// The chunk's records, encoded and cut into fragments.
     records: RecordBlock,
     /// `--scores-only` lines: per record, one per query of the task.
@@ -728,7 +727,6 @@ impl<'a> SearchJob<'a> {
                 task.skipped_before = repeated_skipped;
                 task.queries = groups.ranges[next_group].clone();
                 next_group = (next_group + 1) % groups.ranges.len();
-                task.ends_chunk = next_group == 0;
                 return Ok(Fill::Task);
             }
             loop {
@@ -761,11 +759,9 @@ impl<'a> SearchJob<'a> {
                         repeated.clone_from(&task.chunk);
                         repeated_skipped = skipped;
                         task.queries = groups.ranges[0].clone();
-                        task.ends_chunk = false;
                         next_group = 1;
                     } else {
                         task.queries = all_queries.clone();
-                        task.ends_chunk = true;
                     }
                     return Ok(Fill::Task);
                 }
@@ -790,6 +786,7 @@ impl<'a> SearchJob<'a> {
         let mut collect = |task: &mut ScanTask| -> Result<()> {
             let records = &task.records;
             let first_ordinal = size.sequences + task.skipped_before;
+            let ends_chunk = task.queries.end == queries.len();
             if let Some(piece) = &task.chunk.piece {
                 if piece.first && task.queries.start == 0 {
                     pieced.strands.clear();
@@ -800,7 +797,7 @@ impl<'a> SearchJob<'a> {
                     piece.residues_before,
                     !args.scores_only,
                 );
-                if !(piece.last && task.ends_chunk) {
+                if !(piece.last && ends_chunk) {
                     return Ok(());
                 }
                 let length = piece.residues_before + records.lengths[0];
@@ -825,7 +822,7 @@ impl<'a> SearchJob<'a> {
                 }
                 return Ok(());
             }
-            if task.ends_chunk {
+            if ends_chunk {
                 size.sequences += records.records() as u64;
                 size.residues += records.lengths.iter().sum::<u64>();
             }
@@ -834,7 +831,7 @@ impl<'a> SearchJob<'a> {
                     return lines(task.text.as_bytes());
                 }
                 held.push((std::mem::take(&mut task.text), task.queries.len()));
-                if !task.ends_chunk {
+                if !ends_chunk {
                     return Ok(());
                 }
                 join_group_lines(&held, records.records(), &mut joined);
