@@ -34,15 +34,16 @@ pub(crate) fn fasta(name: &str, seq: &[u8]) -> String {
 
 /// Writes queries and a database with a 1.2 Mb record (longer than a piece of 64
 /// fragments of 16 Ki residues) between two short ones into `dir`. Copies of the queries
-/// are planted across the first piece's end (about residue 1,035,600), across fragment
-/// ends (fragments start every 16,083 residues for a 150-residue query), on both
-/// strands, and in the short records. Returns the query and database paths.
+/// are planted across the first piece's end (residue 1,016,605 with `--chunk-size
+/// 4096`: 64 x 16,083 bytes of 80-residue lines), across fragment ends (fragments start
+/// every 16,083 residues for a 150-residue query), on both strands, and in the short
+/// records. Returns the query and database paths.
 pub(crate) fn long_record_files(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     let a = random_dna(150, 1);
     let b = random_dna(60, 2);
     let mut long = random_dna(1_200_000, 3);
     let mut plant = |at: usize, seq: &[u8]| long[at..at + seq.len()].copy_from_slice(seq);
-    plant(1_035_550, &reverse_complement(&a));
+    plant(1_016_530, &reverse_complement(&a));
     plant(16_100, &substituted(&a, 10));
     plant(16_083 * 7 - 70, &substituted(&a, 12));
     plant(600_000, &b);
@@ -110,7 +111,7 @@ fn long_records_cut_into_pieces_report_what_whole_records_report() {
                 })
                 .collect();
             assert!(
-                starts.contains(&["a", "long", "1035700", "1035551"]),
+                starts.contains(&["a", "long", "1016680", "1016531"]),
                 "{lines:?}"
             );
             assert!(

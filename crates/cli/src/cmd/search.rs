@@ -705,9 +705,9 @@ impl<'a> SearchJob<'a> {
         // machine (and every part of a planned search) cuts the same chunks.
         let streams = Isa::Avx512.lanes(Width::I8);
         if let Some(fragmenting) = self.fragmenting {
-            // Pieces of 64 fragments (every lane of the widest kernel busy), at most
-            // 16 MiB, at least a chunk.
-            let piece = (fragmenting.length * 64).min(1 << 24).max(chunk_size);
+            // Pieces of whole rounds of 64 fragments (every lane of the widest kernel
+            // busy), at least a chunk, at most 16 MiB.
+            let piece = fragmenting.piece_bytes(streams, chunk_size, 1 << 24);
             database.split_records(piece, fragmenting.overlap as u64);
         }
         let estimated_chunks = self.estimated_chunks(base);

@@ -49,6 +49,24 @@ impl Fragmenting {
         })
     }
 
+    /// Input bytes of a piece of a long record (the bytes each piece adds after the
+    /// `overlap` residues it repeats) for a kernel of `streams` lanes: whole rounds of
+    /// `streams` fragments, as many as make at least `at_least` bytes, and at most
+    /// `at_most` bytes (one round larger than that: `at_most`). The lanes take the
+    /// fragments longest first, so a piece of `streams + 1` equal fragments would keep
+    /// one lane working alone through a second round, and take twice the time. Line ends
+    /// make a piece's residues fewer than its bytes: its last fragment is then short,
+    /// and never one too many.
+    pub fn piece_bytes(&self, streams: usize, at_least: usize, at_most: usize) -> usize {
+        let round = streams * (self.length - self.overlap);
+        let rounds = at_least.div_ceil(round).max(1).min(at_most / round);
+        if rounds == 0 {
+            at_most
+        } else {
+            rounds * round
+        }
+    }
+
     /// Start offsets of the fragments of a record of `len` residues.
     pub fn starts(&self, len: usize) -> impl Iterator<Item = usize> {
         let step = self.length - self.overlap;
@@ -163,6 +181,27 @@ pub(crate) fn random_dna(state: &mut u64, n: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pieces_hold_whole_rounds_of_fragments() {
+        let fragmenting = Fragmenting {
+            length: 32_016,
+            overlap: 2_001,
+        };
+        let stride = 32_016 - 2_001;
+        let piece = fragmenting.piece_bytes(64, 1 << 20, 1 << 24);
+        assert_eq!(piece, 64 * stride);
+        // The first piece, and each later one with the overlap it repeats.
+        assert_eq!(fragmenting.starts(piece).count(), 64);
+        assert_eq!(fragmenting.starts(piece + 2_001).count(), 64);
+        // Line ends: fewer residues, a fragment short of a round, never one over.
+        assert_eq!(fragmenting.starts(piece * 60 / 61 + 2_001).count(), 63);
+        // At least a chunk of 16 MiB: whole rounds; at most 16 MiB.
+        let large = fragmenting.piece_bytes(64, 1 << 24, 1 << 24);
+        assert_eq!(large, 8 * 64 * stride);
+        assert_eq!(fragmenting.starts(large + 2_001).count(), 8 * 64);
+        assert_eq!(fragmenting.piece_bytes(64, 1 << 20, 1 << 20), 1 << 20);
+    }
     use seqfarm_sw::{scalar, ScoreMatrix};
 
     #[test]
