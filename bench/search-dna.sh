@@ -10,6 +10,7 @@
 #          Mtuberculosis_H37Rv.fna.gz (4.4)} = 102.5 Mbp
 #        QUERIES=10 THREADS="2" bench/search-dna.sh   fewer queries, other thread counts
 #        TOOLS=parasail bench/search-dna.sh           one tool only (seqfarm, parasail)
+#        SEQFARM=path/to/seqfarm bench/search-dna.sh  another seqfarm build (default: built here)
 #
 # The genome set is the genomes uncompressed, upper-cased (soft-masked repeats are plain
 # bases to both tools), in one FASTA: $SEQFARM_BENCH_DATA (default /tmp/seqfarm-bench)/
@@ -141,9 +142,9 @@ for i in range(100):
 PY
 
 cc -O3 -fopenmp bench/parasail_search.c -lparasail -o "$work/parasail_search"
-seqfarm=target/release/seqfarm
+seqfarm=${SEQFARM:-target/release/seqfarm}
 if [[ " $tools " == *" seqfarm "* ]]; then
-  cargo build --release --quiet -p seqfarm
+  [ -n "${SEQFARM:-}" ] || cargo build --release --quiet -p seqfarm
   if ! "$seqfarm" search --help | grep -q -- '--strand'; then
     echo "bench/search-dna.sh: this seqfarm has no --strand; TOOLS=parasail times parasail alone" >&2
     exit 1

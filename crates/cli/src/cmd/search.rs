@@ -431,6 +431,7 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
             &task.chunk,
             &self.residue_map,
             job.fragmenting,
+            Isa::Avx512.lanes(Width::I8),
             |body, name, path| check.letters(body, name, path),
         )?;
         let records = &task.records;

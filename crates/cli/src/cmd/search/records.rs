@@ -67,12 +67,57 @@ impl Fragmenting {
         }
     }
 
+    /// The fragments of a task whose records are `lengths` residues long, for a kernel of
+    /// `streams` lanes: these when they make at least `streams` entries (records up to a
+    /// fragment count one each); otherwise shorter ones, as short as leaves no more
+    /// entries than lanes, but at least twice the overlap. The lanes take the entries
+    /// longest first, one each here, so the kernel runs as long as the longest: the last
+    /// piece of a long record (a few fragments) or a chunk of a few records of 100 kb
+    /// kept most lanes empty for a whole fragment length. Any alignment still lies whole
+    /// in some fragment: the overlap is the same.
+    pub fn fitted(&self, lengths: impl Iterator<Item = usize> + Clone, streams: usize) -> Self {
+        let overlap = self.overlap;
+        let entries = |stride: usize| -> usize {
+            let fragmenting = Self {
+                length: stride + overlap,
+                overlap,
+            };
+            lengths.clone().map(|len| fragmenting.count(len)).sum()
+        };
+        let full = self.length - overlap;
+        let least = overlap.max(1);
+        if least >= full || entries(full) >= streams {
+            return *self;
+        }
+        // The shortest stride whose entries fit the lanes (entries fall as it grows).
+        let (mut low, mut high) = (least, full);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            if entries(mid) <= streams {
+                high = mid;
+            } else {
+                low = mid + 1;
+            }
+        }
+        Self {
+            length: low + overlap,
+            overlap,
+        }
+    }
+
     /// Start offsets of the fragments of a record of `len` residues.
     pub fn starts(&self, len: usize) -> impl Iterator<Item = usize> {
         let step = self.length - self.overlap;
-        let last = len.saturating_sub(self.overlap + 1) / step;
-        let count = if len <= self.length { 1 } else { last + 1 };
-        (0..count).map(move |k| k * step)
+        (0..self.count(len)).map(move |k| k * step)
+    }
+
+    /// The number of fragments of a record of `len` residues.
+    pub fn count(&self, len: usize) -> usize {
+        if len <= self.length {
+            1
+        } else {
+            (len - self.overlap - 1) / (self.length - self.overlap) + 1
+        }
     }
 }
 
@@ -119,14 +164,30 @@ impl RecordBlock {
     }
 
     /// Parses and encodes the chunk's records (checking each with `check`), cutting
-    /// those longer than a fragment when `fragmenting` is set.
+    /// those longer than a fragment when `fragmenting` is set, into fragments
+    /// [`Fragmenting::fitted`] to a kernel of `streams` lanes.
     pub fn parse(
         &mut self,
         chunk: &FastaChunk,
         residue_map: &ResidueMap,
         fragmenting: Option<Fragmenting>,
+        streams: usize,
         mut check: impl FnMut(&[u8], &str, &Path) -> Result<()>,
     ) -> Result<()> {
+        // Residues by record, as many records as fill the lanes at most (bytes other
+        // than blanks: a malformed record is reported below).
+        let fragmenting = fragmenting.map(|f| {
+            let lengths: Vec<usize> = chunk
+                .records()
+                .take(streams)
+                .map(|record| {
+                    record.map_or(0, |r| {
+                        r.body.iter().filter(|b| !b.is_ascii_whitespace()).count()
+                    })
+                })
+                .collect();
+            f.fitted(lengths.iter().copied(), streams)
+        });
         self.block.clear();
         self.fragments.clear();
         self.names.clear();
@@ -181,6 +242,35 @@ pub(crate) fn random_dna(state: &mut u64, n: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fragments_are_fitted_to_the_lanes_of_a_task_of_few_records() {
+        let default = Fragmenting {
+            length: 32_016,
+            overlap: 2_001,
+        };
+        let entries = |f: Fragmenting, lengths: &[usize]| -> usize {
+            lengths.iter().map(|&len| f.count(len)).sum()
+        };
+        // Many records: the default fragments.
+        let proteins = [300; 100];
+        assert_eq!(default.fitted(proteins.iter().copied(), 64), default);
+        // The last piece of a long record: 6 default fragments, now 64 short ones.
+        let last_piece = [180_000];
+        assert_eq!(entries(default, &last_piece), 6);
+        let fitted = default.fitted(last_piece.iter().copied(), 64);
+        assert_eq!((fitted.length, fitted.overlap), (2_782 + 2_001, 2_001));
+        assert_eq!(entries(fitted, &last_piece), 64);
+        // The shortest fragment: twice the overlap.
+        let short = default.fitted([5_000].into_iter(), 64);
+        assert_eq!(short.length, 4_002);
+        // Ten records of 100 kb with a few short ones: no more entries than lanes.
+        let mut contigs = vec![100_000; 10];
+        contigs.extend([3_000, 500, 7_000]);
+        let fitted = default.fitted(contigs.iter().copied(), 64);
+        assert!(entries(fitted, &contigs) <= 64);
+        assert!(fitted.length < 100_000 / 5 && fitted.length >= 4_002);
+    }
 
     #[test]
     fn pieces_hold_whole_rounds_of_fragments() {
