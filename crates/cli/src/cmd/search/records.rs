@@ -273,6 +273,39 @@ mod tests {
     }
 
     #[test]
+    fn fitted_fragments_cover_every_record_and_fit_the_lanes() {
+        let mut state = 7u64;
+        let mut next = |below: usize| {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+            (state >> 33) as usize % below
+        };
+        for _ in 0..2000 {
+            let overlap = 1 + next(3000);
+            let default = Fragmenting {
+                length: (overlap * 16).max(1 << 14),
+                overlap,
+            };
+            let lengths: Vec<usize> = (0..1 + next(80)).map(|_| next(400_000)).collect();
+            let fitted = default.fitted(lengths.iter().copied(), 64);
+            assert_eq!(fitted.overlap, overlap);
+            assert!(fitted.length <= default.length);
+            let entries: usize = lengths.iter().map(|&len| fitted.count(len)).sum();
+            let default_entries: usize = lengths.iter().map(|&len| default.count(len)).sum();
+            if fitted != default {
+                assert!(default_entries < 64 && entries <= 64, "{lengths:?}");
+                assert!(fitted.length >= 2 * overlap, "{fitted:?}");
+            }
+            // The last fragment reaches the record's end, and consecutive ones share
+            // the overlap: any stretch of `overlap` residues lies whole in one.
+            for &len in &lengths {
+                let last = fitted.starts(len).last().unwrap();
+                assert!(last + fitted.length >= len, "{fitted:?} {len}");
+                assert_eq!(fitted.starts(len).count(), fitted.count(len));
+            }
+        }
+    }
+
+    #[test]
     fn pieces_hold_whole_rounds_of_fragments() {
         let fragmenting = Fragmenting {
             length: 32_016,
