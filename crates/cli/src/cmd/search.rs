@@ -431,7 +431,7 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
             &task.chunk,
             &self.residue_map,
             job.fragmenting,
-            Isa::Avx512.lanes(Width::I8),
+            cut_lanes(),
             |body, name, path| check.letters(body, name, path),
         )?;
         let records = &task.records;
@@ -539,6 +539,13 @@ fn join_group_lines(texts: &[(String, usize)], records: usize, out: &mut Vec<u8>
             *rest = &rest[end..];
         }
     }
+}
+
+/// The lanes the database is cut for (chunks, pieces and fragments): the widest kernel's,
+/// 8-bit AVX-512. The count is fixed, not this CPU's, so that every machine (and every
+/// part of a planned search) cuts the same chunks and fragments.
+fn cut_lanes() -> usize {
+    Isa::Avx512.lanes(Width::I8)
 }
 
 /// Appends a `--scores-only` line.
@@ -702,9 +709,8 @@ impl<'a> SearchJob<'a> {
         // record as many times as the widest kernel has lanes (8-bit AVX-512): each lane
         // scores a stream of sequences, and on a smaller chunk most lanes wait for the one
         // with the longest record (150 queries against 20,000 UniProt sequences: about
-        // 2x faster, the same bytes). The count is fixed, not this CPU's, so that every
-        // machine (and every part of a planned search) cuts the same chunks.
-        let streams = Isa::Avx512.lanes(Width::I8);
+        // 2x faster, the same bytes).
+        let streams = cut_lanes();
         if let Some(fragmenting) = self.fragmenting {
             // Pieces of whole rounds of 64 fragments (every lane of the widest kernel
             // busy), at least a chunk, at most 16 MiB.
