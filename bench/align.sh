@@ -293,6 +293,15 @@ if [ "$mode" != single ]; then
         "$work/out.bwa-mem.sam" seqfarm "bwa mem"
       echo
     fi
+    # Why the tools that score as bowtie2 does misplaced what they misplaced: a tie, a
+    # true place that scores lower, or a better pair the search missed (by the default
+    # end-to-end scores: not for seqfarm run with SEQFARM_ARGS).
+    for tool in seqfarm bowtie2 bowtie2-very-sensitive; do
+      [[ " $pe_tools " == *" $tool "* ]] || continue
+      [ "$tool" != seqfarm ] || [ -z "$sf_args" ] || continue
+      python3 "$repo/bench/align_misses.py" "$fa" "$base.truth.sam" "$work/out.$tool.sam" "$tool"
+    done
+    echo
     print_calibration "$base.truth.sam" "$pe_tools"
   done
 

@@ -1,6 +1,6 @@
 """The primary alignments of a SAM file keyed by read (mates told apart), and whether one
 is where a simulator's truth put the read: shared by the scripts that score aligners on
-simulated reads (bench/align_ties.py, bench/mapq_calibration.py)."""
+simulated reads (bench/align_ties.py, bench/align_misses.py, bench/mapq_calibration.py)."""
 
 
 def key(name, flag):
@@ -12,19 +12,25 @@ def key(name, flag):
     return name
 
 
-def primaries(path):
-    """Read key -> (flag, contig, position, MAPQ, tags) of each primary alignment, tags
-    as a dictionary from the two-letter tag to its value."""
-    out = {}
+def primary_fields(path):
+    """The fields of each primary alignment record (no header lines, no secondary or
+    supplementary records), as (read key, flag, the record's fields)."""
     for line in open(path):
         if line.startswith("@"):
             continue
         f = line.rstrip("\n").split("\t")
         flag = int(f[1])
-        if flag & 0x900:
-            continue
+        if not flag & 0x900:
+            yield key(f[0], flag), flag, f
+
+
+def primaries(path):
+    """Read key -> (flag, contig, position, MAPQ, tags) of each primary alignment, tags
+    as a dictionary from the two-letter tag to its value."""
+    out = {}
+    for name, flag, f in primary_fields(path):
         tags = {t[:2]: t[5:] for t in f[11:]}
-        out[key(f[0], flag)] = (flag, f[2], int(f[3]), int(f[4]), tags)
+        out[name] = (flag, f[2], int(f[3]), int(f[4]), tags)
     return out
 
 

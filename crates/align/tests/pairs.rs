@@ -555,3 +555,41 @@ fn a_pairs_quality_weighs_its_runner_up_by_length() {
         assert_eq!(mapq(&alone[0].mates[0]), 18, "{len} alone: {:?}", alone[0]);
     }
 }
+
+/// Both mates in repeats of many copies: each mate keeps a full list of equally good
+/// places, a sample of its copies, and only one concordant pair lies among them. The
+/// copies left out may pair as well, so that pair is not trusted: MAPQ 0 for both
+/// mates, not a unique pair's quality.
+#[test]
+fn a_pair_found_among_sampled_repeat_copies_is_not_trusted() {
+    let mut rng = Rng(0x7e9a);
+    let mut contig: Vec<u8> = (0..200_000)
+        .map(|_| b"ACGT"[rng.next(4) as usize])
+        .collect();
+    let unit: Vec<u8> = (0..400).map(|_| b"ACGT"[rng.next(4) as usize]).collect();
+    // Mate 2 as sequenced: the reverse complement of the unit's last 100 bases.
+    let mut mate2 = unit[300..].to_vec();
+    reverse_complement_letters(&mut mate2);
+    // Twelve copies of mate 2's letters on the forward strand, before ten copies of the
+    // unit: they fill mate 2's kept places but for the one its tie-break puts first.
+    for i in 0..12 {
+        contig[1_000 + 2_000 * i..1_100 + 2_000 * i].copy_from_slice(&mate2);
+    }
+    for i in 0..10 {
+        contig[50_000 + 10_000 * i..50_400 + 10_000 * i].copy_from_slice(&unit);
+    }
+    let index = index(&[contig]);
+    // The same pair under twenty names, so that the tie-breaks vary.
+    let fragments: Vec<Fragment> = (0..20)
+        .map(|_| Fragment {
+            mates: [unit[..100].to_vec(), mate2.clone()],
+            places: [(0, 140_000, false), (0, 140_300, true)],
+        })
+        .collect();
+    for result in align(&index, &PairParams::default(), &fragments) {
+        assert_eq!(result.class, PairClass::Concordant);
+        for m in 0..2 {
+            assert_eq!(mapq(&result.mates[m]), 0, "{:?}", result.mates[m]);
+        }
+    }
+}

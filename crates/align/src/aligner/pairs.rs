@@ -7,7 +7,8 @@
 //!    concordant combination with the highest score sum is the pair (among equal sums,
 //!    the one whose mates the learned fragment lengths make likeliest right).
 //! 3. Pairs with no concordant combination get mate rescue: for each of the best
-//!    [`RESCUE_ANCHORS`] places of either mate, the other mate is aligned by the banded
+//!    [`RESCUE_ANCHORS`] places of either mate (every place tied for the best when more
+//!    tie, [`rescue_anchors`]), the other mate is aligned by the banded
 //!    SIMD dynamic programme over the whole window where a concordant place could lie
 //!    (tiles of 129 diagonals), and the places found join that mate's list. Then step 2
 //!    again.
@@ -34,7 +35,8 @@ use crate::pair::{MateOrientation, PairClass, PairFit, PairInput, PairParams, Pa
 
 /// Places kept per mate for pairing.
 const MATE_PLACEMENTS: usize = 8;
-/// Places of a mate that anchor a rescue of the other.
+/// Places of a mate that anchor a rescue of the other, at least: more when more of its
+/// searched places tie for its best score (see [`rescue_anchors`]).
 const RESCUE_ANCHORS: usize = 3;
 /// Band half-width of the rescue jobs: each covers `2·64 + 1` diagonals.
 const RESCUE_BAND: usize = 64;
@@ -63,6 +65,10 @@ struct MatePlaces {
     second_best: Option<i32>,
     /// Why the mate has no place, when it has none.
     unaligned: Option<Unaligned>,
+    /// Every place the single-read pipeline kept ties for the best and the list is
+    /// full: more equally good places may have been left out (a repeat of many
+    /// copies), so the places are a sample, in no useful order.
+    more_ties: bool,
 }
 
 /// A rescue job: align mate `mate` of pair `pair` on strand `reverse` in a window.
@@ -97,7 +103,9 @@ impl Aligner<'_> {
         );
         self.align_reads(&reads, |i| strands[i % 2], &mut single);
         self.kept_placements = kept;
-        let mut mates: Vec<MatePlaces> = single.into_iter().map(mate_places).collect();
+        let limit = self.params.report.max(MATE_PLACEMENTS);
+        let mut mates: Vec<MatePlaces> =
+            single.into_iter().map(|r| mate_places(r, limit)).collect();
         let unpaired: Vec<usize> = (0..pairs.len())
             .filter(|&i| {
                 let (m1, m2) = (&mates[2 * i], &mates[2 * i + 1]);
@@ -132,7 +140,7 @@ impl Aligner<'_> {
                 if filtered || len == 0 || len as u64 > pairing.max_fragment {
                     continue;
                 }
-                let anchors = mates[2 * i + anchor_mate].places.len().min(RESCUE_ANCHORS);
+                let anchors = rescue_anchors(&mates[2 * i + anchor_mate]);
                 for a in 0..anchors {
                     let anchor = &mates[2 * i + anchor_mate].places[a];
                     let (reverse, window) = rescue_window(pairing, anchor, anchor_mate == 0);
@@ -267,6 +275,10 @@ impl Aligner<'_> {
         let mut combos = concordant(pairing, m1, m2);
         let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
         let lens = [pair.mates[0].bases.len(), pair.mates[1].bases.len()];
+        // When both mates' places are samples of many equally good ones, the pairs
+        // found are a sample too: other copies of the repeat may pair as well, so the
+        // pair is reported as one of several equal ones (MAPQ 0), however few were found.
+        let sampled = m1.more_ties && m2.more_ties;
         let best_concordant = combos.first().map(|c| c.0);
         // A concordant pair's score sum lowered by how unlikely its own length is, as a
         // stretched pair's is: pairs are compared, and their MAPQ measured, by it.
@@ -298,7 +310,8 @@ impl Aligner<'_> {
                     .into_iter()
                     .flatten()
                     .max();
-                let quality = self.pair_mapq(stretched.0, rival, 1, lens);
+                let ties = if sampled { 3 } else { 1 };
+                let quality = self.pair_mapq(stretched.0, rival, ties, lens);
                 return PairResult {
                     class: PairClass::Discordant,
                     mates: [
@@ -324,7 +337,8 @@ impl Aligner<'_> {
             .into_iter()
             .flatten()
             .max();
-        let pair_quality = self.pair_mapq(weighed(&combos[0]), rival, ties, lens);
+        let quality_ties = if sampled { ties.max(3) } else { ties };
+        let pair_quality = self.pair_mapq(weighed(&combos[0]), rival, quality_ties, lens);
         let reported = &combos[..combos.len().min(self.params.report.max(1))];
         let (a, b) = (reported[0].1, reported[0].2);
         let placements = |m: &MatePlaces, pick: fn(&Combination) -> usize| {
@@ -422,7 +436,7 @@ fn mate_strands(pairing: &PairParams, fragment: [bool; 2]) -> [[bool; 2]; 2] {
 }
 
 /// A mate's places from its single-read outcome.
-fn mate_places(result: ReadResult) -> MatePlaces {
+fn mate_places(result: ReadResult, limit: usize) -> MatePlaces {
     match result {
         ReadResult::Aligned {
             placements,
@@ -430,6 +444,8 @@ fn mate_places(result: ReadResult) -> MatePlaces {
             mapq,
         } => MatePlaces {
             searched: placements.len(),
+            more_ties: placements.len() >= limit
+                && placements.iter().all(|p| p.score == placements[0].score),
             places: placements,
             single_mapq: mapq,
             second_best,
@@ -712,14 +728,19 @@ fn ln_erfc(x: f64) -> f64 {
 }
 
 /// Whether a pair's mates are worth rescuing: no concordant combination while a mate
-/// aligned, or the best concordant combination leaves out a mate's best place (its
-/// partner there may not have been among the other mate's places).
+/// aligned, the best concordant combination leaves out a mate's best place (its
+/// partner there may not have been among the other mate's places), or one mate's
+/// places are a sample of more equally good ones ([`MatePlaces::more_ties`]) and the
+/// other's are not (the sampled mate's partners of the other's places may be among
+/// those left out).
 fn needs_rescue(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> bool {
     let combos = concordant(pairing, m1, m2);
     match combos.first() {
         None => !m1.places.is_empty() || !m2.places.is_empty(),
         Some(&(_, a, b)) => {
-            m1.places[a].score < m1.places[0].score || m2.places[b].score < m2.places[0].score
+            m1.places[a].score < m1.places[0].score
+                || m2.places[b].score < m2.places[0].score
+                || m1.more_ties != m2.more_ties
         }
     }
 }
@@ -793,6 +814,22 @@ fn best_elsewhere(m: &MatePlaces, chosen: usize) -> Option<i32> {
     }
 }
 
+/// How many of a mate's first places anchor a rescue of the other mate: the
+/// [`RESCUE_ANCHORS`] best, or every searched place tied for its best score when more
+/// tie. In a repeat of many copies a mate's best places are kept in an arbitrary order,
+/// so the copy where both mates score best may be any of them; three anchors would
+/// miss it and pair the mate with a worse copy of the other.
+fn rescue_anchors(m: &MatePlaces) -> usize {
+    let searched = &m.places[..m.searched];
+    let tied = searched.first().map_or(0, |best| {
+        searched
+            .iter()
+            .take_while(|p| p.score == best.score)
+            .count()
+    });
+    tied.max(RESCUE_ANCHORS).min(m.places.len())
+}
+
 /// Where the other mate must lie for a concordant pair with `anchor` (mate 1 when
 /// `anchor_is_mate1`): its strand, and the contig-relative window `[start, end)` holding
 /// its aligned bases, measured from the anchor's (bowtie2's `otherMate`, without the
@@ -821,8 +858,10 @@ fn rescue_window(
 #[cfg(test)]
 mod tests {
     use super::{
-        close_together, ln_erfc, Combination, FragmentModel, MatePlaces, MAX_LENGTH_PENALTY,
+        close_together, ln_erfc, mate_places, needs_rescue, rescue_anchors, Combination,
+        FragmentModel, MatePlaces, MATE_PLACEMENTS, MAX_LENGTH_PENALTY, RESCUE_ANCHORS,
     };
+    use crate::aligner::ReadResult;
     use crate::candidate::Placement;
     use crate::cigar::{Cigar, CigarOp};
     use crate::pair::{PairFit, PairParams};
@@ -847,6 +886,67 @@ mod tests {
             places,
             ..MatePlaces::default()
         }
+    }
+
+    /// Every searched place tied for a mate's best anchors a rescue when more than
+    /// [`RESCUE_ANCHORS`] tie (a repeat of many copies, kept in no useful order);
+    /// otherwise the best three, or all there are; places added by a rescue never count.
+    #[test]
+    fn every_tied_best_place_anchors_a_rescue() {
+        let mut m = places_at(
+            &[100, 2_000, 4_000, 6_000, 8_000, 10_000, 12_000, 14_000],
+            true,
+        );
+        for (i, p) in m.places.iter_mut().enumerate() {
+            p.score = if i < 6 { -13 } else { -19 };
+        }
+        assert_eq!(rescue_anchors(&m), 6);
+        for p in &mut m.places[1..] {
+            p.score = -19;
+        }
+        assert_eq!(rescue_anchors(&m), RESCUE_ANCHORS);
+        let mut few = places_at(&[100, 2_000], false);
+        assert_eq!(rescue_anchors(&few), 2);
+        few.searched = 1;
+        few.places[1].score = 0;
+        assert_eq!(rescue_anchors(&few), 2);
+        let tied = places_at(&[100, 2_000, 4_000, 6_000, 8_000], false);
+        let mut rescued = tied.clone();
+        rescued.searched = 4;
+        assert_eq!(rescue_anchors(&tied), 5);
+        assert_eq!(rescue_anchors(&rescued), 4);
+        assert_eq!(rescue_anchors(&MatePlaces::default()), 0);
+    }
+
+    /// A mate whose kept places fill the list and all tie is a sample of a repeat
+    /// ([`MatePlaces::more_ties`]); a pair of one such mate and one mate that is not is
+    /// rescued even when its best concordant combination holds both mates' best places,
+    /// since the other mate's true partner may be among the places left out.
+    #[test]
+    fn a_mate_sampled_from_a_repeat_gets_its_partner_rescued() {
+        let sampled = |positions: &[u64], reverse: bool| {
+            let result = ReadResult::Aligned {
+                placements: places_at(positions, reverse).places,
+                second_best: Some(0),
+                mapq: 0,
+            };
+            mate_places(result, MATE_PLACEMENTS)
+        };
+        let copies: Vec<u64> = (0..MATE_PLACEMENTS as u64)
+            .map(|i| 10_000 * i + 1_300)
+            .collect();
+        let m2 = sampled(&copies, true);
+        assert!(m2.more_ties);
+        let m1 = sampled(&[1_000, 50_000], false);
+        assert!(!m1.more_ties);
+        assert!(!sampled(&copies[..MATE_PLACEMENTS - 1], true).more_ties);
+        let pairing = crate::pair::PairParams::default();
+        assert!(needs_rescue(&pairing, &m1, &m2));
+        let m1_sampled = sampled(&copies.iter().map(|p| p - 300).collect::<Vec<_>>(), false);
+        assert!(m1_sampled.more_ties);
+        assert!(!needs_rescue(&pairing, &m1_sampled, &m2));
+        let m2_few = sampled(&[1_300, 41_300], true);
+        assert!(!needs_rescue(&pairing, &m1, &m2_few));
     }
 
     /// A tandem repeat of period 80: each mate has two equal places, 80 bases apart, and
