@@ -6,12 +6,13 @@
 //! 2. Every combination of a mate-1 place and a mate-2 place is classified; the
 //!    concordant combination with the highest score sum is the pair (among equal sums,
 //!    the one whose mates the learned fragment lengths make likeliest right).
-//! 3. Pairs with no concordant combination get mate rescue: for each of the best
-//!    [`RESCUE_ANCHORS`] places of either mate (every place tied for the best when more
-//!    tie, [`rescue_anchors`]), the other mate is aligned by the banded
-//!    SIMD dynamic programme over the whole window where a concordant place could lie
-//!    (tiles of 129 diagonals), and the places found join that mate's list. Then step 2
-//!    again.
+//! 3. Pairs with no concordant combination, or whose best one leaves out a mate's best
+//!    place, or where a place tied for a mate's best has no partner, get mate rescue:
+//!    for each of the best [`RESCUE_ANCHORS`] places of either mate (every place tied
+//!    for the best when more tie, [`rescue_anchors`]), the other mate is aligned by the
+//!    banded SIMD dynamic programme over the whole window where a concordant place
+//!    could lie (tiles of 129 diagonals), and the places found join that mate's list.
+//!    Then step 2 again.
 //! 4. Still no concordant pair: a discordant pair when both mates aligned uniquely,
 //!    else each mate on its own (unless `--no-mixed`).
 //!
@@ -729,10 +730,10 @@ fn ln_erfc(x: f64) -> f64 {
 
 /// Whether a pair's mates are worth rescuing: no concordant combination while a mate
 /// aligned, the best concordant combination leaves out a mate's best place (its
-/// partner there may not have been among the other mate's places), or one mate's
-/// places are a sample of more equally good ones ([`MatePlaces::more_ties`]) and the
-/// other's are not (the sampled mate's partners of the other's places may be among
-/// those left out).
+/// partner there may not have been among the other mate's places), or a place tied
+/// for a mate's best pairs with none of the other mate's places: in a repeat, the
+/// other mate's copy beside it may be one its own search did not find or keep, and
+/// without it the pair found looks unique.
 fn needs_rescue(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> bool {
     let combos = concordant(pairing, m1, m2);
     match combos.first() {
@@ -740,9 +741,19 @@ fn needs_rescue(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> bool 
         Some(&(_, a, b)) => {
             m1.places[a].score < m1.places[0].score
                 || m2.places[b].score < m2.places[0].score
-                || m1.more_ties != m2.more_ties
+                || unpaired_best(m1, &combos, |c| c.1)
+                || unpaired_best(m2, &combos, |c| c.2)
         }
     }
+}
+
+/// Whether one of the searched places tied for mate `m`'s best is in none of the
+/// concordant `combos` (`side` picks the mate's place from a combination).
+fn unpaired_best(m: &MatePlaces, combos: &[Combination], side: fn(&Combination) -> usize) -> bool {
+    let best = m.places[0].score;
+    (0..m.searched)
+        .take_while(|&k| m.places[k].score == best)
+        .any(|k| !combos.iter().any(|c| side(c) == k))
 }
 
 /// Whether the mates' own best places, reported as a discordant pair or as unpaired
@@ -919,9 +930,9 @@ mod tests {
     }
 
     /// A mate whose kept places fill the list and all tie is a sample of a repeat
-    /// ([`MatePlaces::more_ties`]); a pair of one such mate and one mate that is not is
-    /// rescued even when its best concordant combination holds both mates' best places,
-    /// since the other mate's true partner may be among the places left out.
+    /// ([`MatePlaces::more_ties`]). A pair is rescued even when its best concordant
+    /// combination holds both mates' best places, when another place tied for a mate's
+    /// best pairs with nothing: its partner may be among the places left out.
     #[test]
     fn a_mate_sampled_from_a_repeat_gets_its_partner_rescued() {
         let sampled = |positions: &[u64], reverse: bool| {
@@ -946,7 +957,12 @@ mod tests {
         assert!(m1_sampled.more_ties);
         assert!(!needs_rescue(&pairing, &m1_sampled, &m2));
         let m2_few = sampled(&[1_300, 41_300], true);
-        assert!(!needs_rescue(&pairing, &m1, &m2_few));
+        assert!(
+            needs_rescue(&pairing, &m1, &m2_few),
+            "50,000 and 41,300 pair with nothing"
+        );
+        let m2_paired = sampled(&[1_300, 50_300], true);
+        assert!(!needs_rescue(&pairing, &m1, &m2_paired));
     }
 
     /// A tandem repeat of period 80: each mate has two equal places, 80 bases apart, and
