@@ -174,8 +174,11 @@ fn a_slower_worker_takes_fewer_tasks_in_an_ordered_farm() {
     .unwrap();
     let per_worker = report.tasks_per_worker();
     assert_eq!(per_worker.iter().sum::<u64>(), 200);
+    // Ten times faster, it takes more tasks; how many more depends on the machine's
+    // load (about 2x on an idle one, 1.7x with every core busy), so only the order is
+    // checked.
     assert!(
-        per_worker[1] >= 2 * per_worker[0],
+        per_worker[1] > per_worker[0],
         "tasks per worker (slow, fast): {per_worker:?}"
     );
 }
