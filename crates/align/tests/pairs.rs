@@ -593,3 +593,44 @@ fn a_pair_found_among_sampled_repeat_copies_is_not_trusted() {
         }
     }
 }
+
+/// Both mates in repeats of many copies, and the two repeats side by side only once:
+/// each mate's kept places are a sample of its copies, rescue around them finds no
+/// other pair, and the one pair found still says nothing of the copies left out (one
+/// of them may lie beside a copy of the other repeat too), so it is reported with
+/// MAPQ 0, not a unique pair's quality.
+#[test]
+fn the_one_pair_among_two_sampled_repeats_is_not_trusted() {
+    let mut rng = Rng(0x51a7);
+    let mut contig: Vec<u8> = (0..200_000)
+        .map(|_| b"ACGT"[rng.next(4) as usize])
+        .collect();
+    let mate1: Vec<u8> = (0..100).map(|_| b"ACGT"[rng.next(4) as usize]).collect();
+    let right: Vec<u8> = (0..100).map(|_| b"ACGT"[rng.next(4) as usize]).collect();
+    // Twelve copies of each mate's bases; only the first two face each other 400 bases
+    // apart, the others lie 3 kb from any copy of the other.
+    for i in 0..12 {
+        let at = 1_000 + 3_000 * i;
+        contig[at..at + 100].copy_from_slice(&mate1);
+        let at = if i == 0 {
+            1_300
+        } else {
+            100_000 + 3_000 * i + 1_500
+        };
+        contig[at..at + 100].copy_from_slice(&right);
+    }
+    let mut mate2 = right;
+    reverse_complement_letters(&mut mate2);
+    let index = index(&[contig]);
+    let fragments: Vec<Fragment> = (0..20)
+        .map(|_| Fragment {
+            mates: [mate1.clone(), mate2.clone()],
+            places: [(0, 1_000, false), (0, 1_300, true)],
+        })
+        .collect();
+    for result in align(&index, &PairParams::default(), &fragments) {
+        for m in 0..2 {
+            assert_eq!(mapq(&result.mates[m]), 0, "{:?}", result);
+        }
+    }
+}

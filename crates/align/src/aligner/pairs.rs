@@ -280,6 +280,7 @@ impl Aligner<'_> {
         // found are a sample too: other copies of the repeat may pair as well, so the
         // pair is reported as one of several equal ones (MAPQ 0), however few were found.
         let sampled = m1.more_ties && m2.more_ties;
+        let quality_ties = |ties: usize| if sampled { ties.max(3) } else { ties };
         let best_concordant = combos.first().map(|c| c.0);
         // A concordant pair's score sum lowered by how unlikely its own length is, as a
         // stretched pair's is: pairs are compared, and their MAPQ measured, by it.
@@ -311,8 +312,7 @@ impl Aligner<'_> {
                     .into_iter()
                     .flatten()
                     .max();
-                let ties = if sampled { 3 } else { 1 };
-                let quality = self.pair_mapq(stretched.0, rival, ties, lens);
+                let quality = self.pair_mapq(stretched.0, rival, quality_ties(1), lens);
                 return PairResult {
                     class: PairClass::Discordant,
                     mates: [
@@ -338,8 +338,7 @@ impl Aligner<'_> {
             .into_iter()
             .flatten()
             .max();
-        let quality_ties = if sampled { ties.max(3) } else { ties };
-        let pair_quality = self.pair_mapq(weighed(&combos[0]), rival, quality_ties, lens);
+        let pair_quality = self.pair_mapq(weighed(&combos[0]), rival, quality_ties(ties), lens);
         let reported = &combos[..combos.len().min(self.params.report.max(1))];
         let (a, b) = (reported[0].1, reported[0].2);
         let placements = |m: &MatePlaces, pick: fn(&Combination) -> usize| {
@@ -443,15 +442,17 @@ fn mate_places(result: ReadResult, limit: usize) -> MatePlaces {
             placements,
             second_best,
             mapq,
-        } => MatePlaces {
-            searched: placements.len(),
-            more_ties: placements.len() >= limit
-                && placements.iter().all(|p| p.score == placements[0].score),
-            places: placements,
-            single_mapq: mapq,
-            second_best,
-            unaligned: None,
-        },
+        } => {
+            let mut m = MatePlaces {
+                searched: placements.len(),
+                places: placements,
+                single_mapq: mapq,
+                second_best,
+                ..MatePlaces::default()
+            };
+            m.more_ties = m.searched >= limit && tied_best(&m) == m.searched;
+            m
+        }
         ReadResult::Unaligned(why) => MatePlaces {
             unaligned: Some(why),
             ..MatePlaces::default()
@@ -750,10 +751,19 @@ fn needs_rescue(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> bool 
 /// Whether one of the searched places tied for mate `m`'s best is in none of the
 /// concordant `combos` (`side` picks the mate's place from a combination).
 fn unpaired_best(m: &MatePlaces, combos: &[Combination], side: fn(&Combination) -> usize) -> bool {
-    let best = m.places[0].score;
-    (0..m.searched)
-        .take_while(|&k| m.places[k].score == best)
-        .any(|k| !combos.iter().any(|c| side(c) == k))
+    (0..tied_best(m)).any(|k| !combos.iter().any(|c| side(c) == k))
+}
+
+/// How many of mate `m`'s first searched places tie for its best score (0 without
+/// places).
+fn tied_best(m: &MatePlaces) -> usize {
+    let searched = &m.places[..m.searched];
+    searched.first().map_or(0, |best| {
+        searched
+            .iter()
+            .take_while(|p| p.score == best.score)
+            .count()
+    })
 }
 
 /// Whether the mates' own best places, reported as a discordant pair or as unpaired
@@ -831,14 +841,7 @@ fn best_elsewhere(m: &MatePlaces, chosen: usize) -> Option<i32> {
 /// so the copy where both mates score best may be any of them; three anchors would
 /// miss it and pair the mate with a worse copy of the other.
 fn rescue_anchors(m: &MatePlaces) -> usize {
-    let searched = &m.places[..m.searched];
-    let tied = searched.first().map_or(0, |best| {
-        searched
-            .iter()
-            .take_while(|p| p.score == best.score)
-            .count()
-    });
-    tied.max(RESCUE_ANCHORS).min(m.places.len())
+    tied_best(m).max(RESCUE_ANCHORS).min(m.places.len())
 }
 
 /// Where the other mate must lie for a concordant pair with `anchor` (mate 1 when
@@ -919,7 +922,6 @@ mod tests {
         let mut few = places_at(&[100, 2_000], false);
         assert_eq!(rescue_anchors(&few), 2);
         few.searched = 1;
-        few.places[1].score = 0;
         assert_eq!(rescue_anchors(&few), 2);
         let tied = places_at(&[100, 2_000, 4_000, 6_000, 8_000], false);
         let mut rescued = tied.clone();
@@ -934,7 +936,7 @@ mod tests {
     /// combination holds both mates' best places, when another place tied for a mate's
     /// best pairs with nothing: its partner may be among the places left out.
     #[test]
-    fn a_mate_sampled_from_a_repeat_gets_its_partner_rescued() {
+    fn a_best_place_without_a_partner_is_rescued() {
         let sampled = |positions: &[u64], reverse: bool| {
             let result = ReadResult::Aligned {
                 placements: places_at(positions, reverse).places,
