@@ -15,6 +15,7 @@
 # 18, 19). Environment: GENOME (athal), SEEDS (17 to 31), THREADS (2), SEQFARM (this
 # checkout's release build unless given).
 source "$(dirname "$0")/simulated-sets.sh"
+source "$repo/bench/simulated-pairs.sh"
 genome=${GENOME:-athal}
 seeds=${SEEDS:-$(seq 17 31)}
 fa=$work/$genome.fa
@@ -32,10 +33,7 @@ for seed in $seeds; do
   base=$(set_base "$genome" "$seed")
   drawn=false
   if [ ! -s "$base.2.fq" ]; then
-    /usr/lib/seqan/bin/mason_simulator -ir "$fa" -iv "$work/$genome.var.vcf" -n 100000 \
-      --illumina-read-length 150 --fragment-mean-size 400 --fragment-size-std-dev 60 \
-      --illumina-prob-mismatch-scale 2.5 --seed "$seed" \
-      -o "$base.1.fq" -or "$base.2.fq" -oa "$base.truth.sam" -q >/dev/null 2>&1
+    draw_pairs "$fa" "$work/$genome.var.vcf" 100000 "$seed" "$base"
     case $seed in 17 | 18 | 19) ;; *) drawn=true ;; esac
   fi
   "$SEQFARM" align -p "$threads" -x "$work/$genome" -1 "$base.1.fq" -2 "$base.2.fq" -S "$tmp/seqfarm.sam" --force 2>/dev/null

@@ -67,6 +67,7 @@ fi
 # Extra options for every `seqfarm align` run (e.g. SEQFARM_ARGS="-X 10000").
 sf_args=${SEQFARM_ARGS:-}
 eval_awk=$repo/bench/align_eval.awk
+. "$repo/bench/simulated-pairs.sh"
 
 genome_file() {
   case $1 in
@@ -266,11 +267,7 @@ if [ "$mode" != single ]; then
     strobealign_index "$fa"
     base=$work/$g.pe150.$npairs
     [ "$pe_seed" = 17 ] || base=$base.seed$pe_seed
-    [ -s "$base.2.fq" ] ||
-      "$mason/mason_simulator" -ir "$fa" -iv "$work/$g.var.vcf" -n "$npairs" \
-        --illumina-read-length 150 --fragment-mean-size 400 --fragment-size-std-dev 60 \
-        --illumina-prob-mismatch-scale 2.5 --seed "$pe_seed" \
-        -o "$base.1.fq" -or "$base.2.fq" -oa "$base.truth.sam" -q >/dev/null 2>&1
+    [ -s "$base.2.fq" ] || draw_pairs "$fa" "$work/$g.var.vcf" "$npairs" "$pe_seed" "$base"
     time_tools "$work/$g" "$fa" "$base.1.fq" "$base.2.fq"
     echo "## $g, $npairs pairs of 2x150 bp, fragment 400 +- 60, mason seed $pe_seed (load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
     echo
