@@ -15,7 +15,10 @@ reference. A misplaced mate then falls into one of:
     find (split off: the true alignment has a gap within 4 bases of a read end, which the
     scores forbid, so the true place's best allowed score may be lower);
   * unaligned: the mate was not aligned.
-A mate reported without its mate aligned is compared alone. Pairs are read as in
+A mate reported without its mate aligned is compared alone. Of the ties, it also counts
+those whose reported alignment has the same mismatches at the same read positions and
+the same gaps as the true one (read-oriented, so a copy on the other strand compares
+too): identical copies. Pairs are read as in
 bench/align_ties.py (each mate a read; mates told apart by flags 0x40 and 0x80); mates the
 truth leaves unplaced are left out.
 
@@ -25,7 +28,7 @@ import gzip
 import re
 import sys
 
-from simulated_sam import correct, primaries, primary_fields
+from simulated_sam import correct, primary, primary_fields
 
 CIGAR_OP = re.compile(r"(\d+)([MIDNSHP=X])")
 GAP_BARRIER = 4
@@ -53,10 +56,13 @@ def mismatch_penalty(quality):
     return 2 + int(4 * min(quality, 40) / 40)
 
 
-def alignment_score(reference, pos, cigar, seq, qual):
-    """(score, whether a gap lies within the gap barrier of a read end) of one alignment."""
+def alignment(reference, pos, cigar, seq, qual, reverse):
+    """(score, whether a gap lies within the gap barrier of a read end, edits) of one
+    alignment; edits: the read offsets of its mismatches, as sequenced, and the kinds and
+    lengths of its gaps, sorted."""
     score, read_at, ref_at, near_end = 0, 0, pos - 1, False
     length = len(seq)
+    mismatches, gaps = [], []
     for count, op in CIGAR_OP.findall(cigar):
         count = int(count)
         if op in "M=X":
@@ -66,33 +72,42 @@ def alignment_score(reference, pos, cigar, seq, qual):
                     score -= 1
                 elif r != g:
                     score -= mismatch_penalty(ord(qual[read_at + i]) - 33)
+                    at = read_at + i
+                    mismatches.append(length - 1 - at if reverse else at)
             read_at += count
             ref_at += count
         elif op in "ID":
             score -= 5 + 3 * count
+            gaps.append((op, count))
             # An insertion's bases must all lie outside the barrier; a deletion next to
             # it is counted as inside (its row is that of the base before or after it).
             if op == "I":
                 near_end |= read_at < GAP_BARRIER or read_at + count + GAP_BARRIER > length
-            else:
-                near_end |= read_at <= GAP_BARRIER or read_at + GAP_BARRIER >= length
-            if op == "I":
                 read_at += count
             else:
+                near_end |= read_at <= GAP_BARRIER or read_at + GAP_BARRIER >= length
                 ref_at += count
         elif op == "S":
             read_at += count
-    return score, near_end
+    return score, near_end, (sorted(mismatches), sorted(gaps))
+
+
+def edits_of(contigs, f, flag):
+    """The edits (see `alignment`) of one aligned record's fields."""
+    return alignment(contigs[f[2]], int(f[3]), f[5], f[9].upper(), f[10], bool(flag & 16))[2]
 
 
 def true_scores(truth_path, contigs):
-    """Mate key -> (flag, contig, position, score, gap near an end) of each placed mate."""
+    """Mate key -> (flag, contig, position, score, gap near an end, edits) of each placed
+    mate."""
     out = {}
     for name, flag, f in primary_fields(truth_path):
         if flag & 4:
             continue
-        score, near_end = alignment_score(contigs[f[2]], int(f[3]), f[5], f[9].upper(), f[10])
-        out[name] = (flag, f[2], int(f[3]), score, near_end)
+        score, near_end, edits = alignment(
+            contigs[f[2]], int(f[3]), f[5], f[9].upper(), f[10], bool(flag & 16)
+        )
+        out[name] = (flag, f[2], int(f[3]), score, near_end, edits)
     return out
 
 
@@ -122,9 +137,11 @@ def classify(name, truth, aligned):
 def main():
     reference_path, truth_path, aligned_path = sys.argv[1:4]
     name = sys.argv[4] if len(sys.argv) > 4 else aligned_path
-    truth = true_scores(truth_path, read_fasta(reference_path))
-    aligned = primaries(aligned_path)
-    classes, missed = {}, []
+    contigs = read_fasta(reference_path)
+    truth = true_scores(truth_path, contigs)
+    fields = {name: (flag, f) for name, flag, f in primary_fields(aligned_path)}
+    aligned = {name: primary(flag, f) for name, (flag, f) in fields.items()}
+    classes, missed, identical = {}, [], 0
     for mate, place in truth.items():
         if correct(aligned[mate], place[:3]):
             continue
@@ -132,10 +149,14 @@ def main():
         classes[kind] = classes.get(kind, 0) + 1
         if kind == "missed":
             missed.append(mate)
+        elif kind == "tie":
+            flag, f = fields[mate]
+            identical += edits_of(contigs, f, flag) == place[5]
     total = sum(classes.values())
     order = ["tie", "scored lower", "missed", "missed, gap near an end", "unaligned"]
     parts = ", ".join(f"{kind} {classes.get(kind, 0)}" for kind in order)
     print(f"{name}: {total} of {len(truth)} mates misplaced; at their true places: {parts}")
+    print(f"ties with the same mismatches and gaps at the true and the reported place: {identical}")
     if missed:
         print(f"missed (first 10): {' '.join(missed[:10])}")
 

@@ -24,14 +24,15 @@ def primary_fields(path):
             yield key(f[0], flag), flag, f
 
 
+def primary(flag, f):
+    """(flag, contig, position, MAPQ, tags) of one record's fields, tags as a dictionary
+    from the two-letter tag to its value."""
+    return (flag, f[2], int(f[3]), int(f[4]), {t[:2]: t[5:] for t in f[11:]})
+
+
 def primaries(path):
-    """Read key -> (flag, contig, position, MAPQ, tags) of each primary alignment, tags
-    as a dictionary from the two-letter tag to its value."""
-    out = {}
-    for name, flag, f in primary_fields(path):
-        tags = {t[:2]: t[5:] for t in f[11:]}
-        out[name] = (flag, f[2], int(f[3]), int(f[4]), tags)
-    return out
+    """Read key -> (flag, contig, position, MAPQ, tags) of each primary alignment."""
+    return {name: primary(flag, f) for name, flag, f in primary_fields(path)}
 
 
 def truth_places(path):
