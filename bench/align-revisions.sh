@@ -17,11 +17,15 @@
 #            fragments 400 +- 60, simulated here with --seed 5 when missing)
 #   COLD=1   drop the page cache (needs root) before every timed run, so each starts
 #            with the index on disk (no warm-up run then)
+#   INSTRUCTIONS=N  also count the instructions of each build aligning the first N pairs
+#            of PAIRS at 1 thread (valgrind's callgrind): repeatable where wall times
+#            are noisy
 #   QUERIES=1  also time the index queries of the query_speed example (counts, locate,
 #            SMEMs of READS) at both revisions on each index, QUERY_RUNS times each
 #            (default 3, alternating): median seconds, new over old, per-run range
 # BASE_REV is extracted (git archive) and built under $SEQFARM_BENCH_DATA/revisions.
-# Needs: git, cargo, hyperfine, python3, seqan-apps (mason) for the default pairs.
+# Needs: git, cargo, hyperfine, python3, seqan-apps (mason) for the default pairs, valgrind
+# for INSTRUCTIONS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -83,6 +87,26 @@ print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {old['mean']:.3f} | {n
 EOF
   done
 done
+
+if [ -n "${INSTRUCTIONS:-}" ]; then
+  head -n $((4 * INSTRUCTIONS)) "$r1" >"$scratch/first.1.fq"
+  head -n $((4 * INSTRUCTIONS)) "$r2" >"$scratch/first.2.fq"
+  echo
+  echo "Instructions aligning the first $INSTRUCTIONS pairs at 1 thread (callgrind):"
+  echo
+  echo "| index | $rev | $now | $now / $rev |"
+  echo "|---|---:|---:|---:|"
+  for index in "$@"; do
+    counts=()
+    for bin in "$old" "$new"; do
+      counts+=("$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" align -p 1 \
+        -x "$index" -1 "$scratch/first.1.fq" -2 "$scratch/first.2.fq" -S "$scratch/first.sam" --force 2>&1 |
+        awk '/Collected/ {print $NF}')")
+    done
+    awk -v i="$(basename "$index")" -v a="${counts[0]}" -v b="${counts[1]}" \
+      'BEGIN { printf "| %s | %.3f G | %.3f G | %.4f |\n", i, a / 1e9, b / 1e9, b / a }'
+  done
+fi
 
 [ "${QUERIES:-0}" = 1 ] || exit 0
 query_runs=${QUERY_RUNS:-3}
