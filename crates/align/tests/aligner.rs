@@ -13,9 +13,7 @@ mod common;
 use common::{index, Rng};
 
 fn genome(rng: &mut Rng) -> Vec<Vec<u8>> {
-    (0..3)
-        .map(|_| (0..60_000).map(|_| b"ACGT"[rng.next(4) as usize]).collect())
-        .collect()
+    (0..3).map(|_| rng.bases(60_000)).collect()
 }
 
 /// A planted read: the letters, and where it comes from.
@@ -264,7 +262,7 @@ fn special_reads() {
     let contigs = genome(&mut rng);
     let index = index(&contigs);
     let params = AlignParams::default();
-    let random: Vec<u8> = (0..120).map(|_| b"ACGT"[rng.next(4) as usize]).collect();
+    let random: Vec<u8> = rng.bases(120);
     let results = align_all(
         &index,
         &params,

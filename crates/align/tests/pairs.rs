@@ -16,9 +16,7 @@ use common::{index, Rng};
 
 /// Three random contigs; contig 2 holds a copy of contig 0's bases 20,000..21,000.
 fn genome(rng: &mut Rng) -> Vec<Vec<u8>> {
-    let mut contigs: Vec<Vec<u8>> = (0..3)
-        .map(|_| (0..60_000).map(|_| b"ACGT"[rng.next(4) as usize]).collect())
-        .collect();
+    let mut contigs: Vec<Vec<u8>> = (0..3).map(|_| rng.bases(60_000)).collect();
     let copy = contigs[0][20_000..21_000].to_vec();
     contigs[2][40_000..41_000].copy_from_slice(&copy);
     contigs
@@ -563,10 +561,8 @@ fn a_pairs_quality_weighs_its_runner_up_by_length() {
 #[test]
 fn a_pair_found_among_sampled_repeat_copies_is_not_trusted() {
     let mut rng = Rng(0x7e9a);
-    let mut contig: Vec<u8> = (0..200_000)
-        .map(|_| b"ACGT"[rng.next(4) as usize])
-        .collect();
-    let unit: Vec<u8> = (0..400).map(|_| b"ACGT"[rng.next(4) as usize]).collect();
+    let mut contig: Vec<u8> = rng.bases(200_000);
+    let unit: Vec<u8> = rng.bases(400);
     // Mate 2 as sequenced: the reverse complement of the unit's last 100 bases.
     let mut mate2 = unit[300..].to_vec();
     reverse_complement_letters(&mut mate2);
@@ -602,11 +598,9 @@ fn a_pair_found_among_sampled_repeat_copies_is_not_trusted() {
 #[test]
 fn the_one_pair_among_two_sampled_repeats_is_not_trusted() {
     let mut rng = Rng(0x51a7);
-    let mut contig: Vec<u8> = (0..200_000)
-        .map(|_| b"ACGT"[rng.next(4) as usize])
-        .collect();
-    let mate1: Vec<u8> = (0..100).map(|_| b"ACGT"[rng.next(4) as usize]).collect();
-    let right: Vec<u8> = (0..100).map(|_| b"ACGT"[rng.next(4) as usize]).collect();
+    let mut contig: Vec<u8> = rng.bases(200_000);
+    let mate1: Vec<u8> = rng.bases(100);
+    let right: Vec<u8> = rng.bases(100);
     // Twelve copies of each mate's bases; only the first two face each other 400 bases
     // apart, the others lie 3 kb from any copy of the other.
     for i in 0..12 {

@@ -14,6 +14,11 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0 % n
     }
+
+    /// `n` random bases.
+    pub fn bases(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| b"ACGT"[self.next(4) as usize]).collect()
+    }
 }
 
 /// An index of `contigs`, named `c0`, `c1`, …
