@@ -117,7 +117,7 @@ impl PlacedIndex {
             }
             NumaPlan::Interleave { placement, nodes } => {
                 let policy = MemoryPolicy::Interleave(nodes);
-                let index = FmIndex::open_copy_with(path, verify, placed(policy))?;
+                let index = FmIndex::open_copy_with(path, verify, options.threads, placed(policy))?;
                 (Replicas::single(index), Some(placement), placed_by_numa())
             }
             NumaPlan::Replicate { placement, groups } => {
@@ -135,7 +135,9 @@ impl PlacedIndex {
                     } else {
                         MemoryPolicy::Prefer(node)
                     };
-                    FmIndex::open_copy_with(path, verify, placed(policy))
+                    // One reader a copy: the copies are read at once, each by a thread
+                    // pinned to its node's core (threads it started would share that core).
+                    FmIndex::open_copy_with(path, verify, 1, placed(policy))
                 })?;
                 (replicas, Some(placement), placed_by_numa())
             }
@@ -193,6 +195,7 @@ mod tests {
         let copy = LoadOptions {
             mode: LoadMode::Copy,
             verify_checksums: false,
+            threads: 2,
         };
         let mode = |options: LoadOptions, available| unplaced_load(options, 100, available).0.mode;
         assert_eq!(mode(copy, Some(200)), LoadMode::Copy);

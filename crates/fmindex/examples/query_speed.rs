@@ -42,6 +42,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             LoadOptions {
                 mode,
                 verify_checksums: verify,
+                ..LoadOptions::default()
             },
         )?;
         println!(
@@ -55,6 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         LoadOptions {
             mode,
             verify_checksums: true,
+            ..LoadOptions::default()
         },
     )?;
     println!("queries_on\t0\t{mode:?}-loaded index");

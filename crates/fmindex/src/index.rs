@@ -43,6 +43,11 @@ pub struct LoadOptions {
     /// Verify every section's checksum (reads the whole file once); when off, only the
     /// header's checksum and the structure are checked.
     pub verify_checksums: bool,
+    /// Threads that read a copy ([`LoadMode::Copy`]) into memory, each its own part of
+    /// the file (0 counts as 1). Filling fresh memory is mostly the kernel zeroing pages
+    /// as they are first touched, on the thread that touches them: an index of many
+    /// GiB is read in a fraction of the time on as many cores as the work will use.
+    pub threads: usize,
 }
 
 impl Default for LoadOptions {
@@ -50,6 +55,7 @@ impl Default for LoadOptions {
         Self {
             mode: LoadMode::Mmap,
             verify_checksums: true,
+            threads: 1,
         }
     }
 }
@@ -129,6 +135,55 @@ fn anon_copy(len: usize) -> std::io::Result<MmapMut> {
     #[cfg(target_os = "linux")]
     let _ = anon.advise(memmap2::Advice::HugePage);
     Ok(anon)
+}
+
+/// Least bytes each thread of [`read_in_parts`] reads: below this, a thread costs more
+/// than the pages it fills.
+const MIN_READ_PART: usize = 32 << 20;
+/// The parts of [`read_in_parts`] start at multiples of 2 MiB into the copy (whose start
+/// the kernel aligns to a huge page), so no huge page is filled by two threads.
+const READ_PART_ALIGN: usize = 2 << 20;
+
+/// Fills `buffer` with the first `buffer.len()` bytes of `file`, by up to `threads`
+/// threads at once, each reading one part of at least `min_part` bytes at its offset
+/// (positioned reads, which leave the file's cursor alone). One thread where positioned
+/// reads are not available.
+fn read_in_parts(
+    file: &File,
+    buffer: &mut [u8],
+    threads: usize,
+    min_part: usize,
+) -> std::io::Result<()> {
+    let threads = threads.min(buffer.len() / min_part.max(1)).max(1);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        if threads == 1 {
+            return file.read_exact_at(buffer, 0);
+        }
+        let part = buffer
+            .len()
+            .div_ceil(threads)
+            .next_multiple_of(READ_PART_ALIGN);
+        std::thread::scope(|scope| {
+            let readers: Vec<_> = buffer
+                .chunks_mut(part)
+                .enumerate()
+                .map(|(k, piece)| scope.spawn(move || file.read_exact_at(piece, (k * part) as u64)))
+                .collect();
+            readers.into_iter().try_for_each(|r| {
+                r.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::Seek;
+        let (mut file, _) = (file, threads);
+        file.rewind()?;
+        file.read_exact(buffer)
+    }
 }
 
 /// The file name of the index with prefix `prefix` (`PREFIX.sfi`); a path already
@@ -233,11 +288,13 @@ impl FmIndex {
     pub fn open_copy_with(
         path: impl AsRef<Path>,
         verify_checksums: bool,
+        threads: usize,
         prepare: impl FnOnce(&mut [u8]),
     ) -> Result<Self, LoadError> {
         let options = LoadOptions {
             mode: LoadMode::Copy,
             verify_checksums,
+            threads,
         };
         Self::open_with(path.as_ref(), options, prepare)
     }
@@ -285,7 +342,7 @@ impl FmIndex {
             LoadMode::Copy => {
                 let mut anon = anon_copy(len as usize).map_err(io)?;
                 prepare(&mut anon);
-                file.read_exact(&mut anon).map_err(io)?;
+                read_in_parts(&file, &mut anon, options.threads, MIN_READ_PART).map_err(io)?;
                 Backing::Copied(anon)
             }
         };
@@ -834,4 +891,32 @@ fn check_params(p: &Params) -> Result<(), String> {
         return Err("symbol counts are invalid".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::{read_in_parts, READ_PART_ALIGN};
+
+    /// A file read by several threads, in parts of 2 MiB and a short last one, reads as
+    /// it reads in one piece; more threads than parts, or parts under the minimum, read
+    /// it too.
+    #[test]
+    fn a_file_read_in_parts_reads_whole() {
+        let len = 2 * READ_PART_ALIGN + READ_PART_ALIGN / 2 + 123;
+        let bytes: Vec<u8> = (0..len).map(|i| (i * 7 + i / 4099) as u8).collect();
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(&bytes).unwrap();
+        for (threads, min_part) in [(3, 1 << 20), (8, 1 << 20), (2, len), (0, 1), (3, 0)] {
+            let mut copy = vec![0u8; len];
+            read_in_parts(&file, &mut copy, threads, min_part).unwrap();
+            assert!(
+                copy == bytes,
+                "{threads} threads, parts of at least {min_part}"
+            );
+        }
+        let mut longer = vec![0u8; len + 1];
+        assert!(read_in_parts(&file, &mut longer, 3, 1 << 20).is_err());
+    }
 }

@@ -87,6 +87,7 @@ fn round_trip_in_both_load_modes() {
             LoadOptions {
                 mode,
                 verify_checksums: true,
+                ..LoadOptions::default()
             },
         )
         .unwrap();
@@ -109,7 +110,7 @@ fn a_copy_is_prepared_before_it_is_filled() {
     let bytes = index_bytes();
     let path = write(dir.path(), "g.sfi", &bytes);
     let mut seen = None;
-    let index = FmIndex::open_copy_with(&path, true, |memory| {
+    let index = FmIndex::open_copy_with(&path, true, 2, |memory| {
         seen = Some((
             memory.as_ptr() as usize,
             memory.len(),
@@ -135,7 +136,7 @@ fn a_copy_asks_for_huge_pages() {
     let offered = thp.is_ok_and(|mode| !mode.contains("[never]"));
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "g.sfi", &index_bytes());
-    let index = FmIndex::open_copy_with(&path, true, |_| {}).unwrap();
+    let index = FmIndex::open_copy_with(&path, true, 1, |_| {}).unwrap();
     let at = index.bytes().as_ptr() as usize;
     let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
     // A mapping's header line starts with its address range, `start-end`.
@@ -252,6 +253,7 @@ fn every_damaged_byte_is_detected() {
             LoadOptions {
                 mode: LoadMode::Mmap,
                 verify_checksums: false,
+                ..LoadOptions::default()
             },
         );
         if let Ok(index) = quick {
@@ -278,6 +280,7 @@ fn every_damaged_byte_is_detected() {
         LoadOptions {
             mode: LoadMode::Mmap,
             verify_checksums: false,
+            ..LoadOptions::default()
         },
     )
     .unwrap();

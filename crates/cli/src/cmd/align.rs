@@ -322,7 +322,7 @@ impl AlignArgs {
         let index_len = std::fs::metadata(&index_file).map_or(0, |m| m.len());
         let verify_first = index_len <= check_first_bytes();
         // As bowtie2, the index is read into memory (in huge pages: its searches read it
-        // at random), and memory-mapped with --mm (its pages then shared with every
+        // at random; by as many threads as will align), and memory-mapped with --mm (its pages then shared with every
         // process that maps the file).
         let options = LoadOptions {
             mode: if self.mm {
@@ -331,6 +331,7 @@ impl AlignArgs {
                 LoadMode::Copy
             },
             verify_checksums: verify_first,
+            threads: workers,
         };
         let placed = match run.index {
             Some(_) => None,
