@@ -140,8 +140,9 @@ fn anon_copy(len: usize) -> std::io::Result<MmapMut> {
 /// Least bytes each thread of [`read_in_parts`] reads: below this, a thread costs more
 /// than the pages it fills.
 const MIN_READ_PART: usize = 32 << 20;
-/// The parts of [`read_in_parts`] start at multiples of 2 MiB into the copy (whose start
-/// the kernel aligns to a huge page), so no huge page is filled by two threads.
+/// The parts of [`read_in_parts`] start at multiples of 2 MiB into the copy, so where the
+/// kernel starts the mapping on a huge page (as recent Linux does for large anonymous
+/// mappings), no huge page is filled by two threads.
 const READ_PART_ALIGN: usize = 2 << 20;
 
 /// Fills `buffer` with the first `buffer.len()` bytes of `file`, by up to `threads`
@@ -281,9 +282,9 @@ impl FmIndex {
         Self::open_with(path.as_ref(), options, |_| {})
     }
 
-    /// Loads the index file at `path` into anonymous memory ([`LoadMode::Copy`]),
-    /// calling `prepare` on that memory once it is mapped and before any byte of it is
-    /// written: the moment to set a NUMA memory policy (`mbind`), which decides where
+    /// Loads the index file at `path` into anonymous memory ([`LoadMode::Copy`]), read
+    /// by `threads` threads ([`LoadOptions::threads`]), calling `prepare` on that memory
+    /// once it is mapped and before any byte of it is written: the moment to set a NUMA memory policy (`mbind`), which decides where
     /// the pages go when the copy first touches them.
     pub fn open_copy_with(
         path: impl AsRef<Path>,
