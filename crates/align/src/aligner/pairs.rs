@@ -107,20 +107,24 @@ impl Aligner<'_> {
         let limit = self.params.report.max(MATE_PLACEMENTS);
         let mut mates: Vec<MatePlaces> =
             single.into_iter().map(|r| mate_places(r, limit)).collect();
+        let pair_combos =
+            |mates: &[MatePlaces], i: usize| concordant(pairing, &mates[2 * i], &mates[2 * i + 1]);
+        let mut combos: Vec<Vec<Combination>> =
+            (0..pairs.len()).map(|i| pair_combos(&mates, i)).collect();
         let unpaired: Vec<usize> = (0..pairs.len())
-            .filter(|&i| {
-                let (m1, m2) = (&mates[2 * i], &mates[2 * i + 1]);
-                needs_rescue(pairing, m1, m2)
-            })
+            .filter(|&i| needs_rescue(&mates[2 * i], &mates[2 * i + 1], &combos[i]))
             .collect();
         if !unpaired.is_empty() {
             self.rescue(&unpaired, pairing, &mut mates);
+            for &i in &unpaired {
+                combos[i] = pair_combos(&mates, i);
+            }
         }
         let fragments = FragmentModel::learn(pairing, &mates);
         results.clear();
-        for (i, pair) in pairs.iter().enumerate() {
+        for ((i, pair), combos) in pairs.iter().enumerate().zip(combos) {
             let (m1, m2) = (&mates[2 * i], &mates[2 * i + 1]);
-            results.push(self.conclude_pair(pair, m1, m2, pairing, &fragments));
+            results.push(self.conclude_pair(pair, m1, m2, combos, pairing, &fragments));
         }
     }
 
@@ -264,16 +268,17 @@ impl Aligner<'_> {
         (p.codes.end - p.codes.start) / 2
     }
 
-    /// The pair's outcome from its mates' places.
+    /// The pair's outcome from its mates' places and their concordant combinations
+    /// (`combos`, as [`concordant`] lists them).
     fn conclude_pair(
         &self,
         pair: &PairInput<'_>,
         m1: &MatePlaces,
         m2: &MatePlaces,
+        mut combos: Vec<Combination>,
         pairing: &PairParams,
         fragments: &FragmentModel,
     ) -> PairResult {
-        let mut combos = concordant(pairing, m1, m2);
         let unit = self.params.scoring.mismatch_max + self.params.scoring.match_bonus;
         let lens = [pair.mates[0].bases.len(), pair.mates[1].bases.len()];
         // When both mates' places are samples of many equally good ones, the pairs
@@ -729,21 +734,21 @@ fn ln_erfc(x: f64) -> f64 {
     t.ln() + poly
 }
 
-/// Whether a pair's mates are worth rescuing: no concordant combination while a mate
-/// aligned, the best concordant combination leaves out a mate's best place (its
-/// partner there may not have been among the other mate's places), or a place tied
-/// for a mate's best pairs with none of the other mate's places: in a repeat, the
-/// other mate's copy beside it may be one its own search did not find or keep, and
-/// without it the pair found looks unique.
-fn needs_rescue(pairing: &PairParams, m1: &MatePlaces, m2: &MatePlaces) -> bool {
-    let combos = concordant(pairing, m1, m2);
+/// Whether a pair's mates are worth rescuing, from their concordant `combos`
+/// ([`concordant`]): no concordant combination while a mate aligned, the best
+/// concordant combination leaves out a mate's best place (its partner there may not
+/// have been among the other mate's places), or a place tied for a mate's best pairs
+/// with none of the other mate's places: in a repeat, the other mate's copy beside it
+/// may be one its own search did not find or keep, and without it the pair found looks
+/// unique.
+fn needs_rescue(m1: &MatePlaces, m2: &MatePlaces, combos: &[Combination]) -> bool {
     match combos.first() {
         None => !m1.places.is_empty() || !m2.places.is_empty(),
         Some(&(_, a, b)) => {
             m1.places[a].score < m1.places[0].score
                 || m2.places[b].score < m2.places[0].score
-                || unpaired_best(m1, &combos, |c| c.1)
-                || unpaired_best(m2, &combos, |c| c.2)
+                || unpaired_best(m1, combos, |c| c.1)
+                || unpaired_best(m2, combos, |c| c.2)
         }
     }
 }
@@ -872,8 +877,9 @@ fn rescue_window(
 #[cfg(test)]
 mod tests {
     use super::{
-        close_together, ln_erfc, mate_places, needs_rescue, rescue_anchors, Combination,
-        FragmentModel, MatePlaces, MATE_PLACEMENTS, MAX_LENGTH_PENALTY, RESCUE_ANCHORS,
+        close_together, concordant, ln_erfc, mate_places, needs_rescue, rescue_anchors,
+        Combination, FragmentModel, MatePlaces, MATE_PLACEMENTS, MAX_LENGTH_PENALTY,
+        RESCUE_ANCHORS,
     };
     use crate::aligner::ReadResult;
     use crate::candidate::Placement;
@@ -954,17 +960,19 @@ mod tests {
         assert!(!m1.more_ties);
         assert!(!sampled(&copies[..MATE_PLACEMENTS - 1], true).more_ties);
         let pairing = crate::pair::PairParams::default();
-        assert!(needs_rescue(&pairing, &m1, &m2));
+        let needs_rescue =
+            |m1: &MatePlaces, m2: &MatePlaces| needs_rescue(m1, m2, &concordant(&pairing, m1, m2));
+        assert!(needs_rescue(&m1, &m2));
         let m1_sampled = sampled(&copies.iter().map(|p| p - 300).collect::<Vec<_>>(), false);
         assert!(m1_sampled.more_ties);
-        assert!(!needs_rescue(&pairing, &m1_sampled, &m2));
+        assert!(!needs_rescue(&m1_sampled, &m2));
         let m2_few = sampled(&[1_300, 41_300], true);
         assert!(
-            needs_rescue(&pairing, &m1, &m2_few),
+            needs_rescue(&m1, &m2_few),
             "50,000 and 41,300 pair with nothing"
         );
         let m2_paired = sampled(&[1_300, 50_300], true);
-        assert!(!needs_rescue(&pairing, &m1, &m2_paired));
+        assert!(!needs_rescue(&m1, &m2_paired));
     }
 
     /// A tandem repeat of period 80: each mate has two equal places, 80 bases apart, and
