@@ -195,7 +195,7 @@ mod tests {
         let copy = LoadOptions {
             mode: LoadMode::Copy,
             verify_checksums: false,
-            threads: 2,
+            ..LoadOptions::default()
         };
         let mode = |options: LoadOptions, available| unplaced_load(options, 100, available).0.mode;
         assert_eq!(mode(copy, Some(200)), LoadMode::Copy);

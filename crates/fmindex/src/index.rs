@@ -181,9 +181,10 @@ fn read_in_parts(
     #[cfg(not(unix))]
     {
         use std::io::Seek;
-        let (mut file, _) = (file, threads);
-        file.rewind()?;
-        file.read_exact(buffer)
+        let _ = threads;
+        let mut reader = file;
+        reader.rewind()?;
+        reader.read_exact(buffer)
     }
 }
 
@@ -284,8 +285,9 @@ impl FmIndex {
 
     /// Loads the index file at `path` into anonymous memory ([`LoadMode::Copy`]), read
     /// by `threads` threads ([`LoadOptions::threads`]), calling `prepare` on that memory
-    /// once it is mapped and before any byte of it is written: the moment to set a NUMA memory policy (`mbind`), which decides where
-    /// the pages go when the copy first touches them.
+    /// once it is mapped and before any byte of it is written: the moment to set a NUMA
+    /// memory policy (`mbind`), which decides where the pages go when the copy first
+    /// touches them (whichever thread touches them).
     pub fn open_copy_with(
         path: impl AsRef<Path>,
         verify_checksums: bool,

@@ -110,7 +110,7 @@ fn a_copy_is_prepared_before_it_is_filled() {
     let bytes = index_bytes();
     let path = write(dir.path(), "g.sfi", &bytes);
     let mut seen = None;
-    let index = FmIndex::open_copy_with(&path, true, 2, |memory| {
+    let index = FmIndex::open_copy_with(&path, true, 1, |memory| {
         seen = Some((
             memory.as_ptr() as usize,
             memory.len(),

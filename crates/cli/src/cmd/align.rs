@@ -322,8 +322,8 @@ impl AlignArgs {
         let index_len = std::fs::metadata(&index_file).map_or(0, |m| m.len());
         let verify_first = index_len <= check_first_bytes();
         // As bowtie2, the index is read into memory (in huge pages: its searches read it
-        // at random; by as many threads as will align), and memory-mapped with --mm (its pages then shared with every
-        // process that maps the file).
+        // at random; by as many threads as will align), and memory-mapped with --mm
+        // (its pages then shared with every process that maps the file).
         let options = LoadOptions {
             mode: if self.mm {
                 LoadMode::Mmap
