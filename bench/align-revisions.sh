@@ -11,6 +11,9 @@
 # Environment:
 #   THREADS  -p for align (default 2)
 #   RUNS     hyperfine runs per command (default 5, after one warm-up)
+#   STAT     the statistic of the runs in the table: mean (default) or median; the
+#            median also gives the range of the runs (min-max), for timings where a
+#            few runs stall (the kernel compacting memory for huge pages)
 #   READS    single-end FASTQ (default the 100,000 mason reads of synth_7 that
 #            bench/index-large.sh simulates)
 #   PAIRS    "R1.fq R2.fq" (default 50,000 mason pairs of 2x150 bp from synth_7,
@@ -65,7 +68,7 @@ fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-echo "# $(date +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $rev against $now, align -p $threads, $runs runs each, $cache"
+echo "# $(date +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $rev against $now, align -p $threads, $runs runs each (${STAT:-mean} wall s), $cache"
 echo
 echo "| reads | index | same SAM | $rev s | $now s | speed-up | $rev CPU s (user + sys) | $now CPU s |"
 echo "|---|---|---|---:|---:|---:|---:|---:|"
@@ -78,12 +81,17 @@ for index in "$@"; do
     if cmp -s <(grep -v '^@PG' "$scratch/old.sam") <(grep -v '^@PG' "$scratch/new.sam"); then same=yes; else same=NO; fi
     hyperfine -N "${cache_opts[@]}" -r "$runs" --export-json "$scratch/times.json" \
       "$old ${args[*]} -S $scratch/old.sam" "$new ${args[*]} -S $scratch/new.sam" >/dev/null
-    python3 - "$scratch/times.json" "$kind" "$(basename "$index")" "$same" <<'EOF'
+    python3 - "$scratch/times.json" "$kind" "$(basename "$index")" "$same" "${STAT:-mean}" <<'EOF'
 import json, sys
 old, new = json.load(open(sys.argv[1]))["results"]
+stat = sys.argv[5]
 cpu = lambda r: f"{r['user']:.2f} + {r['system']:.2f}"
-print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {old['mean']:.3f} | {new['mean']:.3f} | "
-      f"{old['mean'] / new['mean']:.2f}x | {cpu(old)} | {cpu(new)} |")
+def wall(r):
+    if stat == "median":
+        return f"{r['median']:.3f} ({r['min']:.3f}-{r['max']:.3f})"
+    return f"{r[stat]:.3f}"
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {sys.argv[4]} | {wall(old)} | {wall(new)} | "
+      f"{old[stat] / new[stat]:.2f}x | {cpu(old)} | {cpu(new)} |")
 EOF
   done
 done
