@@ -66,10 +66,16 @@ struct MatePlaces {
     second_best: Option<i32>,
     /// Why the mate has no place, when it has none.
     unaligned: Option<Unaligned>,
-    /// Every place the single-read pipeline kept ties for the best and the list is
-    /// full: more equally good places may have been left out (a repeat of many
-    /// copies), so the places are a sample, in no useful order.
-    more_ties: bool,
+}
+
+impl MatePlaces {
+    /// Whether the places are a sample of a repeat: every place the single-read
+    /// pipeline kept ties for the best and it kept as many as it may (`limit`), so more
+    /// equally good places may have been left out (a repeat of many copies), and the
+    /// kept ones are in no useful order.
+    fn is_sample(&self, limit: usize) -> bool {
+        self.searched >= limit && tied_best(self) == self.searched
+    }
 }
 
 /// A rescue job: align mate `mate` of pair `pair` on strand `reverse` in a window.
@@ -104,9 +110,7 @@ impl Aligner<'_> {
         );
         self.align_reads(&reads, |i| strands[i % 2], &mut single);
         self.kept_placements = kept;
-        let limit = self.params.report.max(MATE_PLACEMENTS);
-        let mut mates: Vec<MatePlaces> =
-            single.into_iter().map(|r| mate_places(r, limit)).collect();
+        let mut mates: Vec<MatePlaces> = single.into_iter().map(mate_places).collect();
         let pair_combos =
             |mates: &[MatePlaces], i: usize| concordant(pairing, &mates[2 * i], &mates[2 * i + 1]);
         let mut combos: Vec<Vec<Combination>> =
@@ -284,7 +288,8 @@ impl Aligner<'_> {
         // When both mates' places are samples of many equally good ones, the pairs
         // found are a sample too: other copies of the repeat may pair as well, so the
         // pair is reported as one of several equal ones (MAPQ 0), however few were found.
-        let sampled = m1.more_ties && m2.more_ties;
+        let limit = self.params.report.max(MATE_PLACEMENTS);
+        let sampled = m1.is_sample(limit) && m2.is_sample(limit);
         let quality_ties = |ties: usize| if sampled { ties.max(3) } else { ties };
         let best_concordant = combos.first().map(|c| c.0);
         // A concordant pair's score sum lowered by how unlikely its own length is, as a
@@ -441,23 +446,19 @@ fn mate_strands(pairing: &PairParams, fragment: [bool; 2]) -> [[bool; 2]; 2] {
 }
 
 /// A mate's places from its single-read outcome.
-fn mate_places(result: ReadResult, limit: usize) -> MatePlaces {
+fn mate_places(result: ReadResult) -> MatePlaces {
     match result {
         ReadResult::Aligned {
             placements,
             second_best,
             mapq,
-        } => {
-            let mut m = MatePlaces {
-                searched: placements.len(),
-                places: placements,
-                single_mapq: mapq,
-                second_best,
-                ..MatePlaces::default()
-            };
-            m.more_ties = m.searched >= limit && tied_best(&m) == m.searched;
-            m
-        }
+        } => MatePlaces {
+            searched: placements.len(),
+            places: placements,
+            single_mapq: mapq,
+            second_best,
+            unaligned: None,
+        },
         ReadResult::Unaligned(why) => MatePlaces {
             unaligned: Some(why),
             ..MatePlaces::default()
@@ -938,7 +939,7 @@ mod tests {
     }
 
     /// A mate whose kept places fill the list and all tie is a sample of a repeat
-    /// ([`MatePlaces::more_ties`]). A pair is rescued even when its best concordant
+    /// ([`MatePlaces::is_sample`]). A pair is rescued even when its best concordant
     /// combination holds both mates' best places, when another place tied for a mate's
     /// best pairs with nothing: its partner may be among the places left out.
     #[test]
@@ -949,22 +950,22 @@ mod tests {
                 second_best: Some(0),
                 mapq: 0,
             };
-            mate_places(result, MATE_PLACEMENTS)
+            mate_places(result)
         };
         let copies: Vec<u64> = (0..MATE_PLACEMENTS as u64)
             .map(|i| 10_000 * i + 1_300)
             .collect();
         let m2 = sampled(&copies, true);
-        assert!(m2.more_ties);
+        assert!(m2.is_sample(MATE_PLACEMENTS));
         let m1 = sampled(&[1_000, 50_000], false);
-        assert!(!m1.more_ties);
-        assert!(!sampled(&copies[..MATE_PLACEMENTS - 1], true).more_ties);
+        assert!(!m1.is_sample(MATE_PLACEMENTS));
+        assert!(!sampled(&copies[..MATE_PLACEMENTS - 1], true).is_sample(MATE_PLACEMENTS));
         let pairing = crate::pair::PairParams::default();
         let needs_rescue =
             |m1: &MatePlaces, m2: &MatePlaces| needs_rescue(m1, m2, &concordant(&pairing, m1, m2));
         assert!(needs_rescue(&m1, &m2));
         let m1_sampled = sampled(&copies.iter().map(|p| p - 300).collect::<Vec<_>>(), false);
-        assert!(m1_sampled.more_ties);
+        assert!(m1_sampled.is_sample(MATE_PLACEMENTS));
         assert!(!needs_rescue(&m1_sampled, &m2));
         let m2_few = sampled(&[1_300, 41_300], true);
         assert!(
