@@ -22,7 +22,8 @@ pub enum Error {
     Format {
         /// The file.
         path: PathBuf,
-        /// Byte offset in the file (compressed offset for compressed files).
+        /// Byte offset in the file: in a BGZF file (BAM) the compressed offset, in a
+        /// compressed text file (FASTA) the offset in its decompressed text.
         offset: u64,
         /// What is wrong.
         message: String,

@@ -550,7 +550,8 @@ impl FastaChunker {
         Ok(true)
     }
 
-    /// Appends up to [`READ_SIZE`] bytes to `pending`.
+    /// Appends up to [`READ_SIZE`] bytes to `pending`; a read that fails is an error at
+    /// the offset (in the decompressed text) where the input stopped.
     fn fill(&mut self) -> Result<()> {
         let old = self.pending.len();
         self.pending.resize(old + READ_SIZE, 0);
@@ -559,8 +560,11 @@ impl FastaChunker {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => {
+                    // Where the stream stopped: past everything read so far.
                     self.pending.truncate(old);
-                    return Err(self.input.error(e));
+                    let offset = self.offset + old as u64;
+                    let message = format!("cannot read: {e}");
+                    return Err(Error::format(&self.input.path, offset, message));
                 }
             }
         };
@@ -596,6 +600,31 @@ mod tests {
             }
         }
         Ok(out)
+    }
+
+    #[test]
+    fn a_truncated_gzip_file_is_an_error_where_its_text_stops() {
+        let text: Vec<u8> = (0..5_000)
+            .flat_map(|i| format!(">p{i}\nMKVLAAGIVGLLLAQWERTYIPASDFGHKLCVNM\n").into_bytes())
+            .collect();
+        let (cut, inflated) = crate::reads::tests::truncated_gzip(&text);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.fa.gz");
+        std::fs::write(&path, cut).unwrap();
+        let mut chunker = FastaChunker::open(&path).unwrap();
+        let mut chunk = FastaChunk::default();
+        let error = loop {
+            match chunker.next_chunk(&mut chunk, 4096) {
+                Ok(true) => {}
+                Ok(false) => panic!("read to the end"),
+                Err(e) => break e.to_string(),
+            }
+        };
+        let expected = format!("(at byte offset {})", inflated.len());
+        assert!(
+            error.contains("cut.fa.gz: cannot read: ") && error.ends_with(&expected),
+            "{error}"
+        );
     }
 
     #[test]

@@ -306,10 +306,10 @@ impl LineReader {
     /// without reading it; `None` at the end of the input.
     pub fn peek(&mut self) -> Result<Option<u8>> {
         self.skip_cut()?;
-        let path = &self.input.path;
+        let next = self.number + u64::from(!self.in_line);
         match self.input.reader.fill_buf() {
             Ok(buf) => Ok(buf.first().copied()),
-            Err(e) => Err(Error::io(path, e)),
+            Err(e) => Err(read_error(&self.input, next, e)),
         }
     }
 
@@ -340,12 +340,12 @@ impl LineReader {
             return Ok(());
         }
         while self.in_line {
-            let path = &self.input.path;
-            let buf = self
-                .input
-                .reader
-                .fill_buf()
-                .map_err(|e| Error::io(path, e))?;
+            let line = self.number;
+            let input = &mut self.input;
+            let buf = match input.reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) => return Err(read_error(input, line, e)),
+            };
             if buf.is_empty() {
                 self.in_line = false;
                 break;
@@ -378,7 +378,7 @@ fn read_part(
     loop {
         let buf = match input.reader.fill_buf() {
             Ok(buf) => buf,
-            Err(e) => return Err(Error::io(&input.path, e)),
+            Err(e) => return Err(read_error(input, *number + u64::from(!*in_line), e)),
         };
         if buf.is_empty() {
             let had_line = std::mem::take(in_line);
@@ -418,6 +418,12 @@ fn read_part(
             return Ok(Some(true));
         }
     }
+}
+
+/// A read of `input` that failed in its line `line` (a truncated gzip stream, a disk
+/// error): the file, the line it cut, and the cause.
+fn read_error(input: &Input, line: u64, cause: io::Error) -> Error {
+    Error::line(&input.path, line, format!("cannot read: {cause}"))
 }
 
 /// Makes room in `out` for `n` more bytes, doubling as usual but never past `limit`
@@ -510,6 +516,28 @@ mod tests {
         let input =
             Input::from_reader("t.txt", Box::new(std::io::Cursor::new(text.to_vec()))).unwrap();
         LineReader::new(input).with_max_len(max, "test line")
+    }
+
+    #[test]
+    fn a_truncated_gzip_file_is_an_error_naming_the_line_it_cuts() {
+        let text: Vec<u8> = (0..20_000)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect();
+        let (cut, inflated) = crate::reads::tests::truncated_gzip(&text);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.txt.gz");
+        std::fs::write(&path, cut).unwrap();
+        let mut lines = LineReader::new(Input::open(&path).unwrap());
+        let error = loop {
+            match lines.next_line() {
+                Ok(true) => {}
+                Ok(false) => panic!("read to the end"),
+                Err(e) => break e.to_string(),
+            }
+        };
+        let complete = inflated.iter().filter(|&&b| b == b'\n').count();
+        let expected = format!("cut.txt.gz: line {}: cannot read: ", complete + 1);
+        assert!(error.contains(&expected), "{error}, expected {expected}");
     }
 
     #[test]

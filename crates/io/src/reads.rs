@@ -192,4 +192,4 @@ fn preview(line: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

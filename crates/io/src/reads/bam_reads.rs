@@ -176,10 +176,16 @@ impl BamReads {
         // Read, not allocated up front: memory follows the bytes that are there, not
         // the length the record claims.
         self.record.clear();
-        let got = (&mut self.input)
+        let read = (&mut self.input)
             .take(size as u64)
-            .read_to_end(&mut self.record)
-            .map_err(|e| self.input.error(e))?;
+            .read_to_end(&mut self.record);
+        let got = match read {
+            Ok(got) => got,
+            Err(e) => {
+                let message = format!("cannot read: {e}");
+                return Err(Error::record(self.path(), number, message));
+            }
+        };
         if got < size {
             return Err(Error::record(
                 self.path(),

@@ -28,6 +28,9 @@ pub(crate) struct RecordReader {
     buf: Vec<u8>,
     pos: usize,
     done: bool,
+    /// Why the input could not be read further: reported, with the number of the
+    /// record it cut, once the records read before it are returned.
+    failed: Option<String>,
     /// Bytes of the (decompressed) stream dropped from `buf` so far.
     drained: u64,
     /// Records returned so far (the 1-based number of the last one).
@@ -50,6 +53,7 @@ impl RecordReader {
             buf: Vec::new(),
             pos: 0,
             done: false,
+            failed: None,
             drained: 0,
             records: 0,
         };
@@ -84,7 +88,13 @@ impl RecordReader {
             };
             let end = match end {
                 Some(end) => Some(end),
-                None if self.done => (self.pos < self.buf.len()).then_some(self.buf.len()),
+                None if self.done => {
+                    if let Some(message) = self.failed.take() {
+                        let record = self.records + 1;
+                        return Err(Error::record(&self.input.path, record, message));
+                    }
+                    (self.pos < self.buf.len()).then_some(self.buf.len())
+                }
                 None => {
                     self.refill()?;
                     continue;
@@ -99,7 +109,8 @@ impl RecordReader {
         }
     }
 
-    /// Drops consumed bytes and reads the next block.
+    /// Drops consumed bytes and reads the next block. A read error ends the input after
+    /// the bytes read before it (a truncated gzip file gives its complete records first).
     fn refill(&mut self) -> Result<()> {
         let record = self.records + 1;
         self.drained += self.pos as u64;
@@ -120,8 +131,8 @@ impl RecordReader {
         {
             Ok(n) => self.done = n == 0,
             Err(e) => {
-                let message = format!("cannot read: {e}");
-                return Err(Error::record(&self.input.path, record, message));
+                self.failed = Some(format!("cannot read: {e}"));
+                self.done = true;
             }
         }
         Ok(())
