@@ -92,26 +92,62 @@ impl<'a> PackedBases<'a> {
         ((word >> (2 * (pos % BASES_PER_WORD))) & 3) as u8
     }
 
-    /// Appends the codes of `start..end` to `out` (`end <= len`).
+    /// Appends the codes of `start..end` to `out` (`end <= len`). Whole words are
+    /// unpacked a byte (four codes) at a time through [`BYTE_CODES`]: the aligner fetches
+    /// a reference window for every candidate place.
     pub fn extend_codes(&self, start: u64, end: u64, out: &mut Vec<u8>) {
         assert!(
             start <= end && end <= self.len,
             "range {start}..{end} outside 0..{}",
             self.len
         );
-        out.reserve((end - start) as usize);
+        let from = out.len();
+        out.resize(from + (end - start) as usize, 0);
+        let mut dst = &mut out[from..];
         let mut pos = start;
-        while pos < end {
+        // The first word's codes from `start`, when it does not start a word.
+        let first = pos % BASES_PER_WORD;
+        if first != 0 {
             let word = self.words[(pos / BASES_PER_WORD) as usize];
-            let first = pos % BASES_PER_WORD;
-            let last = BASES_PER_WORD.min(first + (end - pos));
-            for i in first..last {
-                out.push(((word >> (2 * i)) & 3) as u8);
+            let take = ((BASES_PER_WORD - first) as usize).min(dst.len());
+            for (i, code) in dst[..take].iter_mut().enumerate() {
+                *code = ((word >> (2 * (first as usize + i))) & 3) as u8;
             }
-            pos += last - first;
+            dst = &mut dst[take..];
+            pos += take as u64;
+        }
+        let mut words = self.words[(pos / BASES_PER_WORD) as usize..].iter();
+        let mut whole = dst.chunks_exact_mut(BASES_PER_WORD as usize);
+        for (codes, &word) in whole.by_ref().zip(words.by_ref()) {
+            for (four, byte) in codes.chunks_exact_mut(4).zip(word.to_le_bytes()) {
+                four.copy_from_slice(&BYTE_CODES[byte as usize]);
+            }
+        }
+        // The last word's first codes.
+        let rest = whole.into_remainder();
+        if let Some(&word) = words.next().filter(|_| !rest.is_empty()) {
+            for (i, code) in rest.iter_mut().enumerate() {
+                *code = ((word >> (2 * i)) & 3) as u8;
+            }
         }
     }
 }
+
+/// The four codes a byte of a packed word holds, first base in its low bits.
+const BYTE_CODES: [[u8; 4]; 256] = {
+    let mut table = [[0u8; 4]; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = [
+            (b & 3) as u8,
+            ((b >> 2) & 3) as u8,
+            ((b >> 4) & 3) as u8,
+            (b >> 6) as u8,
+        ];
+        b += 1;
+    }
+    table
+};
 
 /// A run of consecutive positions holding the same non-ACGT letter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -292,6 +328,27 @@ mod tests {
             for (i, &b) in letters.iter().enumerate() {
                 prop_assert_eq!(reference.letter_at(i as u64), b.to_ascii_uppercase());
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn extended_codes_are_the_codes_at_each_position(
+            codes in proptest::collection::vec(0u8..4, 0..400),
+            a in 0usize..400, b in 0usize..400,
+            before in proptest::collection::vec(0u8..4, 0..3),
+        ) {
+            let mut seq = PackedSeq::new();
+            for &c in &codes {
+                seq.push(c);
+            }
+            let bases = seq.as_bases();
+            let (start, end) = (a.min(b).min(codes.len()), a.max(b).min(codes.len()));
+            let mut out = before.clone();
+            bases.extend_codes(start as u64, end as u64, &mut out);
+            let mut expected = before;
+            expected.extend((start..end).map(|p| bases.code_at(p as u64)));
+            prop_assert_eq!(out, expected);
         }
     }
 
