@@ -2,11 +2,11 @@
 //! reference, SAM/BAM validity, determinism across thread counts, bad input.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{data, file_bytes, peer, seqfarm};
+use crate::support::{data, file_bytes, peer, seqfarm, truncated_gzip};
 
 /// The test genome, indexed once per test in `dir`; returns the index prefix.
 fn index(dir: &Path) -> PathBuf {
@@ -477,16 +477,8 @@ fn bad_input_is_reported_and_leaves_no_output() {
     let prefix = index(dir.path());
     let p = path_str(&prefix);
     let ok = "@a\nACGTACGTAC\n+\nIIIIIIIIII\n".repeat(3000);
-    let mut truncated_gz = {
-        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        enc.write_all(ok.as_bytes()).unwrap();
-        enc.finish().unwrap()
-    };
-    truncated_gz.truncate(truncated_gz.len() / 2);
     // The error names the record the file is cut in, after the complete ones before it.
-    let mut inflated = Vec::new();
-    let mut decoder = flate2::read::MultiGzDecoder::new(&truncated_gz[..]);
-    decoder.read_to_end(&mut inflated).unwrap_err();
+    let (truncated_gz, inflated) = truncated_gzip(ok.as_bytes());
     let complete = inflated.iter().filter(|&&b| b == b'\n').count() / 4;
     let cut_message = format!("record {}: cannot read", complete + 1);
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::support::{data, run, seqfarm};
+use crate::support::{data, file_bytes, run, seqfarm, truncated_gzip};
 
 /// Two contigs with lower case, an N run and an IUPAC letter.
 const FASTA: &[u8] = b">one first contig\nACGTTGCAACGGTACCATGACGTAGGATCCATTAGCAATG\nacgtNNNNNNACGTACGTTTGCAR\n>two\nGGATCCATTAGCAATGCCCTTTAAACGT\n";
@@ -207,6 +207,22 @@ fn bad_input_is_reported_and_leaves_nothing() {
     std::fs::write(&bad, b">a\nNNNN\n").unwrap();
     let out = run(&["index", bad.to_str().unwrap()]);
     assert!(stderr(&out).contains("no A/C/G/T"), "{}", stderr(&out));
+
+    // A gzip file cut short: the error names the line it is cut in.
+    let (cut, inflated) = truncated_gzip(&file_bytes(&data("index_ref.fa.gz")));
+    let cut_path = dir.path().join("cut.fa.gz");
+    std::fs::write(&cut_path, cut).unwrap();
+    let out = run(&["index", cut_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines = inflated.iter().filter(|&&b| b == b'\n').count();
+    let expected = format!("cut.fa.gz: line {}: cannot read", lines + 1);
+    assert!(stderr(&out).contains(&expected), "{}", stderr(&out));
+    std::fs::remove_file(&cut_path).unwrap();
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no output left behind"
+    );
 
     let fasta = write_fasta(dir.path());
     assert!(run(&["index", fasta.to_str().unwrap()]).status.success());

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use seqfarm_sw::{scalar, ScoreMatrix, Scoring};
 
-use crate::support::{data, peer, run, seqfarm, shared_data};
+use crate::support::{data, file_bytes, peer, run, seqfarm, shared_data, truncated_gzip};
 
 /// Reads a (possibly gzipped) text file.
 pub(crate) fn read_text(path: &Path) -> String {
@@ -550,6 +550,18 @@ fn bad_fasta_is_a_clear_error() {
             assert!(!stderr.contains("panicked"), "{stderr}");
         }
     }
+    // A database cut short: the error names the offset its text stops at.
+    let (cut, inflated) = truncated_gzip(&file_bytes(&data("sw_db1500.fa.gz")));
+    let cut_path = dir.path().join("cut.fa.gz");
+    std::fs::write(&cut_path, cut).unwrap();
+    let out = run(&["search", path(&good), path(&cut_path)]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    let offset = format!("(at byte offset {})", inflated.len());
+    assert!(
+        stderr.contains("cut.fa.gz: cannot read: ") && stderr.contains(&offset),
+        "{stderr}"
+    );
     let missing = run(&["search", path(&good), "/no/such/db.fa"]);
     assert!(!missing.status.success());
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/no/such/db.fa"));

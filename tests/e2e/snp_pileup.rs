@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::support::{data, file_bytes, seqfarm, shared_data, stage};
+use crate::support::{data, file_bytes, seqfarm, shared_data, stage, truncated_gzip};
 
 fn run(args: &[&str], vcf: &Path, output: &Path, bams: &[PathBuf]) -> Output {
     seqfarm()
@@ -330,6 +330,15 @@ fn bad_inputs_get_clear_errors() {
         let e = error_of(run(&[], &p, &d.join("o6.csv"), std::slice::from_ref(chrm)));
         assert!(e.contains(name), "{e}");
     }
+    // A VCF cut short: the error names the line the file is cut in.
+    let (cut, inflated) = truncated_gzip(&file_bytes(&vcf));
+    let lines = inflated.iter().filter(|&&b| b == b'\n').count();
+    let p = d.join("cut.vcf.gz");
+    std::fs::write(&p, cut).unwrap();
+    let e = error_of(run(&[], &p, &d.join("o10.csv"), std::slice::from_ref(chrm)));
+    let expected = format!("cut.vcf.gz: line {}: cannot read", lines + 1);
+    assert!(e.contains(&expected), "{e}, expected {expected}");
+    assert!(!d.join("o10.csv").exists(), "no partial output");
     let e = error_of(run(
         &[],
         &d.join("missing.vcf"),

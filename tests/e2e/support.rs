@@ -25,6 +25,19 @@ pub fn succeeded(command: &mut Command) -> Output {
     out
 }
 
+/// `text` gzip-compressed and cut in half (a copy that did not finish), and the part of
+/// `text` a decoder gets out of it before it fails.
+pub fn truncated_gzip(text: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut enc, text).unwrap();
+    let mut cut = enc.finish().unwrap();
+    cut.truncate(cut.len() / 2);
+    let mut inflated = Vec::new();
+    let mut decoder = flate2::read::MultiGzDecoder::new(&cut[..]);
+    std::io::Read::read_to_end(&mut decoder, &mut inflated).unwrap_err();
+    (cut, inflated)
+}
+
 /// The bytes of a file, decompressed when it is gzip or BGZF (by its magic bytes).
 pub fn file_bytes(path: &Path) -> Vec<u8> {
     let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

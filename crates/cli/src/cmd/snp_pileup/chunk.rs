@@ -20,7 +20,7 @@ use std::io::BufRead;
 use anyhow::anyhow;
 use seqfarm_farm::Fill;
 use seqfarm_io::bam::BamSet;
-use seqfarm_io::input::LineReader;
+use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::vcf::MAX_SITE_COLUMNS;
 
 use super::Task;
@@ -71,6 +71,15 @@ impl ContigLookup {
     }
 }
 
+/// A read of the VCF that failed (a truncated gzip file, a disk error) in its line `line`.
+fn read_error(input: &Input, line: u64, cause: std::io::Error) -> anyhow::Error {
+    anyhow!(seqfarm_io::Error::line(
+        &input.path,
+        line,
+        format!("cannot read: {cause}")
+    ))
+}
+
 /// CHROM and 1-based POS of a record line, when they read as such.
 fn chrom_and_pos(line: &[u8]) -> Option<(&[u8], i64)> {
     let tab = memchr::memchr(b'\t', line)?;
@@ -104,6 +113,8 @@ pub struct VcfChunker<'a> {
     /// Bytes read past the end of the last task.
     carry: Vec<u8>,
     eof: bool,
+    /// Line breaks read after the header: where a read that fails stopped.
+    body_lines: u64,
 }
 
 impl<'a> VcfChunker<'a> {
@@ -125,6 +136,7 @@ impl<'a> VcfChunker<'a> {
             header_lines: None,
             carry: Vec::new(),
             eof: false,
+            body_lines: 0,
         }
     }
 
@@ -159,14 +171,21 @@ impl<'a> VcfChunker<'a> {
         }
     }
 
+    /// The 1-based number of the line the next byte read belongs to.
+    fn reading_line(&self) -> u64 {
+        self.lines.number + self.body_lines + 1
+    }
+
     /// Appends up to [`BLOCK`] bytes of the input to `text`; 0 at its end.
     fn read_block(&mut self, text: &mut Vec<u8>) -> anyhow::Result<usize> {
+        let line = self.reading_line();
         let input = &mut self.lines.input;
         let buf = match input.fill_buf() {
             Ok(buf) => buf,
-            Err(e) => return Err(input.error(e).into()),
+            Err(e) => return Err(read_error(input, line, e)),
         };
         let n = buf.len().min(BLOCK);
+        self.body_lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
         // Grow as a vector does, but never past what a task may hold (a long line is
         // cut at MAX_SITE_COLUMNS): doubling a 64 MiB line's buffer would take 128 MiB.
         let want = text.len() + n;
@@ -182,11 +201,12 @@ impl<'a> VcfChunker<'a> {
 
     /// Skips the input through the end of the current line.
     fn skip_line(&mut self) -> anyhow::Result<()> {
+        let line = self.reading_line();
         let input = &mut self.lines.input;
         loop {
             let buf = match input.fill_buf() {
                 Ok(buf) => buf,
-                Err(e) => return Err(input.error(e).into()),
+                Err(e) => return Err(read_error(input, line, e)),
             };
             if buf.is_empty() {
                 self.eof = true;
@@ -195,6 +215,7 @@ impl<'a> VcfChunker<'a> {
             match memchr::memchr(b'\n', buf) {
                 Some(i) => {
                     input.consume(i + 1);
+                    self.body_lines += 1;
                     return Ok(());
                 }
                 None => {
