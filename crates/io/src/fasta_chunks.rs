@@ -582,6 +582,7 @@ impl FastaChunker {
 mod tests {
     use super::*;
     use crate::fasta::FastaReader;
+    use crate::reads::tests::{first_error, truncated_gzip};
 
     /// (name, sequence) of every record, chunked with `target`.
     fn chunked(text: &[u8], target: usize) -> Result<Vec<(String, Vec<u8>)>> {
@@ -607,19 +608,11 @@ mod tests {
         let text: Vec<u8> = (0..5_000)
             .flat_map(|i| format!(">p{i}\nMKVLAAGIVGLLLAQWERTYIPASDFGHKLCVNM\n").into_bytes())
             .collect();
-        let (cut, inflated) = crate::reads::tests::truncated_gzip(&text);
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("cut.fa.gz");
-        std::fs::write(&path, cut).unwrap();
+        let (path, inflated) = truncated_gzip(&dir, "cut.fa.gz", &text);
         let mut chunker = FastaChunker::open(&path).unwrap();
         let mut chunk = FastaChunk::default();
-        let error = loop {
-            match chunker.next_chunk(&mut chunk, 4096) {
-                Ok(true) => {}
-                Ok(false) => panic!("read to the end"),
-                Err(e) => break e.to_string(),
-            }
-        };
+        let error = first_error(|| chunker.next_chunk(&mut chunk, 4096));
         let expected = format!("(at byte offset {})", inflated.len());
         assert!(
             error.contains("cut.fa.gz: cannot read: ") && error.ends_with(&expected),

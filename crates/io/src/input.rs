@@ -465,6 +465,7 @@ impl BufRead for Input {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reads::tests::{first_error, truncated_gzip};
     use std::io::Write;
 
     #[test]
@@ -523,18 +524,10 @@ mod tests {
         let text: Vec<u8> = (0..20_000)
             .flat_map(|i| format!("line {i}\n").into_bytes())
             .collect();
-        let (cut, inflated) = crate::reads::tests::truncated_gzip(&text);
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("cut.txt.gz");
-        std::fs::write(&path, cut).unwrap();
+        let (path, inflated) = truncated_gzip(&dir, "cut.txt.gz", &text);
         let mut lines = LineReader::new(Input::open(&path).unwrap());
-        let error = loop {
-            match lines.next_line() {
-                Ok(true) => {}
-                Ok(false) => panic!("read to the end"),
-                Err(e) => break e.to_string(),
-            }
-        };
+        let error = first_error(|| lines.next_line());
         let complete = inflated.iter().filter(|&&b| b == b'\n').count();
         let expected = format!("cut.txt.gz: line {}: cannot read: ", complete + 1);
         assert!(error.contains(&expected), "{error}, expected {expected}");

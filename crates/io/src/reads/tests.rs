@@ -17,15 +17,32 @@ pub(crate) fn gzip(bytes: &[u8]) -> Vec<u8> {
     enc.finish().unwrap()
 }
 
-/// The first half of `text` gzip-compressed (a file cut short), and the part of `text`
-/// a decoder gets out of it before it fails.
-pub(crate) fn truncated_gzip(text: &[u8]) -> (Vec<u8>, Vec<u8>) {
+/// Writes `text` gzip-compressed and cut in half (a copy that did not finish) to a file
+/// `name` in `dir`; returns its path and the part of `text` a decoder gets out of it
+/// before it fails.
+pub(crate) fn truncated_gzip(
+    dir: &tempfile::TempDir,
+    name: &str,
+    text: &[u8],
+) -> (PathBuf, Vec<u8>) {
     let mut cut = gzip(text);
     cut.truncate(cut.len() / 2);
     let mut inflated = Vec::new();
     let mut decoder = flate2::read::MultiGzDecoder::new(&cut[..]);
     std::io::Read::read_to_end(&mut decoder, &mut inflated).unwrap_err();
-    (cut, inflated)
+    (write(dir, name, &cut), inflated)
+}
+
+/// The message of the first error `next` returns, calling it until then (it returns
+/// whether there is more); fails the test if it reaches the end first.
+pub(crate) fn first_error(mut next: impl FnMut() -> Result<bool>) -> String {
+    loop {
+        match next() {
+            Ok(true) => {}
+            Ok(false) => panic!("read to the end without an error"),
+            Err(e) => return e.to_string(),
+        }
+    }
 }
 
 /// A read as (name, bases, qualities).
@@ -174,8 +191,7 @@ fn truncated_gzip_is_an_error() {
         )
         .unwrap();
     }
-    let (cut, inflated) = truncated_gzip(&text);
-    let p = write(&dir, "cut.fq.gz", &cut);
+    let (p, inflated) = truncated_gzip(&dir, "cut.fq.gz", &text);
     // The error names the record the stream ends in: the one after the last complete
     // record a decoder gets out of the truncated file.
     let complete = inflated.iter().filter(|&&b| b == b'\n').count() / 4;
