@@ -72,17 +72,21 @@ pub fn ungapped(
     let n = scoring.n_penalty as i16;
     let len = read.len();
     let diagonal = &window[band..band + len];
-    let score_at = |i: usize| {
-        let (ma, mm) = if read[i] >= REF_N {
-            (-n, -n)
-        } else {
-            (bonus, -penalties[i])
-        };
-        i32::from(pair_score(read[i], diagonal[i], ma, mm, n))
+    // Each column's score, over slices zipped (not indexed) so the sum vectorises.
+    let columns = || {
+        let bases = read.iter().zip(&penalties[..len]).zip(diagonal);
+        bases.map(|((&r, &penalty), &d)| {
+            let (ma, mm) = if r >= REF_N {
+                (-n, -n)
+            } else {
+                (bonus, -penalty)
+            };
+            i32::from(pair_score(r, d, ma, mm, n))
+        })
     };
     let (score, start, end) = match scoring.mode {
         AlignMode::EndToEnd => {
-            let total: i32 = (0..len).map(score_at).sum();
+            let total: i32 = columns().sum();
             if total < -cheapest_gap {
                 return None;
             }
@@ -93,8 +97,8 @@ pub fn ungapped(
             // last best wins (as the dynamic programme breaks ties, after bowtie2).
             let (mut run, mut run_start) = (0i32, 0usize);
             let (mut best, mut best_start, mut best_end) = (0i32, 0usize, 0usize);
-            for i in 0..len {
-                run += score_at(i);
+            for (i, column) in columns().enumerate() {
+                run += column;
                 if run <= 0 {
                     run = 0;
                     run_start = i + 1;
@@ -127,9 +131,8 @@ pub fn n_columns(read: &[u8], window: &[u8], ext: &Extension) -> usize {
         let len = len as usize;
         match op {
             CigarOp::Match => {
-                count += (0..len)
-                    .filter(|&x| read[i + x] >= REF_N || window[j + x] >= REF_N)
-                    .count();
+                let pairs = read[i..i + len].iter().zip(&window[j..j + len]);
+                count += pairs.filter(|&(&r, &w)| r.max(w) >= REF_N).count();
                 i += len;
                 j += len;
             }
@@ -214,4 +217,38 @@ pub fn place(
         cigar,
         edits,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::n_columns;
+    use crate::cigar::{Cigar, CigarOp};
+    use crate::dp::{Extension, REF_N};
+
+    /// Ns are counted once per column: in the read, in the reference or in both, on
+    /// matches; in the read alone on insertions, the reference alone on deletions.
+    #[test]
+    fn n_columns_counts_each_column_with_an_n_once() {
+        let n = REF_N;
+        // Read (after a 1-base clip): A N | N A (insertion) | C C N.
+        let read = [0, 0, n, n, 0, 1, 1, n];
+        // Window: G A N | (deletion) N N | C N N.
+        let window = [2, 0, n, n, n, 1, n, n];
+        let mut cigar = Cigar::new();
+        cigar.push(CigarOp::Match, 2);
+        cigar.push(CigarOp::Insertion, 2);
+        cigar.push(CigarOp::Deletion, 2);
+        cigar.push(CigarOp::Match, 3);
+        let ext = Extension {
+            score: 0,
+            read_start: 1,
+            read_end: 8,
+            window_start: 1,
+            window_end: 8,
+            cigar,
+        };
+        // Match A/A, N/N (1); insertion N, A (1); deletion N, N (2); match C/C, C/N,
+        // N/N (2).
+        assert_eq!(n_columns(&read, &window, &ext), 6);
+    }
 }

@@ -300,25 +300,52 @@ pub fn edit_summary(
                 g += len;
             }
             CigarOp::Match => {
-                for _ in 0..len {
-                    let (a, b) = (read[r], reference[g]);
-                    out.ambiguous_reference += u32::from(b > 3);
-                    if a == b && a < 4 {
-                        run += 1;
-                    } else {
-                        out.edit_distance += 1;
-                        out.mismatches += 1;
-                        push_decimal(&mut out.md, run);
-                        run = 0;
-                        out.md.push(ref_letter(g));
+                let (reads, refs) = (&read[r..r + len], &reference[g..g + len]);
+                let mut x = 0;
+                loop {
+                    // A run of matches holds no ambiguous reference base (an N never
+                    // matches), so only the columns after each run are looked at alone.
+                    let same = equal_bases(&reads[x..], &refs[x..]);
+                    run += same as u64;
+                    x += same;
+                    if x == len {
+                        break;
                     }
-                    r += 1;
-                    g += 1;
+                    out.ambiguous_reference += u32::from(refs[x] > 3);
+                    out.edit_distance += 1;
+                    out.mismatches += 1;
+                    push_decimal(&mut out.md, run);
+                    run = 0;
+                    out.md.push(ref_letter(g + x));
+                    x += 1;
                 }
+                r += len;
+                g += len;
             }
         }
     }
     push_decimal(&mut out.md, run);
+}
+
+/// How many leading columns of `read` and `reference` (of equal length) hold the same
+/// base (A, C, G or T: an N matches nothing), compared eight at a time.
+fn equal_bases(read: &[u8], reference: &[u8]) -> usize {
+    /// Set in every byte of a word holding a code above 3.
+    const NOT_ACGT: u64 = 0xFCFC_FCFC_FCFC_FCFC;
+    let mut n = 0;
+    for (a, b) in read.chunks_exact(8).zip(reference.chunks_exact(8)) {
+        let a = u64::from_le_bytes(a.try_into().unwrap());
+        let b = u64::from_le_bytes(b.try_into().unwrap());
+        if a != b || a & NOT_ACGT != 0 {
+            break;
+        }
+        n += 8;
+    }
+    n + read[n..]
+        .iter()
+        .zip(&reference[n..])
+        .take_while(|&(&a, &b)| a == b && a < 4)
+        .count()
 }
 
 #[cfg(test)]
@@ -410,6 +437,48 @@ mod tests {
         assert_eq!(s.mismatches, 2);
         assert_eq!((s.gap_opens, s.gap_bases), (2, 3));
         assert_eq!(s.ambiguous_reference, 1);
+    }
+
+    proptest::proptest! {
+        /// Long reads with few edits, as the word-at-a-time match runs see them: the
+        /// MD string and counts are those of one column at a time.
+        #[test]
+        fn md_of_a_long_match_is_that_of_each_column(
+            reference in proptest::collection::vec(0u8..4, 1..200),
+            edits in proptest::collection::vec((0usize..200, 0u8..5), 0..6),
+        ) {
+            let mut read = reference.clone();
+            let mut reference = reference;
+            for &(at, code) in &edits {
+                let at = at % read.len();
+                if code == 4 {
+                    reference[at] = 4;
+                } else {
+                    read[at] = code;
+                }
+            }
+            let letters: Vec<u8> = reference.iter().map(|&c| b"ACGTN"[c as usize]).collect();
+            let mut c = Cigar::new();
+            c.push(CigarOp::Match, read.len() as u32);
+            let mut s = EditSummary::default();
+            edit_summary(&read, &reference, |i| letters[i], &c, &mut s);
+            let (mut md, mut run, mut mismatches) = (String::new(), 0, 0);
+            for (i, (&a, &b)) in read.iter().zip(&reference).enumerate() {
+                if a == b && a < 4 {
+                    run += 1;
+                } else {
+                    md.push_str(&format!("{run}{}", char::from(letters[i])));
+                    run = 0;
+                    mismatches += 1;
+                }
+            }
+            md.push_str(&run.to_string());
+            proptest::prop_assert_eq!(String::from_utf8(s.md.clone()).unwrap(), md);
+            proptest::prop_assert_eq!(s.mismatches, mismatches);
+            proptest::prop_assert_eq!(s.edit_distance, mismatches);
+            let ambiguous = reference.iter().filter(|&&c| c > 3).count() as u32;
+            proptest::prop_assert_eq!(s.ambiguous_reference, ambiguous);
+        }
     }
 
     #[test]
