@@ -815,3 +815,38 @@ fn preserved_tags_are_the_reads_comments_as_sam_text() {
         "{e}"
     );
 }
+
+proptest::proptest! {
+    /// The table and the whole-line range check give what a byte at a time gives: the
+    /// same bases and qualities, or the same message naming the first bad byte.
+    #[test]
+    fn lines_decode_as_byte_by_byte(
+        line in proptest::collection::vec(proptest::sample::select(b"ACGTNacgtnUu.RyXx-7 !~I".to_vec()), 0..60),
+        offset in proptest::sample::select(vec![33u8, 64]),
+    ) {
+        let options = ParseOptions {
+            quality_offset: offset,
+            ..ParseOptions::default()
+        };
+        let (mut fast, mut each) = (vec![9u8], vec![9u8]);
+        let bases = decode_bases(&line, &mut fast, &options);
+        proptest::prop_assert_eq!(bases, decode_bases_each(&line, &mut each));
+        proptest::prop_assert_eq!(&fast, &each);
+        let mut qualities = vec![9u8];
+        let expected = match line.iter().position(|&q| q < offset || q > b'~') {
+            Some(i) => Err(format!("at position {}", i + 1)),
+            None => Ok(line.iter().map(|&q| q - offset).collect::<Vec<u8>>()),
+        };
+        match decode_qualities(&line, &mut qualities, &options) {
+            Ok(n) => {
+                proptest::prop_assert_eq!(n, line.len());
+                proptest::prop_assert_eq!(Ok(qualities[1..].to_vec()), expected);
+            }
+            Err(message) => {
+                let Err(at) = expected else { panic!("{message}") };
+                proptest::prop_assert!(message.contains(&at), "{}", message);
+                proptest::prop_assert_eq!(qualities, vec![9u8]);
+            }
+        }
+    }
+}

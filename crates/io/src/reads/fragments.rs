@@ -535,7 +535,25 @@ pub(crate) fn check_name(name: &[u8]) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// Appends upper-cased bases (`U` read as `T`, `.` as `N`), checked.
+/// What each byte of a sequence line is read as: the upper-case letter (`U` as `T`, `.`
+/// as `N`), or 0 where the byte is not a base.
+const BASE_LETTERS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let letters = b"ACGTNRYSWKMBDHV";
+    let mut i = 0;
+    while i < letters.len() {
+        table[letters[i] as usize] = letters[i];
+        table[letters[i].to_ascii_lowercase() as usize] = letters[i];
+        i += 1;
+    }
+    table[b'U' as usize] = b'T';
+    table[b'u' as usize] = b'T';
+    table[b'.' as usize] = b'N';
+    table
+};
+
+/// Appends upper-cased bases (`U` read as `T`, `.` as `N`), checked: through
+/// [`BASE_LETTERS`], and again a byte at a time for the message when one is not a base.
 fn decode_bases(
     line: &[u8],
     out: &mut Vec<u8>,
@@ -544,6 +562,17 @@ fn decode_bases(
     if line.len() > options.max_len {
         return Err(too_long(line.len(), options.max_len));
     }
+    let start = out.len();
+    out.extend(line.iter().map(|&b| BASE_LETTERS[b as usize]));
+    if !out[start..].contains(&0) {
+        return Ok((start as u32, out.len() as u32));
+    }
+    out.truncate(start);
+    decode_bases_each(line, out)
+}
+
+/// [`decode_bases`] a byte at a time, naming the first byte that is not a base.
+fn decode_bases_each(line: &[u8], out: &mut Vec<u8>) -> std::result::Result<Range, String> {
     let start = out.len();
     for (i, &b) in line.iter().enumerate() {
         let upper = match b.to_ascii_uppercase() {
@@ -594,6 +623,15 @@ fn decode_qualities(
         }
     } else {
         let offset = options.quality_offset;
+        // The range checked over the whole line at once (a pass that vectorises), each
+        // character again only for the message when one is out of range.
+        let (lowest, highest) = line
+            .iter()
+            .fold((u8::MAX, 0), |(lo, hi), &q| (lo.min(q), hi.max(q)));
+        if line.is_empty() || (lowest >= offset && highest <= b'~') {
+            out.extend(line.iter().map(|&q| q - offset));
+            return Ok(line.len());
+        }
         for (i, &q) in line.iter().enumerate() {
             if q < offset || q > b'~' {
                 out.truncate(start);
