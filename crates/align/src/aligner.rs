@@ -187,12 +187,17 @@ pub struct Aligner<'i> {
     /// Placements concluded per read: `report`, or more when pairing needs each mate's
     /// other candidate places.
     kept_placements: usize,
+    /// The mismatch penalty of each quality value (a table: every base of every read
+    /// looks its penalty up).
+    quality_penalties: [i16; 256],
 }
 
 impl<'i> Aligner<'i> {
     /// An aligner for `index` with `params`, on the SIMD level `SEQFARM_SIMD` names or
     /// the best this CPU runs; an unknown name or a level the CPU lacks is an error.
     pub fn new(index: &'i FmIndex, params: AlignParams) -> Result<Self, SimdError> {
+        let scoring = &params.scoring;
+        let quality_penalties = std::array::from_fn(|q| scoring.mismatch_penalty(q as u8) as i16);
         Ok(Self {
             index,
             params,
@@ -220,6 +225,7 @@ impl<'i> Aligner<'i> {
             covered: Vec::new(),
             scratch: Vec::new(),
             kept_placements: 0,
+            quality_penalties,
         })
     }
 
@@ -305,31 +311,30 @@ impl<'i> Aligner<'i> {
     /// (one a filter dropped) is prepared as an empty one.
     fn prepare(&mut self, read: &ReadInput<'_>, strands: [bool; 2], searched: bool) {
         let len = if searched { read.bases.len() } else { 0 };
+        // Forward codes, then the reverse complement after them.
         let start = self.codes.len();
-        self.codes.extend(
-            read.bases[..len]
-                .iter()
-                .map(|&b| encode(b).unwrap_or(AMBIGUOUS)),
-        );
-        for i in (start..start + len).rev() {
-            self.codes.push(complement_code(self.codes[i]));
+        self.codes.resize(start + 2 * len, 0);
+        let (forward, reverse) = self.codes[start..].split_at_mut(len);
+        for (code, &b) in forward.iter_mut().zip(&read.bases[..len]) {
+            *code = encode(b).unwrap_or(AMBIGUOUS);
         }
+        for (code, &f) in reverse.iter_mut().zip(forward.iter().rev()) {
+            *code = complement_code(f);
+        }
+        // Each base's mismatch penalty, then the same reversed.
         let pstart = self.penalties.len();
-        let scoring = &self.params.scoring;
+        self.penalties.resize(pstart + 2 * len, 0);
+        let (forward, reverse) = self.penalties[pstart..].split_at_mut(len);
         match read.qualities {
-            Some(q) => self.penalties.extend(
-                q.iter()
-                    .take(len)
-                    .map(|&q| scoring.mismatch_penalty(q) as i16),
-            ),
-            None => self.penalties.extend(std::iter::repeat_n(
-                scoring.mismatch_penalty(QUALITY_WITHOUT_QUALITIES) as i16,
-                len,
-            )),
+            Some(q) => {
+                for (penalty, &q) in forward.iter_mut().zip(q) {
+                    *penalty = self.quality_penalties[q as usize];
+                }
+            }
+            None => forward.fill(self.quality_penalties[usize::from(QUALITY_WITHOUT_QUALITIES)]),
         }
-        for i in (pstart..pstart + len).rev() {
-            let p = self.penalties[i];
-            self.penalties.push(p);
+        for (penalty, &f) in reverse.iter_mut().zip(forward.iter().rev()) {
+            *penalty = f;
         }
         self.prepared.push(Prepared {
             codes: start..start + 2 * len,
