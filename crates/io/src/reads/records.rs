@@ -89,9 +89,9 @@ impl RecordReader {
             let end = match end {
                 Some(end) => Some(end),
                 None if self.done => {
-                    if let Some(message) = self.failed.take() {
+                    if let Some(message) = &self.failed {
                         let record = self.records + 1;
-                        return Err(Error::record(&self.input.path, record, message));
+                        return Err(Error::record(&self.input.path, record, message.clone()));
                     }
                     (self.pos < self.buf.len()).then_some(self.buf.len())
                 }
