@@ -595,8 +595,11 @@ impl<'i> Aligner<'i> {
         let mut distinct = found;
         let best = distinct[0].0;
         let ties = distinct.iter().take_while(|d| d.0 == best).count();
-        let chosen = (read_hash(read, self.params.tie_seed) % ties as u64) as usize;
-        distinct.swap(0, chosen);
+        // (The hash walks the whole read: only a tie needs it.)
+        if ties > 1 {
+            let chosen = (read_hash(read, self.params.tie_seed) % ties as u64) as usize;
+            distinct.swap(0, chosen);
+        }
         let second_best = distinct.get(1).map(|d| d.0);
         let quality = mapq(
             scoring,

@@ -339,9 +339,12 @@ impl Aligner<'_> {
         };
         let tied = combos.iter().take_while(|c| c.0 == best).count();
         let ties = fragments.rank_equal_pairs(&mut combos[..tied], m1, m2);
-        let seed = self.params.tie_seed;
-        let hash = read_hash(&pair.mates[0], seed) ^ read_hash(&pair.mates[1], seed).rotate_left(1);
-        combos.swap(0, (hash % ties as u64) as usize);
+        if ties > 1 {
+            let seed = self.params.tie_seed;
+            let hash =
+                read_hash(&pair.mates[0], seed) ^ read_hash(&pair.mates[1], seed).rotate_left(1);
+            combos.swap(0, (hash % ties as u64) as usize);
+        }
         let rival_combination = best_rival(pairing, fragments, m1, m2, unit, None);
         let second = combos[1..].iter().map(weighed).max();
         let rival = [second, rival_combination.map(|r| r.0)]
