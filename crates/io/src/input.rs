@@ -77,6 +77,12 @@ impl Input {
     pub fn error(&self, source: io::Error) -> Error {
         Error::io(&self.path, source)
     }
+
+    /// A read of this input that failed in its line `line` (a truncated gzip stream, a
+    /// disk error): the file, the line it cut, and the cause.
+    pub fn line_error(&self, line: u64, cause: io::Error) -> Error {
+        Error::line(&self.path, line, format!("cannot read: {cause}"))
+    }
 }
 
 /// Whether `head`, a file's first bytes, starts a gzip (or BGZF) stream.
@@ -309,7 +315,7 @@ impl LineReader {
         let next = self.number + u64::from(!self.in_line);
         match self.input.reader.fill_buf() {
             Ok(buf) => Ok(buf.first().copied()),
-            Err(e) => Err(read_error(&self.input, next, e)),
+            Err(e) => Err(self.input.line_error(next, e)),
         }
     }
 
@@ -344,7 +350,7 @@ impl LineReader {
             let input = &mut self.input;
             let buf = match input.reader.fill_buf() {
                 Ok(buf) => buf,
-                Err(e) => return Err(read_error(input, line, e)),
+                Err(e) => return Err(input.line_error(line, e)),
             };
             if buf.is_empty() {
                 self.in_line = false;
@@ -378,7 +384,7 @@ fn read_part(
     loop {
         let buf = match input.reader.fill_buf() {
             Ok(buf) => buf,
-            Err(e) => return Err(read_error(input, *number + u64::from(!*in_line), e)),
+            Err(e) => return Err(input.line_error(*number + u64::from(!*in_line), e)),
         };
         if buf.is_empty() {
             let had_line = std::mem::take(in_line);
@@ -418,12 +424,6 @@ fn read_part(
             return Ok(Some(true));
         }
     }
-}
-
-/// A read of `input` that failed in its line `line` (a truncated gzip stream, a disk
-/// error): the file, the line it cut, and the cause.
-fn read_error(input: &Input, line: u64, cause: io::Error) -> Error {
-    Error::line(&input.path, line, format!("cannot read: {cause}"))
 }
 
 /// Makes room in `out` for `n` more bytes, doubling as usual but never past `limit`

@@ -20,7 +20,7 @@ use std::io::BufRead;
 use anyhow::anyhow;
 use seqfarm_farm::Fill;
 use seqfarm_io::bam::BamSet;
-use seqfarm_io::input::{Input, LineReader};
+use seqfarm_io::input::LineReader;
 use seqfarm_io::vcf::MAX_SITE_COLUMNS;
 
 use super::Task;
@@ -69,15 +69,6 @@ impl ContigLookup {
         let stripped = chrom.strip_prefix(b"chr").unwrap_or(chrom);
         self.lookup.get(stripped).copied().unwrap_or(-1)
     }
-}
-
-/// A read of the VCF that failed (a truncated gzip file, a disk error) in its line `line`.
-fn read_error(input: &Input, line: u64, cause: std::io::Error) -> anyhow::Error {
-    anyhow!(seqfarm_io::Error::line(
-        &input.path,
-        line,
-        format!("cannot read: {cause}")
-    ))
 }
 
 /// CHROM and 1-based POS of a record line, when they read as such.
@@ -182,7 +173,7 @@ impl<'a> VcfChunker<'a> {
         let input = &mut self.lines.input;
         let buf = match input.fill_buf() {
             Ok(buf) => buf,
-            Err(e) => return Err(read_error(input, line, e)),
+            Err(e) => return Err(input.line_error(line, e).into()),
         };
         let n = buf.len().min(BLOCK);
         self.body_lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
@@ -206,7 +197,7 @@ impl<'a> VcfChunker<'a> {
         loop {
             let buf = match input.fill_buf() {
                 Ok(buf) => buf,
-                Err(e) => return Err(read_error(input, line, e)),
+                Err(e) => return Err(input.line_error(line, e).into()),
             };
             if buf.is_empty() {
                 self.eof = true;
