@@ -552,8 +552,8 @@ const BASE_LETTERS: [u8; 256] = {
     table
 };
 
-/// Appends upper-cased bases (`U` read as `T`, `.` as `N`), checked: through
-/// [`BASE_LETTERS`], and again a byte at a time for the message when one is not a base.
+/// Appends upper-cased bases (`U` read as `T`, `.` as `N`) through [`BASE_LETTERS`],
+/// checked: a byte that is not a base is named by its position.
 fn decode_bases(
     line: &[u8],
     out: &mut Vec<u8>,
@@ -564,32 +564,13 @@ fn decode_bases(
     }
     let start = out.len();
     out.extend(line.iter().map(|&b| BASE_LETTERS[b as usize]));
-    if !out[start..].contains(&0) {
-        return Ok((start as u32, out.len() as u32));
-    }
-    out.truncate(start);
-    decode_bases_each(line, out)
-}
-
-/// [`decode_bases`] a byte at a time, naming the first byte that is not a base.
-fn decode_bases_each(line: &[u8], out: &mut Vec<u8>) -> std::result::Result<Range, String> {
-    let start = out.len();
-    for (i, &b) in line.iter().enumerate() {
-        let upper = match b.to_ascii_uppercase() {
-            c @ (b'A' | b'C' | b'G' | b'T' | b'N') => c,
-            b'U' => b'T',
-            b'.' => b'N',
-            c @ (b'R' | b'Y' | b'S' | b'W' | b'K' | b'M' | b'B' | b'D' | b'H' | b'V') => c,
-            _ => {
-                out.truncate(start);
-                return Err(format!(
-                    "invalid base {:?} at position {} (expected A, C, G, T, N or an IUPAC code)",
-                    char::from(b),
-                    i + 1
-                ));
-            }
-        };
-        out.push(upper);
+    if let Some(i) = memchr::memchr(0, &out[start..]) {
+        out.truncate(start);
+        return Err(format!(
+            "invalid base {:?} at position {} (expected A, C, G, T, N or an IUPAC code)",
+            char::from(line[i]),
+            i + 1
+        ));
     }
     Ok((start as u32, out.len() as u32))
 }
