@@ -155,10 +155,10 @@ fn read_in_parts(
     threads: usize,
     min_part: usize,
 ) -> std::io::Result<()> {
-    let threads = threads.min(buffer.len() / min_part.max(1)).max(1);
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileExt;
+        let threads = threads.min(buffer.len() / min_part.max(1)).max(1);
         if threads == 1 {
             return file.read_exact_at(buffer, 0);
         }
@@ -181,7 +181,7 @@ fn read_in_parts(
     #[cfg(not(unix))]
     {
         use std::io::Seek;
-        let _ = threads;
+        let _ = (threads, min_part);
         let mut reader = file;
         reader.rewind()?;
         reader.read_exact(buffer)
