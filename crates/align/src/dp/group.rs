@@ -4,8 +4,8 @@
 use super::scalar::{self, row_gaps, row_scores};
 use super::traceback::traceback;
 use super::{
-    avx2, avx512, lanes, BestCell, ExtendJob, Extension, KernelParams, SimdLevel, FORBIDDEN, NEG,
-    REF_N, REF_PAD, WALL,
+    avx2, avx512, direction_cells, lanes, BestCell, ExtendJob, Extension, KernelParams, SimdLevel,
+    FORBIDDEN, NEG, REF_N, REF_PAD, WALL,
 };
 use crate::scoring::Scoring;
 use seqfarm_core::SimdError;
@@ -215,8 +215,7 @@ impl Extender {
         let lanes = lanes(self.level);
         self.buffers.load(jobs, lanes, band, p);
         let b = &self.buffers;
-        self.dirs.clear();
-        self.dirs.resize(b.rows * b.width * lanes, 0);
+        let dirs = direction_cells(&mut self.dirs, b.rows * b.width * lanes);
         self.best_score.clear();
         self.best_score.resize(lanes, if p.local { 0 } else { NEG });
         self.best_row.clear();
@@ -233,11 +232,9 @@ impl Extender {
         );
         match self.level {
             // SAFETY: `with_level` keeps a SIMD level only when the CPU supports it.
-            SimdLevel::Avx2 => unsafe { avx2::fill(&mut self.buffers, p, &mut self.dirs, best) },
+            SimdLevel::Avx2 => unsafe { avx2::fill(&mut self.buffers, p, dirs, best) },
             // SAFETY: as above.
-            SimdLevel::Avx512 => unsafe {
-                avx512::fill(&mut self.buffers, p, &mut self.dirs, best)
-            },
+            SimdLevel::Avx512 => unsafe { avx512::fill(&mut self.buffers, p, dirs, best) },
             SimdLevel::Scalar => unreachable_scalar_group(),
         }
     }

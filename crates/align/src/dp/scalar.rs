@@ -2,7 +2,9 @@
 //! the SIMD kernels compute it lane by lane (16-bit saturating arithmetic, the same
 //! tie-breaking), so their results are compared for equality.
 
-use super::{dir, BestCell, ExtendJob, KernelParams, FORBIDDEN, NEG, REF_N, REF_PAD, WALL};
+use super::{
+    dir, direction_cells, BestCell, ExtendJob, KernelParams, FORBIDDEN, NEG, REF_N, REF_PAD, WALL,
+};
 
 /// Score of pairing read code `read` (with match score `ma`, mismatch score `mm` for
 /// its row) with window code `reference`.
@@ -45,8 +47,7 @@ pub(crate) fn row_gaps(p: &KernelParams, i: usize, len: usize) -> [i16; 4] {
 pub(crate) fn fill(job: &ExtendJob<'_>, p: &KernelParams, dirs: &mut Vec<u8>) -> BestCell {
     let len = job.read.len();
     let width = 2 * job.band + 1;
-    dirs.clear();
-    dirs.resize(len * width, 0);
+    let dirs = direction_cells(dirs, len * width);
     let mut h_prev = vec![0i16; width + 1];
     let mut f_prev = vec![NEG; width + 1];
     h_prev[width] = NEG;

@@ -228,6 +228,34 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Direction matrices are not cleared between jobs: nothing a larger matrix of an
+    /// earlier call left behind shows in a later call's alignments, on any kernel.
+    #[test]
+    fn a_reused_extender_equals_a_fresh_one(
+        earlier in prop::collection::vec(job_strategy(120), 1..40),
+        later in prop::collection::vec(job_strategy(60), 1..40),
+        local in any::<bool>(),
+    ) {
+        let scoring = if local { Scoring::local() } else { Scoring::end_to_end() };
+        let min = if local { 10 } else { -60 };
+        let earlier: Vec<ExtendJob<'_>> = earlier.iter().map(|j| j.job(min)).collect();
+        for level in [SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512] {
+            if !level.is_supported() {
+                continue;
+            }
+            let mut extender = Extender::with_level(level);
+            let mut out = Vec::new();
+            extender.extend(&earlier, &scoring, &mut out);
+            let later_views: Vec<ExtendJob<'_>> = later.iter().map(|j| j.job(min)).collect();
+            extender.extend(&later_views, &scoring, &mut out);
+            prop_assert_eq!(&out, &run(level, &later, &scoring, min), "{}", level.name());
+        }
+    }
+}
+
 /// Where the CPU has the level, its kernel equals the scalar one on jobs that fill
 /// several groups; where it lacks it, asking for it is an error (the extender never
 /// runs a kernel the CPU lacks, and never silently runs another).
