@@ -15,7 +15,8 @@ use crate::format::{self, Params, SectionId, BYTE_ORDER_MARK, FORMAT_VERSION, MA
 use crate::intervals::Search;
 use crate::kmer::{self, MAX_KMER_LEN};
 use crate::occ::{
-    Bwt, DollarDirectory, DollarLookup, DollarRow, OccBlock, BLOCKS_PER_SUPER_SHIFT, ROWS_PER_BLOCK,
+    hardware_popcount, Bwt, DollarDirectory, DollarLookup, DollarRow, OccBlock,
+    BLOCKS_PER_SUPER_SHIFT, ROWS_PER_BLOCK,
 };
 use crate::reference::{Contig, Layout};
 use crate::sa::{SampledSa, Samples};
@@ -859,6 +860,7 @@ pub(crate) fn parse<'a>(
             directory: DollarLookup::default(),
             super_shift: params.super_shift,
             c: params.c,
+            popcnt: hardware_popcount(),
         },
         sa: SampledSa {
             samples,

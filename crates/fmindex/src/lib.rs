@@ -11,7 +11,7 @@
 //! ## Structures and costs (`n` = text length = 2 × indexed bases, `r` = sampling rate)
 //! | structure | size | operation | cost |
 //! |---|---|---|---|
-//! | BWT in 64-byte blocks of 192 rows, 4 counts + 2 bit planes | `n/3` bytes | `Occ(c, i)`, `Occ4(i)` | O(1), one cache line, ≤ 3 popcounts |
+//! | BWT in 64-byte blocks of 192 rows, 4 counts + 2 bit planes | `n/3` bytes | `Occ(c, i)`, `Occ4(i)` | O(1), one cache line, 3 or 9 bit counts (the CPU's POPCNT where it has one) |
 //! | k-mer table, strings of length `1..=K` | `8·4^K·4/3` bytes | interval of a string of length ≤ K | O(1), two lookups |
 //! | — | — | [`FmIndex::count`] of a pattern of length `m` | O(m − K) backward steps |
 //! | — | — | [`FmIndex::extend_left`] / [`FmIndex::extend_right`] | O(1), two `Occ4` |

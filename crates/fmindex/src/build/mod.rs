@@ -33,7 +33,9 @@ use seqfarm_core::AmbiguityMask;
 
 use crate::error::BuildError;
 use crate::kmer::{self, MAX_KMER_LEN};
-use crate::occ::{Bwt, DollarDirectory, DollarRow, OccBlock, BLOCKS_PER_SUPER_SHIFT};
+use crate::occ::{
+    hardware_popcount, Bwt, DollarDirectory, DollarRow, OccBlock, BLOCKS_PER_SUPER_SHIFT,
+};
 use crate::reference::{Layout, ReferenceBuilder};
 use crate::sa::Sample;
 use huge::HugeArray;
@@ -245,6 +247,7 @@ pub fn build(
         directory: directory.view(),
         super_shift: options.super_shift,
         c,
+        popcnt: hardware_popcount(),
     };
     let kmers = kmer::build_table(&bwt, kmer_len, options.kmer_saturation);
     drop(view);
