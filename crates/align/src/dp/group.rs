@@ -60,14 +60,7 @@ impl GroupBuffers {
         fill(&mut self.read, rows, i16::from(REF_N));
         fill(&mut self.match_score, rows, -p.n_penalty);
         fill(&mut self.mismatch_score, rows, -p.n_penalty);
-        for v in [
-            &mut self.del_first,
-            &mut self.del_extend,
-            &mut self.ins_first,
-            &mut self.ins_extend,
-        ] {
-            fill(v, rows, FORBIDDEN);
-        }
+        self.load_gaps(jobs, lanes, rows, p);
         fill(&mut self.reference, cols, i16::from(REF_PAD));
         fill(&mut self.floor, cols, NEG);
         fill(&mut self.cap, cols, WALL);
@@ -84,14 +77,9 @@ impl GroupBuffers {
             for i in 0..len {
                 let at = i * lanes + lane;
                 let (ma, mm) = row_scores(job, p, i);
-                let [df, de, inf, ie] = row_gaps(p, i, len);
                 self.read[at] = i16::from(job.read[i].min(REF_N));
                 self.match_score[at] = ma;
                 self.mismatch_score[at] = mm;
-                self.del_first[at] = df;
-                self.del_extend[at] = de;
-                self.ins_first[at] = inf;
-                self.ins_extend[at] = ie;
             }
             for (j, &code) in job.window.iter().enumerate().take(cols) {
                 let at = j * lanes + lane;
@@ -110,6 +98,50 @@ impl GroupBuffers {
             v.clear();
             v.resize(scratch, NEG);
         }
+    }
+
+    /// The gap costs of every row and lane. They depend on the row and the length of the
+    /// lane's read alone, so lanes with reads of one length (neighbours: groups are sorted
+    /// by length) are written together, a row's run of lanes at a time; rows past a
+    /// read's end, and empty lanes, forbid gaps.
+    fn load_gaps(&mut self, jobs: &[&ExtendJob<'_>], lanes: usize, rows: usize, p: &KernelParams) {
+        for v in self.gap_rows() {
+            // Every value is written below: grown, not refilled.
+            if v.len() < rows * lanes {
+                v.resize(rows * lanes, FORBIDDEN);
+            }
+            v.truncate(rows * lanes);
+        }
+        let len_of = |lane: usize| jobs.get(lane).map_or(0, |j| j.read.len());
+        let mut first = 0;
+        while first < lanes {
+            let len = len_of(first);
+            let end = (first + 1..lanes)
+                .find(|&lane| len_of(lane) != len)
+                .unwrap_or(lanes);
+            for i in 0..rows {
+                let costs = if i < len {
+                    row_gaps(p, i, len)
+                } else {
+                    [FORBIDDEN; 4]
+                };
+                let lanes_of_row = i * lanes + first..i * lanes + end;
+                for (v, cost) in self.gap_rows().into_iter().zip(costs) {
+                    v[lanes_of_row.clone()].fill(cost);
+                }
+            }
+            first = end;
+        }
+    }
+
+    /// The four gap-cost arrays, in [`row_gaps`]'s order.
+    fn gap_rows(&mut self) -> [&mut Vec<i16>; 4] {
+        [
+            &mut self.del_first,
+            &mut self.del_extend,
+            &mut self.ins_first,
+            &mut self.ins_extend,
+        ]
     }
 }
 
