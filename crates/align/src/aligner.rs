@@ -524,6 +524,7 @@ impl<'i> Aligner<'i> {
                 &self.windows[window.clone()],
                 band,
                 scoring,
+                self.extender.level(),
             )
         } else {
             None

@@ -6,9 +6,9 @@ use seqfarm_core::nucleotide::decode;
 use seqfarm_fmindex::FmIndex;
 
 use crate::cigar::{edit_summary, left_align_gaps, Cigar, CigarOp, EditSummary};
-use crate::dp::scalar::pair_score;
-use crate::dp::{Extension, REF_N, REF_PAD};
+use crate::dp::{Extension, REF_N, REF_PAD, WALL};
 use crate::scoring::{AlignMode, Scoring};
+use seqfarm_core::SimdLevel;
 
 /// Band half-widths jobs are rounded up to (so SIMD groups fill up).
 const BAND_CLASSES: [usize; 4] = [8, 16, 32, 64];
@@ -59,8 +59,66 @@ pub fn fetch_window(
 /// The alignment along the band's central diagonal when it is certainly optimal in the
 /// window: end-to-end when its penalty is at most one gap's cost (any gapped
 /// alignment costs at least that), local when it loses at most one gap's cost against
-/// a perfect alignment. `None` when the full dynamic programme is needed.
+/// a perfect alignment. `None` when the full dynamic programme is needed. At `level`
+/// AVX2 or above, the column sum is compiled for 256-bit vectors (the baseline build
+/// has 128-bit ones); the result is the same integer arithmetic either way.
 pub fn ungapped(
+    read: &[u8],
+    penalties: &[i16],
+    window: &[u8],
+    band: usize,
+    scoring: &Scoring,
+    level: SimdLevel,
+) -> Option<Extension> {
+    #[cfg(target_arch = "x86_64")]
+    if level != SimdLevel::Scalar && level.is_supported() {
+        // SAFETY: the CPU has AVX2 (AVX-512 implies it).
+        return unsafe { ungapped_avx2(read, penalties, window, band, scoring) };
+    }
+    let _ = level;
+    ungapped_baseline(read, penalties, window, band, scoring)
+}
+
+/// The score of read code `r` (mismatch penalty `penalty`) against reference code `d`,
+/// as [`pair_score`] gives it in the dynamic programme (match bonus `bonus`, N penalty
+/// `n`), written as selects on 32-bit values: a sum of these over a read vectorises,
+/// one of `pair_score`'s 16-bit clamps does not.
+#[inline(always)]
+fn column_score(r: u8, penalty: i16, d: u8, bonus: i32, n: i32) -> i32 {
+    let s = if r >= REF_N {
+        -n
+    } else if r == d {
+        bonus
+    } else {
+        -i32::from(penalty)
+    };
+    let s = if d == REF_N { s.max(-n) } else { s };
+    if d == REF_PAD {
+        s.min(i32::from(WALL))
+    } else {
+        s
+    }
+}
+
+/// [`ungapped_baseline`] compiled with AVX2.
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn ungapped_avx2(
+    read: &[u8],
+    penalties: &[i16],
+    window: &[u8],
+    band: usize,
+    scoring: &Scoring,
+) -> Option<Extension> {
+    ungapped_baseline(read, penalties, window, band, scoring)
+}
+
+/// [`ungapped`] as the baseline build compiles it, inlined into [`ungapped_avx2`].
+#[inline(always)]
+fn ungapped_baseline(
     read: &[u8],
     penalties: &[i16],
     window: &[u8],
@@ -68,21 +126,14 @@ pub fn ungapped(
     scoring: &Scoring,
 ) -> Option<Extension> {
     let cheapest_gap = scoring.read_gap_first().min(scoring.ref_gap_first());
-    let bonus = scoring.match_bonus as i16;
-    let n = scoring.n_penalty as i16;
+    let bonus = i32::from(scoring.match_bonus as i16);
+    let n = i32::from(scoring.n_penalty as i16);
     let len = read.len();
     let diagonal = &window[band..band + len];
     // Each column's score, over slices zipped (not indexed) so the sum vectorises.
     let columns = || {
         let bases = read.iter().zip(&penalties[..len]).zip(diagonal);
-        bases.map(|((&r, &penalty), &d)| {
-            let (ma, mm) = if r >= REF_N {
-                (-n, -n)
-            } else {
-                (bonus, -penalty)
-            };
-            i32::from(pair_score(r, d, ma, mm, n))
-        })
+        bases.map(|((&r, &penalty), &d)| column_score(r, penalty, d, bonus, n))
     };
     let (score, start, end) = match scoring.mode {
         AlignMode::EndToEnd => {
@@ -221,9 +272,66 @@ pub fn place(
 
 #[cfg(test)]
 mod tests {
-    use super::n_columns;
+    use super::{column_score, n_columns, ungapped};
+    use crate::dp::scalar::pair_score;
+    use crate::dp::REF_PAD;
+    use crate::scoring::Scoring;
+    use seqfarm_core::SimdLevel;
+
+    /// The ungapped shortcut scores every column as the dynamic programme does: all read
+    /// and reference codes, penalties from none to the largest, with and without an N
+    /// penalty or a match bonus.
+    #[test]
+    fn column_scores_are_the_dynamic_programmes() {
+        for r in 0..=REF_PAD {
+            for d in 0..=REF_PAD {
+                for penalty in [0i16, 1, 2, 5, 6, 40, 4096] {
+                    for n in [0i16, 1, 3, 4096] {
+                        for bonus in [0i16, 2, 4096] {
+                            let (ma, mm) = if r >= REF_N {
+                                (-n, -n)
+                            } else {
+                                (bonus, -penalty)
+                            };
+                            assert_eq!(
+                                column_score(r, penalty, d, i32::from(bonus), i32::from(n)),
+                                i32::from(pair_score(r, d, ma, mm, n)),
+                                "read {r}, reference {d}, penalty {penalty}, n {n}, bonus {bonus}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
     use crate::cigar::{Cigar, CigarOp};
     use crate::dp::{Extension, REF_N};
+
+    proptest::proptest! {
+        /// The shortcut compiled for AVX2 gives what the baseline build gives.
+        #[test]
+        fn ungapped_is_the_same_at_every_level(
+            bases in proptest::collection::vec((0u8..=100, 0u8..=5, 0i16..=6), 1..300),
+            local in proptest::bool::ANY,
+            seed in 0usize..97,
+        ) {
+            // About one read base in a hundred an N.
+            let code = |b: u8| if b == 100 { REF_N } else { b % 4 };
+            let read: Vec<u8> = bases.iter().map(|b| code(b.0)).collect();
+            let penalties: Vec<i16> = bases.iter().map(|b| b.2).collect();
+            // The diagonal differs from the read at about one base in 97, so both outcomes
+            // (an alignment, or the full programme needed) occur.
+            let differs = |i: usize| (i * 31 + seed).is_multiple_of(97);
+            let diagonal = bases.iter().enumerate().map(|(i, b)| if differs(i) { b.1 } else { code(b.0) });
+            let window: Vec<u8> = [1, 2].into_iter().chain(diagonal).chain([3, 0]).collect();
+            let scoring = if local { Scoring::local() } else { Scoring::end_to_end() };
+            let at = |level| ungapped(&read, &penalties, &window, 2, &scoring, level);
+            let baseline = at(SimdLevel::Scalar);
+            for level in [SimdLevel::Avx2, SimdLevel::Avx512] {
+                proptest::prop_assert_eq!(&at(level), &baseline, "{}", level.name());
+            }
+        }
+    }
 
     /// Ns are counted once per column: in the read, in the reference or in both, on
     /// matches; in the read alone on insertions, the reference alone on deletions.
