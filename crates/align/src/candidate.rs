@@ -70,13 +70,14 @@ pub fn ungapped(
     scoring: &Scoring,
     level: SimdLevel,
 ) -> Option<Extension> {
+    let shortcut = || ungapped_baseline(read, penalties, window, band, scoring);
     #[cfg(target_arch = "x86_64")]
     if level != SimdLevel::Scalar && level.is_supported() {
         // SAFETY: the CPU has AVX2 (AVX-512 implies it).
-        return unsafe { ungapped_avx2(read, penalties, window, band, scoring) };
+        return unsafe { with_avx2(shortcut) };
     }
     let _ = level;
-    ungapped_baseline(read, penalties, window, band, scoring)
+    shortcut()
 }
 
 /// The score of read code `r` (mismatch penalty `penalty`) against reference code `d`,
@@ -100,23 +101,17 @@ fn column_score(r: u8, penalty: i16, d: u8, bonus: i32, n: i32) -> i32 {
     }
 }
 
-/// [`ungapped_baseline`] compiled with AVX2.
+/// Runs `f` compiled with AVX2: what it inlines is vectorised for 256-bit registers.
 ///
 /// # Safety
 /// The CPU must support AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn ungapped_avx2(
-    read: &[u8],
-    penalties: &[i16],
-    window: &[u8],
-    band: usize,
-    scoring: &Scoring,
-) -> Option<Extension> {
-    ungapped_baseline(read, penalties, window, band, scoring)
+unsafe fn with_avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
-/// [`ungapped`] as the baseline build compiles it, inlined into [`ungapped_avx2`].
+/// [`ungapped`] as the baseline build compiles it, inlined into [`with_avx2`].
 #[inline(always)]
 fn ungapped_baseline(
     read: &[u8],
