@@ -268,8 +268,9 @@ pub fn place(
 #[cfg(test)]
 mod tests {
     use super::{column_score, n_columns, ungapped};
+    use crate::cigar::{Cigar, CigarOp};
     use crate::dp::scalar::pair_score;
-    use crate::dp::REF_PAD;
+    use crate::dp::{Extension, REF_N, REF_PAD};
     use crate::scoring::Scoring;
     use seqfarm_core::SimdLevel;
 
@@ -299,8 +300,6 @@ mod tests {
             }
         }
     }
-    use crate::cigar::{Cigar, CigarOp};
-    use crate::dp::{Extension, REF_N};
 
     proptest::proptest! {
         /// The shortcut compiled for AVX2 gives what the baseline build gives.
@@ -322,7 +321,8 @@ mod tests {
             let scoring = if local { Scoring::local() } else { Scoring::end_to_end() };
             let at = |level| ungapped(&read, &penalties, &window, 2, &scoring, level);
             let baseline = at(SimdLevel::Scalar);
-            for level in [SimdLevel::Avx2, SimdLevel::Avx512] {
+            // A level the CPU lacks runs the baseline copy itself: nothing to compare.
+            for level in [SimdLevel::Avx2, SimdLevel::Avx512].into_iter().filter(|l| l.is_supported()) {
                 proptest::prop_assert_eq!(&at(level), &baseline, "{}", level.name());
             }
         }
