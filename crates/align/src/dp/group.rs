@@ -4,7 +4,7 @@
 use super::scalar::{self, row_gaps, row_scores};
 use super::traceback::traceback;
 use super::{
-    avx2, avx512, direction_cells, lanes, BestCell, ExtendJob, Extension, KernelParams, SimdLevel,
+    avx2, avx512, lanes, overwritten, BestCell, ExtendJob, Extension, KernelParams, SimdLevel,
     FORBIDDEN, NEG, REF_N, REF_PAD, WALL,
 };
 use crate::scoring::Scoring;
@@ -106,11 +106,7 @@ impl GroupBuffers {
     /// read's end, and empty lanes, forbid gaps.
     fn load_gaps(&mut self, jobs: &[&ExtendJob<'_>], lanes: usize, rows: usize, p: &KernelParams) {
         for v in self.gap_rows() {
-            // Every value is written below: grown, not refilled.
-            if v.len() < rows * lanes {
-                v.resize(rows * lanes, FORBIDDEN);
-            }
-            v.truncate(rows * lanes);
+            overwritten(v, rows * lanes);
         }
         let len_of = |lane: usize| jobs.get(lane).map_or(0, |j| j.read.len());
         let mut first = 0;
@@ -247,7 +243,7 @@ impl Extender {
         let lanes = lanes(self.level);
         self.buffers.load(jobs, lanes, band, p);
         let b = &self.buffers;
-        let dirs = direction_cells(&mut self.dirs, b.rows * b.width * lanes);
+        let dirs = overwritten(&mut self.dirs, b.rows * b.width * lanes);
         self.best_score.clear();
         self.best_score.resize(lanes, if p.local { 0 } else { NEG });
         self.best_row.clear();

@@ -69,15 +69,16 @@ pub(crate) mod dir {
     pub const F_EXTENDS: u8 = 8;
 }
 
-/// The first `cells` bytes of `dirs`, grown when shorter, for a kernel that writes every
-/// cell of its direction matrix before the traceback reads one. Bytes left by an earlier
-/// matrix are overwritten, not cleared first: clearing a rescue group's matrix (rows ×
-/// 129 diagonals × lanes) was 4 % of the instructions of aligning pairs.
-pub(crate) fn direction_cells(dirs: &mut Vec<u8>, cells: usize) -> &mut [u8] {
-    if dirs.len() < cells {
-        dirs.resize(cells, 0);
+/// The first `cells` values of `buffer`, grown when shorter, for a caller that writes
+/// every one of them before reading any (a kernel's direction matrix, a group's gap
+/// costs). Values left by an earlier use are overwritten, not cleared first: clearing a
+/// rescue group's direction matrix (rows × 129 diagonals × lanes) was 4 % of the
+/// instructions of aligning pairs.
+pub(crate) fn overwritten<T: Copy + Default>(buffer: &mut Vec<T>, cells: usize) -> &mut [T] {
+    if buffer.len() < cells {
+        buffer.resize(cells, T::default());
     }
-    &mut dirs[..cells]
+    &mut buffer[..cells]
 }
 
 /// One extension problem.

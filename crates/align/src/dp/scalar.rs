@@ -3,7 +3,7 @@
 //! tie-breaking), so their results are compared for equality.
 
 use super::{
-    dir, direction_cells, BestCell, ExtendJob, KernelParams, FORBIDDEN, NEG, REF_N, REF_PAD, WALL,
+    dir, overwritten, BestCell, ExtendJob, KernelParams, FORBIDDEN, NEG, REF_N, REF_PAD, WALL,
 };
 
 /// Score of pairing read code `read` (with match score `ma`, mismatch score `mm` for
@@ -47,7 +47,7 @@ pub(crate) fn row_gaps(p: &KernelParams, i: usize, len: usize) -> [i16; 4] {
 pub(crate) fn fill(job: &ExtendJob<'_>, p: &KernelParams, dirs: &mut Vec<u8>) -> BestCell {
     let len = job.read.len();
     let width = 2 * job.band + 1;
-    let dirs = direction_cells(dirs, len * width);
+    let dirs = overwritten(dirs, len * width);
     let mut h_prev = vec![0i16; width + 1];
     let mut f_prev = vec![NEG; width + 1];
     h_prev[width] = NEG;
