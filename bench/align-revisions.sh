@@ -20,6 +20,11 @@
 #            fragments 400 +- 60, simulated here with --seed 5 when missing)
 #   COLD=1   drop the page cache (needs root) before every timed run, so each starts
 #            with the index on disk (no warm-up run then)
+#   ALTERNATE=1  run the two builds in alternation (bench/alternating_times.py) instead
+#            of hyperfine's block of runs per build: the median of each with the range
+#            of its runs, and the speed-up as the median of the per-round ratios. For
+#            small changes, where a shared machine drifts between two blocks of runs
+#            as much as the change (not with COLD)
 #   INSTRUCTIONS=N  also count the instructions of each build aligning the first N pairs
 #            of PAIRS at 1 thread (valgrind's callgrind): repeatable where wall times
 #            are noisy
@@ -68,7 +73,13 @@ fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-echo "# $(date +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $rev against $now, align -p $threads, $runs runs each (${STAT:-mean} wall s), $cache"
+if [ "${ALTERNATE:-0}" = 1 ]; then
+  [ "${COLD:-0}" != 1 ] || { echo "ALTERNATE and COLD do not combine" >&2; exit 1; }
+  timing="$runs alternating rounds (median wall s, range; speed-up the median of the rounds' ratios), page cache warm (one warm-up run each)"
+else
+  timing="$runs runs each (${STAT:-mean} wall s), $cache"
+fi
+echo "# $(date +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $rev against $now, align -p $threads, $timing"
 echo
 echo "| reads | index | same SAM | $rev s | $now s | speed-up | $rev CPU s (user + sys) | $now CPU s |"
 echo "|---|---|---|---:|---:|---:|---:|---:|"
@@ -79,6 +90,11 @@ for index in "$@"; do
     "$old" "${args[@]}" -S "$scratch/old.sam" 2>/dev/null
     "$new" "${args[@]}" -S "$scratch/new.sam" 2>/dev/null
     if cmp -s <(grep -v '^@PG' "$scratch/old.sam") <(grep -v '^@PG' "$scratch/new.sam"); then same=yes; else same=NO; fi
+    if [ "${ALTERNATE:-0}" = 1 ]; then
+      python3 bench/alternating_times.py "$runs" "$kind" "$(basename "$index")" "$same" \
+        "$old" "${args[@]}" -S "$scratch/old.sam" --vs "$new" "${args[@]}" -S "$scratch/new.sam"
+      continue
+    fi
     hyperfine -N "${cache_opts[@]}" -r "$runs" --export-json "$scratch/times.json" \
       "$old ${args[*]} -S $scratch/old.sam" "$new ${args[*]} -S $scratch/new.sam" >/dev/null
     python3 - "$scratch/times.json" "$kind" "$(basename "$index")" "$same" "${STAT:-mean}" <<'EOF'

@@ -1,6 +1,6 @@
 //! `seqfarm align` paired input: mates out of step are errors that name both files and
 //! the record, leave no output behind and exit non-zero; paired output is the same
-//! bytes at any thread count; unaligned BAM input (`-b`) gives the records its FASTQ
+//! bytes at any thread count and any SIMD level; unaligned BAM input (`-b`) gives the records its FASTQ
 //! gives, and with `--preserve-tags` carries its tags as bowtie2 does.
 
 use std::io::Write;
@@ -12,6 +12,7 @@ use crate::align_fixtures::{
     args, bowtie2_align, data_arg, expect_success, path_arg, require, seqfarm_align, test_dir,
     test_genome, Indexed,
 };
+use crate::support::seqfarm;
 
 fn fastq(dir: &Path, file: &str, names: &[&str]) -> PathBuf {
     let path = dir.join(file);
@@ -165,6 +166,58 @@ fn paired_output_is_identical_at_any_thread_count() {
         })
         .count();
     assert_eq!(pairs, 8000, "every mate has a paired primary record");
+}
+
+/// The SIMD levels this CPU runs, by the names `SEQFARM_SIMD` takes.
+fn simd_levels() -> Vec<&'static str> {
+    let mut levels = vec!["scalar"];
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            levels.push("avx2");
+        }
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+        {
+            levels.push("avx512");
+        }
+    }
+    levels
+}
+
+/// Every kernel level gives the same SAM, in both modes: the extension kernels, and the
+/// index's bit counts (the baseline's under `SEQFARM_SIMD=scalar`, the CPU's POPCNT
+/// otherwise), are only faster ways to the same answer.
+#[test]
+fn paired_output_is_identical_at_every_simd_level() {
+    let dir = test_dir();
+    let out = dir.path().join("out.sam");
+    for mode in ["--end-to-end", "--local"] {
+        let mut outputs = Vec::new();
+        for level in simd_levels() {
+            let mut list = args(&[mode, "-p", "2", "-1"]);
+            list.push(data_arg("pe_sim_R1.fq.gz"));
+            list.push("-2".into());
+            list.push(data_arg("pe_sim_R2.fq.gz"));
+            list.extend(["-S".into(), path_arg(&out), "--force".into()]);
+            let run = seqfarm()
+                .arg("align")
+                .arg("-x")
+                .arg(&test_genome().seqfarm)
+                .args(&list)
+                .env("SEQFARM_SIMD", level)
+                .output()
+                .expect("seqfarm runs");
+            expect_success("seqfarm align", &run);
+            outputs.push((level, std::fs::read(&out).unwrap()));
+        }
+        for (level, bytes) in &outputs {
+            assert!(
+                bytes == &outputs[0].1,
+                "{mode}: the SAM with SEQFARM_SIMD={level} differs from the scalar one"
+            );
+        }
+    }
 }
 
 /// The first `records` FASTQ records of a test data file, written to `dir/file`;

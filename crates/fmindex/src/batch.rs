@@ -5,7 +5,7 @@
 use seqfarm_core::nucleotide::AMBIGUOUS;
 
 use crate::kmer::{self, SATURATED};
-use crate::occ::Bwt;
+use crate::occ::{with_popcount, Bwt};
 use crate::sa::SampledSa;
 use crate::search::Searcher;
 
@@ -91,57 +91,67 @@ pub(crate) fn count_many<P: AsRef<[u8]>>(
 
 /// `SA` of each row, into `out` (cleared first; `None` only in a damaged index), as
 /// `SampledSa::value` would, walking up to [`LANES`] rows at once (their state on the
-/// stack, so a call allocates nothing once `out` has grown).
+/// stack, so a call allocates nothing once `out` has grown). The walk's `LF` steps
+/// inline into the one copy [`with_popcount`] picks.
 pub(crate) fn sa_values(
     sa: &SampledSa<'_>,
     bwt: &Bwt<'_>,
     rows: &[u64],
     out: &mut Vec<Option<u64>>,
 ) {
-    out.clear();
-    out.resize(rows.len(), None);
-    // (index into rows, current row, steps so far); the first `live` are walking.
-    let mut lanes = [(0usize, 0u64, 0u64); LANES];
-    let mut live = 0usize;
-    let mut next = 0usize;
-    let limit = bwt.len();
-    loop {
-        while live < LANES && next < rows.len() {
-            bwt.prefetch(rows[next]);
-            lanes[live] = (next, rows[next], 0);
-            live += 1;
-            next += 1;
-        }
-        if live == 0 {
-            break;
-        }
-        let mut i = 0;
-        while i < live {
-            let (k, row, steps) = lanes[i];
-            let finished = if row % sa.rate == 0 {
-                Some(sa.samples.get((row / sa.rate) as usize).map(|v| v + steps))
-            } else if steps > limit {
-                Some(None)
-            } else {
-                match bwt.lf(row) {
-                    Some(next_row) => {
-                        bwt.prefetch(next_row);
-                        if next_row % sa.rate == 0 {
-                            sa.samples.prefetch((next_row / sa.rate) as usize);
+    with_popcount!(sa: SampledSa<'_>, bwt.popcnt, sa_values_popcnt, values_counted(bwt: &Bwt<'_>, rows: &[u64], out: &mut Vec<Option<u64>>) -> ())
+}
+
+impl SampledSa<'_> {
+    /// [`sa_values`] as the calling function is compiled.
+    #[inline(always)]
+    fn values_counted(&self, bwt: &Bwt<'_>, rows: &[u64], out: &mut Vec<Option<u64>>) {
+        let sa = self;
+        out.clear();
+        out.resize(rows.len(), None);
+        // (index into rows, current row, steps so far); the first `live` are walking.
+        let mut lanes = [(0usize, 0u64, 0u64); LANES];
+        let mut live = 0usize;
+        let mut next = 0usize;
+        let limit = bwt.len();
+        loop {
+            while live < LANES && next < rows.len() {
+                bwt.prefetch(rows[next]);
+                lanes[live] = (next, rows[next], 0);
+                live += 1;
+                next += 1;
+            }
+            if live == 0 {
+                break;
+            }
+            let mut i = 0;
+            while i < live {
+                let (k, row, steps) = lanes[i];
+                let finished = if let Some(sample) = sa.sample_at(row) {
+                    Some(sa.samples.get(sample).map(|v| v + steps))
+                } else if steps > limit {
+                    Some(None)
+                } else {
+                    match bwt.lf_counted(row) {
+                        Some(next_row) => {
+                            bwt.prefetch(next_row);
+                            if let Some(sample) = sa.sample_at(next_row) {
+                                sa.samples.prefetch(sample);
+                            }
+                            lanes[i] = (k, next_row, steps + 1);
+                            None
                         }
-                        lanes[i] = (k, next_row, steps + 1);
-                        None
+                        None => Some(bwt.dollar_sa(row).map(|v| v + steps)),
                     }
-                    None => Some(bwt.dollar_sa(row).map(|v| v + steps)),
+                };
+                match finished {
+                    Some(value) => {
+                        out[k] = value;
+                        live -= 1;
+                        lanes[i] = lanes[live];
+                    }
+                    None => i += 1,
                 }
-            };
-            match finished {
-                Some(value) => {
-                    out[k] = value;
-                    live -= 1;
-                    lanes[i] = lanes[live];
-                }
-                None => i += 1,
             }
         }
     }

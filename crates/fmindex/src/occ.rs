@@ -245,15 +245,21 @@ pub(crate) struct Bwt<'a> {
     pub popcnt: bool,
 }
 
-/// Whether this CPU counts the bits of a word in one instruction (x86-64 POPCNT, on
-/// every x86-64 CPU since 2008). The build targets the x86-64 baseline, which lacks it:
-/// there `count_ones` is a dozen shifts, masks and a multiply, and an `Occ4` lookup
-/// counts nine words. So the counting functions below are compiled twice, once with
-/// the instruction enabled, and [`Bwt::popcnt`] chooses between them at run time.
+/// Whether the counting functions use the CPU's one-instruction bit count (x86-64
+/// POPCNT, on every x86-64 CPU since 2008). The build targets the x86-64 baseline, which
+/// lacks it: there `count_ones` is a dozen shifts, masks and a multiply, and an `Occ4`
+/// lookup counts nine words. So the counting functions below are compiled twice, once
+/// with the instruction enabled, and [`Bwt::popcnt`] chooses between them at run time.
+/// `SEQFARM_SIMD=scalar` asks for the baseline code throughout, so the bit count is the
+/// baseline's there too.
 pub(crate) fn hardware_popcount() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("popcnt")
+            && !matches!(
+                seqfarm_core::simd::SimdLevel::from_env(),
+                Ok(seqfarm_core::simd::SimdLevel::Scalar)
+            )
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -261,24 +267,28 @@ pub(crate) fn hardware_popcount() -> bool {
     }
 }
 
-/// Calls `$self.$counted(args)` compiled with POPCNT (as `$name`) when `$self.popcnt`
-/// says the CPU has it, else as the baseline compiles it: one branch per lookup, always
-/// taken the same way.
+/// Calls `$this.$counted(args)` (`$this` a `&$ty`) compiled with POPCNT (as `$name`)
+/// when `$popcnt` says the CPU has it, else as the baseline compiles it: one branch per
+/// call, always taken the same way. A caller that looks up twice (`Searcher`'s
+/// extension) dispatches once around both, so that the counts inline into it.
 macro_rules! with_popcount {
-    ($self:ident, $name:ident, $counted:ident ($($arg:ident: $ty:ty),*) -> $ret:ty) => {{
+    ($this:ident: $ty:ty, $popcnt:expr, $name:ident, $counted:ident ($($arg:ident: $aty:ty),*) -> $ret:ty) => {{
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "popcnt")]
-        unsafe fn $name(bwt: &Bwt<'_>, $($arg: $ty),*) -> $ret {
-            bwt.$counted($($arg),*)
+        unsafe fn $name(this: &$ty, $($arg: $aty),*) -> $ret {
+            this.$counted($($arg),*)
         }
         #[cfg(target_arch = "x86_64")]
-        if $self.popcnt {
-            // SAFETY: `popcnt` is set only where the CPU has the instruction.
-            return unsafe { $name($self, $($arg),*) };
+        if $popcnt {
+            // SAFETY: the flag is set only where the CPU has the instruction.
+            return unsafe { $name($this, $($arg),*) };
         }
-        $self.$counted($($arg),*)
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = $popcnt;
+        $this.$counted($($arg),*)
     }};
 }
+pub(crate) use with_popcount;
 
 impl Bwt<'_> {
     /// Number of rows (the text length plus one, for the empty suffix).
@@ -333,7 +343,7 @@ impl Bwt<'_> {
     /// `Occ(c, i)`: occurrences of code `c` in rows `0..i` (`i <= len`). O(1).
     #[inline]
     pub fn occ(&self, c: u8, i: u64) -> u64 {
-        with_popcount!(self, occ_popcnt, occ_counted(c: u8, i: u64) -> u64)
+        with_popcount!(self: Bwt<'_>, self.popcnt, occ_popcnt, occ_counted(c: u8, i: u64) -> u64)
     }
 
     #[inline(always)]
@@ -356,11 +366,12 @@ impl Bwt<'_> {
     /// `Occ(c, i)` for the four codes at once. O(1).
     #[inline]
     pub fn occ4(&self, i: u64) -> [u64; 4] {
-        with_popcount!(self, occ4_popcnt, occ4_counted(i: u64) -> [u64; 4])
+        with_popcount!(self: Bwt<'_>, self.popcnt, occ4_popcnt, occ4_counted(i: u64) -> [u64; 4])
     }
 
+    /// [`Bwt::occ4`] as the calling function is compiled (see [`with_popcount`]).
     #[inline(always)]
-    fn occ4_counted(&self, i: u64) -> [u64; 4] {
+    pub(crate) fn occ4_counted(&self, i: u64) -> [u64; 4] {
         let (block, s, j) = self.locate_row(i);
         let within = block.count_prefix4(j);
         let supers = &self.supers[4 * s..4 * s + 4];
@@ -406,11 +417,12 @@ impl Bwt<'_> {
     /// `None` on a separator row. O(1).
     #[inline]
     pub fn lf(&self, i: u64) -> Option<u64> {
-        with_popcount!(self, lf_popcnt, lf_counted(i: u64) -> Option<u64>)
+        with_popcount!(self: Bwt<'_>, self.popcnt, lf_popcnt, lf_counted(i: u64) -> Option<u64>)
     }
 
+    /// [`Bwt::lf`] as the calling function is compiled (see [`with_popcount`]).
     #[inline(always)]
-    fn lf_counted(&self, i: u64) -> Option<u64> {
+    pub(crate) fn lf_counted(&self, i: u64) -> Option<u64> {
         let (block, s, j) = self.locate_row(i);
         let code = block.code(j);
         if code == 0 {

@@ -79,10 +79,19 @@ impl Samples<'_> {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SampledSa<'a> {
     pub samples: Samples<'a>,
+    /// A power of two (the build and the load both check it).
     pub rate: u64,
 }
 
 impl SampledSa<'_> {
+    /// The index of row `row`'s sample, if the row keeps one: a mask and a shift, as
+    /// the rate is a power of two (a division by a rate known only at run time costs
+    /// tens of cycles, and the suffix-array walk asks at every step).
+    #[inline(always)]
+    pub fn sample_at(&self, row: u64) -> Option<usize> {
+        (row & (self.rate - 1) == 0).then(|| (row >> self.rate.trailing_zeros()) as usize)
+    }
+
     /// `SA[row]`, the text position of row `row`'s suffix, one row at a time: the
     /// reference for the batched walk. O(rate) expected. `None` only for an inconsistent
     /// (damaged) index.
@@ -104,5 +113,24 @@ impl SampledSa<'_> {
             steps += 1;
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rows_keeping_a_sample_are_the_multiples_of_the_rate() {
+        for rate in [1u64, 2, 8, 32, 256] {
+            let sa = SampledSa {
+                samples: Samples::Narrow(&[]),
+                rate,
+            };
+            for row in 0..2_000u64 {
+                let expected = row.is_multiple_of(rate).then(|| (row / rate) as usize);
+                assert_eq!(sa.sample_at(row), expected, "rate {rate}, row {row}");
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@
 use seqfarm_core::nucleotide::AMBIGUOUS;
 
 use crate::kmer::{self, SATURATED};
-use crate::occ::{prefetch, Bwt};
+use crate::occ::{prefetch, with_popcount, Bwt};
 
 /// The suffix-array intervals of a pattern `P` (`fwd..fwd + size`) and of its reverse
 /// complement (`rev..rev + size`).
@@ -68,14 +68,20 @@ pub(crate) struct Searcher<'a> {
 }
 
 impl Searcher<'_> {
-    /// The intervals of `cP` for the four `c`, from that of `P`.
+    /// The intervals of `cP` for the four `c`, from that of `P`: two `Occ4` lookups,
+    /// both inlined into the one copy [`with_popcount`] picks.
     #[inline]
     pub fn extend_left_all(&self, iv: BiInterval) -> [BiInterval; 4] {
-        let lo = self.bwt.occ4(iv.fwd);
+        with_popcount!(self: Searcher<'_>, self.bwt.popcnt, extend_left_all_popcnt, extend_left_all_counted(iv: BiInterval) -> [BiInterval; 4])
+    }
+
+    #[inline(always)]
+    fn extend_left_all_counted(&self, iv: BiInterval) -> [BiInterval; 4] {
+        let lo = self.bwt.occ4_counted(iv.fwd);
         let hi = if iv.size == 0 {
             lo
         } else {
-            self.bwt.occ4(iv.fwd + iv.size)
+            self.bwt.occ4_counted(iv.fwd + iv.size)
         };
         let mut out = [BiInterval::default(); 4];
         let mut total = 0;
