@@ -8,7 +8,7 @@ use std::ops::Range;
 
 use seqfarm_core::nucleotide::{complement_code, encode, AMBIGUOUS};
 use seqfarm_core::SimdError;
-use seqfarm_fmindex::{BiInterval, FmIndex, Hit, Smem};
+use seqfarm_fmindex::{FmIndex, Hit, SaInterval, Smem};
 
 use crate::candidate::{band_for, fetch_window, n_columns, place, ungapped, Placement};
 use crate::chain::{regions, Region};
@@ -169,7 +169,7 @@ pub struct Aligner<'i> {
     unique_seeds: Vec<usize>,
     tiling_seeds: Vec<FixedSeed>,
     tiling_ranges: Vec<Range<usize>>,
-    tiling_intervals: Vec<BiInterval>,
+    tiling_intervals: Vec<SaInterval>,
     /// Per tiling seed: how many of its last bases its interval is for.
     tiling_searched: Vec<u32>,
     /// Per tiling of the round: its first unique seed (its anchor, an index into

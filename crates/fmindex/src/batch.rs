@@ -4,7 +4,7 @@
 
 use seqfarm_core::nucleotide::AMBIGUOUS;
 
-use crate::kmer::{self, SATURATED};
+use crate::kmer::SATURATED;
 use crate::occ::{with_popcount, Bwt};
 use crate::sa::SampledSa;
 use crate::search::Searcher;
@@ -78,7 +78,7 @@ pub(crate) fn count_many<P: AsRef<[u8]>>(
                 continue;
             }
             let c = patterns[lane.pattern].as_ref()[lane.left - 1];
-            let (start, size) = kmer::backward_step(bwt, lane.start, lane.size, c);
+            let (start, size) = bwt.backward_step(lane.start, lane.size, c);
             lane.start = start;
             lane.size = size;
             lane.left -= 1;

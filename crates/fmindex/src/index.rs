@@ -20,7 +20,7 @@ use crate::occ::{
 };
 use crate::reference::{Contig, Layout};
 use crate::sa::{SampledSa, Samples};
-use crate::search::{BiInterval, Searcher};
+use crate::search::{BiInterval, SaInterval, Searcher};
 use crate::smems::{Smem, SmemBatchScratch, SmemScratch};
 
 /// Where the loaded index lives.
@@ -538,9 +538,10 @@ impl FmIndex {
         crate::batch::count_many(&self.searcher(), patterns, out)
     }
 
-    /// [`FmIndex::interval`] of many patterns into `out` (cleared first), 16 searches
-    /// in lock step with prefetching (a read aligner's seeds, all at once).
-    pub fn intervals_many<P: AsRef<[u8]>>(&self, patterns: &[P], out: &mut Vec<BiInterval>) {
+    /// The rows of [`FmIndex::interval`] of many patterns into `out` (cleared first), 16
+    /// backward searches in lock step with prefetching (a read aligner's seeds, all at
+    /// once).
+    pub fn intervals_many<P: AsRef<[u8]>>(&self, patterns: &[P], out: &mut Vec<SaInterval>) {
         let searcher = self.searcher();
         crate::intervals::intervals_many(&searcher, patterns, Search::Whole, out, &mut Vec::new())
     }
@@ -553,7 +554,7 @@ impl FmIndex {
     pub fn intervals_until_unique_many<P: AsRef<[u8]>>(
         &self,
         patterns: &[P],
-        out: &mut Vec<BiInterval>,
+        out: &mut Vec<SaInterval>,
         searched: &mut Vec<u32>,
     ) {
         let searcher = self.searcher();
@@ -566,7 +567,7 @@ impl FmIndex {
     pub fn resume_intervals_many<P: AsRef<[u8]>>(
         &self,
         patterns: &[P],
-        out: &mut Vec<BiInterval>,
+        out: &mut Vec<SaInterval>,
         searched: &mut Vec<u32>,
     ) {
         let searcher = self.searcher();

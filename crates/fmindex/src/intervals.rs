@@ -1,10 +1,13 @@
-//! Bidirectional intervals of many patterns, searched in lock step with prefetching
-//! (as [`crate::batch`] does for counts): the seeding of a batch of reads asks for
-//! dozens of short patterns at once, and their cache misses overlap.
+//! Suffix-array intervals of many patterns, searched in lock step with prefetching (as
+//! [`crate::batch`] does for counts): the seeding of a batch of reads asks for dozens
+//! of short patterns at once, and their cache misses overlap. Backward search alone
+//! (two `Occ` per base, three bit counts each) gives what seeds need, the rows to count
+//! and locate; a bidirectional step costs two `Occ4`, nine bit counts each.
 
 use seqfarm_core::nucleotide::AMBIGUOUS;
 
-use crate::search::{BiInterval, Searcher};
+use crate::kmer::SATURATED;
+use crate::search::{SaInterval, Searcher};
 
 /// Searches in flight at once.
 const LANES: usize = 16;
@@ -13,7 +16,7 @@ const LANES: usize = 16;
 #[derive(Clone, Copy)]
 struct Lane {
     pattern: usize,
-    interval: BiInterval,
+    interval: SaInterval,
     /// Bases not yet searched: `pattern[..left]`.
     left: usize,
 }
@@ -39,12 +42,12 @@ pub(crate) fn intervals_many<P: AsRef<[u8]>>(
     searcher: &Searcher<'_>,
     patterns: &[P],
     search: Search,
-    out: &mut Vec<BiInterval>,
+    out: &mut Vec<SaInterval>,
     searched: &mut Vec<u32>,
 ) {
     if search != Search::Resume {
         out.clear();
-        out.resize(patterns.len(), BiInterval::default());
+        out.resize(patterns.len(), SaInterval::default());
         searched.clear();
         searched.extend(patterns.iter().map(|p| p.as_ref().len() as u32));
     }
@@ -59,18 +62,19 @@ pub(crate) fn intervals_many<P: AsRef<[u8]>>(
             let (interval, searched) = if search == Search::Resume {
                 (out[pattern], searched[pattern] as usize)
             } else if codes.is_empty() || codes.iter().any(|&c| c >= AMBIGUOUS) {
-                out[pattern] = searcher.interval(codes);
+                out[pattern] = searcher.interval(codes).into();
                 continue;
             } else {
                 let k = codes.len().min(k_max);
-                let Some(interval) = searcher.table_interval(&codes[codes.len() - k..]) else {
-                    out[pattern] = searcher.interval(codes);
+                let (start, size) = searcher.table_entry(&codes[codes.len() - k..]);
+                if size == SATURATED {
+                    out[pattern] = searcher.interval(codes).into();
                     continue;
-                };
-                (interval, k)
+                }
+                (SaInterval { start, size }, k)
             };
-            searcher.bwt.prefetch(interval.fwd);
-            searcher.bwt.prefetch(interval.fwd + interval.size);
+            searcher.bwt.prefetch(interval.start);
+            searcher.bwt.prefetch(interval.start + interval.size);
             lanes.push(Lane {
                 pattern,
                 interval,
@@ -92,12 +96,14 @@ pub(crate) fn intervals_many<P: AsRef<[u8]>>(
                 continue;
             }
             let c = patterns[lane.pattern].as_ref()[lane.left - 1];
-            lane.interval = searcher.extend_left(lane.interval, c);
+            let (start, size) =
+                searcher
+                    .bwt
+                    .backward_step(lane.interval.start, lane.interval.size, c);
+            lane.interval = SaInterval { start, size };
             lane.left -= 1;
-            searcher.bwt.prefetch(lane.interval.fwd);
-            searcher
-                .bwt
-                .prefetch(lane.interval.fwd + lane.interval.size);
+            searcher.bwt.prefetch(start);
+            searcher.bwt.prefetch(start + size);
             i += 1;
         }
     }
@@ -149,7 +155,7 @@ mod tests {
         let mut batched = Vec::new();
         index.intervals_many(&patterns, &mut batched);
         for (p, iv) in patterns.iter().zip(&batched) {
-            assert_eq!(*iv, index.interval(p), "{p:?}");
+            assert_eq!(*iv, index.interval(p).into(), "{p:?}");
         }
         // Stopped at one row: the interval of the searched suffix, and the whole
         // pattern occurs at most once.
@@ -158,7 +164,7 @@ mod tests {
         let mut stopped = 0;
         for ((p, iv), &n) in patterns.iter().zip(&batched).zip(&searched) {
             let n = n as usize;
-            assert_eq!(*iv, index.interval(&p[p.len() - n..]), "{p:?}");
+            assert_eq!(*iv, index.interval(&p[p.len() - n..]).into(), "{p:?}");
             if n < p.len() {
                 stopped += 1;
                 assert_eq!(iv.size, 1, "{p:?}");
@@ -169,7 +175,7 @@ mod tests {
         // Resumed, they end where one search to the end does.
         index.resume_intervals_many(&patterns, &mut batched, &mut searched);
         for ((p, iv), &n) in patterns.iter().zip(&batched).zip(&searched) {
-            assert_eq!(*iv, index.interval(p), "{p:?}");
+            assert_eq!(*iv, index.interval(p).into(), "{p:?}");
             assert_eq!(n as usize, p.len());
         }
     }

@@ -43,14 +43,6 @@ pub(crate) fn unpack(entry: u64) -> (u64, u64) {
     (entry & ((1 << START_BITS) - 1), entry >> START_BITS)
 }
 
-/// One backward-search step: the interval of `c·P` from that of `P`.
-#[inline]
-pub(crate) fn backward_step(bwt: &Bwt<'_>, start: u64, size: u64, c: u8) -> (u64, u64) {
-    let lo = bwt.occ(c, start);
-    let hi = bwt.occ(c, start + size);
-    (bwt.c[c as usize] + lo, hi - lo)
-}
-
 /// Fills the table for strings of length `1..=k`; intervals of `saturation` rows or more
 /// are stored as "recompute".
 pub(crate) fn build_table(bwt: &Bwt<'_>, k: u32, saturation: u64) -> Vec<u64> {

@@ -11,9 +11,10 @@
 //! ## Structures and costs (`n` = text length = 2 × indexed bases, `r` = sampling rate)
 //! | structure | size | operation | cost |
 //! |---|---|---|---|
-//! | BWT in 64-byte blocks of 192 rows, 4 counts + 2 bit planes | `n/3` bytes | `Occ(c, i)`, `Occ4(i)` | O(1), one cache line, 3 or 9 bit counts (the CPU's POPCNT where it has one) |
+//! | BWT in 64-byte blocks of 192 rows, 4 counts + 2 bit planes | `n/3` bytes | `Occ(c, i)`, `Occ4(i)` | O(1), one cache line, 3 or 9 bit counts (the CPU's POPCNT where it has one); a backward step is two `Occ`, a bidirectional one two `Occ4` |
 //! | k-mer table, strings of length `1..=K` | `8·4^K·4/3` bytes | interval of a string of length ≤ K | O(1), two lookups |
 //! | — | — | [`FmIndex::count`] of a pattern of length `m` | O(m − K) backward steps |
+//! | — | — | [`FmIndex::intervals_many`] (rows to locate) | the same, 16 patterns in lock step |
 //! | — | — | [`FmIndex::extend_left`] / [`FmIndex::extend_right`] | O(1), two `Occ4` |
 //! | — | — | [`FmIndex::smems`] | O(m) extensions per SMEM (BWA's algorithm) |
 //! | — | — | [`FmIndex::smems_many`] | the same for 16 reads in lock step, their cache misses overlapped |
@@ -89,5 +90,5 @@ pub use error::{BuildError, LoadError};
 pub use index::{index_path, FmIndex, Hit, LoadMode, LoadOptions, LocateScratch};
 pub use kmer::{default_kmer_len, MAX_KMER_LEN};
 pub use reference::{Contig, ReferenceBuilder};
-pub use search::BiInterval;
+pub use search::{BiInterval, SaInterval};
 pub use smems::{Smem, SmemBatchScratch, SmemScratch};

@@ -88,8 +88,8 @@ impl OccBlock {
         ((((self.hi[w] >> b) & 1) << 1) | ((self.lo[w] >> b) & 1)) as u8
     }
 
-    /// Occurrences of code `c` (`1..=3`; A needs the separator correction) in offsets
-    /// `0..j` of the block.
+    /// Occurrences of code `c` (`0..=3`; separators count as A, which the caller
+    /// corrects) in offsets `0..j` of the block.
     #[inline(always)]
     #[allow(clippy::needless_range_loop)] // indexed: zipped, 1.4 % more instructions in align
     pub fn count_prefix(&self, c: u8, j: u32) -> u32 {
@@ -340,20 +340,15 @@ impl Bwt<'_> {
         }
     }
 
-    /// `Occ(c, i)`: occurrences of code `c` in rows `0..i` (`i <= len`). O(1).
-    #[inline]
-    pub fn occ(&self, c: u8, i: u64) -> u64 {
-        with_popcount!(self: Bwt<'_>, self.popcnt, occ_popcnt, occ_counted(c: u8, i: u64) -> u64)
-    }
-
+    /// `Occ(c, i)`: occurrences of code `c` in rows `0..i` (`i <= len`). O(1). Called
+    /// inside a copy [`with_popcount`] picks ([`Bwt::backward_step`], [`Bwt::lf`]).
     #[inline(always)]
     fn occ_counted(&self, c: u8, i: u64) -> u64 {
         let (block, s, j) = self.locate_row(i);
         let c = c as usize;
         let base = self.supers[4 * s + c] + block.count(c);
         if c == 0 {
-            let raw = j - block.count_prefix4(j)[1..].iter().sum::<u32>();
-            let mut n = base + u64::from(raw);
+            let mut n = base + u64::from(block.count_prefix(0, j));
             if block.has_dollar() {
                 n -= self.dollars_between(i - u64::from(j), i);
             }
@@ -361,6 +356,20 @@ impl Bwt<'_> {
         } else {
             base + u64::from(block.count_prefix(c as u8, j))
         }
+    }
+
+    /// One backward-search step: the interval `(start, size)` of `c·P` from that of
+    /// `P` (`c` in `0..=3`), two `Occ` inlined into one copy of [`with_popcount`]'s.
+    #[inline]
+    pub fn backward_step(&self, start: u64, size: u64, c: u8) -> (u64, u64) {
+        with_popcount!(self: Bwt<'_>, self.popcnt, backward_step_popcnt, backward_step_counted(start: u64, size: u64, c: u8) -> (u64, u64))
+    }
+
+    #[inline(always)]
+    fn backward_step_counted(&self, start: u64, size: u64, c: u8) -> (u64, u64) {
+        let lo = self.occ_counted(c, start);
+        let hi = self.occ_counted(c, start + size);
+        (self.c[c as usize] + lo, hi - lo)
     }
 
     /// `Occ(c, i)` for the four codes at once. O(1).
@@ -460,8 +469,9 @@ mod tests {
     use super::*;
     use crate::build::sections::{OccStream, StoreWriter, Stored};
 
-    /// Checks `occ`, `occ4`, `symbol` and `dollar_sa` against counting by hand, with
-    /// and without the separator directory.
+    /// Checks `Occ` (the baseline copy, and the copy in use through a backward step),
+    /// `occ4`, `symbol` and `dollar_sa` against counting by hand, with and without the
+    /// separator directory.
     fn check_counts(symbols: &[Option<u8>]) {
         let n = symbols.len() as u64;
         let mut stream = OccStream::new(StoreWriter::new(None).unwrap(), BLOCKS_PER_SUPER_SHIFT);
@@ -504,7 +514,9 @@ mod tests {
                     assert_eq!(o4, naive, "occ4({i})");
                 }
                 for k in 0..4u8 {
-                    assert_eq!(bwt.occ(k, i), naive[k as usize], "occ({k}, {i})");
+                    // A step from rows `0..i` gives `(C[k], Occ(k, i))`.
+                    let step = bwt.backward_step(0, i, k);
+                    assert_eq!(step, (c[k as usize], naive[k as usize]), "step({k}, {i})");
                     assert_eq!(bwt.occ_counted(k, i), naive[k as usize], "occ({k}, {i})");
                 }
                 if i < n {

@@ -28,6 +28,27 @@ pub struct BiInterval {
     pub size: u64,
 }
 
+impl From<BiInterval> for SaInterval {
+    fn from(iv: BiInterval) -> Self {
+        SaInterval {
+            start: iv.fwd,
+            size: iv.size,
+        }
+    }
+}
+
+/// The suffix-array rows of a pattern `P`, `start..start + size`: what backward search
+/// alone gives, enough to count and locate `P` (a [`BiInterval`], which costs more per
+/// base, also extends to the right). Its occurrences on both strands, as for
+/// [`BiInterval::size`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SaInterval {
+    /// First row of `P`.
+    pub start: u64,
+    /// Number of rows.
+    pub size: u64,
+}
+
 impl BiInterval {
     /// The rows a locate walks: all of them, or `max` spread evenly over the interval
     /// when there are more (deterministic).
@@ -194,7 +215,7 @@ impl Searcher<'_> {
             if size == 0 {
                 return 0;
             }
-            (start, size) = kmer::backward_step(&self.bwt, start, size, c);
+            (start, size) = self.bwt.backward_step(start, size, c);
         }
         size
     }

@@ -91,7 +91,7 @@ impl Aligner<'_> {
         while !pending.is_empty() {
             let rows = pending.iter().map(|&(_, s)| {
                 (
-                    self.tiling_intervals[s].fwd,
+                    self.tiling_intervals[s].start,
                     u64::from(self.tiling_searched[s]),
                 )
             });
