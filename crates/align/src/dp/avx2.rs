@@ -6,7 +6,9 @@
 use std::arch::x86_64::*;
 
 use super::group::GroupBuffers;
-use super::{KernelParams, NEG};
+use super::KernelParams;
+#[cfg(target_arch = "x86_64")]
+use super::NEG;
 
 /// Lanes per vector.
 #[cfg(target_arch = "x86_64")]
