@@ -12,6 +12,8 @@ use crate::align_fixtures::{
     args, bowtie2_align, data_arg, expect_success, path_arg, require, seqfarm_align, test_dir,
     test_genome, Indexed,
 };
+use seqfarm_core::simd::{SimdLevel, SIMD_ENV};
+
 use crate::support::seqfarm;
 
 fn fastq(dir: &Path, file: &str, names: &[&str]) -> PathBuf {
@@ -168,23 +170,6 @@ fn paired_output_is_identical_at_any_thread_count() {
     assert_eq!(pairs, 8000, "every mate has a paired primary record");
 }
 
-/// The SIMD levels this CPU runs, by the names `SEQFARM_SIMD` takes.
-fn simd_levels() -> Vec<&'static str> {
-    let mut levels = vec!["scalar"];
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            levels.push("avx2");
-        }
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("avx512bw")
-        {
-            levels.push("avx512");
-        }
-    }
-    levels
-}
-
 /// Every kernel level gives the same SAM, in both modes: the extension kernels, and the
 /// index's bit counts (the baseline's under `SEQFARM_SIMD=scalar`, the CPU's POPCNT
 /// otherwise), are only faster ways to the same answer.
@@ -194,7 +179,8 @@ fn paired_output_is_identical_at_every_simd_level() {
     let out = dir.path().join("out.sam");
     for mode in ["--end-to-end", "--local"] {
         let mut outputs = Vec::new();
-        for level in simd_levels() {
+        let levels = [SimdLevel::Scalar, SimdLevel::Avx2, SimdLevel::Avx512];
+        for level in levels.into_iter().filter(|l| l.is_supported()) {
             let mut list = args(&[mode, "-p", "2", "-1"]);
             list.push(data_arg("pe_sim_R1.fq.gz"));
             list.push("-2".into());
@@ -205,11 +191,11 @@ fn paired_output_is_identical_at_every_simd_level() {
                 .arg("-x")
                 .arg(&test_genome().seqfarm)
                 .args(&list)
-                .env("SEQFARM_SIMD", level)
+                .env(SIMD_ENV, level.name())
                 .output()
                 .expect("seqfarm runs");
             expect_success("seqfarm align", &run);
-            outputs.push((level, std::fs::read(&out).unwrap()));
+            outputs.push((level.name(), std::fs::read(&out).unwrap()));
         }
         for (level, bytes) in &outputs {
             assert!(

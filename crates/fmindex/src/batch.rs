@@ -106,7 +106,6 @@ impl SampledSa<'_> {
     /// [`sa_values`] as the calling function is compiled.
     #[inline(always)]
     fn values_counted(&self, bwt: &Bwt<'_>, rows: &[u64], out: &mut Vec<Option<u64>>) {
-        let sa = self;
         out.clear();
         out.resize(rows.len(), None);
         // (index into rows, current row, steps so far); the first `live` are walking.
@@ -127,16 +126,16 @@ impl SampledSa<'_> {
             let mut i = 0;
             while i < live {
                 let (k, row, steps) = lanes[i];
-                let finished = if let Some(sample) = sa.sample_at(row) {
-                    Some(sa.samples.get(sample).map(|v| v + steps))
+                let finished = if let Some(sample) = self.sample_at(row) {
+                    Some(self.samples.get(sample).map(|v| v + steps))
                 } else if steps > limit {
                     Some(None)
                 } else {
                     match bwt.lf_counted(row) {
                         Some(next_row) => {
                             bwt.prefetch(next_row);
-                            if let Some(sample) = sa.sample_at(next_row) {
-                                sa.samples.prefetch(sample);
+                            if let Some(sample) = self.sample_at(next_row) {
+                                self.samples.prefetch(sample);
                             }
                             lanes[i] = (k, next_row, steps + 1);
                             None

@@ -28,15 +28,6 @@ pub struct BiInterval {
     pub size: u64,
 }
 
-impl From<BiInterval> for SaInterval {
-    fn from(iv: BiInterval) -> Self {
-        SaInterval {
-            start: iv.fwd,
-            size: iv.size,
-        }
-    }
-}
-
 /// The suffix-array rows of a pattern `P`, `start..start + size`: what backward search
 /// alone gives, enough to count and locate `P` (a [`BiInterval`], which costs more per
 /// base, also extends to the right). Its occurrences on both strands, as for
@@ -47,6 +38,16 @@ pub struct SaInterval {
     pub start: u64,
     /// Number of rows.
     pub size: u64,
+}
+
+/// A bidirectional interval's rows, its reverse-complement side dropped.
+impl From<BiInterval> for SaInterval {
+    fn from(iv: BiInterval) -> Self {
+        SaInterval {
+            start: iv.fwd,
+            size: iv.size,
+        }
+    }
 }
 
 impl BiInterval {
