@@ -29,12 +29,20 @@ pub struct MapqInput {
 /// Highest mapping quality reported.
 pub const MAX_MAPQ: u8 = 60;
 
-/// Mapping quality per mismatch-equivalent between the best score and the runner-up's:
-/// for a read whose search extended every candidate region, and for a pair (score
-/// sums). Calibrated on simulated reads and pairs (`bench/mapq_calibration.py`): with
-/// it, the reads and mates one mismatch ahead fall in the band 15-19, where well under
-/// 1 % of reads and 1-4 % of mates are misplaced, and almost none is above it.
+/// Mapping quality per mismatch-equivalent between the best score and the runner-up's,
+/// for a read whose search extended every candidate region. Calibrated on simulated
+/// reads (`bench/mapq_calibration.py`): with it, the reads one mismatch ahead fall in
+/// the band 15-19, where well under 1 % of them are misplaced, and almost none is above
+/// it.
 pub const RUNNER_UP_PER_MISMATCH: f64 = 18.0;
+
+/// Mapping quality per mismatch-equivalent between a pair's score sum and its best
+/// rival's. Calibrated on 35 sets of simulated pairs (`bench/align-calibration.sh`):
+/// with it, a pair one mismatch ahead gets 24, and every MAPQ band's misplaced mates
+/// are as few as its quality says or fewer, on each of three genomes. With 18 (a read's
+/// factor) the bands 10-19 were misplaced as rarely as qualities of 18-27 say; with 30,
+/// chr20's band 15-19 held too many.
+pub const PAIR_RUNNER_UP_PER_MISMATCH: f64 = 24.0;
 
 /// Mapping quality per mismatch-equivalent over the runner-up for a read whose search
 /// left candidate regions unextended (lowered further for each of them): a better

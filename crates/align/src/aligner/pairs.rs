@@ -31,7 +31,7 @@ use std::ops::Range;
 use super::{oriented_in, read_hash, Aligner, ReadInput, ReadResult, Unaligned};
 use crate::candidate::{fetch_window, n_columns, place, Placement};
 use crate::dp::ExtendJob;
-use crate::mapq::{MAX_MAPQ, RUNNER_UP_PER_MISMATCH};
+use crate::mapq::{MAX_MAPQ, PAIR_RUNNER_UP_PER_MISMATCH};
 use crate::pair::{MateOrientation, PairClass, PairFit, PairInput, PairParams, PairResult};
 
 /// Places kept per mate for pairing.
@@ -420,7 +420,7 @@ impl Aligner<'_> {
             .clamp(0.0, 1.0)
             .sqrt();
         let q = match second {
-            Some(second) => RUNNER_UP_PER_MISMATCH * f64::from(best - second) / unit,
+            Some(second) => PAIR_RUNNER_UP_PER_MISMATCH * f64::from(best - second) / unit,
             None => f64::from(MAX_MAPQ),
         };
         (q * fit).round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
