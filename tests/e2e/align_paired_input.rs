@@ -1,19 +1,19 @@
 //! `seqfarm align` paired input: mates out of step are errors that name both files and
 //! the record, leave no output behind and exit non-zero; paired output is the same
-//! bytes at any thread count and any SIMD level; unaligned BAM input (`-b`) gives the records its FASTQ
-//! gives, and with `--preserve-tags` carries its tags as bowtie2 does.
+//! bytes at any thread count and any SIMD level; unaligned BAM input (`-b`) gives the
+//! records its FASTQ gives, and with `--preserve-tags` carries its tags as bowtie2 does.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use std::process::Command;
 
+use seqfarm_core::simd::{SimdLevel, SIMD_ENV};
+
 use crate::align_fixtures::{
     args, bowtie2_align, data_arg, expect_success, path_arg, require, seqfarm_align, test_dir,
     test_genome, Indexed,
 };
-use seqfarm_core::simd::{SimdLevel, SIMD_ENV};
-
 use crate::support::seqfarm;
 
 fn fastq(dir: &Path, file: &str, names: &[&str]) -> PathBuf {

@@ -2,9 +2,7 @@
 //! accesses prefetched one round ahead, so the cache misses of a batch overlap instead
 //! of adding up. Same answers as the one-at-a-time functions (tests compare them).
 
-use seqfarm_core::nucleotide::AMBIGUOUS;
-
-use crate::kmer::SATURATED;
+use crate::intervals::{intervals_many, Search};
 use crate::occ::{with_popcount, Bwt};
 use crate::sa::SampledSa;
 use crate::search::Searcher;
@@ -12,81 +10,23 @@ use crate::search::Searcher;
 /// Searches in flight at once.
 const LANES: usize = 16;
 
-/// Backward-search state of one pattern: its interval and the bases still to prepend.
-#[derive(Clone, Copy, Default)]
-struct CountLane {
-    pattern: usize,
-    start: u64,
-    size: u64,
-    /// Bases of the pattern not yet searched: `pattern[..left]`.
-    left: usize,
-}
-
 /// Counts each pattern (codes; ambiguous → 0) into `out` (cleared first), as
-/// `Searcher::count` would.
+/// `Searcher::count` would: the sizes of the intervals [`intervals_many`] finds.
 pub(crate) fn count_many<P: AsRef<[u8]>>(
     searcher: &Searcher<'_>,
     patterns: &[P],
     out: &mut Vec<u64>,
 ) {
-    let bwt = &searcher.bwt;
+    let (mut intervals, mut searched) = (Vec::new(), Vec::new());
+    intervals_many(
+        searcher,
+        patterns,
+        Search::Whole,
+        &mut intervals,
+        &mut searched,
+    );
     out.clear();
-    out.resize(patterns.len(), 0);
-    let mut lanes: Vec<CountLane> = Vec::with_capacity(LANES);
-    let mut next = 0usize;
-    loop {
-        // Refill free lanes with new patterns, starting from their table entry.
-        while lanes.len() < LANES && next < patterns.len() {
-            let codes = patterns[next].as_ref();
-            let k = next;
-            next += 1;
-            if codes.is_empty() || codes.iter().any(|&c| c >= AMBIGUOUS) {
-                out[k] = if codes.is_empty() { bwt.len() } else { 0 };
-                continue;
-            }
-            let t = codes.len().min(searcher.kmer_len as usize);
-            let (start, size) = searcher.table_entry(&codes[codes.len() - t..]);
-            let lane = if size == SATURATED {
-                CountLane {
-                    pattern: k,
-                    start: 0,
-                    size: bwt.len(),
-                    left: codes.len(),
-                }
-            } else {
-                CountLane {
-                    pattern: k,
-                    start,
-                    size,
-                    left: codes.len() - t,
-                }
-            };
-            bwt.prefetch(lane.start);
-            bwt.prefetch(lane.start + lane.size);
-            lanes.push(lane);
-        }
-        if lanes.is_empty() {
-            break;
-        }
-        // One backward step for every lane; finished lanes leave.
-        let mut i = 0;
-        while i < lanes.len() {
-            let lane = &mut lanes[i];
-            if lane.left == 0 || lane.size == 0 {
-                out[lane.pattern] = lane.size;
-                lanes.swap_remove(i);
-                continue;
-            }
-            let c = patterns[lane.pattern].as_ref()[lane.left - 1];
-            let (start, size) = bwt.backward_step(lane.start, lane.size, c);
-            lane.start = start;
-            lane.size = size;
-            lane.left -= 1;
-            bwt.prefetch(start);
-            bwt.prefetch(start + size);
-            i += 1;
-        }
-    }
+    out.extend(intervals.iter().map(|iv| iv.size));
 }
 
 /// `SA` of each row, into `out` (cleared first; `None` only in a damaged index), as

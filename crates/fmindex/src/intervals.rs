@@ -66,12 +66,17 @@ pub(crate) fn intervals_many<P: AsRef<[u8]>>(
                 continue;
             } else {
                 let k = codes.len().min(k_max);
-                let (start, size) = searcher.table_entry(&codes[codes.len() - k..]);
-                if size == SATURATED {
-                    out[pattern] = searcher.interval(codes).into();
-                    continue;
+                match searcher.table_entry(&codes[codes.len() - k..]) {
+                    // Too many rows to store: the whole pattern is searched, from every row.
+                    (_, SATURATED) => (
+                        SaInterval {
+                            start: 0,
+                            size: searcher.bwt.len(),
+                        },
+                        0,
+                    ),
+                    (start, size) => (SaInterval { start, size }, k),
                 }
-                (SaInterval { start, size }, k)
             };
             searcher.bwt.prefetch(interval.start);
             searcher.bwt.prefetch(interval.start + interval.size);

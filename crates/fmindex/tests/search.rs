@@ -6,7 +6,9 @@ use naive::{genome_codes, index_of, index_with, naive_hits, naive_smems, real_ge
 use proptest::prelude::*;
 use seqfarm_core::nucleotide::{encode, AMBIGUOUS};
 use seqfarm_core::Strand;
-use seqfarm_fmindex::{BuildOptions, FmIndex, Hit, LocateScratch, SmemBatchScratch, SmemScratch};
+use seqfarm_fmindex::{
+    BuildOptions, FmIndex, Hit, LocateScratch, SaInterval, SmemBatchScratch, SmemScratch,
+};
 
 /// Random contigs: mostly A/C/G/T (lower case too), with N runs and IUPAC letters.
 fn genome_strategy() -> impl Strategy<Value = Genome> {
@@ -178,6 +180,15 @@ proptest! {
         for (query, range) in queries.iter().zip(&ranges) {
             index.smems(query, 1, &mut scratch, &mut found);
             prop_assert_eq!(&all[range.clone()], &found[..]);
+        }
+        // The batched backward searches, whose lanes start from every row where the
+        // table stores "recompute".
+        let (mut counts, mut rows) = (Vec::new(), Vec::new());
+        index.count_many(&queries, &mut counts);
+        index.intervals_many(&queries, &mut rows);
+        for ((query, &count), &row) in queries.iter().zip(&counts).zip(&rows) {
+            prop_assert_eq!(count, index.count(query));
+            prop_assert_eq!(row, SaInterval::from(index.interval(query)));
         }
     }
 }
