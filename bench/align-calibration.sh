@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # seqfarm's MAPQ on the simulated sets of bench/align.sh, for comparing two builds: per
 # set, % of reads (mates) correct and the share of them / wrong ones at MAPQ >= 20 (as
-# bench/align_eval.awk counts them), then the calibration per MAPQ band pooled over all
-# the sets (bench/mapq_calibration.py).
+# bench/align_eval.awk counts them), the same pooled over all the sets, then the
+# calibration per MAPQ band pooled over all the sets (bench/mapq_calibration.py).
 #
 #   bench/align-calibration.sh                  # the paired sets: chr20 athal celegans, mason seeds 17 18 19
 #   SETS=single bench/align-calibration.sh      # the single-end sets: same genomes, 150 and 100 bp, seed 11
@@ -22,7 +22,7 @@ align_set() {
   local name=$1 truth=$2 out=$tmp/${#pooled[@]}.sam
   shift 2
   "$SEQFARM" align -p "$threads" "$@" -S "$out" 2>/dev/null
-  awk -f "$repo/bench/align_eval.awk" "$truth" "$out" |
+  awk -f "$repo/bench/align_eval.awk" "$truth" "$out" | tee -a "$tmp/totals" |
     awk -F'\t' -v set="$name" '{ printf "| %s | %.3f | %.2f / %d |\n", set, $2, $7, $8 }'
   pooled+=("$truth" "$out")
 }
@@ -39,5 +39,7 @@ for g in ${GENOMES:-chr20 athal celegans}; do
     done
   fi
 done
+awk -F'\t' '{ n += $1; c += $1 * $2; q += $1 * $7; w += $8; sets++ }
+  END { printf "| all %d sets | %.3f | %.2f / %d |\n", sets, c / n, q / n, w }' "$tmp/totals"
 echo
 python3 "$repo/bench/mapq_calibration.py" "${pooled[@]}" "seqfarm, all sets"
