@@ -586,7 +586,9 @@ impl FmIndex {
 
     /// All SMEMs of `query` (codes `0..=3`, [`seqfarm_core::AMBIGUOUS`] never matched)
     /// of length `min_len` or more, sorted by query start, into `out`. Both strands are
-    /// searched at once (the index holds both). O(|query|) extensions per SMEM.
+    /// searched at once (the index holds both). O(|query|) extensions per SMEM; a
+    /// stretch of the query with no match of `min_len` bases is skipped a window at a
+    /// time, after the few bases of each window that still occur.
     pub fn smems(
         &self,
         query: &[u8],

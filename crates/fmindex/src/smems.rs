@@ -1,15 +1,22 @@
-//! Super-maximal exact matches (SMEMs), found as BWA's `smem1` finds them, for one read
-//! at a time or for many reads interleaved.
+//! Super-maximal exact matches (SMEMs), for one read at a time or for many reads
+//! interleaved.
 //!
-//! One search from a query position `x` is a [`SmemWalk`]: extend right from `x`,
-//! keeping each interval where the size is about to drop, then extend all of them left
-//! together. Each step is a table lookup or one or two `Occ4` lookups, and the cache
-//! lines it reads are known one step ahead. On an index many times the size of the
-//! cache nearly every lookup misses it, so one read's search is a chain of dependent
-//! memory loads. [`smems_many`] keeps [`LANES`] reads' searches in flight: it steps each
-//! in turn and prefetches the lines of its next step, so the misses of the batch
-//! overlap instead of adding up. The single-read functions run the same walk to the
-//! end, so both give the same SMEMs (a test compares them).
+//! Two searches, each a step at a time. A read's SMEMs of a minimum length are a
+//! [`SmemSweep`]: it tests a window of that length by backward search and skips past
+//! where the window stops occurring, so a read far from the reference costs a few
+//! steps per window, not BWA's walk from every short match's end. The SMEMs that
+//! contain one position and have a minimum number of occurrences (re-seeding) are a
+//! [`SmemWalk`], BWA's `smem1`: extend right from the position, keeping each interval
+//! where the size is about to drop, then extend all of them left together.
+//!
+//! Each step is a table lookup or one or two `Occ4` lookups, and the cache lines it
+//! reads are known one step ahead. On an index many times the size of the cache nearly
+//! every lookup misses it, so one read's search is a chain of dependent memory loads.
+//! [`smems_many`] and [`smems_at_many`] keep [`LANES`] searches in flight: they step
+//! each in turn and prefetch the lines of its next step, so the misses of the batch
+//! overlap instead of adding up. The single-read functions run the same searches to
+//! the end, so both give the same SMEMs (a test compares them, and both with brute
+//! force).
 
 use std::ops::Range;
 
@@ -48,13 +55,15 @@ impl Smem {
 /// (one per worker thread).
 #[derive(Debug, Default, Clone)]
 pub struct SmemScratch {
+    walk: SmemWalk,
     sweep: SmemSweep,
 }
 
 /// Reusable buffers for [`crate::FmIndex::smems_many`] (one per worker thread).
 #[derive(Debug, Default, Clone)]
 pub struct SmemBatchScratch {
-    lanes: Vec<(usize, SmemSweep)>,
+    sweeps: Vec<(usize, SmemSweep)>,
+    walks: Vec<(usize, WalkLane)>,
 }
 
 /// Which part of BWA's search a [`SmemWalk`] is in.
@@ -218,18 +227,7 @@ impl SmemWalk {
     /// arrive while other searches of a batch take their steps).
     fn prefetch_next(&self, searcher: &Searcher<'_>, query: &[u8]) {
         match self.phase {
-            Phase::Right => {
-                let i = self.i as usize;
-                if i >= query.len() || query[i] >= AMBIGUOUS {
-                    return;
-                }
-                if i + 1 - self.x <= searcher.kmer_len as usize {
-                    searcher.prefetch_table(&query[self.x..=i]);
-                } else {
-                    searcher.bwt.prefetch(self.iv.rev);
-                    searcher.bwt.prefetch(self.iv.rev + self.iv.size);
-                }
-            }
+            Phase::Right => prefetch_right(searcher, query, self.x, self.i as usize, self.iv),
             Phase::Left => {
                 for &(p, _) in &self.prev {
                     searcher.bwt.prefetch(p.fwd);
@@ -238,6 +236,20 @@ impl SmemWalk {
             }
             Phase::Done => {}
         }
+    }
+}
+
+/// Starts loading what [`next_right`] reads to append `query[i]` to `query[x..i]`.
+#[inline]
+fn prefetch_right(searcher: &Searcher<'_>, query: &[u8], x: usize, i: usize, iv: BiInterval) {
+    if i >= query.len() || query[i] >= AMBIGUOUS {
+        return;
+    }
+    if i + 1 - x <= searcher.kmer_len as usize {
+        searcher.prefetch_table(&query[x..=i]);
+    } else {
+        searcher.bwt.prefetch(iv.rev);
+        searcher.bwt.prefetch(iv.rev + iv.size);
     }
 }
 
@@ -259,38 +271,269 @@ fn next_right(
     searcher.extend_right(iv, query[i])
 }
 
-/// All the SMEMs of one read, a step at a time: one [`SmemWalk`] after another along
-/// the read, each starting where the last one's right extension ended.
+/// A [`SmemWalk`] and the matches it appends, run by [`smems_at_many`].
+#[derive(Debug, Default, Clone)]
+struct WalkLane {
+    walk: SmemWalk,
+    found: Vec<Smem>,
+}
+
+/// Which part of a [`SmemSweep`]'s search comes next.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Look up the last bases of the window `query[x..x + min_len]` in the k-mer table.
+    Window,
+    /// Prepend `query[i - 1]` to the interval of `query[i..x + min_len]`.
+    Test,
+    /// Append `query[i]` to the interval of `query[x..i]`.
+    Right,
+    /// Look up `query[i..=reach]` in the k-mer table.
+    BackTable,
+    /// Prepend `query[i - 1]` to the interval of `query[i..=reach]`.
+    Back,
+    /// Finished (or never started).
+    #[default]
+    Done,
+}
+
+/// All the SMEMs of one read of at least `min_len` bases, a step at a time, by
+/// skipping (Gagie's search, as ropebwt3 has it) rather than BWA's walk from every
+/// SMEM end:
+///
+/// 1. **Test** the window `query[x..x + min_len]` by backward search from its end. If
+///    `query[f..x + min_len]` does not occur, no such SMEM starts in `x..=f`: go on
+///    from `f + 1`. A read far from the reference (adapters, another strain) rarely
+///    gets past a few bases of a window, so most of it is skipped.
+/// 2. Otherwise **extend right** to the end `reach` of the longest match from `x`:
+///    `query[x..reach]` is an SMEM, because `query[x - 1..reach]` does not occur
+///    (whatever moved the search to `x` found a part of it that does not).
+/// 3. **Search back** from `reach` for the first start `x' > x` whose match reaches
+///    past it (every start between gives a match inside the one just found), and go
+///    on from `x'`: straight to step 2 when `query[x'..=reach]` already holds
+///    `min_len` bases.
+///
+/// The first bases of steps 1 and 3 come from the k-mer table. The result is exactly
+/// the SMEMs of at least `min_len` bases, sorted by start: those BWA finds with a
+/// [`SmemWalk`] from every SMEM's end (a test compares it with brute force at several
+/// lengths).
 #[derive(Debug, Default, Clone)]
 struct SmemSweep {
-    walk: SmemWalk,
-    /// The read's SMEMs so far, any length, sorted by start (the current walk's from
-    /// its `first_found` on).
+    stage: Stage,
+    min_len: usize,
+    /// The start of the window (Window, Test) or of the match (Right, Back).
+    x: usize,
+    /// The next position to read (see [`Stage`]).
+    i: usize,
+    /// Back and BackTable: the end of the match just reported, which the next must pass.
+    reach: usize,
+    /// The interval of the bases read so far (see [`Stage`]).
+    iv: BiInterval,
+    /// The read's SMEMs so far, sorted by start.
     found: Vec<Smem>,
 }
 
 impl SmemSweep {
-    /// Starts the first walk at or after `x` that has something to search; false when
-    /// none is left.
-    fn begin(&mut self, searcher: &Searcher<'_>, query: &[u8], mut x: usize) -> bool {
-        while x < query.len() {
-            if self.walk.start(searcher, query, x, 1, self.found.len()) {
-                return true;
-            }
-            x = self.walk.next_start;
-        }
-        false
+    /// Starts the search of `query` for SMEMs of `min_len` bases or more (at least 1);
+    /// false when none can be found.
+    fn begin(&mut self, searcher: &Searcher<'_>, query: &[u8], min_len: u32) -> bool {
+        self.found.clear();
+        self.min_len = (min_len as usize).max(1);
+        self.window_at(searcher, query, 0);
+        self.stage != Stage::Done
     }
 
-    /// One step of the current walk, going on to the next when it ends; false once the
-    /// read is done.
-    fn step(&mut self, searcher: &Searcher<'_>, query: &[u8]) -> bool {
-        if self.walk.step(searcher, query, &mut self.found) {
-            return true;
-        }
-        self.found[self.walk.first_found..].sort_by_key(|m| m.start);
-        self.begin(searcher, query, self.walk.next_start)
+    /// The number of window bases the table gives at once.
+    fn table_len(&self, searcher: &Searcher<'_>) -> usize {
+        self.min_len.min(searcher.kmer_len as usize)
     }
+
+    /// Moves the window to `x`, past any window holding an ambiguous base, and starts
+    /// loading its table entry.
+    fn window_at(&mut self, searcher: &Searcher<'_>, query: &[u8], mut x: usize) {
+        let k = self.table_len(searcher);
+        loop {
+            let end = x + self.min_len;
+            if end > query.len() {
+                self.stage = Stage::Done;
+                return;
+            }
+            let tail = &query[end - k..end];
+            match tail.iter().rposition(|&c| c >= AMBIGUOUS) {
+                Some(a) => x = end - k + a + 1,
+                None => {
+                    searcher.prefetch_table(tail);
+                    self.stage = Stage::Window;
+                    self.x = x;
+                    return;
+                }
+            }
+        }
+    }
+
+    /// One step: one table lookup or extension (which may append an SMEM). False once
+    /// the read is done.
+    fn step(&mut self, searcher: &Searcher<'_>, query: &[u8]) -> bool {
+        match self.stage {
+            Stage::Window => {
+                let end = self.x + self.min_len;
+                let start = end - self.table_len(searcher);
+                let iv = interval_of(searcher, &query[start..end]);
+                if iv.is_empty() {
+                    self.window_at(searcher, query, start + 1);
+                } else {
+                    self.iv = iv;
+                    self.i = start;
+                    self.tested();
+                }
+            }
+            Stage::Test => {
+                let c = query[self.i - 1];
+                let next = if c < AMBIGUOUS {
+                    searcher.extend_left(self.iv, c)
+                } else {
+                    BiInterval::default()
+                };
+                if next.is_empty() {
+                    self.window_at(searcher, query, self.i);
+                } else {
+                    self.iv = next;
+                    self.i -= 1;
+                    self.tested();
+                }
+            }
+            Stage::Right => {
+                let i = self.i;
+                let next = if i < query.len() && query[i] < AMBIGUOUS {
+                    next_right(searcher, query, self.x, i, self.iv)
+                } else {
+                    BiInterval::default()
+                };
+                if next.is_empty() {
+                    self.found.push(Smem {
+                        start: self.x as u32,
+                        end: i as u32,
+                        interval: self.iv,
+                    });
+                    self.back_from(searcher, query, i);
+                } else {
+                    self.iv = next;
+                    self.i += 1;
+                }
+            }
+            Stage::BackTable => {
+                let iv = interval_of(searcher, &query[self.i..=self.reach]);
+                if iv.is_empty() {
+                    // The start lies among the table's bases: the longest suffix of
+                    // those that occurs, a base at a time (rare: the table holds a
+                    // length at which most strings occur).
+                    let mut start = self.reach + 1;
+                    let mut iv = BiInterval::default();
+                    while start > self.i + 1 {
+                        let longer = interval_of(searcher, &query[start - 1..=self.reach]);
+                        if longer.is_empty() {
+                            break;
+                        }
+                        (iv, start) = (longer, start - 1);
+                    }
+                    self.next_match_from(searcher, query, start, iv);
+                } else {
+                    self.iv = iv;
+                    self.backed(searcher, query);
+                }
+            }
+            Stage::Back => {
+                let next = searcher.extend_left(self.iv, query[self.i - 1]);
+                if next.is_empty() {
+                    self.next_match_from(searcher, query, self.i, self.iv);
+                } else {
+                    self.iv = next;
+                    self.i -= 1;
+                    self.backed(searcher, query);
+                }
+            }
+            Stage::Done => return false,
+        }
+        self.prefetch_next(searcher, query);
+        self.stage != Stage::Done
+    }
+
+    /// After a step of the window's test: on to the right extension once the whole
+    /// window occurs.
+    fn tested(&mut self) {
+        self.stage = Stage::Test;
+        if self.i == self.x {
+            self.stage = Stage::Right;
+            self.i = self.x + self.min_len;
+        }
+    }
+
+    /// After the SMEM `query[x..reach]`: searches back from `reach` for the next start.
+    fn back_from(&mut self, searcher: &Searcher<'_>, query: &[u8], reach: usize) {
+        if reach == query.len() {
+            self.stage = Stage::Done;
+        } else if query[reach] >= AMBIGUOUS {
+            self.window_at(searcher, query, reach + 1);
+        } else {
+            let k = (searcher.kmer_len as usize).min(reach - self.x);
+            self.reach = reach;
+            self.i = reach + 1 - k;
+            self.stage = Stage::BackTable;
+            searcher.prefetch_table(&query[self.i..=reach]);
+        }
+    }
+
+    /// After a step of the back search: done when it reaches the base after the last
+    /// SMEM's start.
+    fn backed(&mut self, searcher: &Searcher<'_>, query: &[u8]) {
+        self.stage = Stage::Back;
+        if self.i == self.x + 1 {
+            self.next_match_from(searcher, query, self.i, self.iv);
+        }
+    }
+
+    /// Goes on from `start`, the first start after the last SMEM's whose match passes
+    /// its end (`iv`: the interval of `query[start..=reach]`; `start` past `reach`
+    /// when none does).
+    fn next_match_from(
+        &mut self,
+        searcher: &Searcher<'_>,
+        query: &[u8],
+        start: usize,
+        iv: BiInterval,
+    ) {
+        if start <= self.reach && self.reach + 1 - start >= self.min_len {
+            self.stage = Stage::Right;
+            self.x = start;
+            self.i = self.reach + 1;
+            self.iv = iv;
+        } else {
+            self.window_at(searcher, query, start);
+        }
+    }
+
+    /// Starts loading the cache lines the next step reads.
+    fn prefetch_next(&self, searcher: &Searcher<'_>, query: &[u8]) {
+        match self.stage {
+            Stage::Test | Stage::Back => {
+                searcher.bwt.prefetch(self.iv.fwd);
+                searcher.bwt.prefetch(self.iv.fwd + self.iv.size);
+            }
+            Stage::Right => prefetch_right(searcher, query, self.x, self.i, self.iv),
+            // The table entry was asked for when the stage was set.
+            Stage::Window | Stage::BackTable | Stage::Done => {}
+        }
+    }
+}
+
+/// The interval of `codes` (length `1..=kmer_len`, all `0..=3`) from the table, or by
+/// backward search where its entry is saturated.
+fn interval_of(searcher: &Searcher<'_>, codes: &[u8]) -> BiInterval {
+    searcher.table_interval(codes).unwrap_or_else(|| {
+        codes
+            .iter()
+            .rev()
+            .fold(searcher.everything(), |iv, &c| searcher.extend_left(iv, c))
+    })
 }
 
 impl Searcher<'_> {
@@ -307,7 +550,7 @@ impl Searcher<'_> {
         scratch: &mut SmemScratch,
         out: &mut Vec<Smem>,
     ) -> usize {
-        let walk = &mut scratch.sweep.walk;
+        let walk = &mut scratch.walk;
         if walk.start(self, query, x, min_size, out.len()) {
             while walk.step(self, query, out) {}
         }
@@ -315,7 +558,7 @@ impl Searcher<'_> {
     }
 
     /// All SMEMs of `query` (codes, [`AMBIGUOUS`] never matched) of length at least
-    /// `min_len`, sorted by start. O(|query|) extensions per distinct SMEM end, as BWA.
+    /// `min_len`, sorted by start ([`SmemSweep`]).
     pub fn smems(
         &self,
         query: &[u8],
@@ -323,13 +566,29 @@ impl Searcher<'_> {
         scratch: &mut SmemScratch,
         out: &mut Vec<Smem>,
     ) {
-        out.clear();
         let sweep = &mut scratch.sweep;
-        sweep.found.clear();
-        if sweep.begin(self, query, 0) {
+        if sweep.begin(self, query, min_len) {
             while sweep.step(self, query) {}
         }
-        out.extend(sweep.found.iter().filter(|m| m.len() >= min_len));
+        out.clear();
+        out.extend_from_slice(&sweep.found);
+    }
+}
+
+/// What [`in_lock_step`] runs in each lane: a search and the matches it found.
+trait Lane: Default {
+    fn found(&self) -> &[Smem];
+}
+
+impl Lane for SmemSweep {
+    fn found(&self) -> &[Smem] {
+        &self.found
+    }
+}
+
+impl Lane for WalkLane {
+    fn found(&self) -> &[Smem] {
+        &self.found
     }
 }
 
@@ -345,11 +604,10 @@ pub(crate) fn smems_many<P: AsRef<[u8]>>(
     ranges: &mut Vec<Range<usize>>,
 ) {
     in_lock_step(
-        &mut scratch.lanes,
+        &mut scratch.sweeps,
         reads.len(),
-        |r, sweep| sweep.begin(searcher, reads[r].as_ref(), 0),
+        |r, sweep| sweep.begin(searcher, reads[r].as_ref(), min_len),
         |r, sweep| sweep.step(searcher, reads[r].as_ref()),
-        min_len,
         out,
         ranges,
     );
@@ -365,39 +623,37 @@ pub(crate) fn smems_at_many(
     ranges: &mut Vec<Range<usize>>,
 ) {
     in_lock_step(
-        &mut scratch.lanes,
+        &mut scratch.walks,
         jobs.len(),
-        |j, sweep| {
+        |j, lane| {
             let (query, x, min_size) = jobs[j];
-            sweep.walk.start(searcher, query, x, min_size, 0)
+            lane.found.clear();
+            lane.walk.start(searcher, query, x, min_size, 0)
         },
-        |j, sweep| sweep.walk.step(searcher, jobs[j].0, &mut sweep.found),
-        0,
+        |j, lane| lane.walk.step(searcher, jobs[j].0, &mut lane.found),
         out,
         ranges,
     );
 }
 
 /// Runs searches `0..jobs` [`LANES`] at a time, stepping each live one in turn:
-/// `begin(job, lane)` starts a job in a lane whose `found` is empty (false: it has
-/// nothing to search), and `step(job, lane)` advances it one step (false: it has
-/// ended). Job `j`'s matches of `min_len` bases or more go to `out[ranges[j]]` (both
-/// cleared first).
-fn in_lock_step(
-    lanes: &mut Vec<(usize, SmemSweep)>,
+/// `begin(job, lane)` starts a job in a lane (false: it has nothing to search), and
+/// `step(job, lane)` advances it one step (false: it has ended). Job `j`'s matches go
+/// to `out[ranges[j]]` (both cleared first).
+fn in_lock_step<L: Lane>(
+    lanes: &mut Vec<(usize, L)>,
     jobs: usize,
-    mut begin: impl FnMut(usize, &mut SmemSweep) -> bool,
-    mut step: impl FnMut(usize, &mut SmemSweep) -> bool,
-    min_len: u32,
+    mut begin: impl FnMut(usize, &mut L) -> bool,
+    mut step: impl FnMut(usize, &mut L) -> bool,
     out: &mut Vec<Smem>,
     ranges: &mut Vec<Range<usize>>,
 ) {
     out.clear();
     ranges.clear();
     ranges.resize(jobs, 0..0);
-    let mut finish = |job: usize, sweep: &SmemSweep| {
+    let mut finish = |job: usize, lane: &L| {
         let first = out.len();
-        out.extend(sweep.found.iter().filter(|m| m.len() >= min_len));
+        out.extend_from_slice(lane.found());
         ranges[job] = first..out.len();
     };
     lanes.resize_with(LANES, Default::default);
@@ -406,14 +662,13 @@ fn in_lock_step(
     let mut next = 0;
     loop {
         while live < LANES && next < jobs {
-            let (job, sweep) = &mut lanes[live];
+            let (job, lane) = &mut lanes[live];
             *job = next;
             next += 1;
-            sweep.found.clear();
-            if begin(*job, sweep) {
+            if begin(*job, lane) {
                 live += 1;
             } else {
-                finish(*job, sweep);
+                finish(*job, lane);
             }
         }
         if live == 0 {
@@ -421,11 +676,11 @@ fn in_lock_step(
         }
         let mut k = 0;
         while k < live {
-            let (job, sweep) = &mut lanes[k];
-            if step(*job, sweep) {
+            let (job, lane) = &mut lanes[k];
+            if step(*job, lane) {
                 k += 1;
             } else {
-                finish(*job, sweep);
+                finish(*job, lane);
                 live -= 1;
                 lanes.swap(k, live);
             }
