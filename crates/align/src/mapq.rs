@@ -53,17 +53,15 @@ pub const UNEXTENDED_PER_MISMATCH: f64 = 9.0;
 
 /// The mapping quality of a read's best alignment.
 pub fn mapq(scoring: &Scoring, input: &MapqInput) -> u8 {
-    if input.best_count > 1 {
-        // Equally good places: a coin toss (bowtie2 reports 0 or 1 too).
-        return u8::from(input.best_count == 2);
+    if let Some(q) = tie_quality(input.best_count) {
+        return q;
     }
-    let perfect = scoring.perfect_score(input.read_len);
-    let min = scoring.min_score(input.read_len);
-    // One high-quality mismatch: the unit score differences are measured in.
-    let unit = f64::from((scoring.mismatch_max + scoring.match_bonus).max(1));
-    let fit = (f64::from(input.best - min) / f64::from((perfect - min).max(1)))
-        .clamp(0.0, 1.0)
-        .sqrt();
+    let unit = mismatch_unit(scoring);
+    let fit = fit(
+        input.best,
+        scoring.min_score(input.read_len),
+        scoring.perfect_score(input.read_len),
+    );
     let q = match (input.second, input.second_bound) {
         // A runner-up was found, and no candidate region was left unextended.
         (Some(second), _) if input.unexplored == 0 => {
@@ -86,6 +84,56 @@ pub fn mapq(scoring: &Scoring, input: &MapqInput) -> u8 {
     let q = q * fit - 4.343 * (1.0 + input.unexplored as f64).ln();
     let q = q * (1.0 - f64::from(input.repetitive_fraction)).clamp(0.0, 1.0);
     q.round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
+}
+
+/// The mapping quality of a pair whose mates are `lens` bases long: as a read's
+/// ([`mapq`]), with the pair's score sum `best` in place of a read's score and its best
+/// rival `second` (another concordant pair, or a penalised non-concordant combination;
+/// `None`: none) as the runner-up, both weighed by the caller by how likely their
+/// fragment lengths are, as BWA-MEM weighs pairs. `ties`: the pairs that rank equally
+/// with it, itself included.
+pub fn pair_mapq(
+    scoring: &Scoring,
+    best: i32,
+    second: Option<i32>,
+    ties: usize,
+    lens: [usize; 2],
+) -> u8 {
+    if let Some(q) = tie_quality(ties) {
+        return q;
+    }
+    let [a, b] = lens;
+    let fit = fit(
+        best,
+        scoring.min_score(a) + scoring.min_score(b),
+        scoring.perfect_score(a) + scoring.perfect_score(b),
+    );
+    let q = match second {
+        Some(second) => {
+            PAIR_RUNNER_UP_PER_MISMATCH * f64::from(best - second) / mismatch_unit(scoring)
+        }
+        None => f64::from(MAX_MAPQ),
+    };
+    (q * fit).round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
+}
+
+/// Equally good places make a coin toss: 1 for two, 0 for more (bowtie2 reports 0 or 1
+/// too); `None` for one.
+fn tie_quality(count: usize) -> Option<u8> {
+    (count > 1).then_some(u8::from(count == 2))
+}
+
+/// One high-quality mismatch: the unit score differences are measured in.
+fn mismatch_unit(scoring: &Scoring) -> f64 {
+    f64::from((scoring.mismatch_max + scoring.match_bonus).max(1))
+}
+
+/// How well a score sits between the valid minimum and a perfect alignment's (0 to 1,
+/// square root of the share): a barely valid alignment is often a wrong one.
+fn fit(best: i32, min: i32, perfect: i32) -> f64 {
+    (f64::from(best - min) / f64::from((perfect - min).max(1)))
+        .clamp(0.0, 1.0)
+        .sqrt()
 }
 
 #[cfg(test)]

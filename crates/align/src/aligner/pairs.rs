@@ -31,7 +31,7 @@ use std::ops::Range;
 use super::{oriented_in, read_hash, Aligner, ReadInput, ReadResult, Unaligned};
 use crate::candidate::{fetch_window, n_columns, place, Placement};
 use crate::dp::ExtendJob;
-use crate::mapq::{MAX_MAPQ, PAIR_RUNNER_UP_PER_MISMATCH};
+use crate::mapq::pair_mapq;
 use crate::pair::{MateOrientation, PairClass, PairFit, PairInput, PairParams, PairResult};
 
 /// Places kept per mate for pairing.
@@ -322,7 +322,7 @@ impl Aligner<'_> {
                     .into_iter()
                     .flatten()
                     .max();
-                let quality = self.pair_mapq(stretched.0, rival, quality_ties(1), lens);
+                let quality = pair_mapq(&self.params.scoring, stretched.0, rival, quality_ties(1), lens);
                 return PairResult {
                     class: PairClass::Discordant,
                     mates: [
@@ -351,7 +351,7 @@ impl Aligner<'_> {
             .into_iter()
             .flatten()
             .max();
-        let pair_quality = self.pair_mapq(weighed(&combos[0]), rival, quality_ties(ties), lens);
+        let pair_quality = pair_mapq(&self.params.scoring, weighed(&combos[0]), rival, quality_ties(ties), lens);
         let reported = &combos[..combos.len().min(self.params.report.max(1))];
         let (a, b) = (reported[0].1, reported[0].2);
         let placements = |m: &MatePlaces, pick: fn(&Combination) -> usize| {
@@ -402,28 +402,6 @@ impl Aligner<'_> {
             mates: [single(m1), single(m2)],
             other_pairs: false,
         }
-    }
-
-    /// The quality of a pair: as a read's (`mapq`), with the pair's score sum `best` in
-    /// place of a read's score and the best rival `second` (another concordant pair, or
-    /// a penalised non-concordant combination) as the runner-up; `best` and `second`
-    /// are weighed by how likely their fragment lengths are, as BWA-MEM weighs pairs.
-    fn pair_mapq(&self, best: i32, second: Option<i32>, ties: usize, lens: [usize; 2]) -> u8 {
-        if ties > 1 {
-            return u8::from(ties == 2);
-        }
-        let scoring = &self.params.scoring;
-        let perfect = scoring.perfect_score(lens[0]) + scoring.perfect_score(lens[1]);
-        let min = scoring.min_score(lens[0]) + scoring.min_score(lens[1]);
-        let unit = f64::from((scoring.mismatch_max + scoring.match_bonus).max(1));
-        let fit = (f64::from(best - min) / f64::from((perfect - min).max(1)))
-            .clamp(0.0, 1.0)
-            .sqrt();
-        let q = match second {
-            Some(second) => PAIR_RUNNER_UP_PER_MISMATCH * f64::from(best - second) / unit,
-            None => f64::from(MAX_MAPQ),
-        };
-        (q * fit).round().clamp(0.0, f64::from(MAX_MAPQ)) as u8
     }
 }
 
