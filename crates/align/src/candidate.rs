@@ -81,7 +81,7 @@ pub fn ungapped(
 }
 
 /// The score of read code `r` (mismatch penalty `penalty`) against reference code `d`,
-/// as [`pair_score`] gives it in the dynamic programme (match bonus `bonus`, N penalty
+/// as [`pair_score`](crate::dp::scalar::pair_score) gives it in the dynamic programme (match bonus `bonus`, N penalty
 /// `n`), written as selects on 32-bit values: a sum of these over a read vectorises,
 /// one of `pair_score`'s 16-bit clamps does not.
 #[inline(always)]
