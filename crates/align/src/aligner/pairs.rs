@@ -322,7 +322,13 @@ impl Aligner<'_> {
                     .into_iter()
                     .flatten()
                     .max();
-                let quality = pair_mapq(&self.params.scoring, stretched.0, rival, quality_ties(1), lens);
+                let quality = pair_mapq(
+                    &self.params.scoring,
+                    stretched.0,
+                    rival,
+                    quality_ties(1),
+                    lens,
+                );
                 return PairResult {
                     class: PairClass::Discordant,
                     mates: [
@@ -351,7 +357,13 @@ impl Aligner<'_> {
             .into_iter()
             .flatten()
             .max();
-        let pair_quality = pair_mapq(&self.params.scoring, weighed(&combos[0]), rival, quality_ties(ties), lens);
+        let pair_quality = pair_mapq(
+            &self.params.scoring,
+            weighed(&combos[0]),
+            rival,
+            quality_ties(ties),
+            lens,
+        );
         let reported = &combos[..combos.len().min(self.params.report.max(1))];
         let (a, b) = (reported[0].1, reported[0].2);
         let placements = |m: &MatePlaces, pick: fn(&Combination) -> usize| {
