@@ -16,7 +16,7 @@
 //! | — | — | [`FmIndex::count`] of a pattern of length `m` | O(m − K) backward steps |
 //! | — | — | [`FmIndex::intervals_many`] (rows to locate) | the same, 16 patterns in lock step |
 //! | — | — | [`FmIndex::extend_left`] / [`FmIndex::extend_right`] | O(1), two `Occ4` |
-//! | — | — | [`FmIndex::smems`] of length ≥ `l` | O(m) extensions per SMEM; a stretch with no match of `l` bases costs about one extension per `l − log₄ n` bases (windows skipped) |
+//! | — | — | [`FmIndex::smems`] of length ≥ `l` | O(m) extensions per SMEM; a stretch with no match of `l` bases costs about `log₄ n` extensions per `l − log₄ n` bases (windows skipped) |
 //! | — | — | [`FmIndex::smems_many`] | the same for 16 reads in lock step, their cache misses overlapped |
 //! | sampled suffix array, every `r`-th row | `4n/r` bytes (`8n/r` past 2^32) | [`FmIndex::locate`] | O(r) per occurrence |
 //! | packed reference + mask | `n/8` bytes + runs | [`seqfarm_core::Reference::fetch_codes`] | O(window) |

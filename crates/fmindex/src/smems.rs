@@ -377,7 +377,7 @@ impl SmemSweep {
             Stage::Window => {
                 let end = self.x + self.min_len;
                 let start = end - self.table_len(searcher);
-                let iv = interval_of(searcher, &query[start..end]);
+                let iv = searcher.interval(&query[start..end]);
                 if iv.is_empty() {
                     self.window_at(searcher, query, start + 1);
                 } else {
@@ -421,7 +421,7 @@ impl SmemSweep {
                 }
             }
             Stage::BackTable => {
-                let iv = interval_of(searcher, &query[self.i..=self.reach]);
+                let iv = searcher.interval(&query[self.i..=self.reach]);
                 if iv.is_empty() {
                     // The start lies among the table's bases: the longest suffix of
                     // those that occurs, a base at a time (rare: the table holds a
@@ -429,7 +429,7 @@ impl SmemSweep {
                     let mut start = self.reach + 1;
                     let mut iv = BiInterval::default();
                     while start > self.i + 1 {
-                        let longer = interval_of(searcher, &query[start - 1..=self.reach]);
+                        let longer = searcher.interval(&query[start - 1..=self.reach]);
                         if longer.is_empty() {
                             break;
                         }
@@ -523,17 +523,6 @@ impl SmemSweep {
             Stage::Window | Stage::BackTable | Stage::Done => {}
         }
     }
-}
-
-/// The interval of `codes` (length `1..=kmer_len`, all `0..=3`) from the table, or by
-/// backward search where its entry is saturated.
-fn interval_of(searcher: &Searcher<'_>, codes: &[u8]) -> BiInterval {
-    searcher.table_interval(codes).unwrap_or_else(|| {
-        codes
-            .iter()
-            .rev()
-            .fold(searcher.everything(), |iv, &c| searcher.extend_left(iv, c))
-    })
 }
 
 impl Searcher<'_> {
