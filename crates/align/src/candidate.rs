@@ -81,9 +81,9 @@ pub fn ungapped(
 }
 
 /// The score of read code `r` (mismatch penalty `penalty`) against reference code `d`,
-/// as [`pair_score`](crate::dp::scalar::pair_score) gives it in the dynamic programme (match bonus `bonus`, N penalty
-/// `n`), written as selects on 32-bit values: a sum of these over a read vectorises,
-/// one of `pair_score`'s 16-bit clamps does not.
+/// as [`pair_score`](crate::dp::scalar::pair_score) gives it in the dynamic programme
+/// (match bonus `bonus`, N penalty `n`), written as selects on 32-bit values: a sum of
+/// these over a read vectorises, one of `pair_score`'s 16-bit clamps does not.
 #[inline(always)]
 fn column_score(r: u8, penalty: i16, d: u8, bonus: i32, n: i32) -> i32 {
     let s = if r >= REF_N {
