@@ -1,6 +1,7 @@
 //! Aligning a batch of reads: seeds and regions per read, all extensions of the batch
 //! in one SIMD pass, then the best placement, the runner-up and the mapping quality.
 
+mod bowtie2;
 mod fast;
 mod pairs;
 
@@ -13,7 +14,7 @@ use seqfarm_fmindex::{FmIndex, Hit, SaInterval, Smem};
 use crate::candidate::{band_for, fetch_window, n_columns, place, ungapped, Placement};
 use crate::chain::{regions, Region};
 use crate::dp::{ExtendJob, Extender, Extension};
-use crate::mapq::{mapq, MapqInput};
+use crate::mapq::{bowtie2_mapq, mapq, MapqInput, MapqModel};
 use crate::params::AlignParams;
 use crate::seed::{Anchor, FixedSeed, SeedStats, Seeder};
 
@@ -135,6 +136,9 @@ struct Prepared {
     smems: Option<Range<usize>>,
     /// Whether the read may align forward and reverse-complemented (`--nofw`, `--norc`).
     strands: [bool; 2],
+    /// Whether the read is a mate whose partner passed the read filters too: bowtie2
+    /// spaces such a mate's seeds further apart.
+    bowtie2_paired: bool,
 }
 
 /// Which search a round runs.
@@ -164,6 +168,10 @@ pub struct Aligner<'i> {
     extensions: Vec<Option<Extension>>,
     seeds: Vec<Smem>,
     smem_store: Vec<Smem>,
+    /// bowtie2's seeds of the reads of a round (bowtie2's mapping quality only).
+    bowtie2_seeds: Vec<Smem>,
+    /// Whether the batch is mates, two by two (bowtie2 seeds mates differently).
+    mates: bool,
     /// The fast path's unique seeds of the read at hand, as indices into
     /// `tiling_seeds` (a reused buffer).
     unique_seeds: Vec<usize>,
@@ -212,6 +220,8 @@ impl<'i> Aligner<'i> {
             extensions: Vec::new(),
             seeds: Vec::new(),
             smem_store: Vec::new(),
+            bowtie2_seeds: Vec::new(),
+            mates: false,
             unique_seeds: Vec::new(),
             tiling_seeds: Vec::new(),
             tiling_ranges: Vec::new(),
@@ -256,9 +266,12 @@ impl<'i> Aligner<'i> {
         results.clear();
         // The reads to search: those no filter drops.
         let mut all = Vec::with_capacity(reads.len());
+        let filters: Vec<Option<Unaligned>> =
+            reads.iter().map(|read| self.read_filter(read.bases)).collect();
         for (i, read) in reads.iter().enumerate() {
-            let filter = self.read_filter(read.bases);
-            self.prepare(read, strands(i), filter.is_none());
+            let filter = filters[i];
+            let paired = self.mates && filters[i ^ 1].is_none();
+            self.prepare(read, strands(i), filter.is_none(), paired);
             if filter.is_none() {
                 all.push(i);
             }
@@ -309,7 +322,7 @@ impl<'i> Aligner<'i> {
 
     /// Decodes a read and its reverse complement into the arenas; a read not `searched`
     /// (one a filter dropped) is prepared as an empty one.
-    fn prepare(&mut self, read: &ReadInput<'_>, strands: [bool; 2], searched: bool) {
+    fn prepare(&mut self, read: &ReadInput<'_>, strands: [bool; 2], searched: bool, paired: bool) {
         let len = if searched { read.bases.len() } else { 0 };
         // Forward codes, then the reverse complement after them.
         let start = self.codes.len();
@@ -340,6 +353,7 @@ impl<'i> Aligner<'i> {
             codes: start..start + 2 * len,
             penalties: pstart..pstart + 2 * len,
             strands,
+            bowtie2_paired: paired,
             ..Prepared::default()
         });
     }
@@ -447,8 +461,12 @@ impl<'i> Aligner<'i> {
     /// batched walk, then groups each read's anchors into regions and queues the best.
     fn find_candidates(&mut self, which: &[usize], min_len: u32) {
         self.seeds.clear();
+        let mut bowtie2_ranges = Vec::new();
+        if self.bowtie2_runner_ups() {
+            self.search_bowtie2_seeds(which, &mut bowtie2_ranges);
+        }
         let mut seed_ranges = Vec::with_capacity(which.len());
-        for &r in which {
+        for (n, &r) in which.iter().enumerate() {
             let first = self.seeds.len();
             let stored = self.prepared[r].smems.clone().unwrap_or_default();
             self.seeds.extend(
@@ -456,6 +474,9 @@ impl<'i> Aligner<'i> {
                     .iter()
                     .filter(|m| m.len() >= min_len),
             );
+            if let Some(range) = bowtie2_ranges.get(n) {
+                self.seeds.extend_from_slice(&self.bowtie2_seeds[range.clone()]);
+            }
             seed_ranges.push(first..self.seeds.len());
         }
         self.seeder
@@ -478,7 +499,12 @@ impl<'i> Aligner<'i> {
             .anchors(&self.seeds, seeds, len, &self.params, &mut self.anchors);
         regions(&mut self.anchors, len, &mut self.covered, &mut self.regions);
         let best_weight = self.regions.first().map_or(0, |g| g.weight);
-        let cutoff = (best_weight as f32 * self.params.drop_ratio) as u32;
+        let mut cutoff = (best_weight as f32 * self.params.drop_ratio) as u32;
+        if self.bowtie2_runner_ups() {
+            // A region one of bowtie2's seeds leads to is one bowtie2 extends.
+            let (seed_len, _) = self.params.bowtie2_seeding.layout(len, false);
+            cutoff = cutoff.min(seed_len as u32);
+        }
         let kept = self
             .regions
             .iter()
@@ -594,6 +620,16 @@ impl<'i> Aligner<'i> {
         }
         found.truncate(kept);
         let mut distinct = found;
+        if self.bowtie2_runner_ups() {
+            // The alignments bowtie2 finds by its seeds; the best ones when it would
+            // find none of them (it may find them otherwise).
+            let seen = |d: &(i32, bool, i64, i64, usize)| {
+                self.holds_bowtie2_seed(&self.candidates[d.4])
+            };
+            let top = distinct[0].0;
+            let top_seen = distinct.iter().any(|d| d.0 == top && seen(d));
+            distinct.retain(|d| seen(d) || (!top_seen && d.0 == top));
+        }
         let best = distinct[0].0;
         let ties = distinct.iter().take_while(|d| d.0 == best).count();
         // (The hash walks the whole read: only a tie needs it.)
@@ -602,19 +638,25 @@ impl<'i> Aligner<'i> {
             distinct.swap(0, chosen);
         }
         let second_best = distinct.get(1).map(|d| d.0);
-        let quality = mapq(
-            scoring,
-            &MapqInput {
-                best,
-                second: second_best,
-                best_count: ties,
-                second_bound: prepared.second_bound,
-                unique_seeds: prepared.unique_seeds,
-                read_len: len,
-                repetitive_fraction: prepared.stats.repetitive_fraction,
-                unexplored: prepared.dropped_regions,
-            },
-        );
+        let quality = match self.params.mapq {
+            MapqModel::Bowtie2 => bowtie2_mapq(
+                &scoring.bowtie2_scores(best, second_best, len),
+                scoring.monotone(),
+            ),
+            MapqModel::Calibrated => mapq(
+                scoring,
+                &MapqInput {
+                    best,
+                    second: second_best,
+                    best_count: ties,
+                    second_bound: prepared.second_bound,
+                    unique_seeds: prepared.unique_seeds,
+                    read_len: len,
+                    repetitive_fraction: prepared.stats.repetitive_fraction,
+                    unexplored: prepared.dropped_regions,
+                },
+            ),
+        };
         let kept = self.params.report.max(self.kept_placements).max(1);
         let mut placements = Vec::with_capacity(kept.min(distinct.len()));
         for d in distinct.iter().take(kept) {

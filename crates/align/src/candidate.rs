@@ -17,7 +17,7 @@ const BAND_CLASSES: [usize; 4] = [8, 16, 32, 64];
 /// a read of `len` bases: room for the spread plus a margin, at most the longest gap a
 /// valid alignment can hold.
 pub fn band_for(spread: u64, len: usize, scoring: &Scoring) -> usize {
-    let wanted = spread as usize + 8;
+    let wanted = spread as usize + 15;
     let cap = scoring.max_gap(len).max(8);
     let wanted = wanted.min(cap);
     BAND_CLASSES

@@ -1,9 +1,49 @@
-//! Mapping quality: how likely the reported placement is wrong, from the best score,
-//! the runner-up (found, or bounded by the fast path), how good the best alignment is,
-//! and how much of the search was left unexplored. Calibrated on reads simulated from
-//! real genomes (docs/ALIGNER.md gives the measurements).
+//! Mapping quality, by one of two models ([`MapqModel`]):
+//!
+//! * bowtie2's ([`bowtie2_mapq`], the default): what bowtie2 prints for the same best
+//!   and second-best scores, so that filters written for bowtie2 keep the same reads;
+//! * seqfarm's calibrated one ([`mapq`], [`pair_mapq`]): how likely the reported
+//!   placement is wrong, from the best score, the runner-up (found, or bounded by the
+//!   fast path), how good the best alignment is, and how much of the search was left
+//!   unexplored. Calibrated on reads simulated from real genomes (docs/ALIGNER.md gives
+//!   the measurements).
+
+mod bowtie2;
+
+pub use bowtie2::{bowtie2_mapq, Bowtie2Scores};
 
 use crate::scoring::Scoring;
+
+/// Which mapping quality the aligner reports (`--mapq`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MapqModel {
+    /// bowtie2's values (0–42 end to end, 0–44 local), from the best score and the
+    /// second best found.
+    #[default]
+    Bowtie2,
+    /// seqfarm's own, calibrated on simulated reads (0–60).
+    Calibrated,
+}
+
+impl Scoring {
+    /// The scores bowtie2's model reads for an alignment of `best` by a `len`-base read,
+    /// `second` the second best: its minimum as the `--score-min` function gives it
+    /// (before seqfarm's clamp, as bowtie2 computes its MAPQ) and its perfect score.
+    pub fn bowtie2_scores(&self, best: i32, second: Option<i32>, len: usize) -> Bowtie2Scores {
+        Bowtie2Scores {
+            best: i64::from(best),
+            second: second.map(i64::from),
+            min: self.min_score.at(len) as i64,
+            perfect: i64::from(self.perfect_score(len)),
+        }
+    }
+
+    /// Whether scores only fall as an alignment adds differences (no match bonus):
+    /// bowtie2's end-to-end tables apply.
+    pub fn monotone(&self) -> bool {
+        self.match_bonus == 0
+    }
+}
 
 /// What the mapping quality is computed from.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,7 +1,9 @@
 //! Alignment parameters: the scoring scheme plus how hard to search, with bowtie2-style
 //! presets. The CLI takes its defaults from here.
 
+use crate::mapq::MapqModel;
 use crate::scoring::{AlignMode, Scoring};
+use crate::seed::Bowtie2Seeding;
 
 /// How hard to look for alignments (bowtie2's `--very-fast` … `--very-sensitive`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -54,6 +56,11 @@ pub struct AlignParams {
     /// choice for a read depends on this seed and the read alone, so output stays
     /// the same at any thread count.
     pub tie_seed: u64,
+    /// The mapping quality reported (`--mapq`): bowtie2's, or seqfarm's calibrated one.
+    pub mapq: MapqModel,
+    /// bowtie2's seeds (`-L`, `-i`): searched, with bowtie2's mapping quality, for the
+    /// runner-ups bowtie2 finds, and the only ones such a runner-up may be found by.
+    pub bowtie2_seeding: Bowtie2Seeding,
 }
 
 impl Default for AlignParams {
@@ -79,6 +86,8 @@ impl AlignParams {
             align_forward: true,
             align_reverse: true,
             tie_seed: 0,
+            mapq: MapqModel::Bowtie2,
+            bowtie2_seeding: Bowtie2Seeding::for_preset(mode, preset),
         };
         match preset {
             Preset::VeryFast => Self {

@@ -1,12 +1,16 @@
 //! Seeds: super-maximal exact matches (SMEMs) of the read on either strand, re-seeded
 //! inside long unique ones, located in the genome as anchors.
 
+mod bowtie2;
+
 use std::ops::Range;
 
 use seqfarm_core::Strand;
 use seqfarm_fmindex::{FmIndex, Hit, LocateScratch, Smem, SmemBatchScratch};
 
 use crate::params::AlignParams;
+
+pub use bowtie2::Bowtie2Seeding;
 
 /// An exact match between the oriented read (reverse-complemented for the reverse
 /// strand) and the forward reference.

@@ -9,6 +9,7 @@ use seqfarm_fmindex::Hit;
 
 use super::{Aligner, ReadResult, FAST_PATH_SHIFT};
 use crate::chain::Region;
+use crate::mapq::MapqModel;
 use crate::seed::{tiling, FixedSeed, SeedStats};
 
 impl Aligner<'_> {
@@ -24,10 +25,20 @@ impl Aligner<'_> {
         } else {
             4 * (scoring.mismatch_max + scoring.match_bonus)
         };
+        // bowtie2's mapping quality tells a read with no valid alignment elsewhere from
+        // one with a poor one: the fast path settles only the first.
+        let len = (prepared.codes.end - prepared.codes.start) / 2;
+        let nothing_elsewhere = |bound: i32| match self.params.mapq {
+            MapqModel::Bowtie2 => bound < scoring.min_score(len),
+            MapqModel::Calibrated => true,
+        };
         match (result, prepared.second_bound) {
-            (ReadResult::Aligned { placements, .. }, Some(bound)) => placements
-                .first()
-                .is_some_and(|p| p.score >= bound + margin),
+            (ReadResult::Aligned { placements, .. }, Some(bound)) => {
+                nothing_elsewhere(bound)
+                    && placements
+                        .first()
+                        .is_some_and(|p| p.score >= bound + margin)
+            }
             _ => false,
         }
     }

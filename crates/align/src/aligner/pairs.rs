@@ -31,7 +31,7 @@ use std::ops::Range;
 use super::{oriented_in, read_hash, Aligner, ReadInput, ReadResult, Unaligned};
 use crate::candidate::{fetch_window, n_columns, place, Placement};
 use crate::dp::ExtendJob;
-use crate::mapq::pair_mapq;
+use crate::mapq::{bowtie2_mapq, pair_mapq, MapqModel};
 use crate::pair::{MateOrientation, PairClass, PairFit, PairInput, PairParams, PairResult};
 
 /// Places kept per mate for pairing.
@@ -66,6 +66,8 @@ struct MatePlaces {
     second_best: Option<i32>,
     /// Why the mate has no place, when it has none.
     unaligned: Option<Unaligned>,
+    /// The mate's length.
+    read_len: usize,
 }
 
 impl MatePlaces {
@@ -108,15 +110,29 @@ impl Aligner<'_> {
             pairing,
             [self.params.align_forward, self.params.align_reverse],
         );
+        self.mates = true;
         self.align_reads(&reads, |i| strands[i % 2], &mut single);
+        self.mates = false;
         self.kept_placements = kept;
-        let mut mates: Vec<MatePlaces> = single.into_iter().map(mate_places).collect();
+        let mut mates: Vec<MatePlaces> = single
+            .into_iter()
+            .zip(&reads)
+            .map(|(result, read)| MatePlaces {
+                read_len: read.bases.len(),
+                ..mate_places(result)
+            })
+            .collect();
         let pair_combos =
             |mates: &[MatePlaces], i: usize| concordant(pairing, &mates[2 * i], &mates[2 * i + 1]);
         let mut combos: Vec<Vec<Combination>> =
             (0..pairs.len()).map(|i| pair_combos(&mates, i)).collect();
+        let every_place = self.bowtie2_runner_ups();
         let unpaired: Vec<usize> = (0..pairs.len())
-            .filter(|&i| needs_rescue(&mates[2 * i], &mates[2 * i + 1], &combos[i]))
+            .filter(|&i| {
+                let (m1, m2) = (&mates[2 * i], &mates[2 * i + 1]);
+                needs_rescue(m1, m2, &combos[i])
+                    || (every_place && !unpartnered(m1, m2, &combos[i]).is_empty())
+            })
             .collect();
         if !unpaired.is_empty() {
             self.rescue(&unpaired, pairing, &mut mates);
@@ -149,8 +165,8 @@ impl Aligner<'_> {
                 if filtered || len == 0 || len as u64 > pairing.max_fragment {
                     continue;
                 }
-                let anchors = rescue_anchors(&mates[2 * i + anchor_mate]);
-                for a in 0..anchors {
+                let anchors = self.rescue_anchor_places(pairing, &mates[2 * i..2 * i + 2], anchor_mate);
+                for a in anchors {
                     let anchor = &mates[2 * i + anchor_mate].places[a];
                     let (reverse, window) = rescue_window(pairing, anchor, anchor_mate == 0);
                     if !self.prepared[2 * i + other].strands[usize::from(reverse)] {
@@ -215,6 +231,33 @@ impl Aligner<'_> {
         }
     }
 
+    /// The places of mate `anchor_mate` of the pair `mates` around which its partner is
+    /// searched: its best ones ([`rescue_anchors`]), and, with bowtie2's mapping
+    /// quality, every place that pairs with none of the partner's, as bowtie2 searches
+    /// for the partner beside every alignment it finds of a mate (the second concordant
+    /// pair it finds so counts in its MAPQ).
+    fn rescue_anchor_places(
+        &self,
+        pairing: &PairParams,
+        mates: &[MatePlaces],
+        anchor_mate: usize,
+    ) -> Vec<usize> {
+        let m = &mates[anchor_mate];
+        let best = rescue_anchors(m);
+        let mut anchors: Vec<usize> = (0..best).collect();
+        if self.bowtie2_runner_ups() {
+            let combos = concordant(pairing, &mates[0], &mates[1]);
+            let lonely = unpartnered(&mates[0], &mates[1], &combos);
+            anchors.extend(
+                lonely
+                    .into_iter()
+                    .filter(|&(mate, a)| mate == anchor_mate && a >= best)
+                    .map(|(_, a)| a),
+            );
+        }
+        anchors
+    }
+
     /// Queues the rescue tiles of one window (global coordinates, clipped to the
     /// contig).
     #[allow(clippy::too_many_arguments)]
@@ -263,6 +306,37 @@ impl Aligner<'_> {
                 break;
             }
             first += stride;
+        }
+    }
+
+    /// bowtie2's mapping quality of a concordant or discordant pair scoring `sum`, the
+    /// next concordant pair `second` (bowtie2 computes both mates' from the sums).
+    fn bowtie2_pair_mapq(&self, sum: i32, second: Option<i32>, lens: [usize; 2]) -> u8 {
+        let scoring = &self.params.scoring;
+        let [a, b] = lens.map(|len| scoring.bowtie2_scores(0, None, len));
+        let scores = crate::mapq::Bowtie2Scores {
+            best: i64::from(sum),
+            second: second.map(i64::from),
+            min: a.min + b.min,
+            perfect: a.perfect + b.perfect,
+        };
+        bowtie2_mapq(&scores, scoring.monotone())
+    }
+
+    /// The mapping quality of a mate reported on its own: its single-read quality, or,
+    /// by bowtie2's model, that of its best place against every other place found for
+    /// it, by its own search or its mate's rescue.
+    fn mate_alone_mapq(&self, m: &MatePlaces) -> u8 {
+        match self.params.mapq {
+            MapqModel::Calibrated => m.single_mapq,
+            MapqModel::Bowtie2 => {
+                let scoring = &self.params.scoring;
+                let second = best_elsewhere(m, 0);
+                bowtie2_mapq(
+                    &scoring.bowtie2_scores(m.places[0].score, second, m.read_len),
+                    scoring.monotone(),
+                )
+            }
         }
     }
 
@@ -322,13 +396,20 @@ impl Aligner<'_> {
                     .into_iter()
                     .flatten()
                     .max();
-                let quality = pair_mapq(
-                    &self.params.scoring,
-                    stretched.0,
-                    rival,
-                    quality_ties(1),
-                    lens,
-                );
+                let quality = match self.params.mapq {
+                    MapqModel::Bowtie2 => MateQuality::Pair(self.bowtie2_pair_mapq(
+                        m1.places[a].score + m2.places[b].score,
+                        None,
+                        lens,
+                    )),
+                    MapqModel::Calibrated => MateQuality::Lifted(pair_mapq(
+                        &self.params.scoring,
+                        stretched.0,
+                        rival,
+                        quality_ties(1),
+                        lens,
+                    )),
+                };
                 return PairResult {
                     class: PairClass::Discordant,
                     mates: [
@@ -357,13 +438,20 @@ impl Aligner<'_> {
             .into_iter()
             .flatten()
             .max();
-        let pair_quality = pair_mapq(
-            &self.params.scoring,
-            weighed(&combos[0]),
-            rival,
-            quality_ties(ties),
-            lens,
-        );
+        let pair_quality = match self.params.mapq {
+            MapqModel::Bowtie2 => MateQuality::Pair(self.bowtie2_pair_mapq(
+                combos[0].0,
+                combos.get(1).map(|c| c.0),
+                lens,
+            )),
+            MapqModel::Calibrated => MateQuality::Lifted(pair_mapq(
+                &self.params.scoring,
+                weighed(&combos[0]),
+                rival,
+                quality_ties(ties),
+                lens,
+            )),
+        };
         let reported = &combos[..combos.len().min(self.params.report.max(1))];
         let (a, b) = (reported[0].1, reported[0].2);
         let placements = |m: &MatePlaces, pick: fn(&Combination) -> usize| {
@@ -395,6 +483,13 @@ impl Aligner<'_> {
             PairClass::Unpaired
         };
         let report = self.params.report.max(1);
+        let discordant_quality = match (class, self.params.mapq) {
+            (PairClass::Discordant, MapqModel::Bowtie2) => {
+                let sum = m1.places[0].score + m2.places[0].score;
+                Some(self.bowtie2_pair_mapq(sum, None, [m1.read_len, m2.read_len]))
+            }
+            _ => None,
+        };
         let single = |m: &MatePlaces| {
             // A mate the filters dropped says why (`YF:Z`) with or without `--no-mixed`.
             if m.searched == 0 {
@@ -406,7 +501,7 @@ impl Aligner<'_> {
             ReadResult::Aligned {
                 placements: m.places[..m.searched.min(report)].to_vec(),
                 second_best: m.second_best,
-                mapq: m.single_mapq,
+                mapq: discordant_quality.unwrap_or_else(|| self.mate_alone_mapq(m)),
             }
         };
         PairResult {
@@ -450,7 +545,7 @@ fn mate_places(result: ReadResult) -> MatePlaces {
             places: placements,
             single_mapq: mapq,
             second_best,
-            unaligned: None,
+            ..MatePlaces::default()
         },
         ReadResult::Unaligned(why) => MatePlaces {
             unaligned: Some(why),
@@ -489,19 +584,33 @@ fn paired_mate(
     m: &MatePlaces,
     placements: Vec<Placement>,
     chosen: usize,
-    pair_quality: u8,
+    quality: MateQuality,
 ) -> ReadResult {
-    let single = if chosen < m.searched && m.places[chosen].score == m.places[0].score {
-        m.single_mapq
-    } else {
-        0
+    let mapq = match quality {
+        MateQuality::Pair(q) => q,
+        MateQuality::Lifted(pair_quality) => {
+            let single = if chosen < m.searched && m.places[chosen].score == m.places[0].score {
+                m.single_mapq
+            } else {
+                0
+            };
+            single.max(pair_quality.min(single.saturating_add(PAIR_LIFT)))
+        }
     };
-    let lifted = pair_quality.min(single.saturating_add(PAIR_LIFT));
     ReadResult::Aligned {
         placements,
         second_best: best_elsewhere(m, chosen),
-        mapq: single.max(lifted),
+        mapq,
     }
+}
+
+/// How a paired mate's mapping quality follows from its pair's.
+#[derive(Debug, Clone, Copy)]
+enum MateQuality {
+    /// The pair's quality itself (bowtie2's model: both mates get the pair's).
+    Pair(u8),
+    /// The mate's single-read quality lifted towards the pair's (the calibrated model).
+    Lifted(u8),
 }
 
 /// The fragment lengths of a batch, learned from its unambiguous pairs (each mate at
@@ -839,6 +948,19 @@ fn best_elsewhere(m: &MatePlaces, chosen: usize) -> Option<i32> {
 /// tie. In a repeat of many copies a mate's best places are kept in an arbitrary order,
 /// so the copy where both mates score best may be any of them; three anchors would
 /// miss it and pair the mate with a worse copy of the other.
+/// The places of the mates `m1` and `m2` that pair with none of the other's in
+/// `combos`, as (mate, place).
+fn unpartnered(m1: &MatePlaces, m2: &MatePlaces, combos: &[Combination]) -> Vec<(usize, usize)> {
+    let lonely = |mate: usize, count: usize, side: fn(&Combination) -> usize| {
+        (0..count)
+            .filter(move |&k| !combos.iter().any(|c| side(c) == k))
+            .map(move |k| (mate, k))
+    };
+    lonely(0, m1.places.len(), |c| c.1)
+        .chain(lonely(1, m2.places.len(), |c| c.2))
+        .collect()
+}
+
 fn rescue_anchors(m: &MatePlaces) -> usize {
     tied_best(m).max(RESCUE_ANCHORS).min(m.places.len())
 }
