@@ -266,8 +266,10 @@ impl<'i> Aligner<'i> {
         results.clear();
         // The reads to search: those no filter drops.
         let mut all = Vec::with_capacity(reads.len());
-        let filters: Vec<Option<Unaligned>> =
-            reads.iter().map(|read| self.read_filter(read.bases)).collect();
+        let filters: Vec<Option<Unaligned>> = reads
+            .iter()
+            .map(|read| self.read_filter(read.bases))
+            .collect();
         for (i, read) in reads.iter().enumerate() {
             let filter = filters[i];
             let paired = self.mates && filters[i ^ 1].is_none();
@@ -475,7 +477,8 @@ impl<'i> Aligner<'i> {
                     .filter(|m| m.len() >= min_len),
             );
             if let Some(range) = bowtie2_ranges.get(n) {
-                self.seeds.extend_from_slice(&self.bowtie2_seeds[range.clone()]);
+                self.seeds
+                    .extend_from_slice(&self.bowtie2_seeds[range.clone()]);
             }
             seed_ranges.push(first..self.seeds.len());
         }
@@ -623,9 +626,8 @@ impl<'i> Aligner<'i> {
         if self.bowtie2_runner_ups() {
             // The alignments bowtie2 finds by its seeds; the best ones when it would
             // find none of them (it may find them otherwise).
-            let seen = |d: &(i32, bool, i64, i64, usize)| {
-                self.holds_bowtie2_seed(&self.candidates[d.4])
-            };
+            let seen =
+                |d: &(i32, bool, i64, i64, usize)| self.holds_bowtie2_seed(&self.candidates[d.4]);
             let top = distinct[0].0;
             let top_seen = distinct.iter().any(|d| d.0 == top && seen(d));
             distinct.retain(|d| seen(d) || (!top_seen && d.0 == top));
@@ -639,9 +641,11 @@ impl<'i> Aligner<'i> {
         }
         let second_best = distinct.get(1).map(|d| d.0);
         let quality = match self.params.mapq {
-            MapqModel::Bowtie2 => bowtie2_mapq(
+            MapqModel::Bowtie2(version) => bowtie2_mapq(
+                version,
                 &scoring.bowtie2_scores(best, second_best, len),
                 scoring.monotone(),
+                false,
             ),
             MapqModel::Calibrated => mapq(
                 scoring,

@@ -10,19 +10,24 @@
 
 mod bowtie2;
 
-pub use bowtie2::{bowtie2_mapq, Bowtie2Scores};
+pub use bowtie2::{bowtie2_mapq, Bowtie2MapqVersion, Bowtie2Scores};
 
 use crate::scoring::Scoring;
 
 /// Which mapping quality the aligner reports (`--mapq`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MapqModel {
-    /// bowtie2's values (0–42 end to end, 0–44 local), from the best score and the
-    /// second best found.
-    #[default]
-    Bowtie2,
+    /// bowtie2's values, from the best score and the second best found, by the model
+    /// `--mapq-v` picks (its default: 0–42 end to end, 0–44 local).
+    Bowtie2(Bowtie2MapqVersion),
     /// seqfarm's own, calibrated on simulated reads (0–60).
     Calibrated,
+}
+
+impl Default for MapqModel {
+    fn default() -> Self {
+        MapqModel::Bowtie2(Bowtie2MapqVersion::default())
+    }
 }
 
 impl Scoring {

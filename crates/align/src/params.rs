@@ -86,7 +86,7 @@ impl AlignParams {
             align_forward: true,
             align_reverse: true,
             tie_seed: 0,
-            mapq: MapqModel::Bowtie2,
+            mapq: MapqModel::default(),
             bowtie2_seeding: Bowtie2Seeding::for_preset(mode, preset),
         };
         match preset {

@@ -13,7 +13,7 @@ use crate::mapq::MapqModel;
 impl Aligner<'_> {
     /// Whether the runner-ups follow bowtie2's (its mapping quality is reported).
     pub(super) fn bowtie2_runner_ups(&self) -> bool {
-        self.params.mapq == MapqModel::Bowtie2
+        matches!(self.params.mapq, MapqModel::Bowtie2(_))
     }
 
     /// bowtie2's seeds of each read of `which` that hold no N, searched all at once,

@@ -29,7 +29,7 @@ impl Aligner<'_> {
         // one with a poor one: the fast path settles only the first.
         let len = (prepared.codes.end - prepared.codes.start) / 2;
         let nothing_elsewhere = |bound: i32| match self.params.mapq {
-            MapqModel::Bowtie2 => bound < scoring.min_score(len),
+            MapqModel::Bowtie2(_) => bound < scoring.min_score(len),
             MapqModel::Calibrated => true,
         };
         match (result, prepared.second_bound) {
@@ -432,7 +432,7 @@ pub(super) mod tests {
                 bases: read,
                 qualities: None,
             };
-            aligner.prepare(&input, [true, true], true);
+            aligner.prepare(&input, [true, true], true, false);
         }
         let which: Vec<usize> = (0..reads.len()).collect();
         aligner.seed_tilings(&which);

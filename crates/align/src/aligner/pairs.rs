@@ -31,7 +31,7 @@ use std::ops::Range;
 use super::{oriented_in, read_hash, Aligner, ReadInput, ReadResult, Unaligned};
 use crate::candidate::{fetch_window, n_columns, place, Placement};
 use crate::dp::ExtendJob;
-use crate::mapq::{bowtie2_mapq, pair_mapq, MapqModel};
+use crate::mapq::{bowtie2_mapq, pair_mapq, Bowtie2MapqVersion, Bowtie2Scores, MapqModel};
 use crate::pair::{MateOrientation, PairClass, PairFit, PairInput, PairParams, PairResult};
 
 /// Places kept per mate for pairing.
@@ -165,7 +165,8 @@ impl Aligner<'_> {
                 if filtered || len == 0 || len as u64 > pairing.max_fragment {
                     continue;
                 }
-                let anchors = self.rescue_anchor_places(pairing, &mates[2 * i..2 * i + 2], anchor_mate);
+                let anchors =
+                    self.rescue_anchor_places(pairing, &mates[2 * i..2 * i + 2], anchor_mate);
                 for a in anchors {
                     let anchor = &mates[2 * i + anchor_mate].places[a];
                     let (reverse, window) = rescue_window(pairing, anchor, anchor_mate == 0);
@@ -309,18 +310,38 @@ impl Aligner<'_> {
         }
     }
 
-    /// bowtie2's mapping quality of a concordant or discordant pair scoring `sum`, the
-    /// next concordant pair `second` (bowtie2 computes both mates' from the sums).
-    fn bowtie2_pair_mapq(&self, sum: i32, second: Option<i32>, lens: [usize; 2]) -> u8 {
+    /// bowtie2's mapping qualities of the mates `mates` of a concordant or discordant
+    /// pair, reported at their places `chosen`, the next concordant pair scoring
+    /// `second` (bowtie2's default model rates both mates by the two score sums; its
+    /// other models each mate by its own score and second best).
+    fn bowtie2_pair_mapqs(
+        &self,
+        version: Bowtie2MapqVersion,
+        mates: [&MatePlaces; 2],
+        chosen: [usize; 2],
+        second: Option<i32>,
+    ) -> [MateQuality; 2] {
         let scoring = &self.params.scoring;
-        let [a, b] = lens.map(|len| scoring.bowtie2_scores(0, None, len));
-        let scores = crate::mapq::Bowtie2Scores {
-            best: i64::from(sum),
-            second: second.map(i64::from),
-            min: a.min + b.min,
-            perfect: a.perfect + b.perfect,
+        let own = |k: usize| {
+            let m = mates[k];
+            let score = m.places[chosen[k]].score;
+            scoring.bowtie2_scores(score, best_elsewhere(m, chosen[k]), m.read_len)
         };
-        bowtie2_mapq(&scores, scoring.monotone())
+        let [a, b] = [own(0), own(1)];
+        let quality = |scores: &Bowtie2Scores| {
+            MateQuality::Own(bowtie2_mapq(version, scores, scoring.monotone(), true))
+        };
+        if version.rates_pairs_by_sums() {
+            let sums = Bowtie2Scores {
+                best: a.best + b.best,
+                second: second.map(i64::from),
+                min: a.min + b.min,
+                perfect: a.perfect + b.perfect,
+            };
+            [quality(&sums); 2]
+        } else {
+            [quality(&a), quality(&b)]
+        }
     }
 
     /// The mapping quality of a mate reported on its own: its single-read quality, or,
@@ -329,12 +350,14 @@ impl Aligner<'_> {
     fn mate_alone_mapq(&self, m: &MatePlaces) -> u8 {
         match self.params.mapq {
             MapqModel::Calibrated => m.single_mapq,
-            MapqModel::Bowtie2 => {
+            MapqModel::Bowtie2(version) => {
                 let scoring = &self.params.scoring;
                 let second = best_elsewhere(m, 0);
                 bowtie2_mapq(
+                    version,
                     &scoring.bowtie2_scores(m.places[0].score, second, m.read_len),
                     scoring.monotone(),
+                    false,
                 )
             }
         }
@@ -397,24 +420,24 @@ impl Aligner<'_> {
                     .flatten()
                     .max();
                 let quality = match self.params.mapq {
-                    MapqModel::Bowtie2 => MateQuality::Pair(self.bowtie2_pair_mapq(
-                        m1.places[a].score + m2.places[b].score,
-                        None,
-                        lens,
-                    )),
-                    MapqModel::Calibrated => MateQuality::Lifted(pair_mapq(
-                        &self.params.scoring,
-                        stretched.0,
-                        rival,
-                        quality_ties(1),
-                        lens,
-                    )),
+                    MapqModel::Bowtie2(version) => {
+                        self.bowtie2_pair_mapqs(version, [m1, m2], [a, b], None)
+                    }
+                    MapqModel::Calibrated => {
+                        [MateQuality::Lifted(pair_mapq(
+                            &self.params.scoring,
+                            stretched.0,
+                            rival,
+                            quality_ties(1),
+                            lens,
+                        )); 2]
+                    }
                 };
                 return PairResult {
                     class: PairClass::Discordant,
                     mates: [
-                        paired_mate(m1, vec![m1.places[a].clone()], a, quality),
-                        paired_mate(m2, vec![m2.places[b].clone()], b, quality),
+                        paired_mate(m1, vec![m1.places[a].clone()], a, quality[0]),
+                        paired_mate(m2, vec![m2.places[b].clone()], b, quality[1]),
                     ],
                     other_pairs: false,
                 };
@@ -438,30 +461,30 @@ impl Aligner<'_> {
             .into_iter()
             .flatten()
             .max();
-        let pair_quality = match self.params.mapq {
-            MapqModel::Bowtie2 => MateQuality::Pair(self.bowtie2_pair_mapq(
-                combos[0].0,
-                combos.get(1).map(|c| c.0),
-                lens,
-            )),
-            MapqModel::Calibrated => MateQuality::Lifted(pair_mapq(
-                &self.params.scoring,
-                weighed(&combos[0]),
-                rival,
-                quality_ties(ties),
-                lens,
-            )),
-        };
         let reported = &combos[..combos.len().min(self.params.report.max(1))];
         let (a, b) = (reported[0].1, reported[0].2);
+        let pair_quality = match self.params.mapq {
+            MapqModel::Bowtie2(version) => {
+                self.bowtie2_pair_mapqs(version, [m1, m2], [a, b], combos.get(1).map(|c| c.0))
+            }
+            MapqModel::Calibrated => {
+                [MateQuality::Lifted(pair_mapq(
+                    &self.params.scoring,
+                    weighed(&combos[0]),
+                    rival,
+                    quality_ties(ties),
+                    lens,
+                )); 2]
+            }
+        };
         let placements = |m: &MatePlaces, pick: fn(&Combination) -> usize| {
             reported.iter().map(|c| m.places[pick(c)].clone()).collect()
         };
         PairResult {
             class: PairClass::Concordant,
             mates: [
-                paired_mate(m1, placements(m1, |c| c.1), a, pair_quality),
-                paired_mate(m2, placements(m2, |c| c.2), b, pair_quality),
+                paired_mate(m1, placements(m1, |c| c.1), a, pair_quality[0]),
+                paired_mate(m2, placements(m2, |c| c.2), b, pair_quality[1]),
             ],
             other_pairs: combos.len() > 1,
         }
@@ -484,13 +507,13 @@ impl Aligner<'_> {
         };
         let report = self.params.report.max(1);
         let discordant_quality = match (class, self.params.mapq) {
-            (PairClass::Discordant, MapqModel::Bowtie2) => {
-                let sum = m1.places[0].score + m2.places[0].score;
-                Some(self.bowtie2_pair_mapq(sum, None, [m1.read_len, m2.read_len]))
-            }
+            (PairClass::Discordant, MapqModel::Bowtie2(version)) => Some(
+                self.bowtie2_pair_mapqs(version, [m1, m2], [0, 0], None)
+                    .map(MateQuality::value),
+            ),
             _ => None,
         };
-        let single = |m: &MatePlaces| {
+        let single = |m: &MatePlaces, mate: usize| {
             // A mate the filters dropped says why (`YF:Z`) with or without `--no-mixed`.
             if m.searched == 0 {
                 return ReadResult::Unaligned(m.unaligned.unwrap_or(Unaligned::NoAlignment));
@@ -501,12 +524,12 @@ impl Aligner<'_> {
             ReadResult::Aligned {
                 placements: m.places[..m.searched.min(report)].to_vec(),
                 second_best: m.second_best,
-                mapq: discordant_quality.unwrap_or_else(|| self.mate_alone_mapq(m)),
+                mapq: discordant_quality.map_or_else(|| self.mate_alone_mapq(m), |q| q[mate]),
             }
         };
         PairResult {
             class,
-            mates: [single(m1), single(m2)],
+            mates: [single(m1, 0), single(m2, 1)],
             other_pairs: false,
         }
     }
@@ -587,7 +610,7 @@ fn paired_mate(
     quality: MateQuality,
 ) -> ReadResult {
     let mapq = match quality {
-        MateQuality::Pair(q) => q,
+        MateQuality::Own(q) => q,
         MateQuality::Lifted(pair_quality) => {
             let single = if chosen < m.searched && m.places[chosen].score == m.places[0].score {
                 m.single_mapq
@@ -607,10 +630,19 @@ fn paired_mate(
 /// How a paired mate's mapping quality follows from its pair's.
 #[derive(Debug, Clone, Copy)]
 enum MateQuality {
-    /// The pair's quality itself (bowtie2's model: both mates get the pair's).
-    Pair(u8),
+    /// The mate's quality as it is (bowtie2's models).
+    Own(u8),
     /// The mate's single-read quality lifted towards the pair's (the calibrated model).
     Lifted(u8),
+}
+
+impl MateQuality {
+    /// The quality a bowtie2 model gave, or the pair's before the lift.
+    fn value(self) -> u8 {
+        match self {
+            MateQuality::Own(q) | MateQuality::Lifted(q) => q,
+        }
+    }
 }
 
 /// The fragment lengths of a batch, learned from its unambiguous pairs (each mate at

@@ -166,31 +166,34 @@ mod tests {
     fn a_seed_is_held_only_when_matched_exactly() {
         let seeding = Bowtie2Seeding::for_preset(AlignMode::EndToEnd, Preset::Sensitive);
         let read: Vec<u8> = (0..100).map(|i| (i * 7 % 4) as u8).collect();
-        let ext = |cigar: Cigar| Extension {
+        let mut all = Cigar::new();
+        all.push(CigarOp::Match, 100);
+        let ext = Extension {
             score: 0,
             read_start: 0,
             read_end: 100,
             window_start: 0,
             window_end: 100,
-            cigar,
+            cigar: all,
         };
-        let mut all = Cigar::new();
-        all.push(CigarOp::Match, 100);
-        // A mismatch every 20 bases leaves no 22-base exact run: no seed held.
-        let mut window = read.clone();
-        for k in (10..100).step_by(20) {
-            window[k] = (window[k] + 1) % 4;
-        }
-        assert!(!seeding.holds_seed(&read, &window, &ext(all.clone()), false, false));
-        // Leave bases 12..34 intact (seed at 12): held.
-        window[30] = read[30];
-        assert!(seeding.holds_seed(&read, &window, &ext(all.clone()), false, false));
-        // Reverse-complemented, the read's seed at 12 lies at 100 - 22 - 12 = 66 of the
-        // oriented read: 12..34 holds none of its seeds (66, 54, 42, 30, 18, 6 and
-        // 78 are starts, 12 is not).
-        assert!(!seeding.holds_seed(&read, &window, &ext(all.clone()), false, true));
-        window[70] = read[70];
-        window[30] = (read[30] + 1) % 4;
-        assert!(seeding.holds_seed(&read, &window, &ext(all), false, true));
+        let with_mismatches = |at: &[usize]| {
+            let mut window = read.clone();
+            for &k in at {
+                window[k] = (window[k] + 1) % 4;
+            }
+            window
+        };
+        let held =
+            |window: &[u8], reverse: bool| seeding.holds_seed(&read, window, &ext, false, reverse);
+        // Seeds start at 0, 12, ..., 72 of the read: 6, 18, ..., 78 of its reverse
+        // complement. A mismatch every 20 bases leaves no 22 bases exact.
+        let none = with_mismatches(&[10, 30, 50, 70, 90]);
+        assert!(!held(&none, false) && !held(&none, true));
+        // 24..47 exact holds the read's seed at 24, none of the reverse complement's.
+        let forward = with_mismatches(&[11, 23, 47, 69, 91]);
+        assert!(held(&forward, false) && !held(&forward, true));
+        // 18..41 exact holds the reverse complement's seed at 18 only.
+        let reverse = with_mismatches(&[5, 17, 41, 63, 85]);
+        assert!(!held(&reverse, false) && held(&reverse, true));
     }
 }
