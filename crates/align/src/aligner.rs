@@ -11,7 +11,9 @@ use seqfarm_core::nucleotide::{complement_code, encode, AMBIGUOUS};
 use seqfarm_core::SimdError;
 use seqfarm_fmindex::{FmIndex, Hit, SaInterval, Smem};
 
-use crate::candidate::{band_for, fetch_window, n_columns, place, ungapped, Placement};
+use crate::candidate::{
+    band_for, fetch_window, n_columns, place, ungapped, Placement, BAND_MARGIN, WIDE_BAND_MARGIN,
+};
 use crate::chain::{regions, Region};
 use crate::dp::{ExtendJob, Extender, Extension};
 use crate::mapq::{bowtie2_mapq, mapq, MapqInput, MapqModel};
@@ -132,6 +134,11 @@ struct Prepared {
     second_bound: Option<i32>,
     /// Fast path: how many of its seeds occur exactly once.
     unique_seeds: usize,
+    /// Fast path: the region of its placement.
+    fast_region: Option<Region>,
+    /// Placed by the fast path, and searched again only for the second best bowtie2
+    /// finds, by bowtie2's seeds alone (bowtie2's mapping quality).
+    runner_ups_only: bool,
     /// The read's seeds in the batch's seed store, once searched.
     smems: Option<Range<usize>>,
     /// Whether the read may align forward and reverse-complemented (`--nofw`, `--norc`).
@@ -282,11 +289,23 @@ impl<'i> Aligner<'i> {
             ));
         }
         self.align_round(reads, &all, Round::First, results);
-        let unsettled: Vec<usize> = all
+        let (settled, mut unsettled): (Vec<usize>, Vec<usize>) = all
             .iter()
             .copied()
-            .filter(|&r| self.prepared[r].second_bound.is_some() && !self.settled(r, &results[r]))
-            .collect();
+            .filter(|&r| self.prepared[r].second_bound.is_some())
+            .partition(|&r| self.settled(r, &results[r]));
+        if self.bowtie2_runner_ups() && !settled.is_empty() {
+            // bowtie2 may find a second best by any of its seeds that occurs elsewhere:
+            // their occurrences are extended beside the fast path's placement.
+            let elsewhere = self.seeds_elsewhere(&settled, results);
+            for (&r, elsewhere) in settled.iter().zip(elsewhere) {
+                if elsewhere {
+                    self.prepared[r].runner_ups_only = true;
+                    unsettled.push(r);
+                }
+            }
+            unsettled.sort_unstable();
+        }
         if !unsettled.is_empty() {
             self.align_round(reads, &unsettled, Round::Full, results);
         }
@@ -360,6 +379,12 @@ impl<'i> Aligner<'i> {
         });
     }
 
+    /// The length of read `r` of the batch.
+    fn read_len(&self, r: usize) -> usize {
+        let p = &self.prepared[r];
+        (p.codes.end - p.codes.start) / 2
+    }
+
     /// The oriented codes and penalties of read `r`.
     fn oriented(&self, r: usize, reverse: bool) -> (&[u8], &[i16]) {
         oriented_in(&self.prepared[r], reverse, &self.codes, &self.penalties)
@@ -388,39 +413,18 @@ impl<'i> Aligner<'i> {
                 searched.push(r);
             }
         }
-        self.seed_all(&searched);
+        let smem_search: Vec<usize> = searched
+            .iter()
+            .copied()
+            .filter(|&r| !self.prepared[r].runner_ups_only)
+            .collect();
+        self.seed_all(&smem_search);
         let min_len = match round {
             Round::Rescue => self.params.rescue_seed_len,
             _ => self.params.min_seed_len,
         };
         self.find_candidates(&searched, min_len);
-        let jobs: Vec<ExtendJob<'_>> = self
-            .job_specs
-            .iter()
-            .map(|&c| {
-                let cand = &self.candidates[c];
-                let (codes, penalties) = oriented_in(
-                    &self.prepared[cand.read],
-                    cand.reverse,
-                    &self.codes,
-                    &self.penalties,
-                );
-                ExtendJob {
-                    read: codes,
-                    penalties,
-                    window: &self.windows[cand.window.clone()],
-                    band: cand.band,
-                    min_score: self.params.scoring.min_score(codes.len()),
-                }
-            })
-            .collect();
-        self.extender
-            .extend(&jobs, &self.params.scoring, &mut self.extensions);
-        drop(jobs);
-        for (j, &c) in self.job_specs.iter().enumerate() {
-            let ext = self.extensions[j].take();
-            self.candidates[c].outcome = Outcome::Done(ext);
-        }
+        self.run_jobs();
         for &r in which {
             results[r] = self.conclude(r, &reads[r]);
         }
@@ -467,72 +471,118 @@ impl<'i> Aligner<'i> {
         if self.bowtie2_runner_ups() {
             self.search_bowtie2_seeds(which, &mut bowtie2_ranges);
         }
+        // Per read: its seeds, and where bowtie2's among them start.
         let mut seed_ranges = Vec::with_capacity(which.len());
+        let mut max_occ = Vec::new();
         for (n, &r) in which.iter().enumerate() {
             let first = self.seeds.len();
-            let stored = self.prepared[r].smems.clone().unwrap_or_default();
-            self.seeds.extend(
-                self.smem_store[stored]
-                    .iter()
-                    .filter(|m| m.len() >= min_len),
-            );
-            if let Some(range) = bowtie2_ranges.get(n) {
-                self.seeds
-                    .extend_from_slice(&self.bowtie2_seeds[range.clone()]);
+            if !self.prepared[r].runner_ups_only {
+                let stored = self.prepared[r].smems.clone().unwrap_or_default();
+                self.seeds.extend(
+                    self.smem_store[stored]
+                        .iter()
+                        .filter(|m| m.len() >= min_len),
+                );
             }
-            seed_ranges.push(first..self.seeds.len());
+            max_occ.resize(self.seeds.len(), self.params.max_occ);
+            let bowtie2_from = self.seeds.len();
+            if let Some(range) = bowtie2_ranges.get(n) {
+                for seed in &self.bowtie2_seeds[range.clone()] {
+                    self.seeds.push(*seed);
+                    max_occ.push(bowtie2::bowtie2_seed_hits(seed));
+                }
+            }
+            seed_ranges.push((first..self.seeds.len(), bowtie2_from));
         }
-        self.seeder
-            .locate_seeds(self.index, &self.seeds, self.params.max_occ);
-        for (&r, seeds) in which.iter().zip(seed_ranges) {
-            self.read_candidates(r, seeds);
+        self.seeder.locate_seeds(self.index, &self.seeds, &max_occ);
+        for (&r, (seeds, bowtie2_from)) in which.iter().zip(seed_ranges) {
+            self.read_candidates(r, seeds, bowtie2_from);
         }
     }
 
-    /// Read `r`'s candidate places from its located seeds `self.seeds[seeds]`.
-    fn read_candidates(&mut self, r: usize, seeds: Range<usize>) {
+    /// Read `r`'s candidate places from its located seeds `self.seeds[seeds]`, those
+    /// from `bowtie2_from` on bowtie2's.
+    fn read_candidates(&mut self, r: usize, seeds: Range<usize>, bowtie2_from: usize) {
         let first = self.candidates.len();
         let len = (self.prepared[r].codes.end - self.prepared[r].codes.start) / 2;
         if len == 0 {
             self.prepared[r].candidates = first..first;
             return;
         }
-        let stats = self
-            .seeder
-            .anchors(&self.seeds, seeds, len, &self.params, &mut self.anchors);
+        let stats = self.seeder.anchors(
+            &self.seeds,
+            seeds,
+            bowtie2_from,
+            len,
+            &self.params,
+            &mut self.anchors,
+        );
         regions(&mut self.anchors, len, &mut self.covered, &mut self.regions);
         let best_weight = self.regions.first().map_or(0, |g| g.weight);
-        let mut cutoff = (best_weight as f32 * self.params.drop_ratio) as u32;
-        if self.bowtie2_runner_ups() {
-            // A region one of bowtie2's seeds leads to is one bowtie2 extends.
-            let (seed_len, _) = self.params.bowtie2_seeding.layout(len, false);
-            cutoff = cutoff.min(seed_len as u32);
-        }
+        let cutoff = (best_weight as f32 * self.params.drop_ratio) as u32;
         let kept = self
             .regions
             .iter()
             .take(self.params.max_candidates)
             .take_while(|g| g.weight >= cutoff)
             .count();
-        self.prepared[r].stats = stats;
-        self.prepared[r].dropped_regions = self.regions.len() - kept;
+        // A region one of bowtie2's seeds leads to is one bowtie2 extends, however
+        // poorly the seeds cover it.
+        let bowtie2 = self.bowtie2_runner_ups();
         let regions = std::mem::take(&mut self.regions);
-        for region in &regions[..kept] {
-            self.queue(r, region, len);
+        let runner_ups_only = self.prepared[r].runner_ups_only;
+        // With the fast path's placement known, its own region is extended once.
+        let fast_region = self.prepared[r]
+            .fast_region
+            .as_ref()
+            .filter(|_| runner_ups_only);
+        let placed = |g: &Region| {
+            fast_region.is_some_and(|f| {
+                f.reverse == g.reverse
+                    && g.diagonal_min <= f.diagonal_max + FAST_PATH_SHIFT as i64
+                    && g.diagonal_max + FAST_PATH_SHIFT as i64 >= f.diagonal_min
+            })
+        };
+        let queued: Vec<usize> = (0..regions.len())
+            .filter(|&g| (g < kept && !runner_ups_only) || (bowtie2 && regions[g].bowtie2))
+            .filter(|&g| !placed(&regions[g]))
+            .collect();
+        self.prepared[r].stats = stats;
+        self.prepared[r].dropped_regions = regions.len() - queued.len();
+        if let Some(region) = self.prepared[r]
+            .fast_region
+            .clone()
+            .filter(|_| runner_ups_only)
+        {
+            self.queue(r, &region, len);
+        }
+        for &g in &queued {
+            self.queue(r, &regions[g], len);
         }
         self.regions = regions;
         self.prepared[r].candidates = first..self.candidates.len();
     }
 
     /// Builds the window of `region` and aligns it ungapped or queues a job.
+    ///
+    /// The band covers the anchors' diagonals and [`WIDE_BAND_MARGIN`] more either
+    /// side, as bowtie2's does; [`BAND_MARGIN`] for a candidate that only looks for
+    /// bowtie2's second best.
     fn queue(&mut self, r: usize, region: &Region, len: usize) {
+        let runner_up = self.prepared[r].runner_ups_only
+            && self.prepared[r].fast_region.as_ref() != Some(region);
+        let margin = if runner_up {
+            BAND_MARGIN
+        } else {
+            WIDE_BAND_MARGIN
+        };
         let Some((contig, _)) = self.index.contig_of(region.anchor_ref) else {
             return;
         };
         let info = &self.index.contigs()[contig];
         let scoring = &self.params.scoring;
         let spread = (region.diagonal_max - region.diagonal_min) as u64;
-        let band = band_for(spread, len, scoring);
+        let band = band_for(spread, len, scoring, margin);
         let window_start = region.main_diagonal - band as i64;
         let start = self.windows.len();
         fetch_window(
@@ -573,6 +623,37 @@ impl<'i> Aligner<'i> {
             band,
             outcome,
         });
+    }
+
+    /// Extends the candidates of `self.job_specs` in one SIMD pass.
+    fn run_jobs(&mut self) {
+        let jobs: Vec<ExtendJob<'_>> = self
+            .job_specs
+            .iter()
+            .map(|&c| {
+                let cand = &self.candidates[c];
+                let (codes, penalties) = oriented_in(
+                    &self.prepared[cand.read],
+                    cand.reverse,
+                    &self.codes,
+                    &self.penalties,
+                );
+                ExtendJob {
+                    read: codes,
+                    penalties,
+                    window: &self.windows[cand.window.clone()],
+                    band: cand.band,
+                    min_score: self.params.scoring.min_score(codes.len()),
+                }
+            })
+            .collect();
+        self.extender
+            .extend(&jobs, &self.params.scoring, &mut self.extensions);
+        drop(jobs);
+        for (j, &c) in self.job_specs.iter().enumerate() {
+            let ext = self.extensions[j].take();
+            self.candidates[c].outcome = Outcome::Done(ext);
+        }
     }
 
     /// Picks the best placement of read `r`, the runner-up and the mapping quality.

@@ -13,11 +13,19 @@ use seqfarm_core::SimdLevel;
 /// Band half-widths jobs are rounded up to (so SIMD groups fill up).
 const BAND_CLASSES: [usize; 4] = [8, 16, 32, 64];
 
+/// Diagonals beside the anchors' that an extension covers at the least.
+pub const BAND_MARGIN: usize = 8;
+
+/// Diagonals beside the anchors' that bowtie2's dynamic programme covers (15 either
+/// side of its seed's): a read's extensions cover as many, so that a long indel near a
+/// read end that no seed spans is found as bowtie2 finds it.
+pub const WIDE_BAND_MARGIN: usize = 15;
+
 /// The band half-width for a region whose anchors spread over `spread` diagonals, for
-/// a read of `len` bases: room for the spread plus a margin, at most the longest gap a
+/// a read of `len` bases: room for the spread plus `margin`, at most the longest gap a
 /// valid alignment can hold.
-pub fn band_for(spread: u64, len: usize, scoring: &Scoring) -> usize {
-    let wanted = spread as usize + 15;
+pub fn band_for(spread: u64, len: usize, scoring: &Scoring, margin: usize) -> usize {
+    let wanted = spread as usize + margin;
     let cap = scoring.max_gap(len).max(8);
     let wanted = wanted.min(cap);
     BAND_CLASSES

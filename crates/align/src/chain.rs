@@ -24,6 +24,8 @@ pub struct Region {
     pub anchor_ref: u64,
     /// Read bases covered by the region's anchors.
     pub weight: u32,
+    /// Whether one of its anchors is one of bowtie2's seeds.
+    pub bowtie2: bool,
 }
 
 /// Groups `anchors` (reordered) of a `read_len`-base read into regions, heaviest
@@ -68,6 +70,7 @@ pub fn regions(
             main_diagonal: longest.diagonal(),
             anchor_ref: longest.ref_start,
             weight: covered.iter().filter(|&&c| c).count() as u32,
+            bowtie2: group.iter().any(|a| a.bowtie2),
         });
         start = end;
     }
@@ -84,6 +87,7 @@ mod tests {
             query_start,
             len,
             ref_start,
+            bowtie2: false,
         }
     }
 

@@ -24,6 +24,8 @@ pub struct Anchor {
     pub len: u32,
     /// Global reference coordinate of the match's first base.
     pub ref_start: u64,
+    /// Whether the match is one of bowtie2's seeds ([`Bowtie2Seeding`]).
+    pub bowtie2: bool,
 }
 
 impl Anchor {
@@ -202,14 +204,14 @@ impl Seeder {
         index.locate_rows(&self.rows, &self.lens, &mut self.locate_scratch, out);
     }
 
-    /// Locates `seeds` (the seeds of many reads), at most `max_occ` occurrences each
-    /// (evenly sampled beyond), in one batched walk so that their cache misses overlap;
-    /// [`Seeder::anchors`] then reads them.
-    pub fn locate_seeds(&mut self, index: &FmIndex, seeds: &[Smem], max_occ: usize) {
+    /// Locates `seeds` (the seeds of many reads), at most `max_occ[i]` occurrences of
+    /// seed `i` (evenly sampled beyond), in one batched walk so that their cache misses
+    /// overlap; [`Seeder::anchors`] then reads them.
+    pub fn locate_seeds(&mut self, index: &FmIndex, seeds: &[Smem], max_occ: &[usize]) {
         self.rows.clear();
         self.lens.clear();
         self.located_ranges.clear();
-        for seed in seeds {
+        for (seed, &max_occ) in seeds.iter().zip(max_occ) {
             let first = self.rows.len();
             self.rows.extend(seed.interval.spread_rows(max_occ));
             self.lens.resize(self.rows.len(), u64::from(seed.len()));
@@ -220,11 +222,13 @@ impl Seeder {
     }
 
     /// The anchors of one read of `read_len` bases: the occurrences of its seeds
-    /// `seeds[which]`, which [`Seeder::locate_seeds`] located (with all of `seeds`).
+    /// `seeds[which]`, which [`Seeder::locate_seeds`] located (with all of `seeds`);
+    /// those from `bowtie2_from` on are bowtie2's seeds.
     pub fn anchors(
         &mut self,
         seeds: &[Smem],
         which: Range<usize>,
+        bowtie2_from: usize,
         read_len: usize,
         params: &AlignParams,
         out: &mut Vec<Anchor>,
@@ -233,7 +237,9 @@ impl Seeder {
         let repetitive = &mut self.repetitive;
         repetitive.clear();
         repetitive.resize(read_len, false);
-        for (seed, located) in seeds[which.clone()].iter().zip(&self.located_ranges[which]) {
+        let located_ranges = &self.located_ranges[which.clone()];
+        for ((i, seed), located) in seeds[which.clone()].iter().enumerate().zip(located_ranges) {
+            let bowtie2 = which.start + i >= bowtie2_from;
             if seed.interval.size > params.max_occ as u64 {
                 repetitive[seed.start as usize..seed.end as usize].fill(true);
             }
@@ -249,6 +255,7 @@ impl Seeder {
                     query_start,
                     len: seed.len(),
                     ref_start: hit.pos,
+                    bowtie2,
                 });
             }
         }

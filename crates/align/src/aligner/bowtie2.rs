@@ -7,8 +7,28 @@ use std::ops::Range;
 
 use seqfarm_fmindex::{BiInterval, Smem};
 
-use super::{oriented_in, Aligner, Candidate, Outcome};
+use super::{oriented_in, Aligner, Candidate, Outcome, ReadResult};
+use crate::candidate::Placement;
+use crate::cigar::CigarOp;
 use crate::mapq::MapqModel;
+
+/// Most occurrences of a bowtie2 seed whose every hit is extended: bowtie2's own
+/// threshold for a "small" seed range, whose elements it all investigates.
+const FEW_HITS: u64 = 5;
+
+/// Occurrences of a bowtie2 seed with more than [`FEW_HITS`] that are extended, spread
+/// over its range: bowtie2 extends a few of a large range's, at random, until a streak
+/// of extensions finds nothing better.
+const SAMPLED_HITS: usize = 3;
+
+/// How many occurrences of bowtie2's seed `seed` are located (see [`FEW_HITS`]).
+pub(super) fn bowtie2_seed_hits(seed: &Smem) -> usize {
+    if seed.interval.size <= FEW_HITS {
+        FEW_HITS as usize
+    } else {
+        SAMPLED_HITS
+    }
+}
 
 impl Aligner<'_> {
     /// Whether the runner-ups follow bowtie2's (its mapping quality is reported).
@@ -65,5 +85,124 @@ impl Aligner<'_> {
         self.params
             .bowtie2_seeding
             .holds_seed(read, window, ext, p.bowtie2_paired, cand.reverse)
+    }
+}
+
+impl Aligner<'_> {
+    /// Which reads of `settled`, each placed by the fast path at `results[r]`'s first
+    /// placement, hold a bowtie2 seed that may occur somewhere else: bowtie2 may find
+    /// a second best there, so the read needs the full search. A seed is searched until
+    /// one row is left (as the fast path's are); one that occurs once is the
+    /// placement's own when the reference there holds the part searched.
+    pub(super) fn seeds_elsewhere(
+        &mut self,
+        settled: &[usize],
+        results: &[ReadResult],
+    ) -> Vec<bool> {
+        let seeding = self.params.bowtie2_seeding;
+        // The seeds, copied out (the reference checks below borrow the aligner).
+        let mut bases: Vec<u8> = Vec::new();
+        let mut spans: Vec<Range<usize>> = Vec::new();
+        // Per seed: its read (index into `settled`) and its start in the read.
+        let mut owners: Vec<(usize, usize)> = Vec::new();
+        for (n, &r) in settled.iter().enumerate() {
+            let p = &self.prepared[r];
+            let read = oriented_in(p, false, &self.codes, &self.penalties).0;
+            let (len, _) = seeding.layout(read.len(), p.bowtie2_paired);
+            for s in seeding.starts(read.len(), p.bowtie2_paired) {
+                let seed = &read[s..s + len];
+                if seed.iter().all(|&c| c < 4) {
+                    spans.push(bases.len()..bases.len() + len);
+                    bases.extend_from_slice(seed);
+                    owners.push((n, s));
+                }
+            }
+        }
+        let patterns: Vec<&[u8]> = spans.iter().map(|span| &bases[span.clone()]).collect();
+        let (mut intervals, mut searched) = (Vec::new(), Vec::new());
+        self.index
+            .intervals_until_unique_many(&patterns, &mut intervals, &mut searched);
+        let mut elsewhere = vec![false; settled.len()];
+        let mut partial = Vec::new();
+        for (k, ((&(n, start), iv), &done)) in
+            owners.iter().zip(&intervals).zip(&searched).enumerate()
+        {
+            if elsewhere[n] || iv.size == 0 {
+                continue;
+            }
+            let r = settled[n];
+            let ReadResult::Aligned { placements, .. } = &results[r] else {
+                continue;
+            };
+            let len = self.read_len(r);
+            let (seed_len, _) = seeding.layout(len, self.prepared[r].bowtie2_paired);
+            let end = start + seed_len;
+            let part = end - done as usize..end;
+            if iv.size > 1 {
+                elsewhere[n] = true;
+            } else if !self.placed_there(r, &placements[0], part) {
+                // The part searched occurs once, elsewhere: the whole seed there, or
+                // nowhere.
+                if done as usize == seed_len {
+                    elsewhere[n] = true;
+                } else {
+                    partial.push(k);
+                }
+            }
+        }
+        // The seeds whose searched part occurs elsewhere: searched to the end.
+        let rest: Vec<&[u8]> = partial.iter().map(|&k| patterns[k]).collect();
+        let mut rest_intervals: Vec<_> = partial.iter().map(|&k| intervals[k]).collect();
+        let mut rest_searched: Vec<u32> = partial.iter().map(|&k| searched[k]).collect();
+        self.index
+            .resume_intervals_many(&rest, &mut rest_intervals, &mut rest_searched);
+        for (&k, iv) in partial.iter().zip(&rest_intervals) {
+            if iv.size > 0 {
+                elsewhere[owners[k].0] = true;
+            }
+        }
+        elsewhere
+    }
+
+    /// Whether placement `p` of read `r` aligns the read's bases `part` (as given)
+    /// without a gap to equal reference bases.
+    fn placed_there(&mut self, r: usize, p: &Placement, part: Range<usize>) -> bool {
+        let len = self.read_len(r);
+        // The part in the oriented read.
+        let wanted = if p.reverse {
+            len - part.end..len - part.start
+        } else {
+            part
+        };
+        let Some(start) = self.index.global_of(p.contig, p.position) else {
+            return false;
+        };
+        // Walk the CIGAR to the match operation that holds the whole part.
+        let (mut read_at, mut ref_at) = (0usize, start);
+        for (op, n) in p.cigar.ops() {
+            let n = n as usize;
+            match op {
+                CigarOp::Match => {
+                    if wanted.start >= read_at && wanted.end <= read_at + n {
+                        let from = ref_at + (wanted.start - read_at) as u64;
+                        self.index.reference().fetch_codes(
+                            from,
+                            from + wanted.len() as u64,
+                            &mut self.scratch,
+                        );
+                        let (codes, _) = self.oriented(r, p.reverse);
+                        return self.scratch[..] == codes[wanted];
+                    }
+                    read_at += n;
+                    ref_at += n as u64;
+                }
+                CigarOp::Insertion | CigarOp::SoftClip => read_at += n,
+                CigarOp::Deletion => ref_at += n as u64,
+            }
+            if read_at > wanted.start {
+                return false;
+            }
+        }
+        false
     }
 }

@@ -9,7 +9,6 @@ use seqfarm_fmindex::Hit;
 
 use super::{Aligner, ReadResult, FAST_PATH_SHIFT};
 use crate::chain::Region;
-use crate::mapq::MapqModel;
 use crate::seed::{tiling, FixedSeed, SeedStats};
 
 impl Aligner<'_> {
@@ -25,20 +24,10 @@ impl Aligner<'_> {
         } else {
             4 * (scoring.mismatch_max + scoring.match_bonus)
         };
-        // bowtie2's mapping quality tells a read with no valid alignment elsewhere from
-        // one with a poor one: the fast path settles only the first.
-        let len = (prepared.codes.end - prepared.codes.start) / 2;
-        let nothing_elsewhere = |bound: i32| match self.params.mapq {
-            MapqModel::Bowtie2(_) => bound < scoring.min_score(len),
-            MapqModel::Calibrated => true,
-        };
         match (result, prepared.second_bound) {
-            (ReadResult::Aligned { placements, .. }, Some(bound)) => {
-                nothing_elsewhere(bound)
-                    && placements
-                        .first()
-                        .is_some_and(|p| p.score >= bound + margin)
-            }
+            (ReadResult::Aligned { placements, .. }, Some(bound)) => placements
+                .first()
+                .is_some_and(|p| p.score >= bound + margin),
             _ => false,
         }
     }
@@ -300,6 +289,7 @@ impl Aligner<'_> {
                 main_diagonal: diagonal,
                 anchor_ref: hit.pos,
                 weight: (unique.len() * k) as u32,
+                bowtie2: false,
             })
         });
         let settled = match region {
@@ -329,6 +319,7 @@ impl Aligner<'_> {
                 self.prepared[r].stats = SeedStats::default();
                 self.prepared[r].dropped_regions = 0;
                 self.queue(r, &region, len);
+                self.prepared[r].fast_region = Some(region);
                 true
             }
             None => false,

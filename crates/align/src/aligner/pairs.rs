@@ -148,8 +148,8 @@ impl Aligner<'_> {
         }
     }
 
-    /// Mate rescue for `which` pairs: aligns each mate in the windows its mate's best
-    /// places define, adding what it finds to its places.
+    /// Mate rescue for `which` pairs: aligns each mate in the windows its mate's places
+    /// define ([`Aligner::rescue_anchor_places`]), adding what it finds to its places.
     fn rescue(&mut self, which: &[usize], pairing: &PairParams, mates: &mut [MatePlaces]) {
         self.windows.clear();
         let mut jobs: Vec<RescueJob> = Vec::new();
@@ -167,9 +167,12 @@ impl Aligner<'_> {
                 }
                 let anchors =
                     self.rescue_anchor_places(pairing, &mates[2 * i..2 * i + 2], anchor_mate);
-                for a in anchors {
+                for (a, fragment) in anchors {
                     let anchor = &mates[2 * i + anchor_mate].places[a];
-                    let (reverse, window) = rescue_window(pairing, anchor, anchor_mate == 0);
+                    let (reverse, mut window) = rescue_window(pairing, anchor, anchor_mate == 0);
+                    if let Some(fragment) = fragment {
+                        window = near_fragment(window, anchor, fragment, len);
+                    }
                     if !self.prepared[2 * i + other].strands[usize::from(reverse)] {
                         continue;
                     }
@@ -233,27 +236,34 @@ impl Aligner<'_> {
     }
 
     /// The places of mate `anchor_mate` of the pair `mates` around which its partner is
-    /// searched: its best ones ([`rescue_anchors`]), and, with bowtie2's mapping
-    /// quality, every place that pairs with none of the partner's, as bowtie2 searches
-    /// for the partner beside every alignment it finds of a mate (the second concordant
-    /// pair it finds so counts in its MAPQ).
+    /// searched over the whole window `-X` allows: its best ones ([`rescue_anchors`]).
+    /// With bowtie2's mapping quality, also every other place that pairs with none of
+    /// the partner's, as bowtie2 searches for the partner beside every alignment it
+    /// finds of a mate (a second concordant pair it so finds counts in its MAPQ): when
+    /// the mates already pair elsewhere, only near where that pair's fragment length
+    /// puts the partner (a paralog keeps its copy's layout), given with the place.
     fn rescue_anchor_places(
         &self,
         pairing: &PairParams,
         mates: &[MatePlaces],
         anchor_mate: usize,
-    ) -> Vec<usize> {
+    ) -> Vec<(usize, Option<i64>)> {
         let m = &mates[anchor_mate];
         let best = rescue_anchors(m);
-        let mut anchors: Vec<usize> = (0..best).collect();
+        let mut anchors: Vec<(usize, Option<i64>)> = (0..best).map(|a| (a, None)).collect();
         if self.bowtie2_runner_ups() {
             let combos = concordant(pairing, &mates[0], &mates[1]);
+            let fragment = combos.first().map(|&(_, a, b)| {
+                let (lo1, end1) = crate::pair::aligned_extent(&mates[0].places[a]);
+                let (lo2, end2) = crate::pair::aligned_extent(&mates[1].places[b]);
+                end1.max(end2) - lo1.min(lo2)
+            });
             let lonely = unpartnered(&mates[0], &mates[1], &combos);
             anchors.extend(
                 lonely
                     .into_iter()
                     .filter(|&(mate, a)| mate == anchor_mate && a >= best)
-                    .map(|(_, a)| a),
+                    .map(|(_, a)| (a, fragment)),
             );
         }
         anchors
@@ -361,12 +371,6 @@ impl Aligner<'_> {
                 )
             }
         }
-    }
-
-    /// The length of read `r` of the batch.
-    fn read_len(&self, r: usize) -> usize {
-        let p = &self.prepared[r];
-        (p.codes.end - p.codes.start) / 2
     }
 
     /// The pair's outcome from its mates' places and their concordant combinations
@@ -1001,6 +1005,21 @@ fn rescue_anchors(m: &MatePlaces) -> usize {
 /// `anchor_is_mate1`): its strand, and the contig-relative window `[start, end)` holding
 /// its aligned bases, measured from the anchor's (bowtie2's `otherMate`, without the
 /// dovetail refinements, which the classification applies afterwards).
+/// The part of the rescue `window` (of the partner of `anchor`, `len` bases) where the
+/// partner lies at fragment length `fragment` from the anchor, give or take
+/// [`RESCUE_BAND`] diagonals: one rescue tile.
+fn near_fragment(window: (i64, i64), anchor: &Placement, fragment: i64, len: usize) -> (i64, i64) {
+    let (lo, end) = crate::pair::aligned_extent(anchor);
+    let (slack, len) = (RESCUE_BAND as i64, len as i64);
+    // The window lies right of the anchor's start, or left of its end.
+    let near = if window.0 == lo {
+        (lo + fragment - len - slack, lo + fragment + slack)
+    } else {
+        (end - fragment - slack, end - fragment + len + slack)
+    };
+    (near.0.max(window.0), near.1.min(window.1))
+}
+
 fn rescue_window(
     pairing: &PairParams,
     anchor: &Placement,
