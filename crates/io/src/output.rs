@@ -5,6 +5,17 @@
 //! uncommitted output deletes the temporary file, so an error or a panic never leaves a
 //! truncated file under the real name (nor, with [`crate::pending_files`], a signal).
 //! `-` writes to standard output directly.
+//!
+//! What happens to a file already at the destination is each command's rule, taken from
+//! the tool it replaces ([`ExistingOutput`]): samtools, mosdepth, bedtools, bowtie2 and
+//! the index builders overwrite their outputs, so those commands replace them; FACETS
+//! snp-pileup refuses an existing output, so that command refuses it unless `--force`.
+//! The rule and `--force` give the [`Overwrite`] policy that opening an output takes.
+//! Replacing keeps the peers' other habits: a symbolic link is written through (its
+//! target is replaced, the link stays), the replaced file's permission bits are kept, and
+//! a file the user may not write is refused at once, as opening it for writing would be.
+//! Whatever the rule, an output that is one of the run's inputs is refused
+//! ([`refuse_input_as_output`]).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -15,25 +26,58 @@ use crate::{pending_files, Error, Result};
 /// Write buffer size.
 const BUFFER: usize = 1 << 20;
 
-/// Whether an existing destination may be replaced.
+/// Symbolic links followed from an output to the file it names, at most (Linux's limit).
+const MAX_LINKS: usize = 40;
+
+/// A command's rule for an output file that already exists: what the tool it replaces
+/// does. Each command states its rule once and opens every output it writes (its main
+/// output, side files, `--plot`, `--stats`) under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExistingOutput {
+    /// Replaced once the run has succeeded, `--force` or not: the peer overwrites
+    /// (samtools, mosdepth, bedtools, bowtie2, bowtie2-build, bwa, parasail).
+    Replace,
+    /// Refused before any work unless `--force` is given: the peer refuses (FACETS
+    /// snp-pileup: "Output file ... already exists!").
+    RefuseUnlessForced,
+}
+
+impl ExistingOutput {
+    /// The policy of one run of the command, `force` telling whether `--force` was given.
+    pub fn overwrite(self, force: bool) -> Overwrite {
+        match self {
+            ExistingOutput::Replace => Overwrite::Allow,
+            ExistingOutput::RefuseUnlessForced if force => Overwrite::Allow,
+            ExistingOutput::RefuseUnlessForced => Overwrite::Refuse,
+        }
+    }
+}
+
+/// Whether an existing destination may be replaced in this run (from the command's
+/// [`ExistingOutput`] rule and `--force`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Overwrite {
     /// Refuse: the run fails with [`Error::Exists`] before any work is done.
     Refuse,
-    /// Replace the existing file on success (`--force`).
+    /// Replace the existing file on success.
     Allow,
 }
 
 /// An output being written: standard output, or a temporary file renamed on commit.
 pub struct Output {
+    /// The destination as given, which messages name.
     path: PathBuf,
-    temp: Option<PathBuf>,
+    /// The temporary file and the file it is renamed to on commit: the destination, or
+    /// the file its symbolic links lead to.
+    temp: Option<(PathBuf, PathBuf)>,
     writer: BufWriter<Box<dyn Write + Send>>,
 }
 
 impl Output {
     /// Opens `path` for writing (`-` for standard output). Fails at once if the file
-    /// exists and `overwrite` is [`Overwrite::Refuse`].
+    /// exists and `overwrite` is [`Overwrite::Refuse`], if it is a directory, or if it
+    /// exists and may not be written. A symbolic link is followed: the file it leads to
+    /// is the one replaced on commit.
     pub fn create(path: impl AsRef<Path>, overwrite: Overwrite) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
         if path == Path::new("-") {
@@ -43,10 +87,17 @@ impl Output {
                 writer: BufWriter::with_capacity(BUFFER, Box::new(io::stdout())),
             });
         }
-        // A device or pipe (`/dev/null`, a FIFO) is written in place: renaming a
-        // temporary file over it would replace the device with a regular file.
-        if let Ok(meta) = std::fs::metadata(&path) {
-            if !meta.is_file() && !meta.is_dir() {
+        let existing = std::fs::metadata(&path).ok();
+        if let Some(meta) = &existing {
+            if meta.is_dir() {
+                return Err(Error::io(
+                    &path,
+                    io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
+                ));
+            }
+            // A device or pipe (`/dev/null`, a FIFO) is written in place: renaming a
+            // temporary file over it would replace the device with a regular file.
+            if !meta.is_file() {
                 let file = std::fs::OpenOptions::new()
                     .write(true)
                     .open(&path)
@@ -57,18 +108,37 @@ impl Output {
                     writer: BufWriter::with_capacity(BUFFER, Box::new(file)),
                 });
             }
+            if overwrite == Overwrite::Refuse {
+                return Err(Error::Exists { path });
+            }
         }
-        if overwrite == Overwrite::Refuse && path.exists() {
-            return Err(Error::Exists { path });
-        }
-        let temp = temp_path(&path);
+        let target = link_target(&path)?;
+        let temp = temp_path(&target);
         let file = File::create(&temp).map_err(|e| Error::io(&path, e))?;
         pending_files::register(&temp);
-        Ok(Self {
+        let output = Self {
             path,
-            temp: Some(temp),
+            temp: Some((temp, target)),
             writer: BufWriter::with_capacity(BUFFER, Box::new(file)),
-        })
+        };
+        if let Some(meta) = existing {
+            output.take_over(&meta)?;
+        }
+        Ok(output)
+    }
+
+    /// Checks that the existing file this output replaces may be written, as the peers'
+    /// opening it for writing checks it (without truncating it), and gives the temporary
+    /// file its permission bits.
+    fn take_over(&self, existing: &std::fs::Metadata) -> Result<()> {
+        let Some((temp, target)) = &self.temp else {
+            return Ok(());
+        };
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(target)
+            .map_err(|e| Error::io(&self.path, e))?;
+        std::fs::set_permissions(temp, existing.permissions()).map_err(|e| Error::io(&self.path, e))
     }
 
     /// An output into `writer` (a program collecting a command's output in memory);
@@ -101,8 +171,8 @@ impl Output {
     /// Flushes everything and moves the file into place.
     pub fn commit(mut self) -> Result<()> {
         self.writer.flush().map_err(|e| Error::io(&self.path, e))?;
-        if let Some(temp) = self.temp.take() {
-            let renamed = std::fs::rename(&temp, &self.path);
+        if let Some((temp, target)) = self.temp.take() {
+            let renamed = std::fs::rename(&temp, &target);
             if renamed.is_err() {
                 let _ = std::fs::remove_file(&temp);
             }
@@ -129,7 +199,7 @@ impl Write for Output {
 
 impl Drop for Output {
     fn drop(&mut self) {
-        if let Some(temp) = self.temp.take() {
+        if let Some((temp, _)) = self.temp.take() {
             let _ = std::fs::remove_file(&temp);
             pending_files::unregister(&temp);
         }
@@ -182,6 +252,29 @@ fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata, a: &Path, b: &Path) -
         (std::fs::canonicalize(a), std::fs::canonicalize(b)),
         (Ok(a), Ok(b)) if a == b
     )
+}
+
+/// The file `path` names once its symbolic links are followed (`path` itself when it is
+/// not a link); a dangling link gives the file it would create, as opening it for
+/// writing does.
+fn link_target(path: &Path) -> Result<PathBuf> {
+    let mut at = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let to = std::fs::read_link(&at).map_err(|e| Error::io(path, e))?;
+                at = match at.parent() {
+                    Some(dir) => dir.join(to),
+                    None => to,
+                };
+            }
+            _ => return Ok(at),
+        }
+    }
+    Err(Error::io(
+        path,
+        io::Error::other("too many levels of symbolic links"),
+    ))
 }
 
 /// `dir/.name.seqfarm-PID.tmp`: hidden, in the same directory (so the rename is atomic),
@@ -270,15 +363,91 @@ mod tests {
     }
 
     #[test]
-    fn existing_file_needs_force() {
+    fn an_existing_file_is_replaced_as_the_command_rules() {
         let dir = tempfile::tempdir().unwrap();
         let dest = dir.path().join("out.txt");
         std::fs::write(&dest, b"old").unwrap();
-        let err = Output::create(&dest, Overwrite::Refuse).err().unwrap();
-        assert!(err.to_string().contains("already exists"));
+        let refuse = ExistingOutput::RefuseUnlessForced.overwrite(false);
+        let err = Output::create(&dest, refuse).err().unwrap();
+        assert!(matches!(err, Error::Exists { .. }), "{err}");
+        assert!(err.to_string().contains("already exists"), "{err}");
+        assert!(err.to_string().contains("out.txt"), "{err}");
+        assert_eq!(std::fs::read(&dest).unwrap(), b"old");
+        for (rule, force) in [
+            (ExistingOutput::RefuseUnlessForced, true),
+            (ExistingOutput::Replace, false),
+            (ExistingOutput::Replace, true),
+        ] {
+            assert_eq!(rule.overwrite(force), Overwrite::Allow);
+            let mut out = Output::create(&dest, rule.overwrite(force)).unwrap();
+            out.put(b"new").unwrap();
+            assert_eq!(
+                std::fs::read(&dest).unwrap(),
+                b"old",
+                "replaced before commit"
+            );
+            out.commit().unwrap();
+            assert_eq!(std::fs::read(&dest).unwrap(), b"new");
+            std::fs::write(&dest, b"old").unwrap();
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_directory_is_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Output::create(dir.path(), Overwrite::Allow).err().unwrap();
+        assert!(err.to_string().contains("is a directory"), "{err}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.txt");
+        std::fs::write(&target, b"old").unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink("target.txt", &link).unwrap();
+        let mut out = Output::create(&link, Overwrite::Allow).unwrap();
+        out.put(b"new").unwrap();
+        out.commit().unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        // A dangling link creates the file it names; a refusing run refuses a link to an
+        // existing file, as it refuses the file.
+        let dangling = dir.path().join("dangling.txt");
+        std::os::unix::fs::symlink("made.txt", &dangling).unwrap();
+        let mut out = Output::create(&dangling, Overwrite::Refuse).unwrap();
+        out.put(b"made").unwrap();
+        out.commit().unwrap();
+        assert_eq!(std::fs::read(dir.path().join("made.txt")).unwrap(), b"made");
+        let err = Output::create(&link, Overwrite::Refuse).err().unwrap();
+        assert!(
+            err.to_string().contains("link.txt: already exists"),
+            "{err}"
+        );
+        let looped = dir.path().join("loop.txt");
+        std::os::unix::fs::symlink("loop.txt", &looped).unwrap();
+        let err = Output::create(&looped, Overwrite::Allow).err().unwrap();
+        assert!(err.to_string().contains("loop.txt"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.sh");
+        std::fs::write(&dest, b"old").unwrap();
+        std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o640)).unwrap();
         let mut out = Output::create(&dest, Overwrite::Allow).unwrap();
         out.put(b"new").unwrap();
         out.commit().unwrap();
-        assert_eq!(std::fs::read(&dest).unwrap(), b"new");
+        let mode = std::fs::metadata(&dest).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
     }
 }
