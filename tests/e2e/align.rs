@@ -527,22 +527,21 @@ fn bad_input_is_reported_and_leaves_no_output() {
         assert!(!stderr.contains("panicked"), "{name}: {stderr}");
         assert!(!out_sam.exists(), "{name}: left an output");
     }
-    // An existing output is kept unless --force.
+    // An existing output is replaced, as bowtie2 replaces it; --force is accepted.
     let reads = write(dir.path(), "fine.fq", ok.as_bytes());
-    let existing = write(dir.path(), "keep.sam", b"precious");
-    let out = align(&["-x", p, "-U", path_str(&reads), "-S", path_str(&existing)]);
-    assert!(!out.status.success());
-    assert_eq!(std::fs::read(&existing).unwrap(), b"precious");
-    let out = align(&[
-        "-x",
-        p,
-        "-U",
-        path_str(&reads),
-        "-S",
-        path_str(&existing),
-        "--force",
-    ]);
-    assert!(out.status.success());
+    let existing = write(dir.path(), "old.sam", b"old");
+    for force in [None, Some("--force")] {
+        std::fs::write(&existing, b"old").unwrap();
+        let mut args = vec!["-x", p, "-U", path_str(&reads), "-S", path_str(&existing)];
+        args.extend(force);
+        let out = align(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(std::fs::read(&existing).unwrap().starts_with(b"@HD"));
+    }
     // A missing index is named.
     let out = align(&[
         "-x",

@@ -303,12 +303,12 @@ fn bad_bed_line_names_file_and_line() {
 }
 
 #[test]
-fn existing_outputs_are_kept_without_force() {
+fn existing_outputs_are_replaced_as_mosdepth_replaces_them() {
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("out");
     let summary = file(&prefix, "mosdepth.summary.txt");
-    std::fs::write(&summary, "keep").unwrap();
     let run = |force: bool| {
+        std::fs::write(&summary, "old").unwrap();
         let mut c = seqfarm();
         c.args(["depth", "--window", "1000", "-o"])
             .arg(&prefix)
@@ -316,14 +316,16 @@ fn existing_outputs_are_kept_without_force() {
         if force {
             c.arg("--force");
         }
-        c.output().unwrap()
+        let out = c.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(std::fs::read_to_string(&summary)
+            .unwrap()
+            .starts_with("chrom\tlength"));
     };
-    let out = run(false);
-    assert!(!out.status.success());
-    assert_eq!(std::fs::read_to_string(&summary).unwrap(), "keep");
-    assert!(!file(&prefix, "regions.bed.gz").exists());
-    assert!(run(true).status.success());
-    assert!(std::fs::read_to_string(&summary)
-        .unwrap()
-        .starts_with("chrom\tlength"));
+    run(false);
+    run(true);
 }

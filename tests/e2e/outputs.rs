@@ -1,6 +1,8 @@
-//! Outputs never replace inputs: `--force` overwrites an existing output, but an output
-//! that is one of the command's inputs (by name, through a symbolic link or a hard link)
-//! is refused before anything is written, for every command that writes a file.
+//! Outputs never replace inputs: an existing output is replaced (by every command but
+//! snp-pileup, which replaces it only with `--force`, as FACETS refuses it), but an
+//! output that is one of the command's inputs (by name, through a symbolic link or a hard
+//! link) is refused before anything is written, `--force` or not, for every command that
+//! writes a file. Re-runs of each command: `reruns.rs`.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -124,18 +126,25 @@ fn count_flagstat_index_search_and_align_refuse_an_input_as_output() {
     let reads_before = std::fs::read(&reads).unwrap();
     let x = d.join("none");
     for option in ["-S", "--un", "--al", "--met-file"] {
-        let align = run(&[
-            "align",
-            "--force",
-            "-x",
-            s(&x),
-            "-U",
-            s(&reads),
-            option,
-            s(&reads),
-        ]);
-        refused(align, &reads, &reads_before);
+        for force in [&["--force"][..], &[]] {
+            let mut args = vec!["align", "-x", s(&x), "-U", s(&reads), option, s(&reads)];
+            args.extend(force);
+            refused(run(&args), &reads, &reads_before);
+        }
     }
+    // Without --force too, now that the other commands replace existing outputs.
+    refused(
+        run(&["count", "--bed", s(&bed), "-o", s(&bam), s(&bam)]),
+        &bam,
+        &bam_before,
+    );
+    refused(
+        run(&["flagstat", "-o", s(&bam), s(&bam)]),
+        &bam,
+        &bam_before,
+    );
+    let search = run(&["search", "-o", s(&query), s(&query), s(&query)]);
+    refused(search, &query, &query_before);
 }
 
 /// A run ended by SIGINT, SIGTERM or SIGHUP removes its hidden temporary files and

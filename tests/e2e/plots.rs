@@ -3,8 +3,8 @@
 //! `chromium-headless-shell`) to PNG, which must show the data (enough coloured pixels,
 //! in each series' colour), and laid out in a page that lists every `<text>` element with
 //! its size and place, where the axis titles must be, with a size, inside the picture.
-//! The same picture comes out at 1 and 2 threads, and an existing picture is refused
-//! without `--force`.
+//! The same picture comes out at 1 and 2 threads, and an existing picture is replaced
+//! as the command's other outputs are.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -326,25 +326,15 @@ fn count_picture_shows_reads_per_window_and_their_log_ratio() {
         seen.assert_text(text);
     }
 
-    // An existing picture is refused before any work, and replaced with --force.
-    let again = |force: bool| {
-        let mut command = seqfarm();
-        command
-            .args(["count", "--window", "5000", "-o"])
-            .arg(dir.path().join("again.tsv"))
-            .arg("--plot")
-            .arg(&svg)
-            .arg(&normal);
-        if force {
-            command.arg("--force");
-        }
-        command.output().unwrap()
-    };
-    let refused = again(false);
-    assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("exists"));
-    assert!(!dir.path().join("again.tsv").exists());
-    assert!(again(true).status.success());
+    // An existing picture is replaced, as count's table is (bedtools' rule).
+    let mut again = seqfarm();
+    again
+        .args(["count", "--window", "5000", "-o"])
+        .arg(dir.path().join("again.tsv"))
+        .arg("--plot")
+        .arg(&svg)
+        .arg(&normal);
+    succeeded(&mut again);
     let one_bam = std::fs::read_to_string(&svg).unwrap();
     assert!(one_bam.contains("reads per window") && !one_bam.contains("log2"));
 }

@@ -348,7 +348,7 @@ fn scores_only_with_many_queries_is_the_same_at_any_chunk_size() {
 }
 
 #[test]
-fn output_file_is_atomic_and_needs_force() {
+fn output_file_is_atomic_and_replaced_when_run_again() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("hits.tsv");
     let (query, db) = (data("sw_q10.fa"), data("sw_db1500.fa.gz"));
@@ -364,9 +364,14 @@ fn output_file_is_atomic_and_needs_force() {
     ];
     assert!(run(&args).status.success());
     assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 10);
+    std::fs::write(&out, "old").unwrap();
     let again = run(&args);
-    assert!(!again.status.success());
-    assert!(String::from_utf8_lossy(&again.stderr).contains("--force"));
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap().lines().count(), 10);
     let forced = [&args[..], &["--force"]].concat();
     assert!(run(&forced).status.success());
 }

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use seqfarm_farm::FarmConfig;
 use seqfarm_io::bam::BamIndex;
-use seqfarm_io::output::{Output, Overwrite};
+use seqfarm_io::output::{ExistingOutput, Output, Overwrite};
 
 /// How many workers to run and where.
 #[derive(Debug, Clone, clap::Args)]
@@ -87,22 +87,22 @@ pub struct CramReference {
     pub reference: Option<PathBuf>,
 }
 
-/// Whether an existing output may be replaced.
+/// `--force`, accepted by every command. Whether it matters is the command's
+/// [`ExistingOutput`] rule: where the tool a command replaces refuses an existing output
+/// (FACETS snp-pileup), `--force` lets the run replace it; everywhere else an existing
+/// output is replaced anyway, as the peer tool replaces it.
 #[derive(Debug, Clone, clap::Args)]
 pub struct ForceArg {
-    /// Overwrite an existing output file
+    /// Replace existing outputs (the default: they are replaced anyway, as the tool this
+    /// command stands in for replaces them; never an input)
     #[arg(long)]
     pub force: bool,
 }
 
 impl ForceArg {
-    /// The IO layer's overwrite policy.
-    pub fn overwrite(&self) -> Overwrite {
-        if self.force {
-            Overwrite::Allow
-        } else {
-            Overwrite::Refuse
-        }
+    /// The IO layer's overwrite policy of this run under the command's `rule`.
+    pub fn overwrite(&self, rule: ExistingOutput) -> Overwrite {
+        rule.overwrite(self.force)
     }
 }
 

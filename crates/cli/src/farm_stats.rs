@@ -7,9 +7,10 @@ use seqfarm_farm::FarmStats;
 use seqfarm_io::output::{refuse_input_as_output, Output, Overwrite};
 use serde_json::{json, Map, Value};
 
-/// The `--stats` file of one command run. It is opened before the work starts (so an
-/// existing file is refused at once, as every output is), takes the figures of each
-/// farm the command runs, and is written when the command has succeeded.
+/// The `--stats` file of one command run. It is opened before the work starts (so that,
+/// where the command refuses existing outputs, an existing file is refused at once),
+/// takes the figures of each farm the command runs, and is written when the command has
+/// succeeded.
 pub struct StatsFile {
     output: Option<Output>,
     command: &'static str,

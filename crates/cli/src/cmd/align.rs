@@ -32,7 +32,7 @@ use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
 use seqfarm_io::bam_sort::{index_extension, BamSorter, IndexedBamWriter};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
-use seqfarm_io::output::{refuse_input_as_output, Output};
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::reads::{
     ChunkLimits, InputChunk, InputChunker, InputFormat, ParseOptions, ReadSources,
 };
@@ -64,6 +64,10 @@ pub(crate) const TASK_LIMITS: ChunkLimits = ChunkLimits {
 };
 /// BGZF compression level of BAM output (htslib's default).
 const BAM_LEVEL: i32 = 6;
+/// Existing output files are replaced, as bowtie2 replaces its `-S` file, its `--un*`
+/// and `--al*` read files and its `--met-file`; so are `--sort`'s BAM and index (as
+/// `samtools sort -o` and `samtools index` replace theirs) and `--plot` and `--stats`.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 
 /// A farm task: a chunk of reads or pairs in; records, read-file bytes and counts (or
 /// the first bad record's error) out.
@@ -270,7 +274,7 @@ impl AlignArgs {
             .clone()
             .or_else(|| self.sam.clone())
             .unwrap_or_else(|| PathBuf::from("-"));
-        // Refuse existing outputs, and outputs that are inputs, before loading anything.
+        // Refuse outputs that are inputs before loading anything.
         let index_file = self.index_file();
         let specs = self.read_file_specs();
         let read_paths = read_file_paths(&sources);
@@ -289,18 +293,18 @@ impl AlignArgs {
             other_outputs.iter().map(PathBuf::as_path).collect();
         let plot_file = PlotFile::create(
             self.plot.as_ref(),
-            self.force.overwrite(),
+            self.force.overwrite(EXISTING_OUTPUT),
             &other_outputs,
             &inputs,
         )?;
         let mut plot_tally = plot_file.as_ref().map(|_| AlignTally::default());
-        let mut output = Output::create(&out_path, self.force.overwrite())?;
-        let mut read_files = ReadFiles::create(&specs, self.force.overwrite())?;
+        let mut output = Output::create(&out_path, self.force.overwrite(EXISTING_OUTPUT))?;
+        let mut read_files = ReadFiles::create(&specs, self.force.overwrite(EXISTING_OUTPUT))?;
         let routing = read_files.routing();
         let metrics_file = self
             .met_file
             .as_ref()
-            .map(|p| Output::create(p, self.force.overwrite()))
+            .map(|p| Output::create(p, self.force.overwrite(EXISTING_OUTPUT)))
             .transpose()?;
         let metrics_echo = self
             .met_stderr
@@ -313,7 +317,7 @@ impl AlignArgs {
             "align",
             workers,
             &out_path,
-            self.force.overwrite(),
+            self.force.overwrite(EXISTING_OUTPUT),
             &inputs,
         )?;
         // A small index has its section checksums verified as it is loaded; a large one
@@ -362,7 +366,7 @@ impl AlignArgs {
             index_out.push(index_extension(&reference_lengths));
             let index_out = PathBuf::from(index_out);
             refuse_input_as_output(&index_out, &inputs)?;
-            let index_output = Output::create(&index_out, self.force.overwrite())?;
+            let index_output = Output::create(&index_out, self.force.overwrite(EXISTING_OUTPUT))?;
             let sorter = BamSorter::new(&out_path, self.sort_memory as usize);
             Some((sorter, index_output))
         } else {

@@ -16,7 +16,7 @@ use seqfarm_farm::{FarmConfig, FarmStats, Fill, Worker};
 use seqfarm_io::bam::{BamSet, CigarOp, RangeReader};
 use seqfarm_io::bed::BedRegions;
 use seqfarm_io::cram::{self, CramReading, Fields, WantedRanges};
-use seqfarm_io::output::refuse_input_as_output;
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput};
 use seqfarm_regions::count::{
     read_end, OverlapRule, ReadBlocks, ReadFilter, RegionStrand, RegionSweep, StrandRule,
     DEFAULT_MIN_FRACTION,
@@ -41,6 +41,9 @@ const WINDOW: i64 = 1 << 14;
 const TASKS_PER_WORKER: u64 = 16;
 /// Compressed BAM bytes per task, at least and at most.
 const TASK_BYTES: std::ops::RangeInclusive<u64> = (1 << 20)..=(32 << 20);
+/// An existing `-o FILE`, `--plot` or `--stats` file is replaced: bedtools multicov
+/// prints to standard output, which a re-run's redirection (`> FILE`) replaces.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 
 /// One region to count in.
 #[derive(Debug, Clone, Copy)]
@@ -661,10 +664,10 @@ pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
     if to.is_named() {
         refuse_input_as_output(&args.output, inputs.clone())?;
     }
-    let mut out = to.create(&args.output, args.force.overwrite())?;
+    let mut out = to.create(&args.output, args.force.overwrite(EXISTING_OUTPUT))?;
     let plot_file = PlotFile::create(
         args.plot.as_ref(),
-        args.force.overwrite(),
+        args.force.overwrite(EXISTING_OUTPUT),
         &[args.output.as_path()],
         inputs.clone(),
     )?;
@@ -677,7 +680,7 @@ pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
         "count",
         config.workers,
         &args.output,
-        args.force.overwrite(),
+        args.force.overwrite(EXISTING_OUTPUT),
         inputs,
     )?;
     let (farm_stats, regions, _) = job.run(&config, task_bytes, 0..usize::MAX, |task| {

@@ -20,7 +20,7 @@ use seqfarm_io::bed_index::{BedIndexer, BedWriteError, IndexedBedWriter};
 use seqfarm_io::bgzf_writer::compressor_threads;
 use seqfarm_io::cram::{CramReading, Fields};
 use seqfarm_io::input::{Input, LineReader};
-use seqfarm_io::output::{refuse_input_as_output, Output};
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_regions::count::read_end;
 use seqfarm_regions::depth::{
     bases_at_least, mean_depth, push_runs, summary_line, window_mean_bin, AlignedRead, Coverage,
@@ -41,6 +41,9 @@ const STEP: i64 = 1 << 16;
 /// Reads are added from this far before a stretch, so that a pair of single-operation
 /// mates starting before it takes its overlap off as over the whole contig.
 const MATE_REACH: i64 = 1 << 14;
+/// Existing output files (every `PREFIX.*` file, `--plot`, `--stats`) are replaced, as
+/// mosdepth replaces its files when run again with the same prefix.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 
 /// Per-window or per-region depth, identical to `mosdepth -n --by` (0.3).
 #[derive(Debug, clap::Args)]
@@ -618,8 +621,9 @@ impl BgzfOutput {
         compressor_threads: usize,
         index: BedIndexer,
     ) -> anyhow::Result<Self> {
-        let out = Output::create(&path, force.overwrite())?;
-        let index_out = Output::create(with_suffix(&path, ".csi"), force.overwrite())?;
+        let out = Output::create(&path, force.overwrite(EXISTING_OUTPUT))?;
+        let index_out =
+            Output::create(with_suffix(&path, ".csi"), force.overwrite(EXISTING_OUTPUT))?;
         let writer = IndexedBedWriter::new(out, level, compressor_threads, index)
             .map_err(|e| seqfarm_io::Error::io(&path, e))?;
         Ok(Self {
@@ -741,10 +745,18 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
         BgzfOutput::create(path(suffix), &args.force, level, compressors, bed_index())
     };
     let mut regions_out = bgzf_output(".regions.bed.gz", 6)?;
-    let mut summary_out = Output::create(path(".mosdepth.summary.txt"), args.force.overwrite())?;
-    let mut dist_out = Output::create(path(".mosdepth.global.dist.txt"), args.force.overwrite())?;
-    let mut region_dist_out =
-        Output::create(path(".mosdepth.region.dist.txt"), args.force.overwrite())?;
+    let mut summary_out = Output::create(
+        path(".mosdepth.summary.txt"),
+        args.force.overwrite(EXISTING_OUTPUT),
+    )?;
+    let mut dist_out = Output::create(
+        path(".mosdepth.global.dist.txt"),
+        args.force.overwrite(EXISTING_OUTPUT),
+    )?;
+    let mut region_dist_out = Output::create(
+        path(".mosdepth.region.dist.txt"),
+        args.force.overwrite(EXISTING_OUTPUT),
+    )?;
     let mut thresholds_out = if thresholds.is_empty() {
         None
     } else {
@@ -765,7 +777,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     let named_paths: Vec<&Path> = named.iter().map(PathBuf::as_path).collect();
     let plot_file = PlotFile::create(
         args.plot.as_ref(),
-        args.force.overwrite(),
+        args.force.overwrite(EXISTING_OUTPUT),
         &named_paths,
         inputs.iter(),
     )?;
@@ -777,7 +789,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
         "depth",
         config.workers,
         &path(".regions.bed.gz"),
-        args.force.overwrite(),
+        args.force.overwrite(EXISTING_OUTPUT),
         inputs.iter(),
     )?;
 

@@ -22,7 +22,7 @@ use seqfarm_io::bam::{
 use seqfarm_io::bgzf::{self, InflateBuffer, Inflater, VirtualRange};
 use seqfarm_io::cram;
 use seqfarm_io::input::{Input, LineReader};
-use seqfarm_io::output::{refuse_input_as_output, Output};
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::sam::text::MAX_LINE;
 use seqfarm_io::Error;
 use seqfarm_regions::{FlagCounts, FlagstatFormat};
@@ -31,6 +31,10 @@ use crate::common::{farm_error, with_bam_indexes, CramReference, FarmArgs, Force
 use crate::farm_stats::StatsFile;
 
 mod sam;
+
+/// An existing `-o FILE` or `--stats FILE` is replaced: samtools flagstat prints to
+/// standard output, which a re-run's redirection (`> FILE`) replaces.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 
 /// Compressed bytes per indexed work unit, at most.
 const RANGE_UNIT: u64 = 4 << 20;
@@ -113,13 +117,13 @@ pub fn run(mut args: FlagstatArgs) -> anyhow::Result<()> {
     let config = args.farm.config();
     let inputs = with_bam_indexes(std::slice::from_ref(&args.input));
     refuse_input_as_output(&args.output, &inputs)?;
-    let mut out = Output::create(&args.output, args.force.overwrite())?;
+    let mut out = Output::create(&args.output, args.force.overwrite(EXISTING_OUTPUT))?;
     let mut stats = StatsFile::create(
         args.farm.stats.stats.as_ref(),
         "flagstat",
         config.workers,
         &args.output,
-        args.force.overwrite(),
+        args.force.overwrite(EXISTING_OUTPUT),
         &inputs,
     )?;
     let mut farm_stats = FarmStats::default();

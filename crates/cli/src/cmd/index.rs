@@ -9,11 +9,15 @@ use seqfarm_fmindex::{
     LoadOptions, ReferenceBuilder, MAX_KMER_LEN,
 };
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
-use seqfarm_io::output::{refuse_input_as_output, Output};
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 
 use crate::common::{ForceArg, StatsArg};
 use crate::farm_stats::StatsFile;
 use crate::progress;
+
+/// An existing `PREFIX.sfi` or `--stats` file is replaced, as `bwa index` and
+/// `bowtie2-build` replace their index files when run again.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 
 /// Build an FM-index (FMD-index of both strands) of a reference genome
 #[derive(Debug, clap::Args)]
@@ -79,16 +83,16 @@ impl IndexArgs {
             None => default_prefix(&reference),
         };
         let path = index_path(&prefix);
-        // Refuse an existing index before any work is done.
+        // Refuse an index that would replace the reference before any work is done.
         refuse_input_as_output(&path, [&reference])?;
-        let mut output = Output::create(&path, self.force.overwrite())?;
+        let mut output = Output::create(&path, self.force.overwrite(EXISTING_OUTPUT))?;
         let threads = crate::common::worker_threads(self.threads);
         let mut stats = StatsFile::create(
             self.stats.stats.as_ref(),
             "index",
             threads,
             &path,
-            self.force.overwrite(),
+            self.force.overwrite(EXISTING_OUTPUT),
             [&reference],
         )?;
         let started = Instant::now();

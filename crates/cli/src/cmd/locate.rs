@@ -7,10 +7,16 @@ use anyhow::Context;
 use seqfarm_core::nucleotide::{complement_code, encode_into, AMBIGUOUS};
 use seqfarm_core::Strand;
 use seqfarm_fmindex::{index_path, FmIndex, Hit, LoadOptions, LocateScratch};
+use seqfarm_io::output::ExistingOutput;
 
 use crate::common::{excerpt, ForceArg, StatsArg};
 use crate::farm_stats::StatsFile;
 use crate::numa::PlacedIndex;
+
+/// An existing `--stats` file, the one file written (the occurrences go to standard
+/// output), is replaced, as the index's builders (`bwa index`, `bowtie2-build`) replace
+/// theirs.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 
 /// Count and list the occurrences of patterns, on both strands
 #[derive(Debug, clap::Args)]
@@ -65,7 +71,7 @@ impl LocateArgs {
             "locate",
             1,
             std::path::Path::new("-"),
-            self.force.overwrite(),
+            self.force.overwrite(EXISTING_OUTPUT),
             [&index_file],
         )?;
         let started = std::time::Instant::now();

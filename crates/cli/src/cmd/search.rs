@@ -34,7 +34,7 @@ use seqfarm_farm::Fill;
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
 use seqfarm_io::fasta_chunks::{FastaChunk, FastaChunker, ResidueMap};
 use seqfarm_io::input::regular_file_size;
-use seqfarm_io::output::{refuse_input_as_output, Output};
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_sw::gpu::{GpuDevice, GpuKernels, GpuSearcher};
 use seqfarm_sw::stats::{self, KarlinParams};
 use seqfarm_sw::{Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock, Width};
@@ -517,6 +517,10 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
 /// estimated costs a few more parses of each chunk.
 const COMPRESSION_ESTIMATE: u64 = 2;
 
+/// An existing `-o FILE` or `--stats` file is replaced, as parasail_aligner's output
+/// file (opened with `fopen(..., "w")`) and BLAST's `-out` are.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
+
 /// Joins the `--scores-only` lines of a chunk's groups of queries (`texts`, one per
 /// group, each with its lines per record) into database order: for each of the
 /// `records` records, the lines of each group in turn.
@@ -982,14 +986,14 @@ pub fn run(args: &SearchArgs, to: &Destination) -> Result<()> {
     if to.is_named() {
         refuse_input_as_output(&args.output, inputs.iter().chain(&matrix_file))?;
     }
-    let mut output = to.create(&args.output, args.force.overwrite())?;
+    let mut output = to.create(&args.output, args.force.overwrite(EXISTING_OUTPUT))?;
     let config = args.farm.config();
     let mut stats_file = StatsFile::create(
         args.farm.stats.stats.as_ref(),
         "search",
         config.workers,
         &args.output,
-        args.force.overwrite(),
+        args.force.overwrite(EXISTING_OUTPUT),
         inputs.iter().chain(&matrix_file),
     )?;
     let started = Instant::now();

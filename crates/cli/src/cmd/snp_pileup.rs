@@ -30,7 +30,7 @@ use seqfarm_farm::{Collector, FarmConfig, Fill};
 use seqfarm_io::bam::BamSet;
 use seqfarm_io::bgzf_writer::compressor_threads;
 use seqfarm_io::input::{Input, LineReader};
-use seqfarm_io::output::{refuse_input_as_output, Output};
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::vcf::VcfSites;
 use seqfarm_regions::pileup::visit::{Next, RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
@@ -52,12 +52,19 @@ mod sites;
 const TASKS_PER_WORKER: u64 = 16;
 /// Compressed BAM bytes per task (all BAMs together), at least and at most.
 const TASK_BYTES: std::ops::RangeInclusive<u64> = (2 << 20)..=(32 << 20);
+/// An existing OUTPUT is refused unless `--force`, as FACETS snp-pileup refuses it
+/// ("Output file ... already exists!"); so are existing `--plot` and `--stats` files.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::RefuseUnlessForced;
 
 /// The emitter of either kind.
 type FillTask<'a> = dyn FnMut(&mut Task) -> anyhow::Result<Fill> + 'a;
 
 /// Allele counts at VCF sites in one or more BAMs, identical to FACETS snp-pileup.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("force", |arg| arg.help(
+    "Replace an existing OUTPUT (and --plot and --stats files); without it they are \
+     refused, as FACETS snp-pileup refuses an existing output (never an input)"
+)))]
 pub struct SnpPileupArgs {
     /// Do not discard anomalous read pairs
     #[arg(short = 'A', long = "count-orphans")]
@@ -139,7 +146,8 @@ pub struct SnpPileupArgs {
     /// VCF of the sites (plain or bgzipped); only biallelic SNVs are used
     #[arg(value_name = "VCF")]
     vcf: PathBuf,
-    /// Output CSV (`-` for standard output); must not exist yet unless --force
+    /// Output CSV (`-` for standard output); must not exist yet unless --force, as in
+    /// FACETS snp-pileup
     #[arg(value_name = "OUTPUT")]
     output: PathBuf,
     #[command(flatten)]
@@ -421,7 +429,7 @@ pub fn open_output(args: &SnpPileupArgs, to: &Destination) -> anyhow::Result<Out
         let inputs = with_bam_indexes(&args.bams);
         refuse_input_as_output(&output, inputs.iter().chain([&args.vcf]))?;
     }
-    Ok(to.create(&output, args.force.overwrite())?)
+    Ok(to.create(&output, args.force.overwrite(EXISTING_OUTPUT))?)
 }
 
 /// Runs `seqfarm snp-pileup`.
@@ -448,13 +456,13 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
         "snp-pileup",
         config.workers,
         &output_path(&args),
-        args.force.overwrite(),
+        args.force.overwrite(EXISTING_OUTPUT),
         inputs.iter().chain([&args.vcf]),
     )?;
     let output = output_path(&args);
     let plot_file = PlotFile::create(
         args.plot.as_ref(),
-        args.force.overwrite(),
+        args.force.overwrite(EXISTING_OUTPUT),
         &[output.as_path()],
         inputs.iter().chain([&args.vcf]),
     )?;

@@ -11,9 +11,10 @@
 //!   lines;
 //! * [`histogram`]: stacked histograms, bars over a numeric x axis.
 //!
-//! The picture is an output like the others ([`PlotFile`]): refused when it exists
-//! (unless `--force`), written to a temporary file and renamed once the command has
-//! succeeded. Its bytes depend only on the data, so they are the same at any thread count.
+//! The picture is an output like the others ([`PlotFile`]): an existing file is replaced
+//! or refused by the command's rule (refused only by snp-pileup, unless `--force`), and it
+//! is written to a temporary file and renamed once the command has succeeded. Its bytes
+//! depend only on the data, so they are the same at any thread count.
 
 use std::path::{Path, PathBuf};
 
@@ -56,8 +57,9 @@ fn drawing_error(what: &str, e: impl std::fmt::Display) -> anyhow::Error {
     anyhow::anyhow!("cannot draw the {what} picture: {e}")
 }
 
-/// The `--plot` file of a command run: opened before the work starts (an existing file is
-/// refused at once, as every output is) and written once the picture is drawn.
+/// The `--plot` file of a command run: opened before the work starts (where the command
+/// refuses existing outputs, an existing file is refused at once) and written once the
+/// picture is drawn.
 pub struct PlotFile {
     output: Output,
 }

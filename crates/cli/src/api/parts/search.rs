@@ -158,7 +158,10 @@ pub fn search_finish(
     let args = search_args(argv)?;
     let job = SearchJob::new(&args)?;
     refuse_input_as_output(&args.output, [&args.query, &args.database])?;
-    let mut output = Output::create(&args.output, args.force.overwrite())?;
+    let mut output = Output::create(
+        &args.output,
+        args.force.overwrite(crate::cmd::search::EXISTING_OUTPUT),
+    )?;
     let mut size = DatabaseSize::default();
     let mut top: Vec<TopHits> = Vec::new();
     for part in parts {

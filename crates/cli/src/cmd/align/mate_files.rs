@@ -22,11 +22,11 @@
 //! member per task, which every gzip reader reads as one stream); the collector appends
 //! the buffers to the files in task order ([`ReadFiles::write`]), so the files are the
 //! same at any thread count. bzip2 is one stream, compressed by the collector. Every
-//! file is an [`Output`]: a temporary file renamed on [`ReadFiles::commit`], an existing
-//! file refused unless overwriting is allowed.
+//! file is an [`Output`]: a temporary file renamed on [`ReadFiles::commit`], replacing an
+//! existing file as bowtie2 replaces it (the command's policy says so).
 //!
 //! ```ignore
-//! let mut files = ReadFiles::create(&specs, force.overwrite())?; // before any work
+//! let mut files = ReadFiles::create(&specs, overwrite)?; // before any work
 //! let routing = files.routing();                      // Copy, for the workers
 //! // worker, per task:
 //! task.read_files.clear();

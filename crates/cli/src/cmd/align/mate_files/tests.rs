@@ -265,7 +265,7 @@ fn dropping_without_commit_leaves_nothing() {
 }
 
 #[test]
-fn existing_files_need_overwrite_and_names_must_differ() {
+fn existing_files_are_replaced_as_bowtie2_does_and_names_must_differ() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.2.fq");
     std::fs::write(&path, b"old").unwrap();
@@ -273,7 +273,13 @@ fn existing_files_need_overwrite_and_names_must_differ() {
     let err = ReadFiles::create(&specs, Overwrite::Refuse).err().unwrap();
     assert!(err.to_string().contains("r.2.fq"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), b"old");
-    let files = ReadFiles::create(&specs, Overwrite::Allow).unwrap();
+    let align_rule = crate::cmd::align::EXISTING_OUTPUT.overwrite(false);
+    let files = ReadFiles::create(&specs, align_rule).unwrap();
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        b"old",
+        "replaced before the commit"
+    );
     files.commit().unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), b"");
 
