@@ -24,6 +24,7 @@ mod multiqc;
 mod numa;
 mod outputs;
 mod plots;
+mod reruns;
 mod search;
 mod search_blast;
 mod search_gpu;
