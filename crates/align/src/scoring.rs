@@ -173,6 +173,11 @@ pub struct Scoring {
     pub n_ceiling: LengthFunction,
     /// No gap within this many positions of either end of the read.
     pub gap_barrier: usize,
+    /// bowtie2's `--bwa-sw-like` rule for the lowest valid score instead of
+    /// [`Scoring::min_score`]'s function: the match bonus times `max(30, 5.5·ln(L))`,
+    /// BWA-SW's threshold. The function still gives bowtie2's mapping quality its
+    /// minimum, as there.
+    pub bwa_sw_minimum: bool,
 }
 
 impl Default for Scoring {
@@ -203,6 +208,7 @@ impl Scoring {
                 coefficient: 0.15,
             },
             gap_barrier: 4,
+            bwa_sw_minimum: false,
         }
     }
 
@@ -312,6 +318,12 @@ impl Scoring {
     /// (where every alignment scores 0 or more), is 0 instead; see
     /// [`Scoring::min_score_clamped_at`].
     pub fn min_score(&self, len: usize) -> i32 {
+        if self.bwa_sw_minimum {
+            // bowtie2's arithmetic: float factors, the logarithm in double precision.
+            let a = self.match_bonus as f32;
+            let by_length = (f64::from(a * 5.5) * (len.max(1) as f64).ln()) as f32;
+            return (a * 30.0).max(by_length) as i32;
+        }
         let v = self.min_score.at(len) as i32;
         match self.mode {
             AlignMode::EndToEnd => v.min(0),
@@ -323,6 +335,9 @@ impl Scoring {
     /// [`Scoring::min_score`] replaces the function's value by 0, if any: the reads a
     /// run warns about.
     pub fn min_score_clamped_at(&self) -> Option<usize> {
+        if self.bwa_sw_minimum {
+            return None;
+        }
         (1..=CHECKED_READ_LEN).find(|&len| self.min_score.at(len) as i32 != self.min_score(len))
     }
 
@@ -499,5 +514,25 @@ mod tests {
         };
         assert_eq!(negative.min_score(100), 0);
         assert_eq!(negative.min_score_clamped_at(), Some(1));
+    }
+
+    #[test]
+    fn bwa_sw_like_minimum_is_bwa_sw_s_threshold() {
+        // bowtie2's --bwa-sw-like: a·max(30, 5.5 ln L), whatever --score-min says.
+        let s = Scoring {
+            match_bonus: 1,
+            bwa_sw_minimum: true,
+            ..Scoring::local()
+        };
+        assert_eq!(s.min_score(100), 30);
+        // 5.5 ln 300 = 31.37
+        assert_eq!(s.min_score(300), 31);
+        let doubled = Scoring {
+            match_bonus: 2,
+            ..s.clone()
+        };
+        assert_eq!(doubled.min_score(100), 60);
+        assert_eq!(doubled.min_score(1000), 75);
+        assert_eq!(s.min_score_clamped_at(), None);
     }
 }
