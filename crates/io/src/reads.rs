@@ -127,6 +127,10 @@ fn record_end(format: ReadFormat, data: &[u8], pos: usize) -> Option<usize> {
 pub struct ParseOptions {
     /// Subtracted from quality characters: 33 (Sanger/Illumina 1.8+) or 64.
     pub quality_offset: u8,
+    /// Qualities are on Solexa's scale (`--solexa-quals`: ASCII 64 plus the Solexa
+    /// score, -5 to 62), converted to Phred as bowtie2 converts them; so are integer
+    /// qualities with `int_quals`.
+    pub solexa: bool,
     /// Longest read accepted.
     pub max_len: usize,
     /// Bases removed from the 5' end of every read (`-5/--trim5`).
@@ -145,6 +149,7 @@ impl Default for ParseOptions {
     fn default() -> Self {
         Self {
             quality_offset: 33,
+            solexa: false,
             max_len: 10_000,
             trim5: 0,
             trim3: 0,

@@ -816,6 +816,48 @@ fn preserved_tags_are_the_reads_comments_as_sam_text() {
     );
 }
 
+#[test]
+fn solexa_qualities_become_bowtie2_s_phred() {
+    // bowtie2's table: ';' (Solexa -5) is Phred 1, '@' (0) is 3, 'J' (10) is 10, 'h'
+    // (40) is 40, 'I' (9) is 10; a character below -10 ('5') is 0.
+    let options = ParseOptions {
+        solexa: true,
+        quality_offset: 64,
+        ..ParseOptions::default()
+    };
+    let mut out = Vec::new();
+    assert_eq!(decode_qualities(b";@JIh5~", &mut out, &options), Ok(7));
+    assert_eq!(out, [1, 3, 10, 10, 40, 0, 62]);
+    let e = decode_qualities(b"@ @", &mut out, &options).unwrap_err();
+    assert!(
+        e.contains("position 2") && e.contains("--solexa-quals"),
+        "{e}"
+    );
+    let ints = ParseOptions {
+        int_quals: true,
+        ..options
+    };
+    let mut out = Vec::new();
+    assert_eq!(
+        decode_qualities(b"-5 0 9 10 40 -10", &mut out, &ints),
+        Ok(6)
+    );
+    assert_eq!(out, [1, 3, 10, 10, 40, 0]);
+    assert!(decode_qualities(b"-11", &mut out, &ints).is_err());
+    for q in -20..100 {
+        let p = solexa_to_phred(q);
+        let exact = 10.0 * (10f64.powf(f64::from(q) / 10.0) + 1.0).log10();
+        if q >= -10 {
+            assert!(
+                (f64::from(p) - exact).abs() <= 0.5 + 1e-9,
+                "{q}: {p} vs {exact}"
+            );
+        } else {
+            assert_eq!(p, 0);
+        }
+    }
+}
+
 proptest::proptest! {
     /// The table and the whole-line range check give what a byte at a time gives: the
     /// same bases and qualities, or the same message naming the first bad byte.

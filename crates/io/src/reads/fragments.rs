@@ -584,6 +584,11 @@ fn decode_qualities(
 ) -> std::result::Result<usize, String> {
     let start = out.len();
     if options.int_quals {
+        let (lowest, convert): (i32, fn(i32) -> u8) = if options.solexa {
+            (-10, solexa_to_phred)
+        } else {
+            (0, |q| q as u8)
+        };
         for (i, word) in line
             .split(|&b| b == b' ' || b == b'\t')
             .filter(|w| !w.is_empty())
@@ -591,16 +596,28 @@ fn decode_qualities(
         {
             let q = std::str::from_utf8(word)
                 .ok()
-                .and_then(|s| s.parse::<u8>().ok())
-                .filter(|&q| q <= 93)
+                .and_then(|s| s.parse::<i32>().ok())
+                .filter(|q| (lowest..=93).contains(q))
                 .ok_or_else(|| {
                     format!(
-                        "invalid integer quality {:?} at position {} (--int-quals expects integers 0 to 93)",
+                        "invalid integer quality {:?} at position {} (--int-quals expects integers {lowest} to 93)",
                         preview(word),
                         i + 1
                     )
                 })?;
-            out.push(q);
+            out.push(convert(q).min(93));
+        }
+    } else if options.solexa {
+        for (i, &q) in line.iter().enumerate() {
+            if !(b'!'..=b'~').contains(&q) {
+                out.truncate(start);
+                return Err(format!(
+                    "invalid quality character {:?} at position {} (Solexa qualities, --solexa-quals)",
+                    char::from(q),
+                    i + 1
+                ));
+            }
+            out.push(solexa_to_phred(i32::from(q) - 64));
         }
     } else {
         let offset = options.quality_offset;
@@ -631,6 +648,17 @@ fn decode_qualities(
         }
     }
     Ok(out.len() - start)
+}
+
+/// The Phred quality of Solexa score `solexa`, rounded as bowtie2's table rounds
+/// `10·log10(10^(solexa/10) + 1)`: 0 below -10, the score itself from 10 up.
+pub fn solexa_to_phred(solexa: i32) -> u8 {
+    const BELOW_TEN: [u8; 20] = [0, 1, 1, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 7, 8, 9, 10];
+    match solexa {
+        i32::MIN..=-11 => 0,
+        -10..=9 => BELOW_TEN[(solexa + 10) as usize],
+        _ => solexa.min(i32::from(u8::MAX)) as u8,
+    }
 }
 
 /// The bases left by `-5/--trim5`, `-3/--trim3` and `--trim-to`.
