@@ -13,7 +13,7 @@ use super::index::LoadedIndex;
 use super::tables::parse;
 use crate::cmd::align::{
     command_line, AlignArgs, AlignRun, AlignSummary, AlignTask, ChunkFormat, ChunkWorker,
-    ReadRouting, RecordStyle,
+    ReadRouting, RecordStyle, Sample,
 };
 use crate::Command;
 
@@ -48,6 +48,7 @@ pub struct ReadAligner {
     style: RecordStyle,
     parse: ParseOptions,
     ignore_quals: bool,
+    sample: Option<Sample>,
     header: SamHeader,
     /// `--plot` was given: only [`ReadAligner::align_files`] can draw it.
     plot: bool,
@@ -69,15 +70,20 @@ impl ReadAligner {
             .chain(options.iter().cloned())
             .chain(["-x".to_string(), prefix]);
         let header = args.header(index.index(), &command_line(argv))?;
+        let params = args.params()?;
         Ok(Self {
-            params: args.params()?,
-            pairing: args.pairing()?,
-            parse: args.parse_options()?,
-            ignore_quals: args.ignore_quals,
+            sample: args.input.sample.map(|fraction| Sample {
+                fraction,
+                seed: params.tie_seed,
+            }),
+            params,
+            pairing: args.pairs.pairing()?,
+            parse: args.input.parse_options()?,
+            ignore_quals: args.scores.ignore_quals,
             style,
             header,
             options: options.to_vec(),
-            plot: args.plot.is_some(),
+            plot: args.output.plot.is_some(),
             index,
         })
     }
@@ -127,6 +133,7 @@ impl ReadAligner {
             routing: ReadRouting::default(),
             sorting: false,
             plotting: false,
+            sample: self.sample,
         };
         let mut worker = ChunkWorker::new(self.index.index(), self.params.clone())?;
         worker.process(&format, &mut task)?;

@@ -27,15 +27,12 @@ use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use seqfarm_align::AlignMode;
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
 use seqfarm_io::bam_sort::{index_extension, BamSorter, IndexedBamWriter};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
-use seqfarm_io::reads::{
-    ChunkLimits, InputChunk, InputChunker, InputFormat, ParseOptions, ReadSources,
-};
+use seqfarm_io::reads::{ChunkLimits, InputChunk, InputChunker, InputFormat, ReadSources};
 use seqfarm_io::sam::bam::{check_reference_lengths, encode_header};
 use seqfarm_io::sam::{SamHeader, SamReference};
 
@@ -47,7 +44,7 @@ use self::metrics::MetricsReporter;
 pub use self::records::RecordStyle;
 use self::summary::write_summary;
 pub use self::summary::{summary_text, AlignedTimes, SummaryCounts, SummaryStyle};
-pub use self::worker::{ChunkFormat, ChunkWorker};
+pub use self::worker::{ChunkFormat, ChunkWorker, Sample};
 use crate::common::farm_error;
 use crate::farm_stats::StatsFile;
 use crate::numa::PlacedIndex;
@@ -158,11 +155,11 @@ impl AlignArgs {
                 len: c.len,
             })
             .collect::<Vec<_>>();
-        if self.bam.is_some() {
+        if self.output.bam.is_some() {
             check_reference_lengths(&references).map_err(anyhow::Error::msg)?;
         }
         let mut lines = Vec::new();
-        if let Some(rg) = self.read_group_line()? {
+        if let Some(rg) = self.output.read_group_line()? {
             lines.push(rg);
         }
         lines.push(format!(
@@ -170,11 +167,15 @@ impl AlignArgs {
             env!("CARGO_PKG_VERSION"),
             command_line
         ));
-        let sort_order = if self.sort { "coordinate" } else { "unsorted" };
+        let sort_order = if self.output.sort {
+            "coordinate"
+        } else {
+            "unsorted"
+        };
         let mut header = SamHeader::new(references, sort_order, &lines);
-        if self.no_head {
+        if self.output.no_head {
             header.text.clear();
-        } else if self.no_sq {
+        } else if self.output.no_sq {
             header.text = header
                 .text
                 .lines()
@@ -189,32 +190,22 @@ impl AlignArgs {
     /// read group ID).
     pub fn record_style(&self) -> anyhow::Result<RecordStyle> {
         Ok(RecordStyle {
-            bam: self.bam.is_some(),
-            no_unaligned: self.no_unal,
-            read_group: self.read_group_id()?.map(str::to_owned),
-            omit_secondary_seq: self.omit_sec_seq,
-            xeq: self.xeq,
-            tlen_without_clips: self.soft_clipped_unmapped_tlen,
-            full_names: self.sam_no_qname_trunc,
-            append_comment: self.sam_append_comment,
-            preserve_tags: self.preserve_tags,
-            qc_filter: self.qc_filter,
+            bam: self.output.bam.is_some(),
+            no_unaligned: self.output.no_unal,
+            read_group: self.output.read_group_id()?.map(str::to_owned),
+            omit_secondary_seq: self.output.omit_sec_seq,
+            xeq: self.output.xeq,
+            tlen_without_clips: self.output.soft_clipped_unmapped_tlen,
+            full_names: self.output.sam_no_qname_trunc,
+            append_comment: self.output.sam_append_comment,
+            preserve_tags: self.input.preserve_tags,
+            qc_filter: self.input.qc_filter,
             report_limit: self
+                .search
                 .all
                 .then_some(usize::MAX)
-                .or(self.report.map(|k| k as usize)),
-        })
-    }
-
-    /// How the read records are decoded (qualities, trimming).
-    pub fn parse_options(&self) -> anyhow::Result<ParseOptions> {
-        Ok(ParseOptions {
-            quality_offset: if self.phred64 { 64 } else { 33 },
-            trim5: self.trim5 as usize,
-            trim3: self.trim3 as usize,
-            trim_to: self.trim_to()?,
-            int_quals: self.int_quals,
-            ..ParseOptions::default()
+                .or(self.search.report.map(|k| k as usize)),
+            fields: self.optional_fields()?.0,
         })
     }
 
@@ -231,6 +222,13 @@ impl AlignArgs {
     /// Runs the command as `run` says; returns what its summary reports.
     pub fn execute(self, run: &AlignRun<'_>) -> anyhow::Result<AlignSummary> {
         let started = Instant::now();
+        if self.no_effect.arg_desc || self.no_effect.usage {
+            args::print_usage(self.no_effect.arg_desc)?;
+            return Ok(AlignSummary {
+                counts: SummaryCounts::default(),
+                style: SummaryStyle::default(),
+            });
+        }
         let this = self.with_positional()?;
         this.check()?;
         this.align(started, run)
@@ -239,51 +237,33 @@ impl AlignArgs {
     /// Aligns, once the options are complete and checked.
     fn align(self, started: Instant, run: &AlignRun<'_>) -> anyhow::Result<AlignSummary> {
         let params = self.params()?;
-        let pairing = self.pairing()?;
+        let pairing = self.pairs.pairing()?;
         // A bad SEQFARM_SIMD fails here, before the index is loaded.
         seqfarm_core::SimdLevel::from_env()?;
-        let sources = self.sources()?;
+        let sources = self.input.sources()?;
         let style = self.record_style()?;
-        if style.read_group.is_none() && !self.rg.is_empty() && !self.quiet {
-            eprintln!(
-                "seqfarm: warning: --rg without a read group ID (--rg-id or --rg ID:...): \
-                 no @RG line is written, as in bowtie2"
-            );
+        if !self.output.quiet {
+            for line in self.warnings()? {
+                eprintln!("{line}");
+            }
         }
-        if let Some(len) = params
-            .scoring
-            .min_score_clamped_at()
-            .filter(|_| !self.quiet)
-        {
-            let (sign, mode) = match params.scoring.mode {
-                AlignMode::EndToEnd => ("positive", "--end-to-end"),
-                AlignMode::Local => ("negative", "--local"),
-            };
-            eprintln!(
-                "seqfarm: warning: the minimum score function gives a {sign} number in {mode} \
-                 mode (for reads of {len} bases, and maybe others); it is set to 0 for those \
-                 reads, as in bowtie2"
-            );
-        }
-        if self.max_hits.is_some() && !self.quiet {
-            eprintln!("Warning: -M is deprecated.  Use -D and -R to adjust effort instead.");
-        }
-        let timer = PhaseTimer::new(self.time);
+        let timer = PhaseTimer::new(self.output.time);
         let out_path = self
+            .output
             .bam
             .clone()
-            .or_else(|| self.sam.clone())
+            .or_else(|| self.output.sam.clone())
             .unwrap_or_else(|| PathBuf::from("-"));
         // Refuse outputs that are inputs before loading anything.
         let index_file = self.index_file();
-        let specs = self.read_file_specs();
+        let specs = self.read_files.read_file_specs();
         let read_paths = read_file_paths(&sources);
         let inputs: Vec<&PathBuf> = read_paths.iter().chain([&index_file]).collect();
         let outputs = [&out_path]
             .into_iter()
             .cloned()
             .chain(specs.iter().flat_map(|s| s.paths()))
-            .chain(self.met_file.clone());
+            .chain(self.output.met_file.clone());
         for path in outputs.clone() {
             refuse_input_as_output(&path, &inputs)?;
         }
@@ -292,7 +272,7 @@ impl AlignArgs {
         let other_outputs: Vec<&std::path::Path> =
             other_outputs.iter().map(PathBuf::as_path).collect();
         let plot_file = PlotFile::create(
-            self.plot.as_ref(),
+            self.output.plot.as_ref(),
             self.force.overwrite(EXISTING_OUTPUT),
             &other_outputs,
             &inputs,
@@ -302,18 +282,23 @@ impl AlignArgs {
         let mut read_files = ReadFiles::create(&specs, self.force.overwrite(EXISTING_OUTPUT))?;
         let routing = read_files.routing();
         let metrics_file = self
+            .output
             .met_file
             .as_ref()
             .map(|p| Output::create(p, self.force.overwrite(EXISTING_OUTPUT)))
             .transpose()?;
         let metrics_echo = self
+            .output
             .met_stderr
             .then(|| Box::new(std::io::stderr()) as Box<dyn std::io::Write + Send>);
-        let mut metrics =
-            MetricsReporter::new(metrics_file, metrics_echo, Duration::from_secs(self.met));
-        let workers = crate::common::worker_threads(self.threads);
+        let mut metrics = MetricsReporter::new(
+            metrics_file,
+            metrics_echo,
+            Duration::from_secs(self.output.met),
+        );
+        let workers = crate::common::worker_threads(self.performance.threads);
         let mut stats_file = StatsFile::create(
-            self.stats.stats.as_ref(),
+            self.performance.stats.stats.as_ref(),
             "align",
             workers,
             &out_path,
@@ -329,7 +314,7 @@ impl AlignArgs {
         // at random; by as many threads as will align), and memory-mapped with --mm
         // (its pages then shared with every process that maps the file).
         let options = LoadOptions {
-            mode: if self.mm {
+            mode: if self.performance.mm {
                 LoadMode::Mmap
             } else {
                 LoadMode::Copy
@@ -340,7 +325,7 @@ impl AlignArgs {
         let placed = match run.index {
             Some(_) => None,
             None => Some(
-                PlacedIndex::load(&index_file, self.numa.numa, workers, options)
+                PlacedIndex::load(&index_file, self.performance.numa.numa, workers, options)
                     .with_context(|| format!("cannot load the index {}", index_file.display()))?,
             ),
         };
@@ -360,24 +345,24 @@ impl AlignArgs {
         let header_blocks = header_bytes(&header, style.bam);
         output.put(&header_blocks)?;
         let reference_lengths: Vec<u64> = header.references.iter().map(|r| r.len).collect();
-        let mut sorted = if self.sort {
+        let mut sorted = if self.output.sort {
             let mut index_out = out_path.clone().into_os_string();
             index_out.push(".");
             index_out.push(index_extension(&reference_lengths));
             let index_out = PathBuf::from(index_out);
             refuse_input_as_output(&index_out, &inputs)?;
             let index_output = Output::create(&index_out, self.force.overwrite(EXISTING_OUTPUT))?;
-            let sorter = BamSorter::new(&out_path, self.sort_memory as usize);
+            let sorter = BamSorter::new(&out_path, self.output.sort_memory as usize);
             Some((sorter, index_output))
         } else {
             None
         };
-        let parse = self.parse_options()?;
+        let parse = self.input.parse_options()?;
         let config = FarmConfig::new(workers)
-            .pin(self.pin)
+            .pin(self.performance.pin)
             .placement(placed.as_ref().and_then(|p| p.placement().cloned()))
-            .timed(self.stats.stats.is_some());
-        let ignore_quals = self.ignore_quals;
+            .timed(self.performance.stats.stats.is_some());
+        let ignore_quals = self.scores.ignore_quals;
         let mut chunker = InputChunker::new(&sources, TASK_LIMITS)?;
         let progress_paths = read_file_paths(&sources);
         let bar = input_progress(&progress_paths, sources.format);
@@ -392,6 +377,10 @@ impl AlignArgs {
             routing,
             sorting: sorted.is_some(),
             plotting: plot_tally.is_some(),
+            sample: self.input.sample.map(|fraction| Sample {
+                fraction,
+                seed: params.tie_seed,
+            }),
         };
         let make_worker = |info: WorkerInfo| -> Result<_, anyhow::Error> {
             let mut worker = ChunkWorker::new(index_for(info.index), params.clone())?;
@@ -481,7 +470,7 @@ impl AlignArgs {
         stats_file.finish()?;
         timer.phase("Multiseed full-index search", search_started);
         let summary_style = SummaryStyle::for_pairing(&pairing);
-        if !self.quiet && run.print_summary {
+        if !self.output.quiet && run.print_summary {
             write_summary(
                 &mut std::io::stderr().lock(),
                 &totals.summary,

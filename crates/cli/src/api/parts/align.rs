@@ -18,7 +18,7 @@ use seqfarm_io::reads::{InputChunk, InputChunker};
 
 use crate::cmd::align::{
     command_line, header_bytes, summary_text, AlignArgs, AlignTask, AlignedTimes, ChunkFormat,
-    ChunkWorker, MetricsCounts, SummaryCounts, SummaryStyle, TASK_LIMITS,
+    ChunkWorker, MetricsCounts, Sample, SummaryCounts, SummaryStyle, TASK_LIMITS,
 };
 use crate::common::{farm_error, worker_threads};
 
@@ -91,14 +91,17 @@ impl AlignPlanner {
     /// A planner over the reads of the `align` command line `argv`.
     pub fn new(argv: &[String], tasks_per_part: usize) -> anyhow::Result<Self> {
         let args = align_args(argv)?;
-        if !args.read_file_specs().is_empty() || args.met_file.is_some() || args.met_stderr {
+        if !args.read_files.read_file_specs().is_empty()
+            || args.output.met_file.is_some()
+            || args.output.met_stderr
+        {
             anyhow::bail!("--un/--al/--met options are not available when aligning in parts");
         }
-        if args.sort {
+        if args.output.sort {
             anyhow::bail!("--sort is not available when aligning in parts: sort the joined output");
         }
         super::refuse_plot(argv)?;
-        let sources = args.sources()?;
+        let sources = args.input.sources()?;
         Ok(Self {
             chunker: InputChunker::new(&sources, TASK_LIMITS)?,
             chunk: InputChunk::default(),
@@ -247,9 +250,13 @@ pub fn align_part(
     threads: Option<usize>,
 ) -> anyhow::Result<AlignedPart> {
     let args = align_args(argv)?;
-    let (params, pairing, parse) = (args.params()?, args.pairing()?, args.parse_options()?);
+    let (params, pairing, parse) = (
+        args.params()?,
+        args.pairs.pairing()?,
+        args.input.parse_options()?,
+    );
     let style = args.record_style()?;
-    let mut sources = args.sources()?;
+    let mut sources = args.input.sources()?;
     sources.skip = 0;
     sources.upto = Some(part.fragments);
     let index = cached_index(&args)?;
@@ -276,10 +283,14 @@ pub fn align_part(
         style: &style,
         parse: &parse,
         pairing: &pairing,
-        ignore_quals: args.ignore_quals,
+        ignore_quals: args.scores.ignore_quals,
         routing: Default::default(),
         sorting: false,
         plotting: false,
+        sample: args.input.sample.map(|fraction| Sample {
+            fraction,
+            seed: params.tie_seed,
+        }),
     };
     let (format, index) = (&format, &*index);
     let make_worker = |_: WorkerInfo| -> anyhow::Result<_> {
@@ -319,13 +330,13 @@ pub fn align_header(argv: &[String]) -> anyhow::Result<Vec<u8>> {
     let index = cached_index(&args)?;
     let program = std::iter::once("seqfarm".to_string());
     let header = args.header(&index, &command_line(program.chain(argv.iter().cloned())))?;
-    Ok(header_bytes(&header, args.bam.is_some()))
+    Ok(header_bytes(&header, args.output.bam.is_some()))
 }
 
 /// The output's last bytes: BGZF's end-of-file block for BAM, nothing for SAM.
 pub fn align_trailer(argv: &[String]) -> anyhow::Result<Vec<u8>> {
     let args = align_args(argv)?;
-    Ok(if args.bam.is_some() {
+    Ok(if args.output.bam.is_some() {
         EOF_MARKER.to_vec()
     } else {
         Vec::new()
@@ -335,7 +346,7 @@ pub fn align_trailer(argv: &[String]) -> anyhow::Result<Vec<u8>> {
 /// The summary bowtie2 prints on standard error, from the parts' counts added up.
 pub fn align_summary(argv: &[String], counts: &[u64]) -> anyhow::Result<String> {
     let args = align_args(argv)?;
-    let style = SummaryStyle::for_pairing(&args.pairing()?);
+    let style = SummaryStyle::for_pairing(&args.pairs.pairing()?);
     Ok(summary_text(&counts_from_vec(counts)?, style))
 }
 

@@ -22,11 +22,13 @@
 //! * mate names lose a `/1` or `/2` suffix; `--no-unal` leaves out every unaligned
 //!   record (of a pair too, as bowtie2 2.5.0 does).
 
+mod fields;
+
+use self::fields::{comment_tag, filter_tag};
+pub use self::fields::{OptionalFields, ScoreRange};
 use crate::plot::AlignTally;
 use seqfarm_align::cigar::CigarOp;
-use seqfarm_align::{
-    PairClass, PairResult, Placement, ReadResult, Unaligned, QUALITY_WITHOUT_QUALITIES,
-};
+use seqfarm_align::{PairClass, PairResult, Placement, ReadResult, QUALITY_WITHOUT_QUALITIES};
 use seqfarm_core::flags::{
     MATE_REVERSE, MATE_UNMAPPED, PAIRED, PROPER_PAIR, READ1, READ2, REVERSE, SECONDARY, UNMAPPED,
 };
@@ -64,6 +66,8 @@ pub struct RecordStyle {
     /// Alignments reported per read or pair with `-k N` (`usize::MAX` for `-a`);
     /// `None` without either, when MAPQ is always computed.
     pub report_limit: Option<usize>,
+    /// The optional fields written (`--sam-opt-config`).
+    pub fields: OptionalFields,
 }
 
 impl RecordStyle {
@@ -313,39 +317,59 @@ impl RecordWriter {
             value: TagValue::Int(v),
         };
         self.cigar.clear();
+        let fields = &style.fields;
         if let Some(p) = plan.placement {
             tags.push(int(*b"AS", i64::from(p.score)));
-            if let Some(xs) = plan.second_best {
+            if let Some(xs) = plan.second_best.filter(|_| fields.xs) {
                 tags.push(int(*b"XS", i64::from(xs)));
             }
             let e = &p.edits;
-            tags.push(int(*b"XN", i64::from(e.ambiguous_reference)));
-            tags.push(int(*b"XM", i64::from(e.mismatches)));
-            tags.push(int(*b"XO", i64::from(e.gap_opens)));
-            tags.push(int(*b"XG", i64::from(e.gap_bases)));
-            tags.push(int(*b"NM", i64::from(e.edit_distance)));
-            tags.push(Tag {
-                name: *b"MD",
-                value: TagValue::Str(&e.md),
-            });
-            if let Some(ys) = plan.partner_score {
+            let counts = [
+                (fields.xn, *b"XN", e.ambiguous_reference),
+                (fields.xm, *b"XM", e.mismatches),
+                (fields.xo, *b"XO", e.gap_opens),
+                (fields.xg, *b"XG", e.gap_bases),
+                (fields.nm, *b"NM", e.edit_distance),
+            ];
+            for (on, name, count) in counts {
+                if on {
+                    tags.push(int(name, i64::from(count)));
+                }
+            }
+            if fields.md {
+                tags.push(Tag {
+                    name: *b"MD",
+                    value: TagValue::Str(&e.md),
+                });
+            }
+            if let Some(ys) = plan.partner_score.filter(|_| fields.ys) {
                 tags.push(int(*b"YS", i64::from(ys)));
             }
-            tags.push(Tag {
-                name: *b"YT",
-                value: TagValue::Str(plan.pair_type),
-            });
+            let mate_len = plan
+                .partner_score
+                .and(plan.partner)
+                .map(|o| o.cigar.read_len());
+            fields.push_score_range(read.bases.len(), mate_len, &mut tags);
+            if fields.yt {
+                tags.push(Tag {
+                    name: *b"YT",
+                    value: TagValue::Str(plan.pair_type),
+                });
+            }
             if style.xeq {
                 xeq_cigar(p, &mut self.cigar);
             } else {
                 self.cigar.extend_from_slice(p.cigar.encoded());
             }
         } else {
-            tags.push(Tag {
-                name: *b"YT",
-                value: TagValue::Str(plan.pair_type),
-            });
-            if let Some(f) = plan.filter {
+            fields.push_score_range(read.bases.len(), None, &mut tags);
+            if fields.yt {
+                tags.push(Tag {
+                    name: *b"YT",
+                    value: TagValue::Str(plan.pair_type),
+                });
+            }
+            if let Some(f) = plan.filter.filter(|_| fields.yf) {
                 tags.push(Tag {
                     name: *b"YF",
                     value: TagValue::Str(f),
@@ -403,52 +427,6 @@ impl RecordWriter {
             write_sam(header, &record, out);
         }
     }
-}
-
-/// bowtie2's `YF:Z` filter of an unaligned read.
-fn filter_tag(why: Unaligned) -> Option<&'static [u8]> {
-    match why {
-        Unaligned::TooShort | Unaligned::TooLong => Some(b"LN"),
-        Unaligned::TooManyNs => Some(b"NS"),
-        Unaligned::ScoreUnreachable => Some(b"SC"),
-        Unaligned::NoAlignment => None,
-        Unaligned::QcFailed => Some(b"QC"),
-    }
-}
-
-/// The tag `--sam-append-comment` adds for a read's header comment, as bowtie2 writes
-/// it: the comment itself when it already is a SAM tag (`XY:Z:text`, `XY:i:12`), else
-/// `BC:Z:` and the comment (Illumina's `1:N:0:BARCODE`).
-fn comment_tag(comment: &[u8]) -> Option<Tag<'_>> {
-    if comment.is_empty() {
-        return None;
-    }
-    if let [a, b, b':', kind, b':', value @ ..] = comment {
-        if a.is_ascii_alphabetic() && b.is_ascii_alphanumeric() {
-            let number = std::str::from_utf8(value)
-                .ok()
-                .and_then(|v| v.parse::<i64>().ok());
-            match (kind, number) {
-                (b'Z', _) => {
-                    return Some(Tag {
-                        name: [*a, *b],
-                        value: TagValue::Str(value),
-                    })
-                }
-                (b'i', Some(n)) => {
-                    return Some(Tag {
-                        name: [*a, *b],
-                        value: TagValue::Int(n),
-                    })
-                }
-                _ => {}
-            }
-        }
-    }
-    Some(Tag {
-        name: *b"BC",
-        value: TagValue::Str(comment),
-    })
 }
 
 /// QNAME of `read`: its name, or its whole header with `--sam-no-qname-trunc` (mates

@@ -34,6 +34,36 @@ pub struct ChunkFormat<'a> {
     pub sorting: bool,
     /// MAPQ and insert sizes are counted for a picture (`--plot`).
     pub plotting: bool,
+    /// Only a share of the reads is aligned (`--sample`).
+    pub sample: Option<Sample>,
+}
+
+/// bowtie2's `--sample`: each read or pair is aligned with probability `fraction`,
+/// chosen from its first read's name and bases and `seed`, so the same reads are chosen
+/// at any thread count; the others are left out of every output and count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// The share aligned, 0 to 1 (1 or more: every read).
+    pub fraction: f64,
+    /// `--seed`.
+    pub seed: u64,
+}
+
+impl Sample {
+    /// Whether `read` (a pair's first mate) is aligned.
+    pub fn keeps(&self, read: &ReadRef<'_>) -> bool {
+        // FNV-1a over the name and the bases, mixed with the seed (SplitMix64's finish).
+        let mut h = 0xcbf2_9ce4_8422_2325u64 ^ self.seed;
+        for &b in read.name.iter().chain([&0u8]).chain(read.bases) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        h ^= h >> 30;
+        h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h ^= h >> 27;
+        h = h.wrapping_mul(0x94d0_49bb_1331_11eb);
+        h ^= h >> 31;
+        ((h >> 11) as f64 / (1u64 << 53) as f64) < self.fraction
+    }
 }
 
 /// A worker's private state: its aligner and the buffers it reuses from task to task.
@@ -81,7 +111,15 @@ impl<'i> ChunkWorker<'i> {
         let qc_filter = format.style.qc_filter;
         let mut singles = Vec::new();
         let mut pairs = Vec::new();
-        for i in 0..self.batch.len() {
+        let sampled: Vec<bool> = (0..self.batch.len())
+            .map(|i| {
+                format.sample.is_none_or(|s| match self.batch.fragment(i) {
+                    Fragment::Single(r) => s.keeps(&r),
+                    Fragment::Pair([m1, _]) => s.keeps(&m1),
+                })
+            })
+            .collect();
+        for i in (0..self.batch.len()).filter(|&i| sampled[i]) {
             match self.batch.fragment(i) {
                 Fragment::Single(r) => singles.push(read_input(&r, format.ignore_quals, qc_filter)),
                 Fragment::Pair([m1, m2]) => pairs.push(PairInput {
@@ -106,7 +144,7 @@ impl<'i> ChunkWorker<'i> {
         // `-k 1`: bowtie2's search stops at the first alignment.
         let first_only = format.style.report_limit == Some(1);
         let (mut next_single, mut next_pair) = (0, 0);
-        for i in 0..self.batch.len() {
+        for i in (0..self.batch.len()).filter(|&i| sampled[i]) {
             match self.batch.fragment(i) {
                 Fragment::Single(r) => {
                     let result = &mut self.single_results[next_single];

@@ -1,4 +1,7 @@
 use clap::Parser;
+use seqfarm_align::scoring::LengthFunction;
+use seqfarm_align::MateOrientation;
+use seqfarm_io::reads::InputFormat;
 
 use super::*;
 
@@ -43,10 +46,10 @@ fn pipeline_forms_parse() {
         }
     );
     ok("-x idx -U r.fq --very-sensitive-local");
-    assert_eq!(a.pairing().unwrap().max_fragment, 1000);
-    assert_eq!(a.trim3, 5);
-    assert_eq!(a.threads, Some(8));
-    let files = a.read_file_specs();
+    assert_eq!(a.pairs.pairing().unwrap().max_fragment, 1000);
+    assert_eq!(a.input.trim3, 5);
+    assert_eq!(a.performance.threads, Some(8));
+    let files = a.read_files.read_file_specs();
     assert_eq!(files.len(), 1);
     assert_eq!(files[0].path, PathBuf::from("un%.fq.gz"));
     assert_eq!(
@@ -57,10 +60,10 @@ fn pipeline_forms_parse() {
         "-x idx -U r.fq --score-min=L,-0.6,-0.6 --mp=6,2 -t --threads=2 --no-hd \
                 -I 100 --maxins=800 --rf -k 5 --n-ceil 0,0.15 -i S,1,1.15 -N 1 -L 20",
     );
-    assert!(a.time && a.no_head);
-    assert_eq!(a.threads, Some(2));
+    assert!(a.output.time && a.output.no_head);
+    assert_eq!(a.performance.threads, Some(2));
     assert_eq!(a.params().unwrap().report, 5);
-    assert_eq!(a.pairing().unwrap().orientation, MateOrientation::Rf);
+    assert_eq!(a.pairs.pairing().unwrap().orientation, MateOrientation::Rf);
     assert_eq!(
         a.scoring().unwrap().n_ceiling,
         LengthFunction::Linear {
@@ -72,7 +75,7 @@ fn pipeline_forms_parse() {
     let p = a.params().unwrap();
     assert!(!p.align_forward && p.align_reverse);
     assert_eq!(p.tie_seed, 7);
-    assert_eq!(a.upto, Some(10));
+    assert_eq!(a.input.upto, Some(10));
     ok(
         "-x idx -U r.fq -a --reorder --mm --qc-filter --non-deterministic --no-1mm-upfront \
         --dpad 15 -D 20 -R 3 --met-stderr --met-file m.txt --met 5 --quiet --xeq \
@@ -83,7 +86,9 @@ fn pipeline_forms_parse() {
         --local",
     );
     // The wrapper's LZ4 read files (not in bowtie2's help) are written as it writes them.
-    let files = ok("-x idx -U r.fq --al-lz4 a.lz4").read_file_specs();
+    let files = ok("-x idx -U r.fq --al-lz4 a.lz4")
+        .read_files
+        .read_file_specs();
     assert_eq!(
         files[0].compression,
         super::super::mate_files::ReadFileCompression::Lz4
@@ -153,7 +158,7 @@ fn conflicts_are_errors() {
         "-x i -U r -f --tab5",
         "-x i -U r --un u --un-gz v",
         "-x i -U r -u 0",
-        "-x i -U r -S a.sam -o b.bam",
+        "-x i -U r -S a.output.sam -o b.bam",
         "-x i",
         "-x i -U r -N 2",
         "-x i -U r -L 40",
@@ -168,18 +173,21 @@ fn conflicts_are_errors() {
 fn read_groups_are_checked() {
     let a = ok("-x i -U r --rg-id g1 --rg SM:s --rg LB:lib");
     assert_eq!(
-        a.read_group_line().unwrap().unwrap(),
+        a.output.read_group_line().unwrap().unwrap(),
         "@RG\tID:g1\tSM:s\tLB:lib"
     );
     assert!(rejected("-x i -U r --rg-id g1 --rg ID:g2").contains("--rg-id"));
     // As in bowtie2: `--rg ID:x` is the ID when --rg-id is absent, wherever it stands.
     let a = ok("-x i -U r --rg SM:s --rg ID:g1");
-    assert_eq!(a.read_group_id().unwrap(), Some("g1"));
-    assert_eq!(a.read_group_line().unwrap().unwrap(), "@RG\tID:g1\tSM:s");
+    assert_eq!(a.output.read_group_id().unwrap(), Some("g1"));
+    assert_eq!(
+        a.output.read_group_line().unwrap().unwrap(),
+        "@RG\tID:g1\tSM:s"
+    );
     assert!(rejected("-x i -U r --rg ID:g1 --rg ID:g2").contains("twice"));
     // Without any ID, bowtie2 writes no @RG line; the fields are still checked.
     let a = ok("-x i -U r --rg SM:x");
-    assert_eq!(a.read_group_line().unwrap(), None);
+    assert_eq!(a.output.read_group_line().unwrap(), None);
     assert!(rejected("-x i -U r --rg sample").contains("TAG:VALUE"));
     assert!(rejected("-x i -U r --rg-id g1 --rg sample").contains("TAG:VALUE"));
     assert!(rejected("-x i -U r --rg-id g1 --rg SAM:x").contains("TAG:VALUE"));
@@ -190,11 +198,11 @@ fn read_groups_are_checked() {
 #[test]
 fn align_keeps_t_for_time() {
     let a = ok("-x i -U r -t -p 3");
-    assert!(a.time);
-    assert_eq!(a.threads, Some(3));
+    assert!(a.output.time);
+    assert_eq!(a.performance.threads, Some(3));
     // -t takes no value: a number after it is a positional reads file, as in bowtie2.
     let a = parse("-x i -U r -t 4").unwrap().with_positional().unwrap();
-    assert!(a.time && a.reads.contains(&PathBuf::from("4")));
+    assert!(a.output.time && a.input.reads.contains(&PathBuf::from("4")));
 }
 
 #[test]
@@ -204,14 +212,16 @@ fn bowtie2_long_names_and_defaults_are_accepted() {
         "-x i -1 a -2 b --no-dovetail --contain --overlap --1mm-upfront \
         --exact-upfront --reads-per-batch 16",
     );
-    let p = a.pairing().unwrap();
+    let p = a.pairs.pairing().unwrap();
     assert!(!p.dovetail && p.contain && p.overlap);
     // The last of a pair of opposites wins, as in bowtie2.
     let p = ok("-x i -1 a -2 b --no-dovetail --dovetail --no-contain")
+        .pairs
         .pairing()
         .unwrap();
     assert!(p.dovetail && !p.contain);
     let p = ok("-x i -1 a -2 b --dovetail --no-dovetail --no-overlap --overlap")
+        .pairs
         .pairing()
         .unwrap();
     assert!(!p.dovetail && p.overlap);
@@ -221,22 +231,31 @@ fn bowtie2_long_names_and_defaults_are_accepted() {
         --metrics-file m --metrics-stderr --nondeterministic --integer-quals \
         --sam-omit-sec-seq --sam-no-hd --sam-nosq --sam-rg-id g --sam-rg SM:x --RG PL:y",
     );
-    assert_eq!(a.index, Some(PathBuf::from("i")));
-    assert_eq!(a.reads, [PathBuf::from("r")]);
-    assert_eq!(a.sam, Some(PathBuf::from("o.sam")));
-    assert_eq!((a.report, a.seed_len, a.met), (Some(3), Some(20), 5));
-    assert!(a.no_head && a.no_sq && a.omit_sec_seq && a.int_quals && a.met_stderr);
+    assert_eq!(a.input.index, Some(PathBuf::from("i")));
+    assert_eq!(a.input.reads, [PathBuf::from("r")]);
+    assert_eq!(a.output.sam, Some(PathBuf::from("o.sam")));
     assert_eq!(
-        a.read_group_line().unwrap().unwrap(),
+        (a.search.report, a.search.seed_len, a.output.met),
+        (Some(3), Some(20), 5)
+    );
+    assert!(
+        a.output.no_head
+            && a.output.no_sq
+            && a.output.omit_sec_seq
+            && a.input.int_quals
+            && a.output.met_stderr
+    );
+    assert_eq!(
+        a.output.read_group_line().unwrap().unwrap(),
         "@RG\tID:g\tSM:x\tPL:y"
     );
-    assert_eq!(ok("-x i --reads r").reads, [PathBuf::from("r")]);
-    assert_eq!(ok("-x i --12 t").tab5, [PathBuf::from("t")]);
+    assert_eq!(ok("-x i --reads r").input.reads, [PathBuf::from("r")]);
+    assert_eq!(ok("-x i --12 t").input.tab5, [PathBuf::from("t")]);
     for alias in ["--no-HD", "--sam-no-head", "--sam-nohead", "--sam-noHD"] {
-        assert!(ok(&format!("-x i -U r {alias}")).no_head, "{alias}");
+        assert!(ok(&format!("-x i -U r {alias}")).output.no_head, "{alias}");
     }
     for alias in ["--no-SQ", "--sam-no-sq", "--sam-noSQ"] {
-        assert!(ok(&format!("-x i -U r {alias}")).no_sq, "{alias}");
+        assert!(ok(&format!("-x i -U r {alias}")).output.no_sq, "{alias}");
     }
     // bowtie2's deprecated -M, and -L over bowtie2's whole range (1 to 32).
     assert_eq!(ok("-x i -U r -M 5 -k 3").params().unwrap().report, 3);
@@ -248,14 +267,14 @@ fn bowtie2_long_names_and_defaults_are_accepted() {
 #[test]
 fn repeated_options_take_the_last_value() {
     let a = ok(
-        "-x i -U r -p 1 -S a.sam -p 4 -S b.sam -X 300 -X 700 --score-min L,0,-1 \
+        "-x i -U r -p 1 -S a.output.sam -p 4 -S b.sam -X 300 -X 700 --score-min L,0,-1 \
         --score-min L,0,-0.2 -k 2 -k 5 --seed 1 --seed 9",
     );
-    assert_eq!(a.threads, Some(4));
-    assert_eq!(a.sam, Some(PathBuf::from("b.sam")));
-    assert_eq!(a.maxins, 700);
-    assert_eq!(a.report, Some(5));
-    assert_eq!(a.seed, 9);
+    assert_eq!(a.performance.threads, Some(4));
+    assert_eq!(a.output.sam, Some(PathBuf::from("b.sam")));
+    assert_eq!(a.pairs.maxins, 700);
+    assert_eq!(a.search.report, Some(5));
+    assert_eq!(a.search.seed, 9);
     assert_eq!(
         a.scoring().unwrap().min_score,
         LengthFunction::Linear {
@@ -263,15 +282,15 @@ fn repeated_options_take_the_last_value() {
             coefficient: -0.2
         }
     );
-    assert!(ok("-x i -U r --local --local -t -t").time);
+    assert!(ok("-x i -U r --local --local -t -t").output.time);
     // Read lists append, as bowtie2's do.
     let a = ok("-x i -U a,b -U c -1 m1 -2 m2 -1 n1 -2 n2 --interleaved s --interleaved t");
-    assert_eq!(a.reads, ["a", "b", "c"].map(PathBuf::from));
-    assert_eq!(a.mates1, ["m1", "n1"].map(PathBuf::from));
-    assert_eq!(a.mates2, ["m2", "n2"].map(PathBuf::from));
-    assert_eq!(a.interleaved, ["s", "t"].map(PathBuf::from));
+    assert_eq!(a.input.reads, ["a", "b", "c"].map(PathBuf::from));
+    assert_eq!(a.input.mates1, ["m1", "n1"].map(PathBuf::from));
+    assert_eq!(a.input.mates2, ["m2", "n2"].map(PathBuf::from));
+    assert_eq!(a.input.interleaved, ["s", "t"].map(PathBuf::from));
     let a = ok("-x i -U r --rg-id g --rg SM:x --rg PL:y");
-    assert_eq!(a.rg, ["SM:x", "PL:y"]);
+    assert_eq!(a.output.rg, ["SM:x", "PL:y"]);
 }
 
 #[test]
@@ -285,12 +304,15 @@ fn decimal_numbers_are_cut_off_as_bowtie2_does() {
     assert_eq!((s.read_gap_open, s.read_gap_extend), (5, 3));
     assert_eq!(s.ref_gap_open, 4);
     assert_eq!(s.n_penalty, 1);
-    let p = a.pairing().unwrap();
+    let p = a.pairs.pairing().unwrap();
     assert_eq!((p.min_fragment, p.max_fragment), (10, 500));
     // Up to bowtie2's limit, the largest C int.
-    let p = ok("-x i -1 a -2 b -X 2147483647").pairing().unwrap();
+    let p = ok("-x i -1 a -2 b -X 2147483647").pairs.pairing().unwrap();
     assert_eq!(p.max_fragment, 2_147_483_647);
-    assert_eq!((a.threads, a.trim3, a.report), (Some(2), 4, Some(2)));
+    assert_eq!(
+        (a.performance.threads, a.input.trim3, a.search.report),
+        (Some(2), 4, Some(2))
+    );
     assert_eq!(
         ok("-x i -U r --local --ma 2.7")
             .scoring()
@@ -340,9 +362,9 @@ fn local_with_a_preset_is_the_local_preset() {
 fn bam_input_takes_its_files() {
     // `bowtie2 -b FILE[,FILE]`: the wrapper takes the files and hands them on.
     let a = ok("-x i -b a.bam,b.bam --align-paired-reads --preserve-tags");
-    assert_eq!(a.bam_input, ["a.bam", "b.bam"].map(PathBuf::from));
-    let sources = a.sources().unwrap();
-    assert_eq!(sources.interleaved, a.bam_input);
+    assert_eq!(a.input.bam_input, ["a.bam", "b.bam"].map(PathBuf::from));
+    let sources = a.input.sources().unwrap();
+    assert_eq!(sources.interleaved, a.input.bam_input);
     assert!(matches!(
         sources.format,
         InputFormat::Bam {
@@ -350,7 +372,7 @@ fn bam_input_takes_its_files() {
             preserve_tags: true
         }
     ));
-    let sources = ok("-x i -b a.bam").sources().unwrap();
+    let sources = ok("-x i -b a.bam").input.sources().unwrap();
     assert_eq!(sources.unpaired, [PathBuf::from("a.bam")]);
     assert!(parse("-x i -U r -b").is_err());
     assert!(rejected("-x i -U r --align-paired-reads").contains("-b"));
@@ -364,11 +386,14 @@ fn positional_arguments_stand_for_index_reads_and_output() {
         .with_positional()
         .unwrap();
     assert_eq!(a.index_prefix(), std::path::Path::new("idx"));
-    assert_eq!(a.reads, [PathBuf::from("r1.fq"), PathBuf::from("r2.fq")]);
-    assert_eq!(a.sam, Some(PathBuf::from("out.sam")));
+    assert_eq!(
+        a.input.reads,
+        [PathBuf::from("r1.fq"), PathBuf::from("r2.fq")]
+    );
+    assert_eq!(a.output.sam, Some(PathBuf::from("out.sam")));
     let a = parse("idx r.fq").unwrap().with_positional().unwrap();
     assert_eq!(a.index_prefix(), std::path::Path::new("idx"));
-    assert_eq!(a.reads, [PathBuf::from("r.fq")]);
+    assert_eq!(a.input.reads, [PathBuf::from("r.fq")]);
     let twice = parse("-x idx r.fq o.sam -S p.sam")
         .unwrap()
         .with_positional();
@@ -379,17 +404,17 @@ fn positional_arguments_stand_for_index_reads_and_output() {
 #[test]
 fn the_last_quality_encoding_counts_and_empty_list_entries_are_skipped() {
     // As in bowtie2: of --phred33 and --phred64, the last given.
-    assert!(ok("-x i -U r --phred33 --phred64").phred64);
-    assert!(!ok("-x i -U r --phred64 --phred33").phred64);
+    assert!(ok("-x i -U r --phred33 --phred64").input.phred64);
+    assert!(!ok("-x i -U r --phred64 --phred33").input.phred64);
     // `a,` and `a,,b` name one and two files, as bowtie2 reads them.
     let a = parse("-x i -U a,,b, -1 ,m1 -2 m2, --tab5 t,")
         .unwrap()
         .with_positional()
         .unwrap();
-    assert_eq!(a.reads, [PathBuf::from("a"), PathBuf::from("b")]);
-    assert_eq!(a.mates1, [PathBuf::from("m1")]);
-    assert_eq!(a.mates2, [PathBuf::from("m2")]);
-    assert_eq!(a.tab5, [PathBuf::from("t")]);
+    assert_eq!(a.input.reads, [PathBuf::from("a"), PathBuf::from("b")]);
+    assert_eq!(a.input.mates1, [PathBuf::from("m1")]);
+    assert_eq!(a.input.mates2, [PathBuf::from("m2")]);
+    assert_eq!(a.input.tab5, [PathBuf::from("t")]);
     let a = parse("i r1,,r2").unwrap().with_positional().unwrap();
-    assert_eq!(a.reads, [PathBuf::from("r1"), PathBuf::from("r2")]);
+    assert_eq!(a.input.reads, [PathBuf::from("r1"), PathBuf::from("r2")]);
 }

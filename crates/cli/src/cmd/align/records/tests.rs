@@ -406,3 +406,56 @@ fn mates_starting_together_get_bowtie2s_tlen_signs() {
         assert_eq!((&*l[0][8], &*l[1][8]), signs, "reverse: {strands:?}");
     }
 }
+
+#[test]
+fn sam_opt_config_drops_and_adds_fields_where_bowtie2_writes_them() {
+    let pair = PairResult {
+        class: PairClass::Concordant,
+        mates: [
+            aligned(placed(0, 1000, false, M4, -3), 42),
+            aligned(placed(0, 1200, true, M4, 0), 40),
+        ],
+        other_pairs: false,
+    };
+    let mut fields = OptionalFields::default();
+    let range = ScoreRange {
+        min_score: seqfarm_align::scoring::LengthFunction::Linear {
+            constant: -0.6,
+            coefficient: -0.6,
+        },
+        match_bonus: 0,
+    };
+    let skipped = fields
+        .configure("-md,-XN,-xm,-xo,-xg,yn,-ys", range)
+        .unwrap();
+    assert!(skipped.is_empty());
+    let style = RecordStyle {
+        fields: fields.clone(),
+        ..RecordStyle::default()
+    };
+    // YN/Yn (and the mate's ZN/Zn) after NM, before YT, as bowtie2 writes them.
+    assert_eq!(
+        lines(&pair, &style)[0][11..],
+        ["AS:i:-3", "NM:i:0", "YN:i:-3", "Yn:i:0", "ZN:i:-3", "Zn:i:0", "YT:Z:CP"]
+    );
+    let unaligned = PairResult {
+        class: PairClass::Unpaired,
+        mates: [
+            ReadResult::Unaligned(Unaligned::TooManyNs),
+            ReadResult::Unaligned(Unaligned::NoAlignment),
+        ],
+        other_pairs: false,
+    };
+    assert_eq!(
+        lines(&unaligned, &style)[0][11..],
+        ["YN:i:-3", "Yn:i:0", "YT:Z:UP", "YF:Z:NS"]
+    );
+    fields.configure("-yt,-yf,-as", range).unwrap();
+    let style = RecordStyle {
+        fields,
+        ..RecordStyle::default()
+    };
+    assert!(lines(&unaligned, &style)[0].len() == 11);
+    // AS stays: bowtie2's `as` switches YN.
+    assert_eq!(lines(&pair, &style)[0][11..], ["AS:i:-3", "NM:i:0"]);
+}
