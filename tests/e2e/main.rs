@@ -7,6 +7,8 @@ mod align_bowtie2;
 mod align_edge_inputs;
 mod align_fixtures;
 mod align_multiqc;
+mod align_options;
+mod align_options_bowtie2;
 mod align_paired_input;
 mod align_pipelines;
 mod align_sort;
