@@ -117,7 +117,7 @@ pub struct InputArgs {
     #[arg(long = "Q2", value_name = "FILES")]
     pub quals2: Option<String>,
     /// Reads from SRA accessions (refused: seqfarm reads files; fetch them first)
-    #[arg(long, value_name = "ACC")]
+    #[arg(long, value_name = "ACC", hide = true)]
     pub sra_acc: Option<String>,
     /// Skip the first N reads or pairs
     #[arg(short = 's', long = "skip", value_name = "N", default_value_t = 0, value_parser = truncated_int::<u64>, allow_negative_numbers = true)]

@@ -63,10 +63,10 @@ pub struct SearchArgs {
 
     // ---- bowtie2's seed search (see docs/ALIGNER.md for seqfarm's)
     /// Mismatches in a seed, 0 or 1 (seqfarm's seeds are exact; 1 searches as --very-sensitive)
-    #[arg(short = 'N', long = "seedmms", value_name = "0|1", value_parser = clap::value_parser!(u8).range(0..=1), allow_negative_numbers = true, help_heading = "Seeds")]
+    #[arg(short = 'N', long = "seedmms", value_name = "0|1", value_parser = clap::value_parser!(u8).range(0..=1), allow_negative_numbers = true, help_heading = "Seeds and search")]
     pub seed_mismatches: Option<u8>,
     /// Seed length, 1 to 32 (bowtie2's seeds; also seqfarm's shortest SMEM seed, at least 12)
-    #[arg(short = 'L', long = "seedlen", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=32), allow_negative_numbers = true, help_heading = "Seeds")]
+    #[arg(short = 'L', long = "seedlen", value_name = "N", value_parser = clap::value_parser!(u32).range(1..=32), allow_negative_numbers = true, help_heading = "Seeds and search")]
     pub seed_len: Option<u32>,
     /// Interval between bowtie2's seeds as a function of read length
     #[arg(
@@ -75,15 +75,16 @@ pub struct SearchArgs {
         value_name = "FUNC",
         allow_hyphen_values = true,
         value_parser = super::values::length_function,
-        help_heading = "Seeds"
+        help_heading = "Seeds and search"
     )]
     pub seed_interval: Option<String>,
-    /// bowtie2's older spelling of -N, -L and -i: MMS[,LEN[,TYPE[,CONSTANT[,COEFFICIENT]]]]
+    /// bowtie2's older spelling of -N, -L and -i together: MMS,LEN,TYPE,CONSTANT,COEFFICIENT
+    /// (the first term or more)
     #[arg(
         long,
         value_name = "SPEC",
         allow_hyphen_values = true,
-        help_heading = "Seeds"
+        help_heading = "Seeds and search"
     )]
     pub multiseed: Vec<String>,
     /// bowtie2's alignment policy: LABEL=VALUE settings separated by `;` (MA, MMP, NP,
@@ -93,7 +94,7 @@ pub struct SearchArgs {
         long,
         value_name = "SETTINGS",
         allow_hyphen_values = true,
-        help_heading = "Seeds"
+        help_heading = "Seeds and search"
     )]
     pub policy: Vec<String>,
     /// Consecutive failed extensions before giving up (maps to candidates per read)
@@ -101,7 +102,7 @@ pub struct SearchArgs {
         short = 'D',
         long = "fail-streak",
         value_name = "N",
-        help_heading = "Seeds"
+        help_heading = "Seeds and search"
     )]
     pub extend_tries: Option<u32>,
     /// Re-seeding rounds for repetitive reads (maps to re-seeding of repeats)
@@ -109,37 +110,49 @@ pub struct SearchArgs {
         short = 'R',
         long = "seed-rounds",
         value_name = "N",
-        help_heading = "Seeds"
+        help_heading = "Seeds and search"
     )]
     pub reseeds: Option<u32>,
     /// Extra reference bases on each side of the DP table (validated; no effect)
-    #[arg(long, value_name = "N", help_heading = "Seeds")]
+    #[arg(long, value_name = "N", help_heading = "Seeds and search")]
     pub dpad: Option<u32>,
     /// Do not align the read as given (for pairs: the fragment's forward strand)
-    #[arg(long, help_heading = "Seeds")]
+    #[arg(long, help_heading = "Seeds and search")]
     pub nofw: bool,
     /// Do not align the reverse complement (for pairs: the fragment's reverse strand)
-    #[arg(long, help_heading = "Seeds")]
+    #[arg(long, help_heading = "Seeds and search")]
     pub norc: bool,
     /// No one-mismatch end-to-end search before seeding (no effect: seqfarm has none)
-    #[arg(long, overrides_with = "one_mm_upfront", help_heading = "Seeds")]
+    #[arg(
+        long,
+        overrides_with = "one_mm_upfront",
+        help_heading = "Seeds and search"
+    )]
     pub no_1mm_upfront: bool,
     /// One-mismatch end-to-end search before seeding (bowtie2's default; no effect)
     #[arg(
         long = "1mm-upfront",
         overrides_with = "no_1mm_upfront",
-        help_heading = "Seeds"
+        help_heading = "Seeds and search"
     )]
     pub one_mm_upfront: bool,
     /// Exact end-to-end search before seeding (bowtie2's default; no effect)
-    #[arg(long, overrides_with = "no_exact_upfront", help_heading = "Seeds")]
+    #[arg(
+        long,
+        overrides_with = "no_exact_upfront",
+        help_heading = "Seeds and search"
+    )]
     pub exact_upfront: bool,
     /// No exact end-to-end search before seeding (no effect: seqfarm has none)
-    #[arg(long, overrides_with = "exact_upfront", help_heading = "Seeds")]
+    #[arg(
+        long,
+        overrides_with = "exact_upfront",
+        help_heading = "Seeds and search"
+    )]
     pub no_exact_upfront: bool,
     /// Report alignments hanging off a reference end, soft-clipped (accepted; seqfarm
     /// aligns within the references, so there is none to report)
-    #[arg(long, help_heading = "Seeds")]
+    #[arg(long, help_heading = "Seeds and search")]
     pub overhang: bool,
 
     // ---- Reporting
