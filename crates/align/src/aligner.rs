@@ -3,7 +3,9 @@
 
 mod bowtie2;
 mod fast;
+mod offsets;
 mod pairs;
+mod short;
 
 use std::ops::Range;
 
@@ -101,6 +103,8 @@ struct Candidate {
     window: Range<usize>,
     window_start: i64,
     band: usize,
+    /// Its region's anchor diagonals (see [`Region::diagonals`]).
+    diagonals: Vec<i64>,
     /// `Pending` until its job has run, then its best extension (if any reaches the
     /// minimum score).
     outcome: Outcome,
@@ -139,6 +143,13 @@ struct Prepared {
     /// Placed by the fast path, and searched again only for the second best bowtie2
     /// finds, by bowtie2's seeds alone (bowtie2's mapping quality).
     runner_ups_only: bool,
+    /// The read's bowtie2 seeds in `Aligner::bowtie2_seeds`, in the round that searched
+    /// them.
+    bowtie2_seeds: Range<usize>,
+    /// Candidates at other offsets of its regions ([`Aligner::align_other_offsets`]).
+    other_offsets: Range<usize>,
+    /// When bowtie2 meets each of its placements (bowtie2's mapping quality).
+    met: Vec<u64>,
     /// The read's seeds in the batch's seed store, once searched.
     smems: Option<Range<usize>>,
     /// Whether the read may align forward and reverse-complemented (`--nofw`, `--norc`).
@@ -177,6 +188,8 @@ pub struct Aligner<'i> {
     smem_store: Vec<Smem>,
     /// bowtie2's seeds of the reads of a round (bowtie2's mapping quality only).
     bowtie2_seeds: Vec<Smem>,
+    /// A short read's whole-read matches (a reused buffer).
+    scratch_seeds: Vec<Smem>,
     /// Whether the batch is mates, two by two (bowtie2 seeds mates differently).
     mates: bool,
     /// The fast path's unique seeds of the read at hand, as indices into
@@ -228,6 +241,7 @@ impl<'i> Aligner<'i> {
             seeds: Vec::new(),
             smem_store: Vec::new(),
             bowtie2_seeds: Vec::new(),
+            scratch_seeds: Vec::new(),
             mates: false,
             unique_seeds: Vec::new(),
             tiling_seeds: Vec::new(),
@@ -293,7 +307,11 @@ impl<'i> Aligner<'i> {
             .iter()
             .copied()
             .filter(|&r| self.prepared[r].second_bound.is_some())
-            .partition(|&r| self.settled(r, &results[r]));
+            .partition(|&r| {
+                // bowtie2 finds a short read's one-mismatch copies, which no seed
+                // of the fast path rules out.
+                self.settled(r, &results[r]) && !(self.bowtie2_runner_ups() && self.is_short(r))
+            });
         if self.bowtie2_runner_ups() && !settled.is_empty() {
             // bowtie2 may find a second best by any of its seeds that occurs elsewhere:
             // their occurrences are extended beside the fast path's placement.
@@ -409,6 +427,7 @@ impl<'i> Aligner<'i> {
         let mut searched = Vec::with_capacity(which.len());
         for (n, &r) in which.iter().enumerate() {
             self.prepared[r].second_bound = None;
+            self.prepared[r].other_offsets = 0..0;
             if !(fast_path && self.fast_candidate(r, n)) {
                 searched.push(r);
             }
@@ -425,8 +444,14 @@ impl<'i> Aligner<'i> {
         };
         self.find_candidates(&searched, min_len);
         self.run_jobs();
+        if self.bowtie2_runner_ups() || self.params.report > 1 {
+            self.align_other_offsets(which);
+        }
         for &r in which {
-            results[r] = self.conclude(r, &reads[r]);
+            let mut met = std::mem::take(&mut self.prepared[r].met);
+            met.clear();
+            results[r] = self.conclude(r, &reads[r], &mut met);
+            self.prepared[r].met = met;
         }
     }
 
@@ -470,6 +495,9 @@ impl<'i> Aligner<'i> {
         let mut bowtie2_ranges = Vec::new();
         if self.bowtie2_runner_ups() {
             self.search_bowtie2_seeds(which, &mut bowtie2_ranges);
+            for (&r, range) in which.iter().zip(&bowtie2_ranges) {
+                self.prepared[r].bowtie2_seeds = range.clone();
+            }
         }
         // Per read: its seeds, and where bowtie2's among them start.
         let mut seed_ranges = Vec::with_capacity(which.len());
@@ -491,6 +519,15 @@ impl<'i> Aligner<'i> {
                     self.seeds.push(*seed);
                     max_occ.push(bowtie2::bowtie2_seed_hits(seed));
                 }
+            }
+            // A short read's whole-read matches are bowtie2's too: it finds them first.
+            if self.is_short(r) {
+                let mut whole = std::mem::take(&mut self.scratch_seeds);
+                whole.clear();
+                self.whole_read_seeds(r, &mut whole);
+                self.seeds.extend_from_slice(&whole);
+                max_occ.resize(self.seeds.len(), self.params.max_occ);
+                self.scratch_seeds = whole;
             }
             seed_ranges.push((first..self.seeds.len(), bowtie2_from));
         }
@@ -576,13 +613,20 @@ impl<'i> Aligner<'i> {
         } else {
             WIDE_BAND_MARGIN
         };
+        let spread = (region.diagonal_max - region.diagonal_min) as u64;
+        let band = band_for(spread, len, &self.params.scoring, margin);
+        self.queue_in_band(r, region, len, band);
+    }
+
+    /// [`Aligner::queue`] in a band of half-width `band` around the region's main
+    /// diagonal.
+    fn queue_in_band(&mut self, r: usize, region: &Region, len: usize, band: usize) {
         let Some((contig, _)) = self.index.contig_of(region.anchor_ref) else {
             return;
         };
         let info = &self.index.contigs()[contig];
         let scoring = &self.params.scoring;
         let spread = (region.diagonal_max - region.diagonal_min) as u64;
-        let band = band_for(spread, len, scoring, margin);
         let window_start = region.main_diagonal - band as i64;
         let start = self.windows.len();
         fetch_window(
@@ -621,6 +665,7 @@ impl<'i> Aligner<'i> {
             window,
             window_start,
             band,
+            diagonals: region.diagonals.clone(),
             outcome,
         });
     }
@@ -657,7 +702,10 @@ impl<'i> Aligner<'i> {
     }
 
     /// Picks the best placement of read `r`, the runner-up and the mapping quality.
-    fn conclude(&self, r: usize, read: &ReadInput<'_>) -> ReadResult {
+    ///
+    /// With bowtie2's mapping quality, `met` receives when bowtie2 meets each
+    /// placement (see [`Aligner::bowtie2_meets`]), in the placements' order.
+    fn conclude(&self, r: usize, read: &ReadInput<'_>, met_out: &mut Vec<u64>) -> ReadResult {
         let prepared = &self.prepared[r];
         let len = read.bases.len();
         let scoring = &self.params.scoring;
@@ -665,7 +713,11 @@ impl<'i> Aligner<'i> {
         let max_ns = scoring.max_ns(len);
         // (score, reverse, reference start, reference end, candidate)
         let mut found: Vec<(i32, bool, i64, i64, usize)> = Vec::new();
-        for c in prepared.candidates.clone() {
+        for c in prepared
+            .candidates
+            .clone()
+            .chain(prepared.other_offsets.clone())
+        {
             let cand = &self.candidates[c];
             let Outcome::Done(Some(ext)) = &cand.outcome else {
                 continue;
@@ -704,14 +756,19 @@ impl<'i> Aligner<'i> {
         }
         found.truncate(kept);
         let mut distinct = found;
+        // bowtie2's mapping quality: when bowtie2 meets each alignment (`None`: never).
+        let mut met: Vec<Option<u64>> = Vec::new();
         if self.bowtie2_runner_ups() {
-            // The alignments bowtie2 finds by its seeds; the best ones when it would
-            // find none of them (it may find them otherwise).
-            let seen =
-                |d: &(i32, bool, i64, i64, usize)| self.holds_bowtie2_seed(&self.candidates[d.4]);
+            // The alignments bowtie2 finds; the best ones when it would find none of
+            // them (it may find them otherwise).
+            let mut seen: Vec<_> = distinct
+                .iter()
+                .map(|&d| (d, self.bowtie2_meets(&self.candidates[d.4])))
+                .collect();
             let top = distinct[0].0;
-            let top_seen = distinct.iter().any(|d| d.0 == top && seen(d));
-            distinct.retain(|d| seen(d) || (!top_seen && d.0 == top));
+            let top_seen = seen.iter().any(|(d, m)| d.0 == top && m.is_some());
+            seen.retain(|(d, m)| m.is_some() || (!top_seen && d.0 == top));
+            (distinct, met) = seen.into_iter().unzip();
         }
         let best = distinct[0].0;
         let ties = distinct.iter().take_while(|d| d.0 == best).count();
@@ -719,8 +776,19 @@ impl<'i> Aligner<'i> {
         if ties > 1 {
             let chosen = (read_hash(read, self.params.tie_seed) % ties as u64) as usize;
             distinct.swap(0, chosen);
+            if !met.is_empty() {
+                met.swap(0, chosen);
+            }
         }
-        let second_best = distinct.get(1).map(|d| d.0);
+        let second_best = if met.is_empty() {
+            distinct.get(1).map(|d| d.0)
+        } else {
+            let others = distinct[1..]
+                .iter()
+                .zip(&met[1..])
+                .map(|(d, m)| (m.unwrap_or(u64::MAX), d.0));
+            bowtie2::second_best_met(best, scoring.perfect_score(len), others.collect())
+        };
         let quality = match self.params.mapq {
             MapqModel::Bowtie2(version) => bowtie2_mapq(
                 version,
@@ -744,7 +812,7 @@ impl<'i> Aligner<'i> {
         };
         let kept = self.params.report.max(self.kept_placements).max(1);
         let mut placements = Vec::with_capacity(kept.min(distinct.len()));
-        for d in distinct.iter().take(kept) {
+        for (k, d) in distinct.iter().enumerate().take(kept) {
             let cand = &self.candidates[d.4];
             let Outcome::Done(Some(ext)) = &cand.outcome else {
                 continue;
@@ -760,6 +828,9 @@ impl<'i> Aligner<'i> {
                 ext,
             ) {
                 placements.push(p);
+                if let Some(&m) = met.get(k) {
+                    met_out.push(m.unwrap_or(u64::MAX));
+                }
             }
         }
         if placements.is_empty() {

@@ -26,6 +26,9 @@ pub struct Region {
     pub weight: u32,
     /// Whether one of its anchors is one of bowtie2's seeds.
     pub bowtie2: bool,
+    /// Its anchors' distinct diagonals, ascending, when there are two or more (empty
+    /// otherwise): where an alignment at another offset may lie (a tandem repeat).
+    pub diagonals: Vec<i64>,
 }
 
 /// Groups `anchors` (reordered) of a `read_len`-base read into regions, heaviest
@@ -71,6 +74,14 @@ pub fn regions(
             anchor_ref: longest.ref_start,
             weight: covered.iter().filter(|&&c| c).count() as u32,
             bowtie2: group.iter().any(|a| a.bowtie2),
+            diagonals: {
+                let mut diagonals: Vec<i64> = group.iter().map(Anchor::diagonal).collect();
+                diagonals.dedup();
+                if diagonals.len() < 2 {
+                    diagonals.clear();
+                }
+                diagonals
+            },
         });
         start = end;
     }

@@ -199,13 +199,16 @@ impl Scoring {
             read_gap_extend: 3,
             ref_gap_open: 5,
             ref_gap_extend: 3,
+            // bowtie2's defaults are single-precision constants, widened: -0.6 is
+            // -0.6000000238, so a 9-base read's minimum is -6.0000002, truncated to
+            // -6 (the double -0.6 would give -5.9999999 and -5).
             min_score: LengthFunction::Linear {
-                constant: -0.6,
-                coefficient: -0.6,
+                constant: f64::from(-0.6f32),
+                coefficient: f64::from(-0.6f32),
             },
             n_ceiling: LengthFunction::Linear {
                 constant: 0.0,
-                coefficient: 0.15,
+                coefficient: f64::from(0.15f32),
             },
             gap_barrier: 4,
             bwa_sw_minimum: false,

@@ -74,18 +74,72 @@ impl Aligner<'_> {
         }
     }
 
-    /// Whether candidate `cand`'s extension holds one of bowtie2's seeds of its read.
-    pub(super) fn holds_bowtie2_seed(&self, cand: &Candidate) -> bool {
+    /// When bowtie2 meets candidate `cand`'s extension, if ever: first (0) when it aligns
+    /// the whole read without a gap and with one mismatch at most (bowtie2 looks the
+    /// whole read up first, exactly and with one mismatch), else by the seed it holds
+    /// with the fewest occurrences (bowtie2 extends the hits of its seeds fewest first),
+    /// that seed's count; `None` when it holds none of bowtie2's seeds.
+    pub(super) fn bowtie2_meets(&self, cand: &Candidate) -> Option<u64> {
         let Outcome::Done(Some(ext)) = &cand.outcome else {
-            return false;
+            return None;
         };
         let p = &self.prepared[cand.read];
         let read = oriented_in(p, cand.reverse, &self.codes, &self.penalties).0;
         let window = &self.windows[cand.window.clone()];
-        self.params
-            .bowtie2_seeding
-            .holds_seed(read, window, ext, p.bowtie2_paired, cand.reverse)
+        let whole = ext.read_start == 0
+            && ext.read_end == read.len()
+            && ext.window_end - ext.window_start == read.len();
+        if whole {
+            let differences = read
+                .iter()
+                .zip(&window[ext.window_start..ext.window_end])
+                .filter(|&(&c, &w)| c >= 4 || c != w)
+                .count();
+            if differences <= 1 {
+                return Some(0);
+            }
+        }
+        let seeds = &self.bowtie2_seeds[p.bowtie2_seeds.clone()];
+        let mut fewest: Option<u64> = None;
+        self.params.bowtie2_seeding.held_seeds(
+            read,
+            window,
+            ext,
+            p.bowtie2_paired,
+            cand.reverse,
+            |start| {
+                // A seed holding an N was not searched: bowtie2 skips it too.
+                if let Some(seed) = seeds.iter().find(|m| m.start as usize == start) {
+                    let count = seed.interval.size;
+                    fewest = Some(fewest.map_or(count, |f| f.min(count)));
+                }
+            },
+        );
+        fewest
     }
+}
+
+/// The second-best score bowtie2 reports for a read whose best alignment scores
+/// `best` (of `perfect` at most), the other alignments being `others` as (when bowtie2
+/// meets it, score): bowtie2 takes the first it meets, then raises its minimum score to
+/// three quarters of the way from that one to the best (its default `-M` tightening),
+/// so that a later one counts only when it scores at least that. Of those it meets
+/// together (by seeds as frequent), the best is taken first.
+pub(super) fn second_best_met(best: i32, perfect: i32, mut others: Vec<(u64, i32)>) -> Option<i32> {
+    others.sort_unstable_by_key(|&(met, score)| (met, std::cmp::Reverse(score)));
+    let mut second: Option<i32> = None;
+    let mut floor = i32::MIN;
+    for (met, score) in others {
+        if met == u64::MAX || score < floor || second.is_some_and(|s| score <= s) {
+            continue;
+        }
+        second = Some(score);
+        floor = score + (best - score) * 3 / 4;
+        if floor < perfect {
+            floor += 1;
+        }
+    }
+    second
 }
 
 impl Aligner<'_> {

@@ -290,6 +290,7 @@ impl Aligner<'_> {
                 anchor_ref: hit.pos,
                 weight: (unique.len() * k) as u32,
                 bowtie2: false,
+                diagonals: Vec::new(),
             })
         });
         let settled = match region {

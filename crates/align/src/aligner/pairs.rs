@@ -68,6 +68,9 @@ struct MatePlaces {
     unaligned: Option<Unaligned>,
     /// The mate's length.
     read_len: usize,
+    /// When bowtie2 meets each place (see `Aligner::bowtie2_meets`; `u64::MAX`: never,
+    /// or seqfarm's own mapping quality).
+    met: Vec<u64>,
 }
 
 impl MatePlaces {
@@ -88,6 +91,8 @@ struct RescueJob {
     reverse: bool,
     window: Range<usize>,
     window_start: i64,
+    /// When bowtie2 meets the anchor place (it searches the partner right after).
+    met: u64,
 }
 
 /// A concordant combination: score sum, index into mate 1's and mate 2's places.
@@ -117,9 +122,15 @@ impl Aligner<'_> {
         let mut mates: Vec<MatePlaces> = single
             .into_iter()
             .zip(&reads)
-            .map(|(result, read)| MatePlaces {
-                read_len: read.bases.len(),
-                ..mate_places(result)
+            .enumerate()
+            .map(|(i, (result, read))| {
+                let mut m = MatePlaces {
+                    read_len: read.bases.len(),
+                    ..mate_places(result)
+                };
+                m.met = self.prepared[i].met.clone();
+                m.met.resize(m.places.len(), u64::MAX);
+                m
             })
             .collect();
         let pair_combos =
@@ -176,7 +187,12 @@ impl Aligner<'_> {
                     if !self.prepared[2 * i + other].strands[usize::from(reverse)] {
                         continue;
                     }
+                    let before = jobs.len();
                     self.queue_rescue(i, other, reverse, window, anchor.contig, len, &mut jobs);
+                    let met = mates[2 * i + anchor_mate].met[a];
+                    for job in &mut jobs[before..] {
+                        job.met = met;
+                    }
                 }
             }
         }
@@ -231,6 +247,7 @@ impl Aligner<'_> {
             });
             if !known {
                 target.places.push(found);
+                target.met.push(job.met);
             }
         }
     }
@@ -312,6 +329,7 @@ impl Aligner<'_> {
                 reverse,
                 window: from..self.windows.len(),
                 window_start: tile_start,
+                met: u64::MAX,
             });
             if first + span > last {
                 break;
@@ -354,23 +372,55 @@ impl Aligner<'_> {
         }
     }
 
+    /// The score sum of the second concordant pair bowtie2 reports for the pair whose
+    /// concordant combinations are `combos`, the reported one first: as for a read
+    /// (`bowtie2::second_best_met`), each pair met when the first of its two places is.
+    fn second_pair_met(
+        &self,
+        m1: &MatePlaces,
+        m2: &MatePlaces,
+        combos: &[Combination],
+    ) -> Option<i32> {
+        let best = combos.first()?.0;
+        let perfect = self.params.scoring.perfect_score(m1.read_len)
+            + self.params.scoring.perfect_score(m2.read_len);
+        let others = combos[1..]
+            .iter()
+            .map(|&(score, a, b)| (m1.met[a].min(m2.met[b]), score))
+            .collect();
+        super::bowtie2::second_best_met(best, perfect, others)
+    }
+
     /// The mapping quality of a mate reported on its own: its single-read quality, or,
     /// by bowtie2's model, that of its best place against every other place found for
     /// it, by its own search or its mate's rescue.
-    fn mate_alone_mapq(&self, m: &MatePlaces) -> u8 {
+    fn mate_alone_mapq(&self, m: &MatePlaces, chosen: usize) -> u8 {
         match self.params.mapq {
             MapqModel::Calibrated => m.single_mapq,
             MapqModel::Bowtie2(version) => {
                 let scoring = &self.params.scoring;
-                let second = best_elsewhere(m, 0);
+                let second = best_elsewhere(m, chosen);
                 bowtie2_mapq(
                     version,
-                    &scoring.bowtie2_scores(m.places[0].score, second, m.read_len),
+                    &scoring.bowtie2_scores(m.places[chosen].score, second, m.read_len),
                     scoring.monotone(),
                     false,
                 )
             }
         }
+    }
+
+    /// Whether a mate aligned at one place only, as a discordant pair needs: with
+    /// bowtie2's mapping quality, a place the search beside its partner found counts
+    /// too, as bowtie2 keeps every alignment it finds of a mate, by its seeds or by
+    /// that search, and pairs discordantly only mates with one each.
+    fn unique_mate(&self, m: &MatePlaces) -> bool {
+        let found = if self.bowtie2_runner_ups() {
+            m.places.len()
+        } else {
+            m.searched
+        };
+        found == 1 && m.second_best.is_none()
     }
 
     /// The pair's outcome from its mates' places and their concordant combinations
@@ -418,6 +468,20 @@ impl Aligner<'_> {
                 && !mates_alone_better(pairing, m1, m2, stretched.0, unit)
             {
                 let (a, b) = (stretched.1, stretched.2);
+                if self.bowtie2_runner_ups() && !(self.unique_mate(m1) && self.unique_mate(m2)) {
+                    // bowtie2 has no such pair: it reports mates with other places
+                    // found each on its own.
+                    let alone = |m: &MatePlaces, chosen: usize| ReadResult::Aligned {
+                        placements: vec![m.places[chosen].clone()],
+                        second_best: best_elsewhere(m, chosen),
+                        mapq: self.mate_alone_mapq(m, chosen),
+                    };
+                    return PairResult {
+                        class: PairClass::Unpaired,
+                        mates: [alone(m1, a), alone(m2, b)],
+                        other_pairs: false,
+                    };
+                }
                 let other = best_rival(pairing, fragments, m1, m2, unit, Some((a, b)));
                 let rival = [concordant_weighed, other.map(|r| r.0)]
                     .into_iter()
@@ -469,7 +533,8 @@ impl Aligner<'_> {
         let (a, b) = (reported[0].1, reported[0].2);
         let pair_quality = match self.params.mapq {
             MapqModel::Bowtie2(version) => {
-                self.bowtie2_pair_mapqs(version, [m1, m2], [a, b], combos.get(1).map(|c| c.0))
+                let second = self.second_pair_met(m1, m2, &combos);
+                self.bowtie2_pair_mapqs(version, [m1, m2], [a, b], second)
             }
             MapqModel::Calibrated => {
                 [MateQuality::Lifted(pair_mapq(
@@ -497,7 +562,7 @@ impl Aligner<'_> {
     /// No concordant pair: discordant when both mates aligned uniquely, else each mate
     /// on its own (`--no-mixed`: none).
     fn unpaired(&self, m1: &MatePlaces, m2: &MatePlaces, pairing: &PairParams) -> PairResult {
-        let unique = |m: &MatePlaces| m.searched == 1 && m.second_best.is_none();
+        let unique = |m: &MatePlaces| self.unique_mate(m);
         // bowtie2 finds discordant pairs among the mates' own alignments, which it keeps
         // only when mates may be reported alone; with `--no-mixed`, only those its
         // search for a mate beside its aligned mate finds.
@@ -528,7 +593,7 @@ impl Aligner<'_> {
             ReadResult::Aligned {
                 placements: m.places[..m.searched.min(report)].to_vec(),
                 second_best: m.second_best,
-                mapq: discordant_quality.map_or_else(|| self.mate_alone_mapq(m), |q| q[mate]),
+                mapq: discordant_quality.map_or_else(|| self.mate_alone_mapq(m, 0), |q| q[mate]),
             }
         };
         PairResult {

@@ -72,6 +72,23 @@ impl Bowtie2Seeding {
         paired: bool,
         reverse: bool,
     ) -> bool {
+        let mut held = false;
+        self.held_seeds(read, window, ext, paired, reverse, |_| held = true);
+        held
+    }
+
+    /// Calls `found` with the start (in the read as given) of each seed the alignment
+    /// `ext` holds exactly (see [`Bowtie2Seeding::holds_seed`]), in the oriented
+    /// read's order.
+    pub fn held_seeds(
+        &self,
+        read: &[u8],
+        window: &[u8],
+        ext: &Extension,
+        paired: bool,
+        reverse: bool,
+        mut found: impl FnMut(usize),
+    ) {
         let (len, _) = self.layout(read.len(), paired);
         // The seeds' starts in the oriented read, ascending.
         let mut oriented: Vec<usize> = self.starts(read.len(), paired).collect();
@@ -81,22 +98,21 @@ impl Bowtie2Seeding {
                 *s = read.len() - len - *s;
             }
         }
+        let as_given = |s: usize| if reverse { read.len() - len - s } else { s };
         let mut starts = oriented.into_iter().peekable();
         // Walk the alignment's exact runs in read order; a seed inside one is held.
         let (mut i, mut j) = (ext.read_start, ext.window_start);
         let mut run_start = i;
-        let mut held = |run: std::ops::Range<usize>| {
+        let mut close_run = |run: std::ops::Range<usize>, found: &mut dyn FnMut(usize)| {
             while let Some(&s) = starts.peek() {
-                if s + len <= run.end {
-                    if s >= run.start {
-                        return true;
-                    }
-                    starts.next();
-                } else {
+                if s + len > run.end {
                     break;
                 }
+                if s >= run.start {
+                    found(as_given(s));
+                }
+                starts.next();
             }
-            false
         };
         for (op, n) in ext.cigar.ops() {
             let n = n as usize;
@@ -107,31 +123,25 @@ impl Bowtie2Seeding {
                         i += 1;
                         j += 1;
                         if !same {
-                            if held(run_start..i - 1) {
-                                return true;
-                            }
+                            close_run(run_start..i - 1, &mut found);
                             run_start = i;
                         }
                     }
                 }
                 CigarOp::Insertion => {
-                    if held(run_start..i) {
-                        return true;
-                    }
+                    close_run(run_start..i, &mut found);
                     i += n;
                     run_start = i;
                 }
                 CigarOp::Deletion => {
-                    if held(run_start..i) {
-                        return true;
-                    }
+                    close_run(run_start..i, &mut found);
                     j += n;
                     run_start = i;
                 }
                 _ => {}
             }
         }
-        held(run_start..i)
+        close_run(run_start..i, &mut found);
     }
 }
 
