@@ -16,10 +16,12 @@ use crate::mapq::MapqModel;
 /// threshold for a "small" seed range, whose elements it all investigates.
 const FEW_HITS: u64 = 5;
 
-/// Occurrences of a bowtie2 seed with more than [`FEW_HITS`] that are extended, spread
-/// over its range: bowtie2 extends a few of a large range's, at random, until a streak
-/// of extensions finds nothing better.
-const SAMPLED_HITS: usize = 3;
+/// Occurrences of a bowtie2 seed with more than [`FEW_HITS`] that are extended: bowtie2
+/// extends one random hit of each large range in turn, and stops after a streak of
+/// extensions that find nothing better, so it meets few of a repeat's copies. One per
+/// seed agrees with its second best as often as three (measured on simulated human
+/// pairs), at a third less work.
+const SAMPLED_HITS: usize = 1;
 
 /// How many occurrences of bowtie2's seed `seed` are located (see [`FEW_HITS`]).
 pub(super) fn bowtie2_seed_hits(seed: &Smem) -> usize {
