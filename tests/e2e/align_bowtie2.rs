@@ -1,15 +1,22 @@
-//! `seqfarm align` scores as bowtie2 scores: bowtie2 and seqfarm run on the same reads
-//! with the same options (single- and paired-end, end-to-end and --local, default and
-//! non-default scoring); for every read both place at the same contig, strand and POS,
-//! AS must be equal for at least 99.5 % of reads. Where the two also paired the read
-//! alike (same YT, mate at the same place), YS must be equal for 99.5 % of them, and XS
-//! (the second-best score, where both report one) equal or, where seqfarm's search found
-//! a better second alignment than bowtie2's, higher: a lower XS would mean a scoring
-//! difference, a higher one only a more thorough search. Where AS is equal, CIGAR and
-//! MD must be equal for 99.5 % too: the same alignment, gaps slid left and ties between
-//! equally scored ends broken as bowtie2 breaks them.
-//! Pairs also compare the proper-pair flag, YT and TLEN. Each case prints a summary
-//! (`cargo test -- --nocapture` shows it) and lists the reads that differ.
+//! `seqfarm align` scores as bowtie2 scores and rates as bowtie2 rates: bowtie2 and
+//! seqfarm run on the same reads with the same options (single- and paired-end,
+//! end-to-end and --local, default and non-default scoring); for every read both place
+//! at the same contig, strand and POS, AS must be equal for at least 99.5 % of reads.
+//! Where the two also paired the read alike (same YT, mate at the same place), YS must
+//! be equal for 99.5 % of them, and MAPQ (bowtie2's model, seqfarm's default) equal for
+//! the share each case sets, and on the same side of a `-q 30` filter for more. XS, the
+//! second best that MAPQ rests on, is the first runner-up bowtie2 meets among a
+//! repeat's copies, a sample that seqfarm's search reproduces only in part: it is
+//! printed, not required equal. Where AS is equal, CIGAR and MD must be equal for
+//! 99.5 % too: the same alignment, gaps slid left and ties between equally scored ends
+//! broken as bowtie2 breaks them. Pairs also compare the proper-pair flag, YT and TLEN.
+//! Each case prints a summary (`cargo test -- --nocapture` shows it) and lists the
+//! reads that differ.
+//!
+//! The peer is Debian 12's bowtie2 2.5.0, which runs no mate search for pairs (a bug
+//! 2.5.1 fixed): its pairs hold only mates found on their own, so fewer runner-up pairs
+//! than seqfarm's search beside each mate finds, and paired cases require less. With
+//! a newer bowtie2 the pairs agree more (BENCHMARKS.md, bench/align-mapq.sh).
 
 use std::collections::{HashMap, HashSet};
 
@@ -20,8 +27,6 @@ use crate::align_fixtures::{
 
 /// Share of compared reads that must agree.
 const MIN_AGREEMENT: f64 = 0.995;
-/// Reads with an XS in both outputs before the XS agreement rate is asserted.
-const MIN_XS_READS: usize = 40;
 /// Share of bowtie2's aligned reads that seqfarm must place identically for the
 /// comparison to mean something.
 const MIN_SAME_PLACE: f64 = 0.80;
@@ -33,7 +38,7 @@ const LIST_AT_MOST: usize = 30;
 struct TagAgreement {
     both: usize,
     equal: usize,
-    /// Where seqfarm's value is higher (a better second-best, for XS).
+    /// Where seqfarm's value is higher.
     higher: usize,
 }
 
@@ -55,15 +60,6 @@ impl TagAgreement {
             1.0
         } else {
             self.equal as f64 / self.both as f64
-        }
-    }
-
-    /// Share equal or higher on seqfarm's side.
-    fn rate_not_lower(&self) -> f64 {
-        if self.both == 0 {
-            1.0
-        } else {
-            (self.equal + self.higher) as f64 / self.both as f64
         }
     }
 
@@ -111,7 +107,16 @@ fn read_label(name: &str, mate: u8) -> String {
 
 /// Compares the two aligners' outputs on one input; panics (after printing the
 /// differences) when they disagree more than allowed.
-fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool) {
+/// The shares of the reads placed and paired alike whose MAPQ must be equal, and
+/// which a `-q 30` filter must keep or drop alike: each case's, measured against
+/// bowtie2 2.5.0 with a margin.
+#[derive(Clone, Copy)]
+struct MapqShares {
+    equal: f64,
+    filter: f64,
+}
+
+fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool, shares: MapqShares) {
     let bt = bowtie2.primary();
     let sf = seqfarm.primary();
     let bt_names: HashSet<&(String, u8)> = bt.keys().collect();
@@ -137,6 +142,8 @@ fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool) {
         TagAgreement::default(),
         TagAgreement::default(),
     );
+    // MAPQ, and the side of a `-q 30` filter, of the reads placed and paired alike.
+    let (mut mapq, mut filtered) = (TagAgreement::default(), TagAgreement::default());
     let mut differ = Vec::new();
     // CIGAR and MD of the reads placed identically with the same score: the same
     // alignment, unless the two tools break a tie between equally scored ones apart.
@@ -156,7 +163,9 @@ fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool) {
         let mut ok = score.add(b.int_tag("AS"), s.int_tag("AS"));
         if paired_alike(&bt, &sf, key) {
             ok &= mate_score.add(b.int_tag("YS"), s.int_tag("YS"))
-                & second.add(b.int_tag("XS"), s.int_tag("XS"));
+                & mapq.add(Some(b.mapq.into()), Some(s.mapq.into()));
+            filtered.add(Some(i64::from(b.mapq >= 30)), Some(i64::from(s.mapq >= 30)));
+            second.add(b.int_tag("XS"), s.int_tag("XS"));
         }
         assert!(
             b.tag("AS").is_some() == s.tag("AS").is_some(),
@@ -176,18 +185,21 @@ fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool) {
     }
     println!(
         "{case}: reads {}, aligned by bowtie2 {bt_mapped}, by seqfarm {sf_mapped}, \
-         placed identically {placed}; AS equal {}, YS equal {}, XS equal {} \
-         (higher in seqfarm: {}); CIGAR and MD equal where AS is {}",
+         placed identically {placed}; AS equal {}, YS equal {}, MAPQ equal {} (same \
+         side of -q 30 {}), XS equal {} (higher in seqfarm: {}); CIGAR and MD equal \
+         where AS is {}",
         keys.len(),
         score.show(),
         mate_score.show(),
+        mapq.show(),
+        filtered.show(),
         second.show(),
         second.higher,
         cigars.show()
     );
     if !differ.is_empty() {
         println!(
-            "{case}: {} reads placed identically with a different AS, YS or XS{}:",
+            "{case}: {} reads placed identically with a different AS, YS or MAPQ{}:",
             differ.len(),
             if differ.len() > LIST_AT_MOST {
                 format!(" (first {LIST_AT_MOST})")
@@ -213,16 +225,15 @@ fn compare(case: &str, bowtie2: &Sam, seqfarm: &Sam, paired: bool) {
             agreement.show()
         );
     }
-    // XS is the best score the search met elsewhere: which runner-ups a search meets
-    // differs between the tools (seqfarm's XS is sometimes higher, a more thorough
-    // search; lower ones are listed above). A rate is asserted once enough reads carry
-    // an XS in both outputs for one read not to swing it by points.
     assert!(
-        second.both < MIN_XS_READS || second.rate_not_lower() >= MIN_AGREEMENT,
-        "{case}: XS equal for only {} of the reads placed identically, and lower than \
-         bowtie2's for {}",
-        second.show(),
-        second.both - second.equal - second.higher
+        mapq.rate() >= shares.equal,
+        "{case}: MAPQ equal for only {} of the reads placed and paired identically",
+        mapq.show()
+    );
+    assert!(
+        filtered.rate() >= shares.filter,
+        "{case}: a -q 30 filter treats only {} of the reads placed identically alike",
+        filtered.show()
     );
 }
 
@@ -315,8 +326,9 @@ fn compare_pairs(case: &str, bowtie2: &Sam, seqfarm: &Sam) {
     );
 }
 
-/// Runs both aligners on `inputs` with `options` and compares them.
-fn case(name: &str, index: &Indexed, options: &[&str], inputs: &[&str]) {
+/// Runs both aligners on `inputs` with `options` and compares them, MAPQ agreeing as
+/// `shares` says.
+fn case(name: &str, index: &Indexed, options: &[&str], inputs: &[&str], shares: MapqShares) {
     let dir = test_dir();
     let bt_sam = dir.path().join("bowtie2.sam");
     let sf_sam = dir.path().join("seqfarm.sam");
@@ -344,6 +356,7 @@ fn case(name: &str, index: &Indexed, options: &[&str], inputs: &[&str]) {
         &Sam::read(&bt_sam),
         &Sam::read(&sf_sam),
         paired,
+        shares,
     );
 }
 
@@ -371,12 +384,30 @@ const LOCAL_SCORING: [&str; 7] = [
 
 #[test]
 fn single_end_end_to_end() {
-    case("single-end end-to-end", test_genome(), &[], &SIM[..1]);
+    case(
+        "single-end end-to-end",
+        test_genome(),
+        &[],
+        &SIM[..1],
+        MapqShares {
+            equal: 0.995,
+            filter: 0.995,
+        },
+    );
 }
 
 #[test]
 fn single_end_local() {
-    case("single-end local", test_genome(), &["--local"], &SIM[..1]);
+    case(
+        "single-end local",
+        test_genome(),
+        &["--local"],
+        &SIM[..1],
+        MapqShares {
+            equal: 0.965,
+            filter: 0.99,
+        },
+    );
 }
 
 #[test]
@@ -386,6 +417,10 @@ fn single_end_end_to_end_scoring_options() {
         test_genome(),
         &E2E_SCORING,
         &SIM[..1],
+        MapqShares {
+            equal: 0.985,
+            filter: 0.995,
+        },
     );
 }
 
@@ -396,17 +431,39 @@ fn single_end_local_scoring_options() {
         test_genome(),
         &LOCAL_SCORING,
         &SIM[..1],
+        MapqShares {
+            equal: 0.96,
+            filter: 0.99,
+        },
     );
 }
 
 #[test]
 fn paired_end_to_end() {
-    case("paired end-to-end", test_genome(), &[], &SIM);
+    case(
+        "paired end-to-end",
+        test_genome(),
+        &[],
+        &SIM,
+        MapqShares {
+            equal: 0.975,
+            filter: 0.98,
+        },
+    );
 }
 
 #[test]
 fn paired_local() {
-    case("paired local", test_genome(), &["--local"], &SIM);
+    case(
+        "paired local",
+        test_genome(),
+        &["--local"],
+        &SIM,
+        MapqShares {
+            equal: 0.945,
+            filter: 0.97,
+        },
+    );
 }
 
 #[test]
@@ -416,15 +473,37 @@ fn paired_end_to_end_scoring_options() {
         test_genome(),
         &E2E_SCORING,
         &SIM,
+        MapqShares {
+            equal: 0.97,
+            filter: 0.975,
+        },
     );
 }
 
 #[test]
 fn paired_local_scoring_options() {
-    case("paired local scoring", test_genome(), &LOCAL_SCORING, &SIM);
+    case(
+        "paired local scoring",
+        test_genome(),
+        &LOCAL_SCORING,
+        &SIM,
+        MapqShares {
+            equal: 0.91,
+            filter: 0.945,
+        },
+    );
 }
 
 #[test]
 fn paired_real_reads() {
-    case("paired CHM1", chm1_genome(), &[], &CHM1);
+    case(
+        "paired CHM1",
+        chm1_genome(),
+        &[],
+        &CHM1,
+        MapqShares {
+            equal: 0.98,
+            filter: 0.99,
+        },
+    );
 }

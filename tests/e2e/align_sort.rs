@@ -290,13 +290,10 @@ fn sort_needs_a_bam_file() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("sort"), "{extra:?}: {stderr}");
     }
+    // An index left by an earlier run is replaced, as `samtools index` replaces it.
     let bam = dir.path().join("s.bam");
     std::fs::write(dir.path().join("s.bam.bai"), b"old").unwrap();
     let out = align(&reads, &["--sort", "-o", bam.to_str().unwrap()]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("already exists"));
-    assert!(!bam.exists());
-    let out = align(&reads, &["--sort", "--force", "-o", bam.to_str().unwrap()]);
     assert!(
         out.status.success(),
         "{}",
