@@ -11,6 +11,7 @@ mod align_options;
 mod align_options_bowtie2;
 mod align_paired_input;
 mod align_pipelines;
+mod align_short_reads;
 mod align_sort;
 mod bounded_memory;
 mod cli;

@@ -421,14 +421,23 @@ mod tests {
             LengthFunction::parse("C,-18", d),
             Ok(LengthFunction::Constant { constant: -18.0 })
         );
-        // A term left out keeps the default's.
+        // A term left out keeps the default's, bowtie2's single-precision -0.6 widened.
         assert_eq!(
             LengthFunction::parse("L,-1", d),
             Ok(LengthFunction::Linear {
                 constant: -1.0,
-                coefficient: -0.6
+                coefficient: f64::from(-0.6f32)
             })
         );
+        // bowtie2's defaults are single-precision: a 9-base read's minimum is -6 (-0.6
+        // as a double would give -5.9999999, truncated to -5), as are 4, 14, 19 and
+        // 149 bases' (-3, -9, -12, -90).
+        let e2e = Scoring::end_to_end();
+        let minima: Vec<i32> = [4, 9, 14, 19, 149, 150]
+            .iter()
+            .map(|&l| e2e.min_score(l))
+            .collect();
+        assert_eq!(minima, [-3, -6, -9, -12, -90, -90]);
         // bowtie2's tokenizer skips empty terms: `L,,-0.2` is `L,-0.2`.
         assert_eq!(
             LengthFunction::parse("L,,-0.2", d),

@@ -278,7 +278,17 @@ fn special_reads() {
     assert_eq!(results[4], ReadResult::Unaligned(Unaligned::TooShort));
     assert_eq!(results[1], ReadResult::Unaligned(Unaligned::TooManyNs));
     assert_eq!(results[2], ReadResult::Unaligned(Unaligned::NoAlignment));
-    assert_eq!(results[3], ReadResult::Unaligned(Unaligned::NoAlignment));
+    // A 6-base read is looked up whole, as bowtie2 looks it up: it occurs somewhere in
+    // a random genome of this size, many times.
+    match &results[3] {
+        ReadResult::Aligned {
+            placements, mapq, ..
+        } => {
+            assert_eq!(placements[0].score, 0);
+            assert!(*mapq <= 1, "a 6-mer occurs many times: MAPQ {mapq}");
+        }
+        other => panic!("a 6-base read did not align: {other:?}"),
+    }
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! by its mate, discordant and unpaired outcomes follow bowtie2's options, and results
 //! do not depend on the batch.
 
+use seqfarm_align::mapq::MapqModel;
 use seqfarm_align::{
     AlignParams, Aligner, MateOrientation, PairClass, PairInput, PairParams, PairResult, Placement,
     ReadInput, ReadResult,
@@ -88,7 +89,14 @@ fn align_named(
             }),
         })
         .collect();
-    let mut aligner = Aligner::new(index, AlignParams::default()).unwrap();
+    // These tests pin seqfarm's calibrated pair quality and its BWA-MEM-like choices
+    // (stretched pairs weighed by the learned fragment lengths); bowtie2's model is
+    // compared with bowtie2 itself end to end.
+    let params = AlignParams {
+        mapq: MapqModel::Calibrated,
+        ..AlignParams::default()
+    };
+    let mut aligner = Aligner::new(index, params).unwrap();
     let mut results = Vec::new();
     aligner.align_pairs(&inputs, pairing, &mut results);
     results

@@ -5,6 +5,7 @@
 //! reads, k-mers, small RNA) align where bowtie2 aligns them; the longer ones keep an
 //! exact seed on one side of any single mismatch, which the seed searches find.
 
+use crate::scoring::AlignMode;
 use seqfarm_core::nucleotide::AMBIGUOUS;
 use seqfarm_fmindex::{BiInterval, Smem};
 
@@ -32,18 +33,25 @@ impl Aligner<'_> {
         let len = read.len();
         let scoring = &self.params.scoring;
         let budget = scoring.perfect_score(len) - scoring.min_score(len);
+        let cost = |i: usize| {
+            if read[i] >= AMBIGUOUS {
+                scoring.n_penalty
+            } else {
+                i32::from(penalties[i])
+            }
+        };
         // The cheapest single substitution, its lost match bonus included.
         let cheapest = (0..len)
-            .map(|i| {
-                let cost = if read[i] >= AMBIGUOUS {
-                    scoring.n_penalty
-                } else {
-                    i32::from(penalties[i])
-                };
-                cost + scoring.match_bonus
-            })
+            .map(|i| cost(i) + scoring.match_bonus)
             .min()
             .unwrap_or(i32::MAX);
+        // In local mode bowtie2 keeps a one-mismatch hit only when it is a proper local
+        // alignment: the matches on either side of the mismatch outscore it.
+        let local = scoring.mode == AlignMode::Local;
+        let legal = |i: usize| {
+            let side = |bases: usize| bases as i32 * scoring.match_bonus - cost(i) > 0;
+            !local || (side(i) && side(len - 1 - i))
+        };
         let as_seed = |interval: BiInterval| Smem {
             start: 0,
             end: len as u32,
@@ -66,7 +74,7 @@ impl Aligner<'_> {
             return;
         }
         for i in 0..len {
-            if suffixes[i + 1].size == 0 {
+            if suffixes[i + 1].size == 0 || !legal(i) {
                 continue;
             }
             for base in 0..4u8 {
