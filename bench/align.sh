@@ -16,7 +16,10 @@
 # tool, alternating, median reported), GENOMES (chr20 athal celegans mtb), LENGTHS
 # (150 100), MODE (both), PAIRS (100000 per paired set), PE_GENOMES (chr20 athal
 # celegans; empty: only the real runs), PE_TOOLS (seqfarm bowtie2 bwa-mem minimap2-sr
-# strobealign; bowtie2-very-sensitive may be added), PE_SEED
+# strobealign; bowtie2-very-sensitive may be added, seqfarm-calibrated (seqfarm with its
+# own calibrated MAPQ, --mapq calibrated) and seqfarm-before (the seqfarm binary
+# SEQFARM_BEFORE, an earlier build, on the same reads); TOOLS likewise for single-end),
+# PE_SEED
 # (mason's seed for the simulated pairs, 17; another draws another read set), BOWTIE2 (the
 # bowtie2 to run, default the one on PATH: Debian's 2.5.0 flags many proper pairs
 # discordant, a bug fixed in 2.5.1, so for concordant rates point it at a newer build's
@@ -102,6 +105,8 @@ command_for() {
   case $tool in
     seqfarm) echo "$sf align $sf_args -p $threads -x $prefix -U $reads -S $out --force" ;;
     seqfarm-local) echo "$sf align --local $sf_args -p $threads -x $prefix -U $reads -S $out --force" ;;
+    seqfarm-calibrated) echo "$sf align --mapq calibrated $sf_args -p $threads -x $prefix -U $reads -S $out --force" ;;
+    seqfarm-before) echo "$SEQFARM_BEFORE align $sf_args -p $threads -x $prefix -U $reads -S $out --force" ;;
     bowtie2) echo "$bowtie2 -p $threads -x $prefix.bt2 -U $reads -S $out" ;;
     bowtie2-local) echo "$bowtie2 --local -p $threads -x $prefix.bt2 -U $reads -S $out" ;;
     bwa-mem) echo "bwa mem -t $threads $prefix.bwa $reads -o $out" ;;
@@ -109,13 +114,15 @@ command_for() {
   esac
 }
 
-tools="seqfarm bowtie2 seqfarm-local bowtie2-local bwa-mem minimap2-sr"
+tools=${TOOLS:-seqfarm bowtie2 seqfarm-local bowtie2-local bwa-mem minimap2-sr}
 
 # The paired-end command line of TOOL mapping R1 and R2 to PREFIX (its FASTA: FA) into OUT.
 pe_command_for() {
   local tool=$1 prefix=$2 fa=$3 r1=$4 r2=$5 out=$6
   case $tool in
     seqfarm) echo "$sf align $sf_args -p $threads -x $prefix -1 $r1 -2 $r2 -S $out --force" ;;
+    seqfarm-calibrated) echo "$sf align --mapq calibrated $sf_args -p $threads -x $prefix -1 $r1 -2 $r2 -S $out --force" ;;
+    seqfarm-before) echo "$SEQFARM_BEFORE align $sf_args -p $threads -x $prefix -1 $r1 -2 $r2 -S $out --force" ;;
     bowtie2) echo "$bowtie2 -p $threads -x $prefix.bt2 -1 $r1 -2 $r2 -S $out" ;;
     bowtie2-very-sensitive) echo "$bowtie2 --very-sensitive -p $threads -x $prefix.bt2 -1 $r1 -2 $r2 -S $out" ;;
     bwa-mem) echo "bwa mem -t $threads $prefix.bwa $r1 $r2 -o $out" ;;
@@ -135,7 +142,7 @@ pe_tools=${PE_TOOLS:-seqfarm bowtie2 bwa-mem minimap2-sr strobealign}
 # list $2) predicts the errors in it, against the truth $1.
 print_calibration() {
   local truth=$1 listed=$2 tool
-  for tool in seqfarm bwa-mem; do
+  for tool in seqfarm seqfarm-calibrated bwa-mem; do
     if [[ " $listed " == *" $tool "* ]]; then
       python3 "$repo/bench/mapq_calibration.py" "$truth" "$work/out.$tool.sam" "$tool"
       echo
@@ -178,11 +185,13 @@ prepare_genome() {
 echo "# seqfarm align benchmark"
 echo
 echo "$(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $threads threads, $reps alternating runs per tool (median wall time), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-if [ "$mode" != single ] && [ ! -x "$strobealign" ]; then
+uses_strobealign=false
+[ "$mode" != single ] && [[ " $pe_tools " == *" strobealign "* ]] && uses_strobealign=true
+if $uses_strobealign && [ ! -x "$strobealign" ]; then
   cargo install strobealign --version "$strobealign_version" --locked --quiet --root "$bench_root/strobealign" >&2
 fi
 strobealign_v=""
-[ "$mode" = single ] || strobealign_v=", $("$strobealign" --version)"
+! $uses_strobealign || strobealign_v=", $("$strobealign" --version)"
 echo "Versions: $("$sf" --version), $("$bowtie2" --version 2>/dev/null | head -1 | awk '{print "bowtie2 " $3}'), bwa $(bwa 2>&1 | awk '/Version/ {print $2}'), minimap2 $(minimap2 --version)$strobealign_v"
 echo
 if [ "$mode" != paired ]; then
@@ -264,7 +273,7 @@ if [ "$mode" != single ]; then
   for g in $pe_genomes; do
     fa=$work/$g.fa
     prepare_genome "$g"
-    strobealign_index "$fa"
+    ! $uses_strobealign || strobealign_index "$fa"
     base=$work/$g.pe150.$npairs
     [ "$pe_seed" = 17 ] || base=$base.seed$pe_seed
     [ -s "$base.2.fq" ] || draw_pairs "$fa" "$work/$g.var.vcf" "$npairs" "$pe_seed" "$base"
