@@ -61,6 +61,22 @@ pub enum Error {
         /// The input as given.
         input: PathBuf,
     },
+    /// Two outputs of one run are the same file (perhaps under other names): one would
+    /// replace the other.
+    #[error(
+        "{}; give each output a file of its own",
+        shared_output(path, option, other_path, other_option)
+    )]
+    SharedOutput {
+        /// The later output as given.
+        path: PathBuf,
+        /// The option that names it.
+        option: String,
+        /// The earlier output, the same file, as given.
+        other_path: PathBuf,
+        /// The option that names the earlier output.
+        other_option: String,
+    },
     /// The output file exists and overwriting was not asked for.
     #[error("{}: already exists (use --force to overwrite)", display_path(path))]
     Exists {
@@ -108,6 +124,23 @@ impl Error {
     /// Whether this is a broken pipe on output (the reader went away: not a failure).
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Io { cause, .. } if cause.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+/// The first part of [`Error::SharedOutput`]'s message: the file, and the two options
+/// that name it (with the other spelling of its name when they spell it differently).
+fn shared_output(path: &Path, option: &str, other_path: &Path, other_option: &str) -> String {
+    if path == other_path {
+        format!(
+            "{}: named by both {other_option} and {option}",
+            display_path(path)
+        )
+    } else {
+        format!(
+            "{}: named by {option}, the same file as {} named by {other_option}",
+            display_path(path),
+            display_path(other_path)
+        )
     }
 }
 

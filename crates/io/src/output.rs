@@ -15,7 +15,9 @@
 //! target is replaced, the link stays), the replaced file's permission bits are kept, and
 //! a file the user may not write is refused at once, as opening it for writing would be.
 //! Whatever the rule, an output that is one of the run's inputs is refused
-//! ([`refuse_input_as_output`]).
+//! ([`refuse_input_as_output`]), and so are two outputs of one run that are the same file
+//! ([`refuse_shared_outputs`]): each would be written through its own temporary file,
+//! and the second rename would find the first gone.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -240,6 +242,82 @@ pub fn refuse_input_as_output<P: AsRef<Path>>(
     Ok(())
 }
 
+/// Fails with [`Error::SharedOutput`] when two of `outputs`, each given with the option
+/// that names it, are the same file: the same device and inode when the file exists, else
+/// the same path once its symbolic links are followed and its directory is made canonical
+/// (so `x.sam` and `./x.sam` are one file before either exists). `-` (standard output),
+/// existing directories (refused when opened), devices and pipes (written in place, as
+/// `/dev/null` may take several outputs) pass. Call it before any output is opened.
+pub fn refuse_shared_outputs<S, P>(outputs: impl IntoIterator<Item = (S, P)>) -> Result<()>
+where
+    S: Into<String>,
+    P: AsRef<Path>,
+{
+    let mut seen: Vec<(FileKey, String, PathBuf)> = Vec::new();
+    for (option, path) in outputs {
+        let path = path.as_ref();
+        let Some(key) = file_key(path) else {
+            continue;
+        };
+        let option = option.into();
+        if let Some((_, other_option, other_path)) = seen.iter().find(|(k, ..)| *k == key) {
+            return Err(Error::SharedOutput {
+                path: path.to_path_buf(),
+                option,
+                other_path: other_path.clone(),
+                other_option: other_option.clone(),
+            });
+        }
+        seen.push((key, option, path.to_path_buf()));
+    }
+    Ok(())
+}
+
+/// What tells the file an output writes from another ([`refuse_shared_outputs`]).
+#[derive(Debug, PartialEq, Eq)]
+enum FileKey {
+    /// An existing file's device and inode.
+    Inode(u64, u64),
+    /// A file's canonical path: its canonical directory joined with its name for a file
+    /// to be created (and, elsewhere than Unix, an existing file's canonical path).
+    Path(PathBuf),
+}
+
+/// The [`FileKey`] of the file `path` writes; `None` for standard output, a directory, a
+/// device or a pipe.
+fn file_key(path: &Path) -> Option<FileKey> {
+    if path == Path::new("-") {
+        return None;
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => Some(existing_key(&meta, path)),
+        Ok(_) => None,
+        Err(_) => {
+            let target = link_target(path).unwrap_or_else(|_| path.to_path_buf());
+            let name = target.file_name()?;
+            let dir = match target.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir,
+                _ => Path::new("."),
+            };
+            let dir = std::fs::canonicalize(dir)
+                .or_else(|_| std::path::absolute(dir))
+                .unwrap_or_else(|_| dir.to_path_buf());
+            Some(FileKey::Path(dir.join(name)))
+        }
+    }
+}
+
+#[cfg(unix)]
+fn existing_key(meta: &std::fs::Metadata, _: &Path) -> FileKey {
+    use std::os::unix::fs::MetadataExt;
+    FileKey::Inode(meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn existing_key(_: &std::fs::Metadata, path: &Path) -> FileKey {
+    FileKey::Path(std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
 #[cfg(unix)]
 fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata, _: &Path, _: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
@@ -360,6 +438,54 @@ mod tests {
         refuse_input_as_output(&other, [&input, Path::new("-")]).unwrap();
         refuse_input_as_output(Path::new("-"), [&input]).unwrap();
         assert_eq!(std::fs::read(&input).unwrap(), b"input");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn two_outputs_are_never_one_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let fresh = d.join("x.sam");
+        std::fs::create_dir(d.join("sub")).unwrap();
+        let dotted = d.join("sub").join("..").join("x.sam");
+        let err = refuse_shared_outputs([("-S", &fresh), ("--met-file", &fresh)]).unwrap_err();
+        assert!(matches!(err, Error::SharedOutput { .. }), "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("x.sam: named by both -S and --met-file"),
+            "{text}"
+        );
+        assert!(
+            text.contains("give each output a file of its own"),
+            "{text}"
+        );
+        let err = refuse_shared_outputs([("-S", &fresh), ("--un", &dotted)]).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("named by --un, the same file as"), "{text}");
+        assert!(text.contains("named by -S"), "{text}");
+        assert_eq!(std::fs::read_dir(d).unwrap().count(), 1, "nothing written");
+        // Existing: a hard link and a symbolic link are the file they name.
+        std::fs::write(&fresh, b"old").unwrap();
+        let hard = d.join("hard.sam");
+        std::fs::hard_link(&fresh, &hard).unwrap();
+        let link = d.join("link.sam");
+        std::os::unix::fs::symlink("x.sam", &link).unwrap();
+        for other in [&hard, &link, &dotted] {
+            let err = refuse_shared_outputs([("-S", &fresh), ("--stats", other)]).unwrap_err();
+            assert!(err.to_string().contains("--stats"), "{err}");
+        }
+        // A dangling link is the file it would create.
+        let dangling = d.join("dangling.txt");
+        std::os::unix::fs::symlink("made.txt", &dangling).unwrap();
+        let made = d.join("made.txt");
+        assert!(refuse_shared_outputs([("--plot", &dangling), ("-o", &made)]).is_err());
+        // Distinct files, standard output, devices and directories pass.
+        let other = d.join("y.sam");
+        refuse_shared_outputs([("-S", &fresh), ("--un", &other)]).unwrap();
+        refuse_shared_outputs([("-S", "-"), ("--stats", "-")]).unwrap();
+        refuse_shared_outputs([("-S", "/dev/null"), ("--met-file", "/dev/null")]).unwrap();
+        refuse_shared_outputs([("--un", d), ("--al", d)]).unwrap();
+        assert_eq!(std::fs::read(&fresh).unwrap(), b"old");
     }
 
     #[test]
