@@ -157,6 +157,20 @@ impl std::io::Write for MemoryBuffer {
     }
 }
 
+/// Refuses, before any output is opened, two outputs of a run that are the same file
+/// ([`seqfarm_io::output::refuse_shared_outputs`]): `outputs` are the command's own, each
+/// with the option that names it, joined by its `--plot` and `--stats` files when given.
+pub fn refuse_shared_outputs<'a>(
+    outputs: impl IntoIterator<Item = (&'a str, &'a Path)>,
+    plot: Option<&'a PathBuf>,
+    stats: Option<&'a PathBuf>,
+) -> seqfarm_io::Result<()> {
+    let side = [("--plot", plot), ("--stats", stats)]
+        .into_iter()
+        .filter_map(|(option, path)| Some((option, path?.as_path())));
+    seqfarm_io::output::refuse_shared_outputs(outputs.into_iter().chain(side))
+}
+
 /// `paths` with the index found beside each of them (`X.bam.bai`, `X.bai`, `X.bam.csi`,
 /// or a CRAM's `X.cram.crai`, `X.crai`): the inputs a BAM command reads, which its output
 /// must not replace.
@@ -233,6 +247,27 @@ mod tests {
         out.commit().unwrap();
         assert_eq!(buffer.take(), b"a\t1\n");
         assert!(buffer.take().is_empty());
+    }
+
+    #[test]
+    fn plot_and_stats_files_join_the_outputs() {
+        let (out, svg) = (PathBuf::from("out.txt"), PathBuf::from("x.svg"));
+        let main = [("-o", out.as_path())];
+        let err = refuse_shared_outputs(main, None, Some(&out)).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("out.txt: named by both -o and --stats"),
+            "{err}"
+        );
+        let err = refuse_shared_outputs(main, Some(&svg), Some(&svg)).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("x.svg: named by both --plot and --stats"),
+            "{err}"
+        );
+        refuse_shared_outputs(main, Some(&svg), None).unwrap();
+        let stdout = PathBuf::from("-");
+        refuse_shared_outputs([("-o", stdout.as_path())], None, Some(&stdout)).unwrap();
     }
 
     #[test]

@@ -23,21 +23,18 @@ pub struct StatsFile {
 
 impl StatsFile {
     /// Opens `path` (nothing is written without one) for `command` run with `threads`
-    /// workers; `main_output` is the command's own output and `inputs` the files it
-    /// reads, neither of which the statistics may replace.
+    /// workers; `inputs` are the files the command reads, which the statistics may not
+    /// replace. (That it is not another output of the command is checked with them all:
+    /// [`crate::common::refuse_shared_outputs`].)
     pub fn create<P: AsRef<Path>>(
         path: Option<&PathBuf>,
         command: &'static str,
         threads: usize,
-        main_output: &Path,
         overwrite: Overwrite,
         inputs: impl IntoIterator<Item = P>,
     ) -> anyhow::Result<Self> {
         let output = match path {
             Some(path) => {
-                if path == main_output && path != Path::new("-") {
-                    anyhow::bail!("--stats {}: the same file as the output", path.display());
-                }
                 refuse_input_as_output(path, inputs)?;
                 Some(Output::create(path, overwrite)?)
             }
@@ -153,15 +150,8 @@ mod tests {
 
     #[test]
     fn figures_per_task_and_ratios() {
-        let mut file = StatsFile::create(
-            None,
-            "count",
-            2,
-            Path::new("-"),
-            Overwrite::Refuse,
-            Vec::<PathBuf>::new(),
-        )
-        .unwrap();
+        let mut file =
+            StatsFile::create(None, "count", 2, Overwrite::Refuse, Vec::<PathBuf>::new()).unwrap();
         let run = FarmStats {
             wall: Duration::from_millis(10),
             tasks: 4,
@@ -194,31 +184,9 @@ mod tests {
     }
 
     #[test]
-    fn the_main_output_is_refused() {
-        let same = PathBuf::from("out.txt");
-        let refused = StatsFile::create(
-            Some(&same),
-            "count",
-            1,
-            &same,
-            Overwrite::Allow,
-            Vec::<PathBuf>::new(),
-        );
-        let message = refused.err().expect("refused").to_string();
-        assert!(message.contains("out.txt"), "{message}");
-    }
-
-    #[test]
     fn no_tasks_gives_nulls() {
-        let file = StatsFile::create(
-            None,
-            "index",
-            1,
-            Path::new("-"),
-            Overwrite::Refuse,
-            Vec::<PathBuf>::new(),
-        )
-        .unwrap();
+        let file =
+            StatsFile::create(None, "index", 1, Overwrite::Refuse, Vec::<PathBuf>::new()).unwrap();
         let v = file.to_json();
         assert_eq!(v["tasks"], 0);
         assert!(v["ceiling"].is_null());

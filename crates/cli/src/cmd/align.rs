@@ -17,6 +17,7 @@
 mod args;
 mod mate_files;
 mod metrics;
+mod outputs;
 mod records;
 mod summary;
 mod worker;
@@ -29,10 +30,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
-use seqfarm_io::bam_sort::{index_extension, BamSorter, IndexedBamWriter};
+use seqfarm_io::bam_sort::{BamSorter, IndexedBamWriter};
 use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
-use seqfarm_io::reads::{ChunkLimits, InputChunk, InputChunker, InputFormat, ReadSources};
+use seqfarm_io::reads::{ChunkLimits, InputChunk, InputChunker, InputFormat};
 use seqfarm_io::sam::bam::{check_reference_lengths, encode_header};
 use seqfarm_io::sam::{SamHeader, SamReference};
 
@@ -41,6 +42,7 @@ pub use self::mate_files::ReadRouting;
 use self::mate_files::{ReadFileBuffers, ReadFiles};
 pub(crate) use self::metrics::MetricsCounts;
 use self::metrics::MetricsReporter;
+use self::outputs::{read_file_paths, sort_index_path};
 pub use self::records::RecordStyle;
 use self::summary::write_summary;
 pub use self::summary::{summary_text, AlignedTimes, SummaryCounts, SummaryStyle};
@@ -248,33 +250,18 @@ impl AlignArgs {
             }
         }
         let timer = PhaseTimer::new(self.output.time);
-        let out_path = self
-            .output
-            .bam
-            .clone()
-            .or_else(|| self.output.sam.clone())
-            .unwrap_or_else(|| PathBuf::from("-"));
-        // Refuse outputs that are inputs before loading anything.
+        let out_path = self.out_path();
+        // Refuse outputs that are inputs, and two outputs that are one file, before
+        // loading anything.
         let index_file = self.index_file();
         let specs = self.read_files.read_file_specs();
         let read_paths = read_file_paths(&sources);
-        let inputs: Vec<&PathBuf> = read_paths.iter().chain([&index_file]).collect();
-        let outputs = [&out_path]
-            .into_iter()
-            .cloned()
-            .chain(specs.iter().flat_map(|s| s.paths()))
-            .chain(self.output.met_file.clone());
-        for path in outputs.clone() {
-            refuse_input_as_output(&path, &inputs)?;
-        }
+        let inputs = self.input_files(&sources);
+        self.check_outputs(&specs, &inputs, run.index)?;
         self.check_index_exists()?;
-        let other_outputs: Vec<PathBuf> = outputs.collect();
-        let other_outputs: Vec<&std::path::Path> =
-            other_outputs.iter().map(PathBuf::as_path).collect();
         let plot_file = PlotFile::create(
             self.output.plot.as_ref(),
             self.force.overwrite(EXISTING_OUTPUT),
-            &other_outputs,
             &inputs,
         )?;
         let mut plot_tally = plot_file.as_ref().map(|_| AlignTally::default());
@@ -301,7 +288,6 @@ impl AlignArgs {
             self.performance.stats.stats.as_ref(),
             "align",
             workers,
-            &out_path,
             self.force.overwrite(EXISTING_OUTPUT),
             &inputs,
         )?;
@@ -346,10 +332,7 @@ impl AlignArgs {
         output.put(&header_blocks)?;
         let reference_lengths: Vec<u64> = header.references.iter().map(|r| r.len).collect();
         let mut sorted = if self.output.sort {
-            let mut index_out = out_path.clone().into_os_string();
-            index_out.push(".");
-            index_out.push(index_extension(&reference_lengths));
-            let index_out = PathBuf::from(index_out);
+            let index_out = sort_index_path(&out_path, &reference_lengths);
             refuse_input_as_output(&index_out, &inputs)?;
             let index_output = Output::create(&index_out, self.force.overwrite(EXISTING_OUTPUT))?;
             let sorter = BamSorter::new(&out_path, self.output.sort_memory as usize);
@@ -575,20 +558,6 @@ impl InputProgress {
             InputProgress::Bytes(bar) | InputProgress::Reads(bar) => bar.finish_and_clear(),
         }
     }
-}
-
-/// Every read file of the run, in the order bowtie2 reads them.
-fn read_file_paths(sources: &ReadSources) -> Vec<PathBuf> {
-    [
-        &sources.interleaved,
-        &sources.mate1,
-        &sources.mate2,
-        &sources.unpaired,
-    ]
-    .into_iter()
-    .flatten()
-    .cloned()
-    .collect()
 }
 
 fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {

@@ -16,14 +16,14 @@ use seqfarm_farm::{FarmConfig, FarmStats, Fill, Worker};
 use seqfarm_io::bam::{BamSet, CigarOp, RangeReader};
 use seqfarm_io::bed::BedRegions;
 use seqfarm_io::cram::{self, CramReading, Fields, WantedRanges};
-use seqfarm_io::output::{refuse_input_as_output, ExistingOutput};
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_regions::count::{
     read_end, OverlapRule, ReadBlocks, ReadFilter, RegionStrand, RegionSweep, StrandRule,
     DEFAULT_MIN_FRACTION,
 };
 use seqfarm_regions::pileup::visit::push_number;
 
-use crate::common::{farm_error, with_bam_indexes, Destination};
+use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes, Destination};
 use crate::farm_stats::StatsFile;
 use crate::plot::{file_label, PlotFile, WindowTable, WindowValues};
 
@@ -653,23 +653,35 @@ pub(crate) fn task_bytes_for(total: u64, workers: usize) -> u64 {
         .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
 }
 
+/// The files `args` reads: the BAMs, their indexes and the BED.
+fn input_files(args: &CountArgs) -> Vec<PathBuf> {
+    let mut inputs = with_bam_indexes(&args.bams);
+    inputs.extend(args.bed.clone());
+    inputs
+}
+
+/// Opens the output of `args` at `to` under the command's rule, before any work: a named
+/// output must not be an input, nor the same file as `--plot` or `--stats`.
+pub fn open_output(args: &CountArgs, to: &Destination) -> anyhow::Result<Output> {
+    if to.is_named() {
+        refuse_input_as_output(&args.output, input_files(args))?;
+        let output = [("-o", args.output.as_path())];
+        refuse_shared_outputs(output, args.plot.as_ref(), args.farm.stats.stats.as_ref())?;
+    }
+    Ok(to.create(&args.output, args.force.overwrite(EXISTING_OUTPUT))?)
+}
+
 /// Runs `seqfarm count`, writing the rows to `to`.
 pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
     let job = CountJob::new(&args)?;
     let config = args.farm.config();
     let task_bytes = job.task_bytes(&args, config.workers);
-    let inputs = with_bam_indexes(&args.bams)
-        .into_iter()
-        .chain(args.bed.clone());
-    if to.is_named() {
-        refuse_input_as_output(&args.output, inputs.clone())?;
-    }
-    let mut out = to.create(&args.output, args.force.overwrite(EXISTING_OUTPUT))?;
+    let inputs = input_files(&args);
+    let mut out = open_output(&args, to)?;
     let plot_file = PlotFile::create(
         args.plot.as_ref(),
         args.force.overwrite(EXISTING_OUTPUT),
-        &[args.output.as_path()],
-        inputs.clone(),
+        &inputs,
     )?;
     let mut plot = plot_file.as_ref().map(|_| {
         let kind = WindowValues::Reads(args.bams.clone());
@@ -679,9 +691,8 @@ pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
         args.farm.stats.stats.as_ref(),
         "count",
         config.workers,
-        &args.output,
         args.force.overwrite(EXISTING_OUTPUT),
-        inputs,
+        &inputs,
     )?;
     let (farm_stats, regions, _) = job.run(&config, task_bytes, 0..usize::MAX, |task| {
         out.write_all(task.rows()).map_err(|e| out.error(e))?;

@@ -30,7 +30,7 @@ use seqfarm_regions::pileup::cigar::Cigar;
 use seqfarm_regions::pileup::visit::push_number;
 
 use crate::cmd::count::task_bytes_for;
-use crate::common::{farm_error, with_bam_indexes, FarmArgs, ForceArg};
+use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
 use crate::plot::{file_label, PlotFile, WindowTable, WindowValues};
 
@@ -738,6 +738,11 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     for out in &named {
         refuse_input_as_output(out, inputs.iter())?;
     }
+    refuse_shared_outputs(
+        named.iter().map(|out| ("-o", out.as_path())),
+        args.plot.as_ref(),
+        args.farm.stats.stats.as_ref(),
+    )?;
     let max_length = lengths.iter().copied().max().unwrap_or(0).max(0) as u64;
     let bed_index = || BedIndexer::new(names.iter().map(String::as_str), max_length);
     let compressors = compressor_threads(config.workers);
@@ -774,11 +779,9 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     } else {
         None
     };
-    let named_paths: Vec<&Path> = named.iter().map(PathBuf::as_path).collect();
     let plot_file = PlotFile::create(
         args.plot.as_ref(),
         args.force.overwrite(EXISTING_OUTPUT),
-        &named_paths,
         inputs.iter(),
     )?;
     let mut plot = plot_file
@@ -788,7 +791,6 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
         args.farm.stats.stats.as_ref(),
         "depth",
         config.workers,
-        &path(".regions.bed.gz"),
         args.force.overwrite(EXISTING_OUTPUT),
         inputs.iter(),
     )?;

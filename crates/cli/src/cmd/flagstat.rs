@@ -27,7 +27,9 @@ use seqfarm_io::sam::text::MAX_LINE;
 use seqfarm_io::Error;
 use seqfarm_regions::{FlagCounts, FlagstatFormat};
 
-use crate::common::{farm_error, with_bam_indexes, CramReference, FarmArgs, ForceArg};
+use crate::common::{
+    farm_error, refuse_shared_outputs, with_bam_indexes, CramReference, FarmArgs, ForceArg,
+};
 use crate::farm_stats::StatsFile;
 
 mod sam;
@@ -117,12 +119,16 @@ pub fn run(mut args: FlagstatArgs) -> anyhow::Result<()> {
     let config = args.farm.config();
     let inputs = with_bam_indexes(std::slice::from_ref(&args.input));
     refuse_input_as_output(&args.output, &inputs)?;
+    refuse_shared_outputs(
+        [("-o", args.output.as_path())],
+        None,
+        args.farm.stats.stats.as_ref(),
+    )?;
     let mut out = Output::create(&args.output, args.force.overwrite(EXISTING_OUTPUT))?;
     let mut stats = StatsFile::create(
         args.farm.stats.stats.as_ref(),
         "flagstat",
         config.workers,
-        &args.output,
         args.force.overwrite(EXISTING_OUTPUT),
         &inputs,
     )?;

@@ -85,13 +85,17 @@ impl IndexArgs {
         let path = index_path(&prefix);
         // Refuse an index that would replace the reference before any work is done.
         refuse_input_as_output(&path, [&reference])?;
+        crate::common::refuse_shared_outputs(
+            [("-o", path.as_path())],
+            None,
+            self.stats.stats.as_ref(),
+        )?;
         let mut output = Output::create(&path, self.force.overwrite(EXISTING_OUTPUT))?;
         let threads = crate::common::worker_threads(self.threads);
         let mut stats = StatsFile::create(
             self.stats.stats.as_ref(),
             "index",
             threads,
-            &path,
             self.force.overwrite(EXISTING_OUTPUT),
             [&reference],
         )?;

@@ -70,7 +70,6 @@ impl LocateArgs {
             self.stats.stats.as_ref(),
             "locate",
             1,
-            std::path::Path::new("-"),
             self.force.overwrite(EXISTING_OUTPUT),
             [&index_file],
         )?;

@@ -39,7 +39,7 @@ use seqfarm_sw::gpu::{GpuDevice, GpuKernels, GpuSearcher};
 use seqfarm_sw::stats::{self, KarlinParams};
 use seqfarm_sw::{Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock, Width};
 
-use crate::common::{farm_error, Destination, FarmArgs, ForceArg};
+use crate::common::{farm_error, refuse_shared_outputs, Destination, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
 use crate::progress;
 use format::{OutputFormat, RunInfo};
@@ -977,24 +977,38 @@ impl<'a> SearchJob<'a> {
     }
 }
 
+/// The files `args` reads: the queries, the database and a matrix file.
+fn input_files(args: &SearchArgs) -> Vec<PathBuf> {
+    let custom = !args.dna && ScoreMatrix::builtin(&args.matrix).is_none();
+    let matrix_file = custom.then(|| PathBuf::from(&args.matrix));
+    [args.query.clone(), args.database.clone()]
+        .into_iter()
+        .chain(matrix_file)
+        .collect()
+}
+
+/// Opens the output of `args` at `to` under the command's rule, before any work: a named
+/// output must not be an input, nor the same file as `--stats`.
+pub(crate) fn open_output(args: &SearchArgs, to: &Destination) -> Result<Output> {
+    if to.is_named() {
+        refuse_input_as_output(&args.output, input_files(args))?;
+        let output = [("-o", args.output.as_path())];
+        refuse_shared_outputs(output, None, args.farm.stats.stats.as_ref())?;
+    }
+    Ok(to.create(&args.output, args.force.overwrite(EXISTING_OUTPUT))?)
+}
+
 /// Runs `seqfarm search`.
 pub fn run(args: &SearchArgs, to: &Destination) -> Result<()> {
     let job = SearchJob::new(args)?;
-    let custom = !args.dna && ScoreMatrix::builtin(&args.matrix).is_none();
-    let matrix_file = custom.then(|| PathBuf::from(&args.matrix));
-    let inputs = [args.query.clone(), args.database.clone()];
-    if to.is_named() {
-        refuse_input_as_output(&args.output, inputs.iter().chain(&matrix_file))?;
-    }
-    let mut output = to.create(&args.output, args.force.overwrite(EXISTING_OUTPUT))?;
+    let mut output = open_output(args, to)?;
     let config = args.farm.config();
     let mut stats_file = StatsFile::create(
         args.farm.stats.stats.as_ref(),
         "search",
         config.workers,
-        &args.output,
         args.force.overwrite(EXISTING_OUTPUT),
-        inputs.iter().chain(&matrix_file),
+        input_files(args),
     )?;
     let started = Instant::now();
     let scan = job.scan(&config, |_| true, |lines| Ok(output.put(lines)?))?;

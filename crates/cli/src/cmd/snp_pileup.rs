@@ -35,7 +35,10 @@ use seqfarm_io::vcf::VcfSites;
 use seqfarm_regions::pileup::visit::{Next, RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
-use crate::common::{farm_error, with_bam_indexes, CramReference, Destination, FarmArgs, ForceArg};
+use crate::common::{
+    farm_error, refuse_shared_outputs, with_bam_indexes, CramReference, Destination, FarmArgs,
+    ForceArg,
+};
 use crate::farm_stats::StatsFile;
 use crate::plot::PlotFile;
 
@@ -422,12 +425,15 @@ pub fn output_path(args: &SnpPileupArgs) -> PathBuf {
     output
 }
 
-/// Opens the output of `args` at `to` (a named output must not be an input).
+/// Opens the output of `args` at `to` (a named output must not be an input, nor the
+/// same file as `--plot` or `--stats`).
 pub fn open_output(args: &SnpPileupArgs, to: &Destination) -> anyhow::Result<Output> {
     let output = output_path(args);
     if to.is_named() {
         let inputs = with_bam_indexes(&args.bams);
         refuse_input_as_output(&output, inputs.iter().chain([&args.vcf]))?;
+        let named = [("OUTPUT", output.as_path())];
+        refuse_shared_outputs(named, args.plot.as_ref(), args.farm.stats.stats.as_ref())?;
     }
     Ok(to.create(&output, args.force.overwrite(EXISTING_OUTPUT))?)
 }
@@ -455,15 +461,12 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
         args.farm.stats.stats.as_ref(),
         "snp-pileup",
         config.workers,
-        &output_path(&args),
         args.force.overwrite(EXISTING_OUTPUT),
         inputs.iter().chain([&args.vcf]),
     )?;
-    let output = output_path(&args);
     let plot_file = PlotFile::create(
         args.plot.as_ref(),
         args.force.overwrite(EXISTING_OUTPUT),
-        &[output.as_path()],
         inputs.iter().chain([&args.vcf]),
     )?;
     let task_bytes = job.task_bytes(config.workers);

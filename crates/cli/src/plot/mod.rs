@@ -65,12 +65,12 @@ pub struct PlotFile {
 }
 
 impl PlotFile {
-    /// Opens `path` (no picture without one); `outputs` are the command's other outputs and
-    /// `inputs` the files it reads, none of which the picture may replace.
+    /// Opens `path` (no picture without one); `inputs` are the files the command reads,
+    /// which the picture may not replace. (That it is not another output of the command is
+    /// checked with them all: [`crate::common::refuse_shared_outputs`].)
     pub fn create<P: AsRef<Path>>(
         path: Option<&PathBuf>,
         overwrite: Overwrite,
-        outputs: &[&Path],
         inputs: impl IntoIterator<Item = P>,
     ) -> anyhow::Result<Option<Self>> {
         let Some(path) = path else {
@@ -80,9 +80,6 @@ impl PlotFile {
             anyhow::bail!(
                 "--plot -: give a file name (the picture is not written to standard output)"
             );
-        }
-        if outputs.contains(&path.as_path()) {
-            anyhow::bail!("--plot {}: the same file as another output", path.display());
         }
         refuse_input_as_output(path, inputs)?;
         Ok(Some(Self {

@@ -43,7 +43,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use seqfarm_align::{PairClass, PairResult, ReadResult};
-use seqfarm_io::output::{Output, Overwrite};
+use seqfarm_io::output::{refuse_shared_outputs, Output, Overwrite};
 
 /// Which reads a file receives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,6 +155,17 @@ impl ReadFileSpec {
         })
     }
 
+    /// The option, as bowtie2 spells it (`--un-conc-gz`).
+    pub fn option(&self) -> String {
+        let suffix = match self.compression {
+            ReadFileCompression::Plain => "",
+            ReadFileCompression::Gzip => "-gz",
+            ReadFileCompression::Bzip2 => "-bz2",
+            ReadFileCompression::Lz4 => "-lz4",
+        };
+        format!("--{}{suffix}", self.kind.option())
+    }
+
     /// The files written: one, or mate 1's and mate 2's for pairs (bowtie2's names).
     pub fn paths(&self) -> Vec<PathBuf> {
         let in_directory = self.path.is_dir();
@@ -171,6 +182,48 @@ impl ReadFileSpec {
             vec![self.path.clone()]
         }
     }
+}
+
+/// A file the read-file options write ([`read_file_outputs`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadFileOutput {
+    /// The option that names it, with the mate for pairs (`--un-conc-gz (mate 1)`).
+    pub option: String,
+    /// The file.
+    pub path: PathBuf,
+    /// Its buffer slot.
+    slot: usize,
+    /// Its compression.
+    compression: ReadFileCompression,
+}
+
+/// The files `specs` write, each with the option that names it: two per paired kind; a
+/// kind given twice keeps its last spec, as in bowtie2. (That no two are the same file,
+/// nor the same as another output of the run, is checked with every output of the run:
+/// [`super::AlignArgs::check_outputs`].)
+pub fn read_file_outputs(specs: &[ReadFileSpec]) -> Vec<ReadFileOutput> {
+    let mut files = Vec::new();
+    for kind in ReadFileKind::ALL {
+        let Some(spec) = specs.iter().rev().find(|s| s.kind == kind) else {
+            continue;
+        };
+        let paths = spec.paths();
+        let mates = paths.len();
+        for (mate, path) in paths.into_iter().enumerate() {
+            let option = if mates > 1 {
+                format!("{} (mate {})", spec.option(), mate + 1)
+            } else {
+                spec.option()
+            };
+            files.push(ReadFileOutput {
+                option,
+                path,
+                slot: kind.slot() + mate,
+                compression: spec.compression,
+            });
+        }
+    }
+    files
 }
 
 /// bowtie2's two mate file names for `path`: each `%` of the file name replaced by `1`
@@ -403,31 +456,19 @@ pub struct ReadFiles {
 }
 
 impl ReadFiles {
-    /// Opens every file of `specs` (two per paired kind; a kind given twice keeps its
-    /// last spec, as in bowtie2). Fails if a file exists and `overwrite` refuses, or if
-    /// two options name the same file.
+    /// Opens every file of `specs` ([`read_file_outputs`]). Fails if a file exists and
+    /// `overwrite` refuses, or if two options name the same file.
     pub fn create(specs: &[ReadFileSpec], overwrite: Overwrite) -> seqfarm_io::Result<Self> {
-        let chosen: Vec<&ReadFileSpec> = ReadFileKind::ALL
-            .into_iter()
-            .filter_map(|kind| specs.iter().rev().find(|s| s.kind == kind))
-            .collect();
-        let mut files: Vec<(usize, PathBuf, ReadFileCompression)> = Vec::new();
-        for spec in &chosen {
-            for (mate, path) in spec.paths().into_iter().enumerate() {
-                if files.iter().any(|(_, p, _)| *p == path) {
-                    return Err(seqfarm_io::Error::io(
-                        &path,
-                        io::Error::new(
-                            io::ErrorKind::InvalidInput,
-                            "named by two of --un, --al, --un-conc, --al-conc",
-                        ),
-                    ));
-                }
-                files.push((spec.kind.slot() + mate, path, spec.compression));
-            }
-        }
+        let files = read_file_outputs(specs);
+        refuse_shared_outputs(files.iter().map(|f| (f.option.as_str(), &f.path)))?;
         let mut sinks = Vec::with_capacity(files.len());
-        for (slot, path, compression) in files {
+        for ReadFileOutput {
+            path,
+            slot,
+            compression,
+            ..
+        } in files
+        {
             let out = Output::create(&path, overwrite)?;
             let sink = match compression {
                 ReadFileCompression::Bzip2 => Sink::Stream {

@@ -288,7 +288,22 @@ fn existing_files_are_replaced_as_bowtie2_does_and_names_must_differ() {
         ReadFileSpec::from_option("al", dir.path().join("x.fq")).unwrap(),
     ];
     let err = ReadFiles::create(&same, Overwrite::Allow).err().unwrap();
-    assert!(err.to_string().contains("two of --un"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("x.fq: named by both --un and --al"),
+        "{err}"
+    );
+    // The mate files of the `-conc` options count, compression suffixes named.
+    let mates = [
+        ReadFileSpec::from_option("un-conc-gz", dir.path().join("m%.fq")).unwrap(),
+        ReadFileSpec::from_option("al-bz2", dir.path().join("m2.fq")).unwrap(),
+    ];
+    let err = ReadFiles::create(&mates, Overwrite::Allow).err().unwrap();
+    assert!(
+        err.to_string()
+            .contains("named by both --al-bz2 and --un-conc-gz (mate 2)"),
+        "{err}"
+    );
     // A repeated option: the last one counts.
     let repeated = [
         ReadFileSpec::from_option("un", dir.path().join("first.fq")).unwrap(),

@@ -1,0 +1,129 @@
+//! The files `seqfarm align` reads and writes, each output with the option that names
+//! it, checked together before any work: no output may be one of the inputs (the reads,
+//! the index), and no two outputs may be the same file, also under other names, whichever
+//! options name them: `-S`/`-o`, the `--un*`/`--al*` files (both mate files of the
+//! `-conc` options), `--met-file`, `--sort`'s index, `--plot` and `--stats`. Each output
+//! is written through a temporary file of its own name, so two outputs of one file would
+//! end in a failed rename after the whole alignment, one having replaced the other.
+
+use std::path::{Path, PathBuf};
+
+use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
+use seqfarm_io::bam_sort::index_extension;
+use seqfarm_io::output::{refuse_input_as_output, refuse_shared_outputs};
+use seqfarm_io::reads::ReadSources;
+
+use super::mate_files::{read_file_outputs, ReadFileSpec};
+use super::AlignArgs;
+
+impl AlignArgs {
+    /// The main output: `-o`'s BAM, `-S`'s SAM, or `-` (standard output).
+    pub fn out_path(&self) -> PathBuf {
+        self.output
+            .bam
+            .clone()
+            .or_else(|| self.output.sam.clone())
+            .unwrap_or_else(|| PathBuf::from("-"))
+    }
+
+    /// The files the run reads and no output may replace: the reads and the index file.
+    pub(crate) fn input_files(&self, sources: &ReadSources) -> Vec<PathBuf> {
+        let mut inputs = read_file_paths(sources);
+        inputs.push(self.index_file());
+        inputs
+    }
+
+    /// Every file the run writes but `--sort`'s index, each with the option naming it.
+    fn output_files(&self, specs: &[ReadFileSpec]) -> Vec<(String, PathBuf)> {
+        let main = if self.output.bam.is_some() {
+            "-o"
+        } else {
+            "-S"
+        };
+        let mut outputs = vec![(main.to_string(), self.out_path())];
+        outputs.extend(
+            read_file_outputs(specs)
+                .into_iter()
+                .map(|file| (file.option, file.path)),
+        );
+        let side = [
+            ("--met-file", &self.output.met_file),
+            ("--plot", &self.output.plot),
+            ("--stats", &self.performance.stats.stats),
+        ];
+        for (option, path) in side {
+            outputs.extend(path.clone().map(|path| (option.to_string(), path)));
+        }
+        outputs
+    }
+
+    /// Refuses, before any work, an output that is one of `inputs` and two outputs that
+    /// are the same file. `index` is the index when it is already loaded: `--sort`'s
+    /// index is named after its contigs' lengths (else read from the index file's header;
+    /// an index that cannot be read leaves it out, and the load that follows says why).
+    pub(crate) fn check_outputs(
+        &self,
+        specs: &[ReadFileSpec],
+        inputs: &[PathBuf],
+        index: Option<&FmIndex>,
+    ) -> anyhow::Result<()> {
+        let mut outputs = self.output_files(specs);
+        for (_, path) in &outputs {
+            refuse_input_as_output(path, inputs)?;
+        }
+        if self.output.sort {
+            let lengths = match index {
+                Some(index) => Some(contig_lengths(index)),
+                None => peek_contig_lengths(&self.index_file()),
+            };
+            if let Some(lengths) = lengths {
+                let path = sort_index_path(&self.out_path(), &lengths);
+                refuse_input_as_output(&path, inputs)?;
+                outputs.push(("--sort's index".to_string(), path));
+            }
+        }
+        refuse_shared_outputs(outputs)?;
+        Ok(())
+    }
+}
+
+/// `--sort`'s index beside the BAM `out`: `OUT.bai`, or `OUT.csi` when a reference is
+/// longer than BAI's bins reach.
+pub(crate) fn sort_index_path(out: &Path, reference_lengths: &[u64]) -> PathBuf {
+    let mut path = out.as_os_str().to_os_string();
+    path.push(".");
+    path.push(index_extension(reference_lengths));
+    PathBuf::from(path)
+}
+
+/// The lengths of the index's contigs, in order.
+fn contig_lengths(index: &FmIndex) -> Vec<u64> {
+    index.contigs().iter().map(|c| c.len).collect()
+}
+
+/// The lengths of the contigs of the index file `path`, read from its header (the file
+/// memory-mapped, nothing else read); `None` when it cannot be opened.
+fn peek_contig_lengths(path: &Path) -> Option<Vec<u64>> {
+    let options = LoadOptions {
+        mode: LoadMode::Mmap,
+        verify_checksums: false,
+        threads: 1,
+    };
+    FmIndex::open(path, options)
+        .ok()
+        .map(|index| contig_lengths(&index))
+}
+
+/// Every read file of the run, in the order bowtie2 reads them.
+pub(crate) fn read_file_paths(sources: &ReadSources) -> Vec<PathBuf> {
+    [
+        &sources.interleaved,
+        &sources.mate1,
+        &sources.mate2,
+        &sources.unpaired,
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .collect()
+}
