@@ -194,3 +194,322 @@ fn an_interrupted_run_leaves_no_temporary_files() {
         assert!(left.is_empty(), "SIG{name} left {left:?}");
     }
 }
+
+/// The names of the entries of `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Asserts that `out` failed on two outputs naming one file: a non-zero exit, and a
+/// message naming the file and both options; and that `dir` holds what it held before.
+fn shared(out: Output, file: &str, options: [&str; 2], dir: &Path, before: &[String]) {
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "accepted {file} twice: {e}");
+    assert_eq!(out.status.code(), Some(1), "{e}");
+    assert!(e.starts_with("seqfarm: error: "), "{e}");
+    assert!(e.contains(file), "{file} not named: {e}");
+    for option in options {
+        assert!(e.contains(option), "{option} not named: {e}");
+    }
+    assert!(e.contains("give each output a file of its own"), "{e}");
+    assert_eq!(listing(dir), before, "a file was written: {e}");
+}
+
+/// `seqfarm align` given two outputs of one file (by the same name, another spelling, a
+/// hard or a symbolic link, a mate file of the `-conc` options, `--sort`'s index) fails
+/// at start-up naming the file and both options, and writes nothing: before, both
+/// outputs shared one temporary file and the run failed after aligning, "No such file or
+/// directory", `-S x.sam --met-file x.sam` leaving the metrics in `x.sam`.
+#[cfg(unix)]
+#[test]
+fn align_refuses_two_outputs_of_one_file_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let index = crate::support::index_test_genome(d);
+    std::fs::write(d.join("old.sam"), b"old").unwrap();
+    std::fs::hard_link(d.join("old.sam"), d.join("hard.sam")).unwrap();
+    std::os::unix::fs::symlink("made.sam", d.join("dangling.sam")).unwrap();
+    let before = listing(d);
+    let unpaired = [
+        (
+            &["-S", "x.sam", "--met-file", "x.sam"][..],
+            "x.sam",
+            ["-S", "--met-file"],
+        ),
+        (&["-S", "x", "--un", "./x"], "x", ["-S", "--un"]),
+        (
+            &["-o", "x.bam", "--al-gz", "x.bam"],
+            "x.bam",
+            ["-o", "--al-gz"],
+        ),
+        (
+            &["-S", "old.sam", "--al", "hard.sam"],
+            "hard.sam",
+            ["-S", "--al"],
+        ),
+        (
+            &["-S", "dangling.sam", "--un-bz2", "made.sam"],
+            "made.sam",
+            ["-S", "--un-bz2"],
+        ),
+        (
+            &["--met-file", "m.txt", "--un-lz4", "m.txt"],
+            "m.txt",
+            ["--met-file", "--un-lz4"],
+        ),
+        (
+            &["-S", "a.sam", "--plot", "p.svg", "--stats", "p.svg"],
+            "p.svg",
+            ["--plot", "--stats"],
+        ),
+        (
+            &["-S", "a.sam", "--stats", "a.sam"],
+            "a.sam",
+            ["-S", "--stats"],
+        ),
+        (
+            &["-o", "y.bam", "--sort", "--met-file", "y.bam.bai"],
+            "y.bam.bai",
+            ["--met-file", "--sort"],
+        ),
+        (
+            &["-o", "y.bam", "--sort", "--plot", "y.bam"],
+            "y.bam",
+            ["-o", "--plot"],
+        ),
+    ];
+    let reads = data("align_reads_100.fq.gz");
+    for (outputs, file, options) in unpaired {
+        let mut command = crate::support::seqfarm();
+        command
+            .current_dir(d)
+            .args(["align", "-p", "1", "-x", s(&index), "-U", s(&reads)]);
+        shared(
+            command.args(outputs).output().unwrap(),
+            file,
+            options,
+            d,
+            &before,
+        );
+        // `--force` changes nothing: an output never replaces another.
+        let mut command = crate::support::seqfarm();
+        command
+            .current_dir(d)
+            .args(["align", "--force", "-x", s(&index), "-U", s(&reads)]);
+        shared(
+            command.args(outputs).output().unwrap(),
+            file,
+            options,
+            d,
+            &before,
+        );
+    }
+    let paired = [
+        (
+            &["--un-conc", "z.fq", "--al-conc", "z.fq"][..],
+            "z.1.fq",
+            ["--un-conc (mate 1)", "--al-conc (mate 1)"],
+        ),
+        (
+            &["--al-conc-gz", "z%.fq", "--un", "z2.fq"],
+            "z2.fq",
+            ["--al-conc-gz (mate 2)", "--un"],
+        ),
+        (
+            &["-S", "z.2.fq", "--un-conc", "z.fq"],
+            "z.2.fq",
+            ["-S", "--un-conc (mate 2)"],
+        ),
+    ];
+    let (r1, r2) = (data("pe_sim_R1.fq.gz"), data("pe_sim_R2.fq.gz"));
+    for (outputs, file, options) in paired {
+        let mut command = crate::support::seqfarm();
+        command
+            .current_dir(d)
+            .args(["align", "-x", s(&index), "-1", s(&r1), "-2", s(&r2)]);
+        shared(
+            command.args(outputs).output().unwrap(),
+            file,
+            options,
+            d,
+            &before,
+        );
+    }
+    assert_eq!(std::fs::read(d.join("old.sam")).unwrap(), b"old");
+    // Standard output and a device are no files: several outputs may go there.
+    let out = crate::support::seqfarm()
+        .current_dir(d)
+        .args(["align", "-x", s(&index), "-U", s(&reads), "-S", "/dev/null"])
+        .args([
+            "--met-file",
+            "/dev/null",
+            "--un",
+            "/dev/null",
+            "--stats",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(listing(d), before);
+}
+
+/// The other commands with several outputs refuse two of one file the same way: `depth`'s
+/// prefix files against `--plot` and `--stats`, and each command's output against its
+/// `--plot` and `--stats`, which are not one file either.
+#[test]
+fn other_commands_refuse_two_outputs_of_one_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let before = listing(d);
+    let bam = data("bam/sarscov2.bam");
+    let snp = |name: &str| data(&format!("snp-pileup/{name}"));
+    let (vcf, normal, tumour) = (
+        snp("sites_slice.vcf.gz"),
+        snp("normal_slice.bam"),
+        snp("tumor_slice.bam"),
+    );
+    let (queries, genome) = (data("sw_q10.fa"), data("index_ref.fa.gz"));
+    let runs: Vec<(Vec<&str>, &str, [&str; 2])> = vec![
+        (
+            vec![
+                "depth",
+                "--window",
+                "1000",
+                "-o",
+                "p",
+                "--stats",
+                "p.mosdepth.summary.txt",
+                s(&bam),
+            ],
+            "p.mosdepth.summary.txt",
+            ["-o", "--stats"],
+        ),
+        (
+            vec![
+                "depth",
+                "--window",
+                "1000",
+                "-o",
+                "p",
+                "--plot",
+                "./p.regions.bed.gz.csi",
+                s(&bam),
+            ],
+            "p.regions.bed.gz.csi",
+            ["-o", "--plot"],
+        ),
+        (
+            vec![
+                "depth",
+                "--window",
+                "1000",
+                "-o",
+                "p",
+                "--plot",
+                "x.svg",
+                "--stats",
+                "x.svg",
+                s(&bam),
+            ],
+            "x.svg",
+            ["--plot", "--stats"],
+        ),
+        (
+            vec![
+                "count",
+                "--window",
+                "1000",
+                "-o",
+                "c.tsv",
+                "--plot",
+                "./c.tsv",
+                s(&bam),
+            ],
+            "c.tsv",
+            ["-o", "--plot"],
+        ),
+        (
+            vec![
+                "count",
+                "--window",
+                "1000",
+                "--plot",
+                "c.svg",
+                "--stats",
+                "c.svg",
+                s(&bam),
+            ],
+            "c.svg",
+            ["--plot", "--stats"],
+        ),
+        (
+            vec![
+                "snp-pileup",
+                "--force",
+                "--stats",
+                "o.csv",
+                s(&vcf),
+                "o.csv",
+                s(&normal),
+                s(&tumour),
+            ],
+            "o.csv",
+            ["OUTPUT", "--stats"],
+        ),
+        (
+            vec![
+                "snp-pileup",
+                "-g",
+                "--plot",
+                "o.csv.gz",
+                s(&vcf),
+                "o.csv",
+                s(&normal),
+                s(&tumour),
+            ],
+            "o.csv.gz",
+            ["OUTPUT", "--plot"],
+        ),
+        (
+            vec!["flagstat", "-o", "f.txt", "--stats", "f.txt", s(&bam)],
+            "f.txt",
+            ["-o", "--stats"],
+        ),
+        (
+            vec![
+                "search",
+                "-o",
+                "h.tsv",
+                "--stats",
+                "h.tsv",
+                s(&queries),
+                s(&queries),
+            ],
+            "h.tsv",
+            ["-o", "--stats"],
+        ),
+        (
+            vec!["index", "-o", "g", "--stats", "g.sfi", s(&genome)],
+            "g.sfi",
+            ["-o", "--stats"],
+        ),
+    ];
+    for (args, file, options) in runs {
+        let out = crate::support::seqfarm()
+            .current_dir(d)
+            .args(&args)
+            .output()
+            .unwrap();
+        shared(out, file, options, d, &before);
+    }
+}
