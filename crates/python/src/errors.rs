@@ -66,7 +66,8 @@ where
 }
 
 /// The Python exception for a seqfarm error: its class from the first cause that tells
-/// what went wrong, its message `{error:#}` as `seqfarm: error: ...` prints it.
+/// what went wrong, its message `{error:#}` as `seqfarm: error: ...` prints it (an
+/// existing output that needs `--force` says `force=True`, the keyword Python takes).
 pub fn to_python(error: &anyhow::Error) -> PyErr {
     if let Some(clap) = error.downcast_ref::<seqfarm::ClapError>() {
         let text = clap.render().to_string();
@@ -77,6 +78,11 @@ pub fn to_python(error: &anyhow::Error) -> PyErr {
     for cause in error.chain() {
         if let Some(io) = cause.downcast_ref::<seqfarm_io::Error>() {
             return match io {
+                // Python spells the command line's `--force` as a keyword.
+                seqfarm_io::Error::Exists { .. } => InputError::new_err(message.replace(
+                    "(use --force to overwrite)",
+                    "(use force=True to overwrite)",
+                )),
                 seqfarm_io::Error::Format { .. }
                 | seqfarm_io::Error::Record { .. }
                 | seqfarm_io::Error::Line { .. } => FormatError::new_err(message),

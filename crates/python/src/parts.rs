@@ -9,7 +9,8 @@ use pyo3::types::PyBytes;
 use seqfarm::api::parts::align::{self, AlignPart, PartFile};
 use seqfarm::api::parts::search::SearchPart;
 use seqfarm::api::parts::snp_pileup::{self, SnpPileupMerge};
-use seqfarm::api::parts::{count, flagstat, search};
+use seqfarm::api::parts::{self as api_parts, count, flagstat, search};
+use seqfarm_io::output::Output;
 use seqfarm_regions::FlagstatFormat;
 
 use crate::errors::run_native;
@@ -244,6 +245,51 @@ impl SnpPileupWalk {
     }
 }
 
+/// The output file of an `align` or `count` command line run in parts, written by the
+/// client from the parts' bytes: opened as the command opens it (its rule for an existing
+/// file, never an input nor another output), through a temporary file that `commit`
+/// renames onto it; `discard`, or dropping it uncommitted, removes the temporary file.
+#[pyclass(module = "seqfarm._native")]
+pub struct PartsOutput {
+    output: Mutex<Option<Output>>,
+}
+
+#[pymethods]
+impl PartsOutput {
+    #[new]
+    fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
+        let output = run_native(py, || api_parts::open_output(&argv))?;
+        Ok(Self {
+            output: Mutex::new(Some(output)),
+        })
+    }
+
+    /// Appends `data` to the file.
+    fn write(&self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
+        run_native(py, || {
+            let mut slot = self.output.lock().unwrap_or_else(|e| e.into_inner());
+            match slot.as_mut() {
+                Some(output) => Ok(output.put(data)?),
+                None => anyhow::bail!("the output is already closed"),
+            }
+        })
+    }
+
+    /// Flushes the file and renames it onto the output.
+    fn commit(&self, py: Python<'_>) -> PyResult<()> {
+        let output = self.output.lock().unwrap_or_else(|e| e.into_inner()).take();
+        run_native(py, || match output {
+            Some(output) => Ok(output.commit()?),
+            None => anyhow::bail!("the output is already closed"),
+        })
+    }
+
+    /// Gives the output up: its temporary file is removed, an existing file left as it was.
+    fn discard(&self) {
+        drop(self.output.lock().unwrap_or_else(|e| e.into_inner()).take());
+    }
+}
+
 /// The number of database chunks of a `search` command line.
 #[pyfunction]
 fn search_plan(py: Python<'_>, argv: Vec<String>) -> PyResult<usize> {
@@ -296,6 +342,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(region_plan, m)?)?;
     m.add_function(wrap_pyfunction!(region_tasks, m)?)?;
     m.add_class::<SnpPileupWalk>()?;
+    m.add_class::<PartsOutput>()?;
     m.add_function(wrap_pyfunction!(search_plan, m)?)?;
     m.add_function(wrap_pyfunction!(search_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(search_finish, m)?)?;

@@ -7,6 +7,19 @@ pub mod flagstat;
 pub mod search;
 pub mod snp_pileup;
 
+/// Opens the output file of a command line run in parts whose client writes the parts'
+/// bytes itself (`align`'s `-S`/`-o`, `count`'s `-o`), as the command opens it before
+/// any work: under the command's rule for an existing file (both replace it, as bowtie2
+/// and bedtools do), never one of its inputs nor another of its outputs, written through
+/// a temporary file beside it that committing renames.
+pub fn open_output(argv: &[String]) -> anyhow::Result<seqfarm_io::output::Output> {
+    match argv.first().map(String::as_str) {
+        Some("align") => align::align_output(argv),
+        Some("count") => count::count_output(argv),
+        other => anyhow::bail!("no output written from parts for {other:?} (align or count)"),
+    }
+}
+
 /// Fails when the command line `argv` asks for a picture (`--plot`): parts write none.
 fn refuse_plot(argv: &[String]) -> anyhow::Result<()> {
     if argv

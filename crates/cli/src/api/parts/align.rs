@@ -14,6 +14,7 @@ use seqfarm_farm::{FarmConfig, WorkerInfo};
 use seqfarm_fmindex::{FmIndex, LoadOptions};
 use seqfarm_io::bgzf_writer::EOF_MARKER;
 use seqfarm_io::input::Input;
+use seqfarm_io::output::Output;
 use seqfarm_io::reads::{InputChunk, InputChunker};
 
 use crate::cmd::align::{
@@ -320,6 +321,16 @@ pub fn align_part(
         out,
         counts: counts_to_vec(&totals.summary),
     })
+}
+
+/// Opens the output file of the `align` command line `argv` (its `-S`/`-o` file), as the
+/// command opens it before any work: never one of its inputs (the reads, the index) nor
+/// another of its outputs, an existing file replaced once the output is committed (as
+/// bowtie2 replaces it), written through a temporary file beside it. The caller writes
+/// the header, the parts' bytes in order and the trailer, then commits it.
+pub fn align_output(argv: &[String]) -> anyhow::Result<Output> {
+    let args = align_args(argv)?;
+    args.open_main_output(&args.input.sources()?)
 }
 
 /// The output's first bytes for the `align` command line `argv`: the header,

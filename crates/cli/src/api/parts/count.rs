@@ -2,9 +2,10 @@
 //! order) counted anywhere; the rows of all tasks in order are the command's output.
 
 use seqfarm_farm::FarmConfig;
+use seqfarm_io::output::Output;
 
-use crate::cmd::count::{CountArgs, CountJob};
-use crate::common::worker_threads;
+use crate::cmd::count::{open_output, CountArgs, CountJob};
+use crate::common::{worker_threads, Destination};
 
 /// The `count` arguments of a command line (without the program name).
 fn count_args(argv: &[String]) -> anyhow::Result<CountArgs> {
@@ -13,6 +14,15 @@ fn count_args(argv: &[String]) -> anyhow::Result<CountArgs> {
         crate::Command::Count(args) => Ok(args),
         _ => anyhow::bail!("not a count command line"),
     }
+}
+
+/// Opens the output file of the `count` command line `argv` (its `-o` file), as the
+/// command opens it before any work: never one of its inputs (the BAMs, their indexes,
+/// the BED), an existing file replaced once the output is committed (as a re-run of
+/// bedtools multicov's redirection replaces it), written through a temporary file beside
+/// it. The caller writes the tasks' rows in order, then commits it.
+pub fn count_output(argv: &[String]) -> anyhow::Result<Output> {
+    open_output(&count_args(argv)?, &Destination::Named)
 }
 
 /// `(task size in BAM bytes, tasks)` of the `count` command line `argv` spread over

@@ -3,13 +3,12 @@
 //! the hits aligned again and written as the command writes them.
 
 use seqfarm_farm::FarmConfig;
-use seqfarm_io::output::{refuse_input_as_output, Output};
 
 pub use crate::cmd::search::hits::Hit;
 use crate::cmd::search::hits::{StrandHit, TopHits};
 pub use crate::cmd::search::DatabaseSize;
-use crate::cmd::search::{SearchArgs, SearchJob};
-use crate::common::worker_threads;
+use crate::cmd::search::{open_output, SearchArgs, SearchJob};
+use crate::common::{worker_threads, Destination};
 
 /// What a part of the database holds for the search.
 #[derive(Debug, Clone, Default)]
@@ -111,6 +110,10 @@ fn search_args(argv: &[String]) -> anyhow::Result<SearchArgs> {
 pub fn search_plan(argv: &[String]) -> anyhow::Result<usize> {
     let args = search_args(argv)?;
     let job = SearchJob::for_planning(&args)?;
+    // The output is checked as the command checks it before any work (an input, another
+    // output, a directory, a file that may not be written, or an existing file where
+    // `--force` is needed), then let go: `search_finish` opens it again.
+    drop(open_output(&args, &Destination::Named)?);
     let mut chunks = 0;
     job.scan(
         &FarmConfig::new(1),
@@ -157,11 +160,7 @@ pub fn search_finish(
 ) -> anyhow::Result<()> {
     let args = search_args(argv)?;
     let job = SearchJob::new(&args)?;
-    refuse_input_as_output(&args.output, [&args.query, &args.database])?;
-    let mut output = Output::create(
-        &args.output,
-        args.force.overwrite(crate::cmd::search::EXISTING_OUTPUT),
-    )?;
+    let mut output = open_output(&args, &Destination::Named)?;
     let mut size = DatabaseSize::default();
     let mut top: Vec<TopHits> = Vec::new();
     for part in parts {

@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 
 use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
 use seqfarm_io::bam_sort::index_extension;
-use seqfarm_io::output::{refuse_input_as_output, refuse_shared_outputs};
+use seqfarm_io::output::{refuse_input_as_output, refuse_shared_outputs, Output};
 use seqfarm_io::reads::ReadSources;
 
 use super::mate_files::{read_file_outputs, ReadFileSpec};
-use super::AlignArgs;
+use super::{AlignArgs, EXISTING_OUTPUT};
 
 impl AlignArgs {
     /// The main output: `-o`'s BAM, `-S`'s SAM, or `-` (standard output).
@@ -84,6 +84,18 @@ impl AlignArgs {
         }
         refuse_shared_outputs(outputs)?;
         Ok(())
+    }
+
+    /// Opens the main output (`-S`/`-o`) as a run does, once the outputs are checked: for
+    /// a program that writes the alignments itself (the parts of a run spread over
+    /// machines).
+    pub(crate) fn open_main_output(&self, sources: &ReadSources) -> anyhow::Result<Output> {
+        let specs = self.read_files.read_file_specs();
+        self.check_outputs(&specs, &self.input_files(sources), None)?;
+        Ok(Output::create(
+            self.out_path(),
+            self.force.overwrite(EXISTING_OUTPUT),
+        )?)
     }
 }
 
