@@ -125,7 +125,12 @@ class Aligner:
         """Aligns read files as ``seqfarm align OPTIONS MORE -x PREFIX -U R1 -S OUT``
         (or ``-1 R1 -2 R2``) does, on the loaded index, and writes ``out``: SAM, or BAM
         when it ends in ``.bam``, byte for byte what that command line writes (its
-        ``@PG`` line names it). ``r1``, ``r2``: a path or a list of paths.
+        ``@PG`` line names it). ``r1``, ``r2``: a path or a list of paths. Every file the
+        run writes (``out``, and ``un=``, ``met_file=``... files) replaces an existing
+        one once the run has succeeded, as ``seqfarm align`` and bowtie2 replace their
+        outputs (``force=True`` is accepted and changes nothing); an output that is one
+        of the reads or the index, or two outputs that are one file, are refused before
+        any work.
 
         Returns the summary as a dict of bowtie2's counts (``reads``, ``paired``,
         ``concordant_0``, ``concordant_1``, ``concordant_more``, ``discordant``,

@@ -34,7 +34,10 @@ class Index:
 
         ``threads``: build threads (default: one per core); ``memory``: the memory
         budget (``"2G"``, ``"500M"`` or bytes). Other options of ``seqfarm index`` as
-        keywords (``sa_rate``, ``kmer``, ``force``).
+        keywords (``sa_rate``, ``kmer``). An existing ``PREFIX.sfi`` is replaced once the
+        build has succeeded, as ``seqfarm index`` (and bowtie2-build) replaces it
+        (``force=True`` is accepted, as ``--force`` is, and changes nothing); it is never
+        ``fasta`` itself.
         """
         argv = option_argv({"output": prefix, "threads": threads, "memory": memory, **opts})
         _native.run_command(["index", *argv, "--", os.fspath(fasta)])

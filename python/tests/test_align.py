@@ -168,3 +168,40 @@ def test_the_gil_is_released_while_aligning(data, index, tmp_path):
     during = [t for t in ticks if started < t < ended]
     assert ended - started > 0.05
     assert len(during) >= 10
+
+
+def test_align_files_twice_replaces_every_output(data, index, tmp_path):
+    out, un, met = tmp_path / "out.sam", tmp_path / "un.fq", tmp_path / "met.txt"
+    aligner = seqfarm.Aligner(index)
+    first = aligner.align_files(data / "align_reads_100.fq.gz", out=out, un=un, met_file=met)
+    assert first["reads"] > 0 and un.exists() and met.exists()
+    reads = tmp_path / "few.fq"
+    write_fastq(reads, itertools.islice(fastq(data / "align_reads_100.fq.gz"), 10))
+    second = aligner.align_files(reads, out=out, un=un, met_file=met)
+    assert second["reads"] == 10
+    ours = [p.read_bytes() for p in (out, un)]
+    for p in (out, un, met):
+        p.unlink()
+    run_align(["align", "--un", un, "--met-file", met, "-x", index.prefix, "-U", reads,
+               "-S", out])
+    assert ours == [p.read_bytes() for p in (out, un)]
+    assert met.read_text().count("\n") >= 2
+    aligner.align_files(reads, out=out, force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["few.fq", "met.txt", "out.sam", "un.fq"]
+
+
+def test_align_files_refuses_two_outputs_of_one_file_and_an_input(data, index, tmp_path):
+    out = tmp_path / "out.sam"
+    reads = data / "align_reads_100.fq.gz"
+    with pytest.raises(seqfarm.InputError) as caught:
+        seqfarm.Aligner(index).align_files(reads, out=out, met_file=tmp_path / "." / "out.sam")
+    message = str(caught.value)
+    assert "out.sam" in message and "-S" in message and "--met-file" in message, message
+    assert list(tmp_path.iterdir()) == []
+    copy = tmp_path / "reads.fq"
+    write_fastq(copy, itertools.islice(fastq(reads), 10))
+    before = copy.read_bytes()
+    with pytest.raises(seqfarm.InputError, match="this output is the input"):
+        seqfarm.Aligner(index).align_files(copy, out=tmp_path / "x.sam", un=copy)
+    assert copy.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["reads.fq"]

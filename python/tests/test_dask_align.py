@@ -80,15 +80,33 @@ def test_unpaired_reads(dask_client, cli, data, sim_index, tmp_path):
     assert got == summary
 
 
-def test_existing_output_is_refused_without_force(dask_client, data, sim_index, tmp_path):
-    out = tmp_path / "exists.bam"
-    out.write_bytes(b"keep")
-    reads = data / "align_reads_100.fq.gz"
-    with pytest.raises(seqfarm.InputError, match="already exists"):
-        seqfarm.dask.align(dask_client, sim_index, reads, out=out, quiet=True)
-    assert out.read_bytes() == b"keep"
-    seqfarm.dask.align(dask_client, sim_index, reads, out=out, quiet=True, force=True)
-    assert out.read_bytes()[:2] == b"\x1f\x8b"
+def test_a_second_run_replaces_the_output(dask_client, cli, data, sim_index, tmp_path):
+    reads = plain_copies(tmp_path, data, ["align_reads_100.fq.gz", *DATA_PAIRS])
+    expected, _ = cli_align(cli, tmp_path, sim_index, reads[:1], "again.bam")
+    out = tmp_path / "again.bam"
+    seqfarm.dask.align(dask_client, sim_index, reads[1], reads[2], out=out, quiet=True)
+    first = out.read_bytes()
+    seqfarm.dask.align(dask_client, sim_index, reads[0], out=out, tasks_per_part=1, quiet=True)
+    assert out.read_bytes() == expected != first
+    seqfarm.dask.align(dask_client, sim_index, reads[0], out=out, quiet=True, force=True)
+    assert out.read_bytes() == expected
+    # Written through a symbolic link, as the command writes it: the link stays.
+    link = tmp_path / "link.bam"
+    link.symlink_to("again.bam")
+    out.write_bytes(b"old")
+    seqfarm.dask.align(dask_client, sim_index, reads[0], out=link, quiet=True)
+    assert link.is_symlink() and out.read_bytes()[:2] == b"\x1f\x8b"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_an_input_is_never_the_output(dask_client, data, sim_index, tmp_path):
+    [reads] = plain_copies(tmp_path, data, ["align_reads_100.fq.gz"])
+    before = reads.read_bytes()
+    for force in (False, True):
+        with pytest.raises(seqfarm.InputError, match="this output is the input"):
+            seqfarm.dask.align(dask_client, sim_index, reads, out=reads, quiet=True, force=force)
+    assert reads.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == [reads.name]
 
 
 def test_bad_record_raises_the_cli_message(dask_client, cli, sim_index, tmp_path):
@@ -100,7 +118,7 @@ def test_bad_record_raises_the_cli_message(dask_client, cli, sim_index, tmp_path
         seqfarm.dask.align(dask_client, sim_index, reads, out=tmp_path / "bad.sam", quiet=True)
     assert message == f"seqfarm: error: {caught.value}"
     assert not (tmp_path / "bad.sam").exists()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".seqfarm-")]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
 def test_a_killed_worker_has_its_parts_recomputed(cli, data, sim_index, tmp_path, local_cluster):

@@ -63,3 +63,27 @@ def test_count_bed_regions_are_the_cli_rows(dask_client, cli, data, tmp_path):
     out = tmp_path / "bed.tsv"
     seqfarm.dask.count(dask_client, [bam], bed=bed, out=out, parts_per_worker=8)
     assert out.read_bytes() == expected
+
+
+def test_a_second_count_replaces_the_output(dask_client, cli, data, tmp_path):
+    bams = [data / "snp-pileup" / "normal_slice.bam", data / "snp-pileup" / "tumor_slice.bam"]
+    expected = cli("count", "--window", 2000, *bams).stdout
+    out = tmp_path / "again.tsv"
+    assert seqfarm.dask.count(dask_client, bams, window=5000, out=out) == out
+    first = out.read_bytes()
+    seqfarm.dask.count(dask_client, bams, window=2000, out=out, parts_per_worker=4)
+    assert out.read_bytes() == expected != first
+    seqfarm.dask.count(dask_client, bams, window=2000, out=out, force=True)
+    assert out.read_bytes() == expected
+    assert [p.name for p in tmp_path.iterdir()] == ["again.tsv"]
+
+
+def test_count_never_writes_over_an_input(dask_client, data, tmp_path):
+    bed = tmp_path / "regions.bed"
+    bed.write_text("20\t1000000\t1100000\n")
+    bam = data / "snp-pileup" / "normal_slice.bam"
+    for force in (False, True):
+        with pytest.raises(seqfarm.InputError, match="this output is the input"):
+            seqfarm.dask.count(dask_client, [bam], bed=bed, out=bed, force=force)
+    assert bed.read_text() == "20\t1000000\t1100000\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["regions.bed"]

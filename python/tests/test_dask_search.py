@@ -31,11 +31,26 @@ def test_search_returns_a_data_frame(dask_client, cli, data):
     assert list(frame["sseqid"]) == [line.split("\t")[1] for line in expected]
 
 
-def test_existing_output_is_refused(dask_client, data, tmp_path):
-    out = tmp_path / "exists.tsv"
-    out.write_text("keep")
-    with pytest.raises(seqfarm.InputError, match="already exists"):
-        seqfarm.dask.search(dask_client, data / "sw_q10.fa", data / "sw_db1500.fa.gz", out)
+def test_a_second_search_replaces_the_output(dask_client, cli, data, tmp_path):
+    queries, database = data / "sw_q10.fa", data / "sw_db1500.fa.gz"
+    expected = cli("search", queries, database, "--top", 2).stdout
+    out = tmp_path / "again.tsv"
+    seqfarm.dask.search(dask_client, queries, database, out, scores_only=True)
+    first = out.read_bytes()
+    assert seqfarm.dask.search(dask_client, queries, database, out, top=2) == out
+    assert out.read_bytes() == expected != first
+    seqfarm.dask.search(dask_client, queries, database, out, top=2, force=True)
+    assert out.read_bytes() == expected
+    assert [p.name for p in tmp_path.iterdir()] == ["again.tsv"]
+
+
+def test_an_input_is_never_the_output(dask_client, data, tmp_path):
+    queries = tmp_path / "q.fa"
+    queries.write_bytes((data / "sw_q10.fa").read_bytes())
+    with pytest.raises(seqfarm.InputError, match="this output is the input"):
+        seqfarm.dask.search(dask_client, queries, data / "sw_db1500.fa.gz", queries, force=True)
+    assert queries.read_bytes() == (data / "sw_q10.fa").read_bytes()
+    assert [p.name for p in tmp_path.iterdir()] == ["q.fa"]
 
 
 def _dna(rng, n):

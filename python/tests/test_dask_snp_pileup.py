@@ -82,8 +82,33 @@ def test_snp_pileup_errors_are_the_cli_errors(dask_client, cli, data, tmp_path):
         seqfarm.dask.snp_pileup(dask_client, bad, bams, out=out)
     assert str(error.value) in message
     assert not out.exists()
-    existing = tmp_path / "exists.csv"
-    existing.write_text("keep")
-    with pytest.raises(seqfarm.Error):
-        seqfarm.dask.snp_pileup(dask_client, d / "sites_slice.vcf.gz", bams, out=existing)
-    assert existing.read_text() == "keep"
+
+
+def test_an_existing_output_is_refused_unless_force(dask_client, cli, data, tmp_path):
+    d = data / "snp-pileup"
+    vcf, bams = d / "sites_slice.vcf.gz", [d / "normal_slice.bam", d / "tumor_slice.bam"]
+    expected = tmp_path / "cli.csv"
+    cli("snp-pileup", "-P", "100", vcf, expected, *bams)
+    out = tmp_path / "again.csv"
+    seqfarm.dask.snp_pileup(dask_client, vcf, bams, out=out, P=50, task_span=4000)
+    first = out.read_bytes()
+    assert first.startswith(b"Chromosome,") and first != expected.read_bytes()
+    # As FACETS' snp-pileup (and the command) refuse it, before any part runs.
+    with pytest.raises(seqfarm.InputError) as caught:
+        seqfarm.dask.snp_pileup(dask_client, vcf, bams, out=out, P=100)
+    message = str(caught.value)
+    assert str(out) in message and "already exists" in message, message
+    assert "force=True" in message, message
+    assert out.read_bytes() == first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again.csv", "cli.csv"]
+    # force=True replaces it, once the job has succeeded.
+    got = seqfarm.dask.snp_pileup(dask_client, vcf, bams, out=out, P=100, force=True,
+                                  task_span=4000)
+    assert got == str(out)
+    assert out.read_bytes() == expected.read_bytes()
+    # force=True never replaces an input.
+    before = bams[0].read_bytes()
+    with pytest.raises(seqfarm.InputError, match="this output is the input"):
+        seqfarm.dask.snp_pileup(dask_client, vcf, bams, out=bams[0], force=True)
+    assert bams[0].read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again.csv", "cli.csv"]

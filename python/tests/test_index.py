@@ -52,3 +52,20 @@ def test_bad_pattern_and_missing_index_are_cli_errors(cli, built, tmp_path):
     with pytest.raises(seqfarm.Error) as caught:
         seqfarm.Index(missing)
     assert message == f"seqfarm: error: {caught.value}"
+
+
+def test_build_twice_replaces_the_index(data, cli, tmp_path):
+    small = tmp_path / "small.fa"
+    small.write_text(">c\nACGTACGTAGCTAGCTAGCATCGATCGACTGACTG\n")
+    prefix = tmp_path / "again"
+    first = seqfarm.Index.build(small, prefix, threads=1)
+    assert first.contigs == [("c", 35)]
+    before = (tmp_path / "again.sfi").stat().st_ino
+    second = seqfarm.Index.build(data / "index_ref.fa.gz", prefix, threads=1)
+    assert second.contigs == [("ecoli_K12_1_200000", 200000), ("chr20_1_260000", 260000)]
+    assert (tmp_path / "again.sfi").stat().st_ino != before, "replaced by a rename"
+    cli("index", "-t", "1", "-o", tmp_path / "cli", data / "index_ref.fa.gz")
+    assert (tmp_path / "again.sfi").read_bytes() == (tmp_path / "cli.sfi").read_bytes()
+    seqfarm.Index.build(data / "index_ref.fa.gz", prefix, threads=1, force=True)
+    assert (tmp_path / "again.sfi").read_bytes() == (tmp_path / "cli.sfi").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again.sfi", "cli.sfi", "small.fa"]

@@ -88,10 +88,15 @@ def align(
     busy to the end; a part costs a few milliseconds), or ``tasks_per_part`` tasks of
     1024 reads or pairs each. The index and plain read files are read by the workers from a shared
     filesystem (a part is a byte range); gzip-compressed reads travel with their parts.
-    ``force`` replaces an existing ``out``; ``progress`` shows Dask's progress bar.
+    ``progress`` shows Dask's progress bar.
+
+    An existing ``out`` is replaced once the job has succeeded, as ``seqfarm align`` and
+    bowtie2 replace their output (``force`` is accepted, as ``--force`` is, and changes
+    nothing: it is left out of ``@PG CL:``); ``out`` must not be one of the reads or the
+    index, which is refused before any part runs.
     """
     argv = align_argv(index, r1, r2, out, bowtie2_options)
-    with whole_output(out, force) as output:
+    with whole_output(argv) as output:
         header = _native.align_header(argv)
         if tasks_per_part is None:
             parts = plan_parts(argv, total_threads(client) * parts_per_worker)

@@ -2,11 +2,9 @@
 futures, and outputs written whole (a temporary file renamed at the end)."""
 
 import os
-import tempfile
 from contextlib import contextmanager
 
 from .. import _native
-from .._native import InputError
 
 
 def worker_threads(client):
@@ -52,24 +50,20 @@ def submit_in_order(client, function, argument_lists, name, show_progress=False)
 
 
 @contextmanager
-def whole_output(path, force):
-    """A binary file object writing ``path`` through a temporary file in the same folder,
-    renamed onto ``path`` once the block ends without error (removed otherwise); an
-    existing ``path`` is refused unless ``force``."""
-    path = os.fspath(path)
-    if os.path.exists(path) and not force:
-        raise InputError(f"{path}: already exists (use force=True to overwrite)")
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temp = tempfile.mkstemp(prefix=".seqfarm-", dir=folder)
+def whole_output(argv):
+    """The output file of the command line ``argv`` (``align``'s ``-S``/``-o``,
+    ``count``'s ``-o``), opened as the command opens it, before any part runs: an
+    existing file is replaced, as the command (and the tool it stands in for) replaces
+    it; one of the run's inputs, or another of its outputs, is refused. The block writes
+    bytes to it (``write``); they go to a temporary file beside it, renamed onto it once
+    the block ends without error (removed otherwise, an existing file left as it was)."""
+    output = _native.PartsOutput(argv)
     try:
-        with os.fdopen(handle, "wb") as out:
-            yield out
-        os.chmod(temp, 0o644)
-        os.replace(temp, path)
+        yield output
     except BaseException:
-        if os.path.exists(temp):
-            os.remove(temp)
+        output.discard()
         raise
+    output.commit()
 
 
 def region_tasks(argv, task_bytes, first, last):

@@ -9,14 +9,17 @@ from ..tables import count_frame, path_list
 from ._cluster import even_runs, region_tasks, submit_in_order, total_threads, whole_output
 
 
-def count_argv(bams, bed, window, options):
-    """The ``seqfarm count`` arguments (without the program name) of a job."""
+def count_argv(bams, bed, window, out, options):
+    """The ``seqfarm count`` arguments (without the program name) of a job; ``out``:
+    the output file (``None``: standard output)."""
     argv = ["count"]
     if bed is not None:
         argv += ["--bed", os.fspath(bed)]
     if window is not None:
         argv += ["--window", str(window)]
-    return argv + option_argv(options) + path_list(bams)
+    if out is not None:
+        argv += ["-o", os.fspath(out)]
+    return argv + option_argv(options) + ["--"] + path_list(bams)
 
 
 def count(
@@ -37,19 +40,28 @@ def count(
 
     Writes the file ``out`` (byte for byte the command's output) and returns its path,
     or, without ``out``, returns the ``pandas.DataFrame`` :func:`seqfarm.count` returns.
+    An existing ``out`` is replaced once the job has succeeded, as ``seqfarm count``
+    replaces it (``force`` is accepted, as ``--force`` is, and changes nothing); ``out``
+    must not be one of the BAMs, their indexes or the BED, which is refused before any
+    part runs.
 
     The BAMs and the BED are read by the workers from a shared filesystem; a part sends
     a task range out and its rows (text) back.
     """
-    argv = count_argv(bams, bed, window, options)
-    parts = total_threads(client) * parts_per_worker
-    task_bytes, tasks = _native.region_plan(argv, parts)
-    arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
-    futures = submit_in_order(client, region_tasks, arguments, "count", progress)
+    argv = count_argv(bams, bed, window, out, {"force": force, **options})
     if out is None:
+        futures = _submit(client, argv, parts_per_worker, progress)
         return count_frame(b"".join(f.result() for f in futures), path_list(bams))
-    with whole_output(out, force) as output:
-        for future in futures:
+    with whole_output(argv) as output:
+        for future in _submit(client, argv, parts_per_worker, progress):
             output.write(future.result())
             future.release()
     return out
+
+
+def _submit(client, argv, parts_per_worker, progress):
+    """The futures of the job's parts, in region order."""
+    parts = total_threads(client) * parts_per_worker
+    task_bytes, tasks = _native.region_plan(argv, parts)
+    arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
+    return submit_in_order(client, region_tasks, arguments, "count", progress)

@@ -41,7 +41,10 @@ def search(
 
     Writes the file ``out`` (byte for byte the command's BLAST tabular output) and
     returns its path, or, without ``out``, returns the ``pandas.DataFrame``
-    :func:`seqfarm.search` returns.
+    :func:`seqfarm.search` returns. An existing ``out`` is replaced once the job has
+    succeeded, as ``seqfarm search`` (and parasail) replace it (``force`` is accepted, as
+    ``--force`` is, and changes nothing); ``out`` must not be the queries, the database
+    or a matrix file, which is refused before any part runs.
 
     Each part scans a range of the database's chunks of about 1 MB (its workers read the
     database from a shared filesystem, inflating it up to the part's last chunk); per
@@ -57,8 +60,6 @@ def search(
             with open(path, "rb") as hits:
                 return search_frame(hits.read(), options.get("scores_only"))
     argv = search_argv(queries, database, out, force, options)
-    if os.path.exists(out) and not force:
-        raise _native.InputError(f"{os.fspath(out)}: already exists (use force=True to overwrite)")
     chunks = _native.search_plan(argv)
     parts = total_threads(client) * parts_per_worker
     arguments = [(argv, a, b) for a, b in even_runs(chunks, parts)]

@@ -20,7 +20,12 @@ def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, 
 
     Writes the file ``out`` (byte for byte the command's output; with ``gzip=True``
     BGZF-compressed, ``.gz`` appended when missing) and returns its path, or, without
-    ``out``, returns a ``pandas.DataFrame`` as :func:`seqfarm.snp_pileup` does.
+    ``out``, returns a ``pandas.DataFrame`` as :func:`seqfarm.snp_pileup` does. As
+    ``seqfarm snp-pileup`` (and FACETS' snp-pileup) refuses an existing output, an
+    existing ``out`` raises :class:`seqfarm.InputError` naming it before any part runs,
+    the file left as it was, unless ``force=True``: then it is replaced once the job has
+    succeeded. ``out`` is never one of the BAMs, their indexes or the VCF, ``force`` or
+    not.
 
     The workers read the VCF and the BAMs from a shared filesystem. A part sends a task
     range out and its sites' findings back: per site about ``6 + 5 * len(bams)`` bytes
@@ -32,9 +37,9 @@ def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, 
     output = "-" if out is None else os.fspath(out)
     argv = ["snp-pileup"] + option_argv({"force": force, **facets_opts})
     argv += ["--", os.fspath(vcf), output] + bams
+    walk = _native.SnpPileupWalk(argv, out is None)
     parts = total_threads(client) * parts_per_worker
     task_bytes, tasks = _native.region_plan(argv, parts)
-    walk = _native.SnpPileupWalk(argv, out is None)
     arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
     futures = submit_in_order(client, region_tasks, arguments, "snp-pileup", progress)
     for future in futures:
