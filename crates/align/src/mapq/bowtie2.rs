@@ -128,7 +128,9 @@ fn end_to_end_with_second(
     perfect: bool,
     at_least: &dyn Fn(i64, f32) -> bool,
 ) -> u8 {
-    const ROWS: [(f32, u8, &[(f32, u8)], u8); 9] = [
+    /// Shares of the span and the qualities they give.
+    type Steps = &'static [(f32, u8)];
+    const ROWS: [(f32, u8, Steps, u8); 9] = [
         (0.9, 39, &[], 33),
         (0.8, 38, &[], 27),
         (0.7, 37, &[], 26),
