@@ -66,7 +66,9 @@ compare() {
 
 echo "# seqfarm align: MAPQ next to bowtie2's"
 echo
-echo "$(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $threads threads"
+. "$(dirname "$0")/machine.sh"
+cpu=$(machine)
+echo "$(date -u +%Y-%m-%d), $(nproc) cores ($cpu), $threads threads"
 echo "Versions: $("$sf" --version), bowtie2 $("$bowtie2" --version 2>/dev/null | head -1 | awk '{print $NF}')"
 echo
 echo "Placed alike: same contig, position and strand. Causes of a different MAPQ, first that applies: type (YT), score (AS), partner (YS), second (XS), pairs (the next concordant pair, which SAM does not show)."

@@ -184,7 +184,9 @@ prepare_genome() {
 
 echo "# seqfarm align benchmark"
 echo
-echo "$(date -u +%Y-%m-%d), $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $threads threads, $reps alternating runs per tool (median wall time), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+. "$(dirname "$0")/machine.sh"
+cpu=$(machine)
+echo "$(date -u +%Y-%m-%d), $(nproc) cores ($cpu), $threads threads, $reps alternating runs per tool (median wall time), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 uses_strobealign=false
 [ "$mode" != single ] && [[ " $pe_tools " == *" strobealign "* ]] && uses_strobealign=true
 if $uses_strobealign && [ ! -x "$strobealign" ]; then
