@@ -66,7 +66,7 @@ compare() {
 
 echo "# seqfarm align: MAPQ next to bowtie2's"
 echo
-. "$(dirname "$0")/machine.sh"
+. bench/machine.sh
 cpu=$(machine)
 echo "$(date -u +%Y-%m-%d), $(nproc) cores ($cpu), $threads threads"
 echo "Versions: $("$sf" --version), bowtie2 $("$bowtie2" --version 2>/dev/null | head -1 | awk '{print $NF}')"

@@ -184,7 +184,7 @@ prepare_genome() {
 
 echo "# seqfarm align benchmark"
 echo
-. "$(dirname "$0")/machine.sh"
+. bench/machine.sh
 cpu=$(machine)
 echo "$(date -u +%Y-%m-%d), $(nproc) cores ($cpu), $threads threads, $reps alternating runs per tool (median wall time), load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 uses_strobealign=false
