@@ -76,6 +76,12 @@ fn build(name: &str, fasta: &Path) -> Indexed {
     }
 }
 
+/// The HIV-1 reference of the MiSeq pairs (`pe_hiv_ref.fa.gz`).
+pub fn hiv_genome() -> &'static Indexed {
+    static INDEX: OnceLock<Indexed> = OnceLock::new();
+    INDEX.get_or_init(|| build("hiv", &data("pe_hiv_ref.fa.gz")))
+}
+
 /// `index_ref.fa.gz` (E. coli and chr20 pieces), the genome the simulated pairs come from.
 pub fn test_genome() -> &'static Indexed {
     static INDEX: OnceLock<Indexed> = OnceLock::new();

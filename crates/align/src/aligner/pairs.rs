@@ -389,15 +389,22 @@ impl Aligner<'_> {
             _ => None,
         };
         let single = |m: &MatePlaces, mate: usize| {
+            // A discordant mate is reported at the place that made it unique, which in
+            // bowtie2 mode may be one found around its partner only.
+            let found = if class == PairClass::Discordant && self.bowtie2_runner_ups() {
+                m.places.len()
+            } else {
+                m.searched
+            };
             // A mate the filters dropped says why (`YF:Z`) with or without `--no-mixed`.
-            if m.searched == 0 {
+            if found == 0 {
                 return ReadResult::Unaligned(m.unaligned.unwrap_or(Unaligned::NoAlignment));
             }
             if class == PairClass::Unpaired && !pairing.mixed {
                 return ReadResult::Unaligned(Unaligned::NoAlignment);
             }
             ReadResult::Aligned {
-                placements: m.places[..m.searched.min(report)].to_vec(),
+                placements: m.places[..found.min(report)].to_vec(),
                 second_best: m.second_best,
                 mapq: discordant_quality.map_or_else(|| self.mate_alone_mapq(m, 0), |q| q[mate]),
             }

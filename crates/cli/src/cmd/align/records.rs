@@ -187,6 +187,10 @@ impl RecordWriter {
             PairClass::Unpaired => b"UP",
         };
         let paired = result.class != PairClass::Unpaired;
+        debug_assert!(
+            !paired || sides.iter().all(|s| !s.0.is_empty()),
+            "a {pair_type:?} pair with a mate not aligned"
+        );
         let plan_for = |m: usize, k: usize, partner_k: usize| {
             let (placements, second_best, mapq, filter) = sides[m];
             let partner = sides[1 - m].0.get(partner_k);
