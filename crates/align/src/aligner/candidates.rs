@@ -146,10 +146,17 @@ impl Aligner<'_> {
             .clone()
             .filter(|_| runner_ups_only)
         {
-            self.queue(r, &region, len);
+            self.queue(r, &region, len, WIDE_BAND_MARGIN);
         }
         for &g in &queued {
-            self.queue(r, &regions[g], len);
+            // A region queued for bowtie2's second best alone is searched in the
+            // narrower band of runner-ups.
+            let margin = if runner_ups_only || g >= kept {
+                BAND_MARGIN
+            } else {
+                WIDE_BAND_MARGIN
+            };
+            self.queue(r, &regions[g], len, margin);
         }
         self.regions = regions;
         self.prepared[r].candidates = first..self.candidates.len();
@@ -160,14 +167,7 @@ impl Aligner<'_> {
     /// The band covers the anchors' diagonals and [`WIDE_BAND_MARGIN`] more either
     /// side, as bowtie2's does; [`BAND_MARGIN`] for a candidate that only looks for
     /// bowtie2's second best.
-    pub(super) fn queue(&mut self, r: usize, region: &Region, len: usize) {
-        let runner_up = self.prepared[r].runner_ups_only
-            && self.prepared[r].fast_region.as_ref() != Some(region);
-        let margin = if runner_up {
-            BAND_MARGIN
-        } else {
-            WIDE_BAND_MARGIN
-        };
+    pub(super) fn queue(&mut self, r: usize, region: &Region, len: usize, margin: usize) {
         let spread = (region.diagonal_max - region.diagonal_min) as u64;
         let band = band_for(spread, len, &self.params.scoring, margin);
         self.queue_in_band(r, region, len, band);

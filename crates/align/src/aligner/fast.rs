@@ -319,7 +319,7 @@ impl Aligner<'_> {
                 self.prepared[r].unique_seeds = unique.len();
                 self.prepared[r].stats = SeedStats::default();
                 self.prepared[r].dropped_regions = 0;
-                self.queue(r, &region, len);
+                self.queue(r, &region, len, crate::candidate::WIDE_BAND_MARGIN);
                 self.prepared[r].fast_region = Some(region);
                 true
             }

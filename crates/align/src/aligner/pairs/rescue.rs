@@ -15,6 +15,10 @@ use crate::pair::{MateOrientation, PairParams};
 pub(super) const RESCUE_ANCHORS: usize = 3;
 /// Band half-width of the rescue jobs: each covers `2·64 + 1` diagonals.
 const RESCUE_BAND: usize = 64;
+/// Band half-width of a rescue near a known fragment length (bowtie2's second pair
+/// beside a paralog's first): the copies of a segmental duplication keep their layout
+/// within a few bases.
+const NEAR_FRAGMENT_BAND: usize = 16;
 /// Diagonals shared by neighbouring rescue tiles (room for an indel at a seam).
 const RESCUE_TILE_OVERLAP: usize = 16;
 /// Most rescue tiles per anchor (a window of about 14 kbp; larger `-X` are searched
@@ -29,6 +33,8 @@ struct RescueJob {
     reverse: bool,
     window: Range<usize>,
     window_start: i64,
+    /// Band half-width of its extension.
+    band: usize,
     /// When bowtie2 meets the anchor place (it searches the partner right after).
     met: u64,
 }
@@ -61,14 +67,17 @@ impl Aligner<'_> {
                 for (a, fragment) in anchors {
                     let anchor = &mates[2 * i + anchor_mate].places[a];
                     let (reverse, mut window) = rescue_window(pairing, anchor, anchor_mate == 0);
+                    let mut band = RESCUE_BAND;
                     if let Some(fragment) = fragment {
-                        window = near_fragment(window, anchor, fragment, len);
+                        band = NEAR_FRAGMENT_BAND;
+                        window = near_fragment(window, anchor, fragment, len, band);
                     }
                     if !self.prepared[2 * i + other].strands[usize::from(reverse)] {
                         continue;
                     }
                     let before = jobs.len();
-                    self.queue_rescue(i, other, reverse, window, anchor.contig, len, &mut jobs);
+                    let tiles = (window, band);
+                    self.queue_rescue(i, other, reverse, tiles, anchor.contig, len, &mut jobs);
                     let met = mates[2 * i + anchor_mate].met[a];
                     for job in &mut jobs[before..] {
                         job.met = met;
@@ -92,7 +101,7 @@ impl Aligner<'_> {
                     read,
                     penalties,
                     window: &self.windows[job.window.clone()],
-                    band: RESCUE_BAND,
+                    band: job.band,
                     min_score: self.params.scoring.min_score(read.len()),
                 }
             })
@@ -166,15 +175,15 @@ impl Aligner<'_> {
         anchors
     }
 
-    /// Queues the rescue tiles of one window (global coordinates, clipped to the
-    /// contig).
+    /// Queues the rescue tiles of band half-width `tiles.1` over one window `tiles.0`
+    /// (global coordinates, clipped to the contig).
     #[allow(clippy::too_many_arguments)]
     fn queue_rescue(
         &mut self,
         pair: usize,
         mate: usize,
         reverse: bool,
-        window: (i64, i64),
+        (window, band): ((i64, i64), usize),
         contig: usize,
         len: usize,
         jobs: &mut Vec<RescueJob>,
@@ -188,7 +197,7 @@ impl Aligner<'_> {
         }
         // Diagonals (window-relative starts of the read) 0..=last.
         let last = (end - start) as usize - len;
-        let span = 2 * RESCUE_BAND + 1;
+        let span = 2 * band + 1;
         let stride = span - RESCUE_TILE_OVERLAP;
         let mut first = 0usize;
         for _ in 0..MAX_RESCUE_TILES {
@@ -197,7 +206,7 @@ impl Aligner<'_> {
             fetch_window(
                 self.index,
                 tile_start,
-                len + 2 * RESCUE_BAND,
+                len + 2 * band,
                 contig_start,
                 contig_end,
                 &mut self.scratch,
@@ -209,6 +218,7 @@ impl Aligner<'_> {
                 reverse,
                 window: from..self.windows.len(),
                 window_start: tile_start,
+                band,
                 met: u64::MAX,
             });
             if first + span > last {
@@ -297,10 +307,16 @@ fn rescue_window(
 
 /// The part of the rescue `window` (of the partner of `anchor`, `len` bases) where the
 /// partner lies at fragment length `fragment` from the anchor, give or take
-/// [`RESCUE_BAND`] diagonals: one rescue tile.
-fn near_fragment(window: (i64, i64), anchor: &Placement, fragment: i64, len: usize) -> (i64, i64) {
+/// `band` diagonals: one rescue tile of that band.
+fn near_fragment(
+    window: (i64, i64),
+    anchor: &Placement,
+    fragment: i64,
+    len: usize,
+    band: usize,
+) -> (i64, i64) {
     let (lo, end) = crate::pair::aligned_extent(anchor);
-    let (slack, len) = (RESCUE_BAND as i64, len as i64);
+    let (slack, len) = (band as i64, len as i64);
     // The window lies right of the anchor's start, or left of its end.
     let near = if window.0 == lo {
         (lo + fragment - len - slack, lo + fragment + slack)
