@@ -223,8 +223,10 @@ if [ "$mode" != paired ]; then
       done
       echo
       # Where seqfarm and bowtie2 disagree, and how much of it is the choice among ties.
-      python3 "$repo/bench/align_ties.py" "$truth" "$work/out.seqfarm.sam" "$work/out.bowtie2.sam" seqfarm bowtie2
-      echo
+      if [[ " $tools " == *" seqfarm "* && " $tools " == *" bowtie2 "* ]]; then
+        python3 "$repo/bench/align_ties.py" "$truth" "$work/out.seqfarm.sam" "$work/out.bowtie2.sam" seqfarm bowtie2
+        echo
+      fi
       print_calibration "$truth" "$tools"
     done
   done

@@ -2,7 +2,6 @@
 //! bowtie2 uses, the MAPQ model, the quality scales, the optional fields and the
 //! switches without effect.
 
-use clap::Parser;
 use seqfarm_align::mapq::{Bowtie2MapqVersion, MapqModel};
 use seqfarm_align::scoring::LengthFunction;
 use seqfarm_align::seed::Bowtie2Seeding;
@@ -10,29 +9,7 @@ use seqfarm_align::{AlignMode, Preset};
 
 use super::*;
 
-#[derive(Parser)]
-struct Cli {
-    #[command(flatten)]
-    align: AlignArgs,
-}
-
-fn parse(line: &str) -> Result<AlignArgs, clap::Error> {
-    let words = std::iter::once("align").chain(line.split_whitespace());
-    Cli::try_parse_from(words).map(|c| c.align)
-}
-
-fn ok(line: &str) -> AlignArgs {
-    let args = parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
-    args.check().unwrap_or_else(|e| panic!("{line}: {e}"));
-    args
-}
-
-fn rejected(line: &str) -> String {
-    match parse(line) {
-        Err(e) => e.to_string(),
-        Ok(args) => args.check().expect_err(line).to_string(),
-    }
-}
+use super::tests::{ok, parse, rejected};
 
 fn seeding(line: &str) -> Bowtie2Seeding {
     ok(line).params().unwrap().bowtie2_seeding

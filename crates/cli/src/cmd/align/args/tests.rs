@@ -11,18 +11,21 @@ struct Cli {
     align: AlignArgs,
 }
 
-fn parse(line: &str) -> Result<AlignArgs, clap::Error> {
+/// `seqfarm align LINE` parsed (options only).
+pub(super) fn parse(line: &str) -> Result<AlignArgs, clap::Error> {
     let words = std::iter::once("align").chain(line.split_whitespace());
     Cli::try_parse_from(words).map(|c| c.align)
 }
 
-fn ok(line: &str) -> AlignArgs {
+/// `LINE`'s options, parsed and checked.
+pub(super) fn ok(line: &str) -> AlignArgs {
     let args = parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
     args.check().unwrap_or_else(|e| panic!("{line}: {e}"));
     args
 }
 
-fn rejected(line: &str) -> String {
+/// Why `LINE` is refused, by the parser or the check.
+pub(super) fn rejected(line: &str) -> String {
     match parse(line) {
         Err(e) => e.to_string(),
         Ok(args) => args.check().expect_err(line).to_string(),
