@@ -25,9 +25,11 @@
 #            of its runs, and the speed-up as the median of the per-round ratios. For
 #            small changes, where a shared machine drifts between two blocks of runs
 #            as much as the change (not with COLD)
-#   INSTRUCTIONS=N  also count the instructions of each build aligning the first N pairs
-#            of PAIRS at 1 thread (valgrind's callgrind): repeatable where wall times
-#            are noisy
+#   INSTRUCTIONS=N  also count the instructions of each build aligning the first N reads
+#            of READS and the first N pairs of PAIRS at 1 thread (valgrind's callgrind):
+#            repeatable where wall times are noisy
+#   NEW_ARGS  options given to the working tree's runs only (e.g. `--mapq calibrated`,
+#            to compare with a revision whose default that was)
 #   QUERIES=1  also time the index queries of the query_speed example (counts, locate,
 #            SMEMs of READS) at both revisions on each index, QUERY_RUNS times each
 #            (default 3, alternating): median seconds, new over old, per-run range
@@ -70,6 +72,7 @@ else
   cache_opts=(-w 1)
   cache="page cache warm (one warm-up run)"
 fi
+read -r -a new_args <<<"${NEW_ARGS:-}"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
@@ -79,7 +82,8 @@ if [ "${ALTERNATE:-0}" = 1 ]; then
 else
   timing="$runs runs each (${STAT:-mean} wall s), $cache"
 fi
-echo "# $(date +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $rev against $now, align -p $threads, $timing"
+. bench/machine.sh
+echo "# $(date +%F) $(nproc) cores ($(machine)); $rev against $now${NEW_ARGS:+ with $NEW_ARGS}, align -p $threads, $timing"
 echo
 echo "| reads | index | same SAM | $rev s | $now s | speed-up | $rev CPU s (user + sys) | $now CPU s |"
 echo "|---|---|---|---:|---:|---:|---:|---:|"
@@ -88,15 +92,15 @@ for index in "$@"; do
     if [ "$kind" = single ]; then input=(-U "$reads"); else input=(-1 "$r1" -2 "$r2"); fi
     args=(align -p "$threads" -x "$index" "${input[@]}" --force)
     "$old" "${args[@]}" -S "$scratch/old.sam" 2>/dev/null
-    "$new" "${args[@]}" -S "$scratch/new.sam" 2>/dev/null
+    "$new" "${args[@]}" "${new_args[@]}" -S "$scratch/new.sam" 2>/dev/null
     if cmp -s <(grep -v '^@PG' "$scratch/old.sam") <(grep -v '^@PG' "$scratch/new.sam"); then same=yes; else same=NO; fi
     if [ "${ALTERNATE:-0}" = 1 ]; then
       python3 bench/alternating_times.py "$runs" "$kind" "$(basename "$index")" "$same" \
-        "$old" "${args[@]}" -S "$scratch/old.sam" --vs "$new" "${args[@]}" -S "$scratch/new.sam"
+        "$old" "${args[@]}" -S "$scratch/old.sam" --vs "$new" "${args[@]}" "${new_args[@]}" -S "$scratch/new.sam"
       continue
     fi
     hyperfine -N "${cache_opts[@]}" -r "$runs" --export-json "$scratch/times.json" \
-      "$old ${args[*]} -S $scratch/old.sam" "$new ${args[*]} -S $scratch/new.sam" >/dev/null
+      "$old ${args[*]} -S $scratch/old.sam" "$new ${args[*]} ${new_args[*]} -S $scratch/new.sam" >/dev/null
     python3 - "$scratch/times.json" "$kind" "$(basename "$index")" "$same" "${STAT:-mean}" <<'EOF'
 import json, sys
 old, new = json.load(open(sys.argv[1]))["results"]
@@ -113,22 +117,28 @@ EOF
 done
 
 if [ -n "${INSTRUCTIONS:-}" ]; then
+  head -n $((4 * INSTRUCTIONS)) "$reads" >"$scratch/first.fq"
   head -n $((4 * INSTRUCTIONS)) "$r1" >"$scratch/first.1.fq"
   head -n $((4 * INSTRUCTIONS)) "$r2" >"$scratch/first.2.fq"
   echo
-  echo "Instructions aligning the first $INSTRUCTIONS pairs at 1 thread (callgrind):"
+  echo "Instructions aligning the first $INSTRUCTIONS reads or pairs at 1 thread (callgrind):"
   echo
-  echo "| index | $rev | $now | $now / $rev |"
-  echo "|---|---:|---:|---:|"
+  echo "| reads | index | $rev | $now | $now / $rev |"
+  echo "|---|---|---:|---:|---:|"
   for index in "$@"; do
-    counts=()
-    for bin in "$old" "$new"; do
-      counts+=("$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" align -p 1 \
-        -x "$index" -1 "$scratch/first.1.fq" -2 "$scratch/first.2.fq" -S "$scratch/first.sam" --force 2>&1 |
-        awk '/Collected/ {print $NF}')")
+    for kind in single paired; do
+      if [ "$kind" = single ]; then input=(-U "$scratch/first.fq"); else input=(-1 "$scratch/first.1.fq" -2 "$scratch/first.2.fq"); fi
+      counts=()
+      for bin in "$old" "$new"; do
+        extra=()
+        [ "$bin" = "$new" ] && extra=("${new_args[@]}")
+        counts+=("$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" align -p 1 \
+          -x "$index" "${input[@]}" "${extra[@]}" -S "$scratch/first.sam" --force 2>&1 |
+          awk '/Collected/ {print $NF}')")
+      done
+      awk -v k="$kind" -v i="$(basename "$index")" -v a="${counts[0]}" -v b="${counts[1]}" \
+        'BEGIN { printf "| %s | %s | %.3f G | %.3f G | %.4f |\n", k, i, a / 1e9, b / 1e9, b / a }'
     done
-    awk -v i="$(basename "$index")" -v a="${counts[0]}" -v b="${counts[1]}" \
-      'BEGIN { printf "| %s | %.3f G | %.3f G | %.4f |\n", i, a / 1e9, b / 1e9, b / a }'
   done
 fi
 

@@ -7,8 +7,6 @@ use seqfarm_align::scoring::LengthFunction;
 use seqfarm_align::seed::Bowtie2Seeding;
 use seqfarm_align::{AlignMode, Preset};
 
-use super::*;
-
 use super::tests::{ok, parse, rejected};
 
 fn seeding(line: &str) -> Bowtie2Seeding {
