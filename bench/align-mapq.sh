@@ -18,6 +18,9 @@
 #   PAIRS     simulated pairs (100000), PE_SEED mason's seed (17)
 #   MODES     "end-to-end" (default) and/or "local"
 #   SEQFARM   a prebuilt seqfarm (default: this checkout, built)
+#   SELF      1 (default): also bowtie2 with another seed of its random generator
+#             (`--seed 1`) against its default run, in rows of their own: how far
+#             bowtie2 agrees with itself, the ceiling for another program; 0: not
 # Generated data (indexes, simulated pairs) is kept under $SEQFARM_BENCH_DATA/align
 # (default /tmp/seqfarm-bench/align) and shared with bench/align.sh.
 # Needs: bowtie2, seqan-apps (mason), python3.
@@ -32,6 +35,7 @@ threads=${THREADS:-2}
 npairs=${PAIRS:-100000}
 pe_seed=${PE_SEED:-17}
 modes=${MODES:-end-to-end}
+self=${SELF:-1}
 bowtie2=${BOWTIE2:-bowtie2}
 mason=/usr/lib/seqan/bin
 mkdir -p "$work"
@@ -61,6 +65,10 @@ compare() {
     "$bowtie2" $flag -p "$threads" -x "$prefix.bt2" -1 "$r1" -2 "$r2" -S "$work/mapq.bowtie2.sam" 2>/dev/null
     "$sf" align $flag -p "$threads" -x "$prefix" -1 "$r1" -2 "$r2" -S "$work/mapq.seqfarm.sam" 2>/dev/null
     python3 "$repo/bench/mapq_agreement.py" "$work/mapq.bowtie2.sam" "$work/mapq.seqfarm.sam" "$label | $mode"
+    [ "$self" = 1 ] || continue
+    "$bowtie2" $flag --seed 1 -p "$threads" -x "$prefix.bt2" -1 "$r1" -2 "$r2" -S "$work/mapq.bowtie2-seed1.sam" 2>/dev/null
+    python3 "$repo/bench/mapq_agreement.py" "$work/mapq.bowtie2.sam" "$work/mapq.bowtie2-seed1.sam" \
+      "$label | $mode, bowtie2 --seed 1 (not seqfarm)"
   done
 }
 
