@@ -34,3 +34,4 @@ mod search_gpu;
 mod search_options;
 mod snp_pileup;
 mod stats;
+mod stderr_full;
