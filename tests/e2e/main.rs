@@ -7,6 +7,7 @@ mod align_bowtie2;
 mod align_edge_inputs;
 mod align_fixtures;
 mod align_multiqc;
+mod align_non_utf8_paths;
 mod align_options;
 mod align_options_bowtie2;
 mod align_paired_input;

@@ -214,7 +214,10 @@ impl AlignArgs {
     /// Runs the command.
     pub fn run(self) -> anyhow::Result<()> {
         let run = AlignRun {
-            command_line: command_line(std::env::args()),
+            // Arguments that are not UTF-8 go to @PG CL: with U+FFFD for their bad bytes.
+            command_line: command_line(
+                std::env::args_os().map(|a| a.to_string_lossy().into_owned()),
+            ),
             index: None,
             print_summary: true,
         };
