@@ -438,3 +438,15 @@ fn a_reads_list_of_names_that_are_not_utf8_is_split_on_commas() {
         ]
     );
 }
+
+/// `--sort-memory` below 1M (samtools sort's minimum) is a usage error.
+#[test]
+fn sort_memory_below_1m_is_refused() {
+    for memory in ["1", "0.1", "1K", "1023K"] {
+        let line = format!("-x i -U r.fq -o x.bam --sort --sort-memory {memory}");
+        let e = parse(&line).map(drop).expect_err("refused").to_string();
+        assert!(e.contains("minimum, 1M"), "{memory}: {e}");
+    }
+    let args = parse("-x i -U r.fq -o x.bam --sort --sort-memory 1M").unwrap();
+    assert_eq!(args.output.sort_memory, 1 << 20);
+}
