@@ -201,14 +201,14 @@ fn pairs_sorted_as_samtools_sorts() {
     sorted_like_samtools(true);
 }
 
-/// Many spilled runs (a tiny `--sort-memory`) and 1 or 2 threads give the same bytes
+/// Spilled runs (the least `--sort-memory`) and 1 or 2 threads give the same bytes
 /// (the output's path is in `@PG CL:`, so every run writes the same one).
 #[test]
 fn sort_memory_and_threads_do_not_change_the_files() {
     let reads = reads(true);
     let mut files = Vec::new();
     let dir = tempfile::tempdir().unwrap();
-    for (threads, memory) in [("2", "768M"), ("1", "20K"), ("2", "50K")] {
+    for (threads, memory) in [("2", "768M"), ("1", "1M"), ("2", "1.5M")] {
         let bam = dir.path().join("s.bam");
         let out = align(
             &reads,
@@ -261,7 +261,7 @@ fn a_failed_sort_leaves_no_files() {
             "2",
             "--sort",
             "--sort-memory",
-            "20K",
+            "1M",
             "-o",
             bam.to_str().unwrap(),
         ],
@@ -270,6 +270,35 @@ fn a_failed_sort_leaves_no_files() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.fq"), "{stderr}");
     assert_eq!(names_in(dir.path()), ["bad.fq"]);
+}
+
+/// Defect: `--sort-memory 1` (or `0.1`, `1K`) was accepted and wrote a temporary file
+/// per record, merged over and over. Below 1M (samtools sort's minimum for `-m`) it is
+/// a usage error, as every bad option value: status 2, nothing written.
+#[test]
+fn a_sort_memory_below_1m_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let reads = reads(false);
+    let bam = dir.path().join("s.bam");
+    for memory in ["1", "0.1", "1K", "1023K"] {
+        let out = align(
+            &reads,
+            &[
+                "--sort",
+                "--sort-memory",
+                memory,
+                "-o",
+                bam.to_str().unwrap(),
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{memory}: {stderr}");
+        assert!(
+            stderr.contains("--sort-memory") && stderr.contains("minimum, 1M"),
+            "{memory}: {stderr}"
+        );
+        assert!(names_in(dir.path()).is_empty(), "{memory}: nothing written");
+    }
 }
 
 /// `--sort` needs a BAM file: not SAM, not standard output; `--sort-memory` needs

@@ -54,7 +54,7 @@ pub fn worker_threads(requested: Option<usize>) -> usize {
     let cores = seqfarm_farm::available_cores();
     let (threads, capped) = capped_threads(requested, cores);
     if capped {
-        eprintln!(
+        stderr_line!(
             "seqfarm: warning: {} threads asked for, {threads} used: more than \
              {MAX_THREADS_PER_CORE} per core ({cores} cores here) would only take turns",
             requested.unwrap_or_default()

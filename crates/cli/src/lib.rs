@@ -8,6 +8,10 @@
 
 use clap::{Parser, Subcommand};
 
+// First, so that `stderr_line!` is in scope in the modules below.
+#[macro_use]
+pub mod stderr;
+
 pub mod api;
 mod cmd;
 mod common;

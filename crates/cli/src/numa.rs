@@ -98,7 +98,7 @@ impl PlacedIndex {
             move |memory: &mut [u8]| {
                 if let Err(e) = policy.apply(memory) {
                     if !warned.swap(true, Ordering::Relaxed) {
-                        eprintln!(
+                        stderr_line!(
                             "seqfarm: warning: --numa: the index's memory policy ({}) was \
                              refused ({e}); the kernel places it by its default policy",
                             policy.describe()

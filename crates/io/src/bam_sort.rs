@@ -7,7 +7,8 @@
 //! entries reach half the memory budget, they are handed to a thread that merges the sorted batches (a
 //! sort that finds the batches' ascending runs and merges them) and writes them as a run (a hidden BGZF file, level 1, beside the output), while the
 //! other half of the budget fills; runs are deleted when read back or when the sorter is
-//! dropped, whatever the exit path (`runs::RunFiles`). [`BamSorter::finish`] sorts
+//! dropped, whatever the exit path (`runs::RunFiles`). Runs are merged in a tree of
+//! [`MERGE_FAN_IN`] runs per merge as they accumulate. [`BamSorter::finish`] sorts
 //! what is left in memory and merges it with the runs (a binary heap) into the output
 //! through [`indexed_writer::IndexedBamWriter`], which compresses BGZF blocks on a few
 //! threads and records every record's virtual offsets into a BAI (or, for a contig
@@ -31,8 +32,14 @@ use crate::{Error, Result};
 
 /// The default memory budget: samtools sort's per-thread default (768 MiB).
 pub const DEFAULT_SORT_MEMORY: usize = 768 << 20;
-/// Runs open at once while merging; more are first merged into one run.
-const MAX_OPEN_RUNS: usize = 64;
+/// The least memory budget: samtools sort's minimum for `-m` (1 MiB). Less would write
+/// a run every few records.
+pub const MIN_SORT_MEMORY: usize = 1 << 20;
+/// Runs merged into one at a time: when the newest runs of one level (0 for runs of
+/// records from memory, one more for each merge) number this many, they become one run
+/// of the next level. Each record is rewritten once per level (a logarithmic number of
+/// times), and at most `MERGE_FAN_IN - 1` runs per level wait for the final merge.
+const MERGE_FAN_IN: usize = 16;
 /// Bytes of memory each buffered record costs besides its own bytes.
 const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
 
@@ -201,9 +208,9 @@ impl BamSorter {
             entries.clear();
             Ok((buffer, entries))
         }));
-        if self.runs.open() >= MAX_OPEN_RUNS {
+        while self.runs.newest_of_one_level().0 >= MERGE_FAN_IN {
             self.wait_for_spill()?;
-            self.merge_runs()?;
+            self.merge_newest_runs()?;
         }
         Ok(())
     }
@@ -223,11 +230,13 @@ impl BamSorter {
         }
     }
 
-    /// Merges every run on disk into one (they all precede the records in memory).
-    fn merge_runs(&mut self) -> Result<()> {
-        let readers = self.runs.take_readers()?;
+    /// Merges the newest [`MERGE_FAN_IN`] runs, all of one level, into one run of the
+    /// next level in their place (all runs precede the records in memory).
+    fn merge_newest_runs(&mut self) -> Result<()> {
+        let (_, level) = self.runs.newest_of_one_level();
+        let readers = self.runs.take_newest_readers(MERGE_FAN_IN)?;
         let readers = readers.into_iter().map(RecordSource::from).collect();
-        let mut merged = self.runs.create()?;
+        let mut merged = self.runs.create_at_level(level + 1)?;
         merge(readers, |record| merged.write_record(record))?;
         merged.finish()
     }

@@ -214,7 +214,10 @@ impl AlignArgs {
     /// Runs the command.
     pub fn run(self) -> anyhow::Result<()> {
         let run = AlignRun {
-            command_line: command_line(std::env::args()),
+            // Arguments that are not UTF-8 go to @PG CL: with U+FFFD for their bad bytes.
+            command_line: command_line(
+                std::env::args_os().map(|a| a.to_string_lossy().into_owned()),
+            ),
             index: None,
             print_summary: true,
         };
@@ -246,7 +249,7 @@ impl AlignArgs {
         let style = self.record_style()?;
         if !self.output.quiet {
             for line in self.warnings()? {
-                eprintln!("{line}");
+                stderr_line!("{line}");
             }
         }
         let timer = PhaseTimer::new(self.output.time);
@@ -277,7 +280,7 @@ impl AlignArgs {
         let metrics_echo = self
             .output
             .met_stderr
-            .then(|| Box::new(std::io::stderr()) as Box<dyn std::io::Write + Send>);
+            .then(|| Box::new(crate::stderr::LossyStderr) as Box<dyn std::io::Write + Send>);
         let mut metrics = MetricsReporter::new(
             metrics_file,
             metrics_echo,
@@ -455,7 +458,7 @@ impl AlignArgs {
         let summary_style = SummaryStyle::for_pairing(&pairing);
         if !self.output.quiet && run.print_summary {
             write_summary(
-                &mut std::io::stderr().lock(),
+                &mut crate::stderr::LossyStderr,
                 &totals.summary,
                 summary_style,
             )?;
@@ -617,7 +620,7 @@ impl PhaseTimer {
     /// Prints `label: HH:MM:SS` for the time since `since`, when timing is on.
     fn phase(&self, label: &str, since: Instant) {
         if self.on {
-            eprintln!("{label}: {}", clock(since.elapsed().as_secs()));
+            stderr_line!("{label}: {}", clock(since.elapsed().as_secs()));
         }
     }
 }

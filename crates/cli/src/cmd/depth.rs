@@ -696,7 +696,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     let bed = args.bed.as_deref().map(read_bed).transpose()?;
     if let (Some(bed), Some(path)) = (&bed, &args.bed) {
         for warning in bed_warnings(bed, &names, &lengths) {
-            eprintln!("seqfarm: warning: {}: {warning}", path.display());
+            stderr_line!("seqfarm: warning: {}: {warning}", path.display());
         }
     }
     let mut thresholds: Vec<i32> = args

@@ -406,7 +406,7 @@ pub fn open_bam(path: &Path) -> anyhow::Result<(BamFile, Option<BamIndex>)> {
         // The index only speeds the count up (samtools never reads it): a stale one is
         // left aside rather than refused.
         Some(index_path) if BamIndex::is_older_than_bam(&index_path, &bam) => {
-            eprintln!(
+            stderr_line!(
                 "seqfarm: warning: {} is older than {}: counting without the index",
                 index_path.display(),
                 path.display()

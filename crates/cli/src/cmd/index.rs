@@ -118,7 +118,7 @@ impl IndexArgs {
             ..BuildOptions::default()
         };
         if let Some(warning) = self.kmer.and_then(|k| kmer_table_warning(k, bases)) {
-            spinner.suspend(|| eprintln!("seqfarm: warning: {warning}"));
+            spinner.suspend(|| stderr_line!("seqfarm: warning: {warning}"));
         }
         let mut shown = None;
         let image = build(builder, &options, &mut |report: BuildProgress| {
@@ -143,7 +143,7 @@ impl IndexArgs {
         output.commit()?;
         timings.next("");
         spinner.finish_and_clear();
-        eprintln!(
+        stderr_line!(
             "seqfarm index: {} contigs, {} bases -> {} ({} bytes) in {:.1} s, {} threads, {} sort bucket{}, peak memory {} ({})",
             contigs,
             bases,

@@ -1057,7 +1057,7 @@ fn open_gpu(
     let device = match GpuDevice::open(ordinal) {
         Ok(device) => device,
         Err(e) if choice == GpuChoice::Auto => {
-            eprintln!("search: no GPU used ({e}); searching on the CPU");
+            stderr_line!("search: no GPU used ({e}); searching on the CPU");
             return Ok(None);
         }
         Err(e) => bail!("--gpu: {e}"),
@@ -1114,7 +1114,7 @@ fn karlin_params(args: &SearchArgs, scoring: &Scoring) -> Option<KarlinParams> {
         (None, format!("custom matrix {}", args.matrix))
     };
     if params.is_none() && !args.scores_only {
-        eprintln!(
+        stderr_line!(
             "seqfarm: warning: BLAST publishes no Karlin-Altschul parameters for {what} with gap \
              open {open}, extend {extend}; evalue and bitscore are written as NA"
         );
@@ -1197,7 +1197,7 @@ fn report_speed(
         1 => "",
         _ => ", both strands",
     };
-    eprintln!(
+    stderr_line!(
         "search: {} queries ({} residues{on}) against {} sequences ({} residues) in {:.2} s: \
          {:.2} GCUPS ({}, {} threads; rescored {} at 16 bits, {} at 32 bits)",
         queries.len(),

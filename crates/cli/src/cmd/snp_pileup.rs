@@ -443,7 +443,7 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
     let job = SnpPileupJob::new(&args)?;
     if args.verbose {
         for (i, (bam, index)) in job.bams.files().iter().enumerate() {
-            eprintln!(
+            stderr_line!(
                 "File {}: {} (BAM, {} references, {:?} index {})",
                 i + 1,
                 bam.path().display(),
@@ -452,7 +452,7 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
                 index.path().display()
             );
         }
-        eprintln!("Max per-file depth set to {}.", args.max_depth);
+        stderr_line!("Max per-file depth set to {}.", args.max_depth);
     }
     let out = open_output(&args, to)?;
     let config = args.farm.config();
@@ -477,7 +477,7 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
     let figures = job.run(&config, task_bytes, 0..usize::MAX, &mut collector)?;
     if args.verbose {
         let stats = figures.replay;
-        eprintln!(
+        stderr_line!(
             "{} tasks of {} compressed bytes, {} site clusters replayed ({} widened back, \
              {} read further), {} BGZF blocks inflated",
             figures.stats.tasks,

@@ -18,8 +18,15 @@ const RUN_LEVEL: i32 = 1;
 pub struct RunFiles {
     output: PathBuf,
     created: usize,
-    waiting: Vec<PathBuf>,
+    waiting: Vec<WaitingRun>,
     on_disk: Vec<PathBuf>,
+}
+
+/// A run written and not yet read back, oldest first in [`RunFiles`].
+struct WaitingRun {
+    path: PathBuf,
+    /// 0 for a run of records from memory, one more than its sources' for a merged run.
+    level: u32,
 }
 
 impl RunFiles {
@@ -39,12 +46,33 @@ impl RunFiles {
     }
 
     /// Runs written and not yet read back.
+    #[cfg(test)]
     pub fn open(&self) -> usize {
         self.waiting.len()
     }
 
-    /// A new run file: `dir/.NAME.seqfarm-PID.sort.NNNN.tmp`.
+    /// How many of the newest waiting runs are of one level (the newest run's), and that
+    /// level.
+    pub fn newest_of_one_level(&self) -> (usize, u32) {
+        let Some(newest) = self.waiting.last() else {
+            return (0, 0);
+        };
+        let count = self
+            .waiting
+            .iter()
+            .rev()
+            .take_while(|run| run.level == newest.level)
+            .count();
+        (count, newest.level)
+    }
+
+    /// A new run file of records from memory: `dir/.NAME.seqfarm-PID.sort.NNNN.tmp`.
     pub fn create(&mut self) -> Result<RunWriter> {
+        self.create_at_level(0)
+    }
+
+    /// A new run file that merges runs of level `level - 1`.
+    pub fn create_at_level(&mut self, level: u32) -> Result<RunWriter> {
         self.created += 1;
         let name = self
             .output
@@ -59,7 +87,10 @@ impl RunFiles {
         let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
         crate::pending_files::register(&path);
         self.on_disk.push(path.clone());
-        self.waiting.push(path.clone());
+        self.waiting.push(WaitingRun {
+            path: path.clone(),
+            level,
+        });
         Ok(RunWriter {
             path,
             file: BufWriter::with_capacity(1 << 20, file),
@@ -73,8 +104,14 @@ impl RunFiles {
     /// open file stays readable where the system allows it; otherwise it is deleted
     /// on drop).
     pub fn take_readers(&mut self) -> Result<Vec<RunReader>> {
+        self.take_newest_readers(self.waiting.len())
+    }
+
+    /// [`RunFiles::take_readers`] for the newest `count` waiting runs only.
+    pub fn take_newest_readers(&mut self, count: usize) -> Result<Vec<RunReader>> {
+        let first = self.waiting.len().saturating_sub(count);
         let mut readers = Vec::new();
-        for path in std::mem::take(&mut self.waiting) {
+        for WaitingRun { path, .. } in self.waiting.split_off(first) {
             let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
             if std::fs::remove_file(&path).is_ok() {
                 self.on_disk.retain(|p| p != &path);

@@ -98,9 +98,27 @@ fn sorts_as_samtools_with_ties_in_input_order() {
 fn spilled_runs_give_the_same_records() {
     let input = records();
     let (in_memory, _) = sort(&input, usize::MAX, 2);
-    let (spilled, runs) = sort(&input, 2000, 3);
-    assert!(runs > MAX_OPEN_RUNS, "{runs} runs");
+    let (spilled, runs) = sort(&input, 1000, 3);
+    assert!(runs > MERGE_FAN_IN * MERGE_FAN_IN, "{runs} runs");
     assert_eq!(spilled, in_memory);
+}
+
+/// Runs are merged in a tree as they come: those waiting for the final merge stay
+/// fewer than [`MERGE_FAN_IN`] per level, however many were written.
+#[test]
+fn waiting_runs_stay_few() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut sorter = BamSorter::new(&dir.path().join("x.bam"), 1000);
+    let mut most_waiting = 0;
+    for r in records() {
+        sorter.push(&r).unwrap();
+        most_waiting = most_waiting.max(sorter.runs.open());
+    }
+    assert!(sorter.spilled_runs() > MERGE_FAN_IN * MERGE_FAN_IN);
+    assert!(
+        most_waiting <= 3 * MERGE_FAN_IN,
+        "{most_waiting} runs waiting"
+    );
 }
 
 #[test]

@@ -18,6 +18,7 @@ mod scoring;
 mod search;
 mod values;
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use seqfarm_align::AlignMode;
@@ -81,6 +82,15 @@ pub struct AlignArgs {
     pub force: ForceArg,
 }
 
+/// The paths of bowtie2's comma-separated list `list` (`a.fq,b.fq`), split on the
+/// byte `,` so that names that are not UTF-8 stay as they are.
+fn comma_separated(list: &std::path::Path) -> impl Iterator<Item = PathBuf> + '_ {
+    list.as_os_str()
+        .as_bytes()
+        .split(|&b| b == b',')
+        .map(|name| PathBuf::from(std::ffi::OsStr::from_bytes(name)))
+}
+
 impl AlignArgs {
     /// Moves bowtie2's positional arguments (`[INDEX] [READS [OUT.sam]]`) into the
     /// options they stand for.
@@ -90,8 +100,7 @@ impl AlignArgs {
             self.input.index = words.next();
         }
         if let Some(reads) = words.next() {
-            let list = reads.to_string_lossy().into_owned();
-            self.input.reads.extend(list.split(',').map(PathBuf::from));
+            self.input.reads.extend(comma_separated(&reads));
         }
         // bowtie2 skips the empty entries of a list (`r1.fq,` or `a.fq,,b.fq`).
         for list in [

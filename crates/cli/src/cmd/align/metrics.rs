@@ -28,7 +28,7 @@
 //!
 //! ```ignore
 //! let file = args.met_file.as_ref().map(|p| Output::create(p, overwrite)).transpose()?;
-//! let echo = args.met_stderr.then(|| Box::new(std::io::stderr()) as Box<dyn Write + Send>);
+//! let echo = args.met_stderr.then(|| Box::new(LossyStderr) as Box<dyn Write + Send>);
 //! let mut metrics = MetricsReporter::new(file, echo, Duration::from_secs(args.met));
 //! // collector, after adding each task's counts to `totals` (a MetricsCounts):
 //! metrics.update(&totals)?;

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use seqfarm_io::bam_sort::MIN_SORT_MEMORY;
+
 use super::values::check_header_text;
 
 /// The output options.
@@ -25,12 +27,12 @@ pub struct OutputArgs {
     #[arg(long, requires = "bam")]
     pub sort: bool,
     /// Memory for sorting, in all (records beyond it are sorted into temporary files
-    /// beside the output and merged at the end): a size such as 768M or 2G
+    /// beside the output and merged at the end): a size such as 768M or 2G, at least 1M
     #[arg(
         long,
         value_name = "SIZE",
         default_value = "768M",
-        value_parser = crate::cmd::index::parse_size,
+        value_parser = sort_memory,
         requires = "sort"
     )]
     pub sort_memory: u64,
@@ -154,4 +156,17 @@ impl OutputArgs {
         }
         Ok(id.map(|_| line))
     }
+}
+
+/// Parses `--sort-memory`: a size ([`crate::cmd::index::parse_size`]) of at least
+/// [`MIN_SORT_MEMORY`], as samtools sort refuses `-m` below 1M.
+fn sort_memory(text: &str) -> Result<u64, String> {
+    let bytes = crate::cmd::index::parse_size(text)?;
+    if bytes < MIN_SORT_MEMORY as u64 {
+        return Err(format!(
+            "{text:?} is less than the minimum, 1M: less would write a temporary file \
+             every few records"
+        ));
+    }
+    Ok(bytes)
 }

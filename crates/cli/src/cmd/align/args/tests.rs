@@ -421,3 +421,32 @@ fn the_last_quality_encoding_counts_and_empty_list_entries_are_skipped() {
     let a = parse("i r1,,r2").unwrap().with_positional().unwrap();
     assert_eq!(a.input.reads, [PathBuf::from("r1"), PathBuf::from("r2")]);
 }
+
+/// A positional READS list is split on the byte `,`; names that are not UTF-8 stay
+/// as they are.
+#[test]
+fn a_reads_list_of_names_that_are_not_utf8_is_split_on_commas() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let list = PathBuf::from(OsStr::from_bytes(b"a\xff.fq,b.fq"));
+    let names: Vec<PathBuf> = comma_separated(&list).collect();
+    assert_eq!(
+        names,
+        [
+            PathBuf::from(OsStr::from_bytes(b"a\xff.fq")),
+            PathBuf::from("b.fq")
+        ]
+    );
+}
+
+/// `--sort-memory` below 1M (samtools sort's minimum) is a usage error.
+#[test]
+fn sort_memory_below_1m_is_refused() {
+    for memory in ["1", "0.1", "1K", "1023K"] {
+        let line = format!("-x i -U r.fq -o x.bam --sort --sort-memory {memory}");
+        let e = parse(&line).map(drop).expect_err("refused").to_string();
+        assert!(e.contains("minimum, 1M"), "{memory}: {e}");
+    }
+    let args = parse("-x i -U r.fq -o x.bam --sort --sort-memory 1M").unwrap();
+    assert_eq!(args.output.sort_memory, 1 << 20);
+}
