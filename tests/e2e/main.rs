@@ -33,4 +33,5 @@ mod search_blast;
 mod search_gpu;
 mod search_options;
 mod snp_pileup;
+mod snp_pileup_warnings;
 mod stats;
