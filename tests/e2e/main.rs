@@ -27,6 +27,7 @@ mod multiqc;
 mod numa;
 mod outputs;
 mod plots;
+mod reference_option;
 mod reruns;
 mod search;
 mod search_blast;
