@@ -150,16 +150,8 @@ impl SkipTally {
 
 #[cfg(test)]
 mod tests {
+    use super::super::rows::tests::site;
     use super::*;
-
-    fn site(ref_id: i32, pos: i64) -> Site {
-        Site {
-            ref_id,
-            pos,
-            reference: b'A',
-            alternate: b'C',
-        }
-    }
 
     #[test]
     fn counts_add_up_across_tasks() {
