@@ -341,3 +341,93 @@ fn strand_scores_equal_parasail_on_reverse_complements() {
     std::fs::write(&db, read_text(&data("search_dna_db.fa.gz"))).unwrap();
     assert_strand_scores_are_parasail_scores(dir.path(), &data("search_dna_q.fa"), &db);
 }
+
+/// An RNA query (U for T, upper and lower case) finds its DNA source with 100 % identity
+/// and the DNA query's score, and a DNA query its RNA source, as blastn reads U as T.
+#[test]
+fn rna_u_reads_as_t_in_dna_queries_and_databases() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let source = crate::support::random_dna(600, 58);
+    let other = crate::support::random_dna(600, 85);
+    let dna = String::from_utf8(source[150..350].to_vec()).unwrap();
+    let rna = dna.replace('T', "U");
+    let write = |name: &str, text: String| {
+        let p = d.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let fasta = |seq: &[u8]| String::from_utf8(seq.to_vec()).unwrap();
+    let db = write(
+        "db.fa",
+        format!(">source\n{}\n>other\n{}\n", fasta(&source), fasta(&other)),
+    );
+    let rna_db = write(
+        "rna_db.fa",
+        format!(">source\n{}\n", fasta(&source).replace('T', "U")),
+    );
+    let queries = write(
+        "q.fa",
+        format!(
+            ">dna\n{dna}\n>rna\n{rna}\n>rna_lower\n{}\n",
+            rna.to_lowercase()
+        ),
+    );
+    let columns = "6 qseqid sseqid pident length score";
+    let lines = |db: &Path| {
+        let (out, _) = search(&[
+            "--dna",
+            "--top",
+            "1",
+            "--outfmt",
+            columns,
+            path(&queries),
+            path(db),
+        ]);
+        let mut best: Vec<Vec<String>> = Vec::new();
+        for line in out.lines() {
+            let fields: Vec<String> = line.split('\t').map(str::to_string).collect();
+            if best.last().is_none_or(|b| b[0] != fields[0]) {
+                best.push(fields);
+            }
+        }
+        best
+    };
+    for db in [&db, &rna_db] {
+        let found = lines(db);
+        assert_eq!(found.len(), 3, "{found:?}");
+        for line in &found {
+            assert_eq!(line[1..4], ["source", "100.000", "200"], "{found:?}");
+            assert_eq!(line[4], found[0][4], "the DNA query's score: {found:?}");
+        }
+    }
+    if peer("blastn") {
+        let out = blast(
+            "blastn",
+            &[
+                &BLASTN_SCORING[..],
+                &[
+                    "-outfmt",
+                    "6 qseqid sseqid pident length score",
+                    "-max_target_seqs",
+                    "1",
+                    "-max_hsps",
+                    "1",
+                    "-query",
+                    path(&queries),
+                    "-subject",
+                    path(&db),
+                ],
+            ]
+            .concat(),
+        );
+        let blastn: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+        assert!(
+            blastn.len() == 3
+                && blastn
+                    .iter()
+                    .all(|l| l[2] == "100.000" && l[4] == lines(&db)[0][4]),
+            "blastn: {out}"
+        );
+    }
+}

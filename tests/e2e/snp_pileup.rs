@@ -7,7 +7,7 @@ use std::process::Output;
 
 use crate::support::{data, file_bytes, seqfarm, shared_data, stage, truncated_gzip};
 
-fn run(args: &[&str], vcf: &Path, output: &Path, bams: &[PathBuf]) -> Output {
+pub fn run(args: &[&str], vcf: &Path, output: &Path, bams: &[PathBuf]) -> Output {
     seqfarm()
         .arg("snp-pileup")
         .args(args)
@@ -48,7 +48,7 @@ fn rand_suffix() -> u64 {
     N.fetch_add(1, Ordering::Relaxed)
 }
 
-fn snp(name: &str) -> PathBuf {
+pub fn snp(name: &str) -> PathBuf {
     data(&format!("snp-pileup/{name}"))
 }
 
@@ -107,7 +107,7 @@ fn bundled_cases() -> Vec<(&'static str, &'static str, PathBuf, Vec<PathBuf>)> {
     ]
 }
 
-fn expected(name: &str) -> Vec<u8> {
+pub fn expected(name: &str) -> Vec<u8> {
     let plain = snp(&format!("expected/{name}.csv.gz"));
     if plain.exists() {
         file_bytes(&plain)

@@ -165,7 +165,8 @@ impl ScoreMatrix {
 
     /// DNA scoring as parasail's `parasail_matrix_create("ACGT", match, mismatch)`:
     /// `match_score` on the diagonal, `mismatch` elsewhere among A, C, G, T, and 0 for any
-    /// other letter (N, IUPAC codes, U), which all map to `*`.
+    /// other letter (N, IUPAC codes), which all map to `*`. U (RNA) reads as T, as blastn
+    /// reads it.
     pub fn dna(match_score: i32, mismatch: i32) -> Result<Self, Error> {
         let symbols = b"ACGT*".to_vec();
         let mut scores = vec![0; 25];
@@ -182,7 +183,11 @@ impl ScoreMatrix {
             }
         }
         let name = format!("DNA match {match_score} mismatch {mismatch}");
-        Self::from_parts(&name, symbols, scores).map_err(Error::Scoring)
+        let mut matrix = Self::from_parts(&name, symbols, scores).map_err(Error::Scoring)?;
+        let t = matrix.codes[usize::from(b'T')];
+        matrix.codes[usize::from(b'U')] = t;
+        matrix.codes[usize::from(b'u')] = t;
+        Ok(matrix)
     }
 
     fn from_parts(name: &str, mut symbols: Vec<u8>, mut scores: Vec<i32>) -> Result<Self, String> {
@@ -396,5 +401,13 @@ mod tests {
         assert_eq!(s(b'N', b'A'), 0);
         assert_eq!(s(b'N', b'N'), 0);
         assert!(ScoreMatrix::dna(300, -1).is_err());
+    }
+
+    #[test]
+    fn dna_reads_u_as_t() {
+        let m = ScoreMatrix::dna(2, -3).unwrap();
+        assert_eq!(m.code(b'U'), m.code(b'T'));
+        assert_eq!(m.code(b'u'), m.code(b'T'));
+        assert_eq!(m.score(m.code(b'U'), m.code(b't')), 2);
     }
 }

@@ -165,6 +165,7 @@ pub fn count_with_reference(
     config: &FarmConfig,
     stats: &mut FarmStats,
 ) -> anyhow::Result<FlagCounts> {
+    cram::check_reference(reference)?;
     let stdin = input == Path::new("-");
     let mut raw: Box<dyn Read + Send> = if stdin {
         Box::new(std::io::stdin())

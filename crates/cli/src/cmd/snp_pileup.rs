@@ -49,6 +49,7 @@ mod plan;
 pub mod replay;
 mod rows;
 mod sites;
+mod skipped;
 
 /// Tasks per worker the BAMs are cut into, about (load balance against the re-reading
 /// each task does at its edges).
@@ -249,6 +250,8 @@ pub struct RunFigures {
     pub replay: replay::ReplayStats,
     /// Tasks planned, up to the end of the range run.
     pub planned: usize,
+    /// What the planner skipped (with pseudo-SNPs; otherwise the tasks carry it).
+    skipped: skipped::SkippedSites,
 }
 
 impl SnpPileupJob {
@@ -355,15 +358,16 @@ impl SnpPileupJob {
             Some(vcf) => vcf,
             None => Input::open(&self.vcf)?,
         };
+        let mut planner = None;
         let mut emit: Box<FillTask<'_>> = if self.pseudo_snps != 0 {
-            let mut planner = plan::SitePlanner::new(
+            let planner = planner.insert(plan::SitePlanner::new(
                 VcfSites::from_lines(LineReader::new(vcf)),
                 &self.bams,
                 &self.contigs,
                 self.pseudo_snps,
                 task_bytes.max(1),
                 self.task_span,
-            );
+            ));
             Box::new(move |task| planner.fill(task))
         } else {
             let mut chunker = chunk::VcfChunker::new(
@@ -401,6 +405,7 @@ impl SnpPileupJob {
             collector,
         )
         .map_err(farm_error)?;
+        drop(emit);
         let mut replayed = replay::ReplayStats::default();
         for worker in &report.workers {
             replayed += worker.stats;
@@ -410,6 +415,7 @@ impl SnpPileupJob {
             stats: report.stats,
             replay: replayed,
             planned,
+            skipped: planner.map(|p| p.skipped).unwrap_or_default(),
         })
     }
 }
@@ -492,7 +498,11 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
         Some(sites) => Some(sites.draw(&args.vcf, &args.bams)?),
         None => None,
     };
+    let warnings = collector.skipped_warnings(&figures.skipped);
     collector.finish()?;
+    for warning in warnings {
+        eprintln!("seqfarm: warning: snp-pileup: {warning}");
+    }
     if let (Some(file), Some(svg)) = (plot_file, picture) {
         file.write(&svg)?;
     }

@@ -35,6 +35,7 @@ impl BamSet {
         paths: &[PathBuf],
         reading: &crate::cram::CramReading<'_>,
     ) -> Result<Self> {
+        crate::cram::check_reference(reading.reference)?;
         let mut files: Vec<(BamFile, BamIndex)> = Vec::with_capacity(paths.len());
         for path in paths {
             if crate::cram::is_cram(path) {

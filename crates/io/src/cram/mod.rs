@@ -44,7 +44,7 @@ use noodles_sam as sam;
 use seqfarm_farm::{FarmConfig, FarmError, Fill};
 
 pub use layout::{indexed_containers, walk_containers, ContainerSpan, EOF_CONTAINER};
-pub use reference::{normalized_md5, ReferenceSource};
+pub use reference::{check_reference, normalized_md5, ReferenceSource};
 
 #[cfg(feature = "htslib")]
 use htslib::HtsContainerDecoder;

@@ -11,6 +11,29 @@ use noodles_sam as sam;
 use crate::bam::suffixed;
 use crate::{Error, Result};
 
+/// Fails unless the reference FASTA `path` given by the caller can be opened for reading,
+/// whatever the inputs (as samtools fails when it cannot open `--reference`), so that a
+/// mistyped path is not ignored where the inputs are BAMs.
+pub fn check_reference(path: Option<&Path>) -> Result<()> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let cannot = |cause: String| {
+        Error::io(
+            path,
+            std::io::Error::other(format!(
+                "cannot open the reference FASTA (--reference): {cause}"
+            )),
+        )
+    };
+    let file = std::fs::File::open(path).map_err(|e| cannot(e.to_string()))?;
+    let is_dir = file.metadata().is_ok_and(|m| m.is_dir());
+    if is_dir {
+        return Err(cannot("it is a directory".into()));
+    }
+    Ok(())
+}
+
 /// A FASTA opened for decoding (or none), shared by every worker (the sequences are
 /// read once, on first use, and cached).
 #[derive(Clone)]
@@ -219,6 +242,22 @@ fn header_reference(header: &sam::Header) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reference_that_cannot_be_opened_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.fa");
+        let e = check_reference(Some(&missing)).unwrap_err().to_string();
+        assert!(
+            e.contains("missing.fa: cannot open the reference FASTA"),
+            "{e}"
+        );
+        let e = check_reference(Some(dir.path())).unwrap_err().to_string();
+        assert!(e.contains("directory"), "{e}");
+        let fasta = dir.path().join("r.fa");
+        std::fs::write(&fasta, ">r\nACGT\n").unwrap();
+        assert!(check_reference(Some(&fasta)).is_ok() && check_reference(None).is_ok());
+    }
 
     #[test]
     fn md5_ignores_case_and_line_breaks() {

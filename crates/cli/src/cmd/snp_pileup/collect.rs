@@ -17,6 +17,7 @@ use crate::plot::SiteTable;
 
 use super::replay::{Contig, ReadWindow, OVERHANG};
 use super::sites::{ContigAt, LineFailure};
+use super::skipped::{SkipTally, SkippedSites};
 use super::{rows, Task};
 
 /// libdeflate level of `-g` output (htslib's default is zlib's 6).
@@ -162,6 +163,8 @@ pub struct RowCollector<'a> {
     progress: ProgressBar,
     /// The rows kept for `--plot`.
     sites: Option<SiteTable>,
+    /// The sites skipped so far, for warnings.
+    skipped: SkipTally,
 }
 
 impl<'a> RowCollector<'a> {
@@ -193,6 +196,7 @@ impl<'a> RowCollector<'a> {
             files: bams.len(),
             progress: bar,
             sites: None,
+            skipped: SkipTally::default(),
         })
     }
 
@@ -242,6 +246,13 @@ impl<'a> RowCollector<'a> {
         Ok(())
     }
 
+    /// The warnings of the sites skipped (with `planned`, the planner's counts) or read
+    /// unlike a user may expect; the rows are snp-pileup's all the same.
+    pub fn skipped_warnings(&mut self, planned: &SkippedSites) -> Vec<String> {
+        self.skipped.add(planned);
+        self.skipped.warnings(&self.vcf, &self.names)
+    }
+
     /// Writes the last rows and moves the output into place.
     pub fn finish(mut self) -> anyhow::Result<()> {
         self.progress.finish_and_clear();
@@ -257,6 +268,7 @@ impl Collector<Task, anyhow::Error> for RowCollector<'_> {
         let files = self.files;
         let chunked = self.walker.rules().pseudo_every == 0;
         let mut walked = 0;
+        self.skipped.add_task(&task.summary.skipped, &task.sites);
         if chunked {
             self.check_lines(task)?;
             walked = rows::take_rows(task, &mut self.walker, &mut self.rows);

@@ -255,6 +255,8 @@ impl Reader<'_> {
             first,
             last,
             failure,
+            // The parts' findings carry no counts for warnings.
+            skipped: Default::default(),
         })
     }
 }

@@ -13,6 +13,7 @@ use seqfarm_io::vcf::VcfSites;
 use seqfarm_regions::pileup::visit::Site;
 
 use super::chunk::ContigLookup;
+use super::skipped::SkippedSites;
 use super::Task;
 
 /// Sites per task, at most (bounds a task's memory whatever the site density).
@@ -38,6 +39,8 @@ pub struct SitePlanner<'a> {
     /// Where the next task of the current contig starts (pseudo-SNP tiling).
     tile_from: Option<(i32, i64)>,
     ended: bool,
+    /// The sites skipped or read as snp-pileup reads them, for warnings.
+    pub skipped: SkippedSites,
 }
 
 impl<'a> SitePlanner<'a> {
@@ -63,6 +66,7 @@ impl<'a> SitePlanner<'a> {
             lookahead: None,
             tile_from: None,
             ended: false,
+            skipped: SkippedSites::default(),
         }
     }
 
@@ -78,6 +82,7 @@ impl<'a> SitePlanner<'a> {
             let Some((reference, alternate)) = record.snv_bases() else {
                 continue;
             };
+            self.skipped.note_snv(reference);
             let ref_id = self.lookup.ref_id(record.chrom);
             let site = Site {
                 ref_id,
@@ -86,6 +91,7 @@ impl<'a> SitePlanner<'a> {
                 alternate,
             };
             if ref_id < 0 {
+                self.skipped.note_absent(record.chrom);
                 return Ok(Some(site));
             }
             match self.furthest {
@@ -98,7 +104,10 @@ impl<'a> SitePlanner<'a> {
                         &self.furthest_name,
                     ));
                 }
-                Some((id, pos)) if ref_id == id && site.pos < pos => continue,
+                Some((id, pos)) if ref_id == id && site.pos < pos => {
+                    self.skipped.behind += 1;
+                    continue;
+                }
                 _ => {}
             }
             if self.furthest.map(|f| f.0) != Some(ref_id) {

@@ -112,7 +112,7 @@ pub fn usable(task: &Task, cursor: Option<(i32, i64)>, finished: bool) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use seqfarm_regions::pileup::visit::{Next, RowRules, Site};
 
     use super::*;
@@ -128,7 +128,8 @@ mod tests {
         }
     }
 
-    fn site(ref_id: i32, pos: i64) -> Site {
+    /// An A>C site at `pos` of contig `ref_id`.
+    pub(in crate::cmd::snp_pileup) fn site(ref_id: i32, pos: i64) -> Site {
         Site {
             ref_id,
             pos,

@@ -12,6 +12,7 @@ use seqfarm_io::vcf::{body_line, MAX_SITE_COLUMNS};
 use seqfarm_regions::pileup::visit::Site;
 
 use super::chunk::ContigLookup;
+use super::skipped::SkippedSites;
 
 /// The error of a VCF whose contig `chrom`, at 1-based line `line` of `vcf`, comes after
 /// contig `furthest` of an earlier line although the BAMs have it first.
@@ -72,6 +73,8 @@ pub struct ChunkSummary {
     pub last: Option<ContigAt>,
     /// The first error in the lines (the lines after it are not parsed).
     pub failure: Option<LineFailure>,
+    /// The sites skipped or read as snp-pileup reads them, for warnings.
+    pub skipped: SkippedSites,
 }
 
 /// Parses `text` (whole lines; the last one cut after [`MAX_SITE_COLUMNS`] bytes when
@@ -107,6 +110,7 @@ pub fn parse(
         let Some((reference, alternate)) = record.snv_bases() else {
             continue;
         };
+        summary.skipped.note_snv(reference);
         if record.chrom != known.0 {
             known = (record.chrom, contigs.ref_id(record.chrom));
         }
@@ -117,6 +121,7 @@ pub fn parse(
             alternate,
         };
         if site.ref_id < 0 {
+            summary.skipped.note_absent(record.chrom);
             sites.push(site);
             continue;
         }
@@ -133,7 +138,10 @@ pub fn parse(
                 });
                 break;
             }
-            Some((id, pos)) if site.ref_id == id && site.pos < pos => continue,
+            Some((id, pos)) if site.ref_id == id && site.pos < pos => {
+                summary.skipped.behind += 1;
+                continue;
+            }
             _ => {}
         }
         if summary.first.is_none() {
@@ -177,6 +185,11 @@ mod tests {
         assert_eq!(summary.first, Some(at(1, 0, "1")));
         assert_eq!(summary.last, Some(at(7, 1, "2")));
         assert_eq!(summary.failure, None);
+        assert_eq!(
+            (summary.skipped.absent, summary.skipped.behind),
+            (1, 1),
+            "{summary:?}"
+        );
         // Without a final line end the last line counts alike.
         let (_, summary) = parsed(text.trim_end(), false);
         assert_eq!(summary.lines, 8);
