@@ -15,6 +15,7 @@ mod align_short_reads;
 mod align_sort;
 mod bounded_memory;
 mod cli;
+mod commits;
 mod count;
 mod count_options;
 mod cram;
