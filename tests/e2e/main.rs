@@ -16,6 +16,7 @@ mod align_short_reads;
 mod align_sort;
 mod bounded_memory;
 mod cli;
+mod commits;
 mod count;
 mod count_options;
 mod cram;

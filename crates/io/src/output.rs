@@ -4,7 +4,8 @@
 //! [`Output::commit`] flushes it and renames it over the destination. Dropping an
 //! uncommitted output deletes the temporary file, so an error or a panic never leaves a
 //! truncated file under the real name (nor, with [`crate::pending_files`], a signal).
-//! `-` writes to standard output directly.
+//! `-` writes to standard output directly. [`Output::commit_together`] moves the files of
+//! a run that belong together (a BAM and its index) into place as one set.
 //!
 //! What happens to a file already at the destination is each command's rule, taken from
 //! the tool it replaces ([`ExistingOutput`]): samtools, mosdepth, bedtools, bowtie2 and
@@ -24,6 +25,11 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::{pending_files, Error, Result};
+
+mod commit;
+mod names;
+
+pub(crate) use names::hidden_beside;
 
 /// Write buffer size.
 const BUFFER: usize = 1 << 20;
@@ -72,6 +78,8 @@ pub struct Output {
     /// The temporary file and the file it is renamed to on commit: the destination, or
     /// the file its symbolic links lead to.
     temp: Option<(PathBuf, PathBuf)>,
+    /// Whether a file at the destination may be replaced on commit.
+    overwrite: Overwrite,
     writer: BufWriter<Box<dyn Write + Send>>,
 }
 
@@ -86,6 +94,7 @@ impl Output {
             return Ok(Self {
                 path,
                 temp: None,
+                overwrite: Overwrite::Allow,
                 writer: BufWriter::with_capacity(BUFFER, Box::new(io::stdout())),
             });
         }
@@ -107,6 +116,7 @@ impl Output {
                 return Ok(Self {
                     path,
                     temp: None,
+                    overwrite: Overwrite::Allow,
                     writer: BufWriter::with_capacity(BUFFER, Box::new(file)),
                 });
             }
@@ -115,12 +125,13 @@ impl Output {
             }
         }
         let target = link_target(&path)?;
-        let temp = temp_path(&target);
+        let temp = hidden_beside(&target, "tmp");
         let file = File::create(&temp).map_err(|e| Error::io(&path, e))?;
         pending_files::register(&temp);
         let output = Self {
             path,
             temp: Some((temp, target)),
+            overwrite,
             writer: BufWriter::with_capacity(BUFFER, Box::new(file)),
         };
         if let Some(meta) = existing {
@@ -149,6 +160,7 @@ impl Output {
         Self {
             path: path.as_ref().to_path_buf(),
             temp: None,
+            overwrite: Overwrite::Allow,
             writer: BufWriter::with_capacity(BUFFER, writer),
         }
     }
@@ -170,18 +182,10 @@ impl Output {
             .map_err(|e| Error::io(&self.path, e))
     }
 
-    /// Flushes everything and moves the file into place.
-    pub fn commit(mut self) -> Result<()> {
-        self.writer.flush().map_err(|e| Error::io(&self.path, e))?;
-        if let Some((temp, target)) = self.temp.take() {
-            let renamed = std::fs::rename(&temp, &target);
-            if renamed.is_err() {
-                let _ = std::fs::remove_file(&temp);
-            }
-            pending_files::unregister(&temp);
-            renamed.map_err(|e| Error::io(&self.path, e))?;
-        }
-        Ok(())
+    /// Flushes everything and moves the file into place (a set of one, see
+    /// [`Output::commit_together`]).
+    pub fn commit(self) -> Result<()> {
+        Output::commit_together(vec![self])
     }
 }
 
@@ -353,16 +357,6 @@ fn link_target(path: &Path) -> Result<PathBuf> {
         path,
         io::Error::other("too many levels of symbolic links"),
     ))
-}
-
-/// `dir/.name.seqfarm-PID.tmp`: hidden, in the same directory (so the rename is atomic),
-/// and unique per process.
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "output".into());
-    path.with_file_name(format!(".{name}.seqfarm-{}.tmp", std::process::id()))
 }
 
 #[cfg(test)]

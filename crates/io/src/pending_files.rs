@@ -36,8 +36,21 @@ pub(crate) fn register(path: &Path) {
 
 /// Takes `path` off the list: it was renamed into place, or removed.
 pub(crate) fn unregister(path: &Path) {
+    while_held(|list| take_off(list, path));
+}
+
+/// Runs `commit` with the list held and the three signals blocked on this thread. A
+/// signal that comes meanwhile waits: here until the block ends, on another thread in
+/// its handler, for the list (up to [`LOCK_PATIENCE`]). So a run interrupted while it
+/// moves a set of outputs into place (taking their temporary files off the list with
+/// [`take_off`]) stops once they are all in place, never between two of them.
+pub(crate) fn while_held<R>(commit: impl FnOnce(&mut Vec<CString>) -> R) -> R {
     let _held = SignalsHeld::block();
-    let mut list = pending();
+    commit(&mut pending())
+}
+
+/// Takes `path` off `list`, the list [`while_held`] lends.
+pub(crate) fn take_off(list: &mut Vec<CString>, path: &Path) {
     let name = path.as_os_str().as_bytes();
     if let Some(i) = list.iter().rposition(|p| p.as_bytes() == name) {
         list.swap_remove(i);

@@ -432,8 +432,7 @@ impl AlignArgs {
                 index
                     .write(&mut index_output)
                     .map_err(|e| index_output.error(e))?;
-                output.commit()?;
-                index_output.commit()?;
+                Output::commit_together(vec![output, index_output])?;
             }
             None => {
                 if style.bam {

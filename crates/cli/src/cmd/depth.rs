@@ -658,8 +658,8 @@ impl BgzfOutput {
     }
 
     /// Writes the last block and the EOF marker, then the index for `reference_count`
-    /// contigs, and moves both files into place.
-    fn commit(mut self, reference_count: usize) -> seqfarm_io::Result<()> {
+    /// contigs: the two outputs to commit, the file and its index.
+    fn finish(mut self, reference_count: usize) -> seqfarm_io::Result<[Output; 2]> {
         let (out, index) = self
             .writer
             .finish()
@@ -668,8 +668,7 @@ impl BgzfOutput {
         index
             .write(reference_count, &mut self.index_out)
             .map_err(|e| seqfarm_io::Error::io(&index_path, e))?;
-        out.commit()?;
-        self.index_out.commit()
+        Ok([out, self.index_out])
     }
 }
 
@@ -875,16 +874,13 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     summary_out.put(totals.summary.as_bytes())?;
     dist_out.put(totals.dist_text.as_bytes())?;
     region_dist_out.put(totals.region_dist_text.as_bytes())?;
-    regions_out.commit(names.len())?;
-    if let Some(out) = thresholds_out {
-        out.commit(names.len())?;
+    // Every file of the run moves into place as one set, the regions' BED first.
+    let mut outputs = Vec::from(regions_out.finish(names.len())?);
+    for out in [thresholds_out, per_base_out].into_iter().flatten() {
+        outputs.extend(out.finish(names.len())?);
     }
-    if let Some(out) = per_base_out {
-        out.commit(names.len())?;
-    }
-    summary_out.commit()?;
-    dist_out.commit()?;
-    region_dist_out.commit()?;
+    outputs.extend([summary_out, dist_out, region_dist_out]);
+    Output::commit_together(outputs)?;
     if let (Some(file), Some(svg)) = (plot_file, picture) {
         file.write(&svg)?;
     }

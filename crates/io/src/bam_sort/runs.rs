@@ -74,16 +74,8 @@ impl RunFiles {
     /// A new run file that merges runs of level `level - 1`.
     pub fn create_at_level(&mut self, level: u32) -> Result<RunWriter> {
         self.created += 1;
-        let name = self
-            .output
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "output".into());
-        let path = self.output.with_file_name(format!(
-            ".{name}.seqfarm-{}.sort.{:04}.tmp",
-            std::process::id(),
-            self.created
-        ));
+        let path =
+            crate::output::hidden_beside(&self.output, &format!("sort.{:04}.tmp", self.created));
         let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
         crate::pending_files::register(&path);
         self.on_disk.push(path.clone());
