@@ -501,7 +501,7 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
     let warnings = collector.skipped_warnings(&figures.skipped);
     collector.finish()?;
     for warning in warnings {
-        eprintln!("seqfarm: warning: snp-pileup: {warning}");
+        stderr_line!("seqfarm: warning: snp-pileup: {warning}");
     }
     if let (Some(file), Some(svg)) = (plot_file, picture) {
         file.write(&svg)?;
