@@ -318,6 +318,13 @@ fn sort_needs_a_bam_file() {
         assert!(!out.status.success(), "{extra:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("sort"), "{extra:?}: {stderr}");
+        // The SAM output of -S is named, not called standard output.
+        if extra.contains(&"-S") {
+            assert!(
+                stderr.contains("-S") && !stderr.contains("standard output"),
+                "{stderr}"
+            );
+        }
     }
     // An index left by an earlier run is replaced, as `samtools index` replaces it.
     let bam = dir.path().join("s.bam");

@@ -46,12 +46,12 @@ fn file(prefix: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(format!("{}.{suffix}", prefix.display()))
 }
 
-/// A BED with names, an extra column, zero-length and overlapping regions, a contig the
+/// A BED with UCSC header lines, names, an extra column, zero-length and overlapping regions, a contig the
 /// BAM lacks, out of order, around the reads of the BAM's first mapped contig.
 fn regions(dir: &Path, bam: &Path) -> PathBuf {
     let out = succeeded(Command::new("samtools").arg("idxstats").arg(bam));
     let text = String::from_utf8(out.stdout).unwrap();
-    let mut bed = String::from("track name=x\n#comment\n");
+    let mut bed = String::from("browser position 1:1-100\ntrack name=x\n#comment\n");
     for line in text.lines() {
         let f: Vec<&str> = line.split('\t').collect();
         if f[0] == "*" || f[2] == "0" {
@@ -134,6 +134,17 @@ fn windows_match_mosdepth() {
         );
         compare(&bam, ("--window", &wide), &["-Q", "20"], &["-Q", "20"]);
     }
+}
+
+/// A threshold past the largest depth counted (2^31 - 1) is labelled as given, as
+/// mosdepth labels it.
+#[test]
+fn a_threshold_beyond_any_depth_is_labelled_as_given() {
+    assert!(peer("mosdepth"));
+    let bam = data(BAMS[0]);
+    let window = window_for(&bam, 500);
+    let thresholds = ["-T", "1,3000000000"];
+    compare(&bam, ("--window", &window), &thresholds, &thresholds);
 }
 
 #[test]

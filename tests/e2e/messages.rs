@@ -226,3 +226,15 @@ fn a_bowtie2_index_prefix_gets_the_command_that_builds_seqfarms() {
         "{e}"
     );
 }
+
+/// An E-value below the smallest a double holds was read as 0 and refused as "0".
+#[test]
+fn an_evalue_too_small_to_hold_is_named_as_given() {
+    let q = data("search_dna_q.fa");
+    let out = run(&["search", "--dna", "--evalue", "1e-400", s(&q), s(&q)]);
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("1e-400") && e.contains("smallest"), "{e}");
+    assert!(!e.contains("--evalue 0"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+}

@@ -137,7 +137,12 @@ fn read_bed(path: &Path) -> anyhow::Result<HashMap<String, Vec<Region>>> {
     while lines.next_line()? {
         let text = String::from_utf8_lossy(&lines.line);
         let line = text.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with("track ") {
+        // UCSC header lines, as mosdepth and `count --bed` pass over them.
+        if line.is_empty()
+            || line.starts_with('#')
+            || line.starts_with("track")
+            || line.starts_with("browser")
+        {
             continue;
         }
         let error = |m: String| seqfarm_io::Error::line(path, lines.number, m);
@@ -766,7 +771,10 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     } else {
         let mut out = bgzf_output(".thresholds.bed.gz", 1)?;
         let mut head = "#chrom\tstart\tend\tregion".to_string();
-        for t in &thresholds {
+        // Labelled as given (mosdepth's), though depths are counted up to i32::MAX.
+        let mut labels = args.thresholds.clone();
+        labels.sort_unstable();
+        for t in labels {
             head.push_str(&format!("\t{t}X"));
         }
         head.push('\n');

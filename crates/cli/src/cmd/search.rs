@@ -79,6 +79,7 @@ pub struct SearchArgs {
         long,
         value_name = "X",
         default_value_t = 10.0,
+        value_parser = positive_evalue,
         allow_negative_numbers = true
     )]
     pub evalue: f64,
@@ -1213,6 +1214,31 @@ fn report_speed(
     );
 }
 
+/// `--evalue`'s value: a number above 0, which a double can hold (`1e-400` is below the
+/// smallest, and would be read as 0).
+fn positive_evalue(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|e| format!("{e}"))?;
+    if value.is_nan() || value < 0.0 {
+        return Err("must be above 0".into());
+    }
+    if value == 0.0 {
+        let zero = text.trim().trim_start_matches(['+', '-']);
+        let written_as_zero = zero
+            .split(['e', 'E'])
+            .next()
+            .is_some_and(|m| m.chars().all(|c| c == '0' || c == '.'));
+        return Err(if written_as_zero {
+            "must be above 0".into()
+        } else {
+            format!(
+                "below the smallest E-value that can be held ({:e}); give that or more",
+                f64::MIN_POSITIVE
+            )
+        });
+    }
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1291,5 +1317,15 @@ mod tests {
             ["q.fa", "--gpu=off", "db.fa"]
         );
         assert_eq!(spelled(&["--top", "auto"]), ["--top", "auto"]);
+    }
+
+    #[test]
+    fn an_evalue_too_small_to_hold_is_not_called_0() {
+        assert_eq!(positive_evalue("1e-5"), Ok(1e-5));
+        assert_eq!(positive_evalue("0").unwrap_err(), "must be above 0");
+        assert_eq!(positive_evalue("0.0e3").unwrap_err(), "must be above 0");
+        assert_eq!(positive_evalue("-1").unwrap_err(), "must be above 0");
+        let small = positive_evalue("1e-400").unwrap_err();
+        assert!(small.contains("smallest"), "{small}");
     }
 }

@@ -194,7 +194,15 @@ impl AlignArgs {
                 .as_deref()
                 .is_none_or(|p| p == std::path::Path::new("-"))
         {
-            anyhow::bail!("--sort needs a BAM file to write (-o OUT.bam), not standard output");
+            match &self.output.sam {
+                Some(sam) if sam != std::path::Path::new("-") => anyhow::bail!(
+                    "--sort writes a BAM file with its index (-o OUT.bam), not the SAM of -S {}",
+                    sam.display()
+                ),
+                _ => anyhow::bail!(
+                    "--sort needs a BAM file to write (-o OUT.bam), not standard output"
+                ),
+            }
         }
         self.params()?;
         self.pairs.pairing()?;
