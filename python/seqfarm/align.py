@@ -40,11 +40,20 @@ def parse_sam_record(line):
 
 
 def _read(read):
-    """A ``(name, seq[, qual])`` tuple as the native aligner takes it."""
+    """A ``(name, seq[, qual])`` tuple as the native aligner takes it. A field holding a
+    tab or a line break is refused: it would split the read into other fields (a single
+    read taken for a pair) or other records."""
     if len(read) == 2:
-        return (str(read[0]), str(read[1]), None)
-    name, seq, qual = read
-    return (str(name), str(seq), None if qual is None else str(qual))
+        fields = (str(read[0]), str(read[1]), None)
+    else:
+        name, seq, qual = read
+        fields = (str(name), str(seq), None if qual is None else str(qual))
+    for what, text in zip(("name", "sequence", "qualities"), fields):
+        if text is not None and any(c in text for c in "\t\n\r"):
+            raise _native.InputError(
+                f"read {fields[0]!r}: its {what} holds a tab or a line break"
+            )
+    return fields
 
 
 def _fragment(item):

@@ -205,3 +205,12 @@ def test_align_files_refuses_two_outputs_of_one_file_and_an_input(data, index, t
         seqfarm.Aligner(index).align_files(copy, out=tmp_path / "x.sam", un=copy)
     assert copy.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["reads.fq"]
+
+
+def test_align_refuses_a_read_field_with_a_tab_or_line_break(index):
+    aligner = seqfarm.Aligner(index)
+    read = "ACGT" * 10
+    for bad in [("a\tb", read, "I" * 40), ("a\nb", read), ("a", read + "\t"),
+                (("m\t1", read), ("m", read))]:
+        with pytest.raises(seqfarm.InputError, match="tab or a line break"):
+            list(aligner.align([bad]))
