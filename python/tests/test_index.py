@@ -49,9 +49,13 @@ def test_bad_pattern_and_missing_index_are_cli_errors(cli, built, tmp_path):
     assert message == f"seqfarm: error: {caught.value}"
     missing = tmp_path / "none"
     message = cli("locate", "-x", missing, "ACGT", check=False).stderr.decode().strip()
-    with pytest.raises(seqfarm.Error) as caught:
+    with pytest.raises(seqfarm.InputError) as caught:
         seqfarm.Index(missing)
     assert message == f"seqfarm: error: {caught.value}"
+    foreign = tmp_path / "foreign"
+    (tmp_path / "foreign.sfi").write_bytes(b"not an index at all, but long enough" * 4)
+    with pytest.raises(seqfarm.FormatError, match="not a seqfarm index"):
+        seqfarm.Index(foreign)
 
 
 def test_build_twice_replaces_the_index(data, cli, tmp_path):

@@ -89,6 +89,14 @@ pub fn to_python(error: &anyhow::Error) -> PyErr {
                 _ => InputError::new_err(message),
             };
         }
+        if let Some(load) = cause.downcast_ref::<seqfarm::IndexLoadError>() {
+            // A file that cannot be opened is the input's fault; one that opens but is
+            // not a usable index, its format's.
+            return match load {
+                seqfarm::IndexLoadError::Io { .. } => InputError::new_err(message),
+                _ => FormatError::new_err(message),
+            };
+        }
         if cause.downcast_ref::<std::io::Error>().is_some() {
             return InputError::new_err(message);
         }
