@@ -22,11 +22,11 @@ mod progress;
 
 /// The command-line parser's error (a bad option), as [`api::run_command`] returns it.
 pub use clap::Error as ClapError;
+pub use common::is_broken_pipe;
+use common::Destination;
 /// An index file that cannot be loaded (missing, foreign, damaged), as the commands and
 /// [`api`] return it.
 pub use seqfarm_fmindex::LoadError as IndexLoadError;
-pub use common::is_broken_pipe;
-use common::Destination;
 
 /// Sequence analysis as fast as the machine allows: every command is a task farm.
 #[derive(Parser)]
