@@ -418,7 +418,8 @@ impl AlignArgs {
             }
             None => None,
         };
-        match sorted {
+        // Every file of the run moves into place as one set, the alignments first.
+        let mut outputs = match sorted {
             Some((sorter, mut index_output)) => {
                 let writer = IndexedBamWriter::new(
                     &mut output,
@@ -432,20 +433,21 @@ impl AlignArgs {
                 index
                     .write(&mut index_output)
                     .map_err(|e| index_output.error(e))?;
-                Output::commit_together(vec![output, index_output])?;
+                vec![output, index_output]
             }
             None => {
                 if style.bam {
                     output.put(&EOF_MARKER)?;
                 }
-                output.commit()?;
+                vec![output]
             }
-        }
-        read_files.commit()?;
+        };
+        outputs.extend(read_files.finish()?);
         if let (Some(file), Some(svg)) = (plot_file, picture) {
-            file.write(&svg)?;
+            outputs.push(file.written(&svg)?);
         }
-        metrics.finish(&totals)?;
+        outputs.extend(metrics.last_line(&totals)?);
+        Output::commit_together(outputs)?;
         stats_file.add(&report.stats);
         if let Some(placed) = &placed {
             stats_file.numa(placed.summary());

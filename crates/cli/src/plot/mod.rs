@@ -88,10 +88,15 @@ impl PlotFile {
     }
 
     /// Writes `svg` and moves the file into place.
-    pub fn write(mut self, svg: &str) -> anyhow::Result<()> {
-        self.output.put(svg.as_bytes())?;
-        self.output.commit()?;
+    pub fn write(self, svg: &str) -> anyhow::Result<()> {
+        self.written(svg)?.commit()?;
         Ok(())
+    }
+
+    /// Writes `svg`; returns the file, to commit with the run's other outputs.
+    pub fn written(mut self, svg: &str) -> seqfarm_io::Result<Output> {
+        self.output.put(svg.as_bytes())?;
+        Ok(self.output)
     }
 }
 

@@ -35,8 +35,8 @@
 //! routing.finish_task(&mut task.read_files)?;
 //! // collector, per task in order:
 //! files.write(&mut task.read_files)?;
-//! // at the end, after the alignments:
-//! files.commit()?;
+//! // at the end, with the run's other outputs:
+//! Output::commit_together(files.finish()?)?;
 //! ```
 
 use std::io::{self, Write};
@@ -524,7 +524,15 @@ impl ReadFiles {
     }
 
     /// Finishes the compressed streams and moves every file into place.
+    #[cfg(test)]
     pub fn commit(self) -> seqfarm_io::Result<()> {
+        Output::commit_together(self.finish()?)
+    }
+
+    /// Finishes the compressed streams; returns the files, to commit with the run's
+    /// other outputs.
+    pub fn finish(self) -> seqfarm_io::Result<Vec<Output>> {
+        let mut outputs = Vec::with_capacity(self.sinks.len());
         for (_, sink) in self.sinks {
             match sink {
                 Sink::Bytes {
@@ -537,17 +545,17 @@ impl ReadFiles {
                         gzip_member(&[], &mut member).map_err(|e| out.error(e))?;
                         out.put(&member)?;
                     }
-                    out.commit()?;
+                    outputs.push(out);
                 }
                 Sink::Stream { encoder, path } => {
                     let out = encoder
                         .finish()
                         .map_err(|e| seqfarm_io::Error::io(&path, e))?;
-                    out.commit()?;
+                    outputs.push(out);
                 }
             }
         }
-        Ok(())
+        Ok(outputs)
     }
 }
 

@@ -32,8 +32,8 @@
 //! let mut metrics = MetricsReporter::new(file, echo, Duration::from_secs(args.met));
 //! // collector, after adding each task's counts to `totals` (a MetricsCounts):
 //! metrics.update(&totals)?;
-//! // at the end:
-//! metrics.finish(&totals)?;
+//! // at the end, the file committed with the run's other outputs:
+//! let file = metrics.last_line(&totals)?;
 //! ```
 
 use std::io::Write;
@@ -351,19 +351,30 @@ impl MetricsReporter {
     }
 
     /// Writes the last line (the run's totals) and commits the file.
-    pub fn finish(mut self, totals: &MetricsCounts) -> seqfarm_io::Result<()> {
+    #[cfg(test)]
+    pub fn finish(self, totals: &MetricsCounts) -> seqfarm_io::Result<()> {
+        match self.last_line(totals)? {
+            Some(file) => file.commit(),
+            None => Ok(()),
+        }
+    }
+
+    /// Writes the last line (the run's totals); returns the file, to commit with the
+    /// run's other outputs (`None` without `--met-file`).
+    pub fn last_line(mut self, totals: &MetricsCounts) -> seqfarm_io::Result<Option<Output>> {
         self.finish_at(unix_seconds(), totals)
     }
 
-    fn finish_at(&mut self, time: u64, totals: &MetricsCounts) -> seqfarm_io::Result<()> {
+    fn finish_at(
+        &mut self,
+        time: u64,
+        totals: &MetricsCounts,
+    ) -> seqfarm_io::Result<Option<Output>> {
         if !self.active() {
-            return Ok(());
+            return Ok(None);
         }
         self.put(&row(time, &totals.columns()))?;
-        if let Some(file) = self.file.take() {
-            file.commit()?;
-        }
-        Ok(())
+        Ok(self.file.take())
     }
 
     fn put(&mut self, line: &str) -> seqfarm_io::Result<()> {
