@@ -17,7 +17,7 @@ use crate::align_fixtures::{
     args, bowtie2_align, chm1_genome, expect_success, path_arg, require, seqfarm_align, test_dir,
     Sam, SamRecord,
 };
-use crate::support::{data, seqfarm};
+use crate::support::{data, reverse_complement, seqfarm};
 
 /// Share of the reads whose XS and MAPQ must agree.
 const SAME_RATING: f64 = 0.97;
@@ -48,19 +48,6 @@ impl Rng {
         self.0 ^= self.0 << 17;
         (self.0 % n as u64) as usize
     }
-}
-
-fn reverse_complement(bases: &[u8]) -> Vec<u8> {
-    bases
-        .iter()
-        .rev()
-        .map(|&b| match b {
-            b'A' => b'T',
-            b'C' => b'G',
-            b'G' => b'C',
-            _ => b'A',
-        })
-        .collect()
 }
 
 /// `count` pieces of `len` bases (of `lens`) of the reference without an N, every

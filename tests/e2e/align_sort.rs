@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use crate::support::{data, index_test_genome, peer, seqfarm, succeeded};
+use crate::support::{data, entry_names, index_test_genome, peer, seqfarm, succeeded};
 
 /// The test genome indexed once for this module.
 fn index() -> &'static Path {
@@ -63,15 +63,6 @@ fn stdout_of(command: &mut Command) -> String {
 
 fn samtools(args: &[&str], file: &Path) -> String {
     stdout_of(Command::new("samtools").args(args).arg(file))
-}
-
-fn names_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
 }
 
 /// A BAI's content, bins in number order (`samtools index` writes them in hash order).
@@ -158,7 +149,7 @@ fn sorted_like_samtools(paired: bool) {
     succeeded(Command::new("samtools").arg("quickcheck").arg(&sorted));
 
     let ours = dir.path().join("s.bam.bai");
-    assert!(ours.exists(), "{:?}", names_in(dir.path()));
+    assert!(ours.exists(), "{:?}", entry_names(dir.path()));
     let copy = dir.path().join("c.bam");
     std::fs::copy(&sorted, &copy).unwrap();
     succeeded(Command::new("samtools").arg("index").arg(&copy));
@@ -178,7 +169,7 @@ fn sorted_like_samtools(paired: bool) {
         assert_eq!(got, query(&theirs), "{region}");
     }
     assert_eq!(
-        names_in(dir.path()),
+        entry_names(dir.path()),
         [
             "c.bam",
             "c.bam.bai",
@@ -228,7 +219,7 @@ fn sort_memory_and_threads_do_not_change_the_files() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert_eq!(
-            names_in(dir.path()),
+            entry_names(dir.path()),
             ["s.bam", "s.bam.bai"],
             "no temporary left"
         );
@@ -269,7 +260,7 @@ fn a_failed_sort_leaves_no_files() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.fq"), "{stderr}");
-    assert_eq!(names_in(dir.path()), ["bad.fq"]);
+    assert_eq!(entry_names(dir.path()), ["bad.fq"]);
 }
 
 /// Defect: `--sort-memory 1` (or `0.1`, `1K`) was accepted and wrote a temporary file
@@ -297,7 +288,10 @@ fn a_sort_memory_below_1m_is_refused() {
             stderr.contains("--sort-memory") && stderr.contains("minimum, 1M"),
             "{memory}: {stderr}"
         );
-        assert!(names_in(dir.path()).is_empty(), "{memory}: nothing written");
+        assert!(
+            entry_names(dir.path()).is_empty(),
+            "{memory}: nothing written"
+        );
     }
 }
 

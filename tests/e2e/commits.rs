@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use crate::align_fixtures::test_genome;
-use crate::support::{data, peer, seqfarm, succeeded};
+use crate::support::{data, entry_names, peer, seqfarm, succeeded};
 
 /// `align --sort -o OUT` on `reads`: the single-end reads, or the simulated pairs (more
 /// records: a BAM of one run and an index of the other would not count alike).
@@ -50,11 +50,7 @@ fn counts(bam: &Path) -> (u64, u64) {
 fn belong_together(bam: &Path, when: &str) {
     let (indexed, read) = counts(bam);
     assert_eq!(indexed, read, "{when}: the index counts another run's BAM");
-    let mut left: Vec<String> = std::fs::read_dir(bam.parent().unwrap())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    left.sort();
+    let left = entry_names(bam.parent().unwrap());
     let name = bam.file_name().unwrap().to_string_lossy().into_owned();
     assert_eq!(left, [name.clone(), format!("{name}.bai")], "{when}");
 }
@@ -112,20 +108,15 @@ fn output_names_as_long_as_the_filesystem_takes_work() {
     finished(sort_run(&bam, true).spawn().unwrap());
     belong_together(&bam, "a 251-byte name");
     let sam = dir.path().join("s".repeat(255));
-    let out = seqfarm()
-        .arg("align")
-        .arg("-x")
-        .arg(&test_genome().seqfarm)
-        .arg("-U")
-        .arg(data("align_reads_100.fq.gz"))
-        .arg("-S")
-        .arg(&sam)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeded(
+        seqfarm()
+            .arg("align")
+            .arg("-x")
+            .arg(&test_genome().seqfarm)
+            .arg("-U")
+            .arg(data("align_reads_100.fq.gz"))
+            .arg("-S")
+            .arg(&sam),
     );
     assert!(sam.exists());
 }

@@ -195,16 +195,6 @@ fn an_interrupted_run_leaves_no_temporary_files() {
     }
 }
 
-/// The names of the entries of `dir`, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
 /// Asserts that `out` failed on two outputs naming one file: a non-zero exit, and a
 /// message naming the file and both options; and that `dir` holds what it held before.
 fn shared(out: Output, file: &str, options: [&str; 2], dir: &Path, before: &[String]) {
@@ -217,7 +207,11 @@ fn shared(out: Output, file: &str, options: [&str; 2], dir: &Path, before: &[Str
         assert!(e.contains(option), "{option} not named: {e}");
     }
     assert!(e.contains("give each output a file of its own"), "{e}");
-    assert_eq!(listing(dir), before, "a file was written: {e}");
+    assert_eq!(
+        crate::support::entry_names(dir),
+        before,
+        "a file was written: {e}"
+    );
 }
 
 /// `seqfarm align` given two outputs of one file (by the same name, another spelling, a
@@ -234,7 +228,7 @@ fn align_refuses_two_outputs_of_one_file_before_any_work() {
     std::fs::write(d.join("old.sam"), b"old").unwrap();
     std::fs::hard_link(d.join("old.sam"), d.join("hard.sam")).unwrap();
     std::os::unix::fs::symlink("made.sam", d.join("dangling.sam")).unwrap();
-    let before = listing(d);
+    let before = crate::support::entry_names(d);
     let unpaired = [
         (
             &["-S", "x.sam", "--met-file", "x.sam"][..],
@@ -342,25 +336,20 @@ fn align_refuses_two_outputs_of_one_file_before_any_work() {
     }
     assert_eq!(std::fs::read(d.join("old.sam")).unwrap(), b"old");
     // Standard output and a device are no files: several outputs may go there.
-    let out = crate::support::seqfarm()
-        .current_dir(d)
-        .args(["align", "-x", s(&index), "-U", s(&reads), "-S", "/dev/null"])
-        .args([
-            "--met-file",
-            "/dev/null",
-            "--un",
-            "/dev/null",
-            "--stats",
-            "-",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    crate::support::succeeded(
+        crate::support::seqfarm()
+            .current_dir(d)
+            .args(["align", "-x", s(&index), "-U", s(&reads), "-S", "/dev/null"])
+            .args([
+                "--met-file",
+                "/dev/null",
+                "--un",
+                "/dev/null",
+                "--stats",
+                "-",
+            ]),
     );
-    assert_eq!(listing(d), before);
+    assert_eq!(crate::support::entry_names(d), before);
 }
 
 /// The other commands with several outputs refuse two of one file the same way: `depth`'s
@@ -370,7 +359,7 @@ fn align_refuses_two_outputs_of_one_file_before_any_work() {
 fn other_commands_refuse_two_outputs_of_one_file() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let before = listing(d);
+    let before = crate::support::entry_names(d);
     let bam = data("bam/sarscov2.bam");
     let snp = |name: &str| data(&format!("snp-pileup/{name}"));
     let (vcf, normal, tumour) = (

@@ -25,6 +25,16 @@ pub fn succeeded(command: &mut Command) -> Output {
     out
 }
 
+/// The names of the entries of `dir`, sorted.
+pub fn entry_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// `text` gzip-compressed and cut in half (a copy that did not finish), and the part of
 /// `text` a decoder gets out of it before it fails.
 pub fn truncated_gzip(text: &[u8]) -> (Vec<u8>, Vec<u8>) {
