@@ -221,12 +221,18 @@ impl Aligner<'_> {
     /// too, as bowtie2 keeps every alignment it finds of a mate, by its seeds or by
     /// that search, and pairs discordantly only mates with one each.
     fn unique_mate(&self, m: &MatePlaces) -> bool {
-        let found = if self.bowtie2_runner_ups() {
+        self.places_found(m) == 1 && m.second_best.is_none()
+    }
+
+    /// How many of a mate's places count as found: with bowtie2's mapping quality,
+    /// those found near its partner too (bowtie2's mate search finds them), else those
+    /// its own search found.
+    fn places_found(&self, m: &MatePlaces) -> usize {
+        if self.bowtie2_runner_ups() {
             m.places.len()
         } else {
             m.searched
-        };
-        found == 1 && m.second_best.is_none()
+        }
     }
 
     /// The pair's outcome from its mates' places and their concordant combinations
@@ -391,8 +397,8 @@ impl Aligner<'_> {
         let single = |m: &MatePlaces, mate: usize| {
             // A discordant mate is reported at the place that made it unique, which in
             // bowtie2 mode may be one found around its partner only.
-            let found = if class == PairClass::Discordant && self.bowtie2_runner_ups() {
-                m.places.len()
+            let found = if class == PairClass::Discordant {
+                self.places_found(m)
             } else {
                 m.searched
             };
