@@ -39,15 +39,33 @@ def parse_sam_record(line):
     )
 
 
+def sequence_text(value, what):
+    """A read's or query's field as text: a ``str`` as it is, ``bytes`` or ``bytearray``
+    decoded as ASCII. Anything else raises ``TypeError`` naming ``what`` (``str()`` of
+    ``b"ACGT"`` would be the sequence ``b'ACGT'``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return value.decode("ascii")
+        except UnicodeDecodeError as e:
+            raise TypeError(f"{what}: byte {e.start} is not ASCII") from None
+    raise TypeError(f"{what}: a str or bytes, not {type(value).__name__}")
+
+
 def _read(read):
-    """A ``(name, seq[, qual])`` tuple as the native aligner takes it. A field holding a
-    tab or a line break is refused: it would split the read into other fields (a single
-    read taken for a pair) or other records."""
-    if len(read) == 2:
-        fields = (str(read[0]), str(read[1]), None)
-    else:
-        name, seq, qual = read
-        fields = (str(name), str(seq), None if qual is None else str(qual))
+    """A ``(name, seq[, qual])`` tuple as the native aligner takes it (each field a
+    ``str`` or ASCII ``bytes``). A field holding a tab or a line break is refused: it
+    would split the read into other fields (a single read taken for a pair) or other
+    records."""
+    if len(read) not in (2, 3):
+        raise TypeError(f"a read is (name, seq) or (name, seq, qual), not {len(read)} fields")
+    name = sequence_text(read[0], "read name")
+    seq = sequence_text(read[1], f"read {name!r}: its sequence")
+    qual = read[2] if len(read) == 3 else None
+    if qual is not None:
+        qual = sequence_text(qual, f"read {name!r}: its qualities")
+    fields = (name, seq, qual)
     for what, text in zip(("name", "sequence", "qualities"), fields):
         if text is not None and any(c in text for c in "\t\n\r"):
             raise _native.InputError(
@@ -57,8 +75,8 @@ def _read(read):
 
 
 def _fragment(item):
-    """An unpaired read (a tuple of strings) or a pair of them."""
-    if isinstance(item[0], str):
+    """An unpaired read (a tuple of fields) or a pair of them."""
+    if not isinstance(item[0], (tuple, list)):
         return [_read(item)]
     if len(item) != 2:
         raise ValueError(f"a pair has two mates, not {len(item)}")
@@ -99,7 +117,7 @@ class Aligner:
 
     def __init__(self, index, **options):
         self.index = index if isinstance(index, Index) else Index(index)
-        self._options = option_argv(options)
+        self._options = option_argv(options, "align")
         self._native = _native.Aligner(self.index._native, self._options)
 
     @property
@@ -112,9 +130,9 @@ class Aligner:
         the records ``seqfarm align`` writes for the same reads with the same options.
 
         ``reads``: an iterable of ``(name, seq, qual)`` or ``(name, seq)`` tuples
-        (unpaired reads; ``qual`` Phred+33 text), or of pairs of such tuples (mates 1 and
-        2). Reads with and without qualities cannot be mixed in one batch of
-        :data:`BATCH_FRAGMENTS` fragments.
+        (unpaired reads; each field a ``str`` or ASCII ``bytes``, ``qual`` Phred+33), or
+        of pairs of such tuples (mates 1 and 2). Reads with and without qualities cannot
+        be mixed in one batch of :data:`BATCH_FRAGMENTS` fragments.
         """
         batch = []
         for item in reads:
@@ -147,12 +165,12 @@ class Aligner:
         with the summary text under ``"text"``.
         """
         inputs = _inputs(r1, r2, out)
-        counts, text = self._native.align_files(option_argv(more_options), inputs)
+        counts, text = self._native.align_files(option_argv(more_options, "align"), inputs)
         counts["text"] = text
         return counts
 
     def command_line(self, r1, r2=None, out=None, **more_options):
         """The ``seqfarm align`` arguments :meth:`align_files` runs with the same
         arguments (after the program name)."""
-        options = [*self._options, *option_argv(more_options)]
+        options = [*self._options, *option_argv(more_options, "align")]
         return align_arguments(self.index.prefix, r1, r2, out, options)

@@ -39,7 +39,7 @@ class Index:
         (``force=True`` is accepted, as ``--force`` is, and changes nothing); it is never
         ``fasta`` itself.
         """
-        argv = option_argv({"output": prefix, "threads": threads, "memory": memory, **opts})
+        argv = option_argv({"output": prefix, "threads": threads, "memory": memory, **opts}, "index")
         _native.run_command(["index", *argv, "--", os.fspath(fasta)])
         return cls(prefix)
 

@@ -10,6 +10,7 @@ import tempfile
 from . import _native
 from ._native import OptionError
 from ._options import option_argv
+from .align import sequence_text
 
 __all__ = ["count", "search", "snp_pileup", "blast_columns", "BED_COLUMNS", "BLAST_COLUMNS",
            "BLAST_STD_COLUMNS", "BLAST_COLUMN_TYPES"]
@@ -79,7 +80,7 @@ def count(bams, bed=None, window=None, threads=None, **opts):
     """
     _no_output(opts, "o", "output")
     bams = path_list(bams)
-    argv = option_argv({"bed": bed, "window": window, "threads": threads, **opts})
+    argv = option_argv({"bed": bed, "window": window, "threads": threads, **opts}, "count")
     data = _native.count_table(argv + ["--"] + bams)
     return count_frame(data, bams)
 
@@ -114,7 +115,7 @@ def snp_pileup(vcf, bams, threads=None, **facets_opts):
     """
     _no_output(facets_opts, "g", "gzip")
     bams = path_list(bams)
-    argv = option_argv({"threads": threads, **facets_opts})
+    argv = option_argv({"threads": threads, **facets_opts}, "snp-pileup")
     data = _native.snp_pileup_table(argv + ["--", os.fspath(vcf), "-"] + bams)
     return snp_pileup_frame(data, len(bams))
 
@@ -135,7 +136,7 @@ def search(queries, database, threads=None, **opts):
     ``seqfarm search`` runs it.
 
     ``queries``: a FASTA path, or a list of sequences (named ``query1``, ``query2``, ...)
-    or of ``(name, sequence)`` pairs. ``database``: a FASTA path (plain or gzip). Other
+    or of ``(name, sequence)`` pairs (``str``, or ASCII ``bytes``). ``database``: a FASTA path (plain or gzip). Other
     options are the command's as keywords: ``top`` (hits per query), ``top_strict``,
     ``evalue``, ``min_score``, ``max_hsps``, ``matrix``, ``dna``, ``strand`` (``"both"``,
     ``"plus"``, ``"minus"``), ``match``, ``mismatch``, ``gap_open``, ``gap_extend``,
@@ -150,7 +151,7 @@ def search(queries, database, threads=None, **opts):
     ``qseqid sseqid score`` for every pair.
     """
     _no_output(opts, "o", "output", "json")
-    argv = option_argv({"threads": threads, **opts})
+    argv = option_argv({"threads": threads, **opts}, "search")
     with tempfile.TemporaryDirectory(prefix="seqfarm-") as scratch:
         if isinstance(queries, (str, os.PathLike)):
             query_path = os.fspath(queries)
@@ -158,7 +159,12 @@ def search(queries, database, threads=None, **opts):
             query_path = os.path.join(scratch, "queries.fa")
             with open(query_path, "w") as fasta:
                 for i, query in enumerate(queries):
-                    name, seq = (f"query{i + 1}", query) if isinstance(query, str) else query
+                    if isinstance(query, (str, bytes, bytearray)):
+                        name, seq = f"query{i + 1}", query
+                    else:
+                        name, seq = query
+                    name = sequence_text(name, f"query {i + 1}: its name")
+                    seq = sequence_text(seq, f"query {name!r}: its sequence")
                     fasta.write(f">{name}\n{seq}\n")
         data = _native.search_table(argv + ["--", query_path, os.fspath(database)])
     return search_frame(data, opts.get("scores_only"), opts.get("outfmt"))

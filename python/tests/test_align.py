@@ -214,3 +214,15 @@ def test_align_refuses_a_read_field_with_a_tab_or_line_break(index):
                 (("m\t1", read), ("m", read))]:
         with pytest.raises(seqfarm.InputError, match="tab or a line break"):
             list(aligner.align([bad]))
+
+
+def test_align_takes_bytes_fields_and_names_what_it_refuses(data, index):
+    aligner = seqfarm.Aligner(index)
+    reads = list(itertools.islice(fastq(data / "align_reads_100.fq.gz"), 20))
+    as_bytes = [tuple(field.encode() for field in read) for read in reads]
+    assert list(aligner.align(as_bytes)) == list(aligner.align(reads))
+    name, seq, qual = reads[0]
+    with pytest.raises(TypeError, match="read name: a str or bytes, not int"):
+        list(aligner.align([(7, seq, qual)]))
+    with pytest.raises(TypeError, match=f"read '{name}': its qualities: a str or bytes"):
+        list(aligner.align([(name, seq, 40)]))

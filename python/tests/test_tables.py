@@ -127,6 +127,34 @@ def test_search_takes_sequences_in_memory(data, cli, tmp_path):
     assert set(frame["qseqid"]) == {"query1", "named"}
 
 
+def test_search_takes_bytes_as_sequences_and_names_what_it_refuses(data):
+    db = data / "sw_db1500.fa.gz"
+    text = "MKTAYIAKQRQISFVKSHFSRQLEERLGLIEVQAPILSRVGDGTQDNLSGAEKAVQ"
+    as_text = seqfarm.search([text, ("named", text)], db, top=2)
+    as_bytes = seqfarm.search([text.encode(), (b"named", bytearray(text.encode()))], db, top=2)
+    pd.testing.assert_frame_equal(as_bytes, as_text)
+    with pytest.raises(TypeError, match="query 'q': its sequence: a str or bytes, not int"):
+        seqfarm.search([("q", 7)], db)
+    with pytest.raises(TypeError, match="query 'query1': its sequence: byte 1 is not ASCII"):
+        seqfarm.search(["M\u00e9".encode()], db)
+
+
+def test_search_option_values_it_refuses_are_option_errors(data, cli, tmp_path):
+    query, db = data / "sw_q10.fa", data / "sw_db1500.fa.gz"
+    for options, args in [
+        ({"outfmt": "6 qseqid nosuch"}, ["--outfmt", "6 qseqid nosuch"]),
+        ({"outfmt": "5"}, ["--outfmt", "5"]),
+        ({"matrix": tmp_path / "missing.mat"}, ["--matrix", tmp_path / "missing.mat"]),
+        ({"evalue": -1}, ["--evalue", "-1"]),
+    ]:
+        with pytest.raises(seqfarm.OptionError) as caught:
+            seqfarm.search(query, db, **options)
+        message = cli("search", *args, query, db, check=False).stderr.decode()
+        assert str(caught.value).splitlines()[0] in message
+    with pytest.raises(seqfarm.OptionError, match="dna='no': dna takes no value"):
+        seqfarm.search(query, db, dna="no")
+
+
 def test_search_scores_only(data, cli):
     query, db = data / "sw_q10.fa", data / "sw_db1500.fa.gz"
     frame = seqfarm.search(query, db, scores_only=True)

@@ -11,6 +11,8 @@ use clap::{Parser, Subcommand};
 // First, so that `stderr_line!` is in scope in the modules below.
 #[macro_use]
 pub mod stderr;
+#[macro_use]
+mod option_value;
 
 pub mod api;
 mod cmd;
@@ -23,6 +25,7 @@ mod progress;
 /// The command-line parser's error (a bad option), as [`api::run_command`] returns it.
 pub use clap::Error as ClapError;
 pub use common::is_broken_pipe;
+pub use option_value::OptionValueError;
 use common::Destination;
 /// An index file that cannot be loaded (missing, foreign, damaged), as the commands and
 /// [`api`] return it.

@@ -53,6 +53,10 @@ pub enum FarmError<E> {
     },
     /// A worker thread could not be started.
     Spawn(std::io::Error),
+    /// The front end asked the farm to stop ([`InterruptScope::interrupt`]).
+    ///
+    /// [`InterruptScope::interrupt`]: crate::InterruptScope::interrupt
+    Interrupted,
 }
 
 impl<E> FarmError<E> {
@@ -64,11 +68,11 @@ impl<E> FarmError<E> {
         }
     }
 
-    /// The stage the error came from (`None` for a spawn failure).
+    /// The stage the error came from (`None` for a spawn failure or an interrupt).
     pub fn stage(&self) -> Option<Stage> {
         match self {
             FarmError::Failed { stage, .. } | FarmError::Panicked { stage, .. } => Some(*stage),
-            FarmError::Spawn(_) => None,
+            FarmError::Spawn(_) | FarmError::Interrupted => None,
         }
     }
 }
@@ -81,6 +85,7 @@ impl<E: fmt::Display> fmt::Display for FarmError<E> {
                 write!(f, "internal error: {stage} panicked: {message}")
             }
             FarmError::Spawn(e) => write!(f, "cannot start a worker thread: {e}"),
+            FarmError::Interrupted => write!(f, "interrupted"),
         }
     }
 }
@@ -90,7 +95,7 @@ impl<E: std::error::Error + 'static> std::error::Error for FarmError<E> {
         match self {
             FarmError::Failed { source, .. } => source.source(),
             FarmError::Spawn(e) => Some(e),
-            FarmError::Panicked { .. } => None,
+            FarmError::Panicked { .. } | FarmError::Interrupted => None,
         }
     }
 }

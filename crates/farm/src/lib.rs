@@ -63,6 +63,7 @@
 mod bell;
 mod config;
 mod error;
+mod interrupt;
 mod master;
 pub mod numa;
 mod pin;
@@ -71,6 +72,7 @@ mod worker;
 
 pub use config::FarmConfig;
 pub use error::{FarmError, Stage};
+pub use interrupt::InterruptScope;
 pub use master::{run, FarmReport};
 pub use pin::available_cores;
 pub use stats::{FarmStats, MasterStats, WorkerStats};

@@ -232,6 +232,9 @@ impl<T, E> Master<'_, T, E> {
             if self.shared.stopped() {
                 return Ok(());
             }
+            if crate::interrupt::interrupted() {
+                return Err(FarmError::Interrupted);
+            }
             let collecting = self.timed.then(WorkClock::start);
             let collected = self.collect(collector);
             if let Some(collecting) = collecting {

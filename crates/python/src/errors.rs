@@ -1,11 +1,14 @@
 //! The `seqfarm.Error` hierarchy, and the guard every native call runs under: the GIL
 //! released, a Rust error turned into the matching Python exception with the command
-//! line's message, and a panic caught before it reaches Python.
+//! line's message, a panic caught before it reaches Python, and Ctrl-C stopping the call.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, Mutex};
+use std::time::Duration;
 
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use seqfarm_farm::InterruptScope;
 
 pyo3::create_exception!(
     seqfarm,
@@ -42,17 +45,57 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// How often a running call looks for a signal (Ctrl-C) that Python has received.
+const SIGNAL_CHECKS: Duration = Duration::from_millis(50);
+
 /// Runs `job` with the GIL released; its error becomes a `seqfarm` exception, and a
 /// panic a `seqfarm.Error` (never a `PanicException` across the boundary).
+///
+/// The job runs on a thread of its own while this thread looks for signals: a Ctrl-C
+/// (or any handler that raises) stops the job's farms at their next task, and once the
+/// job has ended, with its outputs removed as after any failed run, the handler's
+/// exception (`KeyboardInterrupt`) is raised.
 pub fn run_native<T, F>(py: Python<'_>, job: F) -> PyResult<T>
 where
     T: Send,
     F: FnOnce() -> anyhow::Result<T> + Send,
 {
-    match py.detach(|| catch_unwind(AssertUnwindSafe(job))) {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(error)) => Err(to_python(&error)),
-        Err(panic) => {
+    let scope = InterruptScope::open();
+    let (finished, ended) = mpsc::channel();
+    // Only this thread receives; the lock makes the receiver shareable with `detach`.
+    let ended = Mutex::new(ended);
+    let outcome = std::thread::scope(|threads| {
+        let spawned = std::thread::Builder::new()
+            .name("seqfarm-call".into())
+            .stack_size(8 << 20)
+            .spawn_scoped(threads, move || {
+                let outcome = catch_unwind(AssertUnwindSafe(job));
+                // The receiver waits until the job has ended, or has stopped waiting.
+                let _ = finished.send(());
+                outcome
+            });
+        let handle = spawned.map_err(|e| Error::new_err(format!("cannot start a thread: {e}")))?;
+        loop {
+            let waited = py.detach(|| {
+                let ended = ended.lock().unwrap_or_else(|e| e.into_inner());
+                ended.recv_timeout(SIGNAL_CHECKS)
+            });
+            if !matches!(waited, Err(mpsc::RecvTimeoutError::Timeout)) {
+                break;
+            }
+            if let Err(signal) = py.check_signals() {
+                scope.interrupt();
+                // The job's own error (the farm's "interrupted") gives way to the signal's.
+                let _ = py.detach(|| handle.join());
+                return Err(signal);
+            }
+        }
+        Ok(py.detach(|| handle.join()))
+    })?;
+    match outcome {
+        Ok(Ok(Ok(value))) => Ok(value),
+        Ok(Ok(Err(error))) => Err(to_python(&error)),
+        Ok(Err(panic)) | Err(panic) => {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
@@ -76,6 +119,9 @@ pub fn to_python(error: &anyhow::Error) -> PyErr {
     }
     let message = format!("{error:#}");
     for cause in error.chain() {
+        if cause.downcast_ref::<seqfarm::OptionValueError>().is_some() {
+            return OptionError::new_err(message);
+        }
         if let Some(io) = cause.downcast_ref::<seqfarm_io::Error>() {
             return match io {
                 // Python spells the command line's `--force` as a keyword.

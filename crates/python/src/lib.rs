@@ -34,12 +34,20 @@ fn run_command(py: Python<'_>, args: Vec<String>) -> PyResult<()> {
     run_native(py, || seqfarm::api::run_command(args))
 }
 
+/// The options of `command` that take no value, by every name they answer to (`dna`,
+/// `no-mixed`, `q`): the keywords that take only `True` or `False`.
+#[pyfunction]
+fn flag_options(command: &str) -> Vec<String> {
+    seqfarm::api::flag_options(command)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     parts::register(m)?;
     m.add_function(wrap_pyfunction!(flagstat_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_command, m)?)?;
+    m.add_function(wrap_pyfunction!(flag_options, m)?)?;
     tables::register(m)?;
     m.add_class::<index::NativeIndex>()?;
     m.add_class::<align::NativeAligner>()?;

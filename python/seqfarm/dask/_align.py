@@ -19,7 +19,7 @@ from ._cluster import (
 def align_argv(index, r1, r2, out, options):
     """The ``seqfarm align`` arguments (without the program name) of a job: those
     ``Aligner(index, **options).align_files(r1, r2, out)`` runs."""
-    return align_arguments(index, r1, r2, out, option_argv(options))
+    return align_arguments(index, r1, r2, out, option_argv(options, "align"))
 
 
 def plan_parts(argv, parts):

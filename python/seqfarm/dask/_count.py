@@ -19,7 +19,7 @@ def count_argv(bams, bed, window, out, options):
         argv += ["--window", str(window)]
     if out is not None:
         argv += ["-o", os.fspath(out)]
-    return argv + option_argv(options) + ["--"] + path_list(bams)
+    return argv + option_argv(options, "count") + ["--"] + path_list(bams)
 
 
 def count(

@@ -16,7 +16,7 @@ def search_argv(queries, database, out, force, options):
     argv = ["search", os.fspath(queries), os.fspath(database), "-o", os.fspath(out)]
     if force:
         argv.append("--force")
-    return argv + option_argv(options)
+    return argv + option_argv(options, "search")
 
 
 def _scan_chunks(argv, first, last):

@@ -35,7 +35,7 @@ def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, 
     if out is None and (facets_opts.get("gzip") or facets_opts.get("g")):
         raise _native.OptionError("gzip: give out= (the result is otherwise a DataFrame)")
     output = "-" if out is None else os.fspath(out)
-    argv = ["snp-pileup"] + option_argv({"force": force, **facets_opts})
+    argv = ["snp-pileup"] + option_argv({"force": force, **facets_opts}, "snp-pileup")
     argv += ["--", os.fspath(vcf), output] + bams
     walk = _native.SnpPileupWalk(argv, out is None)
     parts = total_threads(client) * parts_per_worker

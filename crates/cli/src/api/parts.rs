@@ -26,7 +26,7 @@ fn refuse_plot(argv: &[String]) -> anyhow::Result<()> {
         .iter()
         .any(|a| a == "--plot" || a.starts_with("--plot="))
     {
-        anyhow::bail!("--plot is not available when running in parts");
+        option_error!("--plot is not available when running in parts");
     }
     Ok(())
 }

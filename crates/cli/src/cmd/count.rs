@@ -537,7 +537,7 @@ impl CountJob {
             .map(|(i, n)| (n.as_bytes().to_vec(), i as i32))
             .collect();
         if args.bed.is_none() && args.window.is_none() {
-            anyhow::bail!("give --bed REGIONS.bed or --window SIZE");
+            option_error!("give --bed REGIONS.bed or --window SIZE");
         }
         let columns: Vec<usize> = args
             .bams
@@ -598,7 +598,7 @@ impl CountJob {
                 ref_id: 0,
                 start: 0,
             },
-            (None, None) => anyhow::bail!("give --bed REGIONS.bed or --window SIZE"),
+            (None, None) => option_error!("give --bed REGIONS.bed or --window SIZE"),
         };
         let mut regions = 0u64;
         let mut planned = 0usize;

@@ -78,7 +78,7 @@ impl IndexArgs {
         let prefix = match &self.prefix {
             Some(p) => p.clone(),
             None if reference == Path::new("-") => {
-                anyhow::bail!("reading the reference from standard input needs -o PREFIX")
+                option_error!("reading the reference from standard input needs -o PREFIX")
             }
             None => default_prefix(&reference),
         };

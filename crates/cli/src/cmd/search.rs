@@ -637,10 +637,10 @@ impl<'a> SearchJob<'a> {
 
     fn with_gpu(args: &'a SearchArgs, gpu: GpuChoice) -> Result<Self> {
         if args.query == Path::new("-") && args.database == Path::new("-") {
-            bail!("the query and the database cannot both be standard input");
+            option_error!("the query and the database cannot both be standard input");
         }
         if args.evalue.is_nan() || args.evalue <= 0.0 {
-            bail!("--evalue {}: must be above 0", args.evalue);
+            option_error!("--evalue {}: must be above 0", args.evalue);
         }
         let format = OutputFormat::parse(args.outfmt.as_deref(), args.json)?;
         let scoring = scoring(args)?;
@@ -1083,7 +1083,7 @@ fn scoring(args: &SearchArgs) -> Result<Scoring> {
             None if Path::new(&args.matrix).exists() => {
                 ScoreMatrix::from_file(Path::new(&args.matrix))?
             }
-            None => bail!(
+            None => option_error!(
                 "--matrix {}: neither a built-in matrix ({}) nor a file",
                 args.matrix,
                 ScoreMatrix::builtin_names().collect::<Vec<_>>().join(", ")

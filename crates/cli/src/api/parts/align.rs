@@ -96,10 +96,10 @@ impl AlignPlanner {
             || args.output.met_file.is_some()
             || args.output.met_stderr
         {
-            anyhow::bail!("--un/--al/--met options are not available when aligning in parts");
+            option_error!("--un/--al/--met options are not available when aligning in parts");
         }
         if args.output.sort {
-            anyhow::bail!("--sort is not available when aligning in parts: sort the joined output");
+            option_error!("--sort is not available when aligning in parts: sort the joined output");
         }
         super::refuse_plot(argv)?;
         let sources = args.input.sources()?;

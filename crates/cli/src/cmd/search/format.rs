@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 use super::hsp::HspRecord;
 
@@ -260,15 +260,15 @@ impl OutputFormat {
             match words.next() {
                 Some("6") => {}
                 Some("7") if !json => layout = Layout::Commented,
-                Some("7") => bail!(
+                Some("7") => option_error!(
                     "--outfmt 7 and --json: choose one (--json takes the columns of \
                      --outfmt 6 ...)"
                 ),
-                Some(other) => bail!(
+                Some(other) => option_error!(
                     "--outfmt {other:?}: seqfarm search writes 6 (tabular), 7 (commented \
                      tabular) or, with --json, JSON"
                 ),
-                None => bail!("--outfmt is empty: give 6 or 7, then columns if wanted"),
+                None => option_error!("--outfmt is empty: give 6 or 7, then columns if wanted"),
             }
             columns.clear();
             for word in words {
@@ -280,7 +280,7 @@ impl OutputFormat {
                     Some(column) => columns.push(column),
                     None => {
                         let known: Vec<&str> = Column::all().map(Column::name).collect();
-                        bail!(
+                        option_error!(
                             "--outfmt: unknown column {word:?}; known columns: std {}",
                             known.join(" ")
                         )

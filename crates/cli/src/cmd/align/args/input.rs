@@ -237,13 +237,13 @@ impl InputArgs {
     /// that need a kind of input.
     pub fn check(&self) -> anyhow::Result<()> {
         if let Some(acc) = &self.sra_acc {
-            anyhow::bail!(
+            option_error!(
                 "--sra-acc {acc}: seqfarm reads files, not SRA accessions; fetch the reads \
                  first (e.g. `fasterq-dump {acc}`) and give them with -U or -1/-2"
             );
         }
         if self.mates1.len() != self.mates2.len() {
-            anyhow::bail!(
+            option_error!(
                 "-1 names {} file(s) and -2 names {}: they must pair up",
                 self.mates1.len(),
                 self.mates2.len()
@@ -256,10 +256,10 @@ impl InputArgs {
             && self.tab6.is_empty()
             && self.bam_input.is_empty()
         {
-            anyhow::bail!("no reads: give -U, -1 and -2, --interleaved, --tab5, --tab6 or -b");
+            option_error!("no reads: give -U, -1 and -2, --interleaved, --tab5, --tab6 or -b");
         }
         if self.upto == Some(0) {
-            anyhow::bail!("-u/--upto 0: the number of reads must be at least 1, as in bowtie2");
+            option_error!("-u/--upto 0: the number of reads must be at least 1, as in bowtie2");
         }
         let formats = [
             ("-q", self.fastq),
@@ -276,18 +276,18 @@ impl InputArgs {
             .map(|(n, _)| *n)
             .collect();
         if given.len() > 1 {
-            anyhow::bail!("{} and {} name different read formats", given[0], given[1]);
+            option_error!("{} and {} name different read formats", given[0], given[1]);
         }
         if self.bam_input.is_empty() {
             if self.align_paired_reads {
-                anyhow::bail!("--align-paired-reads needs BAM input (-b)");
+                option_error!("--align-paired-reads needs BAM input (-b)");
             }
             if self.preserve_tags {
-                anyhow::bail!("--preserve-tags needs BAM input (-b)");
+                option_error!("--preserve-tags needs BAM input (-b)");
             }
         }
         if self.int_quals && (self.fasta || self.raw || self.kmers.is_some()) {
-            anyhow::bail!("--int-quals needs reads with qualities");
+            option_error!("--int-quals needs reads with qualities");
         }
         self.check_quality_files()?;
         self.trim_to()?;
@@ -306,11 +306,11 @@ impl InputArgs {
         ] {
             let Some(list) = list else { continue };
             if !self.fasta {
-                anyhow::bail!("{option}: quality files go with FASTA reads (-f), as in bowtie2");
+                option_error!("{option}: quality files go with FASTA reads (-f), as in bowtie2");
             }
             if let Some((mate_option, n)) = mates {
                 if count(list) != n {
-                    anyhow::bail!(
+                    option_error!(
                         "{option} names {} file(s) and {mate_option} names {n}: they must pair up",
                         count(list)
                     );

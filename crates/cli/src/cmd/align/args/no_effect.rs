@@ -203,7 +203,7 @@ impl NoEffectArgs {
             ("--scan-narrowed", self.scan_narrowed),
         ];
         if let Some((option, _)) = refused.iter().find(|(_, given)| *given) {
-            anyhow::bail!(
+            option_error!(
                 "{option}: bowtie2's parser lists it but refuses it (it prints its usage and \
                  stops), and so does seqfarm"
             );

@@ -105,11 +105,11 @@ impl OutputArgs {
         match (&self.rg_id, in_fields.next(), in_fields.next()) {
             (id, None, _) => Ok(id.as_deref()),
             (None, Some(id), None) => Ok(Some(id)),
-            (Some(_), Some(id), _) => anyhow::bail!(
+            (Some(_), Some(id), _) => option_error!(
                 "--rg \"ID:{id}\": a second read group ID (--rg-id gives one already)"
             ),
             (None, Some(_), Some(id)) => {
-                anyhow::bail!("--rg \"ID:{id}\": a second read group ID (--rg ID: given twice)")
+                option_error!("--rg \"ID:{id}\": a second read group ID (--rg ID: given twice)")
             }
         }
     }
@@ -144,10 +144,10 @@ impl OutputArgs {
                         .skip(1)
                         .any(|f| f.starts_with(&format!("{t}:")))
                     {
-                        anyhow::bail!("--rg {field:?}: a second {t} field for the same @RG line");
+                        option_error!("--rg {field:?}: a second {t} field for the same @RG line");
                     }
                 }
-                _ => anyhow::bail!(
+                _ => option_error!(
                     "--rg {field:?}: expected TAG:VALUE with a two-character tag, e.g. SM:sample"
                 ),
             }

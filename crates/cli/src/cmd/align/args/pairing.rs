@@ -54,10 +54,10 @@ impl PairingArgs {
     /// The pairing constraints, checked.
     pub fn pairing(&self) -> anyhow::Result<PairParams> {
         if self.maxins == 0 {
-            anyhow::bail!("-X/--maxins must be at least 1 (no pair could be concordant)");
+            option_error!("-X/--maxins must be at least 1 (no pair could be concordant)");
         }
         if self.minins > self.maxins {
-            anyhow::bail!(
+            option_error!(
                 "-I/--minins {} is greater than -X/--maxins {}",
                 self.minins,
                 self.maxins

@@ -37,7 +37,7 @@ impl AlignArgs {
         let local_preset = local_presets.iter().find(|(_, on)| *on).map(|(n, _)| *n);
         let local_by = local_preset.or(s.bwa_sw_like.then_some("--bwa-sw-like"));
         if let (Some(option), true) = (local_by, s.end_to_end) {
-            anyhow::bail!("{option} aligns locally; it cannot be used with --end-to-end");
+            option_error!("{option} aligns locally; it cannot be used with --end-to-end");
         }
         Ok(if s.local || local_by.is_some() {
             AlignMode::Local
@@ -87,7 +87,7 @@ impl AlignArgs {
             .map(|(n, _)| *n)
             .collect();
         if chosen.len() > 1 {
-            anyhow::bail!("{} and {} cannot be used together", chosen[0], chosen[1]);
+            option_error!("{} and {} cannot be used together", chosen[0], chosen[1]);
         }
         let mode = self.mode()?;
         if let Some(name) = &s.preset_name {
@@ -233,7 +233,7 @@ impl AlignArgs {
     /// The mapping quality model (`--mapq`, `--mapq-v`).
     pub fn mapq_model(&self) -> anyhow::Result<MapqModel> {
         Ok(match (self.search.mapq, self.search.mapq_v) {
-            (MapqChoice::Calibrated, Some(v)) => anyhow::bail!(
+            (MapqChoice::Calibrated, Some(v)) => option_error!(
                 "--mapq-v {v} picks one of bowtie2's MAPQ models; it cannot be used with \
                  --mapq calibrated"
             ),
@@ -251,7 +251,7 @@ impl AlignArgs {
     pub fn params(&self) -> anyhow::Result<AlignParams> {
         let s = &self.search;
         if s.nofw && s.norc {
-            anyhow::bail!("--nofw and --norc together leave no strand to align");
+            option_error!("--nofw and --norc together leave no strand to align");
         }
         let mode = self.mode()?;
         let (preset, _) = self.preset()?;
@@ -282,7 +282,7 @@ impl AlignArgs {
             p.reseed_max_occ = (p.reseed_max_occ.saturating_mul(r.max(1)) / 2).max(1);
         }
         if s.report == Some(0) {
-            anyhow::bail!("-k 0: -k must be at least 1");
+            option_error!("-k 0: -k must be at least 1");
         }
         p.report = if s.all {
             p.max_candidates.max(AlignParams::default().max_candidates)

@@ -108,7 +108,7 @@ pub(super) fn n_ceil_function(
 /// Rejects header text with tabs or line breaks (they would break the header).
 pub(super) fn check_header_text(option: &str, text: &str) -> anyhow::Result<()> {
     if text.is_empty() || text.contains(['\t', '\n', '\r']) {
-        anyhow::bail!("{option} {text:?}: must be non-empty, without tabs or line breaks");
+        option_error!("{option} {text:?}: must be non-empty, without tabs or line breaks");
     }
     Ok(())
 }
