@@ -31,7 +31,10 @@ def main(index, data, out):
     os.chdir(f"{out}/local")
     aligner.align_files(*pairs, out="pairs.bam", X=1000)
     os.chdir(f"{out}/dask")
-    with LocalCluster(n_workers=2, threads_per_worker=1) as cluster, Client(cluster) as client:
+    # The dashboard on any free port (Dask warns when 8787 is taken). Leaving the block
+    # closes the client, then the workers, then the scheduler.
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0")
+    with cluster, Client(cluster) as client:
         summary = seqfarm.dask.align(client, index, *pairs, out="pairs.bam", quiet=True,
                                      very_sensitive=True, X=1000)
     print(summary.splitlines()[-1])

@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,40 +22,63 @@ def free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def cli_cluster_client():
-    """A client of a scheduler and two single-threaded worker processes run by the
-    ``dask`` command-line program; all stopped afterwards."""
+def stop(process):
+    """Stops a ``dask`` program (SIGTERM, SIGKILL after 30 s) and waits for its exit."""
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@contextmanager
+def command_line_cluster(log=subprocess.DEVNULL):
+    """The address of a scheduler (its HTTP server on a free port) and two single-threaded
+    worker processes run by the ``dask`` command-line program, which log warnings and
+    errors (as a LocalCluster's do) to ``log``. On leaving, the workers stop first and
+    the scheduler once they have exited: workers whose scheduler stops with them hang
+    in closing, are killed after 8 s, and log failed heartbeats ("Failed to communicate
+    with scheduler during heartbeat")."""
     dask = Path(sys.executable).with_name("dask")
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    started = [
-        subprocess.Popen(
-            [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-            **quiet,
-        )
-    ]
+    output = {"stdout": subprocess.DEVNULL, "stderr": log,
+              "env": {**os.environ, "DASK_LOGGING__DISTRIBUTED": "warning"}}
+    scheduler = subprocess.Popen(
+        [dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard",
+         "--dashboard-address", "127.0.0.1:0"],
+        **output,
+    )
     try:
-        started.append(
-            subprocess.Popen(
-                [dask, "worker", address, "--nworkers", "2", "--nthreads", "1",
-                 "--host", "127.0.0.1", "--no-dashboard"],
-                **quiet,
-            )
+        workers = subprocess.Popen(
+            [dask, "worker", address, "--nworkers", "2", "--nthreads", "1",
+             "--host", "127.0.0.1", "--no-dashboard"],
+            **output,
         )
+        try:
+            yield address
+        finally:
+            stop(workers)
+    finally:
+        stop(scheduler)
+
+
+@contextmanager
+def command_line_cluster_client(log=subprocess.DEVNULL):
+    """A client of a :func:`command_line_cluster` once both workers are up; the client is
+    closed before the workers and the scheduler stop."""
+    with command_line_cluster(log) as address:
         with distributed.Client(address, timeout=60) as client:
             client.wait_for_workers(2, timeout=60)
             yield client
-    finally:
-        for process in reversed(started):
-            process.terminate()
-        for process in reversed(started):
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+
+
+@pytest.fixture(scope="module")
+def cli_cluster_client():
+    """A client of a command-line cluster shared by the module's tests."""
+    with command_line_cluster_client() as client:
+        yield client
 
 
 def test_align_and_flagstat_on_a_command_line_cluster(cli_cluster_client, cli, data, sim_index, tmp_path):
@@ -72,3 +96,14 @@ def test_align_and_flagstat_on_a_command_line_cluster(cli_cluster_client, cli, d
     assert summary == done.stderr.decode()
     bam = data / "bam" / "chm1.bam"
     assert seqfarm.dask.flagstat(client, bam) == json.loads(cli("flagstat", "-O", "json", bam).stdout)
+
+
+def test_a_command_line_cluster_stops_without_warnings_or_tracebacks(cli, data, tmp_path):
+    """After a job, the scheduler and the workers log nothing as they stop."""
+    bam = data / "bam" / "chm1.bam"
+    expected = json.loads(cli("flagstat", "-O", "json", bam).stdout)
+    log_path = tmp_path / "dask.log"
+    with open(log_path, "w") as log:
+        with command_line_cluster_client(log) as client:
+            assert seqfarm.dask.flagstat(client, bam) == expected
+    assert log_path.read_text() == ""
