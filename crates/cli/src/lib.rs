@@ -19,7 +19,7 @@ mod cmd;
 mod common;
 mod farm_stats;
 mod numa;
-mod plot;
+mod plot_file;
 mod progress;
 
 /// The command-line parser's error (a bad option), as [`api::run_command`] returns it.

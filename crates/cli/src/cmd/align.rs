@@ -36,6 +36,7 @@ use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::reads::{ChunkLimits, InputChunk, InputChunker, InputFormat};
 use seqfarm_io::sam::bam::{check_reference_lengths, encode_header};
 use seqfarm_io::sam::{SamHeader, SamReference};
+use seqfarm_plot::AlignTally;
 
 pub use self::args::AlignArgs;
 pub use self::mate_files::ReadRouting;
@@ -50,7 +51,7 @@ pub use self::worker::{ChunkFormat, ChunkWorker, Sample};
 use crate::common::farm_error;
 use crate::farm_stats::StatsFile;
 use crate::numa::PlacedIndex;
-use crate::plot::{AlignTally, PlotFile};
+use crate::plot_file::PlotFile;
 use crate::progress;
 
 /// Reads per task: large enough to amortise the task hand-over and fill the SIMD

@@ -17,6 +17,7 @@ use seqfarm_io::bam::{BamSet, CigarOp, RangeReader};
 use seqfarm_io::bed::BedRegions;
 use seqfarm_io::cram::{self, CramReading, Fields, WantedRanges};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
+use seqfarm_plot::{file_label, WindowTable, WindowValues};
 use seqfarm_regions::count::{
     read_end, OverlapRule, ReadBlocks, ReadFilter, RegionStrand, RegionSweep, StrandRule,
     DEFAULT_MIN_FRACTION,
@@ -25,7 +26,7 @@ use seqfarm_regions::pileup::visit::push_number;
 
 use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes, Destination};
 use crate::farm_stats::StatsFile;
-use crate::plot::{file_label, PlotFile, WindowTable, WindowValues};
+use crate::plot_file::PlotFile;
 
 mod args;
 

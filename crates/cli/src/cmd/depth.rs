@@ -21,6 +21,7 @@ use seqfarm_io::bgzf_writer::compressor_threads;
 use seqfarm_io::cram::{CramReading, Fields};
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
+use seqfarm_plot::{file_label, WindowTable, WindowValues};
 use seqfarm_regions::count::read_end;
 use seqfarm_regions::depth::{
     bases_at_least, mean_depth, push_runs, summary_line, window_mean_bin, AlignedRead, Coverage,
@@ -32,7 +33,7 @@ use seqfarm_regions::pileup::visit::push_number;
 use crate::cmd::count::task_bytes_for;
 use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
-use crate::plot::{file_label, PlotFile, WindowTable, WindowValues};
+use crate::plot_file::PlotFile;
 
 /// Bases a stretch holds at most (its depth array is 4 bytes a base).
 const MAX_STRETCH: i64 = 1 << 22;

@@ -40,7 +40,7 @@ use crate::common::{
     ForceArg,
 };
 use crate::farm_stats::StatsFile;
-use crate::plot::PlotFile;
+use crate::plot_file::PlotFile;
 
 mod chunk;
 pub mod collect;

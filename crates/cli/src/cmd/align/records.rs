@@ -26,7 +26,6 @@ mod fields;
 
 use self::fields::{comment_tag, filter_tag};
 pub use self::fields::{OptionalFields, ScoreRange};
-use crate::plot::AlignTally;
 use seqfarm_align::cigar::CigarOp;
 use seqfarm_align::{PairClass, PairResult, Placement, ReadResult, QUALITY_WITHOUT_QUALITIES};
 use seqfarm_core::flags::{
@@ -37,6 +36,7 @@ use seqfarm_io::reads::ReadRef;
 use seqfarm_io::sam::bam::encode_record;
 use seqfarm_io::sam::tag_text::parse_text_field;
 use seqfarm_io::sam::{write_sam, MateFields, SamHeader, SamRecord, Tag, TagValue, MAX_QNAME_LEN};
+use seqfarm_plot::AlignTally;
 
 /// How records are written.
 #[derive(Debug, Clone, Default)]

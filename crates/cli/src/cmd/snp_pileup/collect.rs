@@ -9,11 +9,10 @@ use seqfarm_farm::Collector;
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bgzf_writer::ParallelBgzfWriter;
 use seqfarm_io::output::Output;
+use seqfarm_plot::SiteTable;
 use seqfarm_regions::pileup::engine::FileEngine;
 use seqfarm_regions::pileup::visit::{CoverageProbe, FoundPosition, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
-
-use crate::plot::SiteTable;
 
 use super::replay::{Contig, ReadWindow, OVERHANG};
 use super::sites::{ContigAt, LineFailure};

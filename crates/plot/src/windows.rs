@@ -12,8 +12,8 @@
 
 use std::path::PathBuf;
 
-use super::file_label;
-use super::genome::{self, Datum, GenomeAxis, GenomePanel, Series};
+use crate::file_label;
+use crate::genome::{self, Datum, GenomeAxis, GenomePanel, Series};
 
 /// Windows drawn per series, about, at most.
 pub const MAX_WINDOWS: usize = 4000;
@@ -168,7 +168,7 @@ impl WindowTable {
 
     /// The picture of the table, titled after the command's input `bam` (depth) and the
     /// window size or BED file `by`, as SVG.
-    pub fn draw(&self, bam: Option<&std::path::Path>, by: &str) -> anyhow::Result<String> {
+    pub fn draw(&self, bam: Option<&std::path::Path>, by: &str) -> crate::Result<String> {
         let axis = GenomeAxis::new(
             &self.names,
             self.rows.iter().map(|r| (r.contig, r.start, r.end)),

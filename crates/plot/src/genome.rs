@@ -12,10 +12,9 @@
 //! and a series with more than [`MAX_POINTS`] distinct pixels is thinned to every k-th
 //! of them, so that the SVG stays small whatever the data.
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{colour, drawing_error, stacked_svg, FONT};
+use crate::{colour, drawing_error, stacked_svg, Area, FONT};
 
 /// Distinct points drawn per series, at most.
 pub const MAX_POINTS: usize = 15_000;
@@ -209,13 +208,12 @@ pub fn draw(
     title: &str,
     axis: &GenomeAxis,
     panels: &[GenomePanel],
-) -> anyhow::Result<String> {
+) -> crate::Result<String> {
     stacked_svg(what, title, panels, |area, panel, last| {
         draw_panel(area, axis, panel, last).map_err(|e| drawing_error(what, e))
     })
 }
 
-type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 type DrawResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 
 /// Decimals of tick labels `step` apart.

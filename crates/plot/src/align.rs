@@ -7,8 +7,8 @@ use std::path::Path;
 
 use seqfarm_core::flags::{PROPER_PAIR, SECONDARY, UNMAPPED};
 
-use super::file_label;
-use super::histogram::{self, bins, HistogramPanel};
+use crate::file_label;
+use crate::histogram::{self, bins, HistogramPanel};
 
 /// Insert sizes counted, at most (longer ones are left out of the histogram).
 pub const MAX_INSERT: usize = 100_000;
@@ -56,7 +56,7 @@ impl AlignTally {
         reads: &[std::path::PathBuf],
         index: &Path,
         paired: bool,
-    ) -> anyhow::Result<String> {
+    ) -> crate::Result<String> {
         let mut panels = vec![HistogramPanel {
             x_title: "MAPQ".to_string(),
             y_title: "reads".to_string(),

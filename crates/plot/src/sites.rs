@@ -14,8 +14,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::file_label;
-use super::genome::{self, Datum, GenomeAxis, GenomePanel, Series};
+use crate::genome::{self, Datum, GenomeAxis, GenomePanel, Series};
+use crate::{file_label, Error};
 
 /// Reads (Ref + Alt) the normal needs at a site for the site to be drawn.
 pub const MIN_NORMAL_DEPTH: u32 = 10;
@@ -49,13 +49,10 @@ impl SiteTable {
     }
 
     /// Takes the rows in `text` (whole lines, without the header).
-    pub fn add_rows(&mut self, text: &[u8]) -> anyhow::Result<()> {
+    pub fn add_rows(&mut self, text: &[u8]) -> crate::Result<()> {
         for line in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-            self.add_row(line).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "snp-pileup row {:?} is not as the picture expects",
-                    String::from_utf8_lossy(line)
-                )
+            self.add_row(line).ok_or_else(|| Error::SiteRow {
+                line: String::from_utf8_lossy(line).into_owned(),
             })?;
         }
         Ok(())
@@ -126,7 +123,7 @@ impl SiteTable {
     }
 
     /// The picture of the sites of `vcf` in `bams`, as SVG.
-    pub fn draw(&self, vcf: &Path, bams: &[std::path::PathBuf]) -> anyhow::Result<String> {
+    pub fn draw(&self, vcf: &Path, bams: &[std::path::PathBuf]) -> crate::Result<String> {
         let axis = GenomeAxis::new(
             &self.names,
             self.sites.iter().map(|s| (s.contig, s.pos, s.pos)),

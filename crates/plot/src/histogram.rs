@@ -6,7 +6,7 @@
 
 use plotters::prelude::*;
 
-use super::{colour, drawing_error, stacked_svg, FONT};
+use crate::{colour, drawing_error, stacked_svg, Area, FONT};
 
 /// One bar: the values `from..to` and how many were counted there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,14 +73,14 @@ fn round_width(first: u64, last: u64, most: usize) -> u64 {
 }
 
 /// Draws `panels` under `title`; returns the SVG document.
-pub fn draw(what: &str, title: &str, panels: &[HistogramPanel]) -> anyhow::Result<String> {
+pub fn draw(what: &str, title: &str, panels: &[HistogramPanel]) -> crate::Result<String> {
     stacked_svg(what, title, panels, |area, panel, _| {
         draw_panel(area, panel).map_err(|e| drawing_error(what, e))
     })
 }
 
 fn draw_panel(
-    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    area: &Area<'_>,
     panel: &HistogramPanel,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let x_lo = panel.bars.first().map_or(0, |b| b.from) as f64 - 0.5;
