@@ -29,6 +29,9 @@
 //!   [`bam::RegionMap`], the entry point for one's own analyses: a closure run over every
 //!   region or window of indexed BAMs on a farm of workers, results in region order
 //!   (`examples/window_mapq.rs`);
+//! * [`blast`]: the output formats of `seqfarm search`: BLAST's tabular lines with
+//!   chosen columns (`-outfmt 6`), its commented form (`-outfmt 7`) and JSON, from a plain
+//!   record of each alignment's figures;
 //! * [`Error`]: every error names the file, and where it applies the record or byte offset.
 //!
 //! The only `unsafe` is in [`bam`], [`cram`] and [`input`] (mapping files and releasing mapped
@@ -42,6 +45,7 @@ pub mod bed;
 pub mod bed_index;
 pub mod bgzf;
 pub mod bgzf_writer;
+pub mod blast;
 pub mod cram;
 pub mod fasta;
 pub mod fasta_chunks;

@@ -18,9 +18,7 @@
 //!    the whole database, whose size is known only once the scan is over.
 
 mod alphabet;
-pub mod format;
 pub mod hits;
-pub mod hsp;
 pub mod records;
 pub mod traceback;
 
@@ -31,6 +29,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 use seqfarm_farm::Fill;
+use seqfarm_io::blast::{OutputFormat, RunInfo};
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
 use seqfarm_io::fasta_chunks::{FastaChunk, FastaChunker, ResidueMap};
 use seqfarm_io::input::regular_file_size;
@@ -41,8 +40,8 @@ use seqfarm_sw::{Isa, PassCounts, ScoreMatrix, Scoring, Searcher, SequenceBlock,
 
 use crate::common::{farm_error, refuse_shared_outputs, Destination, FarmArgs, ForceArg};
 use crate::farm_stats::StatsFile;
+use crate::option_value::OptionValueError;
 use crate::progress;
-use format::{OutputFormat, RunInfo};
 use hits::{better_score, cut_to_capacity, Capacity, Hit, Strand, StrandHit, TopHits};
 use records::{Fragmenting, RecordBlock};
 use traceback::{Reporting, Traceback};
@@ -642,7 +641,8 @@ impl<'a> SearchJob<'a> {
         if args.evalue.is_nan() || args.evalue <= 0.0 {
             option_error!("--evalue {}: must be above 0", args.evalue);
         }
-        let format = OutputFormat::parse(args.outfmt.as_deref(), args.json)?;
+        let format = OutputFormat::parse(args.outfmt.as_deref(), args.json)
+            .map_err(OptionValueError::from)?;
         let scoring = scoring(args)?;
         let params = karlin_params(args, &scoring);
         let isa = Isa::from_env()?;

@@ -4,14 +4,13 @@
 
 use anyhow::{bail, Result};
 use seqfarm_farm::Fill;
+use seqfarm_io::blast::{Column, HspRecord, OutputFormat, QueryInfo, RunInfo};
 use seqfarm_io::output::Output;
 use seqfarm_sw::align::AlignOp;
 use seqfarm_sw::stats::KarlinParams;
 use seqfarm_sw::{align_on, Alignment, Isa, Scoring, Searcher, SequenceBlock};
 
-use super::format::{Column, OutputFormat, QueryInfo, RunInfo};
 use super::hits::{Hit, Strand};
-use super::hsp::HspRecord;
 use super::records::{alignment_span, Fragmenting};
 use super::{DatabaseSize, Query};
 use crate::common::farm_error;

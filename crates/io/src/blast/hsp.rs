@@ -1,5 +1,6 @@
 //! One reported alignment (a high-scoring segment pair, in BLAST's words) with every
-//! figure the output formats print, already in BLAST's conventions.
+//! figure the output formats print, already in BLAST's conventions: the search fills
+//! it, the writers only print it.
 
 /// A reported alignment of a query and a subject on one strand.
 #[derive(Debug, Clone, Default, PartialEq)]
