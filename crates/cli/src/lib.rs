@@ -25,8 +25,8 @@ mod progress;
 /// The command-line parser's error (a bad option), as [`api::run_command`] returns it.
 pub use clap::Error as ClapError;
 pub use common::is_broken_pipe;
-pub use option_value::OptionValueError;
 use common::Destination;
+pub use option_value::OptionValueError;
 /// An index file that cannot be loaded (missing, foreign, damaged), as the commands and
 /// [`api`] return it.
 pub use seqfarm_fmindex::LoadError as IndexLoadError;

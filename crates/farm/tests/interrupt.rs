@@ -49,7 +49,10 @@ fn an_interrupt_stops_the_farms_of_open_scopes_until_they_close() {
     }
     scope.interrupt();
     let stopped = endless.join().unwrap();
-    assert!(matches!(stopped, Err(FarmError::Interrupted)), "{stopped:?}");
+    assert!(
+        matches!(stopped, Err(FarmError::Interrupted)),
+        "{stopped:?}"
+    );
     assert_eq!(stopped.unwrap_err().to_string(), "interrupted");
     // A farm started while the interrupted scope is still open stops too.
     assert!(matches!(
