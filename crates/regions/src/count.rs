@@ -15,9 +15,14 @@
 //!
 //! [`RegionSweep`] counts the reads of one contig, given in position order, into many
 //! regions at once (sorted by start), so a contig's reads are read once for all the
-//! regions of a task.
+//! regions of a task. [`ReadCountRule`] holds the filter, strand and overlap rules
+//! together, and [`StretchCounter`] applies it to each read of a stretch of regions.
 
 use crate::flags::{DUPLICATE, PROPER_PAIR, QC_FAIL, REVERSE, UNMAPPED};
+
+mod read_rule;
+
+pub use read_rule::{CountedRead, ReadCountRule, RegionShape, StretchCounter};
 
 /// bedtools multicov's read filters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -13,15 +13,16 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use seqfarm_farm::{FarmConfig, FarmStats, Fill, Worker};
-use seqfarm_io::bam::{BamSet, CigarOp, RangeReader};
+use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
 use seqfarm_io::cram::{self, CramReading, Fields, WantedRanges};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_plot::{file_label, WindowTable, WindowValues};
 use seqfarm_regions::count::{
-    read_end, OverlapRule, ReadBlocks, ReadFilter, RegionStrand, RegionSweep, StrandRule,
-    DEFAULT_MIN_FRACTION,
+    CountedRead, OverlapRule, ReadCountRule, ReadFilter, RegionShape, RegionStrand, StrandRule,
+    StretchCounter, DEFAULT_MIN_FRACTION,
 };
+use seqfarm_regions::pileup::cigar::Cigar;
 use seqfarm_regions::pileup::visit::push_number;
 
 use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes, Destination};
@@ -270,11 +271,8 @@ impl Span {
 /// A worker: counts a task's regions in every BAM.
 struct RegionCounter<'a> {
     bams: &'a BamSet,
-    filter: ReadFilter,
-    strand: StrandRule,
-    overlap: OverlapRule,
-    /// The aligned blocks of the current read (with `--split`).
-    read_blocks: ReadBlocks,
+    /// Counts a stretch's reads into its regions by multicov's rules.
+    counter: StretchCounter,
     /// The count column of each BAM: bedtools keys counts by file name, so a BAM given
     /// twice counts twice into its last column.
     columns: &'a [usize],
@@ -294,18 +292,20 @@ impl RegionCounter<'_> {
         counts: &mut [u32],
     ) -> anyhow::Result<()> {
         let files = self.bams.len();
-        // Reads that only touch a region are looked at through a region one base longer.
-        let touching = self.overlap.counts_touching();
-        let regions: Vec<_> = regions
-            .into_iter()
-            .map(|(start, stop, i)| (start, stop + i64::from(touching), i))
-            .collect();
-        let from = regions.iter().map(|r| r.0).min().unwrap_or(0);
-        let to = regions.iter().map(|r| r.1).max().unwrap_or(0);
-        if to <= from.max(0) {
+        let Some(needed) = self.counter.start_stretch(regions) else {
             return Ok(());
-        }
-        let mut sweep = RegionSweep::new(regions);
+        };
+        let (from, to) = (needed.start, needed.end);
+        let shape = |i: u32| {
+            let region = &all[i as usize];
+            RegionShape {
+                strand: region.strand,
+                blocks: match region.blocks {
+                    (from, to) if from < to => &blocks[from as usize..to as usize],
+                    _ => &[],
+                },
+            }
+        };
         for (file, (bam, index)) in self.bams.files().iter().enumerate() {
             let column = self.columns[file];
             let limit = index.kind().max_position();
@@ -314,10 +314,8 @@ impl RegionCounter<'_> {
             let bytes = index.min_offset(ref_id as usize, first)?.compressed()
                 ..index.min_offset(ref_id as usize, last)?.compressed();
             bam.prefetch(bytes.start..bytes.end + (1 << 16));
-            sweep.restart();
-            let (filter, strand, overlap) = (self.filter, self.strand, self.overlap);
-            let plain = strand == StrandRule::default() && overlap == OverlapRule::default();
-            let read_blocks = &mut self.read_blocks;
+            self.counter.restart();
+            let counter = &mut self.counter;
             for chunk in index.query(ref_id as usize, first, last)? {
                 let mut done = false;
                 self.reader.for_each(bam, chunk, |record| {
@@ -330,51 +328,13 @@ impl RegionCounter<'_> {
                             ControlFlow::Continue(())
                         };
                     }
-                    let flag = record.flag();
-                    if !filter.keeps(flag, record.mapq()) {
-                        return ControlFlow::Continue(());
-                    }
-                    let cigar = record.cigar();
-                    let end = read_end(flag, pos, cigar.len(), cigar.reference_span());
-                    if plain {
-                        sweep.add(pos, end, |i| counts[i as usize * files + column] += 1);
-                        return ControlFlow::Continue(());
-                    }
-                    if overlap.split {
-                        read_blocks.start(pos);
-                        for (length, op) in cigar.ops() {
-                            match op {
-                                CigarOp::Match
-                                | CigarOp::SeqMatch
-                                | CigarOp::SeqMismatch
-                                | CigarOp::Deletion => read_blocks.cover(length),
-                                CigarOp::Skip => read_blocks.skip(length),
-                                _ => {}
-                            }
-                        }
-                        read_blocks.finish();
-                    }
-                    let reach = if touching { end.max(pos + 1) } else { end };
-                    sweep.add_overlapping(pos, reach, |start, stop, i| {
-                        let stop = stop - i64::from(touching);
-                        let region = &all[i as usize];
-                        if !strand.keeps(flag, region.strand) {
-                            return;
-                        }
-                        let counted = if overlap.split {
-                            let whole = [(start, stop)];
-                            let region_blocks = match region.blocks {
-                                (from, to) if from < to => &blocks[from as usize..to as usize],
-                                _ => &whole[..],
-                            };
-                            overlap.counts_blocks(&read_blocks.blocks, region_blocks)
-                        } else {
-                            overlap.counts_span(pos, end, start, stop)
-                        };
-                        if counted {
-                            counts[i as usize * files + column] += 1;
-                        }
-                    });
+                    let read = CountedRead {
+                        pos,
+                        flag: record.flag(),
+                        mapq: record.mapq(),
+                        cigar: Cigar(record.cigar().as_bytes()),
+                    };
+                    counter.add(read, shape, |i| counts[i as usize * files + column] += 1);
                     ControlFlow::Continue(())
                 })?;
                 if done {
@@ -465,7 +425,7 @@ impl RegionCounter<'_> {
 }
 
 /// What a count needs before it runs: the BAMs, where regions come from, the count
-/// columns and the read filter.
+/// columns and multicov's rules for whether a read counts.
 pub struct CountJob {
     bams: BamSet,
     names: Vec<String>,
@@ -474,9 +434,7 @@ pub struct CountJob {
     bed: Option<PathBuf>,
     window: Option<u64>,
     columns: Vec<usize>,
-    filter: ReadFilter,
-    strand: StrandRule,
-    overlap: OverlapRule,
+    rule: ReadCountRule,
 }
 
 /// The names and lengths of the reference sequences of the BAMs' (shared) header.
@@ -545,20 +503,22 @@ impl CountJob {
             .iter()
             .map(|p| args.bams.iter().rposition(|q| q == p).unwrap_or(0))
             .collect();
-        let filter = ReadFilter {
-            min_map_quality: args.min_map_quality,
-            proper_pairs_only: args.proper_pairs,
-            keep_duplicates: args.duplicates,
-            keep_qc_failed: args.qc_failed,
-        };
-        let strand = StrandRule {
-            same: args.same_strand,
-            opposite: args.opposite_strand,
-        };
-        let overlap = OverlapRule {
-            min_fraction: args.min_overlap.unwrap_or(DEFAULT_MIN_FRACTION),
-            reciprocal: args.reciprocal,
-            split: args.split,
+        let rule = ReadCountRule {
+            filter: ReadFilter {
+                min_map_quality: args.min_map_quality,
+                proper_pairs_only: args.proper_pairs,
+                keep_duplicates: args.duplicates,
+                keep_qc_failed: args.qc_failed,
+            },
+            strand: StrandRule {
+                same: args.same_strand,
+                opposite: args.opposite_strand,
+            },
+            overlap: OverlapRule {
+                min_fraction: args.min_overlap.unwrap_or(DEFAULT_MIN_FRACTION),
+                reciprocal: args.reciprocal,
+                split: args.split,
+            },
         };
         Ok(Self {
             bams,
@@ -568,9 +528,7 @@ impl CountJob {
             bed: args.bed.clone(),
             window: args.window,
             columns,
-            filter,
-            strand,
-            overlap,
+            rule,
         })
     }
 
@@ -609,7 +567,7 @@ impl CountJob {
             ids: self.ids.clone(),
             lengths: self.lengths.clone(),
             task_bytes: task_bytes.max(1),
-            split: self.overlap.split,
+            split: self.rule.overlap.split,
             line_blocks: Vec::new(),
             ended: false,
         };
@@ -628,10 +586,7 @@ impl CountJob {
             |_| {
                 Ok(RegionCounter {
                     bams: &self.bams,
-                    filter: self.filter,
-                    strand: self.strand,
-                    overlap: self.overlap,
-                    read_blocks: ReadBlocks::default(),
+                    counter: StretchCounter::new(self.rule),
                     columns: &self.columns,
                     names: &self.names,
                     reader: RangeReader::new(),

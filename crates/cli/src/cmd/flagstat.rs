@@ -23,6 +23,7 @@ use seqfarm_io::bgzf::{self, InflateBuffer, Inflater, VirtualRange};
 use seqfarm_io::cram;
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
+use seqfarm_io::sam::flag_fields;
 use seqfarm_io::sam::text::MAX_LINE;
 use seqfarm_io::Error;
 use seqfarm_regions::{FlagCounts, FlagstatFormat};
@@ -31,8 +32,6 @@ use crate::common::{
     farm_error, refuse_shared_outputs, with_bam_indexes, CramReference, FarmArgs, ForceArg,
 };
 use crate::farm_stats::StatsFile;
-
-mod sam;
 
 /// An existing `-o FILE` or `--stats FILE` is replaced: samtools flagstat prints to
 /// standard output, which a re-run's redirection (`> FILE`) replaces.
@@ -549,5 +548,47 @@ fn merge(workers: Vec<FlagWorker<'_>>, mut counts: FlagCounts) -> FlagCounts {
 fn count_sam(name: &Path, reader: impl Read + Send + 'static) -> anyhow::Result<FlagCounts> {
     let input = Input::from_reader(name, Box::new(reader))?;
     let mut lines = LineReader::new(input).with_max_len(MAX_LINE, "SAM line");
-    Ok(sam::count(&mut lines)?)
+    let mut counts = FlagCounts::default();
+    flag_fields::read_each(&mut lines, |record| {
+        counts.count(record.flag, record.ref_id, record.mate_ref_id, record.mapq);
+    })?;
+    Ok(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn count_bytes(sam: &[u8]) -> FlagCounts {
+        count_sam(Path::new("x.sam"), Cursor::new(sam.to_vec())).unwrap()
+    }
+
+    #[test]
+    fn counts_sam_lines_like_htslib() {
+        let sam = b"@HD\tVN:1.6\n@SQ\tSN:a\tLN:100\n@SQ\tSN:b\tLN:100\n\
+r1\t99\ta\t1\t60\t10M\t=\t20\t29\tACGTACGTAC\t*\n\
+r2\t65\ta\t5\t30\t10M\tb\t5\t0\t*\t*\n\
+r3\t0\tzz\t5\t30\t10M\t*\t0\t0\t*\t*\n\
+r4\t0x10\ta\t0\t30\t10M\t*\t0\t0\t*\t*\n";
+        let c = count_bytes(sam);
+        assert_eq!(c.total, [4, 0]);
+        // r3: unknown reference; r4: position 0: both unmapped.
+        assert_eq!(c.mapped, [2, 0]);
+        assert_eq!(c.mate_other_chr, [1, 0]);
+        // A header without records is a valid, empty SAM.
+        assert_eq!(count_bytes(b"@HD\tVN:1.6\n").total, [0, 0]);
+    }
+
+    #[test]
+    fn alternative_reference_names_resolve() {
+        let sam = b"@SQ\tSN:r1\tLN:1000\n@SQ\tSN:r3\tLN:1000\tAN:ref3,chr3\n\
+a\t0\tref3\t1\t60\t3M\t*\t0\t0\tACG\t*\n\
+b\t1\tr1\t1\t60\t3M\tchr3\t5\t0\tACG\t*\n\
+c\t1\tchr3\t1\t60\t3M\tr3\t5\t0\tACG\t*\n\
+d\t0\tzz\t1\t60\t3M\t*\t0\t0\tACG\t*\n";
+        let c = count_bytes(sam);
+        // As samtools: a, b and c mapped; b's mate is on another reference, c's is not.
+        assert_eq!(c.mapped, [3, 0]);
+        assert_eq!(c.mate_other_chr, [1, 0]);
+    }
 }

@@ -9,7 +9,7 @@
 //! * Workers ([`replay`]) parse their lines into sites ([`sites`]): biallelic SNVs, the
 //!   contig found in the BAMs, sites behind an earlier one dropped. They replay htslib's
 //!   pileup over the sites' ranges from a little before them
-//!   ([`seqfarm_regions::pileup::engine`]), widening the replay until nothing before it
+//!   ([`seqfarm_regions::pileup::replay`]), widening the replay until nothing before it
 //!   can change the result, and find per site the counts and the next covered
 //!   positions. Then they walk their sites as snp-pileup's loop does and write the rows
 //!   ([`rows`]), from a walk state just before their first site on a BAM contig.
@@ -32,7 +32,8 @@ use seqfarm_io::bgzf_writer::compressor_threads;
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::vcf::VcfSites;
-use seqfarm_regions::pileup::visit::{Next, RowRules, Site, SiteWalker};
+use seqfarm_regions::pileup::replay::{ReplayFindings, ReplayStats};
+use seqfarm_regions::pileup::visit::{RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
 use crate::common::{
@@ -171,14 +172,9 @@ pub struct Task {
     range: std::ops::Range<i64>,
     /// The sites, in VCF order (sites of other contigs than `ref_id` have `ref_id -1`).
     sites: Vec<Site>,
-    /// Per site on `ref_id`: the first covered position at or after it, and after it.
-    nexts: Vec<(Next, Next)>,
-    /// Per site on `ref_id` and per BAM: `[R, A, E, D, depth]`.
-    counts: Vec<[u32; 5]>,
-    /// Covered pseudo-SNP positions found, and per BAM `[counted, depth]` there.
-    pseudo: Vec<i64>,
-    /// Counts at `pseudo` positions, BAM by BAM.
-    pseudo_counts: Vec<[u32; 2]>,
+    /// What the replay found: per site on `ref_id` the next covered positions and the
+    /// counts per BAM, and the covered pseudo-SNP positions with their counts.
+    found: ReplayFindings,
     /// Without pseudo-SNPs: the task's VCF lines, whole, for the worker to parse.
     text: Vec<u8>,
     /// The last line of `text` holds only the line's first bytes.
@@ -204,10 +200,7 @@ impl Task {
         self.ref_id = -1;
         self.range = 0..0;
         self.sites.clear();
-        self.nexts.clear();
-        self.counts.clear();
-        self.pseudo.clear();
-        self.pseudo_counts.clear();
+        self.found.clear();
         self.text.clear();
         self.last_line_cut = false;
         self.header_lines = 0;
@@ -247,7 +240,7 @@ pub struct RunFigures {
     /// BGZF blocks the workers inflated.
     pub blocks: u64,
     /// What the workers replayed.
-    pub replay: replay::ReplayStats,
+    pub replay: ReplayStats,
     /// Tasks planned, up to the end of the range run.
     pub planned: usize,
     /// What the planner skipped (with pseudo-SNPs; otherwise the tasks carry it).
@@ -393,7 +386,7 @@ impl SnpPileupJob {
                 }
             },
             |_| {
-                Ok(replay::Replayer::new(
+                Ok(replay::SiteWorker::new(
                     &self.bams,
                     &self.contigs,
                     &self.names,
@@ -406,9 +399,9 @@ impl SnpPileupJob {
         )
         .map_err(farm_error)?;
         drop(emit);
-        let mut replayed = replay::ReplayStats::default();
+        let mut replayed = ReplayStats::default();
         for worker in &report.workers {
-            replayed += worker.stats;
+            replayed += worker.stats();
         }
         Ok(RunFigures {
             blocks: report.workers.iter().map(|w| w.blocks_inflated()).sum(),

@@ -9,9 +9,11 @@
 //! other in the file.
 //!
 //! [`text`] reads SAM text back: `@SQ` reference names with their aliases, and the
-//! checks htslib makes on a record's fields.
+//! checks htslib makes on a record's fields; [`flag_fields`] reads a SAM's records as
+//! FLAG statistics need them.
 
 pub mod bam;
+pub mod flag_fields;
 pub mod tag_text;
 pub mod text;
 

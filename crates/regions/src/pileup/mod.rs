@@ -13,6 +13,9 @@
 //!   (whether a read was dropped, whether its mate's qualities were rewritten). A result
 //!   that any unknown could change is reported as uncertain, and the caller replays from
 //!   further back; at a contig start nothing is unknown.
+//! * [`replay`]: a task's sites replayed in clusters from reads a caller's files hand
+//!   over ([`replay::ReadSource`]), each replay widened back until no unknown can change
+//!   its counts and forward until each site's next covered positions are known.
 //! * [`overlap`]: the quality rewrite of overlapping mates, base for base.
 //! * [`cigar`]: reference spans, read bases at a position, aligned-base walks.
 //! * [`visit`]: snp-pileup's loop that walks the VCF against the pileup positions (with
@@ -21,6 +24,7 @@
 pub mod cigar;
 pub mod engine;
 pub mod overlap;
+pub mod replay;
 pub mod visit;
 
 use crate::flags;

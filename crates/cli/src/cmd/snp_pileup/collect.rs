@@ -1,20 +1,19 @@
 //! The collector: snp-pileup's walk over the sites, in VCF order, writing the rows.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 
 use indicatif::ProgressBar;
 use seqfarm_farm::Collector;
-use seqfarm_io::bam::{BamSet, RangeReader};
+use seqfarm_io::bam::BamSet;
 use seqfarm_io::bgzf_writer::ParallelBgzfWriter;
 use seqfarm_io::output::Output;
 use seqfarm_plot::SiteTable;
-use seqfarm_regions::pileup::engine::FileEngine;
-use seqfarm_regions::pileup::visit::{CoverageProbe, FoundPosition, SiteWalker};
+use seqfarm_regions::pileup::replay::ContigProbe;
+use seqfarm_regions::pileup::visit::SiteWalker;
 use seqfarm_regions::pileup::PileupParams;
 
-use super::replay::{Contig, ReadWindow, OVERHANG};
+use super::replay::BamReads;
 use super::sites::{ContigAt, LineFailure};
 use super::skipped::{SkipTally, SkippedSites};
 use super::{rows, Task};
@@ -71,80 +70,6 @@ impl Sink {
     }
 }
 
-/// Finds covered positions past the contigs the workers looked at, on the collector's
-/// thread: a replay from a contig start is exact.
-pub struct ContigProbe<'a> {
-    bams: &'a BamSet,
-    params: PileupParams,
-    reader: RangeReader,
-    engine: FileEngine,
-    found: HashMap<i32, Option<FoundPosition>>,
-}
-
-impl<'a> ContigProbe<'a> {
-    fn new(bams: &'a BamSet, params: PileupParams) -> Self {
-        Self {
-            bams,
-            params,
-            reader: RangeReader::new(),
-            engine: FileEngine::new(),
-            found: HashMap::new(),
-        }
-    }
-
-    /// The first covered position of contig `ref_id` with its counts, if any: replays
-    /// the contig from its start (where nothing is unknown) until some coverage.
-    fn first_on(&mut self, ref_id: i32) -> anyhow::Result<Option<FoundPosition>> {
-        let contig = Contig {
-            bams: self.bams,
-            params: self.params,
-            ref_id,
-        };
-        let whole = contig.len() + OVERHANG;
-        let mut first: Option<i64> = None;
-        for file in 0..self.bams.len() {
-            self.engine.reset(self.params, ref_id, 0, &[]);
-            let window = ReadWindow {
-                until_covered: Some(0),
-                ..ReadWindow::new(0, first.map_or(whole, |f| f + 1))
-            };
-            contig.push_reads(file, window, &mut self.reader, &mut self.engine)?;
-            if let Some(&(s, _)) = self.engine.coverage().first() {
-                first = Some(first.map_or(s, |f: i64| f.min(s)));
-            }
-        }
-        let Some(pos) = first else {
-            return Ok(None);
-        };
-        let counts = contig.counts_at(pos, &mut self.reader, &mut self.engine)?;
-        Ok(Some(FoundPosition {
-            ref_id,
-            pos,
-            counts,
-        }))
-    }
-}
-
-impl CoverageProbe for ContigProbe<'_> {
-    type Error = anyhow::Error;
-
-    fn first_after_contig(&mut self, ref_id: i32) -> anyhow::Result<Option<FoundPosition>> {
-        if let Some(found) = self.found.get(&ref_id) {
-            return Ok(found.clone());
-        }
-        let contigs = self.bams.header().map_or(0, |h| h.references.len()) as i32;
-        let mut found = None;
-        for next in ref_id.max(-1) + 1..contigs {
-            if let Some(f) = self.first_on(next)? {
-                found = Some(f);
-                break;
-            }
-        }
-        self.found.insert(ref_id, found.clone());
-        Ok(found)
-    }
-}
-
 /// Receives the tasks in order, walks their sites and writes the rows.
 pub struct RowCollector<'a> {
     walker: SiteWalker,
@@ -155,7 +80,9 @@ pub struct RowCollector<'a> {
     /// The furthest BAM contig of the sites so far, as the VCF first named it.
     furthest: Option<(i32, Vec<u8>)>,
     sink: Option<Sink>,
-    probe: ContigProbe<'a>,
+    /// Finds covered positions past the contigs the workers looked at: a replay from a
+    /// contig start, on this thread.
+    probe: ContigProbe<BamReads<'a>>,
     names: Vec<String>,
     rows: Vec<u8>,
     files: usize,
@@ -189,7 +116,7 @@ impl<'a> RowCollector<'a> {
             lines: 0,
             furthest: None,
             sink: Some(sink),
-            probe: ContigProbe::new(bams, params),
+            probe: ContigProbe::new(BamReads::new(bams), params),
             names,
             rows: Vec::with_capacity(1 << 20),
             files: bams.len(),
@@ -272,11 +199,11 @@ impl Collector<Task, anyhow::Error> for RowCollector<'_> {
             self.check_lines(task)?;
             walked = rows::take_rows(task, &mut self.walker, &mut self.rows);
         }
-        for (i, &pos) in task.pseudo.iter().enumerate() {
+        for (i, &pos) in task.found.pseudo.iter().enumerate() {
             self.walker.offer_pseudo(
                 task.ref_id,
                 pos,
-                &task.pseudo_counts[i * files..(i + 1) * files],
+                &task.found.pseudo_counts[i * files..(i + 1) * files],
             );
         }
         for (site, finding) in rows::findings(task, files).skip(walked) {

@@ -30,10 +30,10 @@ pub fn encode(task: &Task, files: usize, out: &mut Vec<u8>) {
         previous = site.pos;
         w.0.extend_from_slice(&[site.reference, site.alternate]);
         if site.ref_id >= 0 {
-            let (next, next_after) = task.nexts[k];
+            let (next, next_after) = task.found.nexts[k];
             w.next(next, site.pos);
             w.next(next_after, site.pos);
-            for counts in &task.counts[k * files..(k + 1) * files] {
+            for counts in &task.found.counts[k * files..(k + 1) * files] {
                 for &c in counts {
                     w.unsigned(u64::from(c));
                 }
@@ -41,13 +41,13 @@ pub fn encode(task: &Task, files: usize, out: &mut Vec<u8>) {
             k += 1;
         }
     }
-    w.unsigned(task.pseudo.len() as u64);
+    w.unsigned(task.found.pseudo.len() as u64);
     let mut previous = 0i64;
-    for &pos in &task.pseudo {
+    for &pos in &task.found.pseudo {
         w.signed(pos - previous);
         previous = pos;
     }
-    for counts in &task.pseudo_counts {
+    for counts in &task.found.pseudo_counts {
         w.unsigned(u64::from(counts[0]));
         w.unsigned(u64::from(counts[1]));
     }
@@ -76,13 +76,13 @@ pub fn decode(bytes: &[u8], at: &mut usize, files: usize, task: &mut Task) -> an
                 alternate,
             });
             if ref_id >= 0 {
-                task.nexts.push((r.next(pos)?, r.next(pos)?));
+                task.found.nexts.push((r.next(pos)?, r.next(pos)?));
                 for _ in 0..files {
                     let mut counts = [0u32; 5];
                     for c in &mut counts {
                         *c = r.unsigned32()?;
                     }
-                    task.counts.push(counts);
+                    task.found.counts.push(counts);
                 }
             }
         }
@@ -90,10 +90,12 @@ pub fn decode(bytes: &[u8], at: &mut usize, files: usize, task: &mut Task) -> an
         let mut previous = 0i64;
         for _ in 0..pseudo {
             previous += r.signed()?;
-            task.pseudo.push(previous);
+            task.found.pseudo.push(previous);
         }
         for _ in 0..pseudo * files {
-            task.pseudo_counts.push([r.unsigned32()?, r.unsigned32()?]);
+            task.found
+                .pseudo_counts
+                .push([r.unsigned32()?, r.unsigned32()?]);
         }
         Ok(())
     })()
@@ -290,14 +292,14 @@ mod tests {
                 alternate: b'G',
             });
         }
-        task.nexts = vec![
+        task.found.nexts = vec![
             (Next::At(1_000_000), Next::At(1_000_004)),
             (Next::PastContig, Next::PastContig),
             (Next::At(1_000_300), Next::At(1 << 40)),
         ];
-        task.counts = (0..6).map(|i| [i, 300, 2, 0, u32::MAX]).collect();
-        task.pseudo = vec![999_000, 1_000_100];
-        task.pseudo_counts = vec![[1, 2], [3, 4], [5, 6], [7, 8]];
+        task.found.counts = (0..6).map(|i| [i, 300, 2, 0, u32::MAX]).collect();
+        task.found.pseudo = vec![999_000, 1_000_100];
+        task.found.pseudo_counts = vec![[1, 2], [3, 4], [5, 6], [7, 8]];
         let mut bytes = Vec::new();
         encode(&task, 2, &mut bytes);
         encode(&Task::default(), 2, &mut bytes);
@@ -308,10 +310,10 @@ mod tests {
             (1, 12, &task.summary)
         );
         assert_eq!(back.sites, task.sites);
-        assert_eq!(back.nexts, task.nexts);
-        assert_eq!(back.counts, task.counts);
-        assert_eq!(back.pseudo, task.pseudo);
-        assert_eq!(back.pseudo_counts, task.pseudo_counts);
+        assert_eq!(back.found.nexts, task.found.nexts);
+        assert_eq!(back.found.counts, task.found.counts);
+        assert_eq!(back.found.pseudo, task.found.pseudo);
+        assert_eq!(back.found.pseudo_counts, task.found.pseudo_counts);
         decode(&bytes, &mut at, 2, &mut back).unwrap();
         assert!(back.sites.is_empty());
         assert_eq!(at, bytes.len());

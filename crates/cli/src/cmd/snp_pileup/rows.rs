@@ -69,8 +69,8 @@ pub fn findings(
     let mut k = 0;
     task.sites.iter().map(move |site| {
         let finding = (site.ref_id >= 0).then(|| {
-            let (next, next_after) = task.nexts[k];
-            let counts = &task.counts[k * files..(k + 1) * files];
+            let (next, next_after) = task.found.nexts[k];
+            let counts = &task.found.counts[k * files..(k + 1) * files];
             k += 1;
             SiteFinding {
                 next,
@@ -148,9 +148,9 @@ pub(super) mod tests {
         };
         let mut task = Task::default();
         for s in sites.iter().filter(|s| s.ref_id >= 0) {
-            task.nexts.push((next(s.pos), next(s.pos + 1)));
+            task.found.nexts.push((next(s.pos), next(s.pos + 1)));
             let n = u32::from(covered.contains(&s.pos));
-            task.counts.push([n, 0, 0, 0, n]);
+            task.found.counts.push([n, 0, 0, 0, n]);
         }
         task.sites = sites.to_vec();
         task

@@ -1,18 +1,36 @@
-//! Flagstat over SAM text: the four fields it needs, interpreted as htslib does, and
-//! the records checked as htslib checks them before it counts them.
+//! Reading SAM text for FLAG statistics (`samtools flagstat` on a SAM): per alignment
+//! line, the four fields flagstat counts by, interpreted as htslib does (an unknown
+//! reference name or a zero position makes a read unmapped), after the checks htslib
+//! makes on the record before it accepts it ([`super::text::check_record`]).
+//!
+//! The counting itself stays with the caller: [`read_each`] hands each record's
+//! [`FlagFields`] over.
 
-use seqfarm_io::input::LineReader;
-use seqfarm_io::sam::text::{check_record, ReferenceNames};
-use seqfarm_io::Error;
-use seqfarm_regions::flags::UNMAPPED;
-use seqfarm_regions::FlagCounts;
+use super::text::{check_record, ReferenceNames};
+use crate::bam::flags::UNMAPPED;
+use crate::input::LineReader;
+use crate::Error;
 
-/// Counts every alignment line of `lines`; `@SQ` header lines name the references (by
-/// `SN` and by the alternative names of `AN`). An input without a single line (an
-/// empty file) is an error, as it is for samtools.
-pub fn count(lines: &mut LineReader) -> Result<FlagCounts, Error> {
+/// The fields of one alignment line that FLAG statistics count by, as htslib reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlagFields {
+    /// FLAG, with the unmapped bit set where htslib sets it: no placed reference, or no
+    /// CIGAR.
+    pub flag: u16,
+    /// Reference index (`-1`: `*`, a name no `@SQ` line gives, or POS 0).
+    pub ref_id: i32,
+    /// The mate's reference index (`-1`: `*`, a name no `@SQ` line gives, or PNEXT 0).
+    pub mate_ref_id: i32,
+    /// Mapping quality.
+    pub mapq: u8,
+}
+
+/// Reads every line of `lines`, giving each alignment line's fields to `each`; `@SQ`
+/// header lines name the references (by `SN` and by the alternative names of `AN`). An
+/// input without a single line (an empty file) is an error, as it is for samtools; a
+/// malformed line is an error naming its line.
+pub fn read_each(lines: &mut LineReader, mut each: impl FnMut(FlagFields)) -> Result<(), Error> {
     let mut refs = ReferenceNames::default();
-    let mut counts = FlagCounts::default();
     let mut empty = true;
     while lines.next_line()? {
         let line = &lines.line;
@@ -24,9 +42,9 @@ pub fn count(lines: &mut LineReader) -> Result<FlagCounts, Error> {
             refs.add_header_line(line);
             continue;
         }
-        let (flag, tid, mtid, mapq) =
+        let fields =
             parse_line(line, &refs).map_err(|m| Error::line(&lines.input.path, lines.number, m))?;
-        counts.count(flag, tid, mtid, mapq);
+        each(fields);
     }
     if empty {
         return Err(Error::format(
@@ -35,11 +53,11 @@ pub fn count(lines: &mut LineReader) -> Result<FlagCounts, Error> {
             "empty input: no SAM header or records, and not a BAM",
         ));
     }
-    Ok(counts)
+    Ok(())
 }
 
-/// FLAG, reference index, mate reference index and MAPQ of one alignment line.
-fn parse_line(line: &[u8], refs: &ReferenceNames) -> Result<(u16, i32, i32, u8), String> {
+/// The [`FlagFields`] of one alignment line.
+fn parse_line(line: &[u8], refs: &ReferenceNames) -> Result<FlagFields, String> {
     let mut fields = line.split(|&b| b == b'\t');
     let mut next = |what: &str| {
         fields
@@ -80,7 +98,12 @@ fn parse_line(line: &[u8], refs: &ReferenceNames) -> Result<(u16, i32, i32, u8),
     if pnext == 0 && mtid >= 0 {
         mtid = -1;
     }
-    Ok((flag, tid, mtid, mapq))
+    Ok(FlagFields {
+        flag,
+        ref_id: tid,
+        mate_ref_id: mtid,
+        mapq,
+    })
 }
 
 /// A FLAG: decimal, `0x` hexadecimal or `0` octal, as htslib accepts.
@@ -99,6 +122,7 @@ fn parse_flag(field: &[u8]) -> Result<u16, String> {
         .ok_or_else(|| format!("invalid FLAG {text:?}"))
 }
 
+/// An unsigned decimal field (`what` names it in the error).
 fn parse_uint(field: &[u8], what: &str) -> Result<u64, String> {
     std::str::from_utf8(field)
         .ok()
@@ -109,33 +133,53 @@ fn parse_uint(field: &[u8], what: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use seqfarm_io::input::Input;
+    use crate::input::Input;
 
-    fn count_bytes(sam: &[u8]) -> Result<FlagCounts, Error> {
+    /// The fields of every record of `sam`.
+    fn read_bytes(sam: &[u8]) -> Result<Vec<FlagFields>, Error> {
         let input = Input::from_reader("x.sam", Box::new(std::io::Cursor::new(sam.to_vec())))?;
-        count(&mut LineReader::new(input))
+        let mut records = Vec::new();
+        read_each(&mut LineReader::new(input), |fields| records.push(fields))?;
+        Ok(records)
+    }
+
+    fn fields(flag: u16, ref_id: i32, mate_ref_id: i32, mapq: u8) -> FlagFields {
+        FlagFields {
+            flag,
+            ref_id,
+            mate_ref_id,
+            mapq,
+        }
     }
 
     #[test]
-    fn counts_sam_lines_like_htslib() {
+    fn reads_sam_lines_like_htslib() {
         let sam = b"@HD\tVN:1.6\n@SQ\tSN:a\tLN:100\n@SQ\tSN:b\tLN:100\n\
 r1\t99\ta\t1\t60\t10M\t=\t20\t29\tACGTACGTAC\t*\n\
 r2\t65\ta\t5\t30\t10M\tb\t5\t0\t*\t*\n\
 r3\t0\tzz\t5\t30\t10M\t*\t0\t0\t*\t*\n\
 r4\t0x10\ta\t0\t30\t10M\t*\t0\t0\t*\t*\n";
-        let c = count_bytes(sam).unwrap();
-        assert_eq!(c.total, [4, 0]);
-        // r3: unknown reference; r4: position 0: both unmapped.
-        assert_eq!(c.mapped, [2, 0]);
-        assert_eq!(c.mate_other_chr, [1, 0]);
+        let records = read_bytes(sam).unwrap();
+        assert_eq!(records.len(), 4);
+        // r1 and r2 mapped, r2's mate on another reference; r3: unknown reference; r4:
+        // position 0: both unmapped.
+        assert_eq!(
+            records,
+            [
+                fields(99, 0, 0, 60),
+                fields(65, 0, 1, 30),
+                fields(UNMAPPED, -1, -1, 30),
+                fields(0x10 | UNMAPPED, -1, -1, 30),
+            ]
+        );
     }
 
     #[test]
     fn malformed_lines_name_the_line() {
         let sam = b"@SQ\tSN:a\tLN:100\nr1\tx\ta\t1\t60\t10M\t=\t20\t29\tA\t*\n";
-        let e = count_bytes(sam).unwrap_err().to_string();
+        let e = read_bytes(sam).unwrap_err().to_string();
         assert!(e.contains("x.sam: line 2: ") && e.contains("FLAG"), "{e}");
-        let e = count_bytes(b"r1\t0\t*\t0\n").unwrap_err().to_string();
+        let e = read_bytes(b"r1\t0\t*\t0\n").unwrap_err().to_string();
         assert!(e.contains("line 1: "), "{e}");
     }
 
@@ -153,18 +197,18 @@ r4\t0x10\ta\t0\t30\t10M\t*\t0\t0\t*\t*\n";
             ("r\t0\ta\t1\t60\t3M\t*\t0\tx\tACG\t*", "TLEN"),
         ] {
             let sam = format!("{head}r0\t4\t*\t0\t0\t*\t*\t0\t0\t*\t*\n{record}\n");
-            let e = count_bytes(sam.as_bytes()).unwrap_err().to_string();
+            let e = read_bytes(sam.as_bytes()).unwrap_err().to_string();
             assert!(e.contains("x.sam: line 3") && e.contains(want), "{e}");
         }
     }
 
     #[test]
     fn an_empty_input_is_an_error() {
-        let e = count_bytes(b"").unwrap_err().to_string();
+        let e = read_bytes(b"").unwrap_err().to_string();
         assert!(e.contains("x.sam") && e.contains("empty input"), "{e}");
-        assert!(count_bytes(b"\n\n").is_err());
+        assert!(read_bytes(b"\n\n").is_err());
         // A header without records is a valid, empty SAM.
-        assert_eq!(count_bytes(b"@HD\tVN:1.6\n").unwrap().total, [0, 0]);
+        assert_eq!(read_bytes(b"@HD\tVN:1.6\n").unwrap(), []);
     }
 
     #[test]
@@ -174,9 +218,15 @@ a\t0\tref3\t1\t60\t3M\t*\t0\t0\tACG\t*\n\
 b\t1\tr1\t1\t60\t3M\tchr3\t5\t0\tACG\t*\n\
 c\t1\tchr3\t1\t60\t3M\tr3\t5\t0\tACG\t*\n\
 d\t0\tzz\t1\t60\t3M\t*\t0\t0\tACG\t*\n";
-        let c = count_bytes(sam).unwrap();
         // As samtools: a, b and c mapped; b's mate is on another reference, c's is not.
-        assert_eq!(c.mapped, [3, 0]);
-        assert_eq!(c.mate_other_chr, [1, 0]);
+        assert_eq!(
+            read_bytes(sam).unwrap(),
+            [
+                fields(0, 1, -1, 60),
+                fields(1, 0, 1, 60),
+                fields(1, 1, 1, 60),
+                fields(UNMAPPED, -1, -1, 60),
+            ]
+        );
     }
 }
