@@ -15,30 +15,34 @@
 //! named, at any thread count.
 
 mod args;
+mod header;
+mod index_check;
 mod mate_files;
 mod metrics;
 mod outputs;
 mod records;
 mod summary;
+mod terminal;
+#[cfg(test)]
+mod tests;
 mod worker;
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::{Scope, ScopedJoinHandle};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
 use seqfarm_io::bam_sort::{BamSorter, IndexedBamWriter};
-use seqfarm_io::bgzf_writer::{BgzfCompressor, EOF_MARKER};
+use seqfarm_io::bgzf_writer::EOF_MARKER;
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
-use seqfarm_io::reads::{ChunkLimits, InputChunk, InputChunker, InputFormat};
-use seqfarm_io::sam::bam::{check_reference_lengths, encode_header};
-use seqfarm_io::sam::{SamHeader, SamReference};
+use seqfarm_io::reads::{ChunkLimits, InputChunk, InputChunker};
 use seqfarm_plot::AlignTally;
 
 pub use self::args::AlignArgs;
+pub use self::header::command_line;
+pub(crate) use self::header::header_bytes;
+use self::index_check::{check_first_bytes, IndexCheck};
 pub use self::mate_files::ReadRouting;
 use self::mate_files::{ReadFileBuffers, ReadFiles};
 pub(crate) use self::metrics::MetricsCounts;
@@ -47,12 +51,12 @@ use self::outputs::{read_file_paths, sort_index_path};
 pub use self::records::RecordStyle;
 use self::summary::write_summary;
 pub use self::summary::{summary_text, AlignedTimes, SummaryCounts, SummaryStyle};
+use self::terminal::{input_progress, PhaseTimer};
 pub use self::worker::{ChunkFormat, ChunkWorker, Sample};
 use crate::common::farm_error;
 use crate::farm_stats::StatsFile;
 use crate::numa::PlacedIndex;
 use crate::plot_file::PlotFile;
-use crate::progress;
 
 /// Reads per task: large enough to amortise the task hand-over and fill the SIMD
 /// extension groups, small enough that every worker has several in flight.
@@ -107,19 +111,6 @@ impl AlignTask {
     }
 }
 
-/// The header as the output file starts: BGZF blocks of its own for BAM, text for SAM.
-pub(crate) fn header_bytes(header: &SamHeader, bam: bool) -> Vec<u8> {
-    if bam {
-        let mut bytes = Vec::new();
-        encode_header(header, &mut bytes);
-        let mut blocks = Vec::new();
-        BgzfCompressor::new(BAM_LEVEL).compress(&bytes, &mut blocks);
-        blocks
-    } else {
-        header.text.as_bytes().to_vec()
-    }
-}
-
 /// What a run's summary reports: its counts, and which blocks the text has.
 #[derive(Debug, Clone, Copy)]
 pub struct AlignSummary {
@@ -147,48 +138,6 @@ pub struct AlignRun<'a> {
 }
 
 impl AlignArgs {
-    /// The SAM header of a run on `index`, `command_line` its `@PG CL:` (see
-    /// [`command_line`]).
-    pub fn header(&self, index: &FmIndex, command_line: &str) -> anyhow::Result<SamHeader> {
-        let references = index
-            .contigs()
-            .iter()
-            .map(|c| SamReference {
-                name: c.name.clone(),
-                len: c.len,
-            })
-            .collect::<Vec<_>>();
-        if self.output.bam.is_some() {
-            check_reference_lengths(&references).map_err(anyhow::Error::msg)?;
-        }
-        let mut lines = Vec::new();
-        if let Some(rg) = self.output.read_group_line()? {
-            lines.push(rg);
-        }
-        lines.push(format!(
-            "@PG\tID:seqfarm\tPN:seqfarm\tVN:{}\tCL:{}",
-            env!("CARGO_PKG_VERSION"),
-            command_line
-        ));
-        let sort_order = if self.output.sort {
-            "coordinate"
-        } else {
-            "unsorted"
-        };
-        let mut header = SamHeader::new(references, sort_order, &lines);
-        if self.output.no_head {
-            header.text.clear();
-        } else if self.output.no_sq {
-            header.text = header
-                .text
-                .lines()
-                .filter(|l| !l.starts_with("@SQ\t"))
-                .flat_map(|l| [l, "\n"])
-                .collect();
-        }
-        Ok(header)
-    }
-
     /// How the records are written, from the output options (an error for a second
     /// read group ID).
     pub fn record_style(&self) -> anyhow::Result<RecordStyle> {
@@ -471,209 +420,5 @@ impl AlignArgs {
             counts: totals.summary,
             style: summary_style,
         })
-    }
-}
-
-/// Index files up to this size are verified before alignment starts (a few
-/// milliseconds): on a damaged index, searches can walk far before they give up.
-const CHECK_FIRST_BYTES: u64 = 64 << 20;
-
-/// [`CHECK_FIRST_BYTES`], or the size the environment variable
-/// `SEQFARM_CHECK_FIRST_BYTES` gives: a setting for tests, which reach the checksum pass
-/// beside the alignment with small indexes.
-fn check_first_bytes() -> u64 {
-    std::env::var("SEQFARM_CHECK_FIRST_BYTES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(CHECK_FIRST_BYTES)
-}
-
-/// The verification of a large index's section checksums, run beside the alignment on a
-/// thread of its own (it hashes the loaded index's bytes), its outcome polled as tasks
-/// are collected so that a damaged index stops the run at the next task (and always
-/// before any output is committed). Dropped unfinished (the run failed), it tells the
-/// thread to stop, so the error is not held up by hashing the rest of the index.
-struct IndexCheck<'scope> {
-    index: &'scope FmIndex,
-    running: Option<ScopedJoinHandle<'scope, Result<bool, seqfarm_fmindex::LoadError>>>,
-    stop: &'scope AtomicBool,
-}
-
-impl<'scope> IndexCheck<'scope> {
-    /// Starts verifying `index` on a thread of `scope` when `run` (otherwise a check
-    /// that passes); setting `stop` ends it early.
-    fn start<'env>(
-        scope: &'scope Scope<'scope, 'env>,
-        index: &'env FmIndex,
-        stop: &'env AtomicBool,
-        run: bool,
-    ) -> Self {
-        let running = run.then(|| scope.spawn(move || index.verify_checksums(stop)));
-        Self {
-            index,
-            running,
-            stop,
-        }
-    }
-
-    /// The verification's error once it has finished with one.
-    fn poll(&mut self) -> anyhow::Result<()> {
-        if self.running.as_ref().is_some_and(|h| h.is_finished()) {
-            self.finish()?;
-        }
-        Ok(())
-    }
-
-    /// Waits for the verification and returns its outcome.
-    fn finish(&mut self) -> anyhow::Result<()> {
-        let Some(running) = self.running.take() else {
-            return Ok(());
-        };
-        running
-            .join()
-            .map_err(|_| anyhow::anyhow!("the index check stopped unexpectedly"))?
-            .with_context(|| format!("cannot load the index {}", self.index.path().display()))?;
-        Ok(())
-    }
-}
-
-impl Drop for IndexCheck<'_> {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-/// Progress on a terminal: input bytes when every input is an uncompressed file (the
-/// total is known), reads otherwise.
-enum InputProgress {
-    Bytes(indicatif::ProgressBar),
-    Reads(indicatif::ProgressBar),
-}
-
-impl InputProgress {
-    fn advance(&self, bytes: u64, reads: u64) {
-        match self {
-            InputProgress::Bytes(bar) => bar.inc(bytes),
-            InputProgress::Reads(bar) => bar.inc(reads),
-        }
-    }
-
-    fn finish(&self) {
-        match self {
-            InputProgress::Bytes(bar) | InputProgress::Reads(bar) => bar.finish_and_clear(),
-        }
-    }
-}
-
-fn input_progress(paths: &[PathBuf], format: InputFormat) -> InputProgress {
-    if format == InputFormat::CommandLine {
-        return InputProgress::Reads(progress::items("align"));
-    }
-    let mut total = 0u64;
-    for path in paths {
-        // Only a regular file is opened here: reading the magic bytes of a pipe (`-1
-        // <(zcat r1.fq.gz)`) would take them from the reads.
-        match seqfarm_io::input::regular_file_size(path) {
-            Some((len, false)) => total += len,
-            _ => return InputProgress::Reads(progress::items("align")),
-        }
-    }
-    InputProgress::Bytes(progress::bytes(total, "align"))
-}
-
-/// The command line for `@PG CL:`, without the thread options (`-p`, `--threads`,
-/// `--pin`), `--numa MODE`, `--mm`, `--stats FILE` and `--sort-memory SIZE`: they do not
-/// change the alignments, and leaving them out keeps the output byte-identical at any
-/// thread count, under any NUMA placement, with the index copied or memory-mapped, with or
-/// without statistics and at any sort memory.
-pub fn command_line(args: impl Iterator<Item = String>) -> String {
-    let mut kept: Vec<String> = Vec::new();
-    let mut skip_value = false;
-    for arg in args {
-        if std::mem::take(&mut skip_value) {
-            continue;
-        }
-        match arg.as_str() {
-            "-p" | "--threads" | "--stats" | "--numa" | "--sort-memory" => skip_value = true,
-            "--pin" | "--mm" => {}
-            a if a.starts_with("--threads=")
-                || a.starts_with("--stats=")
-                || a.starts_with("--numa=")
-                || a.starts_with("--sort-memory=") => {}
-            a if a.starts_with("-p")
-                && a.len() > 2
-                && a[2..].bytes().all(|b| b.is_ascii_digit()) => {}
-            _ => kept.push(arg.replace(['\t', '\n', '\r'], " ")),
-        }
-    }
-    kept.join(" ")
-}
-
-/// bowtie2's `-t/--time`: `Time ...: HH:MM:SS` lines on standard error.
-struct PhaseTimer {
-    on: bool,
-}
-
-impl PhaseTimer {
-    fn new(on: bool) -> Self {
-        Self { on }
-    }
-
-    /// Prints `label: HH:MM:SS` for the time since `since`, when timing is on.
-    fn phase(&self, label: &str, since: Instant) {
-        if self.on {
-            stderr_line!("{label}: {}", clock(since.elapsed().as_secs()));
-        }
-    }
-}
-
-/// Seconds as bowtie2's timer prints them: `HH:MM:SS`.
-fn clock(seconds: u64) -> String {
-    format!(
-        "{:02}:{:02}:{:02}",
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{clock, command_line};
-
-    #[test]
-    fn clock_prints_like_bowtie2() {
-        assert_eq!(clock(0), "00:00:00");
-        assert_eq!(clock(3725), "01:02:05");
-    }
-
-    #[test]
-    fn command_line_leaves_out_thread_options() {
-        let args = [
-            "seqfarm",
-            "align",
-            "-p",
-            "4",
-            "-x",
-            "ix",
-            "-p8",
-            "-t",
-            "--pin",
-            "--mm",
-            "--threads=2",
-            "--stats",
-            "s.json",
-            "--stats=t.json",
-            "--numa",
-            "replicate",
-            "--numa=off",
-            "--sort-memory",
-            "1G",
-            "--sort-memory=2M",
-            "-U",
-            "r.fq",
-        ];
-        let line = command_line(args.iter().map(|s| s.to_string()));
-        assert_eq!(line, "seqfarm align -x ix -t -U r.fq");
     }
 }

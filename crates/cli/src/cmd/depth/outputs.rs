@@ -1,0 +1,211 @@
+//! The output side of `seqfarm depth`: the collector's totals, the per-base runs and the
+//! BGZF BED files with their CSI indexes.
+
+use std::path::{Path, PathBuf};
+
+use seqfarm_io::bed_index::{BedIndexer, BedWriteError, IndexedBedWriter};
+use seqfarm_io::output::Output;
+use seqfarm_regions::depth::{summary_line, DepthDistribution, DepthStat};
+use seqfarm_regions::pileup::visit::push_number;
+
+use super::stretch::Task;
+use super::EXISTING_OUTPUT;
+use crate::common::ForceArg;
+
+/// The collector's totals for the contig in progress and the whole file.
+pub(super) struct Totals {
+    found: bool,
+    stat: DepthStat,
+    region_stat: DepthStat,
+    dist: DepthDistribution,
+    region_dist: DepthDistribution,
+    /// mosdepth's first contig region statistics and its totals start from a zero
+    /// minimum rather than an empty one.
+    first_found: bool,
+    all: DepthStat,
+    all_regions: DepthStat,
+    all_dist: DepthDistribution,
+    all_region_dist: DepthDistribution,
+    pub(super) summary: String,
+    pub(super) dist_text: String,
+    pub(super) region_dist_text: String,
+    pub(super) run: Option<(i64, i64, i32)>,
+}
+
+impl Totals {
+    pub(super) fn new() -> Self {
+        let zero_min = DepthStat {
+            min: 0,
+            ..DepthStat::default()
+        };
+        Self {
+            found: false,
+            stat: DepthStat::default(),
+            region_stat: DepthStat::default(),
+            dist: DepthDistribution::default(),
+            region_dist: DepthDistribution::default(),
+            first_found: true,
+            all: zero_min,
+            all_regions: zero_min,
+            all_dist: DepthDistribution::default(),
+            all_region_dist: DepthDistribution::default(),
+            summary: "chrom\tlength\tbases\tmean\tmin\tmax\n".to_string(),
+            dist_text: String::new(),
+            region_dist_text: String::new(),
+            run: None,
+        }
+    }
+
+    /// Adds a task's figures; at a contig's end writes its summary and distributions.
+    pub(super) fn add(&mut self, task: &Task, name: &str) {
+        self.found |= task.found;
+        self.stat += task.stat;
+        self.region_stat += task.region_stat;
+        self.dist += &task.dist;
+        self.region_dist += &task.region_dist;
+        if !task.last_of_contig {
+            return;
+        }
+        if self.found {
+            if self.first_found {
+                self.region_stat.min = 0;
+                self.first_found = false;
+            }
+            summary_line(name, &self.stat, &mut self.summary);
+            summary_line(
+                &format!("{name}_region"),
+                &self.region_stat,
+                &mut self.summary,
+            );
+            self.all += self.stat;
+            self.all_regions += self.region_stat;
+            self.dist.write(name, &mut self.dist_text);
+            self.region_dist.write(name, &mut self.region_dist_text);
+            self.all_dist += &self.dist;
+            self.all_region_dist += &self.region_dist;
+        }
+        self.found = false;
+        self.stat = DepthStat::default();
+        self.region_stat = DepthStat::default();
+        self.dist = DepthDistribution::default();
+        self.region_dist = DepthDistribution::default();
+    }
+
+    /// The `total` lines.
+    pub(super) fn finish(&mut self) {
+        summary_line("total", &self.all, &mut self.summary);
+        summary_line("total_region", &self.all_regions, &mut self.summary);
+        self.all_dist.write("total", &mut self.dist_text);
+        self.all_region_dist
+            .write("total", &mut self.region_dist_text);
+    }
+}
+
+/// Appends per-base run lines to `out`, joining a run that goes on into the next task.
+pub(super) fn write_runs(
+    out: &mut Vec<u8>,
+    pending: &mut Option<(i64, i64, i32)>,
+    runs: &[(i64, i64, i32)],
+    name: &[u8],
+    last: bool,
+) {
+    let put = |out: &mut Vec<u8>, (s, e, d): (i64, i64, i32)| {
+        out.extend_from_slice(name);
+        for n in [s, e] {
+            out.push(b'\t');
+            push_number(out, n as u64);
+        }
+        out.push(b'\t');
+        push_number(out, d.max(0) as u64);
+        out.push(b'\n');
+    };
+    for &run in runs {
+        match pending {
+            Some(p) if p.1 == run.0 && p.2 == run.2 => p.1 = run.1,
+            _ => {
+                if let Some(p) = pending.replace(run) {
+                    put(out, p);
+                }
+            }
+        }
+    }
+    if last {
+        if let Some(p) = pending.take() {
+            put(out, p);
+        }
+    }
+}
+
+/// A BGZF BED output that appears when complete, with its CSI index beside it (as
+/// mosdepth writes them), compressed on `compressor_threads` threads so that the collector
+/// stays light; its errors name its file.
+pub(super) struct BgzfOutput {
+    path: PathBuf,
+    writer: IndexedBedWriter<Output>,
+    index_out: Output,
+}
+
+impl BgzfOutput {
+    pub(super) fn create(
+        path: PathBuf,
+        force: &ForceArg,
+        level: i32,
+        compressor_threads: usize,
+        index: BedIndexer,
+    ) -> anyhow::Result<Self> {
+        let out = Output::create(&path, force.overwrite(EXISTING_OUTPUT))?;
+        let index_out =
+            Output::create(with_suffix(&path, ".csi"), force.overwrite(EXISTING_OUTPUT))?;
+        let writer = IndexedBedWriter::new(out, level, compressor_threads, index)
+            .map_err(|e| seqfarm_io::Error::io(&path, e))?;
+        Ok(Self {
+            path,
+            writer,
+            index_out,
+        })
+    }
+
+    /// Compresses and writes all of `bytes`, which are not indexed (a header).
+    pub(super) fn put(&mut self, bytes: &[u8]) -> seqfarm_io::Result<()> {
+        self.writer
+            .write_unindexed(bytes)
+            .map_err(|e| seqfarm_io::Error::io(&self.path, e))
+    }
+
+    /// Compresses, writes and indexes `lines`, BED lines of contig number `ref_id`.
+    pub(super) fn put_lines(&mut self, ref_id: usize, lines: &[u8]) -> seqfarm_io::Result<()> {
+        self.writer
+            .write_lines(ref_id, lines)
+            .map_err(|e| Self::error(&self.path, e))
+    }
+
+    /// `e` as an error naming the output, `path`.
+    fn error(path: &Path, e: BedWriteError) -> seqfarm_io::Error {
+        match e {
+            BedWriteError::Io(e) => seqfarm_io::Error::io(path, e),
+            BedWriteError::Line { offset, message } => {
+                seqfarm_io::Error::format(path, offset, message)
+            }
+        }
+    }
+
+    /// Writes the last block and the EOF marker, then the index for `reference_count`
+    /// contigs: the two outputs to commit, the file and its index.
+    pub(super) fn finish(mut self, reference_count: usize) -> seqfarm_io::Result<[Output; 2]> {
+        let (out, index) = self
+            .writer
+            .finish()
+            .map_err(|e| Self::error(&self.path, e))?;
+        let index_path = with_suffix(&self.path, ".csi");
+        index
+            .write(reference_count, &mut self.index_out)
+            .map_err(|e| seqfarm_io::Error::io(&index_path, e))?;
+        Ok([out, self.index_out])
+    }
+}
+
+pub(super) fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
+    let mut s = prefix.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
