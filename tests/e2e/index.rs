@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::support::{data, file_bytes, run, seqfarm, truncated_gzip};
+use crate::support::{data, file_bytes, reverse_complement, run, seqfarm, truncated_gzip};
 
 /// Two contigs with lower case, an N run and an IUPAC letter.
 const FASTA: &[u8] = b">one first contig\nACGTTGCAACGGTACCATGACGTAGGATCCATTAGCAATG\nacgtNNNNNNACGTACGTTTGCAR\n>two\nGGATCCATTAGCAATGCCCTTTAAACGT\n";
@@ -33,16 +33,7 @@ fn naive(pattern: &str) -> Vec<String> {
         ("two", b"GGATCCATTAGCAATGCCCTTTAAACGT".to_vec()),
     ];
     let p = pattern.to_ascii_uppercase().into_bytes();
-    let rc: Vec<u8> = p
-        .iter()
-        .rev()
-        .map(|&b| match b {
-            b'A' => b'T',
-            b'C' => b'G',
-            b'G' => b'C',
-            _ => b'A',
-        })
-        .collect();
+    let rc = reverse_complement(&p);
     let mut hits = Vec::new();
     for (name, seq) in &contigs {
         for (i, w) in seq.windows(p.len()).enumerate() {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::search::{parasail_scores, path, read_text, score_map, search};
-use crate::support::{data, peer, succeeded};
+use crate::support::{data, peer, reverse_complement, succeeded};
 
 /// The columns compared with blastn's (the first three name an alignment).
 const DNA_COLUMNS: &str = "qseqid sseqid sstrand qstart qend sstart send length nident \
@@ -276,24 +276,14 @@ fn protein_top_hits_equal_blastp() {
     assert!(equal * 5 >= total * 4, "{equal} of {total} equal");
 }
 
-/// Writes the reverse complements of the DNA sequences of FASTA file `fasta` (ACGT) to
-/// `out`, under the same headers.
+/// Writes the reverse complements of the DNA sequences of FASTA file `fasta` to `out`,
+/// under the same headers.
 pub(crate) fn reverse_complements(fasta: &Path, out: &Path) {
     let mut text = String::new();
     for record in read_text(fasta).split('>').skip(1) {
         let (header, body) = record.split_once('\n').unwrap();
-        let reversed: String = body
-            .bytes()
-            .rev()
-            .filter(|b| !b.is_ascii_whitespace())
-            .map(|b| match b {
-                b'A' => 'T',
-                b'C' => 'G',
-                b'G' => 'C',
-                b'T' => 'A',
-                _ => 'N',
-            })
-            .collect();
+        let bases: Vec<u8> = body.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+        let reversed = String::from_utf8(reverse_complement(&bases)).unwrap();
         text += &format!(">{header}\n{reversed}\n");
     }
     std::fs::write(out, text).unwrap();

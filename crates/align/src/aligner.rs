@@ -11,7 +11,7 @@ mod short;
 
 use std::ops::Range;
 
-use seqfarm_core::nucleotide::{complement_code, encode, AMBIGUOUS};
+use seqfarm_core::nucleotide::{encode, reverse_complement_codes_into, AMBIGUOUS};
 use seqfarm_core::SimdError;
 use seqfarm_fmindex::{FmIndex, Hit, SaInterval, Smem};
 
@@ -370,9 +370,7 @@ impl<'i> Aligner<'i> {
         for (code, &b) in forward.iter_mut().zip(&read.bases[..len]) {
             *code = encode(b).unwrap_or(AMBIGUOUS);
         }
-        for (code, &f) in reverse.iter_mut().zip(forward.iter().rev()) {
-            *code = complement_code(f);
-        }
+        reverse_complement_codes_into(forward, reverse);
         // Each base's mismatch penalty, then the same reversed.
         let pstart = self.penalties.len();
         self.penalties.resize(pstart + 2 * len, 0);

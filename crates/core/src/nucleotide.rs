@@ -74,7 +74,8 @@ pub fn decode(code: u8) -> u8 {
     }
 }
 
-/// The complement of a code: `3 - code` for A/C/G/T, [`AMBIGUOUS`] stays ambiguous.
+/// The complement of a code: `3 - code` for A/C/G/T (`0..=3`); [`AMBIGUOUS`] and any
+/// other value stay as they are, so complementing twice gives back any byte.
 #[inline]
 pub fn complement_code(code: u8) -> u8 {
     if code < 4 {
@@ -84,13 +85,17 @@ pub fn complement_code(code: u8) -> u8 {
     }
 }
 
-/// The complement of a letter (IUPAC-aware, case kept).
+/// The complement of a letter, case kept: `A<->T`, `C<->G`, and the IUPAC ambiguity
+/// letters `R<->Y`, `K<->M`, `B<->V`, `D<->H`, `S`, `W` and `N` to themselves; `U` (RNA)
+/// gives `A`. Any other byte (digits, `-`, `*`, other letters) is left as it is, so
+/// complementing twice gives back every byte except `U`/`u`.
 #[inline]
 pub fn complement_letter(letter: u8) -> u8 {
     COMPLEMENT_OF[letter as usize]
 }
 
-/// Reverse complement of a letter sequence, in place.
+/// Reverse complement of a letter sequence, in place: the order reversed and each byte
+/// replaced by [`complement_letter`] (IUPAC-aware, case kept, other bytes unchanged).
 pub fn reverse_complement_letters(seq: &mut [u8]) {
     seq.reverse();
     for b in seq.iter_mut() {
@@ -98,11 +103,48 @@ pub fn reverse_complement_letters(seq: &mut [u8]) {
     }
 }
 
-/// Reverse complement of a code sequence, in place ([`AMBIGUOUS`] stays).
+/// Reverse complement of `letters` written to `out`, which has the same length (the
+/// letters of [`reverse_complement_letters`], without touching `letters` and without
+/// allocating): `out[i]` is the [`complement_letter`] of `letters[len - 1 - i]`.
+///
+/// # Panics
+/// If `out.len() != letters.len()`.
+#[inline]
+pub fn reverse_complement_letters_into(letters: &[u8], out: &mut [u8]) {
+    assert_eq!(
+        letters.len(),
+        out.len(),
+        "reverse complement into a slice of another length"
+    );
+    for (o, &b) in out.iter_mut().zip(letters.iter().rev()) {
+        *o = complement_letter(b);
+    }
+}
+
+/// Reverse complement of a code sequence, in place: the order reversed and each code
+/// replaced by [`complement_code`] ([`AMBIGUOUS`] stays).
 pub fn reverse_complement_codes(codes: &mut [u8]) {
     codes.reverse();
     for c in codes.iter_mut() {
         *c = complement_code(*c);
+    }
+}
+
+/// Reverse complement of `codes` written to `out`, which has the same length (the codes
+/// of [`reverse_complement_codes`], without touching `codes` and without allocating):
+/// `out[i]` is the [`complement_code`] of `codes[len - 1 - i]`.
+///
+/// # Panics
+/// If `out.len() != codes.len()`.
+#[inline]
+pub fn reverse_complement_codes_into(codes: &[u8], out: &mut [u8]) {
+    assert_eq!(
+        codes.len(),
+        out.len(),
+        "reverse complement into a slice of another length"
+    );
+    for (o, &c) in out.iter_mut().zip(codes.iter().rev()) {
+        *o = complement_code(c);
     }
 }
 
@@ -179,10 +221,115 @@ mod tests {
     }
 
     #[test]
+    fn complement_letter_pairs() {
+        let pairs = [
+            (b'A', b'T'),
+            (b'C', b'G'),
+            (b'R', b'Y'),
+            (b'K', b'M'),
+            (b'B', b'V'),
+            (b'D', b'H'),
+            (b'S', b'S'),
+            (b'W', b'W'),
+            (b'N', b'N'),
+        ];
+        for (a, b) in pairs {
+            for (x, y) in [(a, b), (b, a)] {
+                assert_eq!(complement_letter(x), y);
+                assert_eq!(
+                    complement_letter(x.to_ascii_lowercase()),
+                    y.to_ascii_lowercase()
+                );
+            }
+        }
+        assert_eq!(complement_letter(b'U'), b'A');
+        assert_eq!(complement_letter(b'u'), b'a');
+        for b in [b'-', b'*', b'X', b'x', b'E', b'0', b' ', b'\n', 0, 255] {
+            assert_eq!(complement_letter(b), b, "{b}");
+        }
+    }
+
+    #[test]
+    fn complement_code_pairs() {
+        assert_eq!(
+            [0, 1, 2, 3, AMBIGUOUS, 255].map(complement_code),
+            [3, 2, 1, 0, AMBIGUOUS, 255]
+        );
+    }
+
+    #[test]
+    fn reverse_complements_into_match_in_place() {
+        let letters = b"ACGTNRYKMBVDHSWUacgtnu-*x";
+        let mut in_place = letters.to_vec();
+        reverse_complement_letters(&mut in_place);
+        let mut out = vec![0; letters.len()];
+        reverse_complement_letters_into(letters, &mut out);
+        assert_eq!(out, in_place);
+        assert_eq!(&out, b"x*-anacgtAWSDHBVKMRYNACGT");
+        let codes = [0, 0, 1, 2, 3, AMBIGUOUS, 3];
+        let mut in_place = codes.to_vec();
+        reverse_complement_codes(&mut in_place);
+        let mut out = [9; 7];
+        reverse_complement_codes_into(&codes, &mut out);
+        assert_eq!(out.as_slice(), in_place.as_slice());
+        assert_eq!(out, [0, AMBIGUOUS, 0, 1, 2, 3, 3]);
+        reverse_complement_letters_into(b"", &mut []);
+        reverse_complement_codes_into(&[], &mut []);
+    }
+
+    #[test]
+    #[should_panic(expected = "another length")]
+    fn reverse_complement_into_needs_the_same_length() {
+        reverse_complement_letters_into(b"ACG", &mut [0; 2]);
+    }
+
+    #[test]
     fn encode_into_reports_first_bad_byte() {
         let mut out = Vec::new();
         assert_eq!(encode_into(b"ACgtN", &mut out), Ok(()));
         assert_eq!(out, vec![0, 1, 2, 3, AMBIGUOUS]);
         assert_eq!(encode_into(b"AC1T", &mut out), Err(2));
+    }
+
+    mod properties {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            /// Every byte but `U`/`u` is its complement's complement, so twice gives back
+            /// any such sequence; the `_into` forms equal the in-place ones.
+            #[test]
+            fn letters_twice_give_back_the_input(
+                seq in proptest::collection::vec(any::<u8>().prop_filter("not U", |b| !matches!(b, b'U' | b'u')), 0..200)
+            ) {
+                let mut twice = seq.clone();
+                reverse_complement_letters(&mut twice);
+                let mut into = vec![0; seq.len()];
+                reverse_complement_letters_into(&seq, &mut into);
+                prop_assert_eq!(&into, &twice);
+                reverse_complement_letters(&mut twice);
+                prop_assert_eq!(twice, seq);
+            }
+
+            #[test]
+            fn codes_twice_give_back_the_input(seq in proptest::collection::vec(0u8..=AMBIGUOUS, 0..200)) {
+                let mut twice = seq.clone();
+                reverse_complement_codes(&mut twice);
+                let mut into = vec![0; seq.len()];
+                reverse_complement_codes_into(&seq, &mut into);
+                prop_assert_eq!(&into, &twice);
+                reverse_complement_codes(&mut twice);
+                prop_assert_eq!(twice, seq);
+            }
+
+            /// The complement of a letter's code is the code of its complement.
+            #[test]
+            fn codes_follow_letters(letter in prop::sample::select(b"ACGTUacgtuNRYnry".to_vec())) {
+                prop_assert_eq!(
+                    encode(complement_letter(letter)).map(complement_code),
+                    encode(letter)
+                );
+            }
+        }
     }
 }

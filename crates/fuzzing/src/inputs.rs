@@ -1,6 +1,8 @@
 //! The fixed inputs beside the fuzzed one: a small indexed BAM, a reference with its
 //! index, reads from it, protein sequences, all deterministic.
 
+use seqfarm_core::nucleotide::reverse_complement_letters;
+
 /// An indexed coordinate-sorted BAM (1,250 SARS-CoV-2 reads on `NC_045512.2`).
 pub const BAM: &[u8] = include_bytes!("../../../tests/data/bam/sarscov2.bam");
 /// Its index.
@@ -31,16 +33,9 @@ pub fn reads_fastq() -> String {
         let start = i * 250;
         let mut read: String = bases[start..start + 100].to_string();
         if i % 3 == 1 {
-            read = read
-                .bytes()
-                .rev()
-                .map(|b| match b {
-                    b'A' => 'T',
-                    b'C' => 'G',
-                    b'G' => 'C',
-                    _ => 'A',
-                })
-                .collect();
+            let mut letters = read.into_bytes();
+            reverse_complement_letters(&mut letters);
+            read = String::from_utf8(letters).expect("complements of ASCII are ASCII");
         }
         out.push_str(&format!("@read{i}\n{read}\n+\n{}\n", "I".repeat(100)));
     }

@@ -10,6 +10,7 @@
 //! FASTQ header's comment (`@name<TAB>RG:Z:grp<TAB>BC:Z:ACGT`), from where the aligner
 //! copies them to the read's records.
 
+use seqfarm_core::nucleotide::complement_letter;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -225,7 +226,7 @@ fn write_fastq(
     out.push(b'\n');
     for i in 0..len {
         let base = match seq.base(at(i)) {
-            b @ (b'A' | b'C' | b'G' | b'T') if reverse => complement(b),
+            b @ (b'A' | b'C' | b'G' | b'T') if reverse => complement_letter(b),
             b @ (b'A' | b'C' | b'G' | b'T') => b,
             _ => b'N',
         };
@@ -239,16 +240,6 @@ fn write_fastq(
     }
     out.push(b'\n');
     Ok(())
-}
-
-/// The complement of an `ACGT` base.
-fn complement(base: u8) -> u8 {
-    match base {
-        b'A' => b'T',
-        b'C' => b'G',
-        b'G' => b'C',
-        _ => b'A',
-    }
 }
 
 /// Reads the BAM header (magic, text, reference list) and drops it.

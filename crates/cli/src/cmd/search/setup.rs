@@ -5,13 +5,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{bail, Result};
+use seqfarm_core::nucleotide::reverse_complement_letters;
 use seqfarm_io::fasta::{FastaReader, FastaRecord};
 use seqfarm_sw::gpu::{GpuDevice, GpuKernels};
 use seqfarm_sw::stats::{self, KarlinParams};
 use seqfarm_sw::{PassCounts, ScoreMatrix, Scoring};
 
 use super::hits::Strand;
-use super::{alphabet, traceback, DatabaseSize, Frame, GpuChoice, Query, SearchArgs};
+use super::{alphabet, DatabaseSize, Frame, GpuChoice, Query, SearchArgs};
 
 /// How the sequences' letters are checked against the scoring (see [`alphabet`]).
 pub(super) struct LetterCheck<'a> {
@@ -167,7 +168,7 @@ pub(super) fn read_queries(
             .map(|&strand| {
                 let mut letters = residues.clone();
                 if strand == Strand::Minus {
-                    traceback::reverse_complement(&mut letters);
+                    reverse_complement_letters(&mut letters);
                 }
                 Frame {
                     strand,

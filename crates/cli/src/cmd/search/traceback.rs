@@ -3,6 +3,7 @@
 //! written in the chosen format.
 
 use anyhow::{bail, Result};
+use seqfarm_core::nucleotide::reverse_complement_letters;
 use seqfarm_farm::Fill;
 use seqfarm_io::blast::{Column, HspRecord, OutputFormat, QueryInfo, RunInfo};
 use seqfarm_io::output::Output;
@@ -272,8 +273,10 @@ impl Traceback<'_> {
             }
         }
         if record.minus {
-            reverse_complement(&mut q);
-            reverse_complement(&mut s);
+            // Upper case throughout (query residues are upper-cased when read, subject
+            // letters are matrix symbols), so case-keeping complements are upper case.
+            reverse_complement_letters(&mut q);
+            reverse_complement_letters(&mut s);
         }
         // BLAST counts a nucleotide pair as positive only when it is identical.
         record.positives = if self.run.dna {
@@ -337,25 +340,6 @@ impl WindowFinder {
             }
             None => (0, subject),
         }
-    }
-}
-
-/// The complement of an IUPAC nucleotide letter (others, `-` included, unchanged).
-pub fn complement(letter: u8) -> u8 {
-    const FROM: &[u8] = b"ACGTUMRWSYKVHDBN";
-    const TO: &[u8] = b"TGCAAKYWSRMBDHVN";
-    let upper = letter.to_ascii_uppercase();
-    match FROM.iter().position(|&b| b == upper) {
-        Some(i) => TO[i],
-        None => letter,
-    }
-}
-
-/// Reverses `letters` and complements each.
-pub fn reverse_complement(letters: &mut [u8]) {
-    letters.reverse();
-    for b in letters.iter_mut() {
-        *b = complement(*b);
     }
 }
 
@@ -486,8 +470,9 @@ mod tests {
 
     #[test]
     fn reverse_complement_of_iupac() {
-        let mut s = b"ACGTNRY-a".to_vec();
-        reverse_complement(&mut s);
+        // As the query is read: upper case.
+        let mut s = b"ACGTNRY-a".to_ascii_uppercase();
+        reverse_complement_letters(&mut s);
         assert_eq!(s, b"T-RYNACGT");
     }
 }
