@@ -23,7 +23,9 @@ static PENDING: Mutex<Vec<CString>> = Mutex::new(Vec::new());
 const SIGNALS: [i32; 3] = [libc::SIGINT, libc::SIGTERM, libc::SIGHUP];
 
 /// How long the handler tries the list's lock, yielding between tries, before it gives
-/// up on the files: the holder keeps it for a push or a swap-remove.
+/// up on the files: the holder keeps it for a push or a swap-remove, or, in
+/// [`while_held`], for the renames of one set of outputs (on a filesystem slow enough
+/// that they take longer, a signal then leaves the set's temporary files behind).
 const LOCK_PATIENCE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Adds `path` to the files removed on a signal.
