@@ -35,16 +35,3 @@ impl Write for LossyStderr {
         Ok(())
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lossy_stderr_reports_every_byte_written() {
-        let mut err = LossyStderr;
-        assert_eq!(err.write(b"note\n").unwrap(), 5);
-        err.flush().unwrap();
-        stderr_line!("a line that may be lost: {}", 1);
-    }
-}
