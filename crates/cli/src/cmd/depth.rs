@@ -245,10 +245,10 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
         outputs.extend(out.finish(names.len())?);
     }
     outputs.extend([summary_out, dist_out, region_dist_out]);
-    Output::commit_together(outputs)?;
     if let (Some(file), Some(svg)) = (plot_file, picture) {
-        file.write(&svg)?;
+        outputs.push(file.written(&svg)?);
     }
+    Output::commit_together(outputs)?;
     stats.add(&report.stats);
     stats.total("regions", regions, report.stats.tasks);
     stats.finish()?;
