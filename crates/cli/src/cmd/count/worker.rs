@@ -59,6 +59,7 @@ impl RegionCounter<'_> {
                 ..index.min_offset(ref_id as usize, last)?.compressed();
             bam.prefetch(bytes.start..bytes.end + (1 << 16));
             self.counter.restart();
+            let filter = self.counter.rule().filter;
             let counter = &mut self.counter;
             for chunk in index.query(ref_id as usize, first, last)? {
                 let mut done = false;
@@ -72,10 +73,15 @@ impl RegionCounter<'_> {
                             ControlFlow::Continue(())
                         };
                     }
+                    let (flag, mapq) = (record.flag(), record.mapq());
+                    // A read the filter refuses is passed over before its CIGAR is read.
+                    if !filter.keeps(flag, mapq) {
+                        return ControlFlow::Continue(());
+                    }
                     let read = CountedRead {
                         pos,
-                        flag: record.flag(),
-                        mapq: record.mapq(),
+                        flag,
+                        mapq,
                         cigar: Cigar(record.cigar().as_bytes()),
                     };
                     counter.add(read, shape, |i| counts[i as usize * files + column] += 1);
