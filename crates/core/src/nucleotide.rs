@@ -103,24 +103,6 @@ pub fn reverse_complement_letters(seq: &mut [u8]) {
     }
 }
 
-/// Reverse complement of `letters` written to `out`, which has the same length (the
-/// letters of [`reverse_complement_letters`], without touching `letters` and without
-/// allocating): `out[i]` is the [`complement_letter`] of `letters[len - 1 - i]`.
-///
-/// # Panics
-/// If `out.len() != letters.len()`.
-#[inline]
-pub fn reverse_complement_letters_into(letters: &[u8], out: &mut [u8]) {
-    assert_eq!(
-        letters.len(),
-        out.len(),
-        "reverse complement into a slice of another length"
-    );
-    for (o, &b) in out.iter_mut().zip(letters.iter().rev()) {
-        *o = complement_letter(b);
-    }
-}
-
 /// Reverse complement of a code sequence, in place: the order reversed and each code
 /// replaced by [`complement_code`] ([`AMBIGUOUS`] stays).
 pub fn reverse_complement_codes(codes: &mut [u8]) {
@@ -259,13 +241,9 @@ mod tests {
 
     #[test]
     fn reverse_complements_into_match_in_place() {
-        let letters = b"ACGTNRYKMBVDHSWUacgtnu-*x";
-        let mut in_place = letters.to_vec();
-        reverse_complement_letters(&mut in_place);
-        let mut out = vec![0; letters.len()];
-        reverse_complement_letters_into(letters, &mut out);
-        assert_eq!(out, in_place);
-        assert_eq!(&out, b"x*-anacgtAWSDHBVKMRYNACGT");
+        let mut letters = b"ACGTNRYKMBVDHSWUacgtnu-*x".to_vec();
+        reverse_complement_letters(&mut letters);
+        assert_eq!(&letters, b"x*-anacgtAWSDHBVKMRYNACGT");
         let codes = [0, 0, 1, 2, 3, AMBIGUOUS, 3];
         let mut in_place = codes.to_vec();
         reverse_complement_codes(&mut in_place);
@@ -273,14 +251,13 @@ mod tests {
         reverse_complement_codes_into(&codes, &mut out);
         assert_eq!(out.as_slice(), in_place.as_slice());
         assert_eq!(out, [0, AMBIGUOUS, 0, 1, 2, 3, 3]);
-        reverse_complement_letters_into(b"", &mut []);
         reverse_complement_codes_into(&[], &mut []);
     }
 
     #[test]
     #[should_panic(expected = "another length")]
     fn reverse_complement_into_needs_the_same_length() {
-        reverse_complement_letters_into(b"ACG", &mut [0; 2]);
+        reverse_complement_codes_into(&[0, 1, 2], &mut [0; 2]);
     }
 
     #[test]
@@ -297,16 +274,13 @@ mod tests {
 
         proptest! {
             /// Every byte but `U`/`u` is its complement's complement, so twice gives back
-            /// any such sequence; the `_into` forms equal the in-place ones.
+            /// any such sequence.
             #[test]
             fn letters_twice_give_back_the_input(
                 seq in proptest::collection::vec(any::<u8>().prop_filter("not U", |b| !matches!(b, b'U' | b'u')), 0..200)
             ) {
                 let mut twice = seq.clone();
                 reverse_complement_letters(&mut twice);
-                let mut into = vec![0; seq.len()];
-                reverse_complement_letters_into(&seq, &mut into);
-                prop_assert_eq!(&into, &twice);
                 reverse_complement_letters(&mut twice);
                 prop_assert_eq!(twice, seq);
             }

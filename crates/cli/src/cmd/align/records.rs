@@ -31,7 +31,7 @@ use seqfarm_align::{PairClass, PairResult, Placement, ReadResult, QUALITY_WITHOU
 use seqfarm_core::flags::{
     MATE_REVERSE, MATE_UNMAPPED, PAIRED, PROPER_PAIR, READ1, READ2, REVERSE, SECONDARY, UNMAPPED,
 };
-use seqfarm_core::nucleotide::reverse_complement_letters_into;
+use seqfarm_core::nucleotide::complement_letter;
 use seqfarm_io::reads::ReadRef;
 use seqfarm_io::sam::bam::encode_record;
 use seqfarm_io::sam::tag_text::parse_text_field;
@@ -296,8 +296,8 @@ impl RecordWriter {
         self.qualities.clear();
         if !(secondary && style.omit_secondary_seq) {
             if reverse {
-                self.bases.resize(read.bases.len(), 0);
-                reverse_complement_letters_into(read.bases, &mut self.bases);
+                let complement = read.bases.iter().rev().map(|&b| complement_letter(b));
+                self.bases.extend(complement);
                 if let Some(q) = read.qualities {
                     self.qualities.extend(q.iter().rev());
                 }
