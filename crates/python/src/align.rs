@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use seqfarm::api::align::{MemoryFragment, MemoryRead, ReadAligner};
 
-use crate::errors::run_native;
+use crate::errors::{run_interruptible, run_native};
 use crate::index::NativeIndex;
 
 /// A read from Python: name, bases, qualities (or `None`).
@@ -62,7 +62,7 @@ impl NativeAligner {
         more: Vec<String>,
         inputs: Vec<String>,
     ) -> PyResult<(Bound<'py, PyDict>, String)> {
-        let summary = run_native(py, || self.aligner.align_files(&more, &inputs))?;
+        let summary = run_interruptible(py, || self.aligner.align_files(&more, &inputs))?;
         let c = &summary.counts;
         let counts = PyDict::new(py);
         counts.set_item("reads", c.fragments())?;

@@ -1,6 +1,7 @@
 //! The `seqfarm.Error` hierarchy, and the guard every native call runs under: the GIL
 //! released, a Rust error turned into the matching Python exception with the command
-//! line's message, a panic caught before it reaches Python, and Ctrl-C stopping the call.
+//! line's message, a panic caught before it reaches Python, and Ctrl-C stopping the
+//! calls that run a farm over files.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Mutex};
@@ -49,13 +50,21 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 const SIGNAL_CHECKS: Duration = Duration::from_millis(50);
 
 /// Runs `job` with the GIL released; its error becomes a `seqfarm` exception, and a
-/// panic a `seqfarm.Error` (never a `PanicException` across the boundary).
-///
-/// The job runs on a thread of its own while this thread looks for signals: a Ctrl-C
-/// (or any handler that raises) stops the job's farms at their next task, and once the
-/// job has ended, with its outputs removed as after any failed run, the handler's
-/// exception (`KeyboardInterrupt`) is raised.
+/// panic a `seqfarm.Error` (never a `PanicException` across the boundary). For short
+/// calls; a call that runs a farm over a user's files takes [`run_interruptible`].
 pub fn run_native<T, F>(py: Python<'_>, job: F) -> PyResult<T>
+where
+    T: Send,
+    F: FnOnce() -> anyhow::Result<T> + Send,
+{
+    into_python(py.detach(|| catch_unwind(AssertUnwindSafe(job))))
+}
+
+/// [`run_native`] for a call that Ctrl-C must be able to stop: the job runs on a thread
+/// of its own while this thread looks for signals; a signal whose handler raises
+/// (`KeyboardInterrupt`) stops the job's farms at their next task, and once the job has
+/// ended, with its outputs removed as after any failed run, that exception is raised.
+pub fn run_interruptible<T, F>(py: Python<'_>, job: F) -> PyResult<T>
 where
     T: Send,
     F: FnOnce() -> anyhow::Result<T> + Send,
@@ -64,7 +73,7 @@ where
     let (finished, ended) = mpsc::channel();
     // Only this thread receives; the lock makes the receiver shareable with `detach`.
     let ended = Mutex::new(ended);
-    let outcome = std::thread::scope(|threads| {
+    std::thread::scope(|threads| {
         let spawned = std::thread::Builder::new()
             .name("seqfarm-call".into())
             .stack_size(8 << 20)
@@ -90,12 +99,18 @@ where
                 return Err(signal);
             }
         }
-        Ok(py.detach(|| handle.join()))
-    })?;
+        // A panic in the job was caught inside it; one escaping it is reported alike.
+        into_python(py.detach(|| handle.join()).unwrap_or_else(Err))
+    })
+}
+
+/// A job's outcome as Python sees it: its value, its error as a `seqfarm` exception, or
+/// its panic as a `seqfarm.Error`.
+fn into_python<T>(outcome: std::thread::Result<anyhow::Result<T>>) -> PyResult<T> {
     match outcome {
-        Ok(Ok(Ok(value))) => Ok(value),
-        Ok(Ok(Err(error))) => Err(to_python(&error)),
-        Ok(Err(panic)) | Err(panic) => {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(to_python(&error)),
+        Err(panic) => {
             let what = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())

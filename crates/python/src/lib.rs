@@ -14,14 +14,14 @@ mod index;
 mod parts;
 mod tables;
 
-use errors::run_native;
+use errors::run_interruptible;
 
 /// `samtools flagstat -O json` of a BAM/SAM file, as a JSON string (`threads`: `None`
 /// for one worker per core).
 #[pyfunction]
 #[pyo3(signature = (path, threads=None))]
 fn flagstat_json(py: Python<'_>, path: PathBuf, threads: Option<usize>) -> PyResult<String> {
-    run_native(py, || {
+    run_interruptible(py, || {
         let counts = seqfarm::api::flagstat(&path, threads)?;
         Ok(counts.render(seqfarm_regions::FlagstatFormat::Json))
     })
@@ -31,7 +31,7 @@ fn flagstat_json(py: Python<'_>, path: PathBuf, threads: Option<usize>) -> PyRes
 /// `seqfarm` binary would: for the jobs whose result is a file.
 #[pyfunction]
 fn run_command(py: Python<'_>, args: Vec<String>) -> PyResult<()> {
-    run_native(py, || seqfarm::api::run_command(args))
+    run_interruptible(py, || seqfarm::api::run_command(args))
 }
 
 /// The options of `command` that take no value, by every name they answer to (`dna`,
