@@ -81,22 +81,44 @@ def count(bams, bed=None, window=None, threads=None, **opts):
     _no_output(opts, "o", "output")
     bams = path_list(bams)
     argv = option_argv({"bed": bed, "window": window, "threads": threads, **opts}, "count")
-    data = _native.count_table(argv + ["--"] + bams)
-    return count_frame(data, bams)
+    return count_columns_frame([_native.count_table(argv + ["--"] + bams)], bams)
 
 
-def count_frame(data, bams):
-    """The rows of ``count`` over ``bams`` (bytes, no header line) as the columns and
-    types :func:`count` returns."""
-    first = data[: data.find(b"\n")] if data else b""
-    fields = first.count(b"\t") + 1 if first else 3 + len(bams)
-    extra = fields - 3 - len(bams)
-    bed_names = BED_COLUMNS[: 3 + extra] + [f"column{i + 1}" for i in range(12, 3 + extra)]
-    types = {i: str for i in range(len(bed_names))}
-    types.update({i: "int64" for i in [1, 2, *range(len(bed_names), fields)]})
-    frame = _read_table(data, list(range(fields)), types)
-    # By position: a BAM given twice gives two columns of one name.
-    frame.columns = bed_names + [os.path.basename(b) for b in bams]
+def _bed_names(extra):
+    """The names of a BED's first three columns and of ``extra`` more."""
+    return BED_COLUMNS[: 3 + extra] + [f"column{i + 1}" for i in range(12, 3 + extra)]
+
+
+def _frame(columns, names):
+    """A data frame of ``columns`` (arrays or series) named ``names`` by position, so
+    that a name given twice (a BAM given twice) names two columns."""
+    import pandas as pd
+
+    frame = pd.DataFrame(dict(enumerate(columns)))
+    frame.columns = names
+    return frame
+
+
+def count_columns_frame(parts, bams):
+    """The columns of a count over ``bams`` (``_native.count_table``'s dicts, one per
+    part of the count, in region order) as the frame :func:`count` returns."""
+    import pandas as pd
+
+    frames = []
+    for columns in parts:
+        data = {"chrom": pd.Series(columns["chrom"], dtype=str),
+                "start": columns["start"], "end": columns["end"]}
+        for k, column in enumerate(columns["bed_columns"]):
+            data[("bed", k)] = pd.Series(column, dtype=str)
+        for k, column in enumerate(columns["counts"]):
+            data[("count", k)] = column
+        frames.append(pd.DataFrame(data))
+    frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    extra = max(len(columns["bed_columns"]) for columns in parts)
+    order = ["chrom", "start", "end"] + [("bed", k) for k in range(extra)]
+    order += [("count", k) for k in range(len(bams))]
+    frame = frame[order]
+    frame.columns = _bed_names(extra) + [os.path.basename(b) for b in bams]
     return frame
 
 
@@ -116,19 +138,31 @@ def snp_pileup(vcf, bams, threads=None, **facets_opts):
     _no_output(facets_opts, "g", "gzip")
     bams = path_list(bams)
     argv = option_argv({"threads": threads, **facets_opts}, "snp-pileup")
-    data = _native.snp_pileup_table(argv + ["--", os.fspath(vcf), "-"] + bams)
-    return snp_pileup_frame(data, len(bams))
+    columns = _native.snp_pileup_table(argv + ["--", os.fspath(vcf), "-"] + bams)
+    return snp_pileup_frame(columns)
 
 
-def snp_pileup_frame(data, files):
-    """The CSV of ``snp-pileup`` over ``files`` BAMs (bytes, header line included) as
+def _letters(codes):
+    """One-letter text column of an array of ASCII codes."""
+    import pandas as pd
+
+    return pd.Series(codes.view("S1").astype("U1"), dtype=str)
+
+
+def snp_pileup_frame(columns):
+    """The rows of ``snp-pileup`` (``_native.snp_pileup_table``'s dict of columns) as
     FACETS' columns and types."""
-    names = ["Chromosome", "Position", "Ref", "Alt"]
-    for i in range(1, files + 1):
-        names += [f"File{i}{x}" for x in "RAED"]
-    dtype = {name: "int64" for name in names}
-    dtype.update({"Chromosome": str, "Ref": str, "Alt": str})
-    return _read_table(data, names, dtype, sep=",", header=0)
+    import numpy as np
+    import pandas as pd
+
+    names = np.array(columns["contig_names"] or [""], dtype=object)
+    data = [pd.Series(names[columns["contig"]], dtype=str), columns["position"],
+            _letters(columns["reference"]), _letters(columns["alternate"])]
+    header = ["Chromosome", "Position", "Ref", "Alt"]
+    for i, file in enumerate(columns["counts"], start=1):
+        data += file
+        header += [f"File{i}{x}" for x in "RAED"]
+    return _frame(data, header)
 
 
 def search(queries, database, threads=None, **opts):
@@ -166,8 +200,19 @@ def search(queries, database, threads=None, **opts):
                     name = sequence_text(name, f"query {i + 1}: its name")
                     seq = sequence_text(seq, f"query {name!r}: its sequence")
                     fasta.write(f">{name}\n{seq}\n")
-        data = _native.search_table(argv + ["--", query_path, os.fspath(database)])
-    return search_frame(data, opts.get("scores_only"), opts.get("outfmt"))
+        results = _native.search_table(argv + ["--", query_path, os.fspath(database)])
+    if isinstance(results, bytes):
+        return search_frame(results, scores_only=True)
+    return _frame([_typed_column(values, BLAST_COLUMN_TYPES[name]) for name, values in results],
+                  [name for name, _ in results])
+
+
+def _typed_column(values, kind):
+    """A column of values as the frame holds it: text as ``str``, numbers as they come
+    (NumPy arrays of the column's type)."""
+    import pandas as pd
+
+    return pd.Series(values, dtype=str) if kind is str else values
 
 
 def blast_columns(outfmt):

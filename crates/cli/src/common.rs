@@ -1,11 +1,10 @@
 //! Arguments and conventions shared by every subcommand.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
 
 use seqfarm_farm::FarmConfig;
 use seqfarm_io::bam::BamIndex;
-use seqfarm_io::output::{ExistingOutput, Output, Overwrite};
+use seqfarm_io::output::{ExistingOutput, Overwrite};
 
 /// How many workers to run and where.
 #[derive(Debug, Clone, clap::Args)]
@@ -106,57 +105,6 @@ impl ForceArg {
     }
 }
 
-/// Where a command writes its main output (its table): the file its arguments name, or
-/// memory, for programs that run the command in process ([`crate::api`]).
-#[derive(Debug, Clone, Default)]
-pub enum Destination {
-    /// The file (or `-`, standard output) the arguments name.
-    #[default]
-    Named,
-    /// A buffer the caller reads once the command is over.
-    Memory(MemoryBuffer),
-}
-
-impl Destination {
-    /// Opens the output: `path` itself, or the memory buffer (named `path` in errors).
-    pub fn create(&self, path: &Path, overwrite: Overwrite) -> seqfarm_io::Result<Output> {
-        match self {
-            Destination::Named => Output::create(path, overwrite),
-            Destination::Memory(buffer) => Ok(Output::to_writer(path, Box::new(buffer.clone()))),
-        }
-    }
-
-    /// Whether the output is the named file (which must not replace an input).
-    pub fn is_named(&self) -> bool {
-        matches!(self, Destination::Named)
-    }
-}
-
-/// Bytes written from any thread and taken out once: a command's output held in memory.
-#[derive(Debug, Clone, Default)]
-pub struct MemoryBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl MemoryBuffer {
-    /// The bytes written so far, leaving the buffer empty.
-    pub fn take(&self) -> Vec<u8> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
-    }
-}
-
-impl std::io::Write for MemoryBuffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Refuses, before any output is opened, two outputs of a run that are the same file
 /// ([`seqfarm_io::output::refuse_shared_outputs`]): `outputs` are the command's own, each
 /// with the option that names it, joined by its `--plot` and `--stats` files when given.
@@ -235,19 +183,6 @@ mod tests {
     }
 
     use super::*;
-
-    #[test]
-    fn memory_destination_keeps_what_was_written() {
-        let buffer = MemoryBuffer::default();
-        let destination = Destination::Memory(buffer.clone());
-        let mut out = destination
-            .create(Path::new("-"), Overwrite::Refuse)
-            .unwrap();
-        out.put(b"a\t1\n").unwrap();
-        out.commit().unwrap();
-        assert_eq!(buffer.take(), b"a\t1\n");
-        assert!(buffer.take().is_empty());
-    }
 
     #[test]
     fn plot_and_stats_files_join_the_outputs() {

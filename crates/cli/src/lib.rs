@@ -25,7 +25,6 @@ mod progress;
 /// The command-line parser's error (a bad option), as [`api::run_command`] returns it.
 pub use clap::Error as ClapError;
 pub use common::is_broken_pipe;
-use common::Destination;
 pub use option_value::OptionValueError;
 /// An index file that cannot be loaded (missing, foreign, damaged), as the commands and
 /// [`api`] return it.
@@ -90,10 +89,10 @@ impl Cli {
             Command::Flagstat(args) => cmd::flagstat::run(args),
             Command::Index(args) => args.run(),
             Command::Locate(args) => args.run(),
-            Command::SnpPileup(args) => cmd::snp_pileup::run(args, &Destination::Named),
-            Command::Count(args) => cmd::count::run(args, &Destination::Named),
+            Command::SnpPileup(args) => cmd::snp_pileup::run(args),
+            Command::Count(args) => cmd::count::run(args),
             Command::Depth(args) => cmd::depth::run(args),
-            Command::Search(args) => cmd::search::run(&args, &Destination::Named),
+            Command::Search(args) => cmd::search::run(&args),
             Command::Align(args) => (*args).run(),
         }
     }

@@ -154,17 +154,6 @@ impl Output {
         std::fs::set_permissions(temp, existing.permissions()).map_err(|e| Error::io(&self.path, e))
     }
 
-    /// An output into `writer` (a program collecting a command's output in memory);
-    /// `path` names it in errors. Committing it flushes the writer.
-    pub fn to_writer(path: impl AsRef<Path>, writer: Box<dyn Write + Send>) -> Self {
-        Self {
-            path: path.as_ref().to_path_buf(),
-            temp: None,
-            overwrite: Overwrite::Allow,
-            writer: BufWriter::with_capacity(BUFFER, writer),
-        }
-    }
-
     /// The destination path (`-` for standard output).
     pub fn path(&self) -> &Path {
         &self.path

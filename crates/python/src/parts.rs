@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyDict};
 use seqfarm::api::parts::align::{self, AlignPart, PartFile};
 use seqfarm::api::parts::search::SearchPart;
 use seqfarm::api::parts::snp_pileup::{self, SnpPileupMerge};
@@ -14,6 +14,7 @@ use seqfarm_io::output::Output;
 use seqfarm_regions::FlagstatFormat;
 
 use crate::errors::run_native;
+use crate::tables::{count_columns, pileup_columns};
 
 /// A part as Python holds it: `(source, first_fragment, records_before_1,
 /// records_before_2, fragments, tasks, [(path, start, end, bytes or None), ...])`.
@@ -169,10 +170,11 @@ fn region_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64
     })
 }
 
-/// What tasks `first..last` of a [`region_plan`] give (bytes): `count`'s rows, or
-/// `snp-pileup`'s findings for the client's walk.
+/// What tasks `first..last` of a [`region_plan`] give (bytes): `count`'s rows (with
+/// `columns`, as the dict `count_table` returns), or `snp-pileup`'s findings for the
+/// client's walk.
 #[pyfunction]
-#[pyo3(signature = (argv, task_bytes, first, last, threads=None))]
+#[pyo3(signature = (argv, task_bytes, first, last, threads=None, columns=false))]
 fn region_tasks<'py>(
     py: Python<'py>,
     argv: Vec<String>,
@@ -180,14 +182,21 @@ fn region_tasks<'py>(
     first: usize,
     last: usize,
     threads: Option<usize>,
-) -> PyResult<Bound<'py, PyBytes>> {
+    columns: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    if columns && matches!(region_job(&argv), Ok(RegionJob::Count)) {
+        let table = run_native(py, || {
+            count::count_task_table(&argv, task_bytes, first..last, threads)
+        })?;
+        return Ok(count_columns(py, table)?.into_any());
+    }
     let bytes = run_native(py, || match region_job(&argv)? {
         RegionJob::Count => count::count_tasks(&argv, task_bytes, first..last, threads),
         RegionJob::SnpPileup => {
             snp_pileup::snp_pileup_tasks(&argv, task_bytes, first..last, threads)
         }
     })?;
-    Ok(PyBytes::new(py, &bytes))
+    Ok(PyBytes::new(py, &bytes).into_any())
 }
 
 /// The region commands whose work the Dask layer plans and runs as ranges of tasks.
@@ -234,14 +243,15 @@ impl SnpPileupWalk {
         added
     }
 
-    /// Ends the walk: the output's bytes when it went to memory (empty otherwise).
-    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+    /// Ends the walk: the rows' columns (as `snp_pileup_table` gives them) when they
+    /// were kept in memory, `None` when they went to the output file.
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let merge = self.merge.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let bytes = run_native(py, || match merge {
+        let table = run_native(py, || match merge {
             Some(m) => m.finish(),
             None => anyhow::bail!("snp-pileup: the walk has already ended"),
         })?;
-        Ok(PyBytes::new(py, &bytes))
+        table.map(|table| pileup_columns(py, table)).transpose()
     }
 }
 

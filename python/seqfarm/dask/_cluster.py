@@ -66,7 +66,9 @@ def whole_output(argv):
     output.commit()
 
 
-def region_tasks(argv, task_bytes, first, last):
+def region_tasks(argv, task_bytes, first, last, columns=False):
     """Runs on a worker: tasks ``first..last`` of a ``count`` or ``snp-pileup`` plan, on
-    the worker's threads (``count``'s rows, or ``snp-pileup``'s findings, as bytes)."""
-    return _native.region_tasks(argv, task_bytes, first, last, this_worker_threads())
+    the worker's threads (``count``'s rows, or ``snp-pileup``'s findings, as bytes;
+    with ``columns``, ``count``'s rows as a dict of columns)."""
+    threads = this_worker_threads()
+    return _native.region_tasks(argv, task_bytes, first, last, threads, columns)

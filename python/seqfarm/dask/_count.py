@@ -5,7 +5,7 @@ import os
 
 from .. import _native
 from .._options import option_argv
-from ..tables import count_frame, path_list
+from ..tables import count_columns_frame, path_list
 from ._cluster import even_runs, region_tasks, submit_in_order, total_threads, whole_output
 
 
@@ -46,22 +46,23 @@ def count(
     part runs.
 
     The BAMs and the BED are read by the workers from a shared filesystem; a part sends
-    a task range out and its rows (text) back.
+    a task range out and its rows back (as text for ``out``, else as columns).
     """
     argv = count_argv(bams, bed, window, out, {"force": force, **options})
     if out is None:
-        futures = _submit(client, argv, parts_per_worker, progress)
-        return count_frame(b"".join(f.result() for f in futures), path_list(bams))
+        futures = _submit(client, argv, parts_per_worker, progress, columns=True)
+        return count_columns_frame([f.result() for f in futures], path_list(bams))
     with whole_output(argv) as output:
-        for future in _submit(client, argv, parts_per_worker, progress):
+        for future in _submit(client, argv, parts_per_worker, progress, columns=False):
             output.write(future.result())
             future.release()
     return out
 
 
-def _submit(client, argv, parts_per_worker, progress):
-    """The futures of the job's parts, in region order."""
+def _submit(client, argv, parts_per_worker, progress, columns):
+    """The futures of the job's parts, in region order (their rows as text, or with
+    ``columns`` as columns)."""
     parts = total_threads(client) * parts_per_worker
     task_bytes, tasks = _native.region_plan(argv, parts)
-    arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
+    arguments = [(argv, task_bytes, a, b, columns) for a, b in even_runs(tasks, parts)]
     return submit_in_order(client, region_tasks, arguments, "count", progress)

@@ -45,9 +45,9 @@ def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, 
     for future in futures:
         walk.add(future.result())
         future.release()
-    data = walk.finish()
+    columns = walk.finish()
     if out is None:
-        return snp_pileup_frame(data, len(bams))
+        return snp_pileup_frame(columns)
     if facets_opts.get("gzip") or facets_opts.get("g"):
         text = output if output.endswith(".gz") else output + ".gz"
         return text

@@ -1,43 +1,40 @@
 //! The commands whose result is a table (`count`, `snp-pileup`, `search`), run in
-//! process with the table kept in memory: the same bytes the command writes to its
-//! output, for the caller to parse.
+//! process with the table kept in memory as values, column by column: the values the
+//! command writes to its output.
+
+pub use crate::cmd::count::CountTable;
+pub use crate::cmd::search::SearchResults;
+pub use crate::cmd::snp_pileup::PileupTable;
+pub use seqfarm_io::blast::{BlastTable, Column as BlastColumn, ColumnValues};
 
 use crate::cmd;
-use crate::common::{Destination, MemoryBuffer};
 use crate::Command;
 
-/// The rows `seqfarm count ARGS` prints (`args`: the command's arguments without the
-/// program and command names; an `-o` file is not written).
-pub fn count(args: &[String]) -> anyhow::Result<Vec<u8>> {
-    let buffer = MemoryBuffer::default();
+/// The rows `seqfarm count ARGS` prints, as columns (`args`: the command's arguments
+/// without the program and command names; an `-o` file is not written).
+pub fn count(args: &[String]) -> anyhow::Result<CountTable> {
     match parse("count", args)? {
-        Command::Count(args) => cmd::count::run(args, &Destination::Memory(buffer.clone()))?,
+        Command::Count(args) => cmd::count::table(&args),
         _ => unreachable!("the count command parses as count"),
     }
-    Ok(buffer.take())
 }
 
-/// The CSV `seqfarm snp-pileup ARGS` writes (`args` as for [`count`]; the OUTPUT
-/// argument is not written, give `-`).
-pub fn snp_pileup(args: &[String]) -> anyhow::Result<Vec<u8>> {
-    let buffer = MemoryBuffer::default();
+/// The rows `seqfarm snp-pileup ARGS` writes, as values (`args` as for [`count`]; the
+/// OUTPUT argument is not written, give `-`).
+pub fn snp_pileup(args: &[String]) -> anyhow::Result<PileupTable> {
     match parse("snp-pileup", args)? {
-        Command::SnpPileup(args) => {
-            cmd::snp_pileup::run(args, &Destination::Memory(buffer.clone()))?
-        }
+        Command::SnpPileup(args) => cmd::snp_pileup::table(&args),
         _ => unreachable!("the snp-pileup command parses as snp-pileup"),
     }
-    Ok(buffer.take())
 }
 
-/// The lines `seqfarm search ARGS` prints (`args` as for [`count`]).
-pub fn search(args: &[String]) -> anyhow::Result<Vec<u8>> {
-    let buffer = MemoryBuffer::default();
+/// What `seqfarm search ARGS` prints, kept in memory (`args` as for [`count`]): the
+/// reported alignments' columns, or the `--scores-only` lines.
+pub fn search(args: &[String]) -> anyhow::Result<SearchResults> {
     match parse("search", args)? {
-        Command::Search(args) => cmd::search::run(&args, &Destination::Memory(buffer.clone()))?,
+        Command::Search(args) => cmd::search::results(&args),
         _ => unreachable!("the search command parses as search"),
     }
-    Ok(buffer.take())
 }
 
 /// `seqfarm COMMAND ARGS` parsed as the binary parses it (a bad option is clap's error).
@@ -60,7 +57,8 @@ mod tests {
             count(&args.map(String::from)).unwrap()
         };
         let one = run("1");
-        assert!(one.starts_with(b"NC_045512.2\t0\t5000\t"));
+        assert_eq!(one.chrom[0], "NC_045512.2");
+        assert_eq!((one.start[0], one.end[0]), (0, 5000));
         assert_eq!(one, run("2"));
     }
 

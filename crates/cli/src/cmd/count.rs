@@ -10,6 +10,7 @@
 
 mod args;
 mod plan;
+mod table;
 mod worker;
 
 use std::io::Write;
@@ -28,8 +29,9 @@ use seqfarm_regions::count::{
 pub use self::args::{bedtools_spelling, CountArgs};
 pub use self::plan::Task;
 use self::plan::{RegionPlanner, Source};
+pub use self::table::CountTable;
 use self::worker::RegionCounter;
-use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes, Destination};
+use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes};
 use crate::farm_stats::StatsFile;
 use crate::plot_file::PlotFile;
 
@@ -221,6 +223,23 @@ impl CountJob {
     }
 }
 
+impl CountJob {
+    /// The rows of tasks `tasks` (as [`CountJob::run`] plans them) as columns.
+    pub fn table(
+        &self,
+        config: &FarmConfig,
+        task_bytes: u64,
+        tasks: std::ops::Range<usize>,
+    ) -> anyhow::Result<CountTable> {
+        let mut table = CountTable::new(self.bams.len());
+        self.run(config, task_bytes, tasks, |task| {
+            table.add_task(task, &self.names);
+            Ok(())
+        })?;
+        Ok(table)
+    }
+}
+
 /// Compressed BAM bytes per task for `total` bytes of BAMs and `workers` workers: about
 /// [`TASKS_PER_WORKER`] tasks each, within [`TASK_BYTES`].
 pub(crate) fn task_bytes_for(total: u64, workers: usize) -> u64 {
@@ -235,24 +254,70 @@ fn input_files(args: &CountArgs) -> Vec<PathBuf> {
     inputs
 }
 
-/// Opens the output of `args` at `to` under the command's rule, before any work: a named
-/// output must not be an input, nor the same file as `--plot` or `--stats`.
-pub fn open_output(args: &CountArgs, to: &Destination) -> anyhow::Result<Output> {
-    if to.is_named() {
-        refuse_input_as_output(&args.output, input_files(args))?;
-        let output = [("-o", args.output.as_path())];
-        refuse_shared_outputs(output, args.plot.as_ref(), args.farm.stats.stats.as_ref())?;
-    }
-    Ok(to.create(&args.output, args.force.overwrite(EXISTING_OUTPUT))?)
+/// Opens the output of `args` under the command's rule, before any work: it must not be
+/// an input, nor the same file as `--plot` or `--stats`.
+pub fn open_output(args: &CountArgs) -> anyhow::Result<Output> {
+    refuse_input_as_output(&args.output, input_files(args))?;
+    let output = [("-o", args.output.as_path())];
+    refuse_shared_outputs(output, args.plot.as_ref(), args.farm.stats.stats.as_ref())?;
+    Ok(Output::create(
+        &args.output,
+        args.force.overwrite(EXISTING_OUTPUT),
+    )?)
 }
 
-/// Runs `seqfarm count`, writing the rows to `to`.
-pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
-    let job = CountJob::new(&args)?;
+/// Where a count's rows go: the command's text output, or columns in memory.
+enum CountRows {
+    Text(Output),
+    Table(CountTable),
+}
+
+impl CountRows {
+    fn add(&mut self, task: &Task, names: &[String]) -> anyhow::Result<()> {
+        match self {
+            CountRows::Text(out) => out.write_all(task.rows()).map_err(|e| out.error(e))?,
+            CountRows::Table(table) => table.add_task(task, names),
+        }
+        Ok(())
+    }
+
+    /// Moves a text output into place; a table is handed back.
+    fn finish(self) -> anyhow::Result<Option<CountTable>> {
+        match self {
+            CountRows::Text(out) => {
+                out.commit()?;
+                Ok(None)
+            }
+            CountRows::Table(table) => Ok(Some(table)),
+        }
+    }
+}
+
+/// Runs `seqfarm count`, writing the rows to its output.
+pub fn run(args: CountArgs) -> anyhow::Result<()> {
+    count_into(&args, |args| Ok(CountRows::Text(open_output(args)?)))?;
+    Ok(())
+}
+
+/// Runs `seqfarm count` with its rows kept as columns (an `-o` file is not written;
+/// `--plot` and `--stats` are).
+pub fn table(args: &CountArgs) -> anyhow::Result<CountTable> {
+    let files = args.bams.len();
+    let table = count_into(args, |_| Ok(CountRows::Table(CountTable::new(files))))?;
+    Ok(table.unwrap_or_default())
+}
+
+/// Counts as `args` asks, the rows going where `rows` (called once the BAMs are open)
+/// says.
+fn count_into(
+    args: &CountArgs,
+    rows: impl FnOnce(&CountArgs) -> anyhow::Result<CountRows>,
+) -> anyhow::Result<Option<CountTable>> {
+    let job = CountJob::new(args)?;
     let config = args.farm.config();
-    let task_bytes = job.task_bytes(&args, config.workers);
-    let inputs = input_files(&args);
-    let mut out = open_output(&args, to)?;
+    let task_bytes = job.task_bytes(args, config.workers);
+    let inputs = input_files(args);
+    let mut out = rows(args)?;
     let plot_file = PlotFile::create(
         args.plot.as_ref(),
         args.force.overwrite(EXISTING_OUTPUT),
@@ -270,7 +335,7 @@ pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
         &inputs,
     )?;
     let (farm_stats, regions, _) = job.run(&config, task_bytes, 0..usize::MAX, |task| {
-        out.write_all(task.rows()).map_err(|e| out.error(e))?;
+        out.add(task, &job.names)?;
         if let Some(table) = plot.as_mut() {
             for (contig, start, end, counts) in task.counted() {
                 table.add(
@@ -290,12 +355,12 @@ pub fn run(args: CountArgs, to: &Destination) -> anyhow::Result<()> {
         }
         _ => None,
     };
-    out.commit()?;
+    let table = out.finish()?;
     if let (Some(file), Some(svg)) = (plot_file, picture) {
         file.write(&svg)?;
     }
     stats.add(&farm_stats);
     stats.total("regions", regions, farm_stats.tasks);
     stats.finish()?;
-    Ok(())
+    Ok(table)
 }

@@ -33,7 +33,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 use seqfarm_farm::Fill;
-use seqfarm_io::blast::{OutputFormat, RunInfo};
+use seqfarm_io::blast::{BlastTable, OutputFormat, RunInfo};
 use seqfarm_io::fasta_chunks::{FastaChunk, FastaChunker, ResidueMap};
 use seqfarm_io::input::regular_file_size;
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
@@ -41,7 +41,7 @@ use seqfarm_sw::gpu::{GpuKernels, GpuSearcher};
 use seqfarm_sw::stats::KarlinParams;
 use seqfarm_sw::{Isa, PassCounts, ScoreMatrix, Scoring, Searcher};
 
-use crate::common::{farm_error, refuse_shared_outputs, Destination};
+use crate::common::{farm_error, refuse_shared_outputs};
 use crate::farm_stats::StatsFile;
 use crate::option_value::OptionValueError;
 use crate::progress;
@@ -444,16 +444,16 @@ impl<'a> SearchJob<'a> {
         TopHits::new(self.capacity)
     }
 
-    /// Writes the report of `hits` (per query, best first) for a database of `size`,
-    /// aligning each reported alignment again with traceback; returns the farm's
-    /// figures.
+    /// Writes the report of `hits` (per query, best first) for a database of `size` to
+    /// `output` (none: keeps the alignments as values), aligning each reported alignment
+    /// again with traceback; returns the farm's figures and the values kept.
     pub fn write_hits(
         &self,
         config: &seqfarm_farm::FarmConfig,
         hits: Vec<TopHits>,
         size: &DatabaseSize,
-        output: &mut Output,
-    ) -> Result<seqfarm_farm::FarmStats> {
+        output: Option<&mut Output>,
+    ) -> Result<(seqfarm_farm::FarmStats, Option<BlastTable>)> {
         let hits: Vec<Vec<Hit>> = hits.into_iter().map(TopHits::into_hits).collect();
         let args = self.args;
         let database = args.database.display().to_string();
@@ -490,21 +490,48 @@ fn input_files(args: &SearchArgs) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Opens the output of `args` at `to` under the command's rule, before any work: a named
-/// output must not be an input, nor the same file as `--stats`.
-pub(crate) fn open_output(args: &SearchArgs, to: &Destination) -> Result<Output> {
-    if to.is_named() {
-        refuse_input_as_output(&args.output, input_files(args))?;
-        let output = [("-o", args.output.as_path())];
-        refuse_shared_outputs(output, None, args.farm.stats.stats.as_ref())?;
-    }
-    Ok(to.create(&args.output, args.force.overwrite(EXISTING_OUTPUT))?)
+/// Opens the output of `args` under the command's rule, before any work: it must not be
+/// an input, nor the same file as `--stats`.
+pub(crate) fn open_output(args: &SearchArgs) -> Result<Output> {
+    refuse_input_as_output(&args.output, input_files(args))?;
+    let output = [("-o", args.output.as_path())];
+    refuse_shared_outputs(output, None, args.farm.stats.stats.as_ref())?;
+    Ok(Output::create(
+        &args.output,
+        args.force.overwrite(EXISTING_OUTPUT),
+    )?)
+}
+
+/// What a search kept in memory gives: its alignments' columns, or with
+/// `--scores-only` its lines.
+pub enum SearchResults {
+    /// The reported alignments, column by column.
+    Hits(BlastTable),
+    /// The `--scores-only` lines (query, subject, score; tab-separated).
+    ScoreLines(Vec<u8>),
 }
 
 /// Runs `seqfarm search`.
-pub fn run(args: &SearchArgs, to: &Destination) -> Result<()> {
+pub fn run(args: &SearchArgs) -> Result<()> {
+    search_into(args, |args| Ok(Some(open_output(args)?)))?;
+    Ok(())
+}
+
+/// Runs `seqfarm search` with its results kept in memory (an `-o` file is not written;
+/// `--stats` is).
+pub fn results(args: &SearchArgs) -> Result<SearchResults> {
+    let results = search_into(args, |_| Ok(None))?;
+    Ok(results.unwrap_or(SearchResults::ScoreLines(Vec::new())))
+}
+
+/// Runs the search `args` asks for, its results written to the output `output` opens
+/// (called once the inputs are read), or, where it opens none, kept and returned.
+fn search_into(
+    args: &SearchArgs,
+    output: impl FnOnce(&SearchArgs) -> Result<Option<Output>>,
+) -> Result<Option<SearchResults>> {
     let job = SearchJob::new(args)?;
-    let mut output = open_output(args, to)?;
+    let mut output = output(args)?;
     let config = args.farm.config();
     let mut stats_file = StatsFile::create(
         args.farm.stats.stats.as_ref(),
@@ -514,16 +541,35 @@ pub fn run(args: &SearchArgs, to: &Destination) -> Result<()> {
         input_files(args),
     )?;
     let started = Instant::now();
-    let scan = job.scan(&config, |_| true, |lines| Ok(output.put(lines)?))?;
+    let mut score_lines = Vec::new();
+    let scan = job.scan(
+        &config,
+        |_| true,
+        |lines| {
+            match output.as_mut() {
+                Some(output) => output.put(lines)?,
+                None => score_lines.extend_from_slice(lines),
+            }
+            Ok(())
+        },
+    )?;
     let seconds = started.elapsed().as_secs_f64();
     stats_file.add(&scan.stats);
     stats_file.total("residues", scan.size.residues, scan.stats.tasks);
     stats_file.total("sequences", scan.size.sequences, scan.stats.tasks);
+    let mut results = None;
     if !args.scores_only {
-        let traceback = job.write_hits(&config, scan.hits, &scan.size, &mut output)?;
+        let (traceback, table) = job.write_hits(&config, scan.hits, &scan.size, output.as_mut())?;
         stats_file.add(&traceback);
+        results = table.map(SearchResults::Hits);
     }
-    output.commit()?;
+    let results = match output {
+        Some(output) => {
+            output.commit()?;
+            None
+        }
+        None => Some(results.unwrap_or(SearchResults::ScoreLines(score_lines))),
+    };
     let kernel = match &job.gpu {
         Some((_, name)) => format!("GPU {name}"),
         None => format!("{} kernel", job.isa),
@@ -537,7 +583,7 @@ pub fn run(args: &SearchArgs, to: &Destination) -> Result<()> {
         &scan.counts,
     );
     stats_file.finish()?;
-    Ok(())
+    Ok(results)
 }
 
 #[cfg(test)]

@@ -33,12 +33,12 @@ use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::vcf::VcfSites;
 use seqfarm_regions::pileup::replay::{ReplayFindings, ReplayStats};
+pub use seqfarm_regions::pileup::rows::PileupTable;
 use seqfarm_regions::pileup::visit::{RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
 use crate::common::{
-    farm_error, refuse_shared_outputs, with_bam_indexes, CramReference, Destination, FarmArgs,
-    ForceArg,
+    farm_error, refuse_shared_outputs, with_bam_indexes, CramReference, FarmArgs, ForceArg,
 };
 use crate::farm_stats::StatsFile;
 use crate::plot_file::PlotFile;
@@ -319,16 +319,17 @@ impl SnpPileupJob {
     }
 
     /// The collector of the tasks' findings, writing the header and then the rows to
-    /// `out` (BGZF-compressed on `threads` threads with `-g`).
+    /// `out` (BGZF-compressed on `threads` threads with `-g`; none: rows kept as values).
     pub fn collector(
         &self,
-        out: Output,
+        out: Option<Output>,
         threads: usize,
     ) -> anyhow::Result<collect::RowCollector<'_>> {
+        let sink = out.map(|out| collect::Sink::new(out, self.gzip, threads));
         collect::RowCollector::new(
             self.walker.clone(),
             self.vcf.clone(),
-            collect::Sink::new(out, self.gzip, threads)?,
+            sink.transpose()?,
             &self.bams,
             self.params,
             self.names.clone(),
@@ -424,22 +425,39 @@ pub fn output_path(args: &SnpPileupArgs) -> PathBuf {
     output
 }
 
-/// Opens the output of `args` at `to` (a named output must not be an input, nor the
-/// same file as `--plot` or `--stats`).
-pub fn open_output(args: &SnpPileupArgs, to: &Destination) -> anyhow::Result<Output> {
+/// Opens the output of `args` (it must not be an input, nor the same file as `--plot`
+/// or `--stats`).
+pub fn open_output(args: &SnpPileupArgs) -> anyhow::Result<Output> {
     let output = output_path(args);
-    if to.is_named() {
-        let inputs = with_bam_indexes(&args.bams);
-        refuse_input_as_output(&output, inputs.iter().chain([&args.vcf]))?;
-        let named = [("OUTPUT", output.as_path())];
-        refuse_shared_outputs(named, args.plot.as_ref(), args.farm.stats.stats.as_ref())?;
-    }
-    Ok(to.create(&output, args.force.overwrite(EXISTING_OUTPUT))?)
+    let inputs = with_bam_indexes(&args.bams);
+    refuse_input_as_output(&output, inputs.iter().chain([&args.vcf]))?;
+    let named = [("OUTPUT", output.as_path())];
+    refuse_shared_outputs(named, args.plot.as_ref(), args.farm.stats.stats.as_ref())?;
+    Ok(Output::create(
+        &output,
+        args.force.overwrite(EXISTING_OUTPUT),
+    )?)
 }
 
 /// Runs `seqfarm snp-pileup`.
-pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
-    let job = SnpPileupJob::new(&args)?;
+pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
+    pileup_into(&args, |args| Ok(Some(open_output(args)?)))?;
+    Ok(())
+}
+
+/// Runs `seqfarm snp-pileup` with its rows kept as values (the OUTPUT file is not
+/// written; `--plot` and `--stats` are).
+pub fn table(args: &SnpPileupArgs) -> anyhow::Result<PileupTable> {
+    Ok(pileup_into(args, |_| Ok(None))?.unwrap_or_default())
+}
+
+/// Runs the pileup `args` asks for, its rows going to the output `output` opens (called
+/// once the inputs are open), or, where it opens none, kept as values and returned.
+fn pileup_into(
+    args: &SnpPileupArgs,
+    output: impl FnOnce(&SnpPileupArgs) -> anyhow::Result<Option<Output>>,
+) -> anyhow::Result<Option<PileupTable>> {
+    let job = SnpPileupJob::new(args)?;
     if args.verbose {
         for (i, (bam, index)) in job.bams.files().iter().enumerate() {
             stderr_line!(
@@ -453,7 +471,11 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
         }
         stderr_line!("Max per-file depth set to {}.", args.max_depth);
     }
-    let out = open_output(&args, to)?;
+    let out = output(args)?;
+    let job = match out {
+        Some(_) => job,
+        None => job.without_worker_rows(),
+    };
     let config = args.farm.config();
     let inputs = with_bam_indexes(&args.bams);
     let mut stats_file = StatsFile::create(
@@ -469,9 +491,13 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
         inputs.iter().chain([&args.vcf]),
     )?;
     let task_bytes = job.task_bytes(config.workers);
+    let keep_table = out.is_none();
     let mut collector = job.collector(out, compressor_threads(config.workers))?;
     if plot_file.is_some() {
         collector.keep_sites();
+    }
+    if keep_table {
+        collector.keep_table();
     }
     let figures = job.run(&config, task_bytes, 0..usize::MAX, &mut collector)?;
     if args.verbose {
@@ -492,6 +518,7 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
         None => None,
     };
     let warnings = collector.skipped_warnings(&figures.skipped);
+    let table = collector.take_table();
     collector.finish()?;
     for warning in warnings {
         stderr_line!("seqfarm: warning: snp-pileup: {warning}");
@@ -502,5 +529,5 @@ pub fn run(args: SnpPileupArgs, to: &Destination) -> anyhow::Result<()> {
     stats_file.add(&figures.stats);
     stats_file.total("bgzf_blocks", figures.blocks, figures.stats.tasks);
     stats_file.finish()?;
-    Ok(())
+    Ok(table)
 }

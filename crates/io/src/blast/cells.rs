@@ -10,6 +10,7 @@ use super::json::{json_number, json_string};
 use super::{Column, HspRecord};
 
 /// One column's value of one alignment, before it is written as text or JSON.
+#[derive(Debug)]
 pub(super) enum Cell<'a> {
     /// Text (a string in JSON).
     Text(Cow<'a, str>),

@@ -20,6 +20,7 @@
 //! * `tabular`: the lines of `-outfmt 6` and the comment lines of `-outfmt 7`;
 //! * `json`: the pieces of the `--json` document;
 //! * `cells`: each column's value of an alignment, and BLAST's rounding of numbers;
+//! * `table`: the columns as values ([`BlastTable`]), for programs that take them so;
 //! * `accession`: the accessions BLAST derives from sequence names.
 
 mod accession;
@@ -28,6 +29,7 @@ mod columns;
 mod hsp;
 mod json;
 mod output_format;
+mod table;
 mod tabular;
 
 #[cfg(test)]
@@ -40,3 +42,4 @@ pub use cells::{format_bit_score, format_evalue};
 pub use columns::{Column, DEFAULT, JSON_EXTRA, STANDARD};
 pub use hsp::HspRecord;
 pub use output_format::{BlastFormatError, Layout, OutputFormat, QueryInfo, RunInfo};
+pub use table::{BlastTable, ColumnValues};

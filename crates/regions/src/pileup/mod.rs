@@ -19,12 +19,14 @@
 //! * [`overlap`]: the quality rewrite of overlapping mates, base for base.
 //! * [`cigar`]: reference spans, read bases at a position, aligned-base walks.
 //! * [`visit`]: snp-pileup's loop that walks the VCF against the pileup positions (with
-//!   its skipped, duplicate and lost sites), and the CSV rows.
+//!   its skipped, duplicate and lost sites); [`rows`]: where its rows go, FACETS' CSV
+//!   or columns of values.
 
 pub mod cigar;
 pub mod engine;
 pub mod overlap;
 pub mod replay;
+pub mod rows;
 pub mod visit;
 
 use crate::flags;

@@ -1,5 +1,5 @@
 //! snp-pileup's main loop: the VCF's sites, in file order, against the pileup positions,
-//! in coordinate order — with the rows it writes.
+//! in coordinate order — with the rows it gives ([`super::rows::RowSink`]).
 //!
 //! The pileup yields the *covered* positions (at least one read of one file) one by one;
 //! for each site the loop consumes positions until it reaches or passes the site:
@@ -17,6 +17,8 @@
 //! consumed positions. [`SiteWalker`] runs the walk in VCF order on the collector.
 
 use std::collections::BTreeMap;
+
+use super::rows::RowSink;
 
 /// A VCF record snp-pileup uses: exactly two alleles of one base each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +81,7 @@ pub struct RowRules {
     pub pseudo_every: i64,
 }
 
-/// snp-pileup's walk (see the module docs), writing CSV rows.
+/// snp-pileup's walk (see the module docs), giving its rows to a [`RowSink`].
 #[derive(Debug, Clone)]
 pub struct SiteWalker {
     rules: RowRules,
@@ -149,7 +151,7 @@ impl SiteWalker {
             .or_insert_with(|| counts.to_vec());
     }
 
-    /// Walks one site (in VCF order) and appends any rows to `out`. `finding` is the
+    /// Walks one site (in VCF order) and gives any rows to `out`. `finding` is the
     /// worker's result for a site on a BAM contig (`None` for `ref_id == -1`); `names`
     /// are the BAM's contig names.
     pub fn visit<P: CoverageProbe>(
@@ -158,7 +160,7 @@ impl SiteWalker {
         finding: Option<SiteFinding<'_>>,
         probe: &mut P,
         names: &[String],
-        out: &mut Vec<u8>,
+        out: &mut impl RowSink,
     ) -> Result<(), P::Error> {
         if self.finished {
             return Ok(());
@@ -209,7 +211,7 @@ impl SiteWalker {
         site: &Site,
         target: Option<(i32, i64)>,
         names: &[String],
-        out: &mut Vec<u8>,
+        out: &mut impl RowSink,
     ) {
         let key = (site.ref_id, site.pos);
         while let Some(entry) = self.pseudo.first_entry() {
@@ -235,48 +237,32 @@ impl SiteWalker {
             .all(|(d, &min)| i64::from(d) >= min)
     }
 
-    fn site_row(&self, site: &Site, counts: &[[u32; 5]], names: &[String], out: &mut Vec<u8>) {
+    fn site_row(&self, site: &Site, counts: &[[u32; 5]], names: &[String], out: &mut impl RowSink) {
         if !self.passes(counts.iter().map(|c| c[4]))
             || !counts.iter().any(|c| c[0] + c[1] + c[2] > 0)
         {
             return;
         }
-        out.extend_from_slice(names[site.ref_id as usize].as_bytes());
-        out.push(b',');
-        push_number(out, site.pos as u64 + 1);
-        out.extend_from_slice(&[b',', site.reference, b',', site.alternate]);
-        for c in counts {
-            for &n in &c[..4] {
-                out.push(b',');
-                push_number(out, u64::from(n));
-            }
-        }
-        out.push(b'\n');
+        let contig = &names[site.ref_id as usize];
+        let alleles = [site.reference, site.alternate];
+        out.site_row(contig, site.ref_id, site.pos as u64 + 1, alleles, counts);
     }
 
-    fn pseudo_row(&self, at: (i32, i64), counts: &[[u32; 2]], names: &[String], out: &mut Vec<u8>) {
+    fn pseudo_row(
+        &self,
+        at: (i32, i64),
+        counts: &[[u32; 2]],
+        names: &[String],
+        out: &mut impl RowSink,
+    ) {
         if !self.is_pseudo_position(at.1)
             || !self.passes(counts.iter().map(|c| c[1]))
             || !counts.iter().any(|c| c[0] > 0)
         {
             return;
         }
-        out.extend_from_slice(names[at.0 as usize].as_bytes());
-        out.push(b',');
-        push_number(out, at.1 as u64 + 1);
-        out.extend_from_slice(b",.,.");
-        for c in counts {
-            out.push(b',');
-            push_number(out, u64::from(c[0]));
-            out.extend_from_slice(b",0,0,0");
-        }
-        out.push(b'\n');
+        out.pseudo_row(&names[at.0 as usize], at.0, at.1 as u64 + 1, counts);
     }
-}
-
-/// Appends the decimal digits of `n`.
-pub fn push_number(out: &mut Vec<u8>, n: u64) {
-    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use super::*;
+use crate::pileup::rows::push_number;
 
 /// A pileup given as its covered positions, each with one file's `(counted, depth)`.
 struct Pileup {

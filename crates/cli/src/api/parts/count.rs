@@ -4,8 +4,8 @@
 use seqfarm_farm::FarmConfig;
 use seqfarm_io::output::Output;
 
-use crate::cmd::count::{open_output, CountArgs, CountJob};
-use crate::common::{worker_threads, Destination};
+use crate::cmd::count::{open_output, CountArgs, CountJob, CountTable};
+use crate::common::worker_threads;
 
 /// The `count` arguments of a command line (without the program name).
 fn count_args(argv: &[String]) -> anyhow::Result<CountArgs> {
@@ -22,7 +22,7 @@ fn count_args(argv: &[String]) -> anyhow::Result<CountArgs> {
 /// bedtools multicov's redirection replaces it), written through a temporary file beside
 /// it. The caller writes the tasks' rows in order, then commits it.
 pub fn count_output(argv: &[String]) -> anyhow::Result<Output> {
-    open_output(&count_args(argv)?, &Destination::Named)
+    open_output(&count_args(argv)?)
 }
 
 /// `(task size in BAM bytes, tasks)` of the `count` command line `argv` spread over
@@ -53,4 +53,15 @@ pub fn count_tasks(
         Ok(())
     })?;
     Ok(out)
+}
+
+/// The rows of tasks `tasks` as [`count_tasks`] gives them, as columns.
+pub fn count_task_table(
+    argv: &[String],
+    task_bytes: u64,
+    tasks: std::ops::Range<usize>,
+    threads: Option<usize>,
+) -> anyhow::Result<CountTable> {
+    let job = CountJob::new(&count_args(argv)?)?;
+    job.table(&FarmConfig::new(worker_threads(threads)), task_bytes, tasks)
 }

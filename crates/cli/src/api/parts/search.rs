@@ -8,7 +8,7 @@ pub use crate::cmd::search::hits::Hit;
 use crate::cmd::search::hits::{StrandHit, TopHits};
 pub use crate::cmd::search::DatabaseSize;
 use crate::cmd::search::{open_output, SearchArgs, SearchJob};
-use crate::common::{worker_threads, Destination};
+use crate::common::worker_threads;
 
 /// What a part of the database holds for the search.
 #[derive(Debug, Clone, Default)]
@@ -113,7 +113,7 @@ pub fn search_plan(argv: &[String]) -> anyhow::Result<usize> {
     // The output is checked as the command checks it before any work (an input, another
     // output, a directory, a file that may not be written, or an existing file where
     // `--force` is needed), then let go: `search_finish` opens it again.
-    drop(open_output(&args, &Destination::Named)?);
+    drop(open_output(&args)?);
     let mut chunks = 0;
     job.scan(
         &FarmConfig::new(1),
@@ -160,7 +160,7 @@ pub fn search_finish(
 ) -> anyhow::Result<()> {
     let args = search_args(argv)?;
     let job = SearchJob::new(&args)?;
-    let mut output = open_output(&args, &Destination::Named)?;
+    let mut output = open_output(&args)?;
     let mut size = DatabaseSize::default();
     let mut top: Vec<TopHits> = Vec::new();
     for part in parts {
@@ -179,7 +179,7 @@ pub fn search_finish(
     }
     if !args.scores_only {
         let config = FarmConfig::new(worker_threads(threads));
-        job.write_hits(&config, top, &size, &mut output)?;
+        job.write_hits(&config, top, &size, Some(&mut output))?;
     }
     output.commit()?;
     Ok(())

@@ -10,8 +10,10 @@ use std::thread::JoinHandle;
 
 use seqfarm_farm::{Collector, FarmConfig};
 
-use crate::cmd::snp_pileup::{findings, open_output, SnpPileupArgs, SnpPileupJob, Task};
-use crate::common::{worker_threads, Destination, MemoryBuffer};
+use crate::cmd::snp_pileup::{
+    findings, open_output, PileupTable, SnpPileupArgs, SnpPileupJob, Task,
+};
+use crate::common::worker_threads;
 
 /// The `snp-pileup` arguments of a command line (without the program name).
 fn snp_pileup_args(argv: &[String]) -> anyhow::Result<SnpPileupArgs> {
@@ -63,27 +65,29 @@ pub fn snp_pileup_tasks(
 /// next is computed).
 pub struct SnpPileupMerge {
     parts: Option<SyncSender<Option<Vec<u8>>>>,
-    walk: Option<JoinHandle<anyhow::Result<()>>>,
-    memory: Option<MemoryBuffer>,
+    walk: Option<JoinHandle<anyhow::Result<Option<PileupTable>>>>,
+    table: Option<PileupTable>,
 }
 
 impl SnpPileupMerge {
-    /// Opens the output of the `snp-pileup` command line `argv` (its OUTPUT file, or
-    /// memory when `to_memory`: see [`SnpPileupMerge::finish`]) and writes its header.
+    /// Opens the output of the `snp-pileup` command line `argv` (its OUTPUT file) and
+    /// writes its header, or, with `to_memory`, keeps the rows as values (see
+    /// [`SnpPileupMerge::finish`]).
     pub fn start(argv: &[String], to_memory: bool) -> anyhow::Result<Self> {
         let args = snp_pileup_args(argv)?;
         let job = SnpPileupJob::new(&args)?;
-        let memory = to_memory.then(MemoryBuffer::default);
-        let to = match &memory {
-            Some(buffer) => Destination::Memory(buffer.clone()),
-            None => Destination::Named,
+        let out = match to_memory {
+            true => None,
+            false => Some(open_output(&args)?),
         };
-        let out = open_output(&args, &to)?;
         let files = job.files();
         let threads = worker_threads(None).div_ceil(2);
         let (sender, parts) = sync_channel::<Option<Vec<u8>>>(2);
-        let walk = std::thread::spawn(move || -> anyhow::Result<()> {
+        let walk = std::thread::spawn(move || -> anyhow::Result<Option<PileupTable>> {
             let mut collector = job.collector(out, threads)?;
+            if to_memory {
+                collector.keep_table();
+            }
             let mut task = Task::default();
             // Parts, then `None` once the last was given; a run given up before that
             // leaves no output.
@@ -94,12 +98,14 @@ impl SnpPileupMerge {
                     collector.collect(&mut task)?;
                 }
             }
-            collector.finish()
+            let table = collector.take_table();
+            collector.finish()?;
+            Ok(table)
         });
         Ok(Self {
             parts: Some(sender),
             walk: Some(walk),
-            memory,
+            table: None,
         })
     }
 
@@ -109,11 +115,11 @@ impl SnpPileupMerge {
         self.send(Some(part))
     }
 
-    /// Waits for the walk; returns the output when it went to memory (empty otherwise).
-    pub fn finish(mut self) -> anyhow::Result<Vec<u8>> {
+    /// Waits for the walk; returns the rows when they were kept as values.
+    pub fn finish(mut self) -> anyhow::Result<Option<PileupTable>> {
         self.send(None)?;
         self.end()?;
-        Ok(self.memory.take().map(|m| m.take()).unwrap_or_default())
+        Ok(self.table.take())
     }
 
     /// Sends `part` to the walk (`None`: the last was given).
@@ -129,11 +135,11 @@ impl SnpPileupMerge {
     /// Ends the parts and waits for the walk's outcome.
     fn end(&mut self) -> anyhow::Result<()> {
         self.parts = None;
-        match self.walk.take() {
-            Some(walk) => walk
+        if let Some(walk) = self.walk.take() {
+            self.table = walk
                 .join()
-                .map_err(|_| anyhow::anyhow!("snp-pileup: the walk stopped unexpectedly"))?,
-            None => Ok(()),
+                .map_err(|_| anyhow::anyhow!("snp-pileup: the walk stopped unexpectedly"))??;
         }
+        Ok(())
     }
 }

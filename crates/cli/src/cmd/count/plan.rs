@@ -5,7 +5,7 @@ use seqfarm_farm::Fill;
 use seqfarm_io::bam::BamSet;
 use seqfarm_io::bed::BedRegions;
 use seqfarm_regions::count::RegionStrand;
-use seqfarm_regions::pileup::visit::push_number;
+use seqfarm_regions::pileup::rows::push_number;
 
 use super::STRETCH_GAP;
 
@@ -34,6 +34,8 @@ pub struct Task {
     /// (windows have none: the worker writes their columns).
     pub(super) text: Vec<u8>,
     pub(super) text_ends: Vec<usize>,
+    /// BED input: each region's start and end as the line gives them.
+    pub(super) bed_spans: Vec<(i64, i64)>,
     /// The blocks of BED12 regions (with `--split`).
     pub(super) blocks: Vec<(i64, i64)>,
     /// Per region, one count per BAM.
@@ -84,13 +86,10 @@ pub(super) struct RegionPlanner<'a> {
 }
 
 impl RegionPlanner<'_> {
-    /// The next region and its echoed columns (appended to `text`) and blocks (to
-    /// `blocks`), or `None`.
-    fn next_region(
-        &mut self,
-        text: &mut Vec<u8>,
-        blocks: &mut Vec<(i64, i64)>,
-    ) -> anyhow::Result<Option<Region>> {
+    /// The next region and its echoed columns (appended to the task's `text`, its start
+    /// and end to `bed_spans`) and blocks (to `blocks`), or `None`.
+    fn next_region(&mut self, task: &mut Task) -> anyhow::Result<Option<Region>> {
+        let (text, blocks) = (&mut task.text, &mut task.blocks);
         let number = |text: &mut Vec<u8>, n: i64| {
             push_number(text, n as u64);
             text.push(b'\t');
@@ -108,6 +107,7 @@ impl RegionPlanner<'_> {
                     text.extend_from_slice(r.rest);
                     text.push(b'\t');
                 }
+                task.bed_spans.push((r.start, r.end));
                 let (start, stop) = r.counted();
                 let ref_id = self.ids.get(r.chrom).copied().unwrap_or(-1);
                 let strand = r
@@ -160,6 +160,7 @@ impl RegionPlanner<'_> {
         task.regions.clear();
         task.text.clear();
         task.text_ends.clear();
+        task.bed_spans.clear();
         task.blocks.clear();
         task.counts.clear();
         task.rows.clear();
@@ -169,7 +170,7 @@ impl RegionPlanner<'_> {
         let mut cost = 0u64;
         let mut span = Span::default();
         while task.regions.len() < MAX_REGIONS && cost + span.bytes(self.bams) < self.task_bytes {
-            let Some(region) = self.next_region(&mut task.text, &mut task.blocks)? else {
+            let Some(region) = self.next_region(task)? else {
                 self.ended = true;
                 break;
             };

@@ -7,7 +7,7 @@ use seqfarm_farm::Worker;
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_regions::count::{CountedRead, RegionShape, StretchCounter};
 use seqfarm_regions::pileup::cigar::Cigar;
-use seqfarm_regions::pileup::visit::push_number;
+use seqfarm_regions::pileup::rows::push_number;
 
 use super::plan::{Region, Task};
 use super::STRETCH_GAP;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use seqfarm_io::bed_index::{BedIndexer, BedWriteError, IndexedBedWriter};
 use seqfarm_io::output::Output;
 use seqfarm_regions::depth::{summary_line, DepthDistribution, DepthStat};
-use seqfarm_regions::pileup::visit::push_number;
+use seqfarm_regions::pileup::rows::push_number;
 
 use super::stretch::Task;
 use super::EXISTING_OUTPUT;

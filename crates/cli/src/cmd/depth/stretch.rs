@@ -14,7 +14,7 @@ use seqfarm_regions::depth::{
     DepthDistribution, DepthFilter, DepthStat,
 };
 use seqfarm_regions::pileup::cigar::Cigar;
-use seqfarm_regions::pileup::visit::push_number;
+use seqfarm_regions::pileup::rows::push_number;
 
 use super::bed::Region;
 

@@ -5,7 +5,7 @@
 use anyhow::{bail, Result};
 use seqfarm_core::nucleotide::reverse_complement_letters;
 use seqfarm_farm::Fill;
-use seqfarm_io::blast::{Column, HspRecord, OutputFormat, QueryInfo, RunInfo};
+use seqfarm_io::blast::{BlastTable, Column, HspRecord, OutputFormat, QueryInfo, RunInfo};
 use seqfarm_io::output::Output;
 use seqfarm_sw::align::AlignOp;
 use seqfarm_sw::stats::KarlinParams;
@@ -68,14 +68,15 @@ pub struct Traceback<'a> {
 
 impl Traceback<'_> {
     /// Aligns every reported alignment of `hits` (per query, best first) again with
-    /// traceback and writes them for a database of `size`; returns the farm's figures.
+    /// traceback and writes them to `output` for a database of `size` (none: keeps them
+    /// as values); returns the farm's figures and the values kept.
     pub fn write(
         &self,
         config: &seqfarm_farm::FarmConfig,
         hits: Vec<Vec<Hit>>,
         size: &DatabaseSize,
-        output: &mut Output,
-    ) -> Result<seqfarm_farm::FarmStats> {
+        mut output: Option<&mut Output>,
+    ) -> Result<(seqfarm_farm::FarmStats, Option<BlastTable>)> {
         let jobs = self.jobs(hits, size);
         let mut per_query = vec![0usize; self.queries.len()];
         for job in &jobs {
@@ -113,10 +114,15 @@ impl Traceback<'_> {
             written_in_query: 0,
             subject: Vec::new(),
             text,
+            table: output
+                .is_none()
+                .then(|| BlastTable::new(&self.format.columns, self.run.dna)),
         };
         let mut collect = |task: &mut AlignTask| -> Result<()> {
             writer.add(&task.job, std::mem::take(&mut task.record));
-            output.put(writer.text.as_bytes())?;
+            if let Some(output) = output.as_mut() {
+                output.put(writer.text.as_bytes())?;
+            }
             writer.text.clear();
             Ok(())
         };
@@ -130,8 +136,10 @@ impl Traceback<'_> {
         .map_err(farm_error)?;
         writer.advance_to(self.queries.len());
         self.format.end(&mut writer.text, self.queries.len());
-        output.put(writer.text.as_bytes())?;
-        Ok(report.stats)
+        if let Some(output) = output {
+            output.put(writer.text.as_bytes())?;
+        }
+        Ok((report.stats, writer.table))
     }
 
     /// The alignments to report, in report order: per query, hits best first, each
@@ -358,6 +366,8 @@ struct ReportWriter<'a> {
     written_in_query: usize,
     subject: Vec<HspRecord>,
     text: String,
+    /// The alignments kept as values rather than written.
+    table: Option<BlastTable>,
 }
 
 impl<'a> ReportWriter<'a> {
@@ -407,8 +417,12 @@ impl<'a> ReportWriter<'a> {
         let covered = covered_residues(self.subject.iter().map(|r| (r.query_start, r.query_end)));
         for mut record in std::mem::take(&mut self.subject) {
             record.query_covered_by_subject = covered;
-            self.format
-                .hsp(&mut self.text, &record, self.written_in_query);
+            match self.table.as_mut() {
+                Some(table) => table.add(&record),
+                None => self
+                    .format
+                    .hsp(&mut self.text, &record, self.written_in_query),
+            }
             self.written_in_query += 1;
         }
     }

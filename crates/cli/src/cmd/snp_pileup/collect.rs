@@ -10,6 +10,7 @@ use seqfarm_io::bgzf_writer::ParallelBgzfWriter;
 use seqfarm_io::output::Output;
 use seqfarm_plot::SiteTable;
 use seqfarm_regions::pileup::replay::ContigProbe;
+use seqfarm_regions::pileup::rows::PileupTable;
 use seqfarm_regions::pileup::visit::SiteWalker;
 use seqfarm_regions::pileup::PileupParams;
 
@@ -89,22 +90,27 @@ pub struct RowCollector<'a> {
     progress: ProgressBar,
     /// The rows kept for `--plot`.
     sites: Option<SiteTable>,
+    /// The rows kept as values.
+    table: Option<PileupTable>,
     /// The sites skipped so far, for warnings.
     skipped: SkipTally,
 }
 
 impl<'a> RowCollector<'a> {
-    /// A collector writing to `sink`; the header is written at once.
+    /// A collector writing to `sink` (none: the rows are only kept, [`Self::keep_table`]);
+    /// the header is written at once.
     pub fn new(
         walker: SiteWalker,
         vcf: PathBuf,
-        mut sink: Sink,
+        mut sink: Option<Sink>,
         bams: &'a BamSet,
         params: PileupParams,
         names: Vec<String>,
         progress: bool,
     ) -> anyhow::Result<Self> {
-        sink.write(&walker.header())?;
+        if let Some(sink) = sink.as_mut() {
+            sink.write(&walker.header())?;
+        }
         let bar = if progress {
             crate::progress::items("sites")
         } else {
@@ -115,13 +121,14 @@ impl<'a> RowCollector<'a> {
             vcf,
             lines: 0,
             furthest: None,
-            sink: Some(sink),
+            sink,
             probe: ContigProbe::new(BamReads::new(bams), params),
             names,
             rows: Vec::with_capacity(1 << 20),
             files: bams.len(),
             progress: bar,
             sites: None,
+            table: None,
             skipped: SkipTally::default(),
         })
     }
@@ -134,6 +141,17 @@ impl<'a> RowCollector<'a> {
     /// The rows kept since [`Self::keep_sites`].
     pub fn take_sites(&mut self) -> Option<SiteTable> {
         self.sites.take()
+    }
+
+    /// Keeps the rows as values ([`Self::take_table`]); the collector then walks every
+    /// site itself (the job runs [`super::SnpPileupJob::without_worker_rows`]).
+    pub fn keep_table(&mut self) {
+        self.table = Some(PileupTable::new(self.names.clone(), self.files));
+    }
+
+    /// The rows kept since [`Self::keep_table`].
+    pub fn take_table(&mut self) -> Option<PileupTable> {
+        self.table.take()
     }
 
     /// Checks a task's VCF lines against those before it: the first error of the task's
@@ -197,7 +215,9 @@ impl Collector<Task, anyhow::Error> for RowCollector<'_> {
         self.skipped.add_task(&task.summary.skipped, &task.sites);
         if chunked {
             self.check_lines(task)?;
-            walked = rows::take_rows(task, &mut self.walker, &mut self.rows);
+            if self.table.is_none() {
+                walked = rows::take_rows(task, &mut self.walker, &mut self.rows);
+            }
         }
         for (i, &pos) in task.found.pseudo.iter().enumerate() {
             self.walker.offer_pseudo(
@@ -206,9 +226,15 @@ impl Collector<Task, anyhow::Error> for RowCollector<'_> {
                 &task.found.pseudo_counts[i * files..(i + 1) * files],
             );
         }
+        let (walker, probe, names) = (&mut self.walker, &mut self.probe, &self.names);
         for (site, finding) in rows::findings(task, files).skip(walked) {
-            self.walker
-                .visit(site, finding, &mut self.probe, &self.names, &mut self.rows)?;
+            match (self.table.as_mut(), self.sites.is_some()) {
+                (Some(table), true) => {
+                    walker.visit(site, finding, probe, names, &mut (table, &mut self.rows))?
+                }
+                (Some(table), false) => walker.visit(site, finding, probe, names, table)?,
+                (None, _) => walker.visit(site, finding, probe, names, &mut self.rows)?,
+            }
         }
         if let Some(sink) = self.sink.as_mut() {
             sink.write(&self.rows)?;
