@@ -56,6 +56,8 @@ pub struct CountJob {
     window: Option<u64>,
     columns: Vec<usize>,
     rule: ReadCountRule,
+    /// Whether workers write each task's rows as text (the command's output).
+    text_rows: bool,
 }
 
 /// The names and lengths of the reference sequences of the BAMs' (shared) header.
@@ -150,6 +152,7 @@ impl CountJob {
             window: args.window,
             columns,
             rule,
+            text_rows: true,
         })
     }
 
@@ -211,6 +214,7 @@ impl CountJob {
                     columns: &self.columns,
                     names: &self.names,
                     reader: RangeReader::new(),
+                    text_rows: self.text_rows,
                 })
             },
             &mut |task: &mut Task| -> anyhow::Result<()> {
@@ -224,16 +228,23 @@ impl CountJob {
 }
 
 impl CountJob {
+    /// The job with no rows written as text: each task's counts are taken as values.
+    pub fn without_text_rows(mut self) -> Self {
+        self.text_rows = false;
+        self
+    }
+
     /// The rows of tasks `tasks` (as [`CountJob::run`] plans them) as columns.
     pub fn table(
-        &self,
+        self,
         config: &FarmConfig,
         task_bytes: u64,
         tasks: std::ops::Range<usize>,
     ) -> anyhow::Result<CountTable> {
-        let mut table = CountTable::new(self.bams.len());
-        self.run(config, task_bytes, tasks, |task| {
-            table.add_task(task, &self.names);
+        let job = self.without_text_rows();
+        let mut table = CountTable::new(job.bams.len());
+        job.run(config, task_bytes, tasks, |task| {
+            table.add_task(task, &job.names);
             Ok(())
         })?;
         Ok(table)
@@ -318,6 +329,10 @@ fn count_into(
     let task_bytes = job.task_bytes(args, config.workers);
     let inputs = input_files(args);
     let mut out = rows(args)?;
+    let job = match out {
+        CountRows::Text(_) => job,
+        CountRows::Table(_) => job.without_text_rows(),
+    };
     let plot_file = PlotFile::create(
         args.plot.as_ref(),
         args.force.overwrite(EXISTING_OUTPUT),

@@ -23,6 +23,8 @@ pub(super) struct RegionCounter<'a> {
     /// Contig names, for the columns of windows.
     pub(super) names: &'a [String],
     pub(super) reader: RangeReader,
+    /// Whether the task's rows are written as text ([`Task::rows`]).
+    pub(super) text_rows: bool,
 }
 
 impl RegionCounter<'_> {
@@ -137,7 +139,9 @@ impl Worker<Task, anyhow::Error> for RegionCounter<'_> {
             )?;
             from = to;
         }
-        self.write_rows(task);
+        if self.text_rows {
+            self.write_rows(task);
+        }
         Ok(())
     }
 }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Runs every command of two seqfarm binaries (say, before and after a change that must not
+# change what the commands write) on the same inputs and compares what they write, byte
+# for byte: standard output, every output file, and the exit status. Prints one line per
+# run and exits 1 if any differs.
+#
+# usage: bench/compare-builds.sh OLD_BINARY NEW_BINARY
+# env:   SEQFARM_BENCH_DATA (/tmp/seqfarm-bench): normal.bam, tumor.bam (make-bench-bams.sh)
+#        and sites.vcf.gz (bench/make-snp-sites.sh) there, and align/chr20.sfi with
+#        align/chr20.150.100000.fq (bench/align.sh); SHARED (../shared/data) for the
+#        protein search inputs. A run whose inputs are missing is reported as skipped.
+#        THREADS (2): the threads of every run.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+old=${1:?usage: compare-builds.sh OLD_BINARY NEW_BINARY}
+new=${2:?usage: compare-builds.sh OLD_BINARY NEW_BINARY}
+bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
+shared=${SHARED:-../shared/data}
+threads=${THREADS:-2}
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+normal=$bench/normal.bam; tumor=$bench/tumor.bam; sites=$bench/sites.vcf.gz
+index=$bench/align/chr20; reads=$bench/align/chr20.150.100000.fq
+proteins=$shared/proteins/mmseqs2_uniprot_sample
+differ=0
+
+# run NAME INPUTS... -- ARGS...: runs `BINARY ARGS` for both binaries in directories of
+# their own (@OUT@ in ARGS names it) and compares stdout, exit status and files.
+run() {
+  local name=$1; shift
+  local inputs=()
+  while [ "$1" != "--" ]; do inputs+=("$1"); shift; done
+  shift
+  for input in "${inputs[@]}"; do
+    [ -e "$input" ] || { printf '%-28s skipped (no %s)\n' "$name" "$input"; return; }
+  done
+  local side
+  for side in old new; do
+    local binary=$old; [ $side = new ] && binary=$new
+    mkdir -p "$work/$name/$side"
+    (cd "$work/$name/$side" && "$binary" "${@//@OUT@/.}" > stdout 2> stderr;
+     echo $? > status)
+    rm -f "$work/$name/$side/stderr"
+  done
+  if diff -r -q "$work/$name/old" "$work/$name/new" > "$work/$name.diff"; then
+    printf '%-28s identical (%s files)\n' "$name" "$(find "$work/$name/new" -type f | wc -l)"
+  else
+    printf '%-28s DIFFERS\n' "$name"; sed 's/^/    /' "$work/$name.diff"; differ=1
+  fi
+  rm -rf "${work:?}/$name"
+}
+
+echo "# old: $old ($("$old" --version))"
+echo "# new: $new ($("$new" --version))"
+run flagstat "$normal" -- flagstat -t "$threads" "$normal"
+run flagstat-json "$normal" -- flagstat -t "$threads" -O json "$normal"
+run count-window "$normal" "$tumor" -- count -t "$threads" --window 10000 "$normal" "$tumor"
+run count-options "$normal" -- count -t "$threads" --window 50000 -q 20 -p -D "$normal"
+run depth "$normal" -- depth -t "$threads" --window 10000 -T 1,10,20 -o @OUT@/depth "$normal"
+run depth-per-base "$normal" -- depth -t "$threads" --window 500000 --per-base -o @OUT@/d "$normal"
+run snp-pileup "$sites" "$normal" "$tumor" -- \
+  snp-pileup -t "$threads" "$sites" @OUT@/pileup.csv "$normal" "$tumor"
+run snp-pileup-options "$sites" "$normal" "$tumor" -- \
+  snp-pileup -t "$threads" -q 15 -Q 20 -P 100 -r 10,0 -g "$sites" @OUT@/p.csv.gz "$normal" "$tumor"
+run search "$proteins/QUERY.fasta.gz" -- \
+  search -t "$threads" "$proteins/QUERY.fasta.gz" "$proteins/DB.fasta.gz"
+run search-outfmt7 "$proteins/QUERY.fasta.gz" -- \
+  search -t "$threads" --outfmt "7 std qlen slen qcovs btop" --top 3 \
+  "$proteins/QUERY.fasta.gz" "$proteins/DB.fasta.gz"
+run search-scores-only "$proteins/QUERY.fasta.gz" -- \
+  search -t "$threads" --scores-only "$proteins/QUERY.fasta.gz" "$proteins/DB.fasta.gz"
+run search-json "$proteins/QUERY.fasta.gz" -- \
+  search -t "$threads" --json --top 2 -o @OUT@/hits.json "$proteins/QUERY.fasta.gz" "$proteins/DB.fasta.gz"
+run align "$index.sfi" "$reads" -- align -p "$threads" -x "$index" -U "$reads" -S @OUT@/out.sam
+run align-sort "$index.sfi" "$reads" -- \
+  align -p "$threads" -x "$index" -U "$reads" --sort -o @OUT@/out.bam
+run index-chrM "$bench/align/real.NA12878_chrM.fa" -- index -t "$threads" -o @OUT@/chrM "$bench/align/real.NA12878_chrM.fa"
+run locate "$index.sfi" -- locate -x "$index" ACGTACGTAC GATTACAGATTACA
+exit $differ
