@@ -22,6 +22,11 @@ normal=$bench/normal.bam; tumor=$bench/tumor.bam; sites=$bench/sites.vcf.gz
 index=$bench/align/chr20; reads=$bench/align/chr20.150.100000.fq
 proteins=$shared/proteins/mmseqs2_uniprot_sample
 differ=0
+# Each binary runs as `seqfarm` from a directory of its own on PATH, so that the command
+# lines the outputs record (align's @PG) name it alike.
+for side in old new; do
+  mkdir -p "$work/bin-$side"; cp "${!side}" "$work/bin-$side/seqfarm"
+done
 
 # run NAME INPUTS... -- ARGS...: runs `BINARY ARGS` for both binaries in directories of
 # their own (@OUT@ in ARGS names it) and compares stdout, exit status and files.
@@ -35,10 +40,9 @@ run() {
   done
   local side
   for side in old new; do
-    local binary=$old; [ $side = new ] && binary=$new
     mkdir -p "$work/$name/$side"
-    (cd "$work/$name/$side" && "$binary" "${@//@OUT@/.}" > stdout 2> stderr;
-     echo $? > status)
+    (cd "$work/$name/$side" && PATH=$work/bin-$side:$PATH seqfarm "${@//@OUT@/.}" \
+       > stdout 2> stderr; echo $? > status)
     rm -f "$work/$name/$side/stderr"
   done
   if diff -r -q "$work/$name/old" "$work/$name/new" > "$work/$name.diff"; then

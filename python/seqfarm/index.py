@@ -6,7 +6,6 @@ from collections import namedtuple
 
 
 from . import _native
-from ._options import option_argv
 
 __all__ = ["Contig", "Hit", "Index"]
 
@@ -28,19 +27,20 @@ class Index:
         self._native = _native.Index(os.fspath(prefix))
 
     @classmethod
-    def build(cls, fasta, prefix, threads=None, memory=None, **opts):
+    def build(cls, fasta, prefix, threads=None, memory=None, sa_rate=None, kmer=None,
+              stats=None, force=False):
         """Builds the index of ``fasta`` (plain or gzip) into ``PREFIX.sfi`` as
         ``seqfarm index -o PREFIX`` does, and returns it loaded.
 
         ``threads``: build threads (default: one per core); ``memory``: the memory
-        budget (``"2G"``, ``"500M"`` or bytes). Other options of ``seqfarm index`` as
-        keywords (``sa_rate``, ``kmer``). An existing ``PREFIX.sfi`` is replaced once the
-        build has succeeded, as ``seqfarm index`` (and bowtie2-build) replaces it
-        (``force=True`` is accepted, as ``--force`` is, and changes nothing); it is never
-        ``fasta`` itself.
+        budget (``"2G"``, ``"500M"`` or bytes); ``sa_rate`` and ``kmer`` as the command's
+        ``--sa-rate`` and ``--kmer``; ``stats``: a file for the run's statistics. An
+        existing ``PREFIX.sfi`` is replaced once the build has succeeded, as ``seqfarm
+        index`` (and bowtie2-build) replaces it (``force=True`` is accepted, as
+        ``--force`` is, and changes nothing); it is never ``fasta`` itself.
         """
-        argv = option_argv({"output": prefix, "threads": threads, "memory": memory, **opts}, "index")
-        _native.run_command(["index", *argv, "--", os.fspath(fasta)])
+        _native.build_index(os.fspath(fasta), os.fspath(prefix), threads, memory, sa_rate,
+                            kmer, None if stats is None else os.fspath(stats), bool(force))
         return cls(prefix)
 
     @property

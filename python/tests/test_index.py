@@ -73,3 +73,19 @@ def test_build_twice_replaces_the_index(data, cli, tmp_path):
     seqfarm.Index.build(data / "index_ref.fa.gz", prefix, threads=1, force=True)
     assert (tmp_path / "again.sfi").read_bytes() == (tmp_path / "cli.sfi").read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["again.sfi", "cli.sfi", "small.fa"]
+
+
+def test_build_options_are_the_commands(data, cli, tmp_path):
+    small = tmp_path / "small.fa"
+    small.write_text(">c\nACGTACGTAGCTAGCTAGCATCGATCGACTGACTG\n")
+    seqfarm.Index.build(small, tmp_path / "py", threads=1, memory=64 << 20, sa_rate=4, kmer=5)
+    cli("index", "-t", "1", "-m", "64M", "--sa-rate", "4", "--kmer", "5", "-o", tmp_path / "cli",
+        small)
+    assert (tmp_path / "py.sfi").read_bytes() == (tmp_path / "cli.sfi").read_bytes()
+    with pytest.raises(seqfarm.OptionError, match="sa_rate: \"3\" is not a power of two"):
+        seqfarm.Index.build(small, tmp_path / "bad", sa_rate=3)
+    with pytest.raises(seqfarm.OptionError, match="memory: \"lots\" is not a size"):
+        seqfarm.Index.build(small, tmp_path / "bad", memory="lots")
+    with pytest.raises(TypeError):
+        seqfarm.Index.build(small, tmp_path / "bad", no_such_option=1)
+    assert not (tmp_path / "bad.sfi").exists()

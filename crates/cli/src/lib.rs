@@ -22,7 +22,7 @@ mod numa;
 mod plot_file;
 mod progress;
 
-/// The command-line parser's error (a bad option), as [`api::run_command`] returns it.
+/// The command-line parser's error (a bad option), as the in-process entry points ([`api`]) return it.
 pub use clap::Error as ClapError;
 pub use common::is_broken_pipe;
 pub use option_value::OptionValueError;

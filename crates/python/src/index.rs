@@ -1,13 +1,53 @@
 //! `seqfarm._native.Index`: an FM-index loaded once (memory-mapped) and queried as
-//! `seqfarm locate` queries it.
+//! `seqfarm locate` queries it; `build_index`, an index built as `seqfarm index` builds
+//! it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use seqfarm::api::index::LoadedIndex;
+use seqfarm::api::index::{build_index as build, parse_size, IndexOptions, LoadedIndex};
+use seqfarm::OptionValueError;
 
-use crate::errors::run_native;
+use crate::errors::{run_interruptible, run_native};
+
+/// Builds the index of `fasta` into `PREFIX.sfi` (`seqfarm index -o PREFIX`); `memory`
+/// is bytes or a size such as `"2G"`; `None` takes the command's default.
+#[pyfunction]
+#[pyo3(signature = (fasta, prefix, threads=None, memory=None, sa_rate=None, kmer=None, stats=None, force=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn build_index(
+    py: Python<'_>,
+    fasta: PathBuf,
+    prefix: PathBuf,
+    threads: Option<usize>,
+    memory: Option<Bound<'_, PyAny>>,
+    sa_rate: Option<u32>,
+    kmer: Option<u32>,
+    stats: Option<PathBuf>,
+    force: bool,
+) -> PyResult<()> {
+    let memory = match memory {
+        None => Ok(None),
+        Some(value) => match value.extract::<u64>() {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(_) => parse_size(&value.str()?.to_string()).map(Some),
+        },
+    };
+    let options = IndexOptions {
+        threads,
+        sa_rate: sa_rate.unwrap_or(IndexOptions::default().sa_rate),
+        kmer,
+        stats,
+        force,
+        ..IndexOptions::default()
+    };
+    run_interruptible(py, move || {
+        let memory = memory.map_err(|message| OptionValueError(format!("memory: {message}")))?;
+        build(&fasta, Some(&prefix), &IndexOptions { memory, ..options })?;
+        Ok(())
+    })
+}
 
 /// A hit as Python receives it: contig, 1-based position, strand.
 type PyHit = (String, u64, String);

@@ -27,13 +27,6 @@ fn flagstat_json(py: Python<'_>, path: PathBuf, threads: Option<usize>) -> PyRes
     })
 }
 
-/// Runs a command line (without the program name) in this process, exactly as the
-/// `seqfarm` binary would: for the jobs whose result is a file.
-#[pyfunction]
-fn run_command(py: Python<'_>, args: Vec<String>) -> PyResult<()> {
-    run_interruptible(py, || seqfarm::api::run_command(args))
-}
-
 /// The options of `command` that take no value, by every name they answer to (`dna`,
 /// `no-mixed`, `q`): the keywords that take only `True` or `False`.
 #[pyfunction]
@@ -46,7 +39,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     parts::register(m)?;
     m.add_function(wrap_pyfunction!(flagstat_json, m)?)?;
-    m.add_function(wrap_pyfunction!(run_command, m)?)?;
+    m.add_function(wrap_pyfunction!(index::build_index, m)?)?;
     m.add_function(wrap_pyfunction!(flag_options, m)?)?;
     tables::register(m)?;
     m.add_class::<index::NativeIndex>()?;

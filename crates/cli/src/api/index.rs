@@ -1,10 +1,12 @@
-//! An FM-index loaded once and queried many times, as `seqfarm locate` queries it.
+//! An FM-index built as `seqfarm index` builds it ([`build_index`]), and loaded once and
+//! queried many times, as `seqfarm locate` queries it.
 
 use std::path::{Path, PathBuf};
 
 use seqfarm_core::Strand;
 use seqfarm_fmindex::{index_path, FmIndex, LoadOptions, LocateScratch};
 
+pub use crate::cmd::index::{build_index, parse_size, IndexOptions};
 use crate::cmd::locate::{encode_pattern, find, place};
 
 /// An index file loaded (memory-mapped) for queries.
@@ -116,8 +118,11 @@ mod tests {
         )
         .unwrap();
         let prefix = dir.path().join("ref");
-        let args = ["index", "-t", "1", "-o", prefix.to_str().unwrap()];
-        crate::api::run_command(args.into_iter().chain([fasta.to_str().unwrap()])).unwrap();
+        let options = IndexOptions {
+            threads: Some(1),
+            ..IndexOptions::default()
+        };
+        build_index(&fasta, Some(&prefix), &options).unwrap();
         let index = LoadedIndex::open(&prefix).unwrap();
         assert_eq!(
             index.contigs()[1],

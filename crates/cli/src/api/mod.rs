@@ -23,18 +23,6 @@ pub fn flagstat(path: &Path, threads: Option<usize>) -> anyhow::Result<FlagCount
     cmd::flagstat::count(path, &config, &mut FarmStats::default())
 }
 
-/// Runs one command line (`["index", "-o", "x", "x.fa"]`, without the program name)
-/// exactly as the binary would, in this process. A command-line error comes back as a
-/// [`clap::Error`] inside the `anyhow::Error`, with clap's message.
-pub fn run_command<I, T>(args: I) -> anyhow::Result<()>
-where
-    I: IntoIterator<Item = T>,
-    T: Into<OsString> + Clone,
-{
-    let argv = std::iter::once(OsString::from("seqfarm")).chain(args.into_iter().map(Into::into));
-    crate::Cli::try_parse_args(argv)?.run()
-}
-
 /// The options of `command` (`"search"`) that take no value, by every name they answer
 /// to (`dna`, `no-mixed`, `q` for `-q`), for front ends that turn keywords into
 /// arguments and must refuse a value given to a flag. Empty for an unknown command.

@@ -75,91 +75,159 @@ impl IndexArgs {
             .reference
             .clone()
             .context("a reference FASTA is required")?;
-        let prefix = match &self.prefix {
-            Some(p) => p.clone(),
-            None if reference == Path::new("-") => {
-                option_error!("reading the reference from standard input needs -o PREFIX")
-            }
-            None => default_prefix(&reference),
-        };
-        let path = index_path(&prefix);
-        // Refuse an index that would replace the reference before any work is done.
-        refuse_input_as_output(&path, [&reference])?;
-        crate::common::refuse_shared_outputs(
-            [("-o", path.as_path())],
-            None,
-            self.stats.stats.as_ref(),
-        )?;
-        let mut output = Output::create(&path, self.force.overwrite(EXISTING_OUTPUT))?;
-        let threads = crate::common::worker_threads(self.threads);
-        let mut stats = StatsFile::create(
-            self.stats.stats.as_ref(),
-            "index",
-            threads,
-            self.force.overwrite(EXISTING_OUTPUT),
-            [&reference],
-        )?;
-        let started = Instant::now();
-        let spinner = progress::spinner("index");
-        let mut timings = StageTimes::new("reading");
-        let builder = read_reference(&reference, &spinner)?;
-        let spill_dir = match path.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let contigs = builder.contigs().len();
-        let bases = builder.genome_len();
-        let options = BuildOptions {
+        let options = IndexOptions {
+            threads: self.threads,
+            memory: self.memory,
             sa_rate: self.sa_rate,
-            kmer_len: self.kmer,
-            threads,
-            memory: self.memory.or_else(|| default_memory(bases)),
-            spill_dir: Some(spill_dir),
-            ..BuildOptions::default()
+            kmer: self.kmer,
+            stats: self.stats.stats,
+            force: self.force.force,
         };
-        if let Some(warning) = self.kmer.and_then(|k| kmer_table_warning(k, bases)) {
-            spinner.suspend(|| stderr_line!("seqfarm: warning: {warning}"));
-        }
-        let mut shown = None;
-        let image = build(builder, &options, &mut |report: BuildProgress| {
-            if shown != Some(report.stage) {
-                shown = Some(report.stage);
-                timings.next(report.stage.describe());
-                spinner.set_message(report.stage.describe());
-            }
-            if report.stage == BuildStage::SuffixArray && report.total > 0 {
-                progress::to_bar(&spinner, report.done, report.total);
-            }
-        })
-        .map_err(|e| match e {
-            seqfarm_fmindex::BuildError::Option(_) | seqfarm_fmindex::BuildError::Budget { .. } => {
-                anyhow::Error::new(e)
-            }
-            e => anyhow::Error::new(e).context(format!("{}", reference.display())),
-        })?;
-        timings.next("writing");
-        spinner.set_message("writing the index");
-        image.write_to(&mut output).map_err(|e| output.error(e))?;
-        output.commit()?;
-        timings.next("");
-        spinner.finish_and_clear();
-        stderr_line!(
-            "seqfarm index: {} contigs, {} bases -> {} ({} bytes) in {:.1} s, {} threads, {} sort bucket{}, peak memory {} ({})",
-            contigs,
-            bases,
-            path.display(),
-            image.file_len(),
-            started.elapsed().as_secs_f64(),
-            threads,
-            image.buckets(),
-            if image.buckets() == 1 { "" } else { "s" },
-            peak_memory().map_or_else(|| "unknown".to_string(), human_bytes),
-            timings.summary()
-        );
-        stats.add_wall_time(started.elapsed());
-        stats.finish()?;
+        build_index(&reference, self.prefix.as_deref(), &options)?;
         Ok(())
     }
+}
+
+/// What an index build takes besides its reference and prefix; the defaults are those of
+/// `seqfarm index`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexOptions {
+    /// Threads of every pass (`None`: one per core, at most 4 per core).
+    pub threads: Option<usize>,
+    /// Memory budget of the build in bytes (`None`: from the genome size and the memory
+    /// available).
+    pub memory: Option<u64>,
+    /// Every this many suffix-array rows are kept: a power of two in 1..=256.
+    pub sa_rate: u32,
+    /// Length of the k-mer table's strings (`None`: from the genome size).
+    pub kmer: Option<u32>,
+    /// A file for the run's statistics (JSON).
+    pub stats: Option<PathBuf>,
+    /// `--force`: accepted; an existing index is replaced either way.
+    pub force: bool,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        Self {
+            threads: None,
+            memory: None,
+            sa_rate: BuildOptions::default().sa_rate,
+            kmer: None,
+            stats: None,
+            force: false,
+        }
+    }
+}
+
+impl IndexOptions {
+    /// Refuses values the command line's parser would refuse, with its messages.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if let Err(message) = sa_rate(&self.sa_rate.to_string()) {
+            option_error!("sa_rate: {message}");
+        }
+        if let Some(k) = self.kmer.filter(|k| !(1..=MAX_KMER_LEN).contains(k)) {
+            option_error!("kmer: {k} is not in 1..={MAX_KMER_LEN}");
+        }
+        if self.memory == Some(0) {
+            option_error!("memory: the size must be positive");
+        }
+        Ok(())
+    }
+}
+
+/// Builds the index of `reference` (FASTA, plain or gzip; `-`: standard input) into
+/// `PREFIX.sfi` (`None`: the reference's name without its FASTA extensions) as
+/// `seqfarm index` does, and returns its path. An existing index is replaced once the
+/// build has succeeded; the reference itself never is.
+pub fn build_index(
+    reference: &Path,
+    prefix: Option<&Path>,
+    options: &IndexOptions,
+) -> anyhow::Result<PathBuf> {
+    options.check()?;
+    let prefix = match prefix {
+        Some(p) => p.to_path_buf(),
+        None if reference == Path::new("-") => {
+            option_error!("reading the reference from standard input needs -o PREFIX")
+        }
+        None => default_prefix(reference),
+    };
+    let path = index_path(&prefix);
+    // Refuse an index that would replace the reference before any work is done.
+    refuse_input_as_output(&path, [reference])?;
+    crate::common::refuse_shared_outputs([("-o", path.as_path())], None, options.stats.as_ref())?;
+    let overwrite = EXISTING_OUTPUT.overwrite(options.force);
+    let mut output = Output::create(&path, overwrite)?;
+    let threads = crate::common::worker_threads(options.threads);
+    let mut stats = StatsFile::create(
+        options.stats.as_ref(),
+        "index",
+        threads,
+        overwrite,
+        [reference],
+    )?;
+    let started = Instant::now();
+    let spinner = progress::spinner("index");
+    let mut timings = StageTimes::new("reading");
+    let builder = read_reference(reference, &spinner)?;
+    let spill_dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let contigs = builder.contigs().len();
+    let bases = builder.genome_len();
+    let kmer = options.kmer;
+    let options = BuildOptions {
+        sa_rate: options.sa_rate,
+        kmer_len: kmer,
+        threads,
+        memory: options.memory.or_else(|| default_memory(bases)),
+        spill_dir: Some(spill_dir),
+        ..BuildOptions::default()
+    };
+    if let Some(warning) = kmer.and_then(|k| kmer_table_warning(k, bases)) {
+        spinner.suspend(|| stderr_line!("seqfarm: warning: {warning}"));
+    }
+    let mut shown = None;
+    let image = build(builder, &options, &mut |report: BuildProgress| {
+        if shown != Some(report.stage) {
+            shown = Some(report.stage);
+            timings.next(report.stage.describe());
+            spinner.set_message(report.stage.describe());
+        }
+        if report.stage == BuildStage::SuffixArray && report.total > 0 {
+            progress::to_bar(&spinner, report.done, report.total);
+        }
+    })
+    .map_err(|e| match e {
+        seqfarm_fmindex::BuildError::Option(_) | seqfarm_fmindex::BuildError::Budget { .. } => {
+            anyhow::Error::new(e)
+        }
+        e => anyhow::Error::new(e).context(format!("{}", reference.display())),
+    })?;
+    timings.next("writing");
+    spinner.set_message("writing the index");
+    image.write_to(&mut output).map_err(|e| output.error(e))?;
+    output.commit()?;
+    timings.next("");
+    spinner.finish_and_clear();
+    stderr_line!(
+        "seqfarm index: {} contigs, {} bases -> {} ({} bytes) in {:.1} s, {} threads, {} sort bucket{}, peak memory {} ({})",
+        contigs,
+        bases,
+        path.display(),
+        image.file_len(),
+        started.elapsed().as_secs_f64(),
+        threads,
+        image.buckets(),
+        if image.buckets() == 1 { "" } else { "s" },
+        peak_memory().map_or_else(|| "unknown".to_string(), human_bytes),
+        timings.summary()
+    );
+    stats.add_wall_time(started.elapsed());
+    stats.finish()?;
+    Ok(path)
 }
 
 /// `--sa-rate`: a power of two in 1..=256.
@@ -232,7 +300,7 @@ impl StageTimes {
 
 /// Parses a byte count: a number with an optional K, M, G or T suffix (powers of 1024;
 /// a trailing `B` or `iB` is allowed), fractions allowed (`1.5G`).
-pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
+pub fn parse_size(text: &str) -> Result<u64, String> {
     let not_a_size = || format!("{text:?} is not a size such as 2G or 1500M");
     let t = text.trim();
     let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
