@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 
 use seqfarm_farm::FarmConfig;
-use seqfarm_io::bam::BamIndex;
 use seqfarm_io::output::{ExistingOutput, Overwrite};
 
 /// How many workers to run and where.
@@ -127,7 +126,7 @@ pub fn with_bam_indexes(paths: &[PathBuf]) -> Vec<PathBuf> {
     all.extend(
         paths
             .iter()
-            .filter_map(|p| BamIndex::find(p).or_else(|| seqfarm_io::cram::find_index(p))),
+            .filter_map(|p| seqfarm_io::alignment_file::index_beside(p)),
     );
     all
 }

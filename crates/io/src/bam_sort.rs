@@ -10,7 +10,7 @@
 //! dropped, whatever the exit path (`runs::RunFiles`). Runs are merged in a tree of
 //! [`MERGE_FAN_IN`] runs per merge as they accumulate. [`BamSorter::finish`] sorts
 //! what is left in memory and merges it with the runs (a binary heap) into the output
-//! through [`indexed_writer::IndexedBamWriter`], which compresses BGZF blocks on a few
+//! through [`IndexedBamWriter`], which compresses BGZF blocks on a few
 //! threads and records every record's virtual offsets into a BAI (or, for a contig
 //! longer than 2^29 - 1 bp, a CSI) built by noodles' indexer.
 //!
@@ -19,15 +19,14 @@
 //! each buffer with a stable merge sort and breaks ties between its temporary files by
 //! file number, which is input order too).
 
-mod indexed_writer;
 mod runs;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
-pub use self::indexed_writer::{BamIndex, IndexedBamWriter};
 use self::runs::{RunFiles, RunReader};
+use crate::bam_writer::{BamIndex, IndexedBamWriter};
 use crate::{Error, Result};
 
 /// The default memory budget: samtools sort's per-thread default (768 MiB).

@@ -3,6 +3,9 @@
 //! Everything that touches a file lives here, so the kernels only ever see slices and
 //! plain types:
 //!
+//! * [`alignment_file`]: the one door for alignment inputs (BAM with or without its
+//!   index, BAM on standard input, CRAM with its reference, SAM, gzip SAM), each
+//!   recognised once by [`sniff`], the one place formats are told apart;
 //! * [`input`]: opening an input by path, `-` for standard input, gzip (and BGZF)
 //!   recognised by its magic bytes;
 //! * [`fasta`]: streaming FASTA records into a reused buffer;
@@ -18,6 +21,8 @@
 //! * [`output`]: an output written to a temporary file beside its destination and renamed
 //!   into place only when complete, so a failed run never leaves a file that looks whole;
 //!   an existing destination is refused unless overwriting is allowed;
+//! * [`bam_writer`]: BAM records written as BGZF blocks on a few threads, with their
+//!   index built as the blocks are placed (sorted output, CRAM decoded into BAM);
 //! * [`bam_sort`]: BAM records sorted by coordinate in bounded memory (sorted runs
 //!   spilled to hidden files beside the output and merged), written with their index;
 //! * [`bgzf`]: BGZF block boundaries, virtual offsets, and inflate of one block into a
@@ -38,9 +43,11 @@
 //! pages) and in [`bgzf`]'s ISA-L decoder (calls into the C library).
 #![deny(unsafe_code)]
 
+pub mod alignment_file;
 #[allow(unsafe_code)]
 pub mod bam;
 pub mod bam_sort;
+pub mod bam_writer;
 pub mod bed;
 pub mod bed_index;
 pub mod bgzf;
@@ -55,6 +62,7 @@ pub mod output;
 pub mod pending_files;
 pub mod reads;
 pub mod sam;
+pub mod sniff;
 pub mod vcf;
 
 mod error;

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
 use seqfarm_io::bam::{BamSet, Records, Region, RegionMap};
 
 use crate::errors::{run_native, to_python};
@@ -63,7 +64,7 @@ impl BamReader {
     /// Opens the BAM at `path` and its index (`.bai` or `.csi` beside it).
     #[new]
     fn new(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let bams = run_native(py, || Ok(BamSet::open(&[path])?))?;
+        let bams = run_native(py, || Ok(open_by_region(&[path], &ReadOptions::default())?))?;
         Ok(Self { bams })
     }
 

@@ -17,9 +17,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use seqfarm_farm::{FarmConfig, FarmStats, Fill};
+use seqfarm_io::alignment_file::{ReadOptions, RegionInputs};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
-use seqfarm_io::cram::{self, CramReading, Fields, WantedRanges};
+use seqfarm_io::cram::{Fields, WantedRanges};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_plot::{file_label, WindowTable, WindowValues};
 use seqfarm_regions::count::{
@@ -76,14 +77,14 @@ pub(crate) fn reference_names_and_lengths(
     Ok((names, lengths))
 }
 
-/// The ranges the BED file of `args` names, so that a CRAM is decoded only where they
-/// lie; none (everything is decoded) when no input is a CRAM, without a BED, or when the
-/// BED comes from standard input (it can be read only once).
-fn cram_ranges(args: &CountArgs) -> anyhow::Result<Option<WantedRanges>> {
+/// The ranges the BED file of `args` names, so that a CRAM among `inputs` is decoded
+/// only where they lie; none (everything is decoded) when no input is a CRAM, without a
+/// BED, or when the BED comes from standard input (it can be read only once).
+fn cram_ranges(args: &CountArgs, inputs: &RegionInputs) -> anyhow::Result<Option<WantedRanges>> {
     let Some(bed) = &args.bed else {
         return Ok(None);
     };
-    if bed.as_os_str() == "-" || !args.bams.iter().any(|path| cram::is_cram(path)) {
+    if bed.as_os_str() == "-" || !inputs.any_cram() {
         return Ok(None);
     }
     let mut regions = BedRegions::open(bed)?;
@@ -102,16 +103,14 @@ fn cram_ranges(args: &CountArgs) -> anyhow::Result<Option<WantedRanges>> {
 impl CountJob {
     /// Opens the BAMs of `args` (and checks that regions are given).
     pub fn new(args: &CountArgs) -> anyhow::Result<Self> {
-        let ranges = cram_ranges(args)?;
-        let bams = BamSet::open_with_reference(
-            &args.bams,
-            &CramReading {
-                reference: args.cram.reference.as_deref(),
-                fields: Fields::Coverage,
-                threads: args.farm.config().workers,
-                ranges: ranges.as_ref(),
-            },
-        )?;
+        let inputs = RegionInputs::sniff(&args.bams);
+        let ranges = cram_ranges(args, &inputs)?;
+        let bams = inputs.open(&ReadOptions {
+            reference: args.cram.reference.as_deref(),
+            fields: Fields::Coverage,
+            threads: args.farm.config().workers,
+            ranges: ranges.as_ref(),
+        })?;
         let (names, lengths) = reference_names_and_lengths(&bams)?;
         let ids = names
             .iter()

@@ -19,10 +19,11 @@ mod tests;
 use std::path::PathBuf;
 
 use seqfarm_farm::Fill;
-use seqfarm_io::bam::{BamSet, RangeReader};
+use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
+use seqfarm_io::bam::RangeReader;
 use seqfarm_io::bed_index::BedIndexer;
 use seqfarm_io::bgzf_writer::compressor_threads;
-use seqfarm_io::cram::{CramReading, Fields};
+use seqfarm_io::cram::Fields;
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_plot::{file_label, WindowTable, WindowValues};
 use seqfarm_regions::depth::{Coverage, DepthFilter};
@@ -44,9 +45,9 @@ pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     // A CRAM is decoded whole, even with a BED: the summary and the global distribution
     // cover every base.
-    let bams = BamSet::open_with_reference(
+    let bams = open_by_region(
         std::slice::from_ref(&args.bam),
-        &CramReading {
+        &ReadOptions {
             reference: args.reference.as_deref(),
             fields: Fields::Coverage,
             threads: args.farm.config().workers,

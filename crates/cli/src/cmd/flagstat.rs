@@ -9,18 +9,18 @@
 //!   records across blocks in order.
 //! * SAM (plain or gzip) is read sequentially.
 
-use std::fs::File;
-use std::io::{BufReader, Cursor, Read};
+use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use seqfarm_farm::{FarmConfig, FarmStats, Fill, Worker};
+use seqfarm_io::alignment_file::{AlignmentFile, BamWithIndex, ReadOptions};
 use seqfarm_io::bam::{
     BamFile, BamIndex, BamStream, BlockBatch, RangeReader, Record, RecordError, RecordStitcher,
     WorkPlan, WorkUnit,
 };
 use seqfarm_io::bgzf::{self, InflateBuffer, Inflater, VirtualRange};
-use seqfarm_io::cram;
+use seqfarm_io::cram::Fields;
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::sam::flag_fields;
@@ -41,8 +41,6 @@ pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 const RANGE_UNIT: u64 = 4 << 20;
 /// Compressed bytes per batch of blocks where no record start is known.
 const BLOCK_BATCH: u64 = 256 << 10;
-/// Bytes read from the input to recognise its format.
-const HEAD: usize = 1 << 17;
 
 /// Input format options of htslib that do not change what flagstat counts (samtools
 /// flagstat `--input-fmt-option`); others (such as `filter`) are refused.
@@ -164,86 +162,31 @@ pub fn count_with_reference(
     config: &FarmConfig,
     stats: &mut FarmStats,
 ) -> anyhow::Result<FlagCounts> {
-    cram::check_reference(reference)?;
-    let stdin = input == Path::new("-");
-    let mut raw: Box<dyn Read + Send> = if stdin {
-        Box::new(std::io::stdin())
-    } else {
-        Box::new(File::open(input).map_err(|e| Error::io(input, e))?)
+    let options = ReadOptions {
+        reference,
+        fields: Fields::FlagStatistics,
+        threads: config.workers,
+        ranges: None,
     };
-    let mut head = Vec::with_capacity(HEAD);
-    (&mut raw)
-        .take(HEAD as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| Error::io(input, e))?;
-    if cram::looks_like_cram(&head) {
-        if stdin {
-            return Err(Error::format(
-                input,
-                0,
-                "a CRAM cannot be read from standard input: give its path",
-            )
-            .into());
+    match AlignmentFile::open(input, &options)? {
+        AlignmentFile::Bam(bam) => count_bam_file(input, bam, config, stats),
+        AlignmentFile::BamStream(stream) => count_bam_stream(input, stream, config, stats),
+        AlignmentFile::Cram { cram, reference } => {
+            // Workers count the records of the containers they decode; nothing is written.
+            let states = cram.for_each_record(
+                &reference,
+                options.fields,
+                config.workers,
+                FlagCounts::default,
+                |counts, record| count_record(counts, &record),
+            )?;
+            let mut total = FlagCounts::default();
+            for counts in states {
+                total += counts;
+            }
+            Ok(total)
         }
-        // Workers count the records of the containers they decode; nothing is written.
-        let fields = cram::Fields::FlagStatistics;
-        let (cram, reference) = cram::CramFile::open_with_reference(input, reference, fields)?;
-        let states = cram.for_each_record(
-            &reference,
-            fields,
-            config.workers,
-            FlagCounts::default,
-            |counts, record| count_record(counts, &record),
-        )?;
-        let mut total = FlagCounts::default();
-        for counts in states {
-            total += counts;
-        }
-        return Ok(total);
-    }
-    let is_bam =
-        sniff_bam(&head).map_err(|e| Error::format(input, e.offset, e.kind.to_string()))?;
-    let reader = Cursor::new(head).chain(raw);
-    if is_bam && !stdin {
-        drop(reader);
-        count_bam_file(input, config, stats)
-    } else if is_bam {
-        count_bam_stream(input, reader, config, stats)
-    } else if looks_binary(reader.get_ref().0.get_ref()) {
-        Err(Error::format(
-            input,
-            0,
-            "not a BAM, CRAM, SAM or gzip-compressed SAM file (binary data without a BGZF block)",
-        )
-        .into())
-    } else {
-        count_sam(input, reader)
-    }
-}
-
-/// Whether the first bytes are binary: neither text nor gzip.
-fn looks_binary(head: &[u8]) -> bool {
-    !head.starts_with(&[0x1f, 0x8b])
-        && head
-            .iter()
-            .take(4096)
-            .any(|&b| b == 0 || (b < 0x20 && !b"\t\r\n".contains(&b)))
-}
-
-/// Whether `head` starts a BAM. A BGZF file whose first block is corrupt is an error
-/// here (not a guess that it might be SAM).
-fn sniff_bam(head: &[u8]) -> Result<bool, bgzf::BgzfError> {
-    if !head.starts_with(&[0x1f, 0x8b, 0x08, 0x04]) {
-        return Ok(false);
-    }
-    match bgzf::block_at(head, 0) {
-        Ok(info) => {
-            let mut out = InflateBuffer::new();
-            Inflater::new().inflate_raw(&head[..info.size], 0, &mut out)?;
-            Ok(out.as_slice().starts_with(b"BAM\x01"))
-        }
-        Err(e) if e.kind == bgzf::BgzfErrorKind::NotBgzf => Ok(false),
-        Err(e) => Err(e),
+        AlignmentFile::Sam(sam) => count_sam(sam),
     }
 }
 
@@ -377,10 +320,11 @@ fn stitch(
 /// An indexed or unindexed BAM file, memory-mapped.
 fn count_bam_file(
     path: &Path,
+    opened: BamWithIndex,
     config: &FarmConfig,
     stats: &mut FarmStats,
 ) -> anyhow::Result<FlagCounts> {
-    let (bam, index) = open_bam(path)?;
+    let (bam, index) = without_stale_index(opened);
     let unit = range_unit(bam.len(), config.workers);
     count_bam_groups(
         &bam,
@@ -401,22 +345,20 @@ pub fn range_unit(len: u64, workers: usize) -> u64 {
 
 /// Opens a BAM file and its index (left aside, with a warning, when older than the BAM).
 pub fn open_bam(path: &Path) -> anyhow::Result<(BamFile, Option<BamIndex>)> {
-    let bam = BamFile::open(path)?;
-    let index = match BamIndex::find(path) {
-        // The index only speeds the count up (samtools never reads it): a stale one is
-        // left aside rather than refused.
-        Some(index_path) if BamIndex::is_older_than_bam(&index_path, &bam) => {
-            stderr_line!(
-                "seqfarm: warning: {} is older than {}: counting without the index",
-                index_path.display(),
-                path.display()
-            );
-            None
-        }
-        Some(index_path) => Some(BamIndex::open(index_path, &bam)?),
-        None => None,
-    };
-    Ok((bam, index))
+    Ok(without_stale_index(BamWithIndex::open(path)?))
+}
+
+/// The BAM and its index, warning that a stale index is left aside: it only speeds the
+/// count up (samtools never reads it), so it is not refused.
+fn without_stale_index(opened: BamWithIndex) -> (BamFile, Option<BamIndex>) {
+    if let Some(index_path) = &opened.stale_index {
+        stderr_line!(
+            "seqfarm: warning: {} is older than {}: counting without the index",
+            index_path.display(),
+            opened.bam.path().display()
+        );
+    }
+    (opened.bam, opened.index)
 }
 
 /// Independent groups of the work plan of `bam` with ranges of `unit` bytes: each
@@ -499,11 +441,10 @@ pub fn count_bam_groups(
 /// the collector walks the records in order.
 fn count_bam_stream(
     name: &Path,
-    reader: impl Read,
+    mut stream: BamStream<impl Read>,
     config: &FarmConfig,
     stats: &mut FarmStats,
 ) -> anyhow::Result<FlagCounts> {
-    let mut stream = BamStream::open(name, BufReader::with_capacity(1 << 20, reader))?;
     let n_ref = stream.header().references.len();
     let mut counts = FlagCounts::default();
     let mut stitcher = stream.stitcher(|r| count_record(&mut counts, &r))?;
@@ -545,8 +486,7 @@ fn merge(workers: Vec<FlagWorker<'_>>, mut counts: FlagCounts) -> FlagCounts {
 
 /// SAM text (plain or gzip), read sequentially; the fields are interpreted as htslib
 /// does (unknown references and zero positions make a read unmapped).
-fn count_sam(name: &Path, reader: impl Read + Send + 'static) -> anyhow::Result<FlagCounts> {
-    let input = Input::from_reader(name, Box::new(reader))?;
+fn count_sam(input: Input) -> anyhow::Result<FlagCounts> {
     let mut lines = LineReader::new(input).with_max_len(MAX_LINE, "SAM line");
     let mut counts = FlagCounts::default();
     flag_fields::read_each(&mut lines, |record| {
@@ -557,10 +497,13 @@ fn count_sam(name: &Path, reader: impl Read + Send + 'static) -> anyhow::Result<
 
 #[cfg(test)]
 mod tests {
+    use std::io::Cursor;
+
     use super::*;
 
     fn count_bytes(sam: &[u8]) -> FlagCounts {
-        count_sam(Path::new("x.sam"), Cursor::new(sam.to_vec())).unwrap()
+        let input = Input::from_reader("x.sam", Box::new(Cursor::new(sam.to_vec()))).unwrap();
+        count_sam(input).unwrap()
     }
 
     #[test]

@@ -27,8 +27,10 @@
 use std::path::PathBuf;
 
 use seqfarm_farm::{Collector, FarmConfig, Fill};
+use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
 use seqfarm_io::bam::BamSet;
 use seqfarm_io::bgzf_writer::compressor_threads;
+use seqfarm_io::cram::Fields;
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::vcf::VcfSites;
@@ -258,11 +260,11 @@ impl SnpPileupJob {
             detect_overlaps: !args.ignore_overlaps,
         };
         let vcf = Input::open(&args.vcf)?;
-        let bams = BamSet::open_with_reference(
+        let bams = open_by_region(
             &args.bams,
-            &seqfarm_io::cram::CramReading {
+            &ReadOptions {
                 reference: args.cram.reference.as_deref(),
-                fields: seqfarm_io::cram::Fields::Pileup,
+                fields: Fields::Pileup,
                 threads: args.farm.config().workers,
                 ranges: None,
             },

@@ -45,7 +45,7 @@ pub use index::{BamIndex, IndexKind};
 pub use plan::{BlockBatch, BlockBatches, WorkPlan, WorkUnit, WorkUnits};
 pub use record::{flags, Cigar, CigarOp, Record, RecordError, Sequence, SEQ_ALPHABET};
 pub use region_map::{Records, Region, RegionMap};
-pub use set::BamSet;
+pub use set::{open_with_index, BamSet};
 pub use stream::BamStream;
 pub(crate) use stream::BgzfBlockReader;
 pub use walk::{RangeReader, RecordStitcher};
@@ -54,19 +54,6 @@ pub use walk::{RangeReader, RecordStitcher};
 /// MiB). A corrupt length beyond it is an error before anything is allocated; one within
 /// it is never allocated up front either, but read as far as the data goes.
 pub const MAX_RECORD_SIZE: usize = 1 << 28;
-
-/// Whether `head` (the first bytes of a file, at least its first BGZF block) is a BAM:
-/// a BGZF block whose data starts with `BAM\1`.
-pub fn looks_like_bam(head: &[u8]) -> bool {
-    let Ok(info) = bgzf::block_at(head, 0) else {
-        return false;
-    };
-    let mut out = InflateBuffer::new();
-    Inflater::new()
-        .inflate_raw(&head[..info.size], 0, &mut out)
-        .is_ok()
-        && out.as_slice().starts_with(b"BAM\x01")
-}
 
 /// A BAM file mapped into memory, with its header parsed.
 ///
@@ -126,7 +113,7 @@ impl BamFile {
         // read(2) would see a changed file too).
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(&path, e))?;
         let len = map.len() as u64;
-        if crate::cram::looks_like_cram(&map) {
+        if crate::sniff::looks_like_cram(&map) {
             return Err(Error::format(
                 &path,
                 0,
@@ -338,7 +325,7 @@ mod tests {
         let block = crate::bgzf::block_at(bam.bytes(), start.compressed()).unwrap();
         assert!(block.offset > 0);
         assert_eq!(header_len % 7, start.uncompressed() as usize);
-        assert!(looks_like_bam(bam.bytes()));
+        assert!(crate::sniff::looks_like_bam(bam.bytes()));
     }
 
     #[test]

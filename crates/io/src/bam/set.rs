@@ -8,7 +8,7 @@ use super::{BamFile, BamIndex, Header};
 use crate::{Error, Result};
 
 /// Indexed BAMs with identical reference lists.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct BamSet {
     files: Vec<(BamFile, BamIndex)>,
 }
@@ -16,51 +16,24 @@ pub struct BamSet {
 impl BamSet {
     /// Opens every BAM and its index (`X.bam.bai`, `X.bai` or `X.bam.csi`). Fails on a
     /// missing index and on BAMs whose reference names or lengths differ from the first.
+    /// (The `alignment_file` door opens CRAMs beside BAMs.)
     pub fn open(paths: &[PathBuf]) -> Result<Self> {
-        Self::open_with_reference(
-            paths,
-            &crate::cram::CramReading {
-                reference: None,
-                fields: crate::cram::Fields::All,
-                threads: 0,
-                ranges: None,
-            },
-        )
+        let mut set = Self::default();
+        for path in paths {
+            let (bam, index) = open_with_index(path)?;
+            set.push(bam, index)?;
+        }
+        Ok(set)
     }
 
-    /// As [`open`](Self::open), where any file may also be a CRAM (found by its magic
-    /// bytes): the containers `reading` wants are decoded into an indexed BAM (see
-    /// [`CramInput`](crate::cram::CramInput)), which needs no `.crai`.
-    pub fn open_with_reference(
-        paths: &[PathBuf],
-        reading: &crate::cram::CramReading<'_>,
-    ) -> Result<Self> {
-        crate::cram::check_reference(reading.reference)?;
-        let mut files: Vec<(BamFile, BamIndex)> = Vec::with_capacity(paths.len());
-        for path in paths {
-            if crate::cram::is_cram(path) {
-                let cram = crate::cram::CramInput::open(path, reading)?;
-                if let Some((first, _)) = files.first() {
-                    check_same_references(first, &cram.bam)?;
-                }
-                files.push((cram.bam, cram.index));
-                continue;
-            }
-            let bam = BamFile::open(path)?;
-            let index_path = BamIndex::find(path).ok_or_else(|| {
-                Error::format(
-                    path,
-                    0,
-                    "no index found (.bai or .csi beside it): index it with `samtools index`",
-                )
-            })?;
-            let index = BamIndex::open(index_path, &bam)?;
-            if let Some((first, _)) = files.first() {
-                check_same_references(first, &bam)?;
-            }
-            files.push((bam, index));
+    /// Adds `bam` and its index; fails when its reference names or lengths differ from
+    /// those of the first BAM.
+    pub fn push(&mut self, bam: BamFile, index: BamIndex) -> Result<()> {
+        if let Some((first, _)) = self.files.first() {
+            check_same_references(first, &bam)?;
         }
-        Ok(Self { files })
+        self.files.push((bam, index));
+        Ok(())
     }
 
     /// Number of BAMs.
@@ -99,6 +72,21 @@ impl BamSet {
             })
             .sum()
     }
+}
+
+/// Maps the BAM at `path` and opens its index, which must exist
+/// ([`BamIndex::find`]) and be current.
+pub fn open_with_index(path: &Path) -> Result<(BamFile, BamIndex)> {
+    let bam = BamFile::open(path)?;
+    let index_path = BamIndex::find(path).ok_or_else(|| {
+        Error::format(
+            path,
+            0,
+            "no index found (.bai or .csi beside it): index it with `samtools index`",
+        )
+    })?;
+    let index = BamIndex::open(index_path, &bam)?;
+    Ok((bam, index))
 }
 
 fn check_same_references(first: &BamFile, other: &BamFile) -> Result<()> {

@@ -36,7 +36,7 @@ mod noodles_decode;
 mod reference;
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
@@ -52,27 +52,12 @@ use htslib::HtsContainerDecoder;
 use reference::HtsReference;
 
 use crate::bam::{BamFile, BamIndex};
-use crate::bam_sort::IndexedBamWriter;
+use crate::bam_writer::IndexedBamWriter;
 use crate::bgzf_writer::BgzfCompressor;
 use crate::{Error, Result};
 
 /// Compressed CRAM bytes per task, about (whole containers).
 const TASK_BYTES: u64 = 1 << 20;
-
-/// Whether `head` (the first bytes of a file) starts a CRAM: the `CRAM` magic.
-pub fn looks_like_cram(head: &[u8]) -> bool {
-    head.starts_with(b"CRAM")
-}
-
-/// Whether the file at `path` is a CRAM (by its magic bytes); false when it cannot be
-/// read (the caller's own open then reports why).
-pub fn is_cram(path: &Path) -> bool {
-    let mut head = [0u8; 4];
-    File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
-        && looks_like_cram(&head)
-}
 
 /// The `.crai` of `cram`, if there is one (`X.cram.crai` or `X.crai`).
 pub fn find_index(cram: &Path) -> Option<PathBuf> {
@@ -112,7 +97,7 @@ impl CramFile {
         // BamFile::open, the file must not be truncated while it is open.
         #[allow(unsafe_code)]
         let map = unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-        if !looks_like_cram(&map) {
+        if !crate::sniff::looks_like_cram(&map) {
             return Err(Error::format(path, 0, "not a CRAM file (no CRAM magic)"));
         }
         let major = map.get(4).copied().unwrap_or(0);
@@ -725,14 +710,11 @@ mod tests {
     }
 
     #[test]
-    fn files_without_the_magic_are_not_cram() {
-        assert!(looks_like_cram(b"CRAM\x03\x00"));
-        assert!(!looks_like_cram(b"BAM\x01"));
+    fn versions_other_than_3_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("x.cram");
         std::fs::write(&path, b"CRAM\x02\x01rest").unwrap();
         let e = CramFile::open(&path).unwrap_err().to_string();
         assert!(e.contains("x.cram") && e.contains("version 2.1"), "{e}");
-        assert!(!is_cram(&dir.path().join("missing.cram")));
     }
 }

@@ -1,5 +1,7 @@
 //! Writing sorted BAM records as BGZF blocks compressed on a few threads, with each
-//! record's virtual offsets fed to noodles' BAM indexer as the blocks are placed.
+//! record's virtual offsets fed to noodles' BAM indexer as the blocks are placed. Used
+//! by `bam_sort` for sorted output and by `cram` for a CRAM decoded into an indexed
+//! BAM; it needs only [`bam`](crate::bam)'s records.
 //!
 //! Blocks are cut as htslib cuts them: a record that would overflow the current block
 //! starts a new one (so records start at block boundaries unless larger than a block),
