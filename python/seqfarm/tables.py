@@ -201,6 +201,13 @@ def search(queries, database, threads=None, **opts):
                     seq = sequence_text(seq, f"query {name!r}: its sequence")
                     fasta.write(f">{name}\n{seq}\n")
         results = _native.search_table(argv + ["--", query_path, os.fspath(database)])
+    return search_results_frame(results)
+
+
+def search_results_frame(results):
+    """The results of a search (``_native.search_table``'s: a list of ``(column,
+    values)``, or the ``--scores-only`` lines as bytes) as the frame :func:`search`
+    returns."""
     if isinstance(results, bytes):
         return search_frame(results, scores_only=True)
     return _frame([_typed_column(values, BLAST_COLUMN_TYPES[name]) for name, values in results],

@@ -14,7 +14,7 @@ use seqfarm_io::output::Output;
 use seqfarm_regions::FlagstatFormat;
 
 use crate::errors::run_native;
-use crate::tables::{count_columns, pileup_columns};
+use crate::tables::{count_columns, pileup_columns, search_results};
 
 /// A part as Python holds it: `(source, first_fragment, records_before_1,
 /// records_before_2, fragments, tasks, [(path, start, end, bytes or None), ...])`.
@@ -321,22 +321,27 @@ fn search_chunks<'py>(
     Ok(PyBytes::new(py, &part.to_bytes()))
 }
 
-/// Writes the output file of a `search` command line from its parts, in database order.
+/// Writes the output file of a `search` command line from its parts, in database order;
+/// with `keep`, writes nothing and returns the results as `search_table` does.
 #[pyfunction]
-#[pyo3(signature = (argv, parts, threads=None))]
-fn search_finish(
-    py: Python<'_>,
+#[pyo3(signature = (argv, parts, threads=None, keep=false))]
+fn search_finish<'py>(
+    py: Python<'py>,
     argv: Vec<String>,
     parts: Vec<Vec<u8>>,
     threads: Option<usize>,
-) -> PyResult<()> {
-    run_native(py, || {
+    keep: bool,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let results = run_native(py, || {
         let parts = parts
             .iter()
             .map(|bytes| SearchPart::from_bytes(bytes))
             .collect::<anyhow::Result<Vec<_>>>()?;
-        search::search_finish(&argv, parts, threads)
-    })
+        search::search_finish(&argv, parts, threads, keep)
+    })?;
+    results
+        .map(|results| search_results(py, results))
+        .transpose()
 }
 
 /// Adds the parts' functions and classes to the native module.

@@ -73,6 +73,11 @@ pub fn pileup_columns(
 #[pyfunction]
 fn search_table(py: Python<'_>, args: Vec<String>) -> PyResult<Bound<'_, PyAny>> {
     let results = run_interruptible(py, || seqfarm::api::tables::search(&args))?;
+    search_results(py, results)
+}
+
+/// [`SearchResults`] as [`search_table`] returns them.
+pub fn search_results(py: Python<'_>, results: SearchResults) -> PyResult<Bound<'_, PyAny>> {
     let table = match results {
         SearchResults::Hits(table) => table,
         SearchResults::ScoreLines(lines) => return Ok(PyBytes::new(py, &lines).into_any()),

@@ -3,17 +3,19 @@ hits merged on the client in the command's order and written as the command writ
 them."""
 
 import os
-import tempfile
 
 from .. import _native
 from .._options import option_argv
-from ..tables import search_frame
+from ..tables import search_results_frame
 from ._cluster import even_runs, submit_in_order, this_worker_threads, total_threads
 
 
 def search_argv(queries, database, out, force, options):
-    """The ``seqfarm search`` arguments (without the program name) of a job."""
-    argv = ["search", os.fspath(queries), os.fspath(database), "-o", os.fspath(out)]
+    """The ``seqfarm search`` arguments (without the program name) of a job; ``out``:
+    the output file (``None``: the results are kept in memory)."""
+    argv = ["search", os.fspath(queries), os.fspath(database)]
+    if out is not None:
+        argv += ["-o", os.fspath(out)]
     if force:
         argv.append("--force")
     return argv + option_argv(options, "search")
@@ -52,18 +54,11 @@ def search(
     come back. The hits are aligned again with traceback on the client, whose E-values
     need the whole database's size.
     """
-    if out is None:
-        with tempfile.TemporaryDirectory() as folder:
-            path = os.path.join(folder, "hits.tsv")
-            search(client, queries, database, path, parts_per_worker=parts_per_worker,
-                   progress=progress, **options)
-            with open(path, "rb") as hits:
-                return search_frame(hits.read(), options.get("scores_only"))
     argv = search_argv(queries, database, out, force, options)
     chunks = _native.search_plan(argv)
     parts = total_threads(client) * parts_per_worker
     arguments = [(argv, a, b) for a, b in even_runs(chunks, parts)]
     futures = submit_in_order(client, _scan_chunks, arguments, "search", progress)
     results = [f.result() for f in futures]
-    _native.search_finish(argv, results, None)
-    return out
+    kept = _native.search_finish(argv, results, None, out is None)
+    return out if out is not None else search_results_frame(kept)

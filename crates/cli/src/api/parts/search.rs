@@ -7,7 +7,7 @@ use seqfarm_farm::FarmConfig;
 pub use crate::cmd::search::hits::Hit;
 use crate::cmd::search::hits::{StrandHit, TopHits};
 pub use crate::cmd::search::DatabaseSize;
-use crate::cmd::search::{open_output, SearchArgs, SearchJob};
+use crate::cmd::search::{open_output, SearchArgs, SearchJob, SearchResults};
 use crate::common::worker_threads;
 
 /// What a part of the database holds for the search.
@@ -152,22 +152,32 @@ pub fn search_chunks(
 }
 
 /// Writes the output of the `search` command line `argv` (its `-o` file) from its
-/// parts in database order, on `threads` threads.
+/// parts in database order, on `threads` threads; with `keep`, no file is written and
+/// the results are returned.
 pub fn search_finish(
     argv: &[String],
     parts: Vec<SearchPart>,
     threads: Option<usize>,
-) -> anyhow::Result<()> {
+    keep: bool,
+) -> anyhow::Result<Option<SearchResults>> {
     let args = search_args(argv)?;
     let job = SearchJob::new(&args)?;
-    let mut output = open_output(&args)?;
+    let mut output = if keep {
+        None
+    } else {
+        Some(open_output(&args)?)
+    };
+    let mut lines = Vec::new();
     let mut size = DatabaseSize::default();
     let mut top: Vec<TopHits> = Vec::new();
     for part in parts {
         size.sequences += part.size.sequences;
         size.residues += part.size.residues;
         if args.scores_only {
-            output.put(&part.lines)?;
+            match output.as_mut() {
+                Some(output) => output.put(&part.lines)?,
+                None => lines.extend_from_slice(&part.lines),
+            }
             continue;
         }
         top.resize_with(part.hits.len(), || job.top_hits());
@@ -177,12 +187,21 @@ pub fn search_finish(
             }
         }
     }
+    let mut table = None;
     if !args.scores_only {
         let config = FarmConfig::new(worker_threads(threads));
-        job.write_hits(&config, top, &size, Some(&mut output))?;
+        table = job.write_hits(&config, top, &size, output.as_mut())?.1;
     }
-    output.commit()?;
-    Ok(())
+    match output {
+        Some(output) => {
+            output.commit()?;
+            Ok(None)
+        }
+        None => Ok(Some(match table {
+            Some(table) => SearchResults::Hits(table),
+            None => SearchResults::ScoreLines(lines),
+        })),
+    }
 }
 
 #[cfg(test)]
