@@ -19,52 +19,14 @@ use std::io::{BufReader, Chain, Cursor, Read};
 use std::path::{Path, PathBuf};
 
 use crate::bam::{self, BamFile, BamIndex, BamSet, BamStream};
-use crate::cram::{self, CramFile, CramInput, CramReading, Fields, ReferenceSource, WantedRanges};
+pub use crate::cram::ReadOptions;
+use crate::cram::{self, CramFile, CramInput, ReferenceSource};
 use crate::input::Input;
 use crate::sniff::{self, AlignmentFormat, HEAD};
 use crate::{Error, Result};
 
 /// Bytes buffered when reading a BAM from a stream.
 const STREAM_BUFFER: usize = 1 << 20;
-
-/// How a command reads its alignment inputs.
-#[derive(Debug, Clone, Copy)]
-pub struct ReadOptions<'a> {
-    /// The FASTA a CRAM's sequences are decoded against (else its `@SQ UR:` file or the
-    /// reference it embeds; none when `fields` needs none).
-    pub reference: Option<&'a Path>,
-    /// The fields of each record the command needs (a CRAM decodes only those).
-    pub fields: Fields,
-    /// Workers decoding a CRAM (0: one per core).
-    pub threads: usize,
-    /// Where the command looks, when it is not the whole genome (a CRAM's containers
-    /// elsewhere are not decoded).
-    pub ranges: Option<&'a WantedRanges>,
-}
-
-impl Default for ReadOptions<'_> {
-    /// Every field, no reference given, one CRAM worker per core, the whole genome.
-    fn default() -> Self {
-        Self {
-            reference: None,
-            fields: Fields::All,
-            threads: 0,
-            ranges: None,
-        }
-    }
-}
-
-impl ReadOptions<'_> {
-    /// The same options as the CRAM layer takes them.
-    fn cram_reading(&self) -> CramReading<'_> {
-        CramReading {
-            reference: self.reference,
-            fields: self.fields,
-            threads: self.threads,
-            ranges: self.ranges,
-        }
-    }
-}
 
 /// A BAM on standard input, its first bytes (read to recognise it) chained back.
 pub type StreamReader = BufReader<Chain<Cursor<Vec<u8>>, Box<dyn Read + Send>>>;
@@ -234,7 +196,7 @@ impl RegionInputs {
         let mut set = BamSet::default();
         for input in &self.inputs {
             let (bam, index) = if input.cram {
-                let decoded = CramInput::open(&input.path, &options.cram_reading())?;
+                let decoded = CramInput::open(&input.path, options)?;
                 (decoded.bam, decoded.index)
             } else {
                 bam::open_with_index(&input.path)?

@@ -2,6 +2,7 @@ use std::io::Write;
 
 use super::*;
 use crate::bam::test_bam;
+use crate::cram::Fields;
 use crate::input::LineReader;
 
 const SAM: &[u8] =

@@ -452,7 +452,7 @@ impl CramInput {
     /// Decodes the containers of the CRAM at `path` that `reading` wants (placed reads,
     /// within its ranges if it has some) into an indexed BAM held in an unlinked
     /// temporary file.
-    pub fn open(path: &Path, reading: &CramReading<'_>) -> Result<Self> {
+    pub fn open(path: &Path, reading: &ReadOptions<'_>) -> Result<Self> {
         let (cram, source) =
             CramFile::open_with_reference(path, reading.reference, reading.fields)?;
         let wanted: Vec<ContainerSpan> = cram
@@ -470,21 +470,34 @@ impl CramInput {
     }
 }
 
-/// How a command reads a CRAM into a BAM ([`CramInput::open`]).
+/// How a command reads its alignment inputs (a CRAM into a BAM: [`CramInput::open`]).
 #[derive(Debug, Clone, Copy)]
-pub struct CramReading<'a> {
-    /// The FASTA given by the caller (else the `@SQ UR:` file or the embedded reference;
-    /// none when `fields` needs none).
+pub struct ReadOptions<'a> {
+    /// The FASTA a CRAM's sequences are decoded against (else its `@SQ UR:` file or the
+    /// reference it embeds; none when `fields` needs none).
     pub reference: Option<&'a Path>,
-    /// The fields the command needs.
+    /// The fields of each record the command needs (a CRAM decodes only those).
     pub fields: Fields,
-    /// Workers (0: one per core).
+    /// Workers decoding a CRAM (0: one per core).
     pub threads: usize,
-    /// Where the command looks, when it is not the whole genome.
+    /// Where the command looks, when it is not the whole genome (a CRAM's containers
+    /// elsewhere are not decoded).
     pub ranges: Option<&'a WantedRanges>,
 }
 
-impl CramReading<'_> {
+impl Default for ReadOptions<'_> {
+    /// Every field, no reference given, one CRAM worker per core, the whole genome.
+    fn default() -> Self {
+        Self {
+            reference: None,
+            fields: Fields::All,
+            threads: 0,
+            ranges: None,
+        }
+    }
+}
+
+impl ReadOptions<'_> {
     /// Whether container `span` of `cram` may hold a record the command reads: a
     /// command that reads by genomic region never reads unplaced records, and reads a
     /// single-reference container only when it overlaps a wanted range.
@@ -560,7 +573,7 @@ fn transcode(
     cram: &CramFile,
     spans: &[ContainerSpan],
     reference: &ReferenceSource,
-    reading: &CramReading<'_>,
+    reading: &ReadOptions<'_>,
 ) -> Result<(BamFile, BamIndex)> {
     let path = cram.path();
     let dir = std::env::temp_dir();
@@ -691,7 +704,7 @@ mod tests {
     fn containers_decoded(ranges: Option<&WantedRanges>) -> usize {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
             .join("../../tests/data/cram/normal_slice.cram");
-        let reading = CramReading {
+        let reading = ReadOptions {
             reference: None,
             fields: Fields::Coverage,
             threads: 2,

@@ -56,7 +56,7 @@ impl RowSink for Vec<u8> {
 }
 
 /// Every row to both sinks.
-impl<A: RowSink, B: RowSink> RowSink for (A, B) {
+impl<A: RowSink, B: RowSink> RowSink for (&mut A, &mut B) {
     fn site_row(
         &mut self,
         contig: &str,
@@ -72,23 +72,6 @@ impl<A: RowSink, B: RowSink> RowSink for (A, B) {
     fn pseudo_row(&mut self, contig: &str, ref_id: i32, position: u64, counts: &[[u32; 2]]) {
         self.0.pseudo_row(contig, ref_id, position, counts);
         self.1.pseudo_row(contig, ref_id, position, counts);
-    }
-}
-
-impl<S: RowSink + ?Sized> RowSink for &mut S {
-    fn site_row(
-        &mut self,
-        contig: &str,
-        ref_id: i32,
-        position: u64,
-        alleles: [u8; 2],
-        counts: &[[u32; 5]],
-    ) {
-        (**self).site_row(contig, ref_id, position, alleles, counts);
-    }
-
-    fn pseudo_row(&mut self, contig: &str, ref_id: i32, position: u64, counts: &[[u32; 2]]) {
-        (**self).pseudo_row(contig, ref_id, position, counts);
     }
 }
 
