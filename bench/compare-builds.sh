@@ -4,6 +4,9 @@
 # for byte: standard output, every output file, and the exit status. Prints one line per
 # run and exits 1 if any differs.
 #
+# With TIME=N (N >= 1), each run is then timed N times per binary, one after the other, with
+# hyperfine (a warm-up run first), and the line gives the median wall seconds of both and new/old.
+#
 # usage: bench/compare-builds.sh OLD_BINARY NEW_BINARY
 # env:   SEQFARM_BENCH_DATA (/tmp/seqfarm-bench): normal.bam, tumor.bam (make-bench-bams.sh)
 #        and sites.vcf.gz (bench/make-snp-sites.sh) there, and align/chr20.sfi with
@@ -17,6 +20,7 @@ new=${2:?usage: compare-builds.sh OLD_BINARY NEW_BINARY}
 bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
 shared=${SHARED:-../shared/data}
 threads=${THREADS:-2}
+time_runs=${TIME:-0}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 normal=$bench/normal.bam; tumor=$bench/tumor.bam; sites=$bench/sites.vcf.gz
 index=$bench/align/chr20; reads=$bench/align/chr20.150.100000.fq
@@ -27,6 +31,25 @@ differ=0
 for side in old new; do
   mkdir -p "$work/bin-$side"; cp "${!side}" "$work/bin-$side/seqfarm"
 done
+
+# timing ARGS...: with TIME, "; old X s, new Y s, new/old Z" for `seqfarm ARGS`, the
+# median of TIME runs of each binary (outputs in a scratch directory).
+timing() {
+  [ "$time_runs" -gt 0 ] || return 0
+  local side commands=()
+  for side in old new; do
+    mkdir -p "$work/time-$side"
+    commands+=("cd $work/time-$side && PATH=$work/bin-$side:\$PATH seqfarm $(printf '%q ' "${@//@OUT@/.}") > /dev/null 2>&1")
+  done
+  hyperfine --shell=bash --style none --warmup 1 --runs "$time_runs" --export-json "$work/time.json" \
+    "${commands[@]}" > /dev/null 2>&1 || { echo "; timing failed"; return 0; }
+  python3 - "$work/time.json" <<'PY'
+import json, statistics, sys
+old, new = (statistics.median(r["times"]) for r in json.load(open(sys.argv[1]))["results"])
+print(f"; old {old:.2f} s, new {new:.2f} s, new/old {new / old:.3f}", end="")
+PY
+  rm -rf "$work/time-old" "$work/time-new"
+}
 
 # run NAME INPUTS... -- ARGS...: runs `BINARY ARGS` for both binaries in directories of
 # their own (@OUT@ in ARGS names it) and compares stdout, exit status and files.
@@ -46,7 +69,8 @@ run() {
     rm -f "$work/$name/$side/stderr"
   done
   if diff -r -q "$work/$name/old" "$work/$name/new" > "$work/$name.diff"; then
-    printf '%-28s identical (%s files)\n' "$name" "$(find "$work/$name/new" -type f | wc -l)"
+    printf '%-28s identical (%s files)%s\n' "$name" \
+      "$(find "$work/$name/new" -type f | wc -l)" "$(timing "$@")"
   else
     printf '%-28s DIFFERS\n' "$name"; sed 's/^/    /' "$work/$name.diff"; differ=1
   fi
