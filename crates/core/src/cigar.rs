@@ -90,36 +90,19 @@ impl CigarOp {
     /// Whether the operation consumes query (read) bases: `M`, `I`, `S`, `=`, `X`.
     #[inline(always)]
     pub const fn consumes_query(self) -> bool {
-        matches!(
-            self,
-            CigarOp::Match
-                | CigarOp::Insertion
-                | CigarOp::SoftClip
-                | CigarOp::SeqMatch
-                | CigarOp::SeqMismatch
-        )
+        has_code(QUERY_CODES, self as u32)
     }
 
     /// Whether the operation consumes reference bases: `M`, `D`, `N`, `=`, `X`.
     #[inline(always)]
     pub const fn consumes_reference(self) -> bool {
-        matches!(
-            self,
-            CigarOp::Match
-                | CigarOp::Deletion
-                | CigarOp::Skip
-                | CigarOp::SeqMatch
-                | CigarOp::SeqMismatch
-        )
+        has_code(REFERENCE_CODES, self as u32)
     }
 
     /// Whether the operation aligns a read base to a reference base: `M`, `=`, `X`.
     #[inline(always)]
     pub const fn is_aligned(self) -> bool {
-        matches!(
-            self,
-            CigarOp::Match | CigarOp::SeqMatch | CigarOp::SeqMismatch
-        )
+        has_code(ALIGNED_CODES, self as u32)
     }
 
     /// The BAM word of `len` bases of this operation: `len << 4 | code`.
@@ -128,6 +111,33 @@ impl CigarOp {
         len << 4 | self as u32
     }
 }
+
+/// Bit `code` set for each operation that consumes query bases (`M`, `I`, `S`, `=`, `X`).
+const QUERY_CODES: u16 = 0b1_1001_0011;
+/// Bit `code` set for each operation that consumes reference bases (`M`, `D`, `N`, `=`,
+/// `X`).
+const REFERENCE_CODES: u16 = 0b1_1000_1101;
+/// Bit `code` set for each operation that aligns a read base (`M`, `=`, `X`).
+const ALIGNED_CODES: u16 = 0b1_1000_0001;
+
+/// Whether bit `code` (`0..=15`; no set holds a code above 8) of `set` is set: one
+/// shift instead of a match.
+#[inline(always)]
+const fn has_code(set: u16, code: u32) -> bool {
+    set >> code & 1 != 0
+}
+
+/// The operation of each 4-bit code; codes above 8 (never written by [`Cigar::push`])
+/// read as `M`.
+const OP_OF_CODE: [CigarOp; 16] = {
+    let mut table = [CigarOp::Match; 16];
+    let mut code = 0;
+    while code < CigarOp::ALL.len() {
+        table[code] = CigarOp::ALL[code];
+        code += 1;
+    }
+    table
+};
 
 /// A BAM CIGAR word split into its code (any of `0..=15`) and its length.
 #[inline(always)]
@@ -182,26 +192,34 @@ impl<'a> BamCigar<'a> {
     }
 
     /// Whether an operation code is outside the nine the SAM specification defines.
+    #[inline]
     pub fn has_unknown_op(self) -> bool {
         self.codes()
-            .any(|(code, _)| CigarOp::from_code(code).is_none())
+            .any(|(code, _)| code > CigarOp::SeqMismatch.code())
     }
 
     /// Reference bases covered (`M`, `D`, `N`, `=`, `X`), as htslib's `bam_cigar2rlen`.
     #[inline]
     pub fn reference_span(self) -> i64 {
-        self.ops()
-            .filter(|(op, _)| op.consumes_reference())
-            .map(|(_, len)| i64::from(len))
-            .sum()
+        self.sum_of(REFERENCE_CODES)
     }
 
     /// Query bases covered (`M`, `I`, `S`, `=`, `X`), as htslib's `bam_cigar2qlen`.
+    #[inline]
     pub fn query_len(self) -> i64 {
-        self.ops()
-            .filter(|(op, _)| op.consumes_query())
-            .map(|(_, len)| i64::from(len))
-            .sum()
+        self.sum_of(QUERY_CODES)
+    }
+
+    /// The summed lengths of the operations whose code is in `set` (no unknown code is).
+    #[inline]
+    fn sum_of(self, set: u16) -> i64 {
+        let mut sum = 0;
+        for (code, len) in self.codes() {
+            if has_code(set, code) {
+                sum += i64::from(len);
+            }
+        }
+        sum
     }
 }
 
@@ -219,6 +237,7 @@ impl Clone for Cigar {
     }
 
     /// Copies `source`'s operations into this CIGAR's allocation.
+    #[inline]
     fn clone_from(&mut self, source: &Self) {
         self.words.clone_from(&source.words);
     }
@@ -226,6 +245,7 @@ impl Clone for Cigar {
 
 impl Cigar {
     /// An empty CIGAR.
+    #[inline]
     pub fn new() -> Self {
         Self::default()
     }
@@ -252,6 +272,7 @@ impl Cigar {
     }
 
     /// Reverses the order of the operations (tracebacks produce them backwards).
+    #[inline]
     pub fn reverse(&mut self) {
         self.words.reverse();
     }
@@ -265,31 +286,36 @@ impl Cigar {
     /// The operations as `(op, length)`.
     #[inline]
     pub fn ops(&self) -> impl Iterator<Item = (CigarOp, u32)> + '_ {
-        self.words.iter().map(|&word| {
-            let (code, len) = split_word(word);
-            // Only `push` writes words, so every code is a known one.
-            (CigarOp::from_code(code).unwrap_or(CigarOp::Match), len)
-        })
+        self.words
+            .iter()
+            .map(|&word| (OP_OF_CODE[(word & 0xf) as usize], word >> 4))
     }
 
     /// Whether there are no operations.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
     }
 
     /// Read bases the CIGAR covers (soft clips included).
+    #[inline]
     pub fn read_len(&self) -> usize {
-        self.ops()
-            .filter(|(op, _)| op.consumes_query())
-            .map(|(_, n)| n as usize)
-            .sum()
+        self.sum_of(QUERY_CODES)
     }
 
     /// Reference bases the CIGAR covers.
+    #[inline]
     pub fn reference_len(&self) -> usize {
-        self.ops()
-            .filter(|(op, _)| op.consumes_reference())
-            .map(|(_, n)| n as usize)
+        self.sum_of(REFERENCE_CODES)
+    }
+
+    /// The summed lengths of the operations whose code is in `set`.
+    #[inline]
+    fn sum_of(&self, set: u16) -> usize {
+        self.words
+            .iter()
+            .filter(|&&word| has_code(set, word & 0xf))
+            .map(|&word| (word >> 4) as usize)
             .sum()
     }
 

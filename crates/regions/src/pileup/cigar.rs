@@ -8,9 +8,9 @@ use seqfarm_core::cigar::{BamCigar, CigarOp};
 /// position can be found directly by [`resolve`]; otherwise [`resolve_stepwise`]
 /// reproduces htslib's position-by-position state machine).
 pub fn is_regular(cigar: BamCigar<'_>) -> bool {
-    cigar
-        .ops()
-        .all(|(op, len)| len > 0 || !op.consumes_reference())
+    cigar.codes().all(|(code, len)| {
+        len > 0 || !CigarOp::from_code(code).is_some_and(CigarOp::consumes_reference)
+    })
 }
 
 /// The query position of reference position `target` for a read starting at `beg`
@@ -20,21 +20,24 @@ pub fn is_regular(cigar: BamCigar<'_>) -> bool {
 pub fn resolve(cigar: BamCigar<'_>, beg: i64, target: i64) -> (u32, bool) {
     let mut x = beg;
     let mut y = 0u32;
-    for (op, len) in cigar.ops() {
-        if op.consumes_reference() {
+    // Unknown codes (`None`) consume nothing.
+    for (code, len) in cigar.codes() {
+        let op = CigarOp::from_code(code);
+        let aligned = op.is_some_and(CigarOp::is_aligned);
+        if op.is_some_and(CigarOp::consumes_reference) {
             let l = i64::from(len);
             if target < x + l {
-                return if op.is_aligned() {
+                return if aligned {
                     (y + (target - x) as u32, false)
                 } else {
                     (y, true)
                 };
             }
             x += l;
-            if op.is_aligned() {
+            if aligned {
                 y += len;
             }
-        } else if op.consumes_query() {
+        } else if op.is_some_and(CigarOp::consumes_query) {
             y += len;
         }
     }
@@ -133,7 +136,7 @@ pub struct AlignedBases<'a> {
 impl Iterator for AlignedBases<'_> {
     type Item = (i64, u32);
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<(i64, u32)> {
         while self.left == 0 {
             let at = self.next_op * 4;
@@ -142,9 +145,9 @@ impl Iterator for AlignedBases<'_> {
             let raw = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
             let (code, len) = seqfarm_core::cigar::split_word(raw);
             match CigarOp::from_code(code) {
-                Some(op) if op.is_aligned() => self.left = len,
-                Some(op) if op.consumes_reference() => self.reference += i64::from(len),
-                Some(op) if op.consumes_query() => self.query += len,
+                Some(CigarOp::Match | CigarOp::SeqMatch | CigarOp::SeqMismatch) => self.left = len,
+                Some(CigarOp::Deletion | CigarOp::Skip) => self.reference += i64::from(len),
+                Some(CigarOp::Insertion | CigarOp::SoftClip) => self.query += len,
                 _ => {}
             }
         }
