@@ -184,7 +184,7 @@ pub fn n_columns(read: &[u8], window: &[u8], ext: &Extension) -> usize {
     for (op, len) in ext.cigar.ops() {
         let len = len as usize;
         match op {
-            CigarOp::Match => {
+            CigarOp::Match | CigarOp::SeqMatch | CigarOp::SeqMismatch => {
                 let pairs = read[i..i + len].iter().zip(&window[j..j + len]);
                 count += pairs.filter(|&(&r, &w)| r.max(w) >= REF_N).count();
                 i += len;
@@ -198,7 +198,9 @@ pub fn n_columns(read: &[u8], window: &[u8], ext: &Extension) -> usize {
                 count += window[j..j + len].iter().filter(|&&c| c >= REF_N).count();
                 j += len;
             }
+            CigarOp::Skip => j += len,
             CigarOp::SoftClip => i += len,
+            CigarOp::HardClip | CigarOp::Pad => {}
         }
     }
     count

@@ -1,136 +1,12 @@
-//! CIGAR strings, and the MD tag and edit distance computed from an alignment.
+//! The MD tag and edit distance computed from an alignment, and bowtie2's left shift
+//! of its gaps.
 //!
-//! Operations are kept in BAM's encoding (`length << 4 | op`), so writing SAM text or
-//! BAM needs no conversion. Only `M`, `I`, `D` and `S` occur in seqfarm's alignments.
+//! CIGARs are core's [`Cigar`] (BAM's encoding, `length << 4 | op`, so writing SAM text
+//! or BAM needs no conversion). Only `M`, `I`, `D` and `S` occur in seqfarm's
+//! alignments.
 
+pub use seqfarm_core::cigar::{Cigar, CigarOp};
 use seqfarm_core::AMBIGUOUS;
-
-/// A CIGAR operation kind, with its BAM code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u32)]
-pub enum CigarOp {
-    /// Alignment match (`M`): a read base against a reference base, equal or not.
-    Match = 0,
-    /// Insertion (`I`): read bases absent from the reference.
-    Insertion = 1,
-    /// Deletion (`D`): reference bases absent from the read.
-    Deletion = 2,
-    /// Soft clip (`S`): read bases left unaligned (local mode).
-    SoftClip = 4,
-}
-
-impl CigarOp {
-    /// The SAM letter.
-    pub fn letter(self) -> u8 {
-        match self {
-            CigarOp::Match => b'M',
-            CigarOp::Insertion => b'I',
-            CigarOp::Deletion => b'D',
-            CigarOp::SoftClip => b'S',
-        }
-    }
-
-    fn from_code(code: u32) -> Self {
-        match code {
-            1 => CigarOp::Insertion,
-            2 => CigarOp::Deletion,
-            4 => CigarOp::SoftClip,
-            _ => CigarOp::Match,
-        }
-    }
-
-    /// Whether the operation consumes read bases.
-    pub fn consumes_read(self) -> bool {
-        !matches!(self, CigarOp::Deletion)
-    }
-
-    /// Whether the operation consumes reference bases.
-    pub fn consumes_reference(self) -> bool {
-        matches!(self, CigarOp::Match | CigarOp::Deletion)
-    }
-}
-
-/// A CIGAR: operations in read order, adjacent equal operations merged.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Cigar {
-    encoded: Vec<u32>,
-}
-
-impl Cigar {
-    /// An empty CIGAR.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Removes every operation (keeps the allocation).
-    pub fn clear(&mut self) {
-        self.encoded.clear();
-    }
-
-    /// Appends `len` bases of `op`, merging with the last operation when it is the same.
-    pub fn push(&mut self, op: CigarOp, len: u32) {
-        if len == 0 {
-            return;
-        }
-        if let Some(last) = self.encoded.last_mut() {
-            if *last & 0xf == op as u32 {
-                *last += len << 4;
-                return;
-            }
-        }
-        self.encoded.push(len << 4 | op as u32);
-    }
-
-    /// Reverses the order of the operations (tracebacks produce them backwards).
-    pub fn reverse(&mut self) {
-        self.encoded.reverse();
-    }
-
-    /// The operations in BAM's encoding.
-    pub fn encoded(&self) -> &[u32] {
-        &self.encoded
-    }
-
-    /// The operations as `(op, length)`.
-    pub fn ops(&self) -> impl Iterator<Item = (CigarOp, u32)> + '_ {
-        self.encoded
-            .iter()
-            .map(|&e| (CigarOp::from_code(e & 0xf), e >> 4))
-    }
-
-    /// Whether there are no operations.
-    pub fn is_empty(&self) -> bool {
-        self.encoded.is_empty()
-    }
-
-    /// Read bases the CIGAR covers (clips included).
-    pub fn read_len(&self) -> usize {
-        self.ops()
-            .filter(|(op, _)| op.consumes_read())
-            .map(|(_, n)| n as usize)
-            .sum()
-    }
-
-    /// Reference bases the CIGAR covers.
-    pub fn reference_len(&self) -> usize {
-        self.ops()
-            .filter(|(op, _)| op.consumes_reference())
-            .map(|(_, n)| n as usize)
-            .sum()
-    }
-
-    /// Appends the SAM text (`*` when empty) to `out`.
-    pub fn write_text(&self, out: &mut Vec<u8>) {
-        if self.encoded.is_empty() {
-            out.push(b'*');
-            return;
-        }
-        for (op, len) in self.ops() {
-            push_decimal(out, u64::from(len));
-            out.push(op.letter());
-        }
-    }
-}
 
 /// One column of an alignment, for [`left_align_gaps`]: its operation and the read and
 /// reference codes it holds (`None` on the gapped side).
@@ -168,7 +44,7 @@ pub fn left_align_gaps(cigar: &Cigar, read: &[u8], reference: &[u8], out: &mut C
     let (mut i, mut j) = (0, 0);
     for (op, len) in cigar.ops() {
         for _ in 0..len {
-            let r = op.consumes_read().then(|| read[i]);
+            let r = op.consumes_query().then(|| read[i]);
             let f = op.consumes_reference().then(|| reference[j]);
             i += usize::from(r.is_some());
             j += usize::from(f.is_some());
@@ -224,14 +100,6 @@ pub fn left_align_gaps(cigar: &Cigar, read: &[u8], reference: &[u8], out: &mut C
     }
 }
 
-impl std::fmt::Display for Cigar {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut text = Vec::new();
-        self.write_text(&mut text);
-        f.write_str(&String::from_utf8_lossy(&text))
-    }
-}
-
 /// Appends the decimal digits of `value` to `out`.
 fn push_decimal(out: &mut Vec<u8>, value: u64) {
     out.extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
@@ -280,6 +148,8 @@ pub fn edit_summary(
         let len = len as usize;
         match op {
             CigarOp::SoftClip => r += len,
+            CigarOp::Skip => g += len,
+            CigarOp::HardClip | CigarOp::Pad => {}
             CigarOp::Insertion => {
                 out.edit_distance += len as u32;
                 out.gap_opens += 1;
@@ -299,7 +169,7 @@ pub fn edit_summary(
                 }
                 g += len;
             }
-            CigarOp::Match => {
+            CigarOp::Match | CigarOp::SeqMatch | CigarOp::SeqMismatch => {
                 let (reads, refs) = (&read[r..r + len], &reference[g..g + len]);
                 let mut x = 0;
                 loop {
@@ -356,21 +226,6 @@ mod tests {
         s.iter()
             .map(|&b| seqfarm_core::nucleotide::encode(b).unwrap_or(4))
             .collect()
-    }
-
-    #[test]
-    fn cigar_merges_and_prints() {
-        let mut c = Cigar::new();
-        c.push(CigarOp::SoftClip, 2);
-        c.push(CigarOp::Match, 3);
-        c.push(CigarOp::Match, 4);
-        c.push(CigarOp::Deletion, 1);
-        c.push(CigarOp::Insertion, 0);
-        c.push(CigarOp::Match, 10);
-        assert_eq!(c.to_string(), "2S7M1D10M");
-        assert_eq!(c.read_len(), 19);
-        assert_eq!(c.reference_len(), 18);
-        assert_eq!(Cigar::new().to_string(), "*");
     }
 
     fn parse(text: &str) -> Cigar {

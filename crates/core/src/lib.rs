@@ -8,6 +8,8 @@
 //!   cannot represent; [`Reference`], both together: what an aligner reads a reference
 //!   window from.
 //! * [`Strand`]: forward or reverse complement;
+//! * [`cigar`]: [`CigarOp`] (SAM letters, BAM codes), [`BamCigar`] (a CIGAR as BAM
+//!   stores it, borrowed) and [`Cigar`] (owned, built by the aligner);
 //! * [`flags`]: the SAM FLAG bits;
 //! * [`simd`]: [`SimdLevel`], the kernels' instruction-set level, detected once or forced
 //!   with `SEQFARM_SIMD` (one rule for every kernel crate).
@@ -15,11 +17,13 @@
 //! Nothing here allocates behind the caller's back or touches a file.
 #![forbid(unsafe_code)]
 
+pub mod cigar;
 pub mod flags;
 pub mod nucleotide;
 pub mod packed;
 pub mod simd;
 
+pub use cigar::{BamCigar, Cigar, CigarOp};
 pub use nucleotide::{Strand, AMBIGUOUS};
 pub use packed::{AmbiguityMask, AmbiguityRun, PackedBases, PackedSeq, Reference};
 pub use simd::{SimdError, SimdLevel};

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 use crate::count::read_end;
 use crate::flags::{PROPER_PAIR, SUPPLEMENTARY};
-use crate::pileup::cigar::{op, Cigar};
+use seqfarm_core::cigar::BamCigar;
 
 /// Reads mosdepth leaves out by default (`-F 1796`): unmapped, secondary, QC-failed and
 /// duplicate reads.
@@ -71,33 +71,32 @@ pub struct AlignedRead<'a> {
     /// The mate's 0-based position.
     pub mate_pos: i64,
     /// The CIGAR, as stored in BAM.
-    pub cigar: Cigar<'a>,
+    pub cigar: BamCigar<'a>,
 }
 
 impl AlignedRead<'_> {
     /// The end as htslib's `bam_endpos` gives it.
     fn end(&self) -> i64 {
-        let ops = self.cigar.0.len() / 4;
-        read_end(self.flag, self.pos, ops, self.cigar.reference_span())
+        read_end(
+            self.flag,
+            self.pos,
+            self.cigar.len(),
+            self.cigar.reference_span(),
+        )
     }
 }
 
 /// Appends a read's coverage events in mosdepth's order: `(pos, +1)` where an aligned
 /// block starts, `(pos, -1)` where one ends; blocks separated only by insertions or clips
 /// merge.
-pub fn push_blocks(cigar: Cigar, pos: i64, events: &mut Vec<(i64, i32)>) {
+pub fn push_blocks(cigar: BamCigar, pos: i64, events: &mut Vec<(i64, i32)>) {
     let mut at = pos;
     let mut last_stop = -1;
-    for (code, len) in cigar.ops() {
-        let (reference, query) = match code {
-            op::MATCH | op::EQUAL | op::DIFF => (true, true),
-            op::DEL | op::REF_SKIP => (true, false),
-            _ => (false, false),
-        };
-        if !reference {
+    for (op, len) in cigar.ops() {
+        if !op.consumes_reference() {
             continue;
         }
-        if query {
+        if op.is_aligned() {
             if at != last_stop {
                 events.push((at, 1));
                 if last_stop != -1 {
@@ -163,7 +162,7 @@ impl Coverage {
                 push_blocks(read.cigar, read.pos, &mut events);
                 let mate = HeldMate {
                     end,
-                    single_op: read.cigar.0.len() == 4,
+                    single_op: read.cigar.len() == 1,
                     events,
                 };
                 self.held.insert(read.name.to_vec(), mate);
@@ -182,7 +181,7 @@ impl Coverage {
 
     /// Takes off what `read` and its earlier `mate` both cover.
     fn remove_overlap(&mut self, read: &AlignedRead, mate: &HeldMate) {
-        if read.cigar.0.len() == 4 && mate.single_op {
+        if read.cigar.len() == 1 && mate.single_op {
             self.bump(read.pos, -1);
             self.bump(mate.end, 1);
             return;
@@ -418,10 +417,11 @@ pub fn push_runs(depths: &[i32], start: i64, runs: &mut Vec<(i64, i64, i32)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use seqfarm_core::cigar::CigarOp;
 
-    fn cigar(ops: &[(u32, u8)]) -> Vec<u8> {
+    fn cigar(ops: &[(u32, CigarOp)]) -> Vec<u8> {
         ops.iter()
-            .flat_map(|&(len, code)| (len << 4 | u32::from(code)).to_le_bytes())
+            .flat_map(|&(len, op)| op.word(len).to_le_bytes())
             .collect()
     }
 
@@ -432,7 +432,7 @@ mod tests {
             pos,
             mate_on_same_contig: true,
             mate_pos: mate,
-            cigar: Cigar(c),
+            cigar: BamCigar::new(c),
         }
     }
 
@@ -450,12 +450,12 @@ mod tests {
     fn deletions_and_skips_are_gaps() {
         let mut events = Vec::new();
         let c = cigar(&[
-            (2, op::SOFT_CLIP),
-            (3, op::MATCH),
-            (2, op::DEL),
-            (2, op::MATCH),
+            (2, CigarOp::SoftClip),
+            (3, CigarOp::Match),
+            (2, CigarOp::Deletion),
+            (2, CigarOp::Match),
         ]);
-        push_blocks(Cigar(&c), 10, &mut events);
+        push_blocks(BamCigar::new(&c), 10, &mut events);
         assert_eq!(events, [(10, 1), (15, 1), (13, -1), (17, -1)]);
         assert_eq!(
             depths_of(8, 20, &[read(b"r", 0, 10, 0, &c)]),
@@ -465,7 +465,7 @@ mod tests {
 
     #[test]
     fn overlapping_mates_count_once() {
-        let c = cigar(&[(10, op::MATCH)]);
+        let c = cigar(&[(10, CigarOp::Match)]);
         let mates = [read(b"p", 0x3, 0, 5, &c), read(b"p", 0x3, 5, 0, &c)];
         let expected: Vec<i32> = (0..20).map(|i| i32::from(i < 15)).collect();
         assert_eq!(depths_of(0, 20, &mates), expected);
@@ -473,8 +473,8 @@ mod tests {
 
     #[test]
     fn contained_single_op_mate_takes_off_to_the_first_end() {
-        let long = cigar(&[(10, op::MATCH)]);
-        let short = cigar(&[(2, op::MATCH)]);
+        let long = cigar(&[(10, CigarOp::Match)]);
+        let short = cigar(&[(2, CigarOp::Match)]);
         let mates = [read(b"p", 0x3, 0, 3, &long), read(b"p", 0x3, 3, 0, &short)];
         assert_eq!(
             depths_of(0, 12, &mates),
@@ -484,7 +484,7 @@ mod tests {
 
     #[test]
     fn stretch_edges_clamp() {
-        let c = cigar(&[(10, op::MATCH)]);
+        let c = cigar(&[(10, CigarOp::Match)]);
         assert_eq!(depths_of(5, 8, &[read(b"r", 0, 0, 0, &c)]), [1, 1, 1]);
     }
 

@@ -238,7 +238,7 @@ impl Aligner<'_> {
         for (op, n) in p.cigar.ops() {
             let n = n as usize;
             match op {
-                CigarOp::Match => {
+                CigarOp::Match | CigarOp::SeqMatch | CigarOp::SeqMismatch => {
                     if wanted.start >= read_at && wanted.end <= read_at + n {
                         let from = ref_at + (wanted.start - read_at) as u64;
                         self.index.reference().fetch_codes(
@@ -253,7 +253,8 @@ impl Aligner<'_> {
                     ref_at += n as u64;
                 }
                 CigarOp::Insertion | CigarOp::SoftClip => read_at += n,
-                CigarOp::Deletion => ref_at += n as u64,
+                CigarOp::Deletion | CigarOp::Skip => ref_at += n as u64,
+                CigarOp::HardClip | CigarOp::Pad => {}
             }
             if read_at > wanted.start {
                 return false;

@@ -37,6 +37,7 @@ fn rescore(job: &ExtendJob<'_>, scoring: &Scoring, ext: &Extension) -> i32 {
                 j += len;
             }
             CigarOp::SoftClip => i += len,
+            other => panic!("{other:?} in an extension's CIGAR"),
         }
     }
     assert_eq!(i, ext.read_end, "CIGAR read length");

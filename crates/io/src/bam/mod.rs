@@ -43,7 +43,7 @@ pub use header::{Header, Reference};
 pub(crate) use index::suffixed;
 pub use index::{BamIndex, IndexKind};
 pub use plan::{BlockBatch, BlockBatches, WorkPlan, WorkUnit, WorkUnits};
-pub use record::{flags, Cigar, CigarOp, Record, RecordError, Sequence, SEQ_ALPHABET};
+pub use record::{flags, BamCigar, CigarOp, Record, RecordError, Sequence, SEQ_ALPHABET};
 pub use region_map::{Records, Region, RegionMap};
 pub use set::{open_with_index, BamSet};
 pub use stream::BamStream;

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+pub use seqfarm_core::cigar::{BamCigar, CigarOp};
 /// FLAG bits (SAM specification, section 1.4).
 pub use seqfarm_core::flags;
 
@@ -160,7 +161,7 @@ impl<'a> Record<'a> {
     /// keeps its real CIGAR in a `CG:B,I` tag and stores the placeholder
     /// `<query length>S<reference length>N` in the CIGAR field (BAM specification,
     /// section 4.2.2); as htslib does, the real CIGAR from `CG` is returned then.
-    pub fn cigar(&self) -> Cigar<'a> {
+    pub fn cigar(&self) -> BamCigar<'a> {
         let stored = self.stored_cigar();
         if stored.len() == 2 {
             if let Some(real) = self.long_cigar(stored) {
@@ -171,19 +172,20 @@ impl<'a> Record<'a> {
     }
 
     /// The CIGAR field as stored, without looking at a `CG` tag.
-    pub fn stored_cigar(&self) -> Cigar<'a> {
-        Cigar(&self.data[self.cigar_start()..self.seq_start()])
+    pub fn stored_cigar(&self) -> BamCigar<'a> {
+        BamCigar::new(&self.data[self.cigar_start()..self.seq_start()])
     }
 
     /// The `CG` tag's operations when `stored` is the placeholder of a long CIGAR
     /// (`<l_seq>S` then an `N`) and the tag is a `B,I` (or `B,i`) array.
-    fn long_cigar(&self, stored: Cigar<'a>) -> Option<Cigar<'a>> {
+    fn long_cigar(&self, stored: BamCigar<'a>) -> Option<BamCigar<'a>> {
         let word = |i: usize| {
-            let b = &stored.0[4 * i..4 * i + 4];
+            let b = &stored.as_bytes()[4 * i..4 * i + 4];
             u32::from_le_bytes([b[0], b[1], b[2], b[3]])
         };
         let (first, second) = (word(0), word(1));
-        if first != ((self.l_seq() as u32) << 4 | 4) || second & 0xf != 3 {
+        let placeholder = CigarOp::SoftClip.word(self.l_seq() as u32);
+        if first != placeholder || second & 0xf != CigarOp::Skip.code() {
             return None;
         }
         let array = find_tag(self.aux(), *b"CG")?;
@@ -193,7 +195,7 @@ impl<'a> Record<'a> {
             return None;
         }
         let n = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]) as usize;
-        rest.get(4..4 + n.checked_mul(4)?).map(Cigar)
+        rest.get(4..4 + n.checked_mul(4)?).map(BamCigar::new)
     }
 
     /// The sequence, 4-bit packed.
@@ -274,107 +276,6 @@ fn find_tag(mut aux: &[u8], name: [u8; 2]) -> Option<&[u8]> {
         aux = aux.get(3 + size..)?;
     }
     None
-}
-
-/// A CIGAR operation kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CigarOp {
-    /// `M`: alignment match or mismatch.
-    Match,
-    /// `I`: insertion to the reference.
-    Insertion,
-    /// `D`: deletion from the reference.
-    Deletion,
-    /// `N`: skipped region (intron).
-    Skip,
-    /// `S`: soft clip.
-    SoftClip,
-    /// `H`: hard clip.
-    HardClip,
-    /// `P`: padding.
-    Pad,
-    /// `=`: sequence match.
-    SeqMatch,
-    /// `X`: sequence mismatch.
-    SeqMismatch,
-}
-
-impl CigarOp {
-    fn from_code(code: u32) -> Option<Self> {
-        Some(match code {
-            0 => CigarOp::Match,
-            1 => CigarOp::Insertion,
-            2 => CigarOp::Deletion,
-            3 => CigarOp::Skip,
-            4 => CigarOp::SoftClip,
-            5 => CigarOp::HardClip,
-            6 => CigarOp::Pad,
-            7 => CigarOp::SeqMatch,
-            8 => CigarOp::SeqMismatch,
-            _ => return None,
-        })
-    }
-
-    /// Whether the operation consumes reference bases.
-    pub fn consumes_reference(self) -> bool {
-        matches!(
-            self,
-            CigarOp::Match
-                | CigarOp::Deletion
-                | CigarOp::Skip
-                | CigarOp::SeqMatch
-                | CigarOp::SeqMismatch
-        )
-    }
-
-    /// Whether the operation consumes query (read) bases.
-    pub fn consumes_query(self) -> bool {
-        matches!(
-            self,
-            CigarOp::Match
-                | CigarOp::Insertion
-                | CigarOp::SoftClip
-                | CigarOp::SeqMatch
-                | CigarOp::SeqMismatch
-        )
-    }
-}
-
-/// A record's CIGAR, iterated as `(length, op)`; unknown op codes are skipped.
-#[derive(Debug, Clone, Copy)]
-pub struct Cigar<'a>(&'a [u8]);
-
-impl<'a> Cigar<'a> {
-    /// Number of operations.
-    pub fn len(&self) -> usize {
-        self.0.len() / 4
-    }
-
-    /// Whether there is no operation (`*`).
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The operations in order.
-    pub fn ops(&self) -> impl Iterator<Item = (u32, CigarOp)> + 'a {
-        self.0.chunks_exact(4).filter_map(|c| {
-            let raw = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            CigarOp::from_code(raw & 0xf).map(|op| (raw >> 4, op))
-        })
-    }
-
-    /// The operations as stored: little-endian `len << 4 | op` words.
-    pub fn as_bytes(&self) -> &'a [u8] {
-        self.0
-    }
-
-    /// Reference bases covered.
-    pub fn reference_span(&self) -> i64 {
-        self.ops()
-            .filter(|(_, op)| op.consumes_reference())
-            .map(|(len, _)| i64::from(len))
-            .sum()
-    }
 }
 
 /// A read's bases, 4-bit packed (`=ACMGRSVTWYHKDBN`).
@@ -488,7 +389,7 @@ pub(crate) mod tests {
         assert_eq!((r.n_cigar(), r.l_seq(), r.bin()), (4, 5, 4680));
         assert_eq!(r.read_name(), b"read1");
         let ops: Vec<_> = r.cigar().ops().collect();
-        assert_eq!(ops[1], (90, CigarOp::Match));
+        assert_eq!(ops[1], (CigarOp::Match, 90));
         assert_eq!(r.cigar().reference_span(), 98);
         assert_eq!(r.alignment_end(), 1098);
         let bases: Vec<u8> = (0..5).map(|i| r.seq().base(i)).collect();
@@ -539,9 +440,9 @@ pub(crate) mod tests {
         assert_eq!(
             ops,
             [
-                (3, CigarOp::Match),
-                (1, CigarOp::Insertion),
-                (2, CigarOp::Match)
+                (CigarOp::Match, 3),
+                (CigarOp::Insertion, 1),
+                (CigarOp::Match, 2)
             ]
         );
         assert_eq!(r.stored_cigar().len(), 2);

@@ -290,14 +290,14 @@ fn append_bam_record(
     let long_cigar = core.n_cigar > 0xffff;
     let mut fake = [0u8; 8];
     let (cigar_ops, cigar_bytes) = if long_cigar {
-        let reference_len: u32 = cigar
-            .chunks_exact(4)
-            .map(|op| u32::from_le_bytes(op.try_into().expect("4")))
-            .filter(|op| matches!(op & 0xf, 0 | 2 | 3 | 7 | 8))
-            .map(|op| op >> 4)
-            .sum();
-        fake[..4].copy_from_slice(&((core.l_qseq as u32) << 4 | 4).to_le_bytes());
-        fake[4..].copy_from_slice(&(reference_len << 4 | 3).to_le_bytes());
+        use seqfarm_core::cigar::{BamCigar, CigarOp};
+        let reference_len = BamCigar::new(cigar).reference_span() as u32;
+        let placeholder = [
+            CigarOp::SoftClip.word(core.l_qseq as u32),
+            CigarOp::Skip.word(reference_len),
+        ];
+        fake[..4].copy_from_slice(&placeholder[0].to_le_bytes());
+        fake[4..].copy_from_slice(&placeholder[1].to_le_bytes());
         (2u16, &fake[..])
     } else {
         (core.n_cigar as u16, cigar)

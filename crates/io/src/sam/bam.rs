@@ -4,6 +4,7 @@
 use super::tag_text::encode_text_value;
 use super::{SamHeader, SamRecord, SamReference, Tag, TagValue};
 use crate::bam::SEQ_ALPHABET;
+use seqfarm_core::cigar::{split_word, CigarOp};
 
 /// The 4-bit code of each byte as a SEQ letter ([`SEQ_ALPHABET`], either case; anything
 /// else is `N`, 15).
@@ -79,8 +80,9 @@ pub fn encode_record(record: &SamRecord<'_>, out: &mut Vec<u8>) {
     let ref_len: u32 = record
         .cigar
         .iter()
-        .filter(|&&op| matches!(op & 0xf, 0 | 2 | 3 | 7 | 8))
-        .map(|&op| op >> 4)
+        .map(|&word| split_word(word))
+        .filter(|&(code, _)| CigarOp::from_code(code).is_some_and(CigarOp::consumes_reference))
+        .map(|(_, len)| len)
         .sum();
     let end = i64::from(pos) + i64::from(ref_len.max(1));
     let bin = if placed {

@@ -150,9 +150,11 @@ pub fn write_sam(header: &SamHeader, record: &SamRecord<'_>, out: &mut Vec<u8>) 
     if record.cigar.is_empty() {
         out.push(b'*');
     }
-    for &op in record.cigar {
-        push_int(out, i64::from(op >> 4));
-        out.push(b"MIDNSHP=X"[(op & 0xf).min(8) as usize]);
+    for &word in record.cigar {
+        let (code, len) = seqfarm_core::cigar::split_word(word);
+        push_int(out, i64::from(len));
+        // A code above 8 (never written by the aligner) prints as the last letter.
+        out.push(seqfarm_core::cigar::LETTERS[code.min(8) as usize]);
     }
     out.push(b'\t');
     match record.mate.reference {

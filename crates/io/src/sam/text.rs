@@ -3,6 +3,7 @@
 //! it accepts the record.
 
 use super::MAX_QNAME_LEN;
+use seqfarm_core::cigar::CigarOp;
 use std::collections::HashMap;
 
 /// The longest SAM line accepted: a record of a 100 Mbp read (SEQ and QUAL, 200 MiB)
@@ -95,10 +96,12 @@ pub fn cigar_query_len(field: &[u8]) -> Result<Option<u64>, String> {
                 i + 1
             ));
         };
-        match c {
-            b'M' | b'I' | b'S' | b'=' | b'X' => query += n,
-            b'D' | b'N' | b'H' | b'P' | b'B' => {}
-            _ => {
+        match CigarOp::from_letter(c) {
+            Some(op) if op.consumes_query() => query += n,
+            Some(_) => {}
+            // htslib's `B` (back), outside the SAM specification, consumes nothing.
+            None if c == b'B' => {}
+            None => {
                 return Err(format!(
                     "CIGAR {:?}: unrecognized operation {:?} at position {}",
                     show(),

@@ -12,7 +12,7 @@
 use std::ops::Range;
 
 use super::{read_end, OverlapRule, ReadBlocks, ReadFilter, RegionStrand, RegionSweep, StrandRule};
-use crate::pileup::cigar::{op, Cigar};
+use seqfarm_core::cigar::{BamCigar, CigarOp};
 
 /// bedtools multicov's rules for whether a read counts in a region (`-q`, `-p`, `-D`,
 /// `-F`; `-s`, `-S`; `-f`, `-r`, `-split`).
@@ -44,7 +44,7 @@ pub struct CountedRead<'a> {
     /// Mapping quality.
     pub mapq: u8,
     /// The CIGAR, as stored in BAM.
-    pub cigar: Cigar<'a>,
+    pub cigar: BamCigar<'a>,
 }
 
 /// What the rule needs of a region besides its position: its strand and, with `split`,
@@ -129,7 +129,7 @@ impl StretchCounter {
         if !rule.filter.keeps(flag, mapq) {
             return;
         }
-        let end = read_end(flag, pos, cigar.0.len() / 4, cigar.reference_span());
+        let end = read_end(flag, pos, cigar.len(), cigar.reference_span());
         if self.plain {
             self.sweep.add(pos, end, hit);
             return;
@@ -138,10 +138,13 @@ impl StretchCounter {
         if overlap.split {
             let blocks = &mut self.read_blocks;
             blocks.start(pos);
-            for (code, length) in cigar.ops() {
-                match code {
-                    op::MATCH | op::EQUAL | op::DIFF | op::DEL => blocks.cover(length),
-                    op::REF_SKIP => blocks.skip(length),
+            for (op, length) in cigar.ops() {
+                match op {
+                    CigarOp::Match
+                    | CigarOp::SeqMatch
+                    | CigarOp::SeqMismatch
+                    | CigarOp::Deletion => blocks.cover(length),
+                    CigarOp::Skip => blocks.skip(length),
                     _ => {}
                 }
             }
@@ -203,7 +206,7 @@ mod tests {
                     pos,
                     flag,
                     mapq: 60,
-                    cigar: Cigar(&cigar),
+                    cigar: BamCigar::new(&cigar),
                 };
                 let shape = |i: u32| {
                     let (_, _, strand, blocks) = regions[i as usize];
@@ -215,7 +218,7 @@ mod tests {
         counts.iter().map(|n| n / 2).collect()
     }
 
-    const M100: &[(u8, u32)] = &[(op::MATCH, 100)];
+    const M100: &[(u8, u32)] = &[(CigarOp::Match as u8, 100)];
 
     #[test]
     fn default_rule_counts_a_base_of_overlap() {
@@ -233,7 +236,11 @@ mod tests {
             (
                 150,
                 REVERSE,
-                &[(op::MATCH, 30), (op::REF_SKIP, 100), (op::MATCH, 20)],
+                &[
+                    (CigarOp::Match as u8, 30),
+                    (CigarOp::Skip as u8, 100),
+                    (CigarOp::Match as u8, 20),
+                ],
             ),
             (400, 0, M100),
         ];
@@ -282,11 +289,11 @@ mod tests {
         };
         // 10M 5D 10M 100N 20M at 1000: blocks [1000, 1025) and [1125, 1145).
         let spliced: &[(u8, u32)] = &[
-            (op::MATCH, 10),
-            (op::DEL, 5),
-            (op::MATCH, 10),
-            (op::REF_SKIP, 100),
-            (op::MATCH, 20),
+            (CigarOp::Match as u8, 10),
+            (CigarOp::Deletion as u8, 5),
+            (CigarOp::Match as u8, 10),
+            (CigarOp::Skip as u8, 100),
+            (CigarOp::Match as u8, 20),
         ];
         let regions: &[TestRegion<'_>] = &[
             // The intron alone.

@@ -22,10 +22,11 @@
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::cigar::Cigar;
+use super::cigar::{is_regular, resolve, resolve_stepwise};
 use super::overlap::{quality_owner, tweak_overlap, MateView, TweakError};
 use super::{AlignedRead, PileupParams};
 use crate::flags;
+use seqfarm_core::cigar::BamCigar;
 
 /// Why a replay cannot go on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -381,7 +382,7 @@ impl FileEngine {
         let m = &self.mates[mate as usize];
         let a = MateView {
             pos: m.pos,
-            cigar: Cigar(&m.cigar),
+            cigar: BamCigar::new(&m.cigar),
             seq: &m.seq,
             seq_len: m.seq_len,
             qual: &m.qual,
@@ -446,7 +447,7 @@ impl FileEngine {
         m.seq_len = read.seq_len;
         for (dst, src) in [
             (&mut m.name, read.name),
-            (&mut m.cigar, read.cigar.0),
+            (&mut m.cigar, read.cigar.as_bytes()),
             (&mut m.seq, read.seq),
             (&mut m.qual, read.qual),
         ] {
@@ -523,14 +524,14 @@ impl FileEngine {
         while self.scan < n && self.needed[self.scan] < beg {
             self.scan += 1;
         }
-        let regular = read.cigar.is_regular();
+        let regular = is_regular(read.cigar);
         let mut i = self.scan;
         while i < n && self.needed[i] < end {
             let target = self.needed[i];
             let (query, is_del) = if regular {
-                read.cigar.resolve(beg, target)
+                resolve(read.cigar, beg, target)
             } else {
-                read.cigar.resolve_stepwise(beg, target)
+                resolve_stepwise(read.cigar, beg, target)
             };
             let q = query as usize;
             let (base, qual) = if q < read.seq_len && q < read.qual.len() {

@@ -45,7 +45,7 @@ impl TestRead {
             pos: self.pos,
             flag: self.flag,
             name: &self.name,
-            cigar: Cigar(&self.cigar),
+            cigar: BamCigar::new(&self.cigar),
             seq: &self.seq,
             seq_len: self.seq_len,
             qual: &self.qual,

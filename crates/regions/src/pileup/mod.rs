@@ -30,7 +30,7 @@ pub mod rows;
 pub mod visit;
 
 use crate::flags;
-use cigar::Cigar;
+use seqfarm_core::cigar::BamCigar;
 
 /// snp-pileup's read and base filters and htslib's pileup settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,7 +88,7 @@ pub struct AlignedRead<'a> {
     /// Read name without its NUL.
     pub name: &'a [u8],
     /// CIGAR as stored.
-    pub cigar: Cigar<'a>,
+    pub cigar: BamCigar<'a>,
     /// Sequence, 4-bit packed (`=ACMGRSVTWYHKDBN`).
     pub seq: &'a [u8],
     /// Number of bases.

@@ -10,7 +10,8 @@
 //! The walk has a quirk this module keeps: after an indel in either mate it moves past the
 //! position where the mates meet again, so a few common positions stay untouched.
 
-use super::cigar::Cigar;
+use super::cigar::{aligned_bases, is_plain};
+use seqfarm_core::cigar::BamCigar;
 
 /// One mate's alignment, as far as the tweak needs it.
 #[derive(Debug, Clone, Copy)]
@@ -18,7 +19,7 @@ pub struct MateView<'a> {
     /// 0-based leftmost reference position.
     pub pos: i64,
     /// CIGAR.
-    pub cigar: Cigar<'a>,
+    pub cigar: BamCigar<'a>,
     /// Sequence, 4-bit packed.
     pub seq: &'a [u8],
     /// Number of bases.
@@ -136,10 +137,10 @@ pub fn tweak_overlap(
         change(reference, ai, qa, bi, qb);
         Ok(())
     };
-    if a.cigar.is_plain() && b.cigar.is_plain() {
+    if is_plain(a.cigar) && is_plain(b.cigar) {
         // Clips around one match each: the walk visits every common position.
-        let a_first = a.cigar.aligned_bases(a.pos).next();
-        let b_first = b.cigar.aligned_bases(b.pos).next();
+        let a_first = aligned_bases(a.cigar, a.pos).next();
+        let b_first = aligned_bases(b.cigar, b.pos).next();
         let (Some((_, a_clip)), Some((_, b_clip))) = (a_first, b_first) else {
             return Ok(());
         };
@@ -172,8 +173,8 @@ pub fn tweak_overlap(
     // The general walk: step the mate that is behind to the next aligned base at or past
     // the cursor, then the other; change the bases when both sit on the same position;
     // the cursor moves one past the further of the two either way.
-    let mut a_bases = a.cigar.aligned_bases(a.pos);
-    let mut b_bases = b.cigar.aligned_bases(b.pos);
+    let mut a_bases = aligned_bases(a.cigar, a.pos);
+    let mut b_bases = aligned_bases(b.cigar, b.pos);
     let mut cursor = b.pos;
     let Some(mut a_at) = a_bases.find(|&(r, _)| r >= cursor) else {
         return Ok(());
@@ -245,14 +246,14 @@ mod tests {
         let seq_b = packed(b"ACGTACG");
         let a = MateView {
             pos: 100,
-            cigar: Cigar(&a_cigar),
+            cigar: BamCigar::new(&a_cigar),
             seq: &seq_a,
             seq_len: 10,
             qual: &[30; 10],
         };
         let b = MateView {
             pos: 104,
-            cigar: Cigar(&b_cigar),
+            cigar: BamCigar::new(&b_cigar),
             seq: &seq_b,
             seq_len: 7,
             qual: &[20; 7],
@@ -268,7 +269,7 @@ mod tests {
         // The general walk agrees on plain mates.
         let a_gen = pack(&[(4, 2), (0, 4), (0, 4)]);
         let a2 = MateView {
-            cigar: Cigar(&a_gen),
+            cigar: BamCigar::new(&a_gen),
             ..a
         };
         let mut general = Vec::new();
@@ -287,14 +288,14 @@ mod tests {
         let seq = packed(b"AAAAAAAAAA");
         let a = MateView {
             pos: 0,
-            cigar: Cigar(&a_cigar),
+            cigar: BamCigar::new(&a_cigar),
             seq: &seq,
             seq_len: 10,
             qual: &[30; 10],
         };
         let b = MateView {
             pos: 2,
-            cigar: Cigar(&b_cigar),
+            cigar: BamCigar::new(&b_cigar),
             seq: &seq,
             seq_len: 8,
             qual: &[30; 8],
@@ -310,7 +311,7 @@ mod tests {
         let cigar = pack(&[(0, 5)]);
         let a = MateView {
             pos: 0,
-            cigar: Cigar(&cigar),
+            cigar: BamCigar::new(&cigar),
             seq: &[],
             seq_len: 0,
             qual: &[],

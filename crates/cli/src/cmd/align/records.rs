@@ -26,8 +26,8 @@ mod fields;
 
 use self::fields::{comment_tag, filter_tag};
 pub use self::fields::{OptionalFields, ScoreRange};
-use seqfarm_align::cigar::CigarOp;
 use seqfarm_align::{PairClass, PairResult, Placement, ReadResult, QUALITY_WITHOUT_QUALITIES};
+use seqfarm_core::cigar::{Cigar, CigarOp};
 use seqfarm_core::flags::{
     MATE_REVERSE, MATE_UNMAPPED, PAIRED, PROPER_PAIR, READ1, READ2, REVERSE, SECONDARY, UNMAPPED,
 };
@@ -102,7 +102,7 @@ struct RecordPlan<'p> {
 pub struct RecordWriter {
     bases: Vec<u8>,
     qualities: Vec<u8>,
-    cigar: Vec<u32>,
+    cigar: Cigar,
     /// MAPQ and insert sizes of the records formatted, counted only when `tallying`
     /// (for `--plot`).
     pub tally: AlignTally,
@@ -363,7 +363,7 @@ impl RecordWriter {
             if style.xeq {
                 xeq_cigar(p, &mut self.cigar);
             } else {
-                self.cigar.extend_from_slice(p.cigar.encoded());
+                self.cigar.clone_from(&p.cigar);
             }
         } else {
             fields.push_score_range(read.bases.len(), None, &mut tags);
@@ -419,7 +419,7 @@ impl RecordWriter {
             reference: at.map(|p| p.contig),
             position: at.map_or(0, |p| p.position),
             mapq: plan.mapq,
-            cigar: &self.cigar,
+            cigar: self.cigar.encoded(),
             bases: &self.bases,
             qualities,
             tags: &tags,
@@ -481,34 +481,28 @@ fn template_len(p: &Placement, o: &Placement, is_mate1: bool, with_clips: bool) 
 }
 
 /// `p`'s CIGAR with `M` split into `=` and `X` by its `MD` tag (`--xeq`).
-fn xeq_cigar(p: &Placement, out: &mut Vec<u32>) {
-    const EQUAL: u32 = 7;
-    const DIFF: u32 = 8;
+fn xeq_cigar(p: &Placement, out: &mut Cigar) {
     let mut md = MdWalker::new(&p.edits.md);
-    let push = |op: u32, len: u32, out: &mut Vec<u32>| {
-        if len == 0 {
-            return;
-        }
-        match out.last_mut() {
-            Some(last) if *last & 0xf == op => *last += len << 4,
-            _ => out.push(len << 4 | op),
-        }
-    };
     for (op, len) in p.cigar.ops() {
         match op {
             CigarOp::Match => {
                 let mut left = len;
                 while left > 0 {
                     let (equal, run) = md.next_aligned(left);
-                    push(if equal { EQUAL } else { DIFF }, run, out);
+                    let op = if equal {
+                        CigarOp::SeqMatch
+                    } else {
+                        CigarOp::SeqMismatch
+                    };
+                    out.push(op, run);
                     left -= run;
                 }
             }
             CigarOp::Deletion => {
                 md.skip_deletion(len);
-                push(op as u32, len, out);
+                out.push(op, len);
             }
-            other => push(other as u32, len, out),
+            other => out.push(other, len),
         }
     }
 }

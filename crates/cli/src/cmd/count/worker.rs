@@ -6,7 +6,6 @@ use std::ops::ControlFlow;
 use seqfarm_farm::Worker;
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_regions::count::{CountedRead, RegionShape, StretchCounter};
-use seqfarm_regions::pileup::cigar::Cigar;
 use seqfarm_regions::pileup::rows::push_number;
 
 use super::plan::{Region, Task};
@@ -84,7 +83,7 @@ impl RegionCounter<'_> {
                         pos,
                         flag,
                         mapq,
-                        cigar: Cigar(record.cigar().as_bytes()),
+                        cigar: record.cigar(),
                     };
                     counter.add(read, shape, |i| counts[i as usize * files + column] += 1);
                     ControlFlow::Continue(())

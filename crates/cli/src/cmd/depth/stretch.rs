@@ -13,7 +13,6 @@ use seqfarm_regions::depth::{
     bases_at_least, mean_depth, push_runs, window_mean_bin, AlignedRead, Coverage,
     DepthDistribution, DepthFilter, DepthStat,
 };
-use seqfarm_regions::pileup::cigar::Cigar;
 use seqfarm_regions::pileup::rows::push_number;
 
 use super::bed::Region;
@@ -189,7 +188,7 @@ impl StretchWorker<'_> {
                         pos,
                         mate_on_same_contig: record.next_ref_id() == record.ref_id(),
                         mate_pos: i64::from(record.next_pos()),
-                        cigar: Cigar(cigar.as_bytes()),
+                        cigar,
                     });
                 }
                 ControlFlow::Continue(())

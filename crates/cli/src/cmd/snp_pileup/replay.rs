@@ -9,7 +9,6 @@ use std::ops::{ControlFlow, Range};
 use anyhow::anyhow;
 use seqfarm_farm::Worker;
 use seqfarm_io::bam::{BamIndex, BamSet, RangeReader, Record};
-use seqfarm_regions::pileup::cigar::Cigar;
 use seqfarm_regions::pileup::engine::EngineError;
 use seqfarm_regions::pileup::replay::{ReadSource, ReplayStats, Replayer, SourceRead};
 use seqfarm_regions::pileup::visit::SiteWalker;
@@ -27,7 +26,7 @@ fn source_read<'r>(record: &Record<'r>) -> SourceRead<'r> {
             pos: i64::from(record.pos()),
             flag: record.flag(),
             name: record.read_name(),
-            cigar: Cigar(record.cigar().as_bytes()),
+            cigar: record.cigar(),
             seq: record.seq().packed(),
             seq_len: record.l_seq(),
             qual: record.qual(),

@@ -7,10 +7,10 @@ use std::ops::ControlFlow;
 
 use super::*;
 use crate::pileup::cigar::tests::pack;
-use crate::pileup::cigar::Cigar;
 use crate::pileup::engine::FileEngine;
 use crate::pileup::visit::{CoverageProbe, Next, Site};
 use crate::pileup::{base_code, PileupParams};
+use seqfarm_core::cigar::BamCigar;
 
 /// An owned read, as a file holds it.
 struct StoredRead {
@@ -36,7 +36,7 @@ impl StoredRead {
                 pos: self.pos,
                 flag: self.flag,
                 name: &self.name,
-                cigar: Cigar(&self.cigar),
+                cigar: BamCigar::new(&self.cigar),
                 seq: &self.seq,
                 seq_len: self.seq_len,
                 qual: &self.qual,
