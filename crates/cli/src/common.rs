@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use seqfarm_farm::FarmConfig;
 use seqfarm_io::output::{ExistingOutput, Overwrite};
 
+use crate::options::FarmOptions;
+
 /// How many workers to run and where.
 #[derive(Debug, Clone, clap::Args)]
 pub struct FarmArgs {
@@ -35,9 +37,16 @@ pub struct StatsArg {
 impl FarmArgs {
     /// The farm layout these arguments ask for (ordered; callers change what differs).
     pub fn config(&self) -> FarmConfig {
-        FarmConfig::new(worker_threads(self.threads))
-            .pin(self.pin)
-            .timed(self.stats.stats.is_some())
+        self.options().config()
+    }
+
+    /// These arguments as a job's options.
+    pub fn options(&self) -> FarmOptions {
+        FarmOptions {
+            threads: self.threads,
+            pin: self.pin,
+            stats: self.stats.stats.clone(),
+        }
     }
 }
 

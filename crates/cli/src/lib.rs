@@ -19,6 +19,7 @@ mod cmd;
 mod common;
 mod farm_stats;
 mod numa;
+pub mod options;
 mod plot_file;
 mod progress;
 

@@ -1,0 +1,30 @@
+//! Options every command's typed job takes, as plain values (no command-line parser):
+//! the front ends (the CLI's arguments, the Python package) fill them in.
+
+use std::path::PathBuf;
+
+use seqfarm_farm::FarmConfig;
+
+use crate::common::worker_threads;
+
+/// How many workers a job runs and where, and where its farm's statistics go.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FarmOptions {
+    /// Worker threads (`None` or 0: one per core; at most 4 per core, a larger request
+    /// capped with a warning).
+    pub threads: Option<usize>,
+    /// Pin the workers to cores.
+    pub pin: bool,
+    /// A file for the farm's statistics (JSON: tasks, time of the master and of each
+    /// worker, scaling ceiling).
+    pub stats: Option<PathBuf>,
+}
+
+impl FarmOptions {
+    /// The farm layout these options ask for (ordered; callers change what differs).
+    pub fn config(&self) -> FarmConfig {
+        FarmConfig::new(worker_threads(self.threads))
+            .pin(self.pin)
+            .timed(self.stats.is_some())
+    }
+}
