@@ -91,7 +91,7 @@ impl Cli {
             Command::Index(args) => args.run(),
             Command::Locate(args) => args.run(),
             Command::SnpPileup(args) => cmd::snp_pileup::run(args),
-            Command::Count(args) => cmd::count::run(args),
+            Command::Count(args) => cmd::count::run(&args.into()),
             Command::Depth(args) => cmd::depth::run(args),
             Command::Search(args) => cmd::search::run(&args),
             Command::Align(args) => (*args).run(),

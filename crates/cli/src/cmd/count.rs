@@ -9,6 +9,7 @@
 //! over all the regions it holds; the collector prints the rows in input order.
 
 mod args;
+mod options;
 mod plan;
 mod table;
 mod worker;
@@ -28,6 +29,7 @@ use seqfarm_regions::count::{
 };
 
 pub use self::args::{bedtools_spelling, CountArgs};
+pub use self::options::CountOptions;
 pub use self::plan::Task;
 use self::plan::{RegionPlanner, Source};
 pub use self::table::CountTable;
@@ -80,7 +82,7 @@ pub(crate) fn reference_names_and_lengths(
 /// The ranges the BED file of `args` names, so that a CRAM among `inputs` is decoded
 /// only where they lie; none (everything is decoded) when no input is a CRAM, without a
 /// BED, or when the BED comes from standard input (it can be read only once).
-fn cram_ranges(args: &CountArgs, inputs: &RegionInputs) -> anyhow::Result<Option<WantedRanges>> {
+fn cram_ranges(args: &CountOptions, inputs: &RegionInputs) -> anyhow::Result<Option<WantedRanges>> {
     let Some(bed) = &args.bed else {
         return Ok(None);
     };
@@ -101,12 +103,13 @@ fn cram_ranges(args: &CountArgs, inputs: &RegionInputs) -> anyhow::Result<Option
 }
 
 impl CountJob {
-    /// Opens the BAMs of `args` (and checks that regions are given).
-    pub fn new(args: &CountArgs) -> anyhow::Result<Self> {
+    /// Opens the BAMs of `args` (after [`CountOptions::check`]).
+    pub fn new(args: &CountOptions) -> anyhow::Result<Self> {
+        args.check()?;
         let inputs = RegionInputs::sniff(&args.bams);
         let ranges = cram_ranges(args, &inputs)?;
         let bams = inputs.open(&ReadOptions {
-            reference: args.cram.reference.as_deref(),
+            reference: args.reference.as_deref(),
             fields: Fields::Coverage,
             threads: args.farm.config().workers,
             ranges: ranges.as_ref(),
@@ -117,9 +120,6 @@ impl CountJob {
             .enumerate()
             .map(|(i, n)| (n.as_bytes().to_vec(), i as i32))
             .collect();
-        if args.bed.is_none() && args.window.is_none() {
-            option_error!("give --bed REGIONS.bed or --window SIZE");
-        }
         let columns: Vec<usize> = args
             .bams
             .iter()
@@ -156,7 +156,7 @@ impl CountJob {
     }
 
     /// Compressed BAM bytes per task for `workers` workers (`--task-bytes` when given).
-    pub fn task_bytes(&self, args: &CountArgs, workers: usize) -> u64 {
+    pub fn task_bytes(&self, args: &CountOptions, workers: usize) -> u64 {
         let total: u64 = self.bams.files().iter().map(|(bam, _)| bam.len()).sum();
         args.task_bytes
             .unwrap_or_else(|| task_bytes_for(total, workers))
@@ -258,7 +258,7 @@ pub(crate) fn task_bytes_for(total: u64, workers: usize) -> u64 {
 }
 
 /// The files `args` reads: the BAMs, their indexes and the BED.
-fn input_files(args: &CountArgs) -> Vec<PathBuf> {
+fn input_files(args: &CountOptions) -> Vec<PathBuf> {
     let mut inputs = with_bam_indexes(&args.bams);
     inputs.extend(args.bed.clone());
     inputs
@@ -266,13 +266,13 @@ fn input_files(args: &CountArgs) -> Vec<PathBuf> {
 
 /// Opens the output of `args` under the command's rule, before any work: it must not be
 /// an input, nor the same file as `--plot` or `--stats`.
-pub fn open_output(args: &CountArgs) -> anyhow::Result<Output> {
+pub fn open_output(args: &CountOptions) -> anyhow::Result<Output> {
     refuse_input_as_output(&args.output, input_files(args))?;
     let output = [("-o", args.output.as_path())];
-    refuse_shared_outputs(output, args.plot.as_ref(), args.farm.stats.stats.as_ref())?;
+    refuse_shared_outputs(output, args.plot.as_ref(), args.farm.stats.as_ref())?;
     Ok(Output::create(
         &args.output,
-        args.force.overwrite(EXISTING_OUTPUT),
+        EXISTING_OUTPUT.overwrite(args.force),
     )?)
 }
 
@@ -303,15 +303,15 @@ impl CountRows {
     }
 }
 
-/// Runs `seqfarm count`, writing the rows to its output.
-pub fn run(args: CountArgs) -> anyhow::Result<()> {
-    count_into(&args, |args| Ok(CountRows::Text(open_output(args)?)))?;
+/// Runs a count, writing the rows to its output.
+pub fn run(options: &CountOptions) -> anyhow::Result<()> {
+    count_into(options, |args| Ok(CountRows::Text(open_output(args)?)))?;
     Ok(())
 }
 
-/// Runs `seqfarm count` with its rows kept as columns (an `-o` file is not written;
+/// Runs a count with its rows kept as columns (an `-o` file is not written;
 /// `--plot` and `--stats` are).
-pub fn table(args: &CountArgs) -> anyhow::Result<CountTable> {
+pub fn table(args: &CountOptions) -> anyhow::Result<CountTable> {
     let files = args.bams.len();
     let table = count_into(args, |_| Ok(CountRows::Table(CountTable::new(files))))?;
     Ok(table.unwrap_or_default())
@@ -320,8 +320,8 @@ pub fn table(args: &CountArgs) -> anyhow::Result<CountTable> {
 /// Counts as `args` asks, the rows going where `rows` (called once the BAMs are open)
 /// says.
 fn count_into(
-    args: &CountArgs,
-    rows: impl FnOnce(&CountArgs) -> anyhow::Result<CountRows>,
+    args: &CountOptions,
+    rows: impl FnOnce(&CountOptions) -> anyhow::Result<CountRows>,
 ) -> anyhow::Result<Option<CountTable>> {
     let job = CountJob::new(args)?;
     let config = args.farm.config();
@@ -334,7 +334,7 @@ fn count_into(
     };
     let plot_file = PlotFile::create(
         args.plot.as_ref(),
-        args.force.overwrite(EXISTING_OUTPUT),
+        EXISTING_OUTPUT.overwrite(args.force),
         &inputs,
     )?;
     let mut plot = plot_file.as_ref().map(|_| {
@@ -342,10 +342,10 @@ fn count_into(
         WindowTable::new(job.names.clone(), kind, args.window.is_some())
     });
     let mut stats = StatsFile::create(
-        args.farm.stats.stats.as_ref(),
+        args.farm.stats.as_ref(),
         "count",
         config.workers,
-        args.force.overwrite(EXISTING_OUTPUT),
+        EXISTING_OUTPUT.overwrite(args.force),
         &inputs,
     )?;
     let (farm_stats, regions, _) = job.run(&config, task_bytes, 0..usize::MAX, |task| {

@@ -4,14 +4,14 @@
 use seqfarm_farm::FarmConfig;
 use seqfarm_io::output::Output;
 
-use crate::cmd::count::{open_output, CountArgs, CountJob, CountTable};
+use crate::cmd::count::{open_output, CountJob, CountOptions, CountTable};
 use crate::common::worker_threads;
 
-/// The `count` arguments of a command line (without the program name).
-fn count_args(argv: &[String]) -> anyhow::Result<CountArgs> {
+/// The count options of a `count` command line (without the program name).
+fn count_args(argv: &[String]) -> anyhow::Result<CountOptions> {
     super::refuse_plot(argv)?;
     match crate::api::parse_command(argv)? {
-        crate::Command::Count(args) => Ok(args),
+        crate::Command::Count(args) => Ok(args.into()),
         _ => anyhow::bail!("not a count command line"),
     }
 }

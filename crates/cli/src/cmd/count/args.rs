@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use super::CountOptions;
 use crate::common::{CramReference, FarmArgs, ForceArg};
 
 /// Reads per region in one or more BAMs, identical to bedtools multicov.
@@ -30,7 +31,7 @@ pub struct CountArgs {
         short = 'q',
         long = "min-map-quality",
         value_name = "MAPQ",
-        default_value_t = 0,
+        default_value_t = CountOptions::default().min_map_quality,
         allow_negative_numbers = true
     )]
     pub(super) min_map_quality: u8,
@@ -88,6 +89,31 @@ pub struct CountArgs {
     pub(super) bams: Vec<PathBuf>,
 }
 
+impl From<CountArgs> for CountOptions {
+    fn from(args: CountArgs) -> Self {
+        CountOptions {
+            farm: args.farm.options(),
+            bams: args.bams,
+            bed: args.bed,
+            window: args.window,
+            min_map_quality: args.min_map_quality,
+            duplicates: args.duplicates,
+            qc_failed: args.qc_failed,
+            proper_pairs: args.proper_pairs,
+            same_strand: args.same_strand,
+            opposite_strand: args.opposite_strand,
+            min_overlap: args.min_overlap,
+            reciprocal: args.reciprocal,
+            split: args.split,
+            output: args.output,
+            plot: args.plot,
+            force: args.force.force,
+            task_bytes: args.task_bytes,
+            reference: args.cram.reference,
+        }
+    }
+}
+
 /// A fraction as bedtools reads `-f`: a number, kept in single precision.
 fn parse_fraction(text: &str) -> Result<f32, String> {
     text.parse::<f32>()
@@ -132,6 +158,20 @@ mod tests {
         );
         let own = ["--bed", "x.bed", "-q", "20", "a.bam"];
         assert_eq!(rewritten(&own), own);
+    }
+
+    #[test]
+    fn the_command_lines_defaults_are_the_options_defaults() {
+        let argv = ["seqfarm", "count", "--window", "5000", "a.bam"];
+        let crate::Command::Count(args) = crate::Cli::try_parse_args(argv).unwrap().command else {
+            unreachable!("a count command line");
+        };
+        let expected = CountOptions {
+            bams: vec!["a.bam".into()],
+            window: Some(5000),
+            ..CountOptions::default()
+        };
+        assert_eq!(CountOptions::from(args), expected);
     }
 
     #[test]
