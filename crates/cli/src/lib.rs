@@ -1,9 +1,16 @@
-//! `seqfarm`: one binary, one subcommand per job, each a task farm.
+//! `seqfarm`: one binary, one subcommand per job, each a task farm; and the library of
+//! those jobs.
 //!
-//! This crate only glues layers together: each `cmd/<name>.rs` parses its arguments,
-//! builds an emitter from the IO layer, a worker from a kernel crate and a collector,
-//! and runs them on the farm. The library exposes the command line itself ([`Cli`]) so
-//! that harnesses (the fuzz targets) run a command exactly as the binary does.
+//! Each `cmd/<name>.rs` is a job: it opens its inputs through the IO layer's door,
+//! builds an emitter, a worker from a kernel crate and a collector, and runs them on
+//! the farm. A job takes a typed options struct with the command's defaults
+//! ([`options::FarmOptions`] for the farm; `IndexOptions`, `CountOptions`, ...); the
+//! command's clap arguments live in `cmd/<name>/args.rs` and convert into it, so that
+//! the binary's parser is the only place that reads command-line words. [`api`] holds
+//! the entry points other programs call in process (the Python package), with typed
+//! results (tables as columns). The library also exposes the command line itself
+//! ([`Cli`]) so that harnesses (the fuzz targets) run a command exactly as the binary
+//! does.
 #![forbid(unsafe_code)]
 
 use clap::{Parser, Subcommand};
