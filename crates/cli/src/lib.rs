@@ -97,7 +97,7 @@ impl Cli {
             Command::Flagstat(args) => cmd::flagstat::run(args),
             Command::Index(args) => args.run(),
             Command::Locate(args) => args.run(),
-            Command::SnpPileup(args) => cmd::snp_pileup::run(args),
+            Command::SnpPileup(args) => cmd::snp_pileup::run(&args.into_options()),
             Command::Count(args) => cmd::count::run(&args.into()),
             Command::Depth(args) => cmd::depth::run(args),
             Command::Search(args) => cmd::search::run(&args),

@@ -23,7 +23,7 @@ pub fn count(args: &[String]) -> anyhow::Result<CountTable> {
 /// OUTPUT argument is not written, give `-`).
 pub fn snp_pileup(args: &[String]) -> anyhow::Result<PileupTable> {
     match parse("snp-pileup", args)? {
-        Command::SnpPileup(args) => cmd::snp_pileup::table(&args),
+        Command::SnpPileup(args) => cmd::snp_pileup::table(&args.into_options()),
         _ => unreachable!("the snp-pileup command parses as snp-pileup"),
     }
 }

@@ -39,20 +39,23 @@ pub use seqfarm_regions::pileup::rows::PileupTable;
 use seqfarm_regions::pileup::visit::{RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
-use crate::common::{
-    farm_error, refuse_shared_outputs, with_bam_indexes, CramReference, FarmArgs, ForceArg,
-};
+use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes};
 use crate::farm_stats::StatsFile;
 use crate::plot_file::PlotFile;
 
+mod args;
 mod chunk;
 pub mod collect;
 pub mod findings;
+mod options;
 mod plan;
 pub mod replay;
 mod rows;
 mod sites;
 mod skipped;
+
+pub use self::args::SnpPileupArgs;
+pub use self::options::SnpPileupOptions;
 
 /// Tasks per worker the BAMs are cut into, about (load balance against the re-reading
 /// each task does at its edges).
@@ -65,105 +68,6 @@ pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::RefuseUnlessForced;
 
 /// The emitter of either kind.
 type FillTask<'a> = dyn FnMut(&mut Task) -> anyhow::Result<Fill> + 'a;
-
-/// Allele counts at VCF sites in one or more BAMs, identical to FACETS snp-pileup.
-#[derive(Debug, clap::Args)]
-#[command(mut_arg("force", |arg| arg.help(
-    "Replace an existing OUTPUT (and --plot and --stats files); without it they are \
-     refused, as FACETS snp-pileup refuses an existing output (never an input)"
-)))]
-pub struct SnpPileupArgs {
-    /// Do not discard anomalous read pairs
-    #[arg(short = 'A', long = "count-orphans")]
-    count_orphans: bool,
-    /// Sets the maximum depth (htslib's per-file pileup limit)
-    #[arg(
-        short = 'd',
-        long = "max-depth",
-        value_name = "DEPTH",
-        default_value_t = 4000,
-        allow_negative_numbers = true
-    )]
-    max_depth: i64,
-    /// Compresses the output file with BGZF (`.gz` is appended to OUTPUT when missing)
-    #[arg(short = 'g', long = "gzip")]
-    gzip: bool,
-    /// Show a progress bar (on standard error, when it is a terminal)
-    #[arg(short = 'p', long = "progress")]
-    progress: bool,
-    /// Every MULTIPLE positions, if there is no SNP, insert a blank record with the total
-    /// count at the position
-    #[arg(
-        short = 'P',
-        long = "pseudo-snps",
-        value_name = "MULTIPLE",
-        default_value_t = 0,
-        allow_negative_numbers = true
-    )]
-    pseudo_snps: i64,
-    /// Sets the minimum threshold for mapping quality
-    #[arg(
-        short = 'q',
-        long = "min-map-quality",
-        value_name = "QUALITY",
-        default_value_t = 0,
-        allow_negative_numbers = true
-    )]
-    min_map_quality: i32,
-    /// Sets the minimum threshold for base quality
-    #[arg(
-        short = 'Q',
-        long = "min-base-quality",
-        value_name = "QUALITY",
-        default_value_t = 0,
-        allow_negative_numbers = true
-    )]
-    min_base_quality: i32,
-    /// Comma separated list of minimum read counts for a position to be output, one per
-    /// BAM [default: 0]
-    #[arg(
-        short = 'r',
-        long = "min-read-counts",
-        value_name = "READS",
-        value_delimiter = ',',
-        allow_negative_numbers = true
-    )]
-    min_read_counts: Vec<i64>,
-    /// Show detailed messages (on standard error)
-    #[arg(short = 'v', long = "verbose")]
-    verbose: bool,
-    /// Disable read-pair overlap detection
-    #[arg(short = 'x', long = "ignore-overlaps")]
-    ignore_overlaps: bool,
-    /// Draw the B-allele fractions of the normal (file 1) and the tumour (file 2) and their
-    /// log2 depth ratio along the genome as SVG to FILE.svg (sites with 10 or more reads in
-    /// the normal)
-    #[arg(long = "plot", value_name = "FILE.svg")]
-    plot: Option<PathBuf>,
-    #[command(flatten)]
-    farm: FarmArgs,
-    #[command(flatten)]
-    force: ForceArg,
-    /// Compressed BAM bytes per task (for tests of task boundaries)
-    #[arg(long = "task-bytes", hide = true)]
-    task_bytes: Option<u64>,
-    /// Bases per task, at most (for tests of task boundaries)
-    #[arg(long = "task-span", hide = true, default_value_t = i64::MAX)]
-    task_span: i64,
-    /// VCF of the sites (plain or bgzipped); only biallelic SNVs are used
-    #[arg(value_name = "VCF")]
-    vcf: PathBuf,
-    /// Output CSV (`-` for standard output); must not exist yet unless --force, as in
-    /// FACETS snp-pileup
-    #[arg(value_name = "OUTPUT")]
-    output: PathBuf,
-    #[command(flatten)]
-    cram: CramReference,
-    /// Coordinate-sorted, indexed BAMs or coordinate-sorted CRAMs (File1, File2, ... in
-    /// the output)
-    #[arg(value_name = "BAM", required = true)]
-    bams: Vec<PathBuf>,
-}
 
 /// One piece of work: consecutive VCF sites on one contig and the range they need.
 #[derive(Debug, Default)]
@@ -250,22 +154,23 @@ pub struct RunFigures {
 }
 
 impl SnpPileupJob {
-    /// Opens the VCF and the BAMs of `args`.
-    pub fn new(args: &SnpPileupArgs) -> anyhow::Result<Self> {
+    /// Opens the VCF and the BAMs of `options` (after [`SnpPileupOptions::check`]).
+    pub fn new(options: &SnpPileupOptions) -> anyhow::Result<Self> {
+        options.check()?;
         let params = PileupParams {
-            min_map_quality: args.min_map_quality,
-            min_base_quality: args.min_base_quality,
-            max_depth: args.max_depth,
-            count_orphans: args.count_orphans,
-            detect_overlaps: !args.ignore_overlaps,
+            min_map_quality: options.min_map_quality,
+            min_base_quality: options.min_base_quality,
+            max_depth: options.max_depth,
+            count_orphans: options.count_orphans,
+            detect_overlaps: !options.ignore_overlaps,
         };
-        let vcf = Input::open(&args.vcf)?;
+        let vcf = Input::open(&options.vcf)?;
         let bams = open_by_region(
-            &args.bams,
+            &options.bams,
             &ReadOptions {
-                reference: args.cram.reference.as_deref(),
+                reference: options.reference.as_deref(),
                 fields: Fields::Pileup,
-                threads: args.farm.config().workers,
+                threads: options.farm.config().workers,
                 ranges: None,
             },
         )?;
@@ -273,12 +178,12 @@ impl SnpPileupJob {
             .header()
             .map(|h| h.references.iter().map(|r| r.name.clone()).collect())
             .unwrap_or_default();
-        let mut min_depth = args.min_read_counts.clone();
+        let mut min_depth = options.min_read_counts.clone();
         min_depth.resize(min_depth.len().max(bams.len()), 0);
         let walker = SiteWalker::new(
             RowRules {
                 min_depth,
-                pseudo_every: args.pseudo_snps,
+                pseudo_every: options.pseudo_snps,
             },
             bams.len(),
         );
@@ -288,18 +193,19 @@ impl SnpPileupJob {
             names,
             params,
             walker,
-            vcf: args.vcf.clone(),
+            vcf: options.vcf.clone(),
             opened: std::sync::Mutex::new(Some(vcf)),
-            pseudo_snps: args.pseudo_snps,
-            task_bytes: args.task_bytes,
-            task_span: args.task_span,
-            gzip: args.gzip,
-            progress: args.progress,
+            pseudo_snps: options.pseudo_snps,
+            task_bytes: options.task_bytes,
+            task_span: options.task_span,
+            gzip: options.gzip,
+            progress: options.progress,
             worker_rows: true,
         })
     }
 
-    /// Compressed BAM bytes per task for `workers` workers (`--task-bytes` when given).
+    /// Compressed BAM bytes per task for `workers` workers (the options' `task_bytes` when
+    /// given).
     pub fn task_bytes(&self, workers: usize) -> u64 {
         let total: u64 = self.bams.files().iter().map(|(bam, _)| bam.len()).sum();
         self.task_bytes.unwrap_or_else(|| {
@@ -416,51 +322,38 @@ impl SnpPileupJob {
     }
 }
 
-/// The output file of `args`: OUTPUT, with `.gz` appended for `-g` when missing.
-pub fn output_path(args: &SnpPileupArgs) -> PathBuf {
-    let output = args.output.clone();
-    if args.gzip && !output.to_string_lossy().ends_with(".gz") && output.as_os_str() != "-" {
-        let mut name = output.into_os_string();
-        name.push(".gz");
-        return PathBuf::from(name);
-    }
-    output
-}
-
-/// Opens the output of `args` (it must not be an input, nor the same file as `--plot`
-/// or `--stats`).
-pub fn open_output(args: &SnpPileupArgs) -> anyhow::Result<Output> {
-    let output = output_path(args);
-    let inputs = with_bam_indexes(&args.bams);
-    refuse_input_as_output(&output, inputs.iter().chain([&args.vcf]))?;
+/// Opens the output of `options` (it must not be an input, nor the same file as the
+/// plot or the statistics file).
+pub fn open_output(options: &SnpPileupOptions) -> anyhow::Result<Output> {
+    let output = options.output_path();
+    let inputs = with_bam_indexes(&options.bams);
+    refuse_input_as_output(&output, inputs.iter().chain([&options.vcf]))?;
     let named = [("OUTPUT", output.as_path())];
-    refuse_shared_outputs(named, args.plot.as_ref(), args.farm.stats.stats.as_ref())?;
-    Ok(Output::create(
-        &output,
-        args.force.overwrite(EXISTING_OUTPUT),
-    )?)
+    refuse_shared_outputs(named, options.plot.as_ref(), options.farm.stats.as_ref())?;
+    Ok(Output::create(&output, options.overwrite())?)
 }
 
-/// Runs `seqfarm snp-pileup`.
-pub fn run(args: SnpPileupArgs) -> anyhow::Result<()> {
-    pileup_into(&args, |args| Ok(Some(open_output(args)?)))?;
+/// Runs `seqfarm snp-pileup`: the rows go to the output file.
+pub fn run(options: &SnpPileupOptions) -> anyhow::Result<()> {
+    pileup_into(options, |options| Ok(Some(open_output(options)?)))?;
     Ok(())
 }
 
-/// Runs `seqfarm snp-pileup` with its rows kept as values (the OUTPUT file is not
-/// written; `--plot` and `--stats` are).
-pub fn table(args: &SnpPileupArgs) -> anyhow::Result<PileupTable> {
-    Ok(pileup_into(args, |_| Ok(None))?.unwrap_or_default())
+/// Runs `seqfarm snp-pileup` with its rows kept as values (the output file is not
+/// written; the plot and the statistics file are).
+pub fn table(options: &SnpPileupOptions) -> anyhow::Result<PileupTable> {
+    Ok(pileup_into(options, |_| Ok(None))?.unwrap_or_default())
 }
 
-/// Runs the pileup `args` asks for, its rows going to the output `output` opens (called
-/// once the inputs are open), or, where it opens none, kept as values and returned.
+/// Runs the pileup `options` asks for, its rows going to the output `output` opens
+/// (called once the inputs are open), or, where it opens none, kept as values and
+/// returned.
 fn pileup_into(
-    args: &SnpPileupArgs,
-    output: impl FnOnce(&SnpPileupArgs) -> anyhow::Result<Option<Output>>,
+    options: &SnpPileupOptions,
+    output: impl FnOnce(&SnpPileupOptions) -> anyhow::Result<Option<Output>>,
 ) -> anyhow::Result<Option<PileupTable>> {
-    let job = SnpPileupJob::new(args)?;
-    if args.verbose {
+    let job = SnpPileupJob::new(options)?;
+    if options.verbose {
         for (i, (bam, index)) in job.bams.files().iter().enumerate() {
             stderr_line!(
                 "File {}: {} (BAM, {} references, {:?} index {})",
@@ -471,26 +364,26 @@ fn pileup_into(
                 index.path().display()
             );
         }
-        stderr_line!("Max per-file depth set to {}.", args.max_depth);
+        stderr_line!("Max per-file depth set to {}.", options.max_depth);
     }
-    let out = output(args)?;
+    let out = output(options)?;
     let job = match out {
         Some(_) => job,
         None => job.without_worker_rows(),
     };
-    let config = args.farm.config();
-    let inputs = with_bam_indexes(&args.bams);
+    let config = options.farm.config();
+    let inputs = with_bam_indexes(&options.bams);
     let mut stats_file = StatsFile::create(
-        args.farm.stats.stats.as_ref(),
+        options.farm.stats.as_ref(),
         "snp-pileup",
         config.workers,
-        args.force.overwrite(EXISTING_OUTPUT),
-        inputs.iter().chain([&args.vcf]),
+        options.overwrite(),
+        inputs.iter().chain([&options.vcf]),
     )?;
     let plot_file = PlotFile::create(
-        args.plot.as_ref(),
-        args.force.overwrite(EXISTING_OUTPUT),
-        inputs.iter().chain([&args.vcf]),
+        options.plot.as_ref(),
+        options.overwrite(),
+        inputs.iter().chain([&options.vcf]),
     )?;
     let task_bytes = job.task_bytes(config.workers);
     let keep_table = out.is_none();
@@ -502,7 +395,7 @@ fn pileup_into(
         collector.keep_table();
     }
     let figures = job.run(&config, task_bytes, 0..usize::MAX, &mut collector)?;
-    if args.verbose {
+    if options.verbose {
         let stats = figures.replay;
         stderr_line!(
             "{} tasks of {} compressed bytes, {} site clusters replayed ({} widened back, \
@@ -516,7 +409,7 @@ fn pileup_into(
         );
     }
     let picture = match collector.take_sites() {
-        Some(sites) => Some(sites.draw(&args.vcf, &args.bams)?),
+        Some(sites) => Some(sites.draw(&options.vcf, &options.bams)?),
         None => None,
     };
     let warnings = collector.skipped_warnings(&figures.skipped);

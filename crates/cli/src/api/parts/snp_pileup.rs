@@ -11,15 +11,15 @@ use std::thread::JoinHandle;
 use seqfarm_farm::{Collector, FarmConfig};
 
 use crate::cmd::snp_pileup::{
-    findings, open_output, PileupTable, SnpPileupArgs, SnpPileupJob, Task,
+    findings, open_output, PileupTable, SnpPileupJob, SnpPileupOptions, Task,
 };
 use crate::common::worker_threads;
 
-/// The `snp-pileup` arguments of a command line (without the program name).
-fn snp_pileup_args(argv: &[String]) -> anyhow::Result<SnpPileupArgs> {
+/// The `snp-pileup` options of a command line (without the program name).
+fn snp_pileup_options(argv: &[String]) -> anyhow::Result<SnpPileupOptions> {
     super::refuse_plot(argv)?;
     match crate::api::parse_command(argv)? {
-        crate::Command::SnpPileup(args) => Ok(args),
+        crate::Command::SnpPileup(args) => Ok(args.into_options()),
         _ => anyhow::bail!("not a snp-pileup command line"),
     }
 }
@@ -27,8 +27,8 @@ fn snp_pileup_args(argv: &[String]) -> anyhow::Result<SnpPileupArgs> {
 /// `(task size in BAM bytes, tasks)` of the `snp-pileup` command line `argv` spread over
 /// `parts` parts (reads the whole VCF, none of the BAMs).
 pub fn snp_pileup_plan(argv: &[String], parts: usize) -> anyhow::Result<(u64, usize)> {
-    let args = snp_pileup_args(argv)?;
-    let job = SnpPileupJob::new(&args)?;
+    let options = snp_pileup_options(argv)?;
+    let job = SnpPileupJob::new(&options)?;
     let task_bytes = job.task_bytes(parts.max(1));
     let nothing = usize::MAX..usize::MAX;
     let figures = job.run(
@@ -48,8 +48,8 @@ pub fn snp_pileup_tasks(
     tasks: std::ops::Range<usize>,
     threads: Option<usize>,
 ) -> anyhow::Result<Vec<u8>> {
-    let args = snp_pileup_args(argv)?;
-    let job = SnpPileupJob::new(&args)?.without_worker_rows();
+    let options = snp_pileup_options(argv)?;
+    let job = SnpPileupJob::new(&options)?.without_worker_rows();
     let files = job.files();
     let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
@@ -74,11 +74,11 @@ impl SnpPileupMerge {
     /// writes its header, or, with `to_memory`, keeps the rows as values (see
     /// [`SnpPileupMerge::finish`]).
     pub fn start(argv: &[String], to_memory: bool) -> anyhow::Result<Self> {
-        let args = snp_pileup_args(argv)?;
-        let job = SnpPileupJob::new(&args)?;
+        let options = snp_pileup_options(argv)?;
+        let job = SnpPileupJob::new(&options)?;
         let out = match to_memory {
             true => None,
-            false => Some(open_output(&args)?),
+            false => Some(open_output(&options)?),
         };
         let files = job.files();
         let threads = worker_threads(None).div_ceil(2);
