@@ -94,12 +94,12 @@ impl Cli {
     /// Runs the parsed command to its end.
     pub fn run(self) -> anyhow::Result<()> {
         match self.command {
-            Command::Flagstat(args) => cmd::flagstat::run(args),
+            Command::Flagstat(args) => args.run(),
             Command::Index(args) => args.run(),
             Command::Locate(args) => args.run(),
             Command::SnpPileup(args) => cmd::snp_pileup::run(&args.into_options()),
             Command::Count(args) => cmd::count::run(&args.into()),
-            Command::Depth(args) => cmd::depth::run(args),
+            Command::Depth(args) => args.run(),
             Command::Search(args) => cmd::search::run(&args),
             Command::Align(args) => (*args).run(),
         }

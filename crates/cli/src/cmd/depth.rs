@@ -11,12 +11,13 @@
 
 mod args;
 mod bed;
+mod options;
 mod outputs;
 mod stretch;
 #[cfg(test)]
 mod tests;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use seqfarm_farm::Fill;
 use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
@@ -30,6 +31,7 @@ use seqfarm_regions::depth::{Coverage, DepthFilter};
 
 pub use self::args::DepthArgs;
 use self::bed::{bed_warnings, read_bed};
+pub use self::options::DepthOptions;
 use self::outputs::{with_suffix, write_runs, BgzfOutput, Totals};
 use self::stretch::{StretchPlanner, StretchWorker, Task};
 use crate::cmd::count::task_bytes_for;
@@ -41,43 +43,46 @@ use crate::plot_file::PlotFile;
 /// mosdepth replaces its files when run again with the same prefix.
 pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 
-/// Runs `seqfarm depth`.
-pub fn run(args: DepthArgs) -> anyhow::Result<()> {
+/// Runs `seqfarm depth` on `bam` (an indexed BAM or a CRAM, both coordinate-sorted),
+/// writing the files `PREFIX.*` of `prefix`.
+pub fn run(bam: &Path, prefix: &Path, options: &DepthOptions) -> anyhow::Result<()> {
+    options.check()?;
+    let bam = bam.to_path_buf();
     // A CRAM is decoded whole, even with a BED: the summary and the global distribution
     // cover every base.
     let bams = open_by_region(
-        std::slice::from_ref(&args.bam),
+        std::slice::from_ref(&bam),
         &ReadOptions {
-            reference: args.reference.as_deref(),
+            reference: options.reference.as_deref(),
             fields: Fields::Coverage,
-            threads: args.farm.config().workers,
+            threads: options.farm.config().workers,
             ranges: None,
         },
     )?;
     let (names, lengths) = super::count::reference_names_and_lengths(&bams)?;
-    let bed = args.bed.as_deref().map(read_bed).transpose()?;
-    if let (Some(bed), Some(path)) = (&bed, &args.bed) {
+    let bed = options.bed.as_deref().map(read_bed).transpose()?;
+    if let (Some(bed), Some(path)) = (&bed, &options.bed) {
         for warning in bed_warnings(bed, &names, &lengths) {
             stderr_line!("seqfarm: warning: {}: {warning}", path.display());
         }
     }
-    let mut thresholds: Vec<i32> = args
+    let mut thresholds: Vec<i32> = options
         .thresholds
         .iter()
         .map(|&t| t.min(i32::MAX as u32) as i32)
         .collect();
     thresholds.sort_unstable();
-    let config = args.farm.config();
+    let config = options.farm.config();
     let total = bams.files()[0].0.len();
-    let task_bytes = args
+    let task_bytes = options
         .task_bytes
         .unwrap_or_else(|| task_bytes_for(total, config.workers));
 
-    let inputs: Vec<PathBuf> = with_bam_indexes(std::slice::from_ref(&args.bam))
+    let inputs: Vec<PathBuf> = with_bam_indexes(std::slice::from_ref(&bam))
         .into_iter()
-        .chain(args.bed.clone())
+        .chain(options.bed.clone())
         .collect();
-    let path = |suffix: &str| with_suffix(&args.prefix, suffix);
+    let path = |suffix: &str| with_suffix(prefix, suffix);
     let mut named = vec![
         path(".regions.bed.gz"),
         path(".mosdepth.summary.txt"),
@@ -87,7 +92,7 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     if !thresholds.is_empty() {
         named.push(path(".thresholds.bed.gz"));
     }
-    if args.per_base {
+    if options.per_base {
         named.push(path(".per-base.bed.gz"));
     }
     for out in named
@@ -102,35 +107,27 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     }
     refuse_shared_outputs(
         named.iter().map(|out| ("-o", out.as_path())),
-        args.plot.as_ref(),
-        args.farm.stats.stats.as_ref(),
+        options.plot.as_ref(),
+        options.farm.stats.as_ref(),
     )?;
     let max_length = lengths.iter().copied().max().unwrap_or(0).max(0) as u64;
     let bed_index = || BedIndexer::new(names.iter().map(String::as_str), max_length);
+    let overwrite = EXISTING_OUTPUT.overwrite(options.force);
     let compressors = compressor_threads(config.workers);
     let bgzf_output = |suffix: &str, level: i32| {
-        BgzfOutput::create(path(suffix), &args.force, level, compressors, bed_index())
+        BgzfOutput::create(path(suffix), overwrite, level, compressors, bed_index())
     };
     let mut regions_out = bgzf_output(".regions.bed.gz", 6)?;
-    let mut summary_out = Output::create(
-        path(".mosdepth.summary.txt"),
-        args.force.overwrite(EXISTING_OUTPUT),
-    )?;
-    let mut dist_out = Output::create(
-        path(".mosdepth.global.dist.txt"),
-        args.force.overwrite(EXISTING_OUTPUT),
-    )?;
-    let mut region_dist_out = Output::create(
-        path(".mosdepth.region.dist.txt"),
-        args.force.overwrite(EXISTING_OUTPUT),
-    )?;
+    let mut summary_out = Output::create(path(".mosdepth.summary.txt"), overwrite)?;
+    let mut dist_out = Output::create(path(".mosdepth.global.dist.txt"), overwrite)?;
+    let mut region_dist_out = Output::create(path(".mosdepth.region.dist.txt"), overwrite)?;
     let mut thresholds_out = if thresholds.is_empty() {
         None
     } else {
         let mut out = bgzf_output(".thresholds.bed.gz", 1)?;
         let mut head = "#chrom\tstart\tend\tregion".to_string();
         // Labelled as given (mosdepth's), though depths are counted up to i32::MAX.
-        let mut labels = args.thresholds.clone();
+        let mut labels = options.thresholds.clone();
         labels.sort_unstable();
         for t in labels {
             head.push_str(&format!("\t{t}X"));
@@ -139,37 +136,33 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
         out.put(head.as_bytes())?;
         Some(out)
     };
-    let mut per_base_out = if args.per_base {
+    let mut per_base_out = if options.per_base {
         Some(bgzf_output(".per-base.bed.gz", 1)?)
     } else {
         None
     };
-    let plot_file = PlotFile::create(
-        args.plot.as_ref(),
-        args.force.overwrite(EXISTING_OUTPUT),
-        inputs.iter(),
-    )?;
+    let plot_file = PlotFile::create(options.plot.as_ref(), overwrite, inputs.iter())?;
     let mut plot = plot_file
         .as_ref()
-        .map(|_| WindowTable::new(names.clone(), WindowValues::Depth, args.window.is_some()));
+        .map(|_| WindowTable::new(names.clone(), WindowValues::Depth, options.window.is_some()));
     let mut stats = StatsFile::create(
-        args.farm.stats.stats.as_ref(),
+        options.farm.stats.as_ref(),
         "depth",
         config.workers,
-        args.force.overwrite(EXISTING_OUTPUT),
+        overwrite,
         inputs.iter(),
     )?;
 
     let filter = DepthFilter {
-        min_map_quality: args.mapq,
-        exclude_flags: args.flag,
+        min_map_quality: options.mapq,
+        exclude_flags: options.exclude_flags,
     };
     let mut planner = StretchPlanner {
         bams: &bams,
         lengths: &lengths,
         names: &names,
-        window: args.window.map(i64::from),
-        all_contigs: args.bed.is_none() || args.per_base || !thresholds.is_empty(),
+        window: options.window.map(i64::from),
+        all_contigs: options.bed.is_none() || options.per_base || !thresholds.is_empty(),
         bed,
         task_bytes: task_bytes.max(1),
         ref_id: 0,
@@ -190,8 +183,8 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
                 names: &names,
                 lengths: &lengths,
                 thresholds: &thresholds,
-                windows: args.window.is_some(),
-                per_base: args.per_base,
+                windows: options.window.is_some(),
+                per_base: options.per_base,
                 reader: RangeReader::new(),
                 coverage: Coverage::default(),
                 counts: Vec::new(),
@@ -228,12 +221,12 @@ pub fn run(args: DepthArgs) -> anyhow::Result<()> {
     totals.finish();
     let picture = match &plot {
         Some(table) => {
-            let by = match (args.window, &args.bed) {
+            let by = match (options.window, &options.bed) {
                 (Some(size), _) => format!("{size}-bp window"),
                 (None, Some(bed)) => format!("region of {}", file_label(bed)),
                 (None, None) => "region".to_string(),
             };
-            Some(table.draw(Some(&args.bam), &by)?)
+            Some(table.draw(Some(&bam), &by)?)
         }
         None => None,
     };

@@ -9,9 +9,12 @@
 //!   records across blocks in order.
 //! * SAM (plain or gzip) is read sequentially.
 
+mod args;
+mod options;
+
 use std::io::Read;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use seqfarm_farm::{FarmConfig, FarmStats, Fill, Worker};
 use seqfarm_io::alignment_file::{AlignmentFile, BamWithIndex, ReadOptions};
@@ -26,11 +29,11 @@ use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::sam::flag_fields;
 use seqfarm_io::sam::text::MAX_LINE;
 use seqfarm_io::Error;
-use seqfarm_regions::{FlagCounts, FlagstatFormat};
+use seqfarm_regions::FlagCounts;
 
-use crate::common::{
-    farm_error, refuse_shared_outputs, with_bam_indexes, CramReference, FarmArgs, ForceArg,
-};
+pub use self::args::FlagstatArgs;
+pub use self::options::FlagstatOptions;
+use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes};
 use crate::farm_stats::StatsFile;
 
 /// An existing `-o FILE` or `--stats FILE` is replaced: samtools flagstat prints to
@@ -42,101 +45,34 @@ const RANGE_UNIT: u64 = 4 << 20;
 /// Compressed bytes per batch of blocks where no record start is known.
 const BLOCK_BATCH: u64 = 256 << 10;
 
-/// Input format options of htslib that do not change what flagstat counts (samtools
-/// flagstat `--input-fmt-option`); others (such as `filter`) are refused.
-const NEUTRAL_INPUT_OPTIONS: [&str; 5] = [
-    "nthreads",
-    "block_size",
-    "cache_size",
-    "decode_md",
-    "required_fields",
-];
-
-/// Counts reads by FLAG category, as `samtools flagstat` does (same output, byte for byte).
-#[derive(Debug, clap::Args)]
-pub struct FlagstatArgs {
-    #[command(flatten)]
-    farm: FarmArgs,
-    /// samtools' thread option: N worker threads beside the main thread, as -t N (samtools
-    /// counts N threads in addition to its main one); -@ 0 is one worker
-    #[arg(short = '@', value_name = "N", conflicts_with = "threads")]
-    additional_threads: Option<usize>,
-    /// Accepted as samtools flagstat takes it; seqfarm prints only warnings and errors
-    #[arg(long = "verbosity", value_name = "INT")]
-    verbosity: Option<i32>,
-    /// Accepted as samtools flagstat takes it, for htslib options that do not change the
-    /// counts (nthreads, block_size, cache_size, decode_md, required_fields)
-    #[arg(long = "input-fmt-option", value_name = "OPT[=VAL]", value_parser = parse_input_option)]
-    input_options: Vec<String>,
-    /// Output format: default, json or tsv (as samtools flagstat -O)
-    #[arg(short = 'O', long = "output-fmt", value_name = "FORMAT", default_value = "default", value_parser = parse_format)]
-    format: FlagstatFormat,
-    /// Write the report to FILE instead of standard output (appears only when complete)
-    #[arg(short = 'o', long = "output", value_name = "FILE", default_value = "-")]
-    output: PathBuf,
-    #[command(flatten)]
-    force: ForceArg,
-    #[command(flatten)]
-    cram: CramReference,
-    /// Input: BAM (indexed or not), CRAM, SAM or gzip-compressed SAM; `-` for standard
-    /// input (not CRAM)
-    #[arg(value_name = "IN")]
-    input: PathBuf,
-}
-
-/// The output format, named in any case as samtools takes it.
-fn parse_format(s: &str) -> Result<FlagstatFormat, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "default" => Ok(FlagstatFormat::Default),
-        "json" => Ok(FlagstatFormat::Json),
-        "tsv" => Ok(FlagstatFormat::Tsv),
-        _ => Err(format!("unknown format {s:?} (default, json or tsv)")),
-    }
-}
-
-/// An htslib input option that does not change the counts ([`NEUTRAL_INPUT_OPTIONS`]).
-fn parse_input_option(s: &str) -> Result<String, String> {
-    let name = s.split('=').next().unwrap_or_default();
-    if NEUTRAL_INPUT_OPTIONS.contains(&name) {
-        Ok(s.to_string())
-    } else {
-        Err(format!(
-            "{name:?} is not taken: seqfarm flagstat accepts only the input options that do \
-             not change the counts ({})",
-            NEUTRAL_INPUT_OPTIONS.join(", ")
-        ))
-    }
-}
-
-/// Runs `seqfarm flagstat`.
-pub fn run(mut args: FlagstatArgs) -> anyhow::Result<()> {
-    if let Some(n) = args.additional_threads {
-        args.farm.threads = Some(n.max(1));
-    }
-    let config = args.farm.config();
-    let inputs = with_bam_indexes(std::slice::from_ref(&args.input));
-    refuse_input_as_output(&args.output, &inputs)?;
+/// Runs `seqfarm flagstat` on `input` (BAM, CRAM, SAM or gzip-compressed SAM; `-`:
+/// standard input, not CRAM).
+pub fn run(input: &Path, options: &FlagstatOptions) -> anyhow::Result<()> {
+    let config = options.farm.config();
+    let inputs = with_bam_indexes(&[input.to_path_buf()]);
+    refuse_input_as_output(&options.output, &inputs)?;
     refuse_shared_outputs(
-        [("-o", args.output.as_path())],
+        [("-o", options.output.as_path())],
         None,
-        args.farm.stats.stats.as_ref(),
+        options.farm.stats.as_ref(),
     )?;
-    let mut out = Output::create(&args.output, args.force.overwrite(EXISTING_OUTPUT))?;
+    let overwrite = EXISTING_OUTPUT.overwrite(options.force);
+    let mut out = Output::create(&options.output, overwrite)?;
     let mut stats = StatsFile::create(
-        args.farm.stats.stats.as_ref(),
+        options.farm.stats.as_ref(),
         "flagstat",
         config.workers,
-        args.force.overwrite(EXISTING_OUTPUT),
+        overwrite,
         &inputs,
     )?;
     let mut farm_stats = FarmStats::default();
     let counts = count_with_reference(
-        &args.input,
-        args.cram.reference.as_deref(),
+        input,
+        options.reference.as_deref(),
         &config,
         &mut farm_stats,
     )?;
-    out.put(counts.render(args.format).as_bytes())?;
+    out.put(counts.render(options.format).as_bytes())?;
     out.commit()?;
     stats.add(&farm_stats);
     stats.total("reads", counts.total[0] + counts.total[1], farm_stats.tasks);

@@ -1,15 +1,19 @@
 //! `seqfarm locate`: count and list the occurrences of patterns in an index.
 
+mod args;
+
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use seqfarm_core::nucleotide::{complement_code, encode_into, AMBIGUOUS};
 use seqfarm_core::Strand;
+use seqfarm_farm::numa::NumaMode;
 use seqfarm_fmindex::{index_path, FmIndex, Hit, LoadOptions, LocateScratch};
 use seqfarm_io::output::ExistingOutput;
 
-use crate::common::{excerpt, ForceArg, StatsArg};
+pub use self::args::LocateArgs;
+use crate::common::excerpt;
 use crate::farm_stats::StatsFile;
 use crate::numa::PlacedIndex;
 
@@ -18,97 +22,89 @@ use crate::numa::PlacedIndex;
 /// theirs.
 pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 
-/// Count and list the occurrences of patterns, on both strands
-#[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Prints PATTERN<TAB>COUNT<TAB>HITS per pattern. COUNT counts every \
-    (position, strand) where the pattern (+) or its reverse complement (-) occurs; a pattern \
-    equal to its reverse complement counts once per position, as +. HITS lists the first \
-    hits in genome order (contig order of the FASTA, then position, + before -) as \
-    contig:1-based-leftmost-position:strand. A pattern with N or another IUPAC ambiguity \
-    letter occurs nowhere (ambiguous bases are never matched): COUNT 0. Letters that are not \
-    nucleotides are an error. Listing locates every occurrence: about a microsecond each."
-)]
-pub struct LocateArgs {
-    /// Index prefix (PREFIX.sfi, as written by `seqfarm index`)
-    #[arg(short = 'x', long = "index", value_name = "PREFIX")]
-    index: PathBuf,
-    /// How many hits to list per pattern (0: count only, nothing is located)
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 100,
-        allow_negative_numbers = true
-    )]
-    max_hits: usize,
-    /// Patterns (A/C/G/T, either case); `-` reads them from standard input, one per line
-    #[arg(value_name = "PATTERN", required = true)]
-    patterns: Vec<String>,
-    #[command(flatten)]
-    numa: crate::numa::NumaArg,
-    #[command(flatten)]
-    stats: StatsArg,
-    #[command(flatten)]
-    force: ForceArg,
+/// What a locate run takes besides its index and patterns; the defaults are those of
+/// `seqfarm locate`. Every value is valid: there is nothing to check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocateOptions {
+    /// How many hits to list per pattern (0: count only, nothing is located).
+    pub max_hits: usize,
+    /// NUMA placement of the index (`auto`: chosen from the topology; off on one node).
+    pub numa: NumaMode,
+    /// A file for the run's statistics (JSON: wall time, index loading included).
+    pub stats: Option<PathBuf>,
+    /// `--force`: accepted; an existing statistics file is replaced either way.
+    pub force: bool,
 }
 
-impl LocateArgs {
-    /// Runs the command.
-    pub fn run(self) -> anyhow::Result<()> {
-        let patterns = if self.patterns == ["-"] {
-            read_patterns()?
-        } else {
-            self.patterns
-        };
-        // Validate every pattern before loading anything.
-        let mut encoded = Vec::with_capacity(patterns.len());
-        for pattern in &patterns {
-            encoded.push(encode_pattern(pattern)?);
+impl Default for LocateOptions {
+    fn default() -> Self {
+        Self {
+            max_hits: 100,
+            numa: NumaMode::Auto,
+            stats: None,
+            force: false,
         }
-        let index_file = index_path(&self.index);
-        let mut stats = StatsFile::create(
-            self.stats.stats.as_ref(),
-            "locate",
-            1,
-            self.force.overwrite(EXISTING_OUTPUT),
-            [&index_file],
-        )?;
-        let started = std::time::Instant::now();
-        // One thread reads the index: `auto` leaves it memory-mapped; `interleave` and
-        // `replicate` place it for that thread, which runs on the first node's first core.
-        let placed = PlacedIndex::load(&index_file, self.numa.numa, 1, LoadOptions::default())?;
-        if let Some(placement) = placed.placement() {
-            placement.slot(0).pin_current_thread();
-        }
-        let index = placed.first();
-        let stdout = std::io::stdout();
-        let mut out = BufWriter::new(stdout.lock());
-        let mut hits = Vec::new();
-        let mut scratch = LocateScratch::default();
-        for (pattern, codes) in patterns.iter().zip(&encoded) {
-            let count = find(index, codes, self.max_hits, &mut scratch, &mut hits);
-            write!(out, "{pattern}\t{count}\t").context("writing to standard output")?;
-            for (k, hit) in hits.iter().take(self.max_hits).enumerate() {
-                let place = place(index, hit)?;
-                let sep = if k == 0 { "" } else { "," };
-                write!(
-                    out,
-                    "{sep}{}:{}:{}",
-                    index.contigs()[place.contig].name,
-                    place.position,
-                    place.strand
-                )
-                .context("writing to standard output")?;
-            }
-            writeln!(out).context("writing to standard output")?;
-        }
-        out.flush().context("writing to standard output")?;
-        // One thread and no farm: the file holds the wall time (index loading included).
-        stats.numa(placed.summary());
-        stats.add_wall_time(started.elapsed());
-        stats.finish()?;
-        Ok(())
     }
+}
+
+/// Runs `seqfarm locate`: prints `PATTERN<TAB>COUNT<TAB>HITS` for each of `patterns`
+/// (`["-"]`: read from standard input, one per line) in the index of prefix `index`.
+pub fn run(index: &Path, patterns: &[String], options: &LocateOptions) -> anyhow::Result<()> {
+    let from_stdin;
+    let patterns = if patterns == ["-"] {
+        from_stdin = read_patterns()?;
+        &from_stdin
+    } else {
+        patterns
+    };
+    // Validate every pattern before loading anything.
+    let mut encoded = Vec::with_capacity(patterns.len());
+    for pattern in patterns {
+        encoded.push(encode_pattern(pattern)?);
+    }
+    let index_file = index_path(index);
+    let mut stats = StatsFile::create(
+        options.stats.as_ref(),
+        "locate",
+        1,
+        EXISTING_OUTPUT.overwrite(options.force),
+        [&index_file],
+    )?;
+    let started = std::time::Instant::now();
+    // One thread reads the index: `auto` leaves it memory-mapped; `interleave` and
+    // `replicate` place it for that thread, which runs on the first node's first core.
+    let placed = PlacedIndex::load(&index_file, options.numa, 1, LoadOptions::default())?;
+    if let Some(placement) = placed.placement() {
+        placement.slot(0).pin_current_thread();
+    }
+    let index = placed.first();
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut hits = Vec::new();
+    let mut scratch = LocateScratch::default();
+    for (pattern, codes) in patterns.iter().zip(&encoded) {
+        let count = find(index, codes, options.max_hits, &mut scratch, &mut hits);
+        write!(out, "{pattern}\t{count}\t").context("writing to standard output")?;
+        for (k, hit) in hits.iter().take(options.max_hits).enumerate() {
+            let place = place(index, hit)?;
+            let sep = if k == 0 { "" } else { "," };
+            write!(
+                out,
+                "{sep}{}:{}:{}",
+                index.contigs()[place.contig].name,
+                place.position,
+                place.strand
+            )
+            .context("writing to standard output")?;
+        }
+        writeln!(out).context("writing to standard output")?;
+    }
+    out.flush().context("writing to standard output")?;
+    // One thread and no farm: the file holds the wall time (index loading included).
+    stats.numa(placed.summary());
+    stats.add_wall_time(started.elapsed());
+    stats.finish()?;
+    Ok(())
 }
 
 /// Patterns from standard input, one per line (blank lines skipped).

@@ -2,8 +2,7 @@
 
 use std::path::PathBuf;
 
-use seqfarm_regions::depth::DEFAULT_EXCLUDE_FLAGS;
-
+use super::DepthOptions;
 use crate::common::{FarmArgs, ForceArg};
 
 /// Per-window or per-region depth, identical to `mosdepth -n --by` (0.3).
@@ -12,10 +11,10 @@ pub struct DepthArgs {
     /// Consecutive windows of SIZE bases over every contig (the last one shorter)
     #[arg(long = "window", value_name = "SIZE", required_unless_present = "bed",
           conflicts_with = "bed", value_parser = clap::value_parser!(u32).range(1..), allow_negative_numbers = true)]
-    pub(super) window: Option<u32>,
+    window: Option<u32>,
     /// Regions (BED, plain or gzip; a 4th column names the region)
     #[arg(long = "bed", value_name = "REGIONS.bed")]
-    pub(super) bed: Option<PathBuf>,
+    bed: Option<PathBuf>,
     /// For each region, the bases with at least each of these depths (PREFIX.thresholds.bed.gz)
     #[arg(
         short = 'T',
@@ -24,39 +23,65 @@ pub struct DepthArgs {
         value_delimiter = ',',
         allow_hyphen_values = true
     )]
-    pub(super) thresholds: Vec<u32>,
+    thresholds: Vec<u32>,
     /// Leave out reads with a lower mapping quality
     #[arg(
         short = 'Q',
         long = "mapq",
         value_name = "MAPQ",
-        default_value_t = 0,
+        default_value_t = DepthOptions::default().mapq,
         allow_negative_numbers = true
     )]
-    pub(super) mapq: u8,
+    mapq: u8,
     /// Leave out reads with any of these FLAG bits
-    #[arg(short = 'F', long = "flag", value_name = "FLAGS", default_value_t = DEFAULT_EXCLUDE_FLAGS, allow_negative_numbers = true)]
-    pub(super) flag: u16,
+    #[arg(short = 'F', long = "flag", value_name = "FLAGS", default_value_t = DepthOptions::default().exclude_flags, allow_negative_numbers = true)]
+    flag: u16,
     /// Also write the depth of every base, as runs (PREFIX.per-base.bed.gz)
     #[arg(long = "per-base")]
-    pub(super) per_base: bool,
+    per_base: bool,
     /// Draw the mean depth of each window or region along the genome as SVG to FILE.svg
     #[arg(long = "plot", value_name = "FILE.svg")]
-    pub(super) plot: Option<PathBuf>,
+    plot: Option<PathBuf>,
     /// Output prefix: PREFIX.regions.bed.gz, PREFIX.mosdepth.summary.txt, ...
     #[arg(short = 'o', long = "output", value_name = "PREFIX")]
-    pub(super) prefix: PathBuf,
+    prefix: PathBuf,
     #[command(flatten)]
-    pub(super) force: ForceArg,
+    force: ForceArg,
     #[command(flatten)]
-    pub(super) farm: FarmArgs,
+    farm: FarmArgs,
     /// Compressed BAM bytes per task (for tests of task boundaries)
     #[arg(long = "task-bytes", hide = true)]
-    pub(super) task_bytes: Option<u64>,
+    task_bytes: Option<u64>,
     /// Reference FASTA of a CRAM input (else its @SQ UR: file or embedded reference)
     #[arg(short = 'f', long = "reference", visible_aliases = ["fasta", "ref"], value_name = "FASTA")]
-    pub(super) reference: Option<PathBuf>,
+    reference: Option<PathBuf>,
     /// Coordinate-sorted, indexed BAM, or coordinate-sorted CRAM
     #[arg(value_name = "BAM")]
-    pub(super) bam: PathBuf,
+    bam: PathBuf,
+}
+
+impl DepthArgs {
+    /// Runs the command.
+    pub fn run(self) -> anyhow::Result<()> {
+        let (bam, prefix, options) = self.into_options();
+        super::run(&bam, &prefix, &options)
+    }
+
+    /// The BAM, the output prefix and the options these arguments ask for.
+    pub fn into_options(self) -> (PathBuf, PathBuf, DepthOptions) {
+        let options = DepthOptions {
+            window: self.window,
+            bed: self.bed,
+            thresholds: self.thresholds,
+            mapq: self.mapq,
+            exclude_flags: self.flag,
+            per_base: self.per_base,
+            plot: self.plot,
+            force: self.force.force,
+            farm: self.farm.options(),
+            task_bytes: self.task_bytes,
+            reference: self.reference,
+        };
+        (self.bam, self.prefix, options)
+    }
 }

@@ -4,13 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use seqfarm_io::bed_index::{BedIndexer, BedWriteError, IndexedBedWriter};
-use seqfarm_io::output::Output;
+use seqfarm_io::output::{Output, Overwrite};
 use seqfarm_regions::depth::{summary_line, DepthDistribution, DepthStat};
 use seqfarm_regions::pileup::rows::push_number;
 
 use super::stretch::Task;
-use super::EXISTING_OUTPUT;
-use crate::common::ForceArg;
 
 /// The collector's totals for the contig in progress and the whole file.
 pub(super) struct Totals {
@@ -148,14 +146,13 @@ pub(super) struct BgzfOutput {
 impl BgzfOutput {
     pub(super) fn create(
         path: PathBuf,
-        force: &ForceArg,
+        overwrite: Overwrite,
         level: i32,
         compressor_threads: usize,
         index: BedIndexer,
     ) -> anyhow::Result<Self> {
-        let out = Output::create(&path, force.overwrite(EXISTING_OUTPUT))?;
-        let index_out =
-            Output::create(with_suffix(&path, ".csi"), force.overwrite(EXISTING_OUTPUT))?;
+        let out = Output::create(&path, overwrite)?;
+        let index_out = Output::create(with_suffix(&path, ".csi"), overwrite)?;
         let writer = IndexedBedWriter::new(out, level, compressor_threads, index)
             .map_err(|e| seqfarm_io::Error::io(&path, e))?;
         Ok(Self {

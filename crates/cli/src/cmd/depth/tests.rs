@@ -1,8 +1,12 @@
-//! Tests of `seqfarm depth`'s BED warnings.
+//! Tests of `seqfarm depth`'s BED warnings and options.
 
 use std::collections::HashMap;
 
+use std::path::PathBuf;
+
 use super::bed::{bed_warnings, Region};
+use super::DepthOptions;
+use crate::OptionValueError;
 
 #[test]
 fn bed_regions_off_the_bam_are_warned_about() {
@@ -30,4 +34,44 @@ fn bed_regions_off_the_bam_are_warned_about() {
         ]
     );
     assert_eq!(bed_warnings(&bed, &names, &[1_000, 20_000]).len(), 1);
+}
+
+#[test]
+fn defaults_are_the_options_defaults() {
+    let argv = ["depth", "--window", "500", "-o", "out", "in.bam"];
+    let crate::Command::Depth(args) = crate::api::parse_command(argv).unwrap() else {
+        unreachable!("not depth");
+    };
+    let (bam, prefix, options) = args.into_options();
+    assert_eq!(
+        (bam, prefix),
+        (PathBuf::from("in.bam"), PathBuf::from("out"))
+    );
+    let expected = DepthOptions {
+        window: Some(500),
+        ..DepthOptions::default()
+    };
+    assert_eq!(options, expected);
+    options.check().unwrap();
+}
+
+#[test]
+fn windows_or_regions_are_checked() {
+    let refused = |options: DepthOptions| {
+        let error = options.check().unwrap_err();
+        assert!(error.downcast_ref::<OptionValueError>().is_some());
+        error.to_string()
+    };
+    assert!(refused(DepthOptions::default()).contains("one of them is required"));
+    let both = DepthOptions {
+        window: Some(10),
+        bed: Some("x.bed".into()),
+        ..DepthOptions::default()
+    };
+    assert!(refused(both).contains("only one of them"));
+    let empty = DepthOptions {
+        window: Some(0),
+        ..DepthOptions::default()
+    };
+    assert!(refused(empty).contains("must be positive"));
 }
