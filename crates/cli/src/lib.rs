@@ -98,7 +98,7 @@ impl Cli {
             Command::Index(args) => args.run(),
             Command::Locate(args) => args.run(),
             Command::SnpPileup(args) => cmd::snp_pileup::run(&args.into_options()),
-            Command::Count(args) => cmd::count::run(&args.into()),
+            Command::Count(args) => cmd::count::run(&args.into_options()),
             Command::Depth(args) => args.run(),
             Command::Search(args) => cmd::search::run(&args),
             Command::Align(args) => (*args).run(),

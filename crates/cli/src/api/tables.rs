@@ -14,7 +14,7 @@ use crate::Command;
 /// without the program and command names; an `-o` file is not written).
 pub fn count(args: &[String]) -> anyhow::Result<CountTable> {
     match parse("count", args)? {
-        Command::Count(args) => cmd::count::table(&args.into()),
+        Command::Count(args) => cmd::count::table(&args.into_options()),
         _ => unreachable!("the count command parses as count"),
     }
 }

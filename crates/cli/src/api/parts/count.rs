@@ -11,7 +11,7 @@ use crate::common::worker_threads;
 fn count_args(argv: &[String]) -> anyhow::Result<CountOptions> {
     super::refuse_plot(argv)?;
     match crate::api::parse_command(argv)? {
-        crate::Command::Count(args) => Ok(args.into()),
+        crate::Command::Count(args) => Ok(args.into_options()),
         _ => anyhow::bail!("not a count command line"),
     }
 }

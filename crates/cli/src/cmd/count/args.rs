@@ -89,8 +89,10 @@ pub struct CountArgs {
     pub(super) bams: Vec<PathBuf>,
 }
 
-impl From<CountArgs> for CountOptions {
-    fn from(args: CountArgs) -> Self {
+impl CountArgs {
+    /// The count these arguments ask for.
+    pub fn into_options(self) -> CountOptions {
+        let args = self;
         CountOptions {
             farm: args.farm.options(),
             bams: args.bams,
@@ -171,7 +173,7 @@ mod tests {
             window: Some(5000),
             ..CountOptions::default()
         };
-        assert_eq!(CountOptions::from(args), expected);
+        assert_eq!(args.into_options(), expected);
     }
 
     #[test]
