@@ -93,7 +93,7 @@ impl Cli {
             Command::SnpPileup(args) => cmd::snp_pileup::run(args),
             Command::Count(args) => cmd::count::run(args),
             Command::Depth(args) => cmd::depth::run(args),
-            Command::Search(args) => cmd::search::run(&args),
+            Command::Search(args) => cmd::search::run(&args.into_options()),
             Command::Align(args) => (*args).run(),
         }
     }
