@@ -100,7 +100,7 @@ impl Cli {
             Command::SnpPileup(args) => cmd::snp_pileup::run(&args.into_options()),
             Command::Count(args) => cmd::count::run(&args.into_options()),
             Command::Depth(args) => args.run(),
-            Command::Search(args) => cmd::search::run(&args),
+            Command::Search(args) => cmd::search::run(&args.into_options()),
             Command::Align(args) => (*args).run(),
         }
     }

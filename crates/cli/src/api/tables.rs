@@ -32,7 +32,7 @@ pub fn snp_pileup(args: &[String]) -> anyhow::Result<PileupTable> {
 /// reported alignments' columns, or the `--scores-only` lines.
 pub fn search(args: &[String]) -> anyhow::Result<SearchResults> {
     match parse("search", args)? {
-        Command::Search(args) => cmd::search::results(&args),
+        Command::Search(args) => cmd::search::results(&args.into_options()),
         _ => unreachable!("the search command parses as search"),
     }
 }

@@ -20,14 +20,16 @@
 mod alphabet;
 mod args;
 pub mod hits;
+mod options;
 pub mod records;
 mod scan;
 mod setup;
 pub mod traceback;
 
-pub use args::{gpu_spelling, GpuChoice, SearchArgs, StrandChoice};
+pub use args::{gpu_spelling, SearchArgs};
+pub use options::{GpuChoice, SearchOptions, StrandChoice};
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -39,7 +41,7 @@ use seqfarm_io::input::regular_file_size;
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_sw::gpu::{GpuKernels, GpuSearcher};
 use seqfarm_sw::stats::KarlinParams;
-use seqfarm_sw::{Isa, PassCounts, ScoreMatrix, Scoring, Searcher};
+use seqfarm_sw::{Isa, PassCounts, Scoring, Searcher};
 
 use crate::common::{farm_error, refuse_shared_outputs};
 use crate::farm_stats::StatsFile;
@@ -97,7 +99,7 @@ pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 
 /// A search's set-up: the scoring, the kernel, the letter checks and the queries.
 pub struct SearchJob<'a> {
-    args: &'a SearchArgs,
+    options: &'a SearchOptions,
     scoring: Scoring,
     params: Option<KarlinParams>,
     isa: Isa,
@@ -125,40 +127,40 @@ pub struct Scan {
 }
 
 impl<'a> SearchJob<'a> {
-    /// Checks the arguments and reads the queries.
-    pub fn new(args: &'a SearchArgs) -> Result<Self> {
-        Self::with_gpu(args, args.gpu.unwrap_or(GpuChoice::Off))
+    /// Checks the options and reads the queries.
+    pub fn new(options: &'a SearchOptions) -> Result<Self> {
+        Self::with_gpu(options, options.gpu)
     }
 
     /// [`SearchJob::new`] for counting the database's chunks only: no GPU is opened (the
     /// planning machine may have none), and the chunks are those the search cuts.
-    pub fn for_planning(args: &'a SearchArgs) -> Result<Self> {
-        Self::with_gpu(args, GpuChoice::Off)
+    pub fn for_planning(options: &'a SearchOptions) -> Result<Self> {
+        Self::with_gpu(options, GpuChoice::Off)
     }
 
-    fn with_gpu(args: &'a SearchArgs, gpu: GpuChoice) -> Result<Self> {
-        if args.query == Path::new("-") && args.database == Path::new("-") {
-            option_error!("the query and the database cannot both be standard input");
-        }
-        if args.evalue.is_nan() || args.evalue <= 0.0 {
-            option_error!("--evalue {}: must be above 0", args.evalue);
-        }
-        let format = OutputFormat::parse(args.outfmt.as_deref(), args.json)
+    fn with_gpu(options: &'a SearchOptions, gpu: GpuChoice) -> Result<Self> {
+        options.check()?;
+        let format = OutputFormat::parse(options.outfmt.as_deref(), options.json)
             .map_err(OptionValueError::from)?;
-        let scoring = scoring(args)?;
-        let params = karlin_params(args, &scoring);
+        let scoring = scoring(options)?;
+        let params = karlin_params(options, &scoring);
         let isa = Isa::from_env()?;
-        let custom = !args.dna && ScoreMatrix::builtin(&args.matrix).is_none();
         let check = LetterCheck {
-            missing: custom.then(|| alphabet::missing_letters(scoring.matrix())),
-            matrix: if args.dna { "BLOSUM62" } else { &args.matrix },
-            dna: args.dna,
+            missing: options
+                .custom_matrix()
+                .then(|| alphabet::missing_letters(scoring.matrix())),
+            matrix: if options.dna {
+                "BLOSUM62"
+            } else {
+                &options.matrix
+            },
+            dna: options.dna,
         };
-        let strands = match (args.dna, args.strand) {
+        let strands = match (options.dna, options.strand) {
             (true, choice) => choice.unwrap_or(StrandChoice::Both).strands(),
             (false, _) => StrandChoice::Plus.strands(),
         };
-        let queries = read_queries(&args.query, &scoring, &check, strands)?;
+        let queries = read_queries(&options.query, &scoring, &check, strands)?;
         let longest = queries.iter().map(|q| q.residues.len()).max().unwrap_or(0);
         let gpu = open_gpu(gpu, &scoring, &queries)?;
         let frame_owners = queries
@@ -169,10 +171,10 @@ impl<'a> SearchJob<'a> {
         Ok(Self {
             gpu,
             frame_owners,
-            args,
+            options,
             capacity: Capacity {
-                top: args.top,
-                strict: args.top_strict,
+                top: options.top,
+                strict: options.top_strict,
             },
             fragmenting: Fragmenting::for_queries(&scoring, longest),
             scoring,
@@ -194,19 +196,19 @@ impl<'a> SearchJob<'a> {
         mut wanted: impl FnMut(usize) -> bool,
         mut lines: impl FnMut(&[u8]) -> Result<()>,
     ) -> Result<Scan> {
-        let (args, queries, check) = (self.args, &self.queries, &self.check);
-        let mut database = FastaChunker::open(&args.database)?;
+        let (options, queries, check) = (self.options, &self.queries, &self.check);
+        let mut database = FastaChunker::open(&options.database)?;
         // With --scores-only, a chunk's lines for many queries are held at once: smaller
         // chunks keep that bounded (about 16 queries' worth of a default chunk), unless a
         // long record needs a bigger one (below).
         // A GPU launch wants tens of thousands of sequences to fill the GPU. The size
         // follows what was asked (--gpu, --gpu auto), not whether a GPU was found, so
         // that a search planned on one machine cuts the chunks its parts cut on others.
-        let asks_for_gpu = matches!(args.gpu, Some(GpuChoice::On | GpuChoice::Auto));
-        let base = args
+        let asks_for_gpu = options.gpu.asks_for_gpu();
+        let base = options
             .chunk_size
             .unwrap_or(if asks_for_gpu { 16 << 20 } else { 1 << 20 });
-        let chunk_size = if args.scores_only {
+        let chunk_size = if options.scores_only {
             (base / queries.len().div_ceil(16)).max(base.min(1 << 16))
         } else {
             base
@@ -251,7 +253,7 @@ impl<'a> SearchJob<'a> {
                         sampled.add(record?.body);
                     }
                     if sampled.is_full() || task.chunk.offset == 0 {
-                        check.sample(&sampled, &args.database, "database sequences")?;
+                        check.sample(&sampled, &options.database, "database sequences")?;
                     }
                 }
                 bar.set_position(task.chunk.offset + task.chunk.bytes.len() as u64);
@@ -309,7 +311,7 @@ impl<'a> SearchJob<'a> {
                     task,
                     queries.len(),
                     piece.residues_before,
-                    !args.scores_only,
+                    !options.scores_only,
                 );
                 if !(piece.last && ends_chunk) {
                     return Ok(());
@@ -318,7 +320,7 @@ impl<'a> SearchJob<'a> {
                 size.sequences += 1;
                 size.residues += length;
                 let name = records.name(0);
-                if args.scores_only {
+                if options.scores_only {
                     let mut text = String::new();
                     for (query, strands) in queries.iter().zip(&pieced.strands) {
                         score_line(&mut text, &query.name, name, better_score(strands));
@@ -340,7 +342,7 @@ impl<'a> SearchJob<'a> {
                 size.sequences += records.records() as u64;
                 size.residues += records.lengths.iter().sum::<u64>();
             }
-            if args.scores_only {
+            if options.scores_only {
                 if task.queries == all_queries {
                     return lines(task.text.as_bytes());
                 }
@@ -416,7 +418,7 @@ impl<'a> SearchJob<'a> {
     /// a compressed file's text taken as [`COMPRESSION_ESTIMATE`] times its size; `None`
     /// for a stream (standard input, a pipe).
     fn estimated_chunks(&self, chunk_bytes: usize) -> Option<u64> {
-        regular_file_size(&self.args.database).map(|(len, compressed)| {
+        regular_file_size(&self.options.database).map(|(len, compressed)| {
             let text = if compressed {
                 len * COMPRESSION_ESTIMATE
             } else {
@@ -455,22 +457,22 @@ impl<'a> SearchJob<'a> {
         output: Option<&mut Output>,
     ) -> Result<(seqfarm_farm::FarmStats, Option<BlastTable>)> {
         let hits: Vec<Vec<Hit>> = hits.into_iter().map(TopHits::into_hits).collect();
-        let args = self.args;
-        let database = args.database.display().to_string();
+        let options = self.options;
+        let database = options.database.display().to_string();
         let traceback = Traceback {
             scoring: &self.scoring,
             isa: self.isa,
             params: self.params.as_ref(),
             queries: &self.queries,
             reporting: Reporting {
-                evalue: args.evalue,
-                max_hsps: args.max_hsps.unwrap_or(usize::MAX),
+                evalue: options.evalue,
+                max_hsps: options.max_hsps.unwrap_or(usize::MAX),
             },
             format: &self.format,
             run: RunInfo {
                 version: env!("CARGO_PKG_VERSION"),
                 database: &database,
-                dna: args.dna,
+                dna: options.dna,
                 matrix: self.scoring.matrix().name(),
                 gap_open: self.scoring.gap_open(),
                 gap_extend: self.scoring.gap_extend(),
@@ -480,25 +482,26 @@ impl<'a> SearchJob<'a> {
     }
 }
 
-/// The files `args` reads: the queries, the database and a matrix file.
-fn input_files(args: &SearchArgs) -> Vec<PathBuf> {
-    let custom = !args.dna && ScoreMatrix::builtin(&args.matrix).is_none();
-    let matrix_file = custom.then(|| PathBuf::from(&args.matrix));
-    [args.query.clone(), args.database.clone()]
+/// The files a search of `options` reads: the queries, the database and a matrix file.
+fn input_files(options: &SearchOptions) -> Vec<PathBuf> {
+    let matrix_file = options
+        .custom_matrix()
+        .then(|| PathBuf::from(&options.matrix));
+    [options.query.clone(), options.database.clone()]
         .into_iter()
         .chain(matrix_file)
         .collect()
 }
 
-/// Opens the output of `args` under the command's rule, before any work: it must not be
-/// an input, nor the same file as `--stats`.
-pub(crate) fn open_output(args: &SearchArgs) -> Result<Output> {
-    refuse_input_as_output(&args.output, input_files(args))?;
-    let output = [("-o", args.output.as_path())];
-    refuse_shared_outputs(output, None, args.farm.stats.stats.as_ref())?;
+/// Opens the output of `options` under the command's rule, before any work: it must not
+/// be an input, nor the same file as `--stats`.
+pub(crate) fn open_output(options: &SearchOptions) -> Result<Output> {
+    refuse_input_as_output(&options.output, input_files(options))?;
+    let output = [("-o", options.output.as_path())];
+    refuse_shared_outputs(output, None, options.farm.stats.as_ref())?;
     Ok(Output::create(
-        &args.output,
-        args.force.overwrite(EXISTING_OUTPUT),
+        &options.output,
+        EXISTING_OUTPUT.overwrite(options.force),
     )?)
 }
 
@@ -511,34 +514,34 @@ pub enum SearchResults {
     ScoreLines(Vec<u8>),
 }
 
-/// Runs `seqfarm search`.
-pub fn run(args: &SearchArgs) -> Result<()> {
-    search_into(args, |args| Ok(Some(open_output(args)?)))?;
+/// Runs `seqfarm search`: the report is written to `options.output`.
+pub fn run(options: &SearchOptions) -> Result<()> {
+    search_into(options, |options| Ok(Some(open_output(options)?)))?;
     Ok(())
 }
 
-/// Runs `seqfarm search` with its results kept in memory (an `-o` file is not written;
-/// `--stats` is).
-pub fn results(args: &SearchArgs) -> Result<SearchResults> {
-    let results = search_into(args, |_| Ok(None))?;
+/// Runs `seqfarm search` with its results kept in memory (the output file is not
+/// written; the statistics file is).
+pub fn results(options: &SearchOptions) -> Result<SearchResults> {
+    let results = search_into(options, |_| Ok(None))?;
     Ok(results.unwrap_or(SearchResults::ScoreLines(Vec::new())))
 }
 
-/// Runs the search `args` asks for, its results written to the output `output` opens
+/// Runs the search of `options`, its results written to the output `output` opens
 /// (called once the inputs are read), or, where it opens none, kept and returned.
 fn search_into(
-    args: &SearchArgs,
-    output: impl FnOnce(&SearchArgs) -> Result<Option<Output>>,
+    options: &SearchOptions,
+    output: impl FnOnce(&SearchOptions) -> Result<Option<Output>>,
 ) -> Result<Option<SearchResults>> {
-    let job = SearchJob::new(args)?;
-    let mut output = output(args)?;
-    let config = args.farm.config();
+    let job = SearchJob::new(options)?;
+    let mut output = output(options)?;
+    let config = options.farm.config();
     let mut stats_file = StatsFile::create(
-        args.farm.stats.stats.as_ref(),
+        options.farm.stats.as_ref(),
         "search",
         config.workers,
-        args.force.overwrite(EXISTING_OUTPUT),
-        input_files(args),
+        EXISTING_OUTPUT.overwrite(options.force),
+        input_files(options),
     )?;
     let started = Instant::now();
     let mut score_lines = Vec::new();
@@ -558,7 +561,7 @@ fn search_into(
     stats_file.total("residues", scan.size.residues, scan.stats.tasks);
     stats_file.total("sequences", scan.size.sequences, scan.stats.tasks);
     let mut results = None;
-    if !args.scores_only {
+    if !options.scores_only {
         let (traceback, table) = job.write_hits(&config, scan.hits, &scan.size, output.as_mut())?;
         stats_file.add(&traceback);
         results = table.map(SearchResults::Hits);

@@ -7,7 +7,7 @@ use seqfarm_farm::FarmConfig;
 pub use crate::cmd::search::hits::Hit;
 use crate::cmd::search::hits::{StrandHit, TopHits};
 pub use crate::cmd::search::DatabaseSize;
-use crate::cmd::search::{open_output, SearchArgs, SearchJob, SearchResults};
+use crate::cmd::search::{open_output, SearchJob, SearchOptions, SearchResults};
 use crate::common::worker_threads;
 
 /// What a part of the database holds for the search.
@@ -97,10 +97,10 @@ impl SearchPart {
     }
 }
 
-/// The `search` arguments of a command line (without the program name).
-fn search_args(argv: &[String]) -> anyhow::Result<SearchArgs> {
+/// The options of a `search` command line (without the program name).
+fn search_options(argv: &[String]) -> anyhow::Result<SearchOptions> {
     match crate::api::parse_command(argv)? {
-        crate::Command::Search(args) => Ok(args),
+        crate::Command::Search(args) => Ok(args.into_options()),
         _ => anyhow::bail!("not a search command line"),
     }
 }
@@ -108,12 +108,12 @@ fn search_args(argv: &[String]) -> anyhow::Result<SearchArgs> {
 /// The number of database chunks of the `search` command line `argv` (the pieces of a
 /// record cut into pieces count as one).
 pub fn search_plan(argv: &[String]) -> anyhow::Result<usize> {
-    let args = search_args(argv)?;
-    let job = SearchJob::for_planning(&args)?;
+    let options = search_options(argv)?;
+    let job = SearchJob::for_planning(&options)?;
     // The output is checked as the command checks it before any work (an input, another
     // output, a directory, a file that may not be written, or an existing file where
     // `--force` is needed), then let go: `search_finish` opens it again.
-    drop(open_output(&args)?);
+    drop(open_output(&options)?);
     let mut chunks = 0;
     job.scan(
         &FarmConfig::new(1),
@@ -132,8 +132,8 @@ pub fn search_chunks(
     chunks: std::ops::Range<usize>,
     threads: Option<usize>,
 ) -> anyhow::Result<SearchPart> {
-    let args = search_args(argv)?;
-    let job = SearchJob::new(&args)?;
+    let options = search_options(argv)?;
+    let job = SearchJob::new(&options)?;
     let mut lines = Vec::new();
     let config = FarmConfig::new(worker_threads(threads));
     let scan = job.scan(
@@ -160,12 +160,12 @@ pub fn search_finish(
     threads: Option<usize>,
     keep: bool,
 ) -> anyhow::Result<Option<SearchResults>> {
-    let args = search_args(argv)?;
-    let job = SearchJob::new(&args)?;
+    let options = search_options(argv)?;
+    let job = SearchJob::new(&options)?;
     let mut output = if keep {
         None
     } else {
-        Some(open_output(&args)?)
+        Some(open_output(&options)?)
     };
     let mut lines = Vec::new();
     let mut size = DatabaseSize::default();
@@ -173,7 +173,7 @@ pub fn search_finish(
     for part in parts {
         size.sequences += part.size.sequences;
         size.residues += part.size.residues;
-        if args.scores_only {
+        if options.scores_only {
             match output.as_mut() {
                 Some(output) => output.put(&part.lines)?,
                 None => lines.extend_from_slice(&part.lines),
@@ -188,7 +188,7 @@ pub fn search_finish(
         }
     }
     let mut table = None;
-    if !args.scores_only {
+    if !options.scores_only {
         let config = FarmConfig::new(worker_threads(threads));
         table = job.write_hits(&config, top, &size, output.as_mut())?.1;
     }

@@ -1,10 +1,11 @@
-//! `seqfarm search`'s arguments and the checks of their values.
+//! `seqfarm search`'s arguments, the checks of their values, and their conversion into
+//! the search's options.
 
 use std::path::PathBuf;
 
 use crate::common::{FarmArgs, ForceArg};
 
-use super::hits::Strand;
+use super::options::{GpuChoice, SearchOptions, StrandChoice};
 
 /// Smith-Waterman database search: every query against every database sequence, with
 /// SIMD across database sequences (exact scores, like parasail's `sw_*`).
@@ -27,7 +28,7 @@ pub struct SearchArgs {
     /// Database sequences (FASTA; gzip recognised; streamed, any size; - for standard input)
     pub database: PathBuf,
     /// Hits (database sequences) reported per query, and every hit tied with the K-th
-    #[arg(long, value_name = "K", default_value_t = 10, value_parser = at_least_one, allow_negative_numbers = true)]
+    #[arg(long, value_name = "K", default_value_t = SearchOptions::default().top, value_parser = at_least_one, allow_negative_numbers = true)]
     pub top: usize,
     /// Exactly --top hits: of those tied with the K-th, the first in the database
     #[arg(long)]
@@ -37,7 +38,7 @@ pub struct SearchArgs {
     #[arg(
         long,
         value_name = "X",
-        default_value_t = 10.0,
+        default_value_t = SearchOptions::default().evalue,
         value_parser = positive_evalue,
         allow_negative_numbers = true
     )]
@@ -50,7 +51,7 @@ pub struct SearchArgs {
     pub max_hsps: Option<usize>,
     /// Strands of the database searched with --dna: both (as blastn), plus or minus
     #[arg(long, value_enum, requires = "dna")]
-    pub strand: Option<StrandChoice>,
+    pub strand: Option<StrandArg>,
     /// Output columns, as BLAST's -outfmt: "6" (tabular), "7" (tabular with comment
     /// lines), "6 qseqid sseqid evalue ...", "7 std qlen slen"
     #[arg(long, value_name = "FORMAT", conflicts_with = "scores_only")]
@@ -62,10 +63,10 @@ pub struct SearchArgs {
     #[arg(long)]
     pub scores_only: bool,
     /// Output file (- for standard output)
-    #[arg(short = 'o', long, value_name = "FILE", default_value = "-")]
+    #[arg(short = 'o', long, value_name = "FILE", default_value_os_t = SearchOptions::default().output)]
     pub output: PathBuf,
     /// Substitution matrix: BLOSUM45/50/62/80/90, PAM30/70/250, or an NCBI-format file
-    #[arg(long, value_name = "NAME|FILE", default_value = "BLOSUM62")]
+    #[arg(long, value_name = "NAME|FILE", default_value_t = SearchOptions::default().matrix)]
     pub matrix: String,
     /// Nucleotide scoring with --match/--mismatch instead of a matrix
     #[arg(long, conflicts_with = "matrix")]
@@ -74,13 +75,13 @@ pub struct SearchArgs {
     #[arg(
         long = "match",
         value_name = "SCORE",
-        default_value_t = 2,
+        default_value_t = SearchOptions::default().match_score,
         requires = "dna",
         allow_negative_numbers = true
     )]
     pub match_score: i32,
     /// Score of a nucleotide mismatch, usually negative (with --dna)
-    #[arg(long, value_name = "SCORE", default_value_t = -3, allow_negative_numbers = true, requires = "dna")]
+    #[arg(long, value_name = "SCORE", default_value_t = SearchOptions::default().mismatch, allow_negative_numbers = true, requires = "dna")]
     pub mismatch: i32,
     /// Gap open cost: a gap of length k costs open + k * extend [default: BLAST's for the
     /// matrix (11 for BLOSUM62, 9 for PAM30...), 5 with --dna]
@@ -93,7 +94,7 @@ pub struct SearchArgs {
     /// there is one and the CPU otherwise
     #[arg(long, value_name = "WHEN", value_enum, num_args = 0..=1, require_equals = true,
           default_missing_value = "on")]
-    pub gpu: Option<GpuChoice>,
+    pub gpu: Option<GpuArg>,
     /// Database bytes per farm task (whole records) [default: 1 MiB, 16 MiB with --gpu]
     #[arg(long, value_name = "BYTES", hide = true)]
     pub chunk_size: Option<usize>,
@@ -103,15 +104,55 @@ pub struct SearchArgs {
     pub force: ForceArg,
 }
 
-/// When `search` uses a GPU.
+impl SearchArgs {
+    /// The search these arguments ask for.
+    pub fn into_options(self) -> SearchOptions {
+        SearchOptions {
+            query: self.query,
+            database: self.database,
+            output: self.output,
+            top: self.top,
+            top_strict: self.top_strict,
+            evalue: self.evalue,
+            min_score: self.min_score,
+            max_hsps: self.max_hsps,
+            strand: self.strand.map(StrandChoice::from),
+            outfmt: self.outfmt,
+            json: self.json,
+            scores_only: self.scores_only,
+            matrix: self.matrix,
+            dna: self.dna,
+            match_score: self.match_score,
+            mismatch: self.mismatch,
+            gap_open: self.gap_open,
+            gap_extend: self.gap_extend,
+            gpu: self.gpu.map_or(GpuChoice::Off, GpuChoice::from),
+            chunk_size: self.chunk_size,
+            farm: self.farm.options(),
+            force: self.force.force,
+        }
+    }
+}
+
+/// `--gpu`'s values: when `search` uses a GPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum GpuChoice {
+pub enum GpuArg {
     /// Always: an error if no GPU can be used.
     On,
     /// When one can be used; the CPU otherwise (saying why on standard error).
     Auto,
     /// Never.
     Off,
+}
+
+impl From<GpuArg> for GpuChoice {
+    fn from(value: GpuArg) -> Self {
+        match value {
+            GpuArg::On => GpuChoice::On,
+            GpuArg::Auto => GpuChoice::Auto,
+            GpuArg::Off => GpuChoice::Off,
+        }
+    }
 }
 
 /// Rewrites the arguments of `seqfarm search` (after the command's name) so that
@@ -131,9 +172,9 @@ pub fn gpu_spelling(args: impl IntoIterator<Item = std::ffi::OsString>) -> Vec<s
     out
 }
 
-/// The strands of a DNA database a search looks at.
+/// `--strand`'s values: the strands of a DNA database a search looks at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum StrandChoice {
+pub enum StrandArg {
     /// Both strands.
     Both,
     /// The sequences as written.
@@ -142,13 +183,12 @@ pub enum StrandChoice {
     Minus,
 }
 
-impl StrandChoice {
-    /// The strands, plus first.
-    pub(super) fn strands(self) -> &'static [Strand] {
-        match self {
-            StrandChoice::Both => &Strand::BOTH,
-            StrandChoice::Plus => &Strand::BOTH[..1],
-            StrandChoice::Minus => &Strand::BOTH[1..],
+impl From<StrandArg> for StrandChoice {
+    fn from(value: StrandArg) -> Self {
+        match value {
+            StrandArg::Both => StrandChoice::Both,
+            StrandArg::Plus => StrandChoice::Plus,
+            StrandArg::Minus => StrandChoice::Minus,
         }
     }
 }
@@ -184,4 +224,138 @@ pub(super) fn positive_evalue(text: &str) -> Result<f64, String> {
         });
     }
     Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::FarmOptions;
+
+    fn spelled(args: &[&str]) -> Vec<String> {
+        gpu_spelling(args.iter().map(std::ffi::OsString::from))
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    /// The options of `seqfarm search ARGS`.
+    fn parsed(args: &[&str]) -> SearchOptions {
+        let argv = std::iter::once("search").chain(args.iter().copied());
+        match crate::api::parse_command(argv).unwrap() {
+            crate::Command::Search(args) => args.into_options(),
+            _ => unreachable!("the search command parses as search"),
+        }
+    }
+
+    #[test]
+    fn the_command_line_defaults_are_the_options_defaults() {
+        let options = SearchOptions {
+            query: "q.fa".into(),
+            database: "db.fa".into(),
+            ..SearchOptions::default()
+        };
+        assert_eq!(parsed(&["q.fa", "db.fa"]), options);
+    }
+
+    #[test]
+    fn every_argument_reaches_its_option() {
+        let options = parsed(&[
+            "--top=3",
+            "--top-strict",
+            "--evalue=0.5",
+            "--min-score=20",
+            "--max-hsps=1",
+            "--dna",
+            "--strand=minus",
+            "--outfmt=7",
+            "--json",
+            "-o",
+            "out.tsv",
+            "--match=1",
+            "--mismatch=-2",
+            "--gap-open=4",
+            "--gap-extend=3",
+            "--gpu",
+            "auto",
+            "--chunk-size=4096",
+            "-t",
+            "3",
+            "--pin",
+            "--stats",
+            "s.json",
+            "--force",
+            "q.fa",
+            "db.fa",
+        ]);
+        let expected = SearchOptions {
+            query: "q.fa".into(),
+            database: "db.fa".into(),
+            output: "out.tsv".into(),
+            top: 3,
+            top_strict: true,
+            evalue: 0.5,
+            min_score: Some(20),
+            max_hsps: Some(1),
+            strand: Some(StrandChoice::Minus),
+            outfmt: Some("7".into()),
+            json: true,
+            scores_only: false,
+            matrix: "BLOSUM62".into(),
+            dna: true,
+            match_score: 1,
+            mismatch: -2,
+            gap_open: Some(4),
+            gap_extend: Some(3),
+            gpu: GpuChoice::Auto,
+            chunk_size: Some(4096),
+            farm: FarmOptions {
+                threads: Some(3),
+                pin: true,
+                stats: Some("s.json".into()),
+            },
+            force: true,
+        };
+        assert_eq!(options, expected);
+        let scores = parsed(&[
+            "--scores-only",
+            "--matrix",
+            "PAM30",
+            "--gpu",
+            "q.fa",
+            "db.fa",
+        ]);
+        assert!(scores.scores_only);
+        assert_eq!(
+            (scores.matrix.as_str(), scores.gpu),
+            ("PAM30", GpuChoice::On)
+        );
+        assert_eq!(parsed(&["--gpu=off", "q.fa", "db.fa"]).gpu, GpuChoice::Off);
+    }
+
+    #[test]
+    fn gpu_takes_a_value_after_a_space_and_leaves_files_alone() {
+        assert_eq!(
+            spelled(&["--gpu", "auto", "q.fa", "db.fa"]),
+            ["--gpu=auto", "q.fa", "db.fa"]
+        );
+        assert_eq!(
+            spelled(&["--gpu", "q.fa", "db.fa"]),
+            ["--gpu", "q.fa", "db.fa"]
+        );
+        assert_eq!(
+            spelled(&["q.fa", "--gpu", "off", "db.fa"]),
+            ["q.fa", "--gpu=off", "db.fa"]
+        );
+        assert_eq!(spelled(&["--top", "auto"]), ["--top", "auto"]);
+    }
+
+    #[test]
+    fn an_evalue_too_small_to_hold_is_not_called_0() {
+        assert_eq!(positive_evalue("1e-5"), Ok(1e-5));
+        assert_eq!(positive_evalue("0").unwrap_err(), "must be above 0");
+        assert_eq!(positive_evalue("0.0e3").unwrap_err(), "must be above 0");
+        assert_eq!(positive_evalue("-1").unwrap_err(), "must be above 0");
+        let small = positive_evalue("1e-400").unwrap_err();
+        assert!(small.contains("smallest"), "{small}");
+    }
 }

@@ -213,7 +213,7 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
             })?;
         task.text.clear();
         task.candidates.resize_with(queries.len(), Vec::new);
-        if job.args.scores_only && !piece {
+        if job.options.scores_only && !piece {
             for record in 0..records.records() {
                 let name = records.name(record);
                 for (query, best) in queries.iter().zip(&self.best) {
@@ -229,8 +229,8 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
             return Ok(());
         }
         // --scores-only (a piece of a record, here) reports every score.
-        let min_score = match job.args.min_score {
-            Some(s) if !job.args.scores_only => s.max(1),
+        let min_score = match job.options.min_score {
+            Some(s) if !job.options.scores_only => s.max(1),
             _ => 1,
         };
         for (best, candidates) in self.best.iter().zip(&mut task.candidates) {

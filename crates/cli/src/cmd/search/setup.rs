@@ -12,7 +12,7 @@ use seqfarm_sw::stats::{self, KarlinParams};
 use seqfarm_sw::{PassCounts, ScoreMatrix, Scoring};
 
 use super::hits::Strand;
-use super::{alphabet, DatabaseSize, Frame, GpuChoice, Query, SearchArgs};
+use super::{alphabet, DatabaseSize, Frame, GpuChoice, Query, SearchOptions};
 
 /// How the sequences' letters are checked against the scoring (see [`alphabet`]).
 pub(super) struct LetterCheck<'a> {
@@ -82,48 +82,52 @@ pub(super) fn open_gpu(
     Ok(Some((kernels, device.describe())))
 }
 
-/// The scoring scheme the arguments ask for.
-pub(super) fn scoring(args: &SearchArgs) -> Result<Scoring> {
-    let (matrix, default_open, default_extend) = if args.dna {
-        (ScoreMatrix::dna(args.match_score, args.mismatch)?, 5, 2)
+/// The scoring scheme `options` asks for.
+pub(super) fn scoring(options: &SearchOptions) -> Result<Scoring> {
+    let (matrix, default_open, default_extend) = if options.dna {
+        (
+            ScoreMatrix::dna(options.match_score, options.mismatch)?,
+            5,
+            2,
+        )
     } else {
-        let matrix = match ScoreMatrix::builtin(&args.matrix) {
+        let matrix = match ScoreMatrix::builtin(&options.matrix) {
             Some(builtin) => builtin,
-            None if Path::new(&args.matrix).exists() => {
-                ScoreMatrix::from_file(Path::new(&args.matrix))?
+            None if Path::new(&options.matrix).exists() => {
+                ScoreMatrix::from_file(Path::new(&options.matrix))?
             }
             None => option_error!(
                 "--matrix {}: neither a built-in matrix ({}) nor a file",
-                args.matrix,
+                options.matrix,
                 ScoreMatrix::builtin_names().collect::<Vec<_>>().join(", ")
             ),
         };
-        let (open, extend) = stats::default_gap_costs(&args.matrix)
+        let (open, extend) = stats::default_gap_costs(&options.matrix)
             .unwrap_or((Scoring::DEFAULT_GAP_OPEN, Scoring::DEFAULT_GAP_EXTEND));
         (matrix, open, extend)
     };
-    let open = args.gap_open.unwrap_or(default_open);
-    let extend = args.gap_extend.unwrap_or(default_extend);
+    let open = options.gap_open.unwrap_or(default_open);
+    let extend = options.gap_extend.unwrap_or(default_extend);
     Ok(Scoring::new(matrix, open, extend)?)
 }
 
 /// BLAST's statistics for the scoring scheme, with a warning when it has none.
-pub(super) fn karlin_params(args: &SearchArgs, scoring: &Scoring) -> Option<KarlinParams> {
+pub(super) fn karlin_params(options: &SearchOptions, scoring: &Scoring) -> Option<KarlinParams> {
     let (open, extend) = (scoring.gap_open(), scoring.gap_extend());
-    let (params, what) = if args.dna {
+    let (params, what) = if options.dna {
         (
-            KarlinParams::lookup_dna(args.match_score, args.mismatch, open, extend),
-            format!("DNA scores {}/{}", args.match_score, args.mismatch),
+            KarlinParams::lookup_dna(options.match_score, options.mismatch, open, extend),
+            format!("DNA scores {}/{}", options.match_score, options.mismatch),
         )
-    } else if ScoreMatrix::builtin(&args.matrix).is_some() {
+    } else if ScoreMatrix::builtin(&options.matrix).is_some() {
         (
-            KarlinParams::lookup(&args.matrix, open, extend),
-            args.matrix.to_ascii_uppercase(),
+            KarlinParams::lookup(&options.matrix, open, extend),
+            options.matrix.to_ascii_uppercase(),
         )
     } else {
-        (None, format!("custom matrix {}", args.matrix))
+        (None, format!("custom matrix {}", options.matrix))
     };
-    if params.is_none() && !args.scores_only {
+    if params.is_none() && !options.scores_only {
         stderr_line!(
             "seqfarm: warning: BLAST publishes no Karlin-Altschul parameters for {what} with gap \
              open {open}, extend {extend}; evalue and bitscore are written as NA"

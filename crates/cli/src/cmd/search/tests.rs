@@ -1,12 +1,4 @@
-use super::args::positive_evalue;
 use super::*;
-
-fn spelled(args: &[&str]) -> Vec<String> {
-    gpu_spelling(args.iter().map(std::ffi::OsString::from))
-        .into_iter()
-        .map(|a| a.into_string().unwrap())
-        .collect()
-}
 
 #[test]
 fn queries_are_grouped_only_when_the_database_has_too_few_chunks() {
@@ -58,31 +50,4 @@ fn group_lines_are_joined_record_by_record_in_query_order() {
         String::from_utf8(out).unwrap(),
         "q1\ta\t5\nq2\ta\t6\nq3\ta\t9\nq1\tb\t7\nq2\tb\t8\nq3\tb\t10\n"
     );
-}
-
-#[test]
-fn gpu_takes_a_value_after_a_space_and_leaves_files_alone() {
-    assert_eq!(
-        spelled(&["--gpu", "auto", "q.fa", "db.fa"]),
-        ["--gpu=auto", "q.fa", "db.fa"]
-    );
-    assert_eq!(
-        spelled(&["--gpu", "q.fa", "db.fa"]),
-        ["--gpu", "q.fa", "db.fa"]
-    );
-    assert_eq!(
-        spelled(&["q.fa", "--gpu", "off", "db.fa"]),
-        ["q.fa", "--gpu=off", "db.fa"]
-    );
-    assert_eq!(spelled(&["--top", "auto"]), ["--top", "auto"]);
-}
-
-#[test]
-fn an_evalue_too_small_to_hold_is_not_called_0() {
-    assert_eq!(positive_evalue("1e-5"), Ok(1e-5));
-    assert_eq!(positive_evalue("0").unwrap_err(), "must be above 0");
-    assert_eq!(positive_evalue("0.0e3").unwrap_err(), "must be above 0");
-    assert_eq!(positive_evalue("-1").unwrap_err(), "must be above 0");
-    let small = positive_evalue("1e-400").unwrap_err();
-    assert!(small.contains("smallest"), "{small}");
 }
