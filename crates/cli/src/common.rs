@@ -2,7 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use seqfarm_farm::FarmConfig;
 use seqfarm_io::output::{ExistingOutput, Overwrite};
 
 use crate::options::FarmOptions;
@@ -35,11 +34,6 @@ pub struct StatsArg {
 }
 
 impl FarmArgs {
-    /// The farm layout these arguments ask for (ordered; callers change what differs).
-    pub fn config(&self) -> FarmConfig {
-        self.options().config()
-    }
-
     /// These arguments as a job's options.
     pub fn options(&self) -> FarmOptions {
         FarmOptions {
