@@ -206,10 +206,18 @@ def search(queries, database, threads=None, **opts):
 
 def search_results_frame(results):
     """The results of a search (``_native.search_table``'s: a list of ``(column,
-    values)``, or the ``--scores-only`` lines as bytes) as the frame :func:`search`
-    returns."""
+    values)``, or with ``scores_only`` a dict of columns, or the lines as bytes from a
+    search run in parts) as the frame :func:`search` returns."""
     if isinstance(results, bytes):
         return search_frame(results, scores_only=True)
+    if isinstance(results, dict):
+        import numpy as np
+        import pandas as pd
+
+        names = np.array(results["query_names"] or [""], dtype=object)
+        return _frame([pd.Series(names[results["query"]], dtype=str),
+                       pd.Series(results["subject"], dtype=str), results["score"]],
+                      ["qseqid", "sseqid", "score"])
     return _frame([_typed_column(values, BLAST_COLUMN_TYPES[name]) for name, values in results],
                   [name for name, _ in results])
 

@@ -81,6 +81,14 @@ pub fn search_results(py: Python<'_>, results: SearchResults) -> PyResult<Bound<
     let table = match results {
         SearchResults::Hits(table) => table,
         SearchResults::ScoreLines(lines) => return Ok(PyBytes::new(py, &lines).into_any()),
+        SearchResults::Scores(scores) => {
+            let columns = PyDict::new(py);
+            columns.set_item("query_names", scores.query_names)?;
+            columns.set_item("query", scores.query.into_pyarray(py))?;
+            columns.set_item("subject", scores.subject)?;
+            columns.set_item("score", scores.score.into_pyarray(py))?;
+            return Ok(columns.into_any());
+        }
     };
     let mut columns = Vec::with_capacity(table.columns.len());
     for (column, values) in table.columns {

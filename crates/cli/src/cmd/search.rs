@@ -23,11 +23,13 @@ pub mod hits;
 mod options;
 pub mod records;
 mod scan;
+mod score_table;
 mod setup;
 pub mod traceback;
 
 pub use args::{gpu_spelling, SearchArgs};
 pub use options::{GpuChoice, SearchOptions, StrandChoice};
+pub use score_table::ScoreTable;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -112,6 +114,8 @@ pub struct SearchJob<'a> {
     gpu: Option<(Arc<GpuKernels>, String)>,
     /// The query and strand of each frame, in the order frames are scored.
     frame_owners: Vec<(usize, Strand)>,
+    /// `--scores-only` scores are kept as values ([`Scan::scores`]), not printed.
+    score_values: bool,
 }
 
 /// What a scan of the database (or of some of its chunks) found.
@@ -124,6 +128,8 @@ pub struct Scan {
     pub stats: seqfarm_farm::FarmStats,
     /// The kernels' pass counts.
     pub counts: PassCounts,
+    /// `--scores-only` scores, when the job keeps them as values.
+    pub scores: Option<ScoreTable>,
 }
 
 impl<'a> SearchJob<'a> {
@@ -183,13 +189,22 @@ impl<'a> SearchJob<'a> {
             check,
             queries,
             format,
+            score_values: false,
         })
+    }
+
+    /// The job with `--scores-only` scores kept as values ([`Scan::scores`]) rather than
+    /// given as lines.
+    pub fn with_score_values(mut self) -> Self {
+        self.score_values = true;
+        self
     }
 
     /// Scans the database chunks for which `wanted(chunk)` holds (numbered from 0 in
     /// database order; the pieces of a record cut into pieces count as one chunk, so a
     /// record is never split between callers); `--scores-only` lines go to `lines` in
-    /// database order.
+    /// database order (or, for a job [`SearchJob::with_score_values`], to
+    /// [`Scan::scores`]).
     pub fn scan(
         &self,
         config: &seqfarm_farm::FarmConfig,
@@ -299,6 +314,10 @@ impl<'a> SearchJob<'a> {
         // With --scores-only and groups: the lines of a chunk's earlier groups (and the
         // lines per record of each), and the chunk's lines in database order.
         let (mut held, mut joined) = (Vec::new(), Vec::new());
+        let mut score_table = self
+            .score_values
+            .then(|| ScoreTable::new(queries.iter().map(|q| q.name.clone()).collect()));
+        let mut held_scores: Vec<(std::ops::Range<usize>, Vec<i32>)> = Vec::new();
         let mut collect = |task: &mut ScanTask| -> Result<()> {
             let records = &task.records;
             let first_ordinal = size.sequences + task.skipped_before;
@@ -320,6 +339,12 @@ impl<'a> SearchJob<'a> {
                 size.sequences += 1;
                 size.residues += length;
                 let name = records.name(0);
+                if let Some(table) = score_table.as_mut().filter(|_| options.scores_only) {
+                    for (query, strands) in pieced.strands.iter().enumerate() {
+                        table.push(query, name, better_score(strands));
+                    }
+                    return Ok(());
+                }
                 if options.scores_only {
                     let mut text = String::new();
                     for (query, strands) in queries.iter().zip(&pieced.strands) {
@@ -341,6 +366,22 @@ impl<'a> SearchJob<'a> {
             if ends_chunk {
                 size.sequences += records.records() as u64;
                 size.residues += records.lengths.iter().sum::<u64>();
+            }
+            if let Some(table) = score_table.as_mut().filter(|_| options.scores_only) {
+                if task.queries == all_queries {
+                    table.add_records(records, all_queries.clone(), &task.scores);
+                    return Ok(());
+                }
+                held_scores.push((task.queries.clone(), std::mem::take(&mut task.scores)));
+                if ends_chunk {
+                    let groups: Vec<_> = held_scores
+                        .iter()
+                        .map(|(q, s)| (q.clone(), s.as_slice()))
+                        .collect();
+                    table.add_groups(records, &groups);
+                    held_scores.clear();
+                }
+                return Ok(());
             }
             if options.scores_only {
                 if task.queries == all_queries {
@@ -411,6 +452,7 @@ impl<'a> SearchJob<'a> {
             hits: top_hits,
             stats: report.stats,
             counts,
+            scores: score_table,
         })
     }
 
@@ -510,7 +552,10 @@ pub(crate) fn open_output(options: &SearchOptions) -> Result<Output> {
 pub enum SearchResults {
     /// The reported alignments, column by column.
     Hits(BlastTable),
-    /// The `--scores-only` lines (query, subject, score; tab-separated).
+    /// The `--scores-only` scores, column by column.
+    Scores(ScoreTable),
+    /// The `--scores-only` lines (query, subject, score; tab-separated), as the parts of
+    /// a search run elsewhere sent them.
     ScoreLines(Vec<u8>),
 }
 
@@ -524,7 +569,7 @@ pub fn run(options: &SearchOptions) -> Result<()> {
 /// written; the statistics file is).
 pub fn results(options: &SearchOptions) -> Result<SearchResults> {
     let results = search_into(options, |_| Ok(None))?;
-    Ok(results.unwrap_or(SearchResults::ScoreLines(Vec::new())))
+    Ok(results.unwrap_or(SearchResults::Scores(ScoreTable::default())))
 }
 
 /// Runs the search of `options`, its results written to the output `output` opens
@@ -535,6 +580,10 @@ fn search_into(
 ) -> Result<Option<SearchResults>> {
     let job = SearchJob::new(options)?;
     let mut output = output(options)?;
+    let job = match output {
+        Some(_) => job,
+        None => job.with_score_values(),
+    };
     let config = options.farm.config();
     let mut stats_file = StatsFile::create(
         options.farm.stats.as_ref(),
@@ -544,23 +593,19 @@ fn search_into(
         input_files(options),
     )?;
     let started = Instant::now();
-    let mut score_lines = Vec::new();
     let scan = job.scan(
         &config,
         |_| true,
-        |lines| {
-            match output.as_mut() {
-                Some(output) => output.put(lines)?,
-                None => score_lines.extend_from_slice(lines),
-            }
-            Ok(())
+        |lines| match output.as_mut() {
+            Some(output) => Ok(output.put(lines)?),
+            None => Ok(()),
         },
     )?;
     let seconds = started.elapsed().as_secs_f64();
     stats_file.add(&scan.stats);
     stats_file.total("residues", scan.size.residues, scan.stats.tasks);
     stats_file.total("sequences", scan.size.sequences, scan.stats.tasks);
-    let mut results = None;
+    let mut results = scan.scores.map(SearchResults::Scores);
     if !options.scores_only {
         let (traceback, table) = job.write_hits(&config, scan.hits, &scan.size, output.as_mut())?;
         stats_file.add(&traceback);
@@ -571,7 +616,7 @@ fn search_into(
             output.commit()?;
             None
         }
-        None => Some(results.unwrap_or(SearchResults::ScoreLines(score_lines))),
+        None => results,
     };
     let kernel = match &job.gpu {
         Some((_, name)) => format!("GPU {name}"),

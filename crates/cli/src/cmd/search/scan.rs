@@ -47,6 +47,9 @@ pub(super) struct ScanTask {
     pub(super) records: RecordBlock,
     /// `--scores-only` lines: per record, one per query of the task.
     pub(super) text: String,
+    /// `--scores-only` scores kept as values (instead of `text`): per record, one per
+    /// query of the task.
+    pub(super) scores: Vec<i32>,
     /// Per query of the task, the records that may be reported, best first (every
     /// record's, for a piece of a record).
     pub(super) candidates: Vec<Vec<Candidate>>,
@@ -212,7 +215,17 @@ impl seqfarm_farm::Worker<ScanTask, anyhow::Error> for ScanWorker<'_> {
                 }
             })?;
         task.text.clear();
+        task.scores.clear();
         task.candidates.resize_with(queries.len(), Vec::new);
+        if job.options.scores_only && !piece && job.score_values {
+            for record in 0..records.records() {
+                for best in &self.best {
+                    let [plus, minus] = best[record];
+                    task.scores.push(plus.score.max(minus.score));
+                }
+            }
+            return Ok(());
+        }
         if job.options.scores_only && !piece {
             for record in 0..records.records() {
                 let name = records.name(record);

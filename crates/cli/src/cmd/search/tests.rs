@@ -51,3 +51,50 @@ fn group_lines_are_joined_record_by_record_in_query_order() {
         "q1\ta\t5\nq2\ta\t6\nq3\ta\t9\nq1\tb\t7\nq2\tb\t8\nq3\tb\t10\n"
     );
 }
+
+/// `--scores-only` kept as values holds the rows the command prints: with the database
+/// in one chunk (scored by groups of queries at 2 workers), in many chunks, and with DNA
+/// records cut into pieces.
+#[test]
+fn score_values_are_the_printed_lines() {
+    use std::fmt::Write as _;
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/");
+    let runs: [(&[&str], &str, &str); 3] = [
+        (&[], "sw_q10.fa", "sw_db1500.fa.gz"),
+        (&["--chunk-size=100000"], "sw_q10.fa", "sw_db1500.fa.gz"),
+        (
+            &["--dna", "--chunk-size=4096"],
+            "search_dna_q.fa",
+            "search_dna_db.fa.gz",
+        ),
+    ];
+    for (extra, query, database) in runs {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("scores.tsv");
+        let (query, database) = (format!("{data}{query}"), format!("{data}{database}"));
+        let argv = ["seqfarm", "search", "--scores-only", "-t", "2", "-o"]
+            .into_iter()
+            .chain([out.to_str().unwrap()])
+            .chain(extra.iter().copied())
+            .chain([query.as_str(), database.as_str()]);
+        let crate::Command::Search(args) = crate::Cli::try_parse_args(argv).unwrap().command else {
+            unreachable!("a search command line");
+        };
+        let options = args.into_options();
+        run(&options).unwrap();
+        let Ok(SearchResults::Scores(table)) = results(&options) else {
+            panic!("scores kept as values");
+        };
+        let mut lines = String::new();
+        for row in 0..table.len() {
+            let query = &table.query_names[table.query[row] as usize];
+            let _ = writeln!(
+                lines,
+                "{query}\t{}\t{}",
+                table.subject[row], table.score[row]
+            );
+        }
+        assert!(!lines.is_empty());
+        assert_eq!(lines, std::fs::read_to_string(&out).unwrap(), "{extra:?}");
+    }
+}
