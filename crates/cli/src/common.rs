@@ -2,8 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use seqfarm_io::output::{ExistingOutput, Overwrite};
-
 use crate::options::FarmOptions;
 
 /// How many workers to run and where.
@@ -89,7 +87,7 @@ pub struct CramReference {
 }
 
 /// `--force`, accepted by every command. Whether it matters is the command's
-/// [`ExistingOutput`] rule: where the tool a command replaces refuses an existing output
+/// [`seqfarm_io::output::ExistingOutput`] rule: where the tool a command replaces refuses an existing output
 /// (FACETS snp-pileup), `--force` lets the run replace it; everywhere else an existing
 /// output is replaced anyway, as the peer tool replaces it.
 #[derive(Debug, Clone, clap::Args)]
@@ -98,13 +96,6 @@ pub struct ForceArg {
     /// command stands in for replaces them; never an input)
     #[arg(long)]
     pub force: bool,
-}
-
-impl ForceArg {
-    /// The IO layer's overwrite policy of this run under the command's `rule`.
-    pub fn overwrite(&self, rule: ExistingOutput) -> Overwrite {
-        rule.overwrite(self.force)
-    }
 }
 
 /// Refuses, before any output is opened, two outputs of a run that are the same file

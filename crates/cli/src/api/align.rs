@@ -5,15 +5,14 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use seqfarm_align::{AlignParams, PairParams};
-use seqfarm_io::reads::{InputChunk, Layout, ParseOptions, RecordFormat};
+use seqfarm_io::reads::{InputChunk, Layout, RecordFormat};
 use seqfarm_io::sam::SamHeader;
 
 use super::index::LoadedIndex;
 use super::tables::parse;
 use crate::cmd::align::{
-    command_line, AlignArgs, AlignRun, AlignSummary, AlignTask, ChunkFormat, ChunkWorker,
-    ReadRouting, RecordStyle, Sample,
+    command_line, AlignArgs, AlignOptions, AlignRun, AlignSummary, AlignTask, ChunkWorker,
+    ReadRouting,
 };
 use crate::Command;
 
@@ -43,15 +42,9 @@ pub enum MemoryFragment {
 pub struct ReadAligner {
     index: Arc<LoadedIndex>,
     options: Vec<String>,
-    params: AlignParams,
-    pairing: PairParams,
-    style: RecordStyle,
-    parse: ParseOptions,
-    ignore_quals: bool,
-    sample: Option<Sample>,
+    /// The options parsed, records as SAM text.
+    align: AlignOptions,
     header: SamHeader,
-    /// `--plot` was given: only [`ReadAligner::align_files`] can draw it.
-    plot: bool,
 }
 
 impl ReadAligner {
@@ -59,31 +52,19 @@ impl ReadAligner {
     /// without `-x`, reads or outputs). A bad option is the command's error.
     pub fn new(index: Arc<LoadedIndex>, options: &[String]) -> anyhow::Result<Self> {
         let args = Self::args(&index, options, &["-U".into(), "-".into()])?;
-        let args = args.with_positional()?;
-        args.check()?;
-        let mut style = args.record_style()?;
-        style.bam = false;
+        let mut align = args.into_options()?;
         let prefix = index.prefix().to_string_lossy().into_owned();
         let argv = ["seqfarm", "align"]
             .into_iter()
             .map(String::from)
             .chain(options.iter().cloned())
             .chain(["-x".to_string(), prefix]);
-        let header = args.header(index.index(), &command_line(argv))?;
-        let params = args.params()?;
+        let header = align.header(index.index(), &command_line(argv))?;
+        align.style.bam = false;
         Ok(Self {
-            sample: args.input.sample.map(|fraction| Sample {
-                fraction,
-                seed: params.tie_seed,
-            }),
-            params,
-            pairing: args.pairs.pairing()?,
-            parse: args.input.parse_options()?,
-            ignore_quals: args.scores.ignore_quals,
-            style,
+            align,
             header,
             options: options.to_vec(),
-            plot: args.output.plot.is_some(),
             index,
         })
     }
@@ -117,25 +98,18 @@ impl ReadAligner {
     /// for the same reads (without the header). Reads with qualities and reads without
     /// cannot be mixed in one call.
     pub fn align(&self, fragments: &[MemoryFragment]) -> anyhow::Result<Vec<u8>> {
-        if self.plot {
+        // `--plot` draws a picture of a run over files only.
+        if self.align.plot.is_some() {
             anyhow::bail!(
                 "--plot draws a run over files (align_files), not reads aligned in memory"
             );
         }
         let mut task = AlignTask::default();
         task.chunk = memory_chunk(fragments)?;
-        let format = ChunkFormat {
-            header: &self.header,
-            style: &self.style,
-            parse: &self.parse,
-            pairing: &self.pairing,
-            ignore_quals: self.ignore_quals,
-            routing: ReadRouting::default(),
-            sorting: false,
-            plotting: false,
-            sample: self.sample,
-        };
-        let mut worker = ChunkWorker::new(self.index.index(), self.params.clone())?;
+        let format = self
+            .align
+            .chunk_format(&self.header, ReadRouting::default(), false, false);
+        let mut worker = ChunkWorker::new(self.index.index(), self.align.params.clone())?;
         worker.process(&format, &mut task)?;
         if let Some(error) = task.error.take() {
             return Err(error.into());

@@ -19,6 +19,7 @@ mod header;
 mod index_check;
 mod mate_files;
 mod metrics;
+mod options;
 mod outputs;
 mod records;
 mod summary;
@@ -48,12 +49,12 @@ pub use self::mate_files::ReadRouting;
 use self::mate_files::{ReadFileBuffers, ReadFiles};
 pub(crate) use self::metrics::MetricsCounts;
 use self::metrics::MetricsReporter;
+pub use self::options::AlignOptions;
 use self::outputs::{read_file_paths, sort_index_path};
-pub use self::records::RecordStyle;
 use self::summary::write_summary;
 pub use self::summary::{summary_text, AlignedTimes, SummaryCounts, SummaryStyle};
 use self::terminal::{input_progress, PhaseTimer};
-pub use self::worker::{ChunkFormat, ChunkWorker, Sample};
+pub use self::worker::ChunkWorker;
 use crate::common::farm_error;
 use crate::farm_stats::StatsFile;
 use crate::numa::PlacedIndex;
@@ -138,288 +139,214 @@ pub struct AlignRun<'a> {
     pub print_summary: bool,
 }
 
-impl AlignArgs {
-    /// How the records are written, from the output options (an error for a second
-    /// read group ID).
-    pub fn record_style(&self) -> anyhow::Result<RecordStyle> {
-        Ok(RecordStyle {
-            bam: self.output.bam.is_some(),
-            no_unaligned: self.output.no_unal,
-            read_group: self.output.read_group_id()?.map(str::to_owned),
-            omit_secondary_seq: self.output.omit_sec_seq,
-            xeq: self.output.xeq,
-            tlen_without_clips: self.output.soft_clipped_unmapped_tlen,
-            full_names: self.output.sam_no_qname_trunc,
-            append_comment: self.output.sam_append_comment,
-            preserve_tags: self.input.preserve_tags,
-            qc_filter: self.input.qc_filter,
-            report_limit: self
-                .search
-                .all
-                .then_some(usize::MAX)
-                .or(self.search.report.map(|k| k as usize)),
-            fields: self.optional_fields()?.0,
-        })
-    }
-
-    /// Runs the command.
-    pub fn run(self) -> anyhow::Result<()> {
-        let run = AlignRun {
-            // Arguments that are not UTF-8 go to @PG CL: with U+FFFD for their bad bytes.
-            command_line: command_line(
-                std::env::args_os().map(|a| a.to_string_lossy().into_owned()),
-            ),
-            index: None,
-            print_summary: true,
-        };
-        self.execute(&run).map(drop)
-    }
-
-    /// Runs the command as `run` says; returns what its summary reports.
-    pub fn execute(self, run: &AlignRun<'_>) -> anyhow::Result<AlignSummary> {
-        let started = Instant::now();
-        if self.no_effect.arg_desc || self.no_effect.usage {
-            args::print_usage(self.no_effect.arg_desc)?;
-            return Ok(AlignSummary {
-                counts: SummaryCounts::default(),
-                style: SummaryStyle::default(),
-            });
+/// Runs the align job `options` as `run` says; returns what its summary reports.
+pub fn align(options: &AlignOptions, run: &AlignRun<'_>) -> anyhow::Result<AlignSummary> {
+    let started = Instant::now();
+    options.check()?;
+    // A bad SEQFARM_SIMD fails here, before the index is loaded.
+    seqfarm_core::SimdLevel::from_env()?;
+    let sources = &options.reads;
+    let style = &options.style;
+    if !options.quiet {
+        for line in &options.warnings {
+            stderr_line!("{line}");
         }
-        let this = self.with_positional()?;
-        this.check()?;
-        this.align(started, run)
     }
-
-    /// Aligns, once the options are complete and checked.
-    fn align(self, started: Instant, run: &AlignRun<'_>) -> anyhow::Result<AlignSummary> {
-        let params = self.params()?;
-        let pairing = self.pairs.pairing()?;
-        // A bad SEQFARM_SIMD fails here, before the index is loaded.
-        seqfarm_core::SimdLevel::from_env()?;
-        let sources = self.input.sources()?;
-        let style = self.record_style()?;
-        if !self.output.quiet {
-            for line in self.warnings()? {
-                stderr_line!("{line}");
-            }
-        }
-        let timer = PhaseTimer::new(self.output.time);
-        let out_path = self.out_path();
-        // Refuse outputs that are inputs, and two outputs that are one file, before
-        // loading anything.
-        let index_file = self.index_file();
-        let specs = self.read_files.read_file_specs();
-        let read_paths = read_file_paths(&sources);
-        let inputs = self.input_files(&sources);
-        self.check_outputs(&specs, &inputs, run.index)?;
-        self.check_index_exists()?;
-        let plot_file = PlotFile::create(
-            self.output.plot.as_ref(),
-            self.force.overwrite(EXISTING_OUTPUT),
-            &inputs,
-        )?;
-        let mut plot_tally = plot_file.as_ref().map(|_| AlignTally::default());
-        let mut output = Output::create(&out_path, self.force.overwrite(EXISTING_OUTPUT))?;
-        let mut read_files = ReadFiles::create(&specs, self.force.overwrite(EXISTING_OUTPUT))?;
-        let routing = read_files.routing();
-        let metrics_file = self
-            .output
-            .met_file
-            .as_ref()
-            .map(|p| Output::create(p, self.force.overwrite(EXISTING_OUTPUT)))
-            .transpose()?;
-        let metrics_echo = self
-            .output
-            .met_stderr
-            .then(|| Box::new(crate::stderr::LossyStderr) as Box<dyn std::io::Write + Send>);
-        let mut metrics = MetricsReporter::new(
-            metrics_file,
-            metrics_echo,
-            Duration::from_secs(self.output.met),
-        );
-        let workers = crate::common::worker_threads(self.performance.threads);
-        let mut stats_file = StatsFile::create(
-            self.performance.stats.stats.as_ref(),
-            "align",
-            workers,
-            self.force.overwrite(EXISTING_OUTPUT),
-            &inputs,
-        )?;
-        // A small index has its section checksums verified as it is loaded; a large one
-        // is loaded without reading it up front (the header and structure are checked at
-        // once) and verified by an `IndexCheck` beside the alignment.
-        let index_len = std::fs::metadata(&index_file).map_or(0, |m| m.len());
-        let verify_first = index_len <= check_first_bytes();
-        // As bowtie2, the index is read into memory (in huge pages: its searches read it
-        // at random; by as many threads as will align), and memory-mapped with --mm
-        // (its pages then shared with every process that maps the file).
-        let options = LoadOptions {
-            mode: if self.performance.mm {
-                LoadMode::Mmap
-            } else {
-                LoadMode::Copy
-            },
-            verify_checksums: verify_first,
-            threads: workers,
-        };
-        let placed = match run.index {
-            Some(_) => None,
-            None => Some(
-                PlacedIndex::load(&index_file, self.performance.numa.numa, workers, options)
-                    .with_context(|| format!("cannot load the index {}", index_file.display()))?,
-            ),
-        };
-        let index_for = |worker: usize| match (&placed, run.index) {
-            (Some(placed), _) => placed.for_worker(worker),
-            (None, Some(index)) => index,
-            (None, None) => unreachable!("an index is loaded or given"),
-        };
-        let index = index_for(0);
-        let check_beside = !verify_first && placed.is_some();
-        timer.phase("Time loading reference", started);
-        timer.phase("Time loading forward index", started);
-        // The index holds both strands: the mirror index bowtie2 loads is the same one.
-        timer.phase("Time loading mirror index", started);
-        let search_started = Instant::now();
-        let header = self.header(index, &run.command_line)?;
-        let header_blocks = header_bytes(&header, style.bam);
-        output.put(&header_blocks)?;
-        let reference_lengths: Vec<u64> = header.references.iter().map(|r| r.len).collect();
-        let mut sorted = if self.output.sort {
-            let index_out = sort_index_path(&out_path, &reference_lengths);
-            refuse_input_as_output(&index_out, &inputs)?;
-            let index_output = Output::create(&index_out, self.force.overwrite(EXISTING_OUTPUT))?;
-            let sorter = BamSorter::new(&out_path, self.output.sort_memory as usize);
-            Some((sorter, index_output))
+    let timer = PhaseTimer::new(options.time);
+    let out_path = &options.output;
+    // Refuse outputs that are inputs, and two outputs that are one file, before
+    // loading anything.
+    let index_file = options.index_file();
+    let read_paths = read_file_paths(sources);
+    let inputs = options.input_files(sources);
+    options.check_outputs(&inputs, run.index)?;
+    options.check_index_exists()?;
+    let overwrite = options.overwrite();
+    let plot_file = PlotFile::create(options.plot.as_ref(), overwrite, &inputs)?;
+    let mut plot_tally = plot_file.as_ref().map(|_| AlignTally::default());
+    let mut output = Output::create(out_path, overwrite)?;
+    let mut read_files = ReadFiles::create(&options.read_files, overwrite)?;
+    let routing = read_files.routing();
+    let metrics_file = options
+        .met_file
+        .as_ref()
+        .map(|p| Output::create(p, overwrite))
+        .transpose()?;
+    let metrics_echo = options
+        .met_stderr
+        .then(|| Box::new(crate::stderr::LossyStderr) as Box<dyn std::io::Write + Send>);
+    let mut metrics = MetricsReporter::new(
+        metrics_file,
+        metrics_echo,
+        Duration::from_secs(options.met_interval),
+    );
+    let workers = crate::common::worker_threads(options.farm.threads);
+    let mut stats_file = StatsFile::create(
+        options.farm.stats.as_ref(),
+        "align",
+        workers,
+        overwrite,
+        &inputs,
+    )?;
+    // A small index has its section checksums verified as it is loaded; a large one
+    // is loaded without reading it up front (the header and structure are checked at
+    // once) and verified by an `IndexCheck` beside the alignment.
+    let index_len = std::fs::metadata(&index_file).map_or(0, |m| m.len());
+    let verify_first = index_len <= check_first_bytes();
+    // As bowtie2, the index is read into memory (in huge pages: its searches read it
+    // at random; by as many threads as will align), and memory-mapped with --mm
+    // (its pages then shared with every process that maps the file).
+    let load = LoadOptions {
+        mode: if options.mm {
+            LoadMode::Mmap
         } else {
-            None
-        };
-        let parse = self.input.parse_options()?;
-        let config = FarmConfig::new(workers)
-            .pin(self.performance.pin)
-            .placement(placed.as_ref().and_then(|p| p.placement().cloned()))
-            .timed(self.performance.stats.stats.is_some());
-        let ignore_quals = self.scores.ignore_quals;
-        let mut chunker = InputChunker::new(&sources, TASK_LIMITS)?;
-        let progress_paths = read_file_paths(&sources);
-        let bar = input_progress(&progress_paths, sources.format);
-        let mut totals = MetricsCounts::default();
-        let mut emitter = |task: &mut AlignTask| task.refill(&mut chunker);
-        let format = ChunkFormat {
-            header: &header,
-            style: &style,
-            parse: &parse,
-            pairing: &pairing,
-            ignore_quals,
-            routing,
-            sorting: sorted.is_some(),
-            plotting: plot_tally.is_some(),
-            sample: self.input.sample.map(|fraction| Sample {
-                fraction,
-                seed: params.tie_seed,
-            }),
-        };
-        let make_worker = |info: WorkerInfo| -> Result<_, anyhow::Error> {
-            let mut worker = ChunkWorker::new(index_for(info.index), params.clone())?;
-            let format = &format;
-            Ok(move |task: &mut AlignTask| worker.process(format, task))
-        };
-        let mut input_bytes = 0u64;
-        let mut fragments = 0u64;
-        let stop_check = AtomicBool::new(false);
-        let report = std::thread::scope(|scope| -> anyhow::Result<_> {
-            let mut verification = IndexCheck::start(scope, index, &stop_check, check_beside);
-            let mut collector = |task: &mut AlignTask| -> Result<(), anyhow::Error> {
-                if let Some(e) = task.error.take() {
-                    return Err(e.into());
-                }
-                verification.poll()?;
-                match &mut sorted {
-                    Some((sorter, _)) => sorter.push(&task.out)?,
-                    None => output.put(&task.out)?,
-                }
-                read_files.write(&mut task.read_files)?;
-                totals += task.counts;
-                if let Some(tally) = plot_tally.as_mut() {
-                    *tally += &task.tally;
-                }
-                metrics.update(&totals)?;
-                let bytes = task.chunk.data.iter().map(Vec::len).sum::<usize>() as u64;
-                bar.advance(bytes, task.chunk.fragments as u64);
-                input_bytes += bytes;
-                fragments += task.chunk.fragments as u64;
-                Ok(())
-            };
-            let report = seqfarm_farm::run(
-                &config,
-                AlignTask::default,
-                &mut emitter,
-                make_worker,
-                &mut collector,
-            )
-            .map_err(farm_error)?;
-            verification.finish()?;
-            Ok(report)
-        })?;
-        bar.finish();
-        let picture = match &plot_tally {
-            Some(tally) => {
-                let paired = totals.summary.pairs() > 0;
-                Some(tally.draw(&read_paths, self.index_prefix(), paired)?)
+            LoadMode::Copy
+        },
+        verify_checksums: verify_first,
+        threads: workers,
+    };
+    let placed = match run.index {
+        Some(_) => None,
+        None => Some(
+            PlacedIndex::load(&index_file, options.numa, workers, load)
+                .with_context(|| format!("cannot load the index {}", index_file.display()))?,
+        ),
+    };
+    let index_for = |worker: usize| match (&placed, run.index) {
+        (Some(placed), _) => placed.for_worker(worker),
+        (None, Some(index)) => index,
+        (None, None) => unreachable!("an index is loaded or given"),
+    };
+    let index = index_for(0);
+    let check_beside = !verify_first && placed.is_some();
+    timer.phase("Time loading reference", started);
+    timer.phase("Time loading forward index", started);
+    // The index holds both strands: the mirror index bowtie2 loads is the same one.
+    timer.phase("Time loading mirror index", started);
+    let search_started = Instant::now();
+    let header = options.header(index, &run.command_line)?;
+    let header_blocks = header_bytes(&header, style.bam);
+    output.put(&header_blocks)?;
+    let reference_lengths: Vec<u64> = header.references.iter().map(|r| r.len).collect();
+    let mut sorted = if options.sort {
+        let index_out = sort_index_path(out_path, &reference_lengths);
+        refuse_input_as_output(&index_out, &inputs)?;
+        let index_output = Output::create(&index_out, overwrite)?;
+        let sorter = BamSorter::new(out_path, options.sort_memory as usize);
+        Some((sorter, index_output))
+    } else {
+        None
+    };
+    let config = FarmConfig::new(workers)
+        .pin(options.farm.pin)
+        .placement(placed.as_ref().and_then(|p| p.placement().cloned()))
+        .timed(options.farm.stats.is_some());
+    let mut chunker = InputChunker::new(sources, TASK_LIMITS)?;
+    let progress_paths = read_file_paths(sources);
+    let bar = input_progress(&progress_paths, sources.format);
+    let mut totals = MetricsCounts::default();
+    let mut emitter = |task: &mut AlignTask| task.refill(&mut chunker);
+    let format = options.chunk_format(&header, routing, sorted.is_some(), plot_tally.is_some());
+    let make_worker = |info: WorkerInfo| -> Result<_, anyhow::Error> {
+        let mut worker = ChunkWorker::new(index_for(info.index), options.params.clone())?;
+        let format = &format;
+        Ok(move |task: &mut AlignTask| worker.process(format, task))
+    };
+    let mut input_bytes = 0u64;
+    let mut fragments = 0u64;
+    let stop_check = AtomicBool::new(false);
+    let report = std::thread::scope(|scope| -> anyhow::Result<_> {
+        let mut verification = IndexCheck::start(scope, index, &stop_check, check_beside);
+        let mut collector = |task: &mut AlignTask| -> Result<(), anyhow::Error> {
+            if let Some(e) = task.error.take() {
+                return Err(e.into());
             }
-            None => None,
-        };
-        // Every file of the run moves into place as one set, the alignments first.
-        let mut outputs = match sorted {
-            Some((sorter, mut index_output)) => {
-                let writer = IndexedBamWriter::new(
-                    &mut output,
-                    &out_path,
-                    header_blocks.len() as u64,
-                    BAM_LEVEL,
-                    workers,
-                    &reference_lengths,
-                )?;
-                let index = sorter.finish(writer)?;
-                index
-                    .write(&mut index_output)
-                    .map_err(|e| index_output.error(e))?;
-                vec![output, index_output]
+            verification.poll()?;
+            match &mut sorted {
+                Some((sorter, _)) => sorter.push(&task.out)?,
+                None => output.put(&task.out)?,
             }
-            None => {
-                if style.bam {
-                    output.put(&EOF_MARKER)?;
-                }
-                vec![output]
+            read_files.write(&mut task.read_files)?;
+            totals += task.counts;
+            if let Some(tally) = plot_tally.as_mut() {
+                *tally += &task.tally;
             }
+            metrics.update(&totals)?;
+            let bytes = task.chunk.data.iter().map(Vec::len).sum::<usize>() as u64;
+            bar.advance(bytes, task.chunk.fragments as u64);
+            input_bytes += bytes;
+            fragments += task.chunk.fragments as u64;
+            Ok(())
         };
-        outputs.extend(read_files.finish()?);
-        if let (Some(file), Some(svg)) = (plot_file, picture) {
-            outputs.push(file.written(&svg)?);
+        let report = seqfarm_farm::run(
+            &config,
+            AlignTask::default,
+            &mut emitter,
+            make_worker,
+            &mut collector,
+        )
+        .map_err(farm_error)?;
+        verification.finish()?;
+        Ok(report)
+    })?;
+    bar.finish();
+    let picture = match &plot_tally {
+        Some(tally) => {
+            let paired = totals.summary.pairs() > 0;
+            Some(tally.draw(&read_paths, &options.index, paired)?)
         }
-        outputs.extend(metrics.last_line(&totals)?);
-        Output::commit_together(outputs)?;
-        stats_file.add(&report.stats);
-        if let Some(placed) = &placed {
-            stats_file.numa(placed.summary());
-        }
-        stats_file.total("reads", fragments, report.tasks());
-        stats_file.total("bytes", input_bytes, report.tasks());
-        stats_file.finish()?;
-        timer.phase("Multiseed full-index search", search_started);
-        let summary_style = SummaryStyle::for_pairing(&pairing);
-        if !self.output.quiet && run.print_summary {
-            write_summary(
-                &mut crate::stderr::LossyStderr,
-                &totals.summary,
-                summary_style,
+        None => None,
+    };
+    // Every file of the run moves into place as one set, the alignments first.
+    let mut outputs = match sorted {
+        Some((sorter, mut index_output)) => {
+            let writer = IndexedBamWriter::new(
+                &mut output,
+                out_path,
+                header_blocks.len() as u64,
+                BAM_LEVEL,
+                workers,
+                &reference_lengths,
             )?;
+            let index = sorter.finish(writer)?;
+            index
+                .write(&mut index_output)
+                .map_err(|e| index_output.error(e))?;
+            vec![output, index_output]
         }
-        timer.phase("Time searching", search_started);
-        timer.phase("Overall time", started);
-        Ok(AlignSummary {
-            counts: totals.summary,
-            style: summary_style,
-        })
+        None => {
+            if style.bam {
+                output.put(&EOF_MARKER)?;
+            }
+            vec![output]
+        }
+    };
+    outputs.extend(read_files.finish()?);
+    if let (Some(file), Some(svg)) = (plot_file, picture) {
+        outputs.push(file.written(&svg)?);
     }
+    outputs.extend(metrics.last_line(&totals)?);
+    Output::commit_together(outputs)?;
+    stats_file.add(&report.stats);
+    if let Some(placed) = &placed {
+        stats_file.numa(placed.summary());
+    }
+    stats_file.total("reads", fragments, report.tasks());
+    stats_file.total("bytes", input_bytes, report.tasks());
+    stats_file.finish()?;
+    timer.phase("Multiseed full-index search", search_started);
+    let summary_style = SummaryStyle::for_pairing(&options.pairing);
+    if !options.quiet && run.print_summary {
+        write_summary(
+            &mut crate::stderr::LossyStderr,
+            &totals.summary,
+            summary_style,
+        )?;
+    }
+    timer.phase("Time searching", search_started);
+    timer.phase("Overall time", started);
+    Ok(AlignSummary {
+        counts: totals.summary,
+        style: summary_style,
+    })
 }

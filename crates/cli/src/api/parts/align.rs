@@ -18,8 +18,8 @@ use seqfarm_io::output::Output;
 use seqfarm_io::reads::{InputChunk, InputChunker};
 
 use crate::cmd::align::{
-    command_line, header_bytes, summary_text, AlignArgs, AlignTask, AlignedTimes, ChunkFormat,
-    ChunkWorker, MetricsCounts, Sample, SummaryCounts, SummaryStyle, TASK_LIMITS,
+    command_line, header_bytes, summary_text, AlignOptions, AlignTask, AlignedTimes, ChunkWorker,
+    MetricsCounts, SummaryCounts, SummaryStyle, TASK_LIMITS,
 };
 use crate::common::{farm_error, worker_threads};
 
@@ -77,34 +77,28 @@ pub struct AlignPlanner {
     pending: Option<PlannedTask>,
 }
 
-/// The `align` arguments of a command line (without the program name), completed and
+/// The options of an `align` command line (without the program name), completed and
 /// checked as the command does.
-pub fn align_args(argv: &[String]) -> anyhow::Result<AlignArgs> {
+pub fn align_options(argv: &[String]) -> anyhow::Result<AlignOptions> {
     let crate::Command::Align(args) = crate::api::parse_command(argv)? else {
         anyhow::bail!("not an align command line");
     };
-    let args = args.with_positional()?;
-    args.check()?;
-    Ok(args)
+    args.into_options()
 }
 
 impl AlignPlanner {
     /// A planner over the reads of the `align` command line `argv`.
     pub fn new(argv: &[String], tasks_per_part: usize) -> anyhow::Result<Self> {
-        let args = align_args(argv)?;
-        if !args.read_files.read_file_specs().is_empty()
-            || args.output.met_file.is_some()
-            || args.output.met_stderr
-        {
+        let options = align_options(argv)?;
+        if !options.read_files.is_empty() || options.met_file.is_some() || options.met_stderr {
             option_error!("--un/--al/--met options are not available when aligning in parts");
         }
-        if args.output.sort {
+        if options.sort {
             option_error!("--sort is not available when aligning in parts: sort the joined output");
         }
         super::refuse_plot(argv)?;
-        let sources = args.input.sources()?;
         Ok(Self {
-            chunker: InputChunker::new(&sources, TASK_LIMITS)?,
+            chunker: InputChunker::new(&options.reads, TASK_LIMITS)?,
             chunk: InputChunk::default(),
             tasks_per_part: tasks_per_part.max(1) as u64,
             pending: None,
@@ -203,10 +197,10 @@ pub struct AlignedPart {
 /// every part aligned here.
 static INDEXES: Mutex<Option<HashMap<PathBuf, Arc<FmIndex>>>> = Mutex::new(None);
 
-/// The index of `args` (`-x`), loaded once per process.
-fn cached_index(args: &AlignArgs) -> anyhow::Result<Arc<FmIndex>> {
-    args.check_index_exists()?;
-    let path = args.index_file();
+/// The index of `options` (`-x`), loaded once per process.
+fn cached_index(options: &AlignOptions) -> anyhow::Result<Arc<FmIndex>> {
+    options.check_index_exists()?;
+    let path = options.index_file();
     let mut cache = INDEXES.lock().unwrap_or_else(|e| e.into_inner());
     let cache = cache.get_or_insert_with(HashMap::new);
     if let Some(index) = cache.get(&path) {
@@ -250,18 +244,12 @@ pub fn align_part(
     part: &AlignPart,
     threads: Option<usize>,
 ) -> anyhow::Result<AlignedPart> {
-    let args = align_args(argv)?;
-    let (params, pairing, parse) = (
-        args.params()?,
-        args.pairs.pairing()?,
-        args.input.parse_options()?,
-    );
-    let style = args.record_style()?;
-    let mut sources = args.input.sources()?;
+    let options = align_options(argv)?;
+    let mut sources = options.reads.clone();
     sources.skip = 0;
     sources.upto = Some(part.fragments);
-    let index = cached_index(&args)?;
-    let header = args.header(&index, "")?;
+    let index = cached_index(&options)?;
+    let header = options.header(&index, "")?;
     let mut buffers = part
         .files
         .iter()
@@ -279,23 +267,10 @@ pub fn align_part(
         part.records_before,
     )?;
     let mut emitter = |task: &mut AlignTask| task.refill(&mut chunker);
-    let format = ChunkFormat {
-        header: &header,
-        style: &style,
-        parse: &parse,
-        pairing: &pairing,
-        ignore_quals: args.scores.ignore_quals,
-        routing: Default::default(),
-        sorting: false,
-        plotting: false,
-        sample: args.input.sample.map(|fraction| Sample {
-            fraction,
-            seed: params.tie_seed,
-        }),
-    };
+    let format = options.chunk_format(&header, Default::default(), false, false);
     let (format, index) = (&format, &*index);
     let make_worker = |_: WorkerInfo| -> anyhow::Result<_> {
-        let mut worker = ChunkWorker::new(index, params.clone())?;
+        let mut worker = ChunkWorker::new(index, options.params.clone())?;
         Ok(move |task: &mut AlignTask| worker.process(format, task))
     };
     let mut out = Vec::new();
@@ -329,25 +304,23 @@ pub fn align_part(
 /// bowtie2 replaces it), written through a temporary file beside it. The caller writes
 /// the header, the parts' bytes in order and the trailer, then commits it.
 pub fn align_output(argv: &[String]) -> anyhow::Result<Output> {
-    let args = align_args(argv)?;
-    args.open_main_output(&args.input.sources()?)
+    align_options(argv)?.open_main_output()
 }
 
 /// The output's first bytes for the `align` command line `argv`: the header,
 /// BGZF-compressed for BAM, with `@PG CL:` as `seqfarm` followed by `argv` (less its
 /// thread options) shows it.
 pub fn align_header(argv: &[String]) -> anyhow::Result<Vec<u8>> {
-    let args = align_args(argv)?;
-    let index = cached_index(&args)?;
+    let options = align_options(argv)?;
+    let index = cached_index(&options)?;
     let program = std::iter::once("seqfarm".to_string());
-    let header = args.header(&index, &command_line(program.chain(argv.iter().cloned())))?;
-    Ok(header_bytes(&header, args.output.bam.is_some()))
+    let header = options.header(&index, &command_line(program.chain(argv.iter().cloned())))?;
+    Ok(header_bytes(&header, options.style.bam))
 }
 
 /// The output's last bytes: BGZF's end-of-file block for BAM, nothing for SAM.
 pub fn align_trailer(argv: &[String]) -> anyhow::Result<Vec<u8>> {
-    let args = align_args(argv)?;
-    Ok(if args.output.bam.is_some() {
+    Ok(if align_options(argv)?.style.bam {
         EOF_MARKER.to_vec()
     } else {
         Vec::new()
@@ -356,8 +329,7 @@ pub fn align_trailer(argv: &[String]) -> anyhow::Result<Vec<u8>> {
 
 /// The summary bowtie2 prints on standard error, from the parts' counts added up.
 pub fn align_summary(argv: &[String], counts: &[u64]) -> anyhow::Result<String> {
-    let args = align_args(argv)?;
-    let style = SummaryStyle::for_pairing(&args.pairs.pairing()?);
+    let style = SummaryStyle::for_pairing(&align_options(argv)?.pairing);
     Ok(summary_text(&counts_from_vec(counts)?, style))
 }
 

@@ -33,8 +33,11 @@ pub use self::performance::PerformanceArgs;
 pub use self::read_files::ReadFileArgs;
 pub use self::scoring::ScoringArgs;
 pub use self::search::SearchArgs;
-use super::records::{OptionalFields, ScoreRange};
+use super::options::AlignOptions;
+use super::records::{OptionalFields, RecordStyle, ScoreRange};
+use super::{align, command_line, AlignRun, AlignSummary, SummaryCounts, SummaryStyle};
 use crate::common::ForceArg;
+use crate::options::FarmOptions;
 
 /// Align reads to an index, single- or paired-end (bowtie2's options and output)
 #[derive(Debug, Clone, clap::Args)]
@@ -92,6 +95,100 @@ fn comma_separated(list: &std::path::Path) -> impl Iterator<Item = PathBuf> + '_
 }
 
 impl AlignArgs {
+    /// Runs the command.
+    pub fn run(self) -> anyhow::Result<()> {
+        let run = AlignRun {
+            // Arguments that are not UTF-8 go to @PG CL: with U+FFFD for their bad bytes.
+            command_line: command_line(
+                std::env::args_os().map(|a| a.to_string_lossy().into_owned()),
+            ),
+            index: None,
+            print_summary: true,
+        };
+        self.execute(&run).map(drop)
+    }
+
+    /// Runs the command as `run` says (`--usage`/`--arg-desc`: prints the usage
+    /// instead); returns what its summary reports.
+    pub fn execute(self, run: &AlignRun<'_>) -> anyhow::Result<AlignSummary> {
+        if self.no_effect.arg_desc || self.no_effect.usage {
+            print_usage(self.no_effect.arg_desc)?;
+            return Ok(AlignSummary {
+                counts: SummaryCounts::default(),
+                style: SummaryStyle::default(),
+            });
+        }
+        align(&self.into_options()?, run)
+    }
+
+    /// The options of the run these arguments ask for: bowtie2's positional arguments
+    /// moved into their options, every value checked (the same errors, in the same
+    /// order, as the command gives) and resolved.
+    pub fn into_options(self) -> anyhow::Result<AlignOptions> {
+        let args = self.with_positional()?;
+        args.check()?;
+        Ok(AlignOptions {
+            params: args.params()?,
+            pairing: args.pairs.pairing()?,
+            reads: args.input.sources()?,
+            parse: args.input.parse_options()?,
+            style: args.record_style()?,
+            warnings: args.warnings()?,
+            read_group_line: args.output.read_group_line()?,
+            read_files: args.read_files.read_file_specs(),
+            ignore_quals: args.scores.ignore_quals,
+            sample: args.input.sample,
+            output: args
+                .output
+                .bam
+                .clone()
+                .or_else(|| args.output.sam.clone())
+                .unwrap_or_else(|| PathBuf::from("-")),
+            sort: args.output.sort,
+            sort_memory: args.output.sort_memory,
+            no_header: args.output.no_head,
+            no_sq: args.output.no_sq,
+            quiet: args.output.quiet,
+            time: args.output.time,
+            met_file: args.output.met_file,
+            met_stderr: args.output.met_stderr,
+            met_interval: args.output.met,
+            plot: args.output.plot,
+            farm: FarmOptions {
+                threads: args.performance.threads,
+                pin: args.performance.pin,
+                stats: args.performance.stats.stats,
+            },
+            numa: args.performance.numa.numa,
+            mm: args.performance.mm,
+            force: args.force.force,
+            index: args.input.index.unwrap_or_default(),
+        })
+    }
+
+    /// How the records are written, from the output options (an error for a second
+    /// read group ID).
+    pub fn record_style(&self) -> anyhow::Result<RecordStyle> {
+        Ok(RecordStyle {
+            bam: self.output.bam.is_some(),
+            no_unaligned: self.output.no_unal,
+            read_group: self.output.read_group_id()?.map(str::to_owned),
+            omit_secondary_seq: self.output.omit_sec_seq,
+            xeq: self.output.xeq,
+            tlen_without_clips: self.output.soft_clipped_unmapped_tlen,
+            full_names: self.output.sam_no_qname_trunc,
+            append_comment: self.output.sam_append_comment,
+            preserve_tags: self.input.preserve_tags,
+            qc_filter: self.input.qc_filter,
+            report_limit: self
+                .search
+                .all
+                .then_some(usize::MAX)
+                .or(self.search.report.map(|k| k as usize)),
+            fields: self.optional_fields()?.0,
+        })
+    }
+
     /// Moves bowtie2's positional arguments (`[INDEX] [READS [OUT.sam]]`) into the
     /// options they stand for.
     pub fn with_positional(mut self) -> anyhow::Result<Self> {
@@ -127,54 +224,6 @@ impl AlignArgs {
             anyhow::bail!("no index: give -x INDEX");
         }
         Ok(self)
-    }
-
-    /// The index prefix (`-x`, or the first positional argument).
-    pub fn index_prefix(&self) -> &std::path::Path {
-        self.input
-            .index
-            .as_deref()
-            .unwrap_or(std::path::Path::new(""))
-    }
-
-    /// The index file, `PREFIX.sfi`.
-    pub fn index_file(&self) -> PathBuf {
-        seqfarm_fmindex::index_path(self.index_prefix())
-    }
-
-    /// An error saying how to build the index when [`Self::index_file`] is missing: a
-    /// bowtie2 or bwa index at the prefix is named as such, since a bowtie2 command line
-    /// run unchanged still points at bowtie2's index.
-    pub fn check_index_exists(&self) -> anyhow::Result<()> {
-        let (prefix, file) = (self.index_prefix(), self.index_file());
-        if file.try_exists().unwrap_or(true) {
-            return Ok(());
-        }
-        let with = |suffix: &str| {
-            let mut name = prefix.as_os_str().to_os_string();
-            name.push(suffix);
-            PathBuf::from(name)
-        };
-        let other = [
-            (".1.bt2", "bowtie2"),
-            (".1.bt2l", "bowtie2"),
-            (".bwt", "bwa"),
-        ]
-        .into_iter()
-        .find(|(suffix, _)| with(suffix).exists());
-        let found = match other {
-            Some((suffix, tool)) => format!(
-                " ({} is a {tool} index, which seqfarm does not read)",
-                with(suffix).display()
-            ),
-            None => String::new(),
-        };
-        anyhow::bail!(
-            "no seqfarm index {}{found}; build it from the genome's FASTA with \
-             `seqfarm index -o {} GENOME.fa`",
-            file.display(),
-            prefix.display()
-        )
     }
 
     /// Checks what clap cannot: some input, and every option's value.

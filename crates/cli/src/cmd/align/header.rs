@@ -6,7 +6,7 @@ use seqfarm_io::bgzf_writer::BgzfCompressor;
 use seqfarm_io::sam::bam::{check_reference_lengths, encode_header};
 use seqfarm_io::sam::{SamHeader, SamReference};
 
-use super::{AlignArgs, BAM_LEVEL};
+use super::{AlignOptions, BAM_LEVEL};
 
 /// The header as the output file starts: BGZF blocks of its own for BAM, text for SAM.
 pub(crate) fn header_bytes(header: &SamHeader, bam: bool) -> Vec<u8> {
@@ -21,7 +21,7 @@ pub(crate) fn header_bytes(header: &SamHeader, bam: bool) -> Vec<u8> {
     }
 }
 
-impl AlignArgs {
+impl AlignOptions {
     /// The SAM header of a run on `index`, `command_line` its `@PG CL:` (see
     /// [`command_line`]).
     pub fn header(&self, index: &FmIndex, command_line: &str) -> anyhow::Result<SamHeader> {
@@ -33,27 +33,23 @@ impl AlignArgs {
                 len: c.len,
             })
             .collect::<Vec<_>>();
-        if self.output.bam.is_some() {
+        if self.style.bam {
             check_reference_lengths(&references).map_err(anyhow::Error::msg)?;
         }
         let mut lines = Vec::new();
-        if let Some(rg) = self.output.read_group_line()? {
-            lines.push(rg);
+        if let Some(rg) = &self.read_group_line {
+            lines.push(rg.clone());
         }
         lines.push(format!(
             "@PG\tID:seqfarm\tPN:seqfarm\tVN:{}\tCL:{}",
             env!("CARGO_PKG_VERSION"),
             command_line
         ));
-        let sort_order = if self.output.sort {
-            "coordinate"
-        } else {
-            "unsorted"
-        };
+        let sort_order = if self.sort { "coordinate" } else { "unsorted" };
         let mut header = SamHeader::new(references, sort_order, &lines);
-        if self.output.no_head {
+        if self.no_header {
             header.text.clear();
-        } else if self.output.no_sq {
+        } else if self.no_sq {
             header.text = header
                 .text
                 .lines()

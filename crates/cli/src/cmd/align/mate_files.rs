@@ -200,7 +200,7 @@ pub struct ReadFileOutput {
 /// The files `specs` write, each with the option that names it: two per paired kind; a
 /// kind given twice keeps its last spec, as in bowtie2. (That no two are the same file,
 /// nor the same as another output of the run, is checked with every output of the run:
-/// [`super::AlignArgs::check_outputs`].)
+/// [`super::AlignOptions::check_outputs`].)
 pub fn read_file_outputs(specs: &[ReadFileSpec]) -> Vec<ReadFileOutput> {
     let mut files = Vec::new();
     for kind in ReadFileKind::ALL {

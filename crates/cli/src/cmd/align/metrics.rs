@@ -27,9 +27,9 @@
 //! only once the run has succeeded; `--met-stderr` shows the lines as they come.
 //!
 //! ```ignore
-//! let file = args.met_file.as_ref().map(|p| Output::create(p, overwrite)).transpose()?;
-//! let echo = args.met_stderr.then(|| Box::new(LossyStderr) as Box<dyn Write + Send>);
-//! let mut metrics = MetricsReporter::new(file, echo, Duration::from_secs(args.met));
+//! let file = options.met_file.as_ref().map(|p| Output::create(p, overwrite)).transpose()?;
+//! let echo = options.met_stderr.then(|| Box::new(LossyStderr) as Box<dyn Write + Send>);
+//! let mut metrics = MetricsReporter::new(file, echo, Duration::from_secs(options.met_interval));
 //! // collector, after adding each task's counts to `totals` (a MetricsCounts):
 //! metrics.update(&totals)?;
 //! // at the end, the file committed with the run's other outputs:

@@ -14,18 +14,9 @@ use seqfarm_io::output::{refuse_input_as_output, refuse_shared_outputs, Output};
 use seqfarm_io::reads::ReadSources;
 
 use super::mate_files::{read_file_outputs, ReadFileSpec};
-use super::{AlignArgs, EXISTING_OUTPUT};
+use super::AlignOptions;
 
-impl AlignArgs {
-    /// The main output: `-o`'s BAM, `-S`'s SAM, or `-` (standard output).
-    pub fn out_path(&self) -> PathBuf {
-        self.output
-            .bam
-            .clone()
-            .or_else(|| self.output.sam.clone())
-            .unwrap_or_else(|| PathBuf::from("-"))
-    }
-
+impl AlignOptions {
     /// The files the run reads and no output may replace: the reads and the index file.
     pub(crate) fn input_files(&self, sources: &ReadSources) -> Vec<PathBuf> {
         let mut inputs = read_file_paths(sources);
@@ -35,21 +26,17 @@ impl AlignArgs {
 
     /// Every file the run writes but `--sort`'s index, each with the option naming it.
     fn output_files(&self, specs: &[ReadFileSpec]) -> Vec<(String, PathBuf)> {
-        let main = if self.output.bam.is_some() {
-            "-o"
-        } else {
-            "-S"
-        };
-        let mut outputs = vec![(main.to_string(), self.out_path())];
+        let main = if self.style.bam { "-o" } else { "-S" };
+        let mut outputs = vec![(main.to_string(), self.output.clone())];
         outputs.extend(
             read_file_outputs(specs)
                 .into_iter()
                 .map(|file| (file.option, file.path)),
         );
         let side = [
-            ("--met-file", &self.output.met_file),
-            ("--plot", &self.output.plot),
-            ("--stats", &self.performance.stats.stats),
+            ("--met-file", &self.met_file),
+            ("--plot", &self.plot),
+            ("--stats", &self.farm.stats),
         ];
         for (option, path) in side {
             outputs.extend(path.clone().map(|path| (option.to_string(), path)));
@@ -63,21 +50,20 @@ impl AlignArgs {
     /// an index that cannot be read leaves it out, and the load that follows says why).
     pub(crate) fn check_outputs(
         &self,
-        specs: &[ReadFileSpec],
         inputs: &[PathBuf],
         index: Option<&FmIndex>,
     ) -> anyhow::Result<()> {
-        let mut outputs = self.output_files(specs);
+        let mut outputs = self.output_files(&self.read_files);
         for (_, path) in &outputs {
             refuse_input_as_output(path, inputs)?;
         }
-        if self.output.sort {
+        if self.sort {
             let lengths = match index {
                 Some(index) => Some(contig_lengths(index)),
                 None => peek_contig_lengths(&self.index_file()),
             };
             if let Some(lengths) = lengths {
-                let path = sort_index_path(&self.out_path(), &lengths);
+                let path = sort_index_path(&self.output, &lengths);
                 refuse_input_as_output(&path, inputs)?;
                 outputs.push(("--sort's index".to_string(), path));
             }
@@ -89,13 +75,9 @@ impl AlignArgs {
     /// Opens the main output (`-S`/`-o`) as a run does, once the outputs are checked: for
     /// a program that writes the alignments itself (the parts of a run spread over
     /// machines).
-    pub(crate) fn open_main_output(&self, sources: &ReadSources) -> anyhow::Result<Output> {
-        let specs = self.read_files.read_file_specs();
-        self.check_outputs(&specs, &self.input_files(sources), None)?;
-        Ok(Output::create(
-            self.out_path(),
-            self.force.overwrite(EXISTING_OUTPUT),
-        )?)
+    pub(crate) fn open_main_output(&self) -> anyhow::Result<Output> {
+        self.check_outputs(&self.input_files(&self.reads), None)?;
+        Ok(Output::create(&self.output, self.overwrite())?)
     }
 }
 

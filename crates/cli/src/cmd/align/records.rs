@@ -39,7 +39,7 @@ use seqfarm_io::sam::{write_sam, MateFields, SamHeader, SamRecord, Tag, TagValue
 use seqfarm_plot::AlignTally;
 
 /// How records are written.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RecordStyle {
     /// BAM (binary) instead of SAM text.
     pub bam: bool,

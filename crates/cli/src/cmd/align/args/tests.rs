@@ -388,14 +388,14 @@ fn positional_arguments_stand_for_index_reads_and_output() {
         .unwrap()
         .with_positional()
         .unwrap();
-    assert_eq!(a.index_prefix(), std::path::Path::new("idx"));
+    assert_eq!(a.input.index, Some(PathBuf::from("idx")));
     assert_eq!(
         a.input.reads,
         [PathBuf::from("r1.fq"), PathBuf::from("r2.fq")]
     );
     assert_eq!(a.output.sam, Some(PathBuf::from("out.sam")));
     let a = parse("idx r.fq").unwrap().with_positional().unwrap();
-    assert_eq!(a.index_prefix(), std::path::Path::new("idx"));
+    assert_eq!(a.input.index, Some(PathBuf::from("idx")));
     assert_eq!(a.input.reads, [PathBuf::from("r.fq")]);
     let twice = parse("-x idx r.fq o.sam -S p.sam")
         .unwrap()
@@ -449,4 +449,37 @@ fn sort_memory_below_1m_is_refused() {
     }
     let args = parse("-x i -U r.fq -o x.bam --sort --sort-memory 1M").unwrap();
     assert_eq!(args.output.sort_memory, 1 << 20);
+}
+
+#[test]
+fn options_default_to_the_command_line_defaults() {
+    let options = parse("-x idx -U r.fq").unwrap().into_options().unwrap();
+    let expected = AlignOptions {
+        index: PathBuf::from("idx"),
+        reads: seqfarm_io::reads::ReadSources {
+            unpaired: vec![PathBuf::from("r.fq")],
+            ..Default::default()
+        },
+        ..AlignOptions::default()
+    };
+    assert_eq!(options, expected);
+}
+
+#[test]
+fn options_hold_the_resolved_values() {
+    let options =
+        parse("-x idx -1 a.fq -2 b.fq -o out.bam --sort --local -p 3 --rg-id g --un-gz u.gz")
+            .unwrap()
+            .into_options()
+            .unwrap();
+    assert!(options.style.bam && options.sort);
+    assert_eq!(options.output, PathBuf::from("out.bam"));
+    assert_eq!(options.params.scoring.mode, seqfarm_align::AlignMode::Local);
+    assert_eq!(options.farm.threads, Some(3));
+    assert_eq!(options.style.read_group.as_deref(), Some("g"));
+    assert_eq!(options.read_group_line.as_deref(), Some("@RG\tID:g"));
+    assert_eq!(options.read_files.len(), 1);
+    assert_eq!(options.reads.mate2, [PathBuf::from("b.fq")]);
+    let error = parse("-U r.fq").unwrap().into_options().unwrap_err();
+    assert!(error.to_string().contains("no index"));
 }
