@@ -11,16 +11,19 @@
 # env:   SEQFARM_BENCH_DATA (/tmp/seqfarm-bench): normal.bam, tumor.bam (make-bench-bams.sh)
 #        and sites.vcf.gz (bench/make-snp-sites.sh) there, and align/chr20.sfi with
 #        align/chr20.150.100000.fq (bench/align.sh); SHARED (../shared/data) for the
-#        protein search inputs. A run whose inputs are missing is reported as skipped.
-#        THREADS (2): the threads of every run.
+#        protein search inputs. A run whose inputs are missing is reported as skipped;
+#        one that fails with both binaries is reported, and counts as a difference.
+#        THREADS (2): the threads of every run. ONLY (a regular expression): only the
+#        runs whose names match it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 old=${1:?usage: compare-builds.sh OLD_BINARY NEW_BINARY}
 new=${2:?usage: compare-builds.sh OLD_BINARY NEW_BINARY}
-bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
-shared=${SHARED:-../shared/data}
+bench=$(cd "${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}" && pwd)
+shared=$(cd "${SHARED:-../shared/data}" 2>/dev/null && pwd || echo /nonexistent)
 threads=${THREADS:-2}
 time_runs=${TIME:-0}
+only=${ONLY:-}
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 normal=$bench/normal.bam; tumor=$bench/tumor.bam; sites=$bench/sites.vcf.gz
 index=$bench/align/chr20; reads=$bench/align/chr20.150.100000.fq
@@ -55,6 +58,7 @@ PY
 # their own (@OUT@ in ARGS names it) and compares stdout, exit status and files.
 run() {
   local name=$1; shift
+  [[ -z "$only" || $name =~ $only ]] || return 0
   local inputs=()
   while [ "$1" != "--" ]; do inputs+=("$1"); shift; done
   shift
@@ -69,7 +73,9 @@ run() {
     rm -f "$work/$name/$side/stderr"
   done
   if diff -r -q "$work/$name/old" "$work/$name/new" > "$work/$name.diff"; then
-    printf '%-28s identical (%s files)%s\n' "$name" \
+    local status; status=$(cat "$work/$name/new/status")
+    [ "$status" = 0 ] || { printf '%-28s FAILED in both (exit %s)\n' "$name" "$status"; differ=1; }
+    [ "$status" = 0 ] && printf '%-28s identical (%s files)%s\n' "$name" \
       "$(find "$work/$name/new" -type f | wc -l)" "$(timing "$@")"
   else
     printf '%-28s DIFFERS\n' "$name"; sed 's/^/    /' "$work/$name.diff"; differ=1
@@ -86,9 +92,9 @@ run count-options "$normal" -- count -t "$threads" --window 50000 -q 20 -p -D "$
 run depth "$normal" -- depth -t "$threads" --window 10000 -T 1,10,20 -o @OUT@/depth "$normal"
 run depth-per-base "$normal" -- depth -t "$threads" --window 500000 --per-base -o @OUT@/d "$normal"
 run snp-pileup "$sites" "$normal" "$tumor" -- \
-  snp-pileup -t "$threads" "$sites" @OUT@/pileup.csv "$normal" "$tumor"
+  snp-pileup -t "$threads" --force "$sites" @OUT@/pileup.csv "$normal" "$tumor"
 run snp-pileup-options "$sites" "$normal" "$tumor" -- \
-  snp-pileup -t "$threads" -q 15 -Q 20 -P 100 -r 10,0 -g "$sites" @OUT@/p.csv.gz "$normal" "$tumor"
+  snp-pileup -t "$threads" --force -q 15 -Q 20 -P 100 -r 10,0 -g "$sites" @OUT@/p.csv.gz "$normal" "$tumor"
 run search "$proteins/QUERY.fasta.gz" -- \
   search -t "$threads" "$proteins/QUERY.fasta.gz" "$proteins/DB.fasta.gz"
 run search-outfmt7 "$proteins/QUERY.fasta.gz" -- \
