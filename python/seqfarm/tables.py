@@ -94,7 +94,9 @@ def _frame(columns, names):
     that a name given twice (a BAM given twice) names two columns."""
     import pandas as pd
 
-    frame = pd.DataFrame(dict(enumerate(columns)))
+    # The columns are the call's own arrays: no copy is needed (a copy of text columns
+    # held as Series costs about as much as the search for a large table).
+    frame = pd.DataFrame(dict(enumerate(columns)), copy=False)
     frame.columns = names
     return frame
 
@@ -112,7 +114,7 @@ def count_columns_frame(parts, bams):
             data[("bed", k)] = pd.Series(column, dtype=str)
         for k, column in enumerate(columns["counts"]):
             data[("count", k)] = column
-        frames.append(pd.DataFrame(data))
+        frames.append(pd.DataFrame(data, copy=False))
     frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     extra = max(len(columns["bed_columns"]) for columns in parts)
     order = ["chrom", "start", "end"] + [("bed", k) for k in range(extra)]
@@ -144,9 +146,10 @@ def snp_pileup(vcf, bams, threads=None, **facets_opts):
 
 def _letters(codes):
     """One-letter text column of an array of ASCII codes."""
+    import numpy as np
     import pandas as pd
 
-    return pd.Series(codes.view("S1").astype("U1"), dtype=str)
+    return pd.Series(np.array([chr(c) for c in range(128)], dtype=object)[codes], dtype=str)
 
 
 def snp_pileup_frame(columns):
