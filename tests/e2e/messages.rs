@@ -194,6 +194,36 @@ fn a_huge_thread_count_is_capped_with_one_warning() {
     assert_eq!(out.stdout, plain.stdout);
 }
 
+/// Commands that size a decoder by their workers besides the farm warn once too.
+#[test]
+fn region_commands_warn_once_about_a_huge_thread_count() {
+    let bam = data("bam/sarscov2.bam");
+    let dir = tempfile::tempdir().unwrap();
+    let prefix = dir.path().join("d");
+    for args in [
+        vec!["count", "-t", "100000", "--window", "5000", s(&bam)],
+        vec![
+            "depth",
+            "-t",
+            "100000",
+            "--window",
+            "5000",
+            "-o",
+            s(&prefix),
+            s(&bam),
+        ],
+    ] {
+        let out = run(&args);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{args:?}: {e}");
+        assert_eq!(
+            e.matches("100000 threads asked for").count(),
+            1,
+            "{args:?}: {e}"
+        );
+    }
+}
+
 /// A bowtie2 command line run unchanged points `-x` at bowtie2's index: the error says
 /// so and how to build seqfarm's, before any output is created.
 #[test]

@@ -62,6 +62,12 @@ pub fn worker_threads(requested: Option<usize>) -> usize {
     threads
 }
 
+/// The worker threads of [`worker_threads`], without its warning: for what a run sizes
+/// by its workers besides the farm (a CRAM decoder), so that the warning is said once.
+pub fn capped_workers(requested: Option<usize>) -> usize {
+    capped_threads(requested, seqfarm_farm::available_cores()).0
+}
+
 /// [`worker_threads`] on `cores` cores: the count, and whether the request was capped.
 fn capped_threads(requested: Option<usize>, cores: usize) -> (usize, bool) {
     let cap = cores.max(1) * MAX_THREADS_PER_CORE;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use seqfarm_farm::FarmConfig;
 
-use crate::common::worker_threads;
+use crate::common::{capped_workers, worker_threads};
 
 /// How many workers a job runs and where, and where its farm's statistics go.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -21,7 +21,14 @@ pub struct FarmOptions {
 }
 
 impl FarmOptions {
-    /// The farm layout these options ask for (ordered; callers change what differs).
+    /// The workers [`Self::config`] gives, without its warning for a capped request: for
+    /// sizing what runs beside the farm (a CRAM decoder).
+    pub fn workers(&self) -> usize {
+        capped_workers(self.threads)
+    }
+
+    /// The farm layout these options ask for (ordered; callers change what differs); a
+    /// request capped at 4 threads per core is warned about here.
     pub fn config(&self) -> FarmConfig {
         FarmConfig::new(worker_threads(self.threads))
             .pin(self.pin)

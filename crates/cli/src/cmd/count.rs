@@ -111,7 +111,7 @@ impl CountJob {
         let bams = inputs.open(&ReadOptions {
             reference: args.reference.as_deref(),
             fields: Fields::Coverage,
-            threads: args.farm.config().workers,
+            threads: args.farm.workers(),
             ranges: ranges.as_ref(),
         })?;
         let (names, lengths) = reference_names_and_lengths(&bams)?;

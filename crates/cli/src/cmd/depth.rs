@@ -55,7 +55,7 @@ pub fn run(bam: &Path, prefix: &Path, options: &DepthOptions) -> anyhow::Result<
         &ReadOptions {
             reference: options.reference.as_deref(),
             fields: Fields::Coverage,
-            threads: options.farm.config().workers,
+            threads: options.farm.workers(),
             ranges: None,
         },
     )?;

@@ -170,7 +170,7 @@ impl SnpPileupJob {
             &ReadOptions {
                 reference: options.reference.as_deref(),
                 fields: Fields::Pileup,
-                threads: options.farm.config().workers,
+                threads: options.farm.workers(),
                 ranges: None,
             },
         )?;
