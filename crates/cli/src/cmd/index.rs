@@ -123,8 +123,11 @@ impl Default for IndexOptions {
 impl IndexOptions {
     /// Refuses values the command line's parser would refuse, with its messages.
     pub fn check(&self) -> anyhow::Result<()> {
-        if let Err(message) = sa_rate(&self.sa_rate.to_string()) {
-            option_error!("sa_rate: {message}");
+        if !is_sa_rate(self.sa_rate) {
+            option_error!(
+                "sa_rate: \"{}\" is not a power of two in 1..=256",
+                self.sa_rate
+            );
         }
         if let Some(k) = self.kmer.filter(|k| !(1..=MAX_KMER_LEN).contains(k)) {
             option_error!("kmer: {k} is not in 1..={MAX_KMER_LEN}");
@@ -233,9 +236,14 @@ pub fn build_index(
 /// `--sa-rate`: a power of two in 1..=256.
 fn sa_rate(text: &str) -> Result<u32, String> {
     match text.parse::<u32>() {
-        Ok(r) if (1..=256).contains(&r) && r.is_power_of_two() => Ok(r),
+        Ok(r) if is_sa_rate(r) => Ok(r),
         _ => Err(format!("{text:?} is not a power of two in 1..=256")),
     }
+}
+
+/// Whether `r` is a suffix-array sampling rate the index takes.
+fn is_sa_rate(r: u32) -> bool {
+    (1..=256).contains(&r) && r.is_power_of_two()
 }
 
 /// Bytes of the k-mer table for strings of length `1..=k` (8 per entry).
