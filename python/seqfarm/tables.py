@@ -253,9 +253,10 @@ def blast_columns(outfmt):
 
 
 def search_frame(data, scores_only=False, outfmt=None):
-    """The tabular output of ``search`` (bytes) as the columns and types :func:`search`
-    returns: those of ``outfmt`` when given (the comment lines of ``7`` skipped; a
-    column named twice gives two columns of that name)."""
+    """The tabular output of ``seqfarm search`` (bytes: a file it wrote, or the
+    ``--scores-only`` lines of a search run in parts) as the columns and types
+    :func:`search` returns: those of ``outfmt`` when given (the comment lines of ``7``
+    skipped; a column named twice gives two columns of that name)."""
     if scores_only:
         return _read_table(data, ["qseqid", "sseqid", "score"],
                            {"qseqid": str, "sseqid": str, "score": "int64"})

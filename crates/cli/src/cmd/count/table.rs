@@ -78,25 +78,4 @@ impl CountTable {
             }
         }
     }
-
-    /// Appends the rows of `other` (a later part of the same count) after these.
-    pub fn append(&mut self, other: CountTable) {
-        let rows = self.len();
-        self.chrom.extend(other.chrom);
-        self.start.extend(other.start);
-        self.end.extend(other.end);
-        let total = self.len();
-        let columns = self.bed_columns.len().max(other.bed_columns.len());
-        self.bed_columns.resize(columns, vec![None; rows]);
-        let mut theirs = other.bed_columns.into_iter();
-        for column in &mut self.bed_columns {
-            match theirs.next() {
-                Some(values) => column.extend(values),
-                None => column.resize(total, None),
-            }
-        }
-        for (column, values) in self.counts.iter_mut().zip(other.counts) {
-            column.extend(values);
-        }
-    }
 }
