@@ -314,8 +314,7 @@ impl<'a> SearchJob<'a> {
         // With --scores-only and groups: the lines of a chunk's earlier groups (and the
         // lines per record of each), and the chunk's lines in database order.
         let (mut held, mut joined) = (Vec::new(), Vec::new());
-        let mut score_table = self
-            .score_values
+        let mut score_table = (self.score_values && options.scores_only)
             .then(|| ScoreTable::new(queries.iter().map(|q| q.name.clone()).collect()));
         let mut held_scores: Vec<(std::ops::Range<usize>, Vec<i32>)> = Vec::new();
         let mut collect = |task: &mut ScanTask| -> Result<()> {
@@ -339,7 +338,7 @@ impl<'a> SearchJob<'a> {
                 size.sequences += 1;
                 size.residues += length;
                 let name = records.name(0);
-                if let Some(table) = score_table.as_mut().filter(|_| options.scores_only) {
+                if let Some(table) = score_table.as_mut() {
                     for (query, strands) in pieced.strands.iter().enumerate() {
                         table.push(query, name, better_score(strands));
                     }
@@ -367,7 +366,7 @@ impl<'a> SearchJob<'a> {
                 size.sequences += records.records() as u64;
                 size.residues += records.lengths.iter().sum::<u64>();
             }
-            if let Some(table) = score_table.as_mut().filter(|_| options.scores_only) {
+            if let Some(table) = score_table.as_mut() {
                 if task.queries == all_queries {
                     table.add_records(records, all_queries.clone(), &task.scores);
                     return Ok(());
