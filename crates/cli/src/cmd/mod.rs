@@ -1,9 +1,0 @@
-//! One module per subcommand: argument struct and the farm it runs.
-pub mod align;
-pub mod count;
-pub mod depth;
-pub mod flagstat;
-pub mod index;
-pub mod locate;
-pub mod search;
-pub mod snp_pileup;
