@@ -4,7 +4,7 @@
 
 use numpy::IntoPyArray;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyDict;
 
 use seqfarm::api::tables::{ColumnValues, SearchResults};
 
@@ -86,7 +86,6 @@ fn search_table(py: Python<'_>, args: Vec<String>) -> PyResult<Bound<'_, PyAny>>
 pub fn search_results(py: Python<'_>, results: SearchResults) -> PyResult<Bound<'_, PyAny>> {
     let table = match results {
         SearchResults::Hits(table) => table,
-        SearchResults::ScoreLines(lines) => return Ok(PyBytes::new(py, &lines).into_any()),
         SearchResults::Scores(scores) => {
             let columns = PyDict::new(py);
             columns.set_item("query_names", scores.query_names)?;

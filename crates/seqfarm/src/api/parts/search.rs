@@ -9,7 +9,7 @@ use crate::cmd::search::hits::{StrandHit, TopHits};
 pub use crate::cmd::search::DatabaseSize;
 #[cfg(test)]
 use crate::cmd::search::GpuChoice;
-use crate::cmd::search::{open_output, SearchJob, SearchOptions, SearchResults};
+use crate::cmd::search::{open_output, ScoreTable, SearchJob, SearchOptions, SearchResults};
 use crate::common::worker_threads;
 
 /// What a part of the database holds for the search.
@@ -19,8 +19,8 @@ pub struct SearchPart {
     pub size: DatabaseSize,
     /// Per query, the part's best hits, best first.
     pub hits: Vec<Vec<Hit>>,
-    /// `--scores-only` lines of the part.
-    pub lines: Vec<u8>,
+    /// `--scores-only`'s scores of the part, as values.
+    pub scores: ScoreTable,
 }
 
 impl SearchPart {
@@ -35,7 +35,19 @@ impl SearchPart {
         };
         number(&mut out, self.size.sequences);
         number(&mut out, self.size.residues);
-        bytes(&mut out, &self.lines);
+        let scores = &self.scores;
+        number(&mut out, scores.query_names.len() as u64);
+        for name in &scores.query_names {
+            bytes(&mut out, name.as_bytes());
+        }
+        number(&mut out, scores.len() as u64);
+        for ((&query, subject), &score) in
+            scores.query.iter().zip(&scores.subject).zip(&scores.score)
+        {
+            number(&mut out, u64::from(query));
+            bytes(&mut out, subject.as_bytes());
+            number(&mut out, score as u64);
+        }
         number(&mut out, self.hits.len() as u64);
         for hits in &self.hits {
             number(&mut out, hits.len() as u64);
@@ -72,12 +84,27 @@ impl SearchPart {
         let mut part = SearchPart::default();
         part.size.sequences = number(&mut input)?;
         part.size.residues = number(&mut input)?;
-        part.lines = bytes(&mut input)?;
+        let text =
+            |input: &mut &[u8]| -> anyhow::Result<String> { Ok(String::from_utf8(bytes(input)?)?) };
+        for _ in 0..number(&mut input)? {
+            part.scores.query_names.push(text(&mut input)?);
+        }
+        for _ in 0..number(&mut input)? {
+            let query = u32::try_from(number(&mut input)?)?;
+            anyhow::ensure!(
+                (query as usize) < part.scores.query_names.len(),
+                "a search part names query {query} of {}",
+                part.scores.query_names.len()
+            );
+            part.scores.query.push(query);
+            part.scores.subject.push(text(&mut input)?);
+            part.scores.score.push(number(&mut input)? as i64);
+        }
         for _ in 0..number(&mut input)? {
             let mut hits = Vec::new();
             for _ in 0..number(&mut input)? {
                 let ordinal = number(&mut input)?;
-                let name = String::from_utf8(bytes(&mut input)?)?;
+                let name = text(&mut input)?;
                 let length = number(&mut input)?;
                 let mut strands: [StrandHit; 2] = Default::default();
                 for strand in &mut strands {
@@ -125,21 +152,14 @@ pub fn search_chunks(
     chunks: std::ops::Range<usize>,
     threads: Option<usize>,
 ) -> anyhow::Result<SearchPart> {
-    let job = SearchJob::new(options)?;
-    let mut lines = Vec::new();
+    // `--scores-only` scores are kept as values; nothing else is written as lines.
+    let job = SearchJob::new(options)?.with_score_values();
     let config = FarmConfig::new(worker_threads(threads));
-    let scan = job.scan(
-        &config,
-        |chunk| chunks.contains(&chunk),
-        |text| {
-            lines.extend_from_slice(text);
-            Ok(())
-        },
-    )?;
+    let scan = job.scan(&config, |chunk| chunks.contains(&chunk), |_| Ok(()))?;
     Ok(SearchPart {
         size: scan.size,
         hits: scan.hits.into_iter().map(TopHits::into_hits).collect(),
-        lines,
+        scores: scan.scores.unwrap_or_default(),
     })
 }
 
@@ -158,7 +178,7 @@ pub fn search_finish(
     } else {
         Some(open_output(options)?)
     };
-    let mut lines = Vec::new();
+    let mut scores = ScoreTable::default();
     let mut size = DatabaseSize::default();
     let mut top: Vec<TopHits> = Vec::new();
     for part in parts {
@@ -166,8 +186,8 @@ pub fn search_finish(
         size.residues += part.size.residues;
         if options.scores_only {
             match output.as_mut() {
-                Some(output) => output.put(&part.lines)?,
-                None => lines.extend_from_slice(&part.lines),
+                Some(output) => output.put(&part.scores.lines())?,
+                None => scores.append(part.scores),
             }
             continue;
         }
@@ -190,7 +210,7 @@ pub fn search_finish(
         }
         None => Ok(Some(match table {
             Some(table) => SearchResults::Hits(table),
-            None => SearchResults::ScoreLines(lines),
+            None => SearchResults::Scores(scores),
         })),
     }
 }
@@ -201,10 +221,11 @@ mod tests {
 
     #[test]
     fn a_part_reads_back_from_its_bytes() {
-        let mut part = SearchPart {
-            lines: b"q\ts\t5\n".to_vec(),
-            ..SearchPart::default()
-        };
+        let mut part = SearchPart::default();
+        part.scores.query_names = vec!["q1".into(), "q2".into()];
+        part.scores.query = vec![1, 0];
+        part.scores.subject = vec!["s".into(), "t".into()];
+        part.scores.score = vec![5, -1];
         part.size.sequences = 3;
         part.size.residues = 700;
         let mut hit = Hit {
@@ -222,7 +243,7 @@ mod tests {
         let bytes = part.to_bytes();
         let back = SearchPart::from_bytes(&bytes).unwrap();
         assert_eq!(back.hits, part.hits);
-        assert_eq!((back.size, back.lines), (part.size, part.lines));
+        assert_eq!((back.size, back.scores), (part.size, part.scores));
         assert!(SearchPart::from_bytes(&bytes[..30]).is_err());
     }
 

@@ -38,15 +38,12 @@ pub(crate) fn open_output(options: &SearchOptions) -> Result<Output> {
 }
 
 /// What a search kept in memory gives: its alignments' columns, or with
-/// `--scores-only` its lines.
+/// `--scores-only` its scores' columns.
 pub enum SearchResults {
     /// The reported alignments, column by column.
     Hits(BlastTable),
     /// The `--scores-only` scores, column by column.
     Scores(ScoreTable),
-    /// The `--scores-only` lines (query, subject, score; tab-separated), as the parts of
-    /// a search run elsewhere sent them.
-    ScoreLines(Vec<u8>),
 }
 
 /// Runs `seqfarm search`: the report is written to `options.output`.

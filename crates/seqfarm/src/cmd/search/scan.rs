@@ -309,7 +309,12 @@ pub(super) fn cut_lanes() -> usize {
 }
 
 /// Appends a `--scores-only` line.
-pub(super) fn score_line(text: &mut String, query: &str, subject: &str, score: i32) {
+pub(super) fn score_line(
+    text: &mut String,
+    query: &str,
+    subject: &str,
+    score: impl std::fmt::Display,
+) {
     use std::fmt::Write as _;
     let _ = writeln!(text, "{query}\t{subject}\t{score}");
 }

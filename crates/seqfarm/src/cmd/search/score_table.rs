@@ -5,6 +5,7 @@
 use std::ops::Range;
 
 use super::records::RecordBlock;
+use super::scan::score_line;
 
 /// The best local alignment score of every query against every record, column by
 /// column.
@@ -37,6 +38,26 @@ impl ScoreTable {
     /// Whether the table has no rows.
     pub fn is_empty(&self) -> bool {
         self.score.is_empty()
+    }
+
+    /// Appends the rows of `other`, a table of the same queries (or an empty table:
+    /// then this one takes `other`'s queries).
+    pub fn append(&mut self, other: ScoreTable) {
+        if self.query_names.is_empty() {
+            self.query_names = other.query_names;
+        }
+        self.query.extend(other.query);
+        self.subject.extend(other.subject);
+        self.score.extend(other.score);
+    }
+
+    /// The rows as the command prints them: query, subject and score, tab-separated.
+    pub fn lines(&self) -> Vec<u8> {
+        let mut text = String::new();
+        for ((&query, subject), &score) in self.query.iter().zip(&self.subject).zip(&self.score) {
+            score_line(&mut text, &self.query_names[query as usize], subject, score);
+        }
+        text.into_bytes()
     }
 
     /// Appends one row.
