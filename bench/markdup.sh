@@ -69,7 +69,6 @@ run_rounds() {
       done
       (cd "$tmp/run" && /usr/bin/time -f '%e %U %S' -a -o "$tmp/$table.$n.times" bash -c "$text" \
         >"$tmp/$table.$n.log" 2>&1) || { echo "$n failed:" >&2; cat "$tmp/$table.$n.log" >&2; exit 1; }
-      cat "$tmp"/run/rss.* | tr '\n' ' ' >>"$tmp/$table.$n.rss"
       for g in "$tmp"/run/rss.*; do awk '{s += $1} END {print s}' "$g"; done \
         | sort -n | tail -1 >>"$tmp/$table.$n.peak"
       # The last round's outputs stay for the checks.
