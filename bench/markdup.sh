@@ -20,7 +20,8 @@
 # sort`, Picard MarkDuplicates and `samtools index`, and next to `bowtie2 | samtools
 # fixmate -m | sort | markdup`, on the pairs of the small duplicate BAM
 # (normal.dup.small.{1,2}.fq) with the chr20 indexes bench/align.sh leaves under
-# $SEQFARM_BENCH_DATA/align; seqfarm's flags checked against Picard's on seqfarm's own
+# $SEQFARM_BENCH_DATA/align (the reads carry no read group: one library, where the BAM
+# has two); seqfarm's flags checked against Picard's on seqfarm's own
 # `align --sort` output.
 #
 # usage: bench/markdup.sh [BAM] [THREADS]   (default: $SEQFARM_BENCH_DATA/markdup/normal.dup.bam, 2)
