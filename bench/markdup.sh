@@ -47,7 +47,7 @@ done
 if [ -n "${SEQFARM_BIN:-}" ]; then
   sf=$SEQFARM_BIN
 else
-  cargo build --release --quiet -p seqfarm
+  cargo build --release --quiet -p seqfarm-cli
   sf=$PWD/target/release/seqfarm
 fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
