@@ -3,6 +3,7 @@
 //! in every format reported as errors naming the file and record.
 
 use super::*;
+use crate::reads::fragments::decode::solexa_to_phred;
 
 #[test]
 fn integer_qualities() {
