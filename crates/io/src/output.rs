@@ -28,8 +28,10 @@ use crate::{pending_files, Error, Result};
 
 mod commit;
 mod names;
+mod scratch;
 
 pub(crate) use names::hidden_beside;
+pub use scratch::ScratchFile;
 
 /// Write buffer size.
 const BUFFER: usize = 1 << 20;
