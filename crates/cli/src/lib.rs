@@ -58,6 +58,8 @@ enum Command {
     Count(cmd::count::CountArgs),
     /// Mean depth per window or BED region and bases above depth thresholds, identical to mosdepth -n --by
     Depth(cmd::depth::DepthArgs),
+    /// Flag duplicate reads of a coordinate-sorted BAM, identical to Picard MarkDuplicates
+    Markdup(cmd::markdup::MarkdupArgs),
     /// Smith-Waterman database search (protein or DNA), scores exactly as parasail's sw_*
     Search(cmd::search::SearchArgs),
     Align(Box<cmd::align::AlignArgs>),
@@ -100,6 +102,7 @@ impl Cli {
             Command::SnpPileup(args) => cmd::snp_pileup::run(&args.into_options()),
             Command::Count(args) => cmd::count::run(&args.into_options()),
             Command::Depth(args) => args.run(),
+            Command::Markdup(args) => cmd::markdup::run(&args.into_options()).map(drop),
             Command::Search(args) => cmd::search::run(&args.into_options()),
             Command::Align(args) => (*args).run(),
         }

@@ -217,6 +217,17 @@ impl<'a> Record<'a> {
         &self.data[self.qual_start() + self.l_seq()..]
     }
 
+    /// The value of the string (`Z`) tag `name`, without its NUL; `None` when the tag
+    /// is absent or of another type.
+    pub fn string_tag(&self, name: [u8; 2]) -> Option<&'a [u8]> {
+        let value = find_tag(self.aux(), name)?;
+        let (&kind, text) = value.split_first()?;
+        if kind != b'Z' {
+            return None;
+        }
+        text.iter().position(|&b| b == 0).map(|end| &text[..end])
+    }
+
     /// 0-based exclusive end on the reference: `pos` plus the reference span of the
     /// CIGAR (M, D, N, =, X); `pos + 1` when the record is unmapped or spans nothing
     /// (the htslib convention).

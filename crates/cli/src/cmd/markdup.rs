@@ -1,0 +1,284 @@
+//! `seqfarm markdup`: duplicate reads of a coordinate-sorted BAM flagged (0x400) as
+//! Picard MarkDuplicates 2.27 flags them with its defaults, and its metrics file.
+//!
+//! Two passes over the memory-mapped BAM, each with workers inflating BGZF blocks and
+//! the collector walking the records in file order ([`scan`]):
+//!
+//! 1. the order is checked (`@HD SO:coordinate` and the records themselves) and each
+//!    primary mapped read's ends (library, unclipped 5' position, strand, mate, score,
+//!    tile and pixel coordinates from its name) go to the kernel's
+//!    [`DuplicateFinder`], which keeps only those, never records; it then decides which
+//!    record indexes are duplicates;
+//! 2. every record is written again in the same order with FLAG 0x400 set or cleared
+//!    (a BAM marked before gives the same answer), BGZF blocks compressed on the
+//!    workers and the index built as they are placed, and the metrics counted per
+//!    library.
+//!
+//! The output BAM, its index and the metrics appear together when the run succeeds.
+
+mod args;
+mod header;
+mod options;
+mod scan;
+
+use std::path::{Path, PathBuf};
+
+use seqfarm_farm::FarmStats;
+use seqfarm_io::alignment_file::{AlignmentFile, ReadOptions, RegionInputs};
+use seqfarm_io::bam::{BamFile, Record};
+use seqfarm_io::bam_sort::index_extension;
+use seqfarm_io::bam_writer::IndexedBamWriter;
+use seqfarm_io::cram::Fields;
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
+use seqfarm_regions::flags;
+use seqfarm_regions::markdup::{
+    library_table, metrics, DuplicateFinder, LibraryCounts, MarkdupRules, ReadFacts,
+};
+
+pub use self::args::MarkdupArgs;
+use self::header::{bam_header_blocks, SortCheck};
+pub use self::options::MarkdupOptions;
+use crate::common::{refuse_shared_outputs, with_bam_indexes};
+use crate::farm_stats::StatsFile;
+
+/// An existing output is replaced, as Picard replaces it.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
+/// Compression level of the output BAM (htslib's and Picard's default is 5 or 6).
+const BAM_LEVEL: i32 = 6;
+/// Offset of FLAG in a BAM record, after its length.
+const FLAG_OFFSET: usize = 4 + 14;
+
+/// What a run found: records read and written, duplicates flagged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MarkdupSummary {
+    /// Records in the input.
+    pub records: u64,
+    /// Records flagged as duplicates.
+    pub duplicates: u64,
+    /// Records written.
+    pub written: u64,
+}
+
+/// The input opened as a memory-mapped BAM: a BAM file as it is, a CRAM decoded into a
+/// temporary indexed BAM.
+enum Opened {
+    Bam(BamFile),
+    Decoded(seqfarm_io::bam::BamSet),
+}
+
+impl Opened {
+    fn bam(&self) -> anyhow::Result<&BamFile> {
+        match self {
+            Opened::Bam(bam) => Ok(bam),
+            Opened::Decoded(set) => set
+                .files()
+                .first()
+                .map(|(bam, _)| bam)
+                .ok_or_else(|| anyhow::anyhow!("the CRAM decoded into nothing")),
+        }
+    }
+}
+
+/// Opens `input`: a BAM file or a CRAM (standard input and SAM are refused: the input is
+/// read twice).
+fn open_input(input: &Path, options: &MarkdupOptions) -> anyhow::Result<Opened> {
+    let read = ReadOptions {
+        reference: options.reference.as_deref(),
+        fields: Fields::All,
+        threads: options.farm.workers(),
+        ranges: None,
+    };
+    match AlignmentFile::open(input, &read)? {
+        AlignmentFile::Bam(bam) => Ok(Opened::Bam(bam.bam)),
+        AlignmentFile::Cram { .. } => Ok(Opened::Decoded(
+            RegionInputs::sniff(&[input.to_path_buf()]).open(&read)?,
+        )),
+        AlignmentFile::BamStream(_) => anyhow::bail!(
+            "{}: markdup reads its input twice: give a BAM file, not standard input",
+            input.display()
+        ),
+        AlignmentFile::Sam(_) => anyhow::bail!(
+            "{}: SAM text: give a coordinate-sorted BAM (samtools sort -o x.bam)",
+            input.display()
+        ),
+    }
+}
+
+/// The index written beside `output` (none for standard output).
+fn index_path(output: &Path, bam: &BamFile) -> Option<PathBuf> {
+    if output == Path::new("-") {
+        return None;
+    }
+    let lengths: Vec<u64> = bam
+        .header()
+        .references
+        .iter()
+        .map(|r| u64::from(r.length))
+        .collect();
+    let mut path = output.as_os_str().to_os_string();
+    path.push(".");
+    path.push(index_extension(&lengths));
+    Some(PathBuf::from(path))
+}
+
+/// The kernel's view of a record.
+fn facts<'a>(record: &Record<'a>) -> ReadFacts<'a> {
+    ReadFacts {
+        flag: record.flag(),
+        ref_id: record.ref_id(),
+        pos: record.pos(),
+        mate_ref_id: record.next_ref_id(),
+        cigar: record.cigar(),
+        qualities: record.qual(),
+        name: record.read_name(),
+        read_group: record.string_tag(*b"RG"),
+    }
+}
+
+/// Runs `seqfarm markdup`.
+pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
+    let input = options.input.as_path();
+    let config = options.farm.config();
+    let inputs = with_bam_indexes(&[options.input.clone()]);
+    let opened = open_input(input, options)?;
+    let bam = opened.bam()?;
+    let index_file = index_path(&options.output, bam);
+    let mut named = vec![("-o", options.output.as_path())];
+    if let Some(path) = &index_file {
+        named.push(("the output's index", path.as_path()));
+    }
+    if let Some(path) = &options.metrics {
+        named.push(("--metrics", path.as_path()));
+    }
+    for (_, path) in &named {
+        refuse_input_as_output(path, &inputs)?;
+    }
+    refuse_shared_outputs(named.iter().copied(), None, options.farm.stats.as_ref())?;
+    let overwrite = EXISTING_OUTPUT.overwrite(options.force);
+    let mut out = Output::create(&options.output, overwrite)?;
+    let mut index_out = match &index_file {
+        Some(path) => Some(Output::create(path, overwrite)?),
+        None => None,
+    };
+    let mut metrics_out = match &options.metrics {
+        Some(path) => Some(Output::create(path, overwrite)?),
+        None => None,
+    };
+    let mut stats = StatsFile::create(
+        options.farm.stats.as_ref(),
+        "markdup",
+        config.workers,
+        overwrite,
+        &inputs,
+    )?;
+
+    let header = header::parse(bam.header(), input)?;
+    let rules = MarkdupRules {
+        optical_distance: options.optical_distance,
+    };
+    let mut finder = DuplicateFinder::new(header.libraries.clone(), rules);
+    let mut order = SortCheck::new(input, bam.header());
+    let mut farm_stats = FarmStats::default();
+    let pass = scan::for_each_record(bam, input, &config, |record| {
+        order.check(&record)?;
+        finder.add(&facts(&record));
+        Ok(())
+    })?;
+    farm_stats.merge(&pass);
+    let records = finder.records();
+    let decisions = finder.finish();
+
+    let libraries = &header.libraries;
+    let mut counts = vec![LibraryCounts::default(); libraries.names().len()];
+    let mut cursor = decisions.cursor();
+    let mut summary = MarkdupSummary {
+        records,
+        ..MarkdupSummary::default()
+    };
+    let header_blocks = bam_header_blocks(bam.header(), BAM_LEVEL);
+    out.put(&header_blocks)?;
+    let lengths: Vec<u64> = bam
+        .header()
+        .references
+        .iter()
+        .map(|r| u64::from(r.length))
+        .collect();
+    let out_path = options.output.clone();
+    let index = {
+        let mut writer = IndexedBamWriter::new(
+            &mut out,
+            &out_path,
+            header_blocks.len() as u64,
+            BAM_LEVEL,
+            config.workers,
+            &lengths,
+        )?;
+        let mut bytes = Vec::new();
+        let pass = scan::for_each_record(bam, input, &config, |record| {
+            let duplicate = cursor.next_is_duplicate();
+            let flag = record.flag();
+            let library = libraries.library(record.string_tag(*b"RG"));
+            counts[usize::from(library)].count(flag, duplicate);
+            if duplicate {
+                summary.duplicates += 1;
+                if options.remove_duplicates {
+                    return Ok(());
+                }
+            }
+            let flag = if duplicate {
+                flag | flags::DUPLICATE
+            } else {
+                flag & !flags::DUPLICATE
+            };
+            let data = record.as_bytes();
+            bytes.clear();
+            bytes.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(data);
+            bytes[FLAG_OFFSET..FLAG_OFFSET + 2].copy_from_slice(&flag.to_le_bytes());
+            writer.write_record(&bytes)?;
+            summary.written += 1;
+            Ok(())
+        })?;
+        farm_stats.merge(&pass);
+        writer.finish()?
+    };
+    let mut outputs = vec![out];
+    if let Some(mut index_out) = index_out.take() {
+        index
+            .write(&mut index_out)
+            .map_err(|e| index_out.error(e))?;
+        outputs.push(index_out);
+    }
+    if let Some(mut file) = metrics_out.take() {
+        decisions.add_optical(&mut counts);
+        let table = library_table(libraries, &counts);
+        let lines = [metrics_command_line(options)];
+        file.put(metrics::render(&lines, &table, decisions.set_sizes()).as_bytes())?;
+        outputs.push(file);
+    }
+    Output::commit_together(outputs)?;
+    stats.add(&farm_stats);
+    stats.total("reads", records, farm_stats.tasks);
+    stats.finish()?;
+    Ok(summary)
+}
+
+/// The metrics file's first header: what ran, in Picard's `NAME=value` spelling.
+fn metrics_command_line(options: &MarkdupOptions) -> String {
+    let metrics = options
+        .metrics
+        .as_deref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    format!(
+        "seqfarm markdup (Picard MarkDuplicates rules) INPUT=[{}] OUTPUT={} METRICS_FILE={} \
+         REMOVE_DUPLICATES={} OPTICAL_DUPLICATE_PIXEL_DISTANCE={} \
+         DUPLICATE_SCORING_STRATEGY=SUM_OF_BASE_QUALITIES VERSION={}",
+        options.input.display(),
+        options.output.display(),
+        metrics,
+        options.remove_duplicates,
+        options.optical_distance,
+        env!("CARGO_PKG_VERSION"),
+    )
+}
