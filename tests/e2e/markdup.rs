@@ -221,10 +221,7 @@ fn a_bam_without_read_groups_is_one_library() {
         .into_iter()
         .map(|r| {
             let bam = r.clone();
-            let at = bam
-                .windows(3)
-                .position(|w| w == b"RGZ")
-                .expect("an RG tag");
+            let at = bam.windows(3).position(|w| w == b"RGZ").expect("an RG tag");
             let end = at + bam[at..].iter().position(|&b| b == 0).unwrap() + 1;
             [&bam[..at], &bam[end..]].concat()
         })
@@ -246,7 +243,11 @@ fn the_output_is_the_same_at_any_thread_count() {
         let bam = dir.path().join(format!("t{threads}.bam"));
         let metrics = dir.path().join(format!("t{threads}.txt"));
         let out = markdup(&input, &bam, &metrics, &["-t", threads]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let mut index = bam.clone().into_os_string();
         index.push(".bai");
         let metrics_text = std::fs::read_to_string(&metrics).unwrap();

@@ -76,7 +76,11 @@ impl Libraries {
         names.push(UNKNOWN_LIBRARY.into());
         names.sort();
         names.dedup();
-        let number = |name: &str| names.binary_search_by(|n| n.as_str().cmp(name)).unwrap_or(0) as u16;
+        let number = |name: &str| {
+            names
+                .binary_search_by(|n| n.as_str().cmp(name))
+                .unwrap_or(0) as u16
+        };
         let mut groups = HashMap::new();
         for (place, (id, lb)) in read_groups.iter().enumerate() {
             let entry = (place as i16, number(&library_of(lb)));

@@ -91,7 +91,7 @@ fn open_input(input: &Path, options: &MarkdupOptions) -> anyhow::Result<Opened> 
     match AlignmentFile::open(input, &read)? {
         AlignmentFile::Bam(bam) => Ok(Opened::Bam(bam.bam)),
         AlignmentFile::Cram { .. } => Ok(Opened::Decoded(
-            RegionInputs::sniff(&[input.to_path_buf()]).open(&read)?,
+            RegionInputs::sniff(std::slice::from_ref(&options.input)).open(&read)?,
         )),
         AlignmentFile::BamStream(_) => anyhow::bail!(
             "{}: markdup reads its input twice: give a BAM file, not standard input",
@@ -139,7 +139,7 @@ fn facts<'a>(record: &Record<'a>) -> ReadFacts<'a> {
 pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
     let input = options.input.as_path();
     let config = options.farm.config();
-    let inputs = with_bam_indexes(&[options.input.clone()]);
+    let inputs = with_bam_indexes(std::slice::from_ref(&options.input));
     let opened = open_input(input, options)?;
     let bam = opened.bam()?;
     let index_file = index_path(&options.output, bam);

@@ -153,7 +153,9 @@ mod tests {
             ..Decisions::default()
         };
         let mut cursor = decisions.cursor();
-        (0..n).filter(|_| cursor.next_is_duplicate()).collect::<Vec<_>>()
+        (0..n)
+            .filter(|_| cursor.next_is_duplicate())
+            .collect::<Vec<_>>()
     }
 
     #[test]

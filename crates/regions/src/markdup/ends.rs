@@ -195,7 +195,8 @@ impl ReadEnds {
             orientation(first_reverse, mate_reverse) as i8
         };
         let (mate_ref, mate_coord) = (mate.read1_ref, mate.read1_coord);
-        if mate_ref > self.read1_ref || (mate_ref == self.read1_ref && mate_coord >= self.read1_coord)
+        if mate_ref > self.read1_ref
+            || (mate_ref == self.read1_ref && mate_coord >= self.read1_coord)
         {
             self.read2_ref = mate_ref;
             self.read2_coord = mate_coord;

@@ -272,7 +272,10 @@ pub fn render(
         let row = counts.row();
         if let Some(size) = row.library_size {
             let curve = roi_curve(size, row.pairs, row.pairs - row.pair_duplicates);
-            let bins = curve.into_iter().enumerate().map(|(i, v)| (i as u64 + 1, v));
+            let bins = curve
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (i as u64 + 1, v));
             columns.push(("CoverageMult", bins.collect()));
         }
     }
@@ -287,7 +290,11 @@ pub fn render(
         }
     }
     if let Some((first, _)) = columns.first() {
-        let bin_label = if *first == "CoverageMult" { "BIN" } else { "set_size" };
+        let bin_label = if *first == "CoverageMult" {
+            "BIN"
+        } else {
+            "set_size"
+        };
         let _ = writeln!(out, "## HISTOGRAM\tjava.lang.Double");
         out.push_str(bin_label);
         for (label, _) in &columns {
@@ -295,8 +302,10 @@ pub fn render(
             out.push_str(label);
         }
         out.push('\n');
-        let bins: std::collections::BTreeSet<u64> =
-            columns.iter().flat_map(|(_, c)| c.keys().copied()).collect();
+        let bins: std::collections::BTreeSet<u64> = columns
+            .iter()
+            .flat_map(|(_, c)| c.keys().copied())
+            .collect();
         for bin in bins {
             let _ = write!(out, "{bin}.0");
             for (_, column) in &columns {

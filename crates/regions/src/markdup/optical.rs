@@ -56,7 +56,11 @@ fn leading_int(text: &[u8]) -> Option<i32> {
         value = value.wrapping_mul(10).wrapping_add(i32::from(c - b'0'));
         any = true;
     }
-    any.then_some(if negative { value.wrapping_neg() } else { value })
+    any.then_some(if negative {
+        value.wrapping_neg()
+    } else {
+        value
+    })
 }
 
 /// The location of a read named `name` in read group `read_group` (its place among the
@@ -137,14 +141,20 @@ mod tests {
 
     #[test]
     fn names_with_five_or_seven_fields_give_a_location() {
-        assert_eq!(name_location(b"M1:1:FC:1:1101:1200:3400"), Some((1101, 1200, 3400)));
+        assert_eq!(
+            name_location(b"M1:1:FC:1:1101:1200:3400"),
+            Some((1101, 1200, 3400))
+        );
         assert_eq!(name_location(b"HWI:3:1101:55:77"), Some((1101, 55, 77)));
         assert_eq!(name_location(b"a:1101:55:77"), None);
         assert_eq!(name_location(b"SRR642636.77815894"), None);
         assert_eq!(name_location(b"a:b:1101:55x:77/1"), Some((1101, 55, 77)));
         assert_eq!(name_location(b"a:b:1101:x55:77"), None);
         // Coordinates past 16 bits wrap as Picard's short fields do.
-        assert_eq!(name_location(b"a:b:1:40000:2"), Some((1, 40000u16 as i16, 2)));
+        assert_eq!(
+            name_location(b"a:b:1:40000:2"),
+            Some((1, 40000u16 as i16, 2))
+        );
     }
 
     fn at(tile: i16, x: i16, y: i16) -> Location {

@@ -38,14 +38,14 @@ fn run(records: &[Rec], groups: &[(Vec<u8>, Option<String>)]) -> (Vec<u64>, Vec<
     let mut finder = DuplicateFinder::new(libraries.clone(), MarkdupRules::default());
     fn facts(r: &Rec) -> ReadFacts<'_> {
         ReadFacts {
-        flag: r.flag,
-        ref_id: r.ref_id,
-        pos: r.pos,
-        mate_ref_id: r.mate_ref,
-        cigar: BamCigar::new(&r.cigar),
-        qualities: &r.qual,
-        name: r.name.as_bytes(),
-        read_group: r.rg.map(str::as_bytes),
+            flag: r.flag,
+            ref_id: r.ref_id,
+            pos: r.pos,
+            mate_ref_id: r.mate_ref,
+            cigar: BamCigar::new(&r.cigar),
+            qualities: &r.qual,
+            name: r.name.as_bytes(),
+            read_group: r.rg.map(str::as_bytes),
         }
     }
     for r in records {
@@ -153,7 +153,10 @@ fn reads_with_an_unmapped_mate_are_fragments() {
     let (dups, counts) = run(&records, &[]);
     assert_eq!(dups, [2, 3]);
     let c = &counts[0];
-    assert_eq!((c.unpaired_reads, c.unmapped, c.unpaired_duplicates), (3, 1, 2));
+    assert_eq!(
+        (c.unpaired_reads, c.unmapped, c.unpaired_duplicates),
+        (3, 1, 2)
+    );
 }
 
 #[test]

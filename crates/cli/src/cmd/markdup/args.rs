@@ -8,18 +8,25 @@ use crate::common::{CramReference, FarmArgs, ForceArg};
 /// Marks duplicate reads (FLAG 0x400) of a coordinate-sorted BAM, identical to Picard
 /// MarkDuplicates.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Replaces: PicardCommandLine MarkDuplicates I=IN.bam O=OUT.bam \
+#[command(
+    after_help = "Replaces: PicardCommandLine MarkDuplicates I=IN.bam O=OUT.bam \
                   M=METRICS.txt (its defaults: duplicates by 5' positions, orientation and \
                   library; the best pair by the sum of base qualities >= 15; optical \
                   duplicates within 100 pixels counted in the metrics). The output keeps \
-                  the input's records and order; only FLAG 0x400 changes.")]
+                  the input's records and order; only FLAG 0x400 changes."
+)]
 pub struct MarkdupArgs {
     /// Coordinate-sorted BAM (or CRAM) to mark
     #[arg(value_name = "IN.bam")]
     pub(super) input: PathBuf,
     /// The marked BAM (`-`: standard output); a file gets its index beside it
     /// (OUT.bam.bai), and appears only when complete
-    #[arg(short = 'o', long = "output", value_name = "OUT.bam", default_value = "-")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "OUT.bam",
+        default_value = "-"
+    )]
     pub(super) output: PathBuf,
     /// Write Picard's duplication metrics (DuplicationMetrics per library, histograms) to
     /// FILE
