@@ -11,7 +11,7 @@ use seqfarm_io::bam::{BamFile, RangeReader};
 use seqfarm_io::bgzf::{VirtualOffset, VirtualRange};
 use seqfarm_io::bgzf_writer::BgzfWriter;
 
-use crate::support::{data, peer, seqfarm, succeeded};
+use crate::support::{data, peer, seqfarm, shared_data, succeeded};
 
 /// FLAG bit of a duplicate.
 const DUPLICATE: u16 = 0x400;
@@ -330,4 +330,38 @@ fn an_existing_output_is_replaced_and_the_input_never() {
     let out = markdup(&input, &input, &metrics, &["--force"]);
     assert!(!out.status.success());
     assert_eq!(std::fs::read(&input).unwrap(), before);
+}
+
+/// Larger real BAMs of the shared data, when it is there: a gene panel (600,000 reads,
+/// one library) and a chrM slice without `@RG`.
+#[test]
+fn flags_and_metrics_match_picard_on_shared_bams() {
+    let bams = [
+        "alignments/human_BRCApanel_noSEQ_covtobed/panel_01.bam",
+        "alignments/human_NA12878_chrM_cnvkit/na12878-chrM-Y-trunc.bam",
+    ];
+    let found: Vec<PathBuf> = bams.iter().filter_map(|b| shared_data(b)).collect();
+    if found.is_empty() {
+        eprintln!("skipped: no shared data");
+        return;
+    }
+    if !peer("PicardCommandLine") {
+        return;
+    }
+    for bam in found {
+        let dir = tempfile::tempdir().unwrap();
+        let records = assert_same_as_picard(dir.path(), &bam);
+        assert!(records.iter().any(|(_, f)| f & DUPLICATE != 0));
+    }
+}
+
+/// A CRAM (its reference embedded) is read through the same door as a BAM.
+#[test]
+fn a_cram_is_marked_as_picard_marks_it() {
+    if !peer("PicardCommandLine") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let records = assert_same_as_picard(dir.path(), &data("cram/tumor_slice.cram"));
+    assert_eq!(records.len(), 2106);
 }

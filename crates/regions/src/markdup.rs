@@ -142,8 +142,18 @@ pub struct DuplicateFinder {
     ended: bool,
     fragments: Vec<ReadEnds>,
     pairs: Vec<ReadEnds>,
-    /// First reads of pairs whose mates are still to come, by (mate reference, name).
-    waiting: HashMap<(i32, Box<[u8]>), ReadEnds>,
+    /// First reads of pairs whose mates are still to come, by mate reference and name
+    /// ([`pair_key`]).
+    waiting: HashMap<Box<[u8]>, ReadEnds>,
+    /// A key being looked up.
+    key: Vec<u8>,
+}
+
+/// The key of a read waiting for its mate: the reference it waits on, then its name.
+fn pair_key(key: &mut Vec<u8>, ref_id: i32, name: &[u8]) {
+    key.clear();
+    key.extend_from_slice(&ref_id.to_le_bytes());
+    key.extend_from_slice(name);
 }
 
 impl DuplicateFinder {
@@ -157,6 +167,7 @@ impl DuplicateFinder {
             fragments: Vec::new(),
             pairs: Vec::new(),
             waiting: HashMap::new(),
+            key: Vec::new(),
         }
     }
 
@@ -201,10 +212,11 @@ impl DuplicateFinder {
         if !with_mate {
             return;
         }
-        let name: Box<[u8]> = read.name.into();
-        match self.waiting.remove(&(read.ref_id, name.clone())) {
+        pair_key(&mut self.key, read.ref_id, read.name);
+        match self.waiting.remove(self.key.as_slice()) {
             None => {
-                self.waiting.insert((end.read2_ref, name), end);
+                pair_key(&mut self.key, end.read2_ref, read.name);
+                self.waiting.insert(self.key.as_slice().into(), end);
             }
             Some(mut pair) => {
                 pair.add_mate(&end, read.flag & flags::READ1 != 0);
