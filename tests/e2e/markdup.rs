@@ -365,3 +365,38 @@ fn a_cram_is_marked_as_picard_marks_it() {
     let records = assert_same_as_picard(dir.path(), &data("cram/tumor_slice.cram"));
     assert_eq!(records.len(), 2106);
 }
+
+/// MultiQC's Picard module reads our metrics file as it reads Picard's: the same table
+/// from both files of the same BAM.
+#[test]
+fn multiqc_reads_the_metrics_as_picards() {
+    let Some(multiqc) = crate::support::multiqc() else {
+        return;
+    };
+    if !peer("PicardCommandLine") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (ours, theirs) = (dir.path().join("ours"), dir.path().join("theirs"));
+    std::fs::create_dir(&ours).unwrap();
+    std::fs::create_dir(&theirs).unwrap();
+    let input = data("bam/chm1.bam");
+    let out = markdup(
+        &input,
+        &dir.path().join("o.bam"),
+        &ours.join("chm1.metrics.txt"),
+        &[],
+    );
+    assert!(out.status.success());
+    picard(
+        &input,
+        &dir.path().join("p.bam"),
+        &theirs.join("chm1.metrics.txt"),
+    );
+    let table = "multiqc_picard_dups.txt";
+    let ours = crate::multiqc::run_multiqc(&multiqc, "picard", &ours).join(table);
+    let theirs = crate::multiqc::run_multiqc(&multiqc, "picard", &theirs).join(table);
+    let rows = crate::multiqc::read_multiqc_table(&ours);
+    assert_eq!(rows, crate::multiqc::read_multiqc_table(&theirs));
+    assert_eq!(rows["chm1"]["READ_PAIR_DUPLICATES"], "1912.0");
+}
