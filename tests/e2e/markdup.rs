@@ -259,6 +259,16 @@ fn the_output_is_the_same_at_any_thread_count() {
         ));
     }
     assert!(outputs.windows(2).all(|w| w[0] == w[1]));
+    // The output is indexed: marked again, it is read by index ranges on the workers,
+    // with the same answer at any thread count.
+    let marked = dir.path().join("t1.bam");
+    for threads in ["1", "3"] {
+        let again = dir.path().join(format!("again{threads}.bam"));
+        let metrics = dir.path().join(format!("again{threads}.txt"));
+        let out = markdup(&marked, &again, &metrics, &["-t", threads]);
+        assert!(out.status.success());
+        assert_eq!(std::fs::read(&again).unwrap(), outputs[0].0);
+    }
     // Standard output carries the same BAM.
     let stdout = seqfarm()
         .args(["markdup", "-t", "2"])

@@ -22,8 +22,9 @@ use std::collections::{BTreeMap, HashMap};
 use seqfarm_core::cigar::BamCigar;
 use seqfarm_core::flags;
 
-pub use self::decide::Decisions;
-use self::ends::{read_score, unclipped_five_prime, ReadEnds, F, R};
+pub use self::decide::{Decisions, DuplicateCursor};
+pub use self::ends::ReadEnds;
+use self::ends::{read_score, unclipped_five_prime, F, R};
 pub use self::metrics::{LibraryCounts, SetSizes};
 pub use self::optical::DEFAULT_PIXEL_DISTANCE;
 
@@ -178,48 +179,38 @@ impl DuplicateFinder {
 
     /// Shows the next record of the file.
     pub fn add(&mut self, read: &ReadFacts<'_>) {
+        let ends = fragment_ends(&self.libraries, read);
+        self.add_made(read.flag, read.ref_id, read.name, ends);
+    }
+
+    /// Shows the next record of the file, its ends made apart by [`fragment_ends`]
+    /// (on another thread).
+    pub fn add_made(&mut self, flag: u16, ref_id: i32, name: &[u8], ends: Option<ReadEnds>) {
         let index = self.index;
         self.index += 1;
         if self.ended {
             return;
         }
-        if read.flag & flags::UNMAPPED != 0 {
-            self.ended = read.ref_id == -1;
+        if flag & flags::UNMAPPED != 0 {
+            self.ended = ref_id == -1;
             return;
         }
-        if read.flag & (flags::SECONDARY | flags::SUPPLEMENTARY) != 0 {
+        let Some(mut end) = ends else {
             return;
-        }
-        let reverse = read.flag & flags::REVERSE != 0;
-        let with_mate = read.flag & flags::PAIRED != 0 && read.flag & flags::MATE_UNMAPPED == 0;
-        let end = ReadEnds {
-            library: self.libraries.library(read.read_group),
-            orientation: if reverse { R } else { F },
-            optical_orientation: -1,
-            read1_ref: read.ref_id,
-            read1_coord: unclipped_five_prime(read.flag, read.pos, read.cigar),
-            read2_ref: if with_mate { read.mate_ref_id } else { -1 },
-            read2_coord: -1,
-            location: optical::read_location(
-                read.name,
-                self.libraries.group_place(read.read_group),
-            ),
-            score: read_score(read.flag, read.qualities),
-            read1_index: index,
-            read2_index: u64::MAX,
         };
+        end.read1_index = index;
         self.fragments.push(end);
-        if !with_mate {
+        if flag & flags::PAIRED == 0 || flag & flags::MATE_UNMAPPED != 0 {
             return;
         }
-        pair_key(&mut self.key, read.ref_id, read.name);
+        pair_key(&mut self.key, ref_id, name);
         match self.waiting.remove(self.key.as_slice()) {
             None => {
-                pair_key(&mut self.key, end.read2_ref, read.name);
+                pair_key(&mut self.key, end.read2_ref, name);
                 self.waiting.insert(self.key.as_slice().into(), end);
             }
             Some(mut pair) => {
-                pair.add_mate(&end, read.flag & flags::READ1 != 0);
+                pair.add_mate(&end, flag & flags::READ1 != 0);
                 self.pairs.push(pair);
             }
         }
@@ -239,6 +230,30 @@ impl DuplicateFinder {
             self.libraries.names.len(),
         )
     }
+}
+
+/// The ends of a primary mapped read as a fragment (its index in the file left for the
+/// finder to set); none for unmapped, secondary and supplementary records.
+pub fn fragment_ends(libraries: &Libraries, read: &ReadFacts<'_>) -> Option<ReadEnds> {
+    let skipped = flags::UNMAPPED | flags::SECONDARY | flags::SUPPLEMENTARY;
+    if read.flag & skipped != 0 {
+        return None;
+    }
+    let reverse = read.flag & flags::REVERSE != 0;
+    let with_mate = read.flag & flags::PAIRED != 0 && read.flag & flags::MATE_UNMAPPED == 0;
+    Some(ReadEnds {
+        library: libraries.library(read.read_group),
+        orientation: if reverse { R } else { F },
+        optical_orientation: -1,
+        read1_ref: read.ref_id,
+        read1_coord: unclipped_five_prime(read.flag, read.pos, read.cigar),
+        read2_ref: if with_mate { read.mate_ref_id } else { -1 },
+        read2_coord: -1,
+        location: optical::read_location(read.name, libraries.group_place(read.read_group)),
+        score: read_score(read.flag, read.qualities),
+        read1_index: 0,
+        read2_index: u64::MAX,
+    })
 }
 
 /// Per-library counts, keyed by library name, ready for [`metrics::render`]: a row for

@@ -19,25 +19,27 @@
 mod args;
 mod header;
 mod options;
+mod passes;
 mod scan;
 
 use std::path::{Path, PathBuf};
 
 use seqfarm_farm::FarmStats;
 use seqfarm_io::alignment_file::{AlignmentFile, ReadOptions, RegionInputs};
-use seqfarm_io::bam::{BamFile, Record};
+use seqfarm_io::bam::{BamFile, BamIndex};
 use seqfarm_io::bam_sort::index_extension;
 use seqfarm_io::bam_writer::IndexedBamWriter;
 use seqfarm_io::cram::Fields;
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_regions::flags;
 use seqfarm_regions::markdup::{
-    library_table, metrics, DuplicateFinder, LibraryCounts, MarkdupRules, ReadFacts,
+    library_table, metrics, DuplicateFinder, LibraryCounts, MarkdupRules,
 };
 
 pub use self::args::MarkdupArgs;
 use self::header::{bam_header_blocks, SortCheck};
 pub use self::options::MarkdupOptions;
+use self::passes::{CopyPass, EndsPass};
 use crate::common::{refuse_shared_outputs, with_bam_indexes};
 use crate::farm_stats::StatsFile;
 
@@ -62,18 +64,19 @@ pub struct MarkdupSummary {
 /// The input opened as a memory-mapped BAM: a BAM file as it is, a CRAM decoded into a
 /// temporary indexed BAM.
 enum Opened {
-    Bam(BamFile),
+    Bam(BamFile, Option<BamIndex>),
     Decoded(seqfarm_io::bam::BamSet),
 }
 
 impl Opened {
-    fn bam(&self) -> anyhow::Result<&BamFile> {
+    /// The BAM and its index, if any.
+    fn bam(&self) -> anyhow::Result<(&BamFile, Option<&BamIndex>)> {
         match self {
-            Opened::Bam(bam) => Ok(bam),
+            Opened::Bam(bam, index) => Ok((bam, index.as_ref())),
             Opened::Decoded(set) => set
                 .files()
                 .first()
-                .map(|(bam, _)| bam)
+                .map(|(bam, index)| (bam, Some(index)))
                 .ok_or_else(|| anyhow::anyhow!("the CRAM decoded into nothing")),
         }
     }
@@ -89,7 +92,7 @@ fn open_input(input: &Path, options: &MarkdupOptions) -> anyhow::Result<Opened> 
         ranges: None,
     };
     match AlignmentFile::open(input, &read)? {
-        AlignmentFile::Bam(bam) => Ok(Opened::Bam(bam.bam)),
+        AlignmentFile::Bam(bam) => Ok(Opened::Bam(bam.bam, bam.index)),
         AlignmentFile::Cram { .. } => Ok(Opened::Decoded(
             RegionInputs::sniff(std::slice::from_ref(&options.input)).open(&read)?,
         )),
@@ -121,27 +124,13 @@ fn index_path(output: &Path, bam: &BamFile) -> Option<PathBuf> {
     Some(PathBuf::from(path))
 }
 
-/// The kernel's view of a record.
-fn facts<'a>(record: &Record<'a>) -> ReadFacts<'a> {
-    ReadFacts {
-        flag: record.flag(),
-        ref_id: record.ref_id(),
-        pos: record.pos(),
-        mate_ref_id: record.next_ref_id(),
-        cigar: record.cigar(),
-        qualities: record.qual(),
-        name: record.read_name(),
-        read_group: record.string_tag(*b"RG"),
-    }
-}
-
 /// Runs `seqfarm markdup`.
 pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
     let input = options.input.as_path();
     let config = options.farm.config();
     let inputs = with_bam_indexes(std::slice::from_ref(&options.input));
     let opened = open_input(input, options)?;
-    let bam = opened.bam()?;
+    let (bam, bam_index) = opened.bam()?;
     let index_file = index_path(&options.output, bam);
     let mut named = vec![("-o", options.output.as_path())];
     if let Some(path) = &index_file {
@@ -179,9 +168,13 @@ pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
     let mut finder = DuplicateFinder::new(header.libraries.clone(), rules);
     let mut order = SortCheck::new(input, bam.header());
     let mut farm_stats = FarmStats::default();
-    let pass = scan::for_each_record(bam, input, &config, |record| {
-        order.check(&record)?;
-        finder.add(&facts(&record));
+    let ends = EndsPass {
+        libraries: &header.libraries,
+    };
+    let pass = scan::for_each_item(bam, bam_index, input, &config, &ends, |item, arena| {
+        let name = &arena[item.name];
+        order.check(item.ref_id, item.pos, name)?;
+        finder.add_made(item.flag, item.ref_id, name, item.ends);
         Ok(())
     })?;
     farm_stats.merge(&pass);
@@ -214,11 +207,10 @@ pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
             &lengths,
         )?;
         let mut bytes = Vec::new();
-        let pass = scan::for_each_record(bam, input, &config, |record| {
+        let copy = CopyPass { libraries };
+        let pass = scan::for_each_item(bam, bam_index, input, &config, &copy, |item, arena| {
             let duplicate = cursor.next_is_duplicate();
-            let flag = record.flag();
-            let library = libraries.library(record.string_tag(*b"RG"));
-            counts[usize::from(library)].count(flag, duplicate);
+            counts[usize::from(item.library)].count(item.flag, duplicate);
             if duplicate {
                 summary.duplicates += 1;
                 if options.remove_duplicates {
@@ -226,14 +218,12 @@ pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
                 }
             }
             let flag = if duplicate {
-                flag | flags::DUPLICATE
+                item.flag | flags::DUPLICATE
             } else {
-                flag & !flags::DUPLICATE
+                item.flag & !flags::DUPLICATE
             };
-            let data = record.as_bytes();
             bytes.clear();
-            bytes.extend_from_slice(&(data.len() as u32).to_le_bytes());
-            bytes.extend_from_slice(data);
+            bytes.extend_from_slice(&arena[item.bytes]);
             bytes[FLAG_OFFSET..FLAG_OFFSET + 2].copy_from_slice(&flag.to_le_bytes());
             writer.write_record(&bytes)?;
             summary.written += 1;

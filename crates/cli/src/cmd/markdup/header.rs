@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use seqfarm_io::bam::{Header, Record};
+use seqfarm_io::bam::Header;
 use seqfarm_io::bgzf_writer::BgzfCompressor;
 use seqfarm_regions::markdup::Libraries;
 
@@ -79,20 +79,21 @@ impl SortCheck {
         }
     }
 
-    /// Fails on `record` when it comes before the record preceding it.
-    pub fn check(&mut self, record: &Record<'_>) -> anyhow::Result<()> {
+    /// Fails on the record named `name` at `ref_id`:`pos` (0-based) when it comes before
+    /// the record preceding it.
+    pub fn check(&mut self, ref_id: i32, pos: i32, name: &[u8]) -> anyhow::Result<()> {
         self.records += 1;
-        let key = (record.ref_id() as u32, record.pos());
-        if let Some((ref_id, pos, name)) = &self.previous {
+        let key = (ref_id as u32, pos);
+        if let Some((ref_id, pos, previous)) = &self.previous {
             if key < (*ref_id, *pos) {
                 anyhow::bail!(
                     "{}: record {} ({} at {}) comes after {} at {}: the BAM is not sorted by \
                      coordinate (samtools sort -o sorted.bam {})",
                     self.path.display(),
                     self.records,
-                    String::from_utf8_lossy(record.read_name()),
-                    self.place(key.0, key.1),
                     String::from_utf8_lossy(name),
+                    self.place(key.0, key.1),
+                    String::from_utf8_lossy(previous),
                     self.place(*ref_id, *pos),
                     self.path.display()
                 );
@@ -102,7 +103,7 @@ impl SortCheck {
         previous.0 = key.0;
         previous.1 = key.1;
         previous.2.clear();
-        previous.2.extend_from_slice(record.read_name());
+        previous.2.extend_from_slice(name);
         Ok(())
     }
 }
