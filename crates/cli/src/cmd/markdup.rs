@@ -64,7 +64,7 @@ pub struct MarkdupSummary {
 /// The input opened as a memory-mapped BAM: a BAM file as it is, a CRAM decoded into a
 /// temporary indexed BAM.
 enum Opened {
-    Bam(BamFile, Option<BamIndex>),
+    Bam(Box<(BamFile, Option<BamIndex>)>),
     Decoded(seqfarm_io::bam::BamSet),
 }
 
@@ -72,7 +72,7 @@ impl Opened {
     /// The BAM and its index, if any.
     fn bam(&self) -> anyhow::Result<(&BamFile, Option<&BamIndex>)> {
         match self {
-            Opened::Bam(bam, index) => Ok((bam, index.as_ref())),
+            Opened::Bam(opened) => Ok((&opened.0, opened.1.as_ref())),
             Opened::Decoded(set) => set
                 .files()
                 .first()
@@ -92,7 +92,7 @@ fn open_input(input: &Path, options: &MarkdupOptions) -> anyhow::Result<Opened> 
         ranges: None,
     };
     match AlignmentFile::open(input, &read)? {
-        AlignmentFile::Bam(bam) => Ok(Opened::Bam(bam.bam, bam.index)),
+        AlignmentFile::Bam(bam) => Ok(Opened::Bam(Box::new((bam.bam, bam.index)))),
         AlignmentFile::Cram { .. } => Ok(Opened::Decoded(
             RegionInputs::sniff(std::slice::from_ref(&options.input)).open(&read)?,
         )),
