@@ -146,6 +146,40 @@ for molecule in range(15):
         add(qname, 0x1 | 0x40 | 0x20, contig, pa, "%dM" % LEN, "=", pb - LEN + 1, "rg1", qual=q)
         add(qname, 0x1 | 0x80 | 0x10, contig, pb - LEN + 1, "%dM" % LEN, "=", pa, "rg1", qual=q)
 
+# Edge cases: mates facing each other at one 5' position (both orders in the file),
+# a read group missing from the header, pixel coordinates past 32767 (Picard keeps
+# them in 16 bits), and long reads whose quality sums reach Picard's cap.
+for molecule in range(6):
+    contig, length = rng.choice(CONTIGS)
+    five = rng.randint(500, length - 500)
+    for copy in range(2):
+        qname, _ = name()
+        first_reverse = copy == 1
+        pr = five - LEN + 1
+        add(qname, 0x1 | 0x40 | (0x10 if first_reverse else 0x20), contig,
+            pr if first_reverse else five, "%dM" % LEN, "=", five if first_reverse else pr, "rg2")
+        add(qname, 0x1 | 0x80 | (0x20 if first_reverse else 0x10), contig,
+            five if first_reverse else pr, "%dM" % LEN, "=", pr if first_reverse else five, "rg2")
+for molecule in range(5):
+    contig, length = rng.choice(CONTIGS)
+    start = rng.randint(500, length - 900)
+    for copy in range(3):
+        qname = "M1:1:FC:1:1101:%d:%d" % (40000 + 30 * copy, 50 + 70 * copy * (molecule % 2))
+        rg = "rgX" if molecule < 2 else "rg1"
+        add(qname, 0x1 | 0x40 | 0x20, contig, start, "%dM" % LEN, "=", start + 300, rg)
+        add(qname, 0x1 | 0x80 | 0x10, contig, start + 300, "%dM" % LEN, "=", start, rg)
+for molecule in range(4):
+    contig, length = rng.choice(CONTIGS)
+    start = rng.randint(500, length - 1500)
+    for copy in range(2):
+        qname, _ = name()
+        n = 600
+        q = "".join(chr(33 + (41 if i % 7 else 30 - copy)) for i in range(n))
+        add(qname, 0x1 | 0x40 | 0x20, contig, start, "%dM" % n, "=", start + 200, "rg2",
+            seqq=seq(n), qual=q)
+        add(qname, 0x1 | 0x80 | 0x10, contig, start + 200, "%dM" % n, "=", start, "rg2",
+            seqq=seq(n), qual=q)
+
 # Unplaced unmapped pairs.
 for i in range(10):
     qname, _ = name()
