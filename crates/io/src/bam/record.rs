@@ -412,6 +412,20 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn string_tags_are_found_past_other_tags() {
+        let mut bytes = encode("r", 0, 0, 5, 60, &[(3, 0)], b"ACG", -1);
+        bytes.extend_from_slice(b"XAZab\0RGZgroup1\0");
+        let len = (bytes.len() - 4) as u32;
+        bytes[..4].copy_from_slice(&len.to_le_bytes());
+        let r = Record::new(&bytes[4..]).unwrap();
+        assert_eq!(r.string_tag(*b"RG"), Some(&b"group1"[..]));
+        assert_eq!(r.string_tag(*b"XA"), Some(&b"ab"[..]));
+        // NM is an integer, not a string; ZZ is absent.
+        assert_eq!(r.string_tag(*b"NM"), None);
+        assert_eq!(r.string_tag(*b"ZZ"), None);
+    }
+
+    #[test]
     fn unmapped_end_is_pos_plus_one() {
         let bytes = encode("u", 0x4, -1, -1, 0, &[], b"", -1);
         let r = Record::new(&bytes[4..]).unwrap();
