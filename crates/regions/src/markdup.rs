@@ -24,7 +24,7 @@ use seqfarm_core::flags;
 
 pub use self::decide::{Decisions, DuplicateCursor};
 pub use self::ends::ReadEnds;
-use self::ends::{read_score, unclipped_five_prime, F, R};
+use self::ends::{read_score, unclipped_five_prime, Fragment, F, R};
 pub use self::metrics::{LibraryCounts, SetSizes};
 pub use self::optical::DEFAULT_PIXEL_DISTANCE;
 
@@ -141,7 +141,7 @@ pub struct DuplicateFinder {
     index: u64,
     /// Whether the unplaced unmapped reads were reached (nothing after counts).
     ended: bool,
-    fragments: Vec<ReadEnds>,
+    fragments: Vec<Fragment>,
     pairs: Vec<ReadEnds>,
     /// First reads of pairs whose mates are still to come, by mate reference and name
     /// ([`pair_key`]).
@@ -199,7 +199,7 @@ impl DuplicateFinder {
             return;
         };
         end.read1_index = index;
-        self.fragments.push(end);
+        self.fragments.push(Fragment::from(&end));
         if flag & flags::PAIRED == 0 || flag & flags::MATE_UNMAPPED != 0 {
             return;
         }

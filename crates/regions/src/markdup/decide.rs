@@ -3,7 +3,7 @@
 //! duplicates are counted), and a fragment is a duplicate of a pair at its position or of
 //! a better fragment.
 
-use super::ends::ReadEnds;
+use super::ends::{Fragment, ReadEnds};
 use super::metrics::{LibraryCounts, SetSizes};
 use super::optical::count_optical;
 use super::MarkdupRules;
@@ -20,20 +20,20 @@ pub struct Decisions {
     sets: SetSizes,
 }
 
-/// The best of a set: the first with the highest score.
-fn best(set: &[ReadEnds]) -> usize {
-    let mut best = 0;
-    for (i, end) in set.iter().enumerate().skip(1) {
-        if end.score > set[best].score {
-            best = i;
+/// The best of a set with these scores: the first with the highest.
+fn best(scores: impl Iterator<Item = i16>) -> usize {
+    let mut best = (0, i16::MIN);
+    for (i, score) in scores.enumerate() {
+        if i == 0 || score > best.1 {
+            best = (i, score);
         }
     }
-    best
+    best.0
 }
 
 /// Decides on the read ends of a file with `libraries` libraries.
 pub(super) fn decide(
-    mut fragments: Vec<ReadEnds>,
+    mut fragments: Vec<Fragment>,
     mut pairs: Vec<ReadEnds>,
     rules: MarkdupRules,
     libraries: usize,
@@ -47,8 +47,8 @@ pub(super) fn decide(
         decisions.mark_pairs(set, rules);
     }
     drop(pairs);
-    fragments.sort_unstable_by(ReadEnds::picard_order);
-    for set in fragments.chunk_by(ReadEnds::same_first_end) {
+    fragments.sort_unstable_by(Fragment::picard_order);
+    for set in fragments.chunk_by(Fragment::same_position) {
         if set.len() > 1 {
             decisions.mark_fragments(set);
         }
@@ -63,7 +63,7 @@ impl Decisions {
             self.sets.add(1, 0);
             return;
         }
-        let best = best(set);
+        let best = best(set.iter().map(|e| e.score));
         let optical = count_optical(set, rules.optical_distance) as u64;
         self.optical[usize::from(set[0].library)] += optical;
         self.sets.add(set.len() as u64, optical);
@@ -77,14 +77,14 @@ impl Decisions {
         }
     }
 
-    fn mark_fragments(&mut self, set: &[ReadEnds]) {
-        if set.iter().any(ReadEnds::is_paired) {
-            let unpaired = set.iter().filter(|e| !e.is_paired());
-            self.duplicates.extend(unpaired.map(|e| e.read1_index));
+    fn mark_fragments(&mut self, set: &[Fragment]) {
+        if set.iter().any(|f| f.paired) {
+            let unpaired = set.iter().filter(|f| !f.paired);
+            self.duplicates.extend(unpaired.map(|f| f.index));
         } else {
-            let best = best(set);
+            let best = best(set.iter().map(|f| f.score));
             let others = set.iter().enumerate().filter(|&(i, _)| i != best);
-            self.duplicates.extend(others.map(|(_, e)| e.read1_index));
+            self.duplicates.extend(others.map(|(_, f)| f.index));
         }
     }
 

@@ -220,6 +220,78 @@ impl ReadEnds {
     }
 }
 
+/// The ends of a read as a fragment, kept compact (one per primary mapped read): what
+/// the fragment sets need of [`ReadEnds`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fragment {
+    /// The library.
+    pub library: u16,
+    /// [`F`] or [`R`].
+    pub orientation: u8,
+    /// Whether the read's mate is mapped.
+    pub paired: bool,
+    /// Reference.
+    pub reference: i32,
+    /// 5' position.
+    pub coord: i32,
+    /// Tile, x and y of the read's name (-1: unknown).
+    pub tile_x_y: [i16; 3],
+    /// Duplicate score.
+    pub score: i16,
+    /// Index of the record in the file.
+    pub index: u64,
+}
+
+impl From<&ReadEnds> for Fragment {
+    fn from(ends: &ReadEnds) -> Self {
+        Self {
+            library: ends.library,
+            orientation: ends.orientation,
+            paired: ends.is_paired(),
+            reference: ends.read1_ref,
+            coord: ends.read1_coord,
+            tile_x_y: [ends.location.tile, ends.location.x, ends.location.y],
+            score: ends.score,
+            index: ends.read1_index,
+        }
+    }
+}
+
+impl Fragment {
+    /// Picard's order of fragment ends as far as it decides anything: the position and
+    /// strand, then among unpaired reads tile, x, y and the place in the file (Picard
+    /// also orders by the mate's reference, which only ever differs where a pair lies
+    /// and every unpaired read there is a duplicate whatever the order).
+    pub fn picard_order(&self, other: &Self) -> Ordering {
+        (
+            self.library,
+            self.reference,
+            self.coord,
+            self.orientation,
+            self.paired,
+            self.tile_x_y,
+            self.index,
+        )
+            .cmp(&(
+                other.library,
+                other.reference,
+                other.coord,
+                other.orientation,
+                other.paired,
+                other.tile_x_y,
+                other.index,
+            ))
+    }
+
+    /// Whether two fragments lie at the same position on the same strand.
+    pub fn same_position(&self, other: &Self) -> bool {
+        self.library == other.library
+            && self.reference == other.reference
+            && self.coord == other.coord
+            && self.orientation == other.orientation
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,6 +340,12 @@ mod tests {
             read1_index: index,
             read2_index: u64::MAX,
         }
+    }
+
+    #[test]
+    fn per_read_state_stays_small() {
+        assert!(std::mem::size_of::<Fragment>() <= 32);
+        assert!(std::mem::size_of::<ReadEnds>() <= 48);
     }
 
     #[test]
