@@ -1,18 +1,21 @@
 //! `seqfarm markdup`: duplicate reads of a coordinate-sorted BAM flagged (0x400) as
 //! Picard MarkDuplicates 2.27 flags them with its defaults, and its metrics file.
 //!
-//! Two passes over the memory-mapped BAM, each with workers inflating BGZF blocks and
-//! the collector walking the records in file order ([`scan`]):
+//! Two passes over the memory-mapped BAM ([`scan`]), each on a farm: with an index the
+//! file is cut at record starts into ranges of about 1 MB and each worker walks its
+//! range's records itself; without one, workers inflate batches of blocks and the
+//! collector walks the records across them.
 //!
-//! 1. the order is checked (`@HD SO:coordinate` and the records themselves) and each
-//!    primary mapped read's ends (library, unclipped 5' position, strand, mate, score,
-//!    tile and pixel coordinates from its name) go to the kernel's
-//!    [`DuplicateFinder`], which keeps only those, never records; it then decides which
-//!    record indexes are duplicates;
-//! 2. every record is written again in the same order with FLAG 0x400 set or cleared
-//!    (a BAM marked before gives the same answer), BGZF blocks compressed on the
-//!    workers and the index built as they are placed, and the metrics counted per
-//!    library.
+//! 1. Workers make each primary mapped read's fragment ends (library, unclipped 5'
+//!    position, strand, mate's reference, score, tile and pixel coordinates from its
+//!    name); the collector, in file order, checks the order (`@HD SO:coordinate` and
+//!    the records themselves) and hands the ends to the kernel's [`DuplicateFinder`],
+//!    which pairs mates by name and keeps only ends, never records. It then decides
+//!    which record indexes are duplicates.
+//! 2. Workers copy the records and look up their libraries; the collector writes them
+//!    again in the same order with FLAG 0x400 set or cleared (a BAM marked before gives
+//!    the same answer), BGZF blocks compressed on the workers' count of threads and the
+//!    index built as they are placed, and counts the metrics per library.
 //!
 //! The output BAM, its index and the metrics appear together when the run succeeds.
 
