@@ -77,16 +77,6 @@ pub fn read_location(name: &[u8], read_group: i16) -> Location {
     }
 }
 
-/// Whether two locations are within `distance` pixels on one tile of one read group.
-fn close_enough(a: &Location, b: &Location, distance: i32) -> bool {
-    a.is_known()
-        && b.is_known()
-        && a.read_group == b.read_group
-        && a.tile == b.tile
-        && (i32::from(a.x) - i32::from(b.x)).abs() <= distance
-        && (i32::from(a.y) - i32::from(b.y)).abs() <= distance
-}
-
 /// The optical duplicates among pairs of one duplicate set: pairs read in opposite
 /// orientations by their first segment (FR and RF) are looked at apart.
 pub fn count_optical(set: &[ReadEnds], distance: i32) -> usize {
@@ -105,13 +95,18 @@ pub fn count_optical(set: &[ReadEnds], distance: i32) -> usize {
     }
 }
 
-/// Reads joined by chains of close pairs form clusters; all but one read of each cluster
-/// are optical duplicates.
+/// Reads joined by chains of close pairs (within `distance` pixels in x and y, on one
+/// tile of one read group) form clusters; all but one read of each cluster are optical
+/// duplicates. Reads are swept in x order per tile, so only reads within `distance` in
+/// x are compared.
 fn count_clustered(locations: &[Location], distance: i32) -> usize {
     let n = locations.len();
     if !(2..=MAX_SET_SIZE).contains(&n) {
         return 0;
     }
+    let tile_of = |l: &Location| (l.read_group, l.tile);
+    let mut order: Vec<usize> = (0..n).filter(|&i| locations[i].is_known()).collect();
+    order.sort_unstable_by_key(|&i| (tile_of(&locations[i]), locations[i].x));
     let mut parent: Vec<usize> = (0..n).collect();
     fn root(parent: &mut [usize], mut i: usize) -> usize {
         while parent[i] != i {
@@ -121,12 +116,17 @@ fn count_clustered(locations: &[Location], distance: i32) -> usize {
         i
     }
     let mut joined = 0;
-    for i in 0..n {
-        for j in i + 1..n {
-            if close_enough(&locations[i], &locations[j], distance) {
-                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
-                if a != b {
-                    parent[a] = b;
+    for (at, &i) in order.iter().enumerate() {
+        let a = &locations[i];
+        for &j in &order[at + 1..] {
+            let b = &locations[j];
+            if tile_of(b) != tile_of(a) || i32::from(b.x) - i32::from(a.x) > distance {
+                break;
+            }
+            if (i32::from(a.y) - i32::from(b.y)).abs() <= distance {
+                let (ra, rb) = (root(&mut parent, i), root(&mut parent, j));
+                if ra != rb {
+                    parent[ra] = rb;
                     joined += 1;
                 }
             }
@@ -172,5 +172,72 @@ mod tests {
         assert_eq!(count_clustered(&reads, 100), 2);
         assert_eq!(count_clustered(&reads, 50), 0);
         assert_eq!(count_clustered(&[at(1, 0, 0), Location::NONE], 100), 0);
+        // Close in x but not in y, and a chain closed through a read further in x.
+        let reads = [at(1, 0, 0), at(1, 10, 500), at(1, 60, 90), at(1, 150, 60)];
+        assert_eq!(count_clustered(&reads, 100), 2);
+        let other_group = Location {
+            read_group: 1,
+            ..at(1, 0, 0)
+        };
+        assert_eq!(count_clustered(&[at(1, 0, 0), other_group], 100), 0);
+    }
+
+    /// Clusters by comparing every pair, as Picard's graph does.
+    fn brute_force(locations: &[Location], distance: i32) -> usize {
+        let close = |a: &Location, b: &Location| {
+            a.is_known()
+                && b.is_known()
+                && (a.read_group, a.tile) == (b.read_group, b.tile)
+                && (i32::from(a.x) - i32::from(b.x)).abs() <= distance
+                && (i32::from(a.y) - i32::from(b.y)).abs() <= distance
+        };
+        let n = locations.len();
+        let mut cluster: Vec<usize> = (0..n).collect();
+        for i in 0..n {
+            for j in i + 1..n {
+                if close(&locations[i], &locations[j]) && cluster[i] != cluster[j] {
+                    let (from, to) = (cluster[j], cluster[i]);
+                    cluster
+                        .iter_mut()
+                        .filter(|c| **c == from)
+                        .for_each(|c| *c = to);
+                }
+            }
+        }
+        let mut distinct = cluster.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        n - distinct.len()
+    }
+
+    #[test]
+    fn the_sweep_finds_the_clusters_of_every_pair() {
+        let mut state = 7u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % m) as i16
+        };
+        for _ in 0..200 {
+            let n = 2 + next(30) as usize;
+            let locations: Vec<Location> = (0..n)
+                .map(|_| match next(10) {
+                    0 => Location::NONE,
+                    _ => Location {
+                        read_group: next(2),
+                        tile: 1 + next(2),
+                        x: next(600),
+                        y: next(600),
+                    },
+                })
+                .collect();
+            for distance in [-1, 0, 50, 100, 300] {
+                assert_eq!(
+                    count_clustered(&locations, distance),
+                    brute_force(&locations, distance)
+                );
+            }
+        }
     }
 }
