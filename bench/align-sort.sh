@@ -21,7 +21,7 @@ reads=$work/chr20.150.100000.fq
 for f in "$work/chr20.sfi" "$work/chr20.bt2.1.bt2" "$reads"; do
   [ -e "$f" ] || { echo "missing $f: run bench/align.sh first" >&2; exit 1; }
 done
-cargo build --release --quiet -p seqfarm
+cargo build --release --quiet -p seqfarm-cli
 sf=$repo/target/release/seqfarm
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -20,7 +20,7 @@ r2=${3:-$bench/align/chr20.pe150.100000.2.fq}
 normal=${4:-$bench/normal.bam}
 tumor=${5:-$bench/tumor.bam}
 sites=${6:-$bench/sites-chr20.vcf.gz}
-cargo build --release --quiet -p seqfarm
+cargo build --release --quiet -p seqfarm-cli
 simd=AVX2; grep -qw avx512bw /proc/cpuinfo && simd=AVX-512; grep -qw avx2 /proc/cpuinfo || simd=scalar
 echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $simd; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 SEQFARM_BIN=$PWD/target/release/seqfarm exec "$python" bench/dask_bench.py \

@@ -20,7 +20,7 @@ for tool in hyperfine mosdepth; do
 done
 sf=${SEQFARM:-}
 if [ -z "$sf" ]; then
-  cargo build --release --quiet -p seqfarm
+  cargo build --release --quiet -p seqfarm-cli
   sf=$PWD/target/release/seqfarm
 fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -45,7 +45,7 @@ with open(f"{folder}/pairs.1.fq", "w") as r1, open(f"{folder}/pairs.2.fq", "w") 
         r1.write(f"@p{i}/1\n{head[start:start + 150]}\n+\n{quality}\n")
         r2.write(f"@p{i}/2\n{mate2}\n+\n{quality}\n")
 PY
-  cargo build --release --quiet -p seqfarm
+  cargo build --release --quiet -p seqfarm-cli
   target/release/seqfarm index -t 2 -o "$prefix" "$prefix.fa"
   rm -f "$prefix.fa"
 fi

@@ -7,6 +7,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:?usage: bench/noodles-build.sh DIR}
-cargo build --release --quiet -p seqfarm --no-default-features --features isal
+cargo build --release --quiet -p seqfarm-cli --no-default-features --features isal
 cp target/release/seqfarm "$dir/seqfarm-noodles"
 echo "$dir/seqfarm-noodles"

@@ -18,7 +18,7 @@ bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
 for f in "$@"; do [ -f "$f" ] || { echo "no input $f" >&2; exit 1; }; done
 export CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_DEBUG=false
 export CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
-cargo build --release --quiet -p seqfarm
+cargo build --release --quiet -p seqfarm-cli
 echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# inputs: $*"
 target/py-venv/bin/python bench/python_tables.py "$PWD/target/release/seqfarm" "$@"

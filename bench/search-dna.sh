@@ -144,7 +144,7 @@ PY
 cc -O3 -fopenmp bench/parasail_search.c -lparasail -o "$work/parasail_search"
 seqfarm=${SEQFARM:-target/release/seqfarm}
 if [[ " $tools " == *" seqfarm "* ]]; then
-  [ -n "${SEQFARM:-}" ] || cargo build --release --quiet -p seqfarm
+  [ -n "${SEQFARM:-}" ] || cargo build --release --quiet -p seqfarm-cli
   if ! "$seqfarm" search --help | grep -q -- '--strand'; then
     echo "bench/search-dna.sh: this seqfarm has no --strand; TOOLS=parasail times parasail alone" >&2
     exit 1

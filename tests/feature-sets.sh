@@ -2,7 +2,7 @@
 # Checks that the Python crate built alone, as `pip install .` builds it, resolves every
 # dependency with the features the workspace's test build resolves. A crate whose
 # features differ compiles again in ./test.sh, with every crate above it (about two
-# minutes of the suite on 2 cores). The pins in crates/python/Cargo.toml keep the two
+# minutes of the suite on 2 cores). The pins in crates/py/Cargo.toml keep the two
 # sets equal; when a dependency changes, this names the crates whose features differ.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ differ=$(join -t'|' <(echo "$alone") <(echo "$workspace") \
   | awk -F'|' '$2 != $3 { print "  " $1 ": alone [" $2 "], in the workspace [" $3 "]" }')
 if [ -n "$differ" ]; then
   echo "feature-sets: the Python crate alone resolves other features than the workspace;" >&2
-  echo "pin them in crates/python/Cargo.toml:" >&2
+  echo "pin them in crates/py/Cargo.toml:" >&2
   echo "$differ" >&2
   exit 1
 fi

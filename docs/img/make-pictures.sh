@@ -5,7 +5,7 @@
 # bench/snp-pileup.sh and bench/make-snp-sites.sh), align on the bundled simulated pairs.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo build --release --quiet -p seqfarm
+cargo build --release --quiet -p seqfarm-cli
 sf=$PWD/target/release/seqfarm
 bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}
 img=docs/img

@@ -208,11 +208,9 @@ def search(queries, database, threads=None, **opts):
 
 
 def search_results_frame(results):
-    """The results of a search (``_native.search_table``'s: a list of ``(column,
-    values)``, or with ``scores_only`` a dict of columns, or the lines as bytes from a
-    search run in parts) as the frame :func:`search` returns."""
-    if isinstance(results, bytes):
-        return search_frame(results, scores_only=True)
+    """The results of a search (``_native.search_table``'s or ``_native.search_finish``'s:
+    a list of ``(column, values)``, or with ``scores_only`` a dict of columns) as the
+    frame :func:`search` returns."""
     if isinstance(results, dict):
         import numpy as np
         import pandas as pd
@@ -253,10 +251,9 @@ def blast_columns(outfmt):
 
 
 def search_frame(data, scores_only=False, outfmt=None):
-    """The tabular output of ``seqfarm search`` (bytes: a file it wrote, or the
-    ``--scores-only`` lines of a search run in parts) as the columns and types
-    :func:`search` returns: those of ``outfmt`` when given (the comment lines of ``7``
-    skipped; a column named twice gives two columns of that name)."""
+    """The tabular output of ``seqfarm search`` (bytes: a file it wrote) as the columns
+    and types :func:`search` returns: those of ``outfmt`` when given (the comment lines
+    of ``7`` skipped; a column named twice gives two columns of that name)."""
     if scores_only:
         return _read_table(data, ["qseqid", "sseqid", "score"],
                            {"qseqid": str, "sseqid": str, "score": "int64"})

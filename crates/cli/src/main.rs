@@ -4,7 +4,8 @@
 
 use std::process::ExitCode;
 
-use seqfarm::{is_broken_pipe, stderr_line, Cli};
+use seqfarm::{is_broken_pipe, stderr_line};
+use seqfarm_cli::Cli;
 
 fn main() -> ExitCode {
     // Ctrl-C, `kill` or a closed terminal: the temporary files of unfinished outputs

@@ -6,7 +6,7 @@ use std::path::Path;
 /// Runs `seqfarm ARGS...`; `Err` carries the error as the binary would print it.
 pub fn run_command(args: &[OsString]) -> Result<(), String> {
     let argv = std::iter::once(OsString::from("seqfarm")).chain(args.iter().cloned());
-    let cli = seqfarm::Cli::try_parse_args(argv)
+    let cli = seqfarm_cli::Cli::try_parse_args(argv)
         .unwrap_or_else(|e| panic!("the harness's command line does not parse: {e}"));
     cli.run().map_err(|e| format!("{e:#}"))
 }

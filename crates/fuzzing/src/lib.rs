@@ -2,7 +2,7 @@
 //!
 //! Each [`Target`] takes one input from the fuzzer, writes it where a user's file would
 //! be, and runs the `seqfarm` command that reads that format, through the same entry
-//! point as the binary ([`seqfarm::Cli`]). So a target covers the whole path of its
+//! point as the binary ([`seqfarm_cli::Cli`]). So a target covers the whole path of its
 //! format: sniffing, the emitter's light parsing, the workers' full parsing, and the
 //! error report. A target fails (panics, which the fuzzer records as a crash) when:
 //!

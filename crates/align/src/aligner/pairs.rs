@@ -27,10 +27,12 @@
 //! quality by at most 40, as BWA-MEM does, so a mate in a repeat is placed confidently
 //! by a unique mate but never above what the pair supports.
 //!
-//! The fragment model is in [`fragments`], mate rescue in [`rescue`].
+//! The fragment model is in [`fragments`], mate rescue in [`rescue`], what the chosen pair
+//! is weighed against in [`rivals`].
 
 mod fragments;
 mod rescue;
+mod rivals;
 #[cfg(test)]
 mod tests;
 
@@ -40,6 +42,7 @@ use crate::mapq::{bowtie2_mapq, pair_mapq, Bowtie2MapqVersion, Bowtie2Scores, Ma
 use crate::pair::{MateOrientation, PairClass, PairFit, PairInput, PairParams, PairResult};
 use fragments::FragmentModel;
 use rescue::{needs_rescue, unpartnered};
+use rivals::{best_elsewhere, best_rival, mates_alone_better};
 
 /// Places kept per mate for pairing.
 const MATE_PLACEMENTS: usize = 8;
@@ -543,66 +546,4 @@ fn tied_best(m: &MatePlaces) -> usize {
             .take_while(|p| p.score == best.score)
             .count()
     })
-}
-
-/// Whether the mates' own best places, reported as a discordant pair or as unpaired
-/// mates, beat the best concordant pair (score sum `concordant`) by more than
-/// [`UNPAIRED_PENALTY`] mismatches (`unit`): BWA-MEM's rule for giving a pair up. Then
-/// the concordant pair is a forced fit (a mate placed with many more differences in a
-/// nearby repeat copy because its true place lies just past `-X`). Never with
-/// `--no-mixed`, which would report no alignment at all instead.
-fn mates_alone_better(
-    pairing: &PairParams,
-    m1: &MatePlaces,
-    m2: &MatePlaces,
-    concordant: i32,
-    unit: i32,
-) -> bool {
-    if !pairing.mixed || m1.searched == 0 || m2.searched == 0 {
-        return false;
-    }
-    let alone = m1.places[0].score + m2.places[0].score;
-    alone - UNPAIRED_PENALTY * unit > concordant
-}
-
-/// The best non-concordant combination of the mates' places as a rival of the chosen
-/// pair (score sum, mate-1 place, mate-2 place), its score sum lowered by how unlikely
-/// it is as a fragment ([`FragmentModel::rival_penalty`]). The combination `except`
-/// (the reported one, when it is not concordant) is left out.
-fn best_rival(
-    pairing: &PairParams,
-    fragments: &FragmentModel,
-    m1: &MatePlaces,
-    m2: &MatePlaces,
-    unit: i32,
-    except: Option<(usize, usize)>,
-) -> Option<Combination> {
-    let mut rival: Option<Combination> = None;
-    for (a, p1) in m1.places.iter().enumerate() {
-        for (b, p2) in m2.places.iter().enumerate() {
-            if pairing.classify(p1, p2) == PairFit::Concordant || except == Some((a, b)) {
-                continue;
-            }
-            let score = p1.score + p2.score - fragments.rival_penalty(pairing, p1, p2, unit);
-            if rival.is_none_or(|r| score > r.0) {
-                rival = Some((score, a, b));
-            }
-        }
-    }
-    rival
-}
-
-/// The best score of a mate at a place other than `chosen` (`XS`).
-fn best_elsewhere(m: &MatePlaces, chosen: usize) -> Option<i32> {
-    let listed = m
-        .places
-        .iter()
-        .enumerate()
-        .filter(|&(k, _)| k != chosen)
-        .map(|(_, p)| p.score)
-        .max();
-    match (listed, m.second_best) {
-        (Some(a), Some(b)) => Some(a.max(b)),
-        (a, b) => a.or(b),
-    }
 }

@@ -1,3 +1,5 @@
+use seqfarm_core::cigar::BamCigar;
+
 use super::super::cigar::tests::pack;
 use super::*;
 

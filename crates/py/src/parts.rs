@@ -1,0 +1,420 @@
+//! The native half of `seqfarm.dask`: commands cut into parts (planned by the client,
+//! run by the workers) whose results put together in order are the command's output.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use seqfarm::api::parts::align::{self, AlignPart, PartFile};
+use seqfarm::api::parts::search::SearchPart;
+use seqfarm::api::parts::snp_pileup::{self, SnpPileupMerge};
+use seqfarm::api::parts::{count, flagstat, search};
+use seqfarm::cmd::align::AlignOptions;
+use seqfarm::cmd::search::SearchOptions;
+use seqfarm_cli::{command_options, CommandOptions};
+use seqfarm_io::output::Output;
+use seqfarm_regions::FlagstatFormat;
+
+use crate::errors::run_native;
+use crate::tables::{count_columns, pileup_columns, search_results};
+
+/// A part as Python holds it: `(source, first_fragment, records_before_1,
+/// records_before_2, fragments, tasks, [(path, start, end, bytes or None), ...])`.
+type PartTuple<'py> = (
+    usize,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    Vec<(PathBuf, u64, u64, Option<Bound<'py, PyBytes>>)>,
+);
+
+/// Cuts the reads of an `align` command line into parts of `tasks_per_part` of the
+/// command's tasks (the client's side of `seqfarm.dask.align`).
+#[pyclass(module = "seqfarm._native")]
+pub struct AlignPlanner {
+    planner: Mutex<align::AlignPlanner>,
+}
+
+#[pymethods]
+impl AlignPlanner {
+    #[new]
+    fn new(py: Python<'_>, argv: Vec<String>, tasks_per_part: usize) -> PyResult<Self> {
+        let planner = run_native(py, || {
+            align::AlignPlanner::new(&align_options(&argv)?, tasks_per_part)
+        })?;
+        Ok(Self {
+            planner: Mutex::new(planner),
+        })
+    }
+
+    /// The next part as a tuple (see the module), `None` at the end of the input.
+    fn next_part<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let mut planner = self.planner.lock().unwrap_or_else(|e| e.into_inner());
+        let planner = &mut *planner;
+        let Some(part) = run_native(py, || planner.next_part())? else {
+            return Ok(None);
+        };
+        let files: Vec<_> = part
+            .files
+            .iter()
+            .map(|f| {
+                let data = f.data.as_ref().map(|d| PyBytes::new(py, d));
+                (f.path.clone(), f.start, f.end, data)
+            })
+            .collect();
+        let tuple = (
+            part.source,
+            part.first_fragment,
+            part.records_before[0],
+            part.records_before[1],
+            part.fragments,
+            part.tasks,
+            files,
+        );
+        Ok(Some(tuple.into_pyobject(py)?.into_any()))
+    }
+}
+
+/// Aligns one part on `threads` threads: `(output bytes, summary counts)`.
+#[pyfunction]
+#[pyo3(signature = (argv, part, threads=None))]
+fn align_part<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    part: PartTuple<'py>,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyBytes>, Vec<u64>)> {
+    let (source, first_fragment, before1, before2, fragments, tasks, files) = part;
+    let part = AlignPart {
+        source,
+        first_fragment,
+        records_before: [before1, before2],
+        fragments,
+        tasks,
+        files: files
+            .into_iter()
+            .map(|(path, start, end, data)| PartFile {
+                path,
+                start,
+                end,
+                data: data.map(|d| d.as_bytes().to_vec()),
+            })
+            .collect(),
+    };
+    let aligned = run_native(py, || {
+        align::align_part(&align_options(&argv)?, &part, threads)
+    })?;
+    Ok((PyBytes::new(py, &aligned.out), aligned.counts))
+}
+
+/// The output's header bytes (BGZF blocks for BAM); `@PG CL:` is `seqfarm` and `argv`
+/// (less its thread options).
+#[pyfunction]
+fn align_header<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = run_native(py, || {
+        let program = std::iter::once("seqfarm".to_string());
+        let command_line = seqfarm::cmd::align::command_line(program.chain(argv.iter().cloned()));
+        align::align_header(&align_options(&argv)?, &command_line)
+    })?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// The output's last bytes (BGZF's end-of-file block for BAM, nothing for SAM).
+#[pyfunction]
+fn align_trailer<'py>(py: Python<'py>, argv: Vec<String>) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = run_native(py, || Ok(align::align_trailer(&align_options(&argv)?)))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// The alignment summary (as printed on standard error) of the parts' counts added up.
+#[pyfunction]
+fn align_summary(py: Python<'_>, argv: Vec<String>, counts: Vec<u64>) -> PyResult<String> {
+    run_native(py, || align::align_summary(&align_options(&argv)?, &counts))
+}
+
+/// `(range size, groups)` of the flagstat work plan of a BAM spread over `parts` parts.
+#[pyfunction]
+fn flagstat_plan(py: Python<'_>, path: PathBuf, parts: usize) -> PyResult<(u64, usize)> {
+    run_native(py, || flagstat::flagstat_plan(&path, parts))
+}
+
+/// The flag counts (a flat list) of groups `first..last` of the flagstat work plan.
+#[pyfunction]
+#[pyo3(signature = (path, unit, first, last, threads=None))]
+fn flagstat_groups(
+    py: Python<'_>,
+    path: PathBuf,
+    unit: u64,
+    first: usize,
+    last: usize,
+    threads: Option<usize>,
+) -> PyResult<Vec<u64>> {
+    run_native(py, || {
+        let counts = flagstat::flagstat_groups(&path, unit, first..last, threads)?;
+        Ok(flagstat::flag_counts_to_vec(&counts))
+    })
+}
+
+/// The flagstat report (`"default"`, `"json"` or `"tsv"`) of flag counts added up.
+#[pyfunction]
+fn flagstat_render(py: Python<'_>, counts: Vec<u64>, format: String) -> PyResult<String> {
+    run_native(py, || {
+        let format = match format.as_str() {
+            "default" => FlagstatFormat::Default,
+            "json" => FlagstatFormat::Json,
+            "tsv" => FlagstatFormat::Tsv,
+            other => anyhow::bail!("unknown format {other:?} (default, json or tsv)"),
+        };
+        flagstat::flagstat_render(&counts, format)
+    })
+}
+
+/// `(task size in BAM bytes, tasks)` of a `count` or `snp-pileup` command line (its
+/// first argument names it) spread over `parts` parts.
+#[pyfunction]
+fn region_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
+    run_native(py, || match region_job(&argv)? {
+        RegionJob::Count(options) => count::count_plan(&options, parts),
+        RegionJob::SnpPileup(options) => snp_pileup::snp_pileup_plan(&options, parts),
+    })
+}
+
+/// What tasks `first..last` of a [`region_plan`] give (bytes): `count`'s rows (with
+/// `columns`, as the dict `count_table` returns), or `snp-pileup`'s findings for the
+/// client's walk.
+#[pyfunction]
+#[pyo3(signature = (argv, task_bytes, first, last, threads=None, columns=false))]
+fn region_tasks<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    task_bytes: u64,
+    first: usize,
+    last: usize,
+    threads: Option<usize>,
+    columns: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let job = run_native(py, || region_job(&argv))?;
+    if let (true, RegionJob::Count(options)) = (columns, &job) {
+        let table = run_native(py, || {
+            count::count_task_table(options, task_bytes, first..last, threads)
+        })?;
+        return Ok(count_columns(py, table)?.into_any());
+    }
+    let bytes = run_native(py, || match &job {
+        RegionJob::Count(options) => count::count_tasks(options, task_bytes, first..last, threads),
+        RegionJob::SnpPileup(options) => {
+            snp_pileup::snp_pileup_tasks(options, task_bytes, first..last, threads)
+        }
+    })?;
+    Ok(PyBytes::new(py, &bytes).into_any())
+}
+
+/// The region commands whose work the Dask layer plans and runs as ranges of tasks,
+/// with their options.
+enum RegionJob {
+    Count(seqfarm::cmd::count::CountOptions),
+    SnpPileup(seqfarm::cmd::snp_pileup::SnpPileupOptions),
+}
+
+/// The region command a command line names (the command first), with its options.
+fn region_job(argv: &[String]) -> anyhow::Result<RegionJob> {
+    match argv.first().map(String::as_str) {
+        Some("count" | "snp-pileup") => {}
+        other => anyhow::bail!("not a region command: {other:?} (count or snp-pileup)"),
+    }
+    Ok(match command_options(argv)? {
+        CommandOptions::Count(options) => RegionJob::Count(options),
+        CommandOptions::SnpPileup(options) => RegionJob::SnpPileup(options),
+        _ => unreachable!("count and snp-pileup command lines parse as themselves"),
+    })
+}
+
+/// The options of an `align` command line (the command first).
+fn align_options(argv: &[String]) -> anyhow::Result<AlignOptions> {
+    match command_options(argv)? {
+        CommandOptions::Align(options) => Ok(*options),
+        _ => anyhow::bail!("not an align command line"),
+    }
+}
+
+/// The options of a `search` command line (the command first).
+fn search_options(argv: &[String]) -> anyhow::Result<SearchOptions> {
+    match command_options(argv)? {
+        CommandOptions::Search(options) => Ok(options),
+        _ => anyhow::bail!("not a search command line"),
+    }
+}
+
+/// The options of a `snp-pileup` command line (the command first).
+fn snp_pileup_options(
+    argv: &[String],
+) -> anyhow::Result<seqfarm::cmd::snp_pileup::SnpPileupOptions> {
+    match region_job(argv)? {
+        RegionJob::SnpPileup(options) => Ok(options),
+        RegionJob::Count(_) => anyhow::bail!("not a snp-pileup command line"),
+    }
+}
+
+/// The client's side of `seqfarm.dask.snp_pileup`: walks the parts' findings in VCF
+/// order and writes the command's output (its file, or memory).
+#[pyclass(module = "seqfarm._native")]
+pub struct SnpPileupWalk {
+    merge: Mutex<Option<SnpPileupMerge>>,
+}
+
+#[pymethods]
+impl SnpPileupWalk {
+    #[new]
+    fn new(py: Python<'_>, argv: Vec<String>, to_memory: bool) -> PyResult<Self> {
+        let merge = run_native(py, || {
+            SnpPileupMerge::start(&snp_pileup_options(&argv)?, to_memory)
+        })?;
+        Ok(Self {
+            merge: Mutex::new(Some(merge)),
+        })
+    }
+
+    /// Walks the next part's findings.
+    fn add(&self, py: Python<'_>, part: Vec<u8>) -> PyResult<()> {
+        let mut slot = self.merge.lock().unwrap_or_else(|e| e.into_inner());
+        let mut merge = slot.take();
+        let added = run_native(py, || match merge.as_mut() {
+            Some(m) => m.add(part),
+            None => anyhow::bail!("snp-pileup: the walk has already ended"),
+        });
+        *slot = merge;
+        added
+    }
+
+    /// Ends the walk: the rows' columns (as `snp_pileup_table` gives them) when they
+    /// were kept in memory, `None` when they went to the output file.
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let merge = self.merge.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let table = run_native(py, || match merge {
+            Some(m) => m.finish(),
+            None => anyhow::bail!("snp-pileup: the walk has already ended"),
+        })?;
+        table.map(|table| pileup_columns(py, table)).transpose()
+    }
+}
+
+/// The output file of an `align` or `count` command line run in parts, written by the
+/// client from the parts' bytes: opened as the command opens it (its rule for an existing
+/// file, never an input nor another output), through a temporary file that `commit`
+/// renames onto it; `discard`, or dropping it uncommitted, removes the temporary file.
+#[pyclass(module = "seqfarm._native")]
+pub struct PartsOutput {
+    output: Mutex<Option<Output>>,
+}
+
+#[pymethods]
+impl PartsOutput {
+    #[new]
+    fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
+        let output = run_native(py, || match command_options(&argv)? {
+            CommandOptions::Align(options) => align::align_output(&options),
+            CommandOptions::Count(options) => count::count_output(&options),
+            _ => anyhow::bail!(
+                "no output written from parts for {:?} (align or count)",
+                argv[0]
+            ),
+        })?;
+        Ok(Self {
+            output: Mutex::new(Some(output)),
+        })
+    }
+
+    /// Appends `data` to the file.
+    fn write(&self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
+        run_native(py, || {
+            let mut slot = self.output.lock().unwrap_or_else(|e| e.into_inner());
+            match slot.as_mut() {
+                Some(output) => Ok(output.put(data)?),
+                None => anyhow::bail!("the output is already closed"),
+            }
+        })
+    }
+
+    /// Flushes the file and renames it onto the output.
+    fn commit(&self, py: Python<'_>) -> PyResult<()> {
+        let output = self.output.lock().unwrap_or_else(|e| e.into_inner()).take();
+        run_native(py, || match output {
+            Some(output) => Ok(output.commit()?),
+            None => anyhow::bail!("the output is already closed"),
+        })
+    }
+
+    /// Gives the output up: its temporary file is removed, an existing file left as it was.
+    fn discard(&self) {
+        drop(self.output.lock().unwrap_or_else(|e| e.into_inner()).take());
+    }
+}
+
+/// The number of database chunks of a `search` command line.
+#[pyfunction]
+fn search_plan(py: Python<'_>, argv: Vec<String>) -> PyResult<usize> {
+    run_native(py, || search::search_plan(&search_options(&argv)?))
+}
+
+/// Scans chunks `first..last` of a `search` command line's database; the part comes
+/// back as bytes for [`search_finish`].
+#[pyfunction]
+#[pyo3(signature = (argv, first, last, threads=None))]
+fn search_chunks<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    first: usize,
+    last: usize,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let part = run_native(py, || {
+        search::search_chunks(&search_options(&argv)?, first..last, threads)
+    })?;
+    Ok(PyBytes::new(py, &part.to_bytes()))
+}
+
+/// Writes the output file of a `search` command line from its parts, in database order;
+/// with `keep`, writes nothing and returns the results as `search_table` does.
+#[pyfunction]
+#[pyo3(signature = (argv, parts, threads=None, keep=false))]
+fn search_finish<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    parts: Vec<Vec<u8>>,
+    threads: Option<usize>,
+    keep: bool,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let results = run_native(py, || {
+        let parts = parts
+            .iter()
+            .map(|bytes| SearchPart::from_bytes(bytes))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        search::search_finish(&search_options(&argv)?, parts, threads, keep)
+    })?;
+    results
+        .map(|results| search_results(py, results))
+        .transpose()
+}
+
+/// Adds the parts' functions and classes to the native module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<AlignPlanner>()?;
+    m.add_function(wrap_pyfunction!(align_part, m)?)?;
+    m.add_function(wrap_pyfunction!(align_header, m)?)?;
+    m.add_function(wrap_pyfunction!(align_trailer, m)?)?;
+    m.add_function(wrap_pyfunction!(align_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(flagstat_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(flagstat_groups, m)?)?;
+    m.add_function(wrap_pyfunction!(flagstat_render, m)?)?;
+    m.add_function(wrap_pyfunction!(region_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(region_tasks, m)?)?;
+    m.add_class::<SnpPileupWalk>()?;
+    m.add_class::<PartsOutput>()?;
+    m.add_function(wrap_pyfunction!(search_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(search_chunks, m)?)?;
+    m.add_function(wrap_pyfunction!(search_finish, m)?)?;
+    Ok(())
+}

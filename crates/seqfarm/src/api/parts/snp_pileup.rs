@@ -1,0 +1,142 @@
+//! `seqfarm snp-pileup` in parts: the command's tasks (consecutive VCF sites) replayed
+//! anywhere, their findings (per site: the counts and the next covered positions) sent
+//! back as bytes (`findings`), and the command's collector walking them all in VCF
+//! order on one machine: the walk carries its state (the last covered position, the
+//! pseudo-SNPs, the contig order, the line numbers) from task to task, so its rows are
+//! the command's, byte for byte, however the tasks were spread.
+
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread::JoinHandle;
+
+use seqfarm_farm::{Collector, FarmConfig};
+
+use crate::cmd::snp_pileup::{
+    findings, open_output, PileupTable, SnpPileupJob, SnpPileupOptions, Task,
+};
+use crate::common::worker_threads;
+
+/// `options` checked for a run in parts (which draws no picture).
+fn part_options(options: &SnpPileupOptions) -> anyhow::Result<&SnpPileupOptions> {
+    super::refuse_plot(options.plot.as_ref())?;
+    Ok(options)
+}
+
+/// `(task size in BAM bytes, tasks)` of the `snp-pileup` run `options` ask for, spread over
+/// `parts` parts (reads the whole VCF, none of the BAMs).
+pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Result<(u64, usize)> {
+    let options = part_options(options)?;
+    let job = SnpPileupJob::new(options)?;
+    let task_bytes = job.task_bytes(parts.max(1));
+    let nothing = usize::MAX..usize::MAX;
+    let figures = job.run(
+        &FarmConfig::new(1),
+        task_bytes,
+        nothing,
+        &mut |_: &mut Task| Ok(()),
+    )?;
+    Ok((task_bytes, figures.planned))
+}
+
+/// The findings of tasks `tasks` of the plan with tasks of `task_bytes`, on `threads`
+/// threads (`None`: one per core), as [`SnpPileupMerge::add`] takes them.
+pub fn snp_pileup_tasks(
+    options: &SnpPileupOptions,
+    task_bytes: u64,
+    tasks: std::ops::Range<usize>,
+    threads: Option<usize>,
+) -> anyhow::Result<Vec<u8>> {
+    let options = part_options(options)?;
+    let job = SnpPileupJob::new(options)?.without_worker_rows();
+    let files = job.files();
+    let config = FarmConfig::new(worker_threads(threads));
+    let mut out = Vec::new();
+    job.run(&config, task_bytes, tasks, &mut |task: &mut Task| {
+        findings::encode(task, files, &mut out);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// The collector of a `snp-pileup` run in parts: takes the parts' findings in VCF order
+/// and writes the command's output, on a thread of its own (it walks one part while the
+/// next is computed).
+pub struct SnpPileupMerge {
+    parts: Option<SyncSender<Option<Vec<u8>>>>,
+    walk: Option<JoinHandle<anyhow::Result<Option<PileupTable>>>>,
+    table: Option<PileupTable>,
+}
+
+impl SnpPileupMerge {
+    /// Opens the output of the `snp-pileup` run `options` ask for (its OUTPUT file) and
+    /// writes its header, or, with `to_memory`, keeps the rows as values (see
+    /// [`SnpPileupMerge::finish`]).
+    pub fn start(options: &SnpPileupOptions, to_memory: bool) -> anyhow::Result<Self> {
+        let options = part_options(options)?;
+        let job = SnpPileupJob::new(options)?;
+        let out = match to_memory {
+            true => None,
+            false => Some(open_output(options)?),
+        };
+        let files = job.files();
+        let threads = worker_threads(None).div_ceil(2);
+        let (sender, parts) = sync_channel::<Option<Vec<u8>>>(2);
+        let walk = std::thread::spawn(move || -> anyhow::Result<Option<PileupTable>> {
+            let mut collector = job.collector(out, threads)?;
+            if to_memory {
+                collector.keep_table();
+            }
+            let mut task = Task::default();
+            // Parts, then `None` once the last was given; a run given up before that
+            // leaves no output.
+            while let Some(part) = parts.recv()? {
+                let mut at = 0;
+                while at < part.len() {
+                    findings::decode(&part, &mut at, files, &mut task)?;
+                    collector.collect(&mut task)?;
+                }
+            }
+            let table = collector.take_table();
+            collector.finish()?;
+            Ok(table)
+        });
+        Ok(Self {
+            parts: Some(sender),
+            walk: Some(walk),
+            table: None,
+        })
+    }
+
+    /// Walks the next part's findings (parts in VCF order); an error of the walk so far
+    /// ends the run.
+    pub fn add(&mut self, part: Vec<u8>) -> anyhow::Result<()> {
+        self.send(Some(part))
+    }
+
+    /// Waits for the walk; returns the rows when they were kept as values.
+    pub fn finish(mut self) -> anyhow::Result<Option<PileupTable>> {
+        self.send(None)?;
+        self.end()?;
+        Ok(self.table.take())
+    }
+
+    /// Sends `part` to the walk (`None`: the last was given).
+    fn send(&mut self, part: Option<Vec<u8>>) -> anyhow::Result<()> {
+        let sent = self.parts.as_ref().map(|p| p.send(part));
+        if !matches!(sent, Some(Ok(()))) {
+            self.end()?;
+            anyhow::bail!("snp-pileup: the walk has already ended");
+        }
+        Ok(())
+    }
+
+    /// Ends the parts and waits for the walk's outcome.
+    fn end(&mut self) -> anyhow::Result<()> {
+        self.parts = None;
+        if let Some(walk) = self.walk.take() {
+            self.table = walk
+                .join()
+                .map_err(|_| anyhow::anyhow!("snp-pileup: the walk stopped unexpectedly"))??;
+        }
+        Ok(())
+    }
+}

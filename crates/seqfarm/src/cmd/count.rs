@@ -1,0 +1,378 @@
+//! `seqfarm count`: reads per region or per window in one or more BAMs, counted and
+//! printed as `bedtools multicov` does (BED columns echoed, then one count per BAM).
+//! multicov's own spelling (`-bams A.bam B.bam -bed x.bed`, `-split`) is taken too
+//! ([`bedtools_spelling`]), with its options and their meanings.
+//!
+//! The emitter reads the BED (or makes the windows from the BAM header) and cuts the
+//! regions into tasks of about equal BAM bytes; a worker sorts its task's regions by
+//! position, reads each stretch of a contig once through the index and sweeps the reads
+//! over all the regions it holds; the collector prints the rows in input order.
+
+mod options;
+mod plan;
+mod table;
+mod worker;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use seqfarm_farm::{FarmConfig, FarmStats, Fill};
+use seqfarm_io::alignment_file::{ReadOptions, RegionInputs};
+use seqfarm_io::bam::{BamSet, RangeReader};
+use seqfarm_io::bed::BedRegions;
+use seqfarm_io::cram::{Fields, WantedRanges};
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
+use seqfarm_plot::{file_label, WindowTable, WindowValues};
+use seqfarm_regions::count::{
+    OverlapRule, ReadCountRule, ReadFilter, StrandRule, StretchCounter, DEFAULT_MIN_FRACTION,
+};
+
+pub use self::options::CountOptions;
+pub use self::plan::Task;
+use self::plan::{RegionPlanner, Source};
+pub use self::table::CountTable;
+use self::worker::RegionCounter;
+use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes};
+use crate::farm_stats::StatsFile;
+use crate::plot_file::PlotFile;
+
+/// Regions further apart than this are read separately.
+const STRETCH_GAP: i64 = 1 << 16;
+/// Tasks per worker the BAMs are cut into, about.
+const TASKS_PER_WORKER: u64 = 16;
+/// Compressed BAM bytes per task, at least and at most.
+const TASK_BYTES: std::ops::RangeInclusive<u64> = (1 << 20)..=(32 << 20);
+/// An existing `-o FILE`, `--plot` or `--stats` file is replaced: bedtools multicov
+/// prints to standard output, which a re-run's redirection (`> FILE`) replaces.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
+
+/// What a count needs before it runs: the BAMs, where regions come from, the count
+/// columns and multicov's rules for whether a read counts.
+pub struct CountJob {
+    bams: BamSet,
+    names: Vec<String>,
+    lengths: Vec<i64>,
+    ids: std::collections::HashMap<Vec<u8>, i32>,
+    bed: Option<PathBuf>,
+    window: Option<u64>,
+    columns: Vec<usize>,
+    rule: ReadCountRule,
+    /// Whether workers write each task's rows as text (the command's output).
+    text_rows: bool,
+}
+
+/// The names and lengths of the reference sequences of the BAMs' (shared) header.
+pub(crate) fn reference_names_and_lengths(
+    bams: &BamSet,
+) -> anyhow::Result<(Vec<String>, Vec<i64>)> {
+    let header = bams
+        .header()
+        .ok_or_else(|| anyhow::anyhow!("no BAM given"))?;
+    let names = header.references.iter().map(|r| r.name.clone()).collect();
+    let lengths = header
+        .references
+        .iter()
+        .map(|r| i64::from(r.length))
+        .collect();
+    Ok((names, lengths))
+}
+
+/// The ranges the BED file of `args` names, so that a CRAM among `inputs` is decoded
+/// only where they lie; none (everything is decoded) when no input is a CRAM, without a
+/// BED, or when the BED comes from standard input (it can be read only once).
+fn cram_ranges(args: &CountOptions, inputs: &RegionInputs) -> anyhow::Result<Option<WantedRanges>> {
+    let Some(bed) = &args.bed else {
+        return Ok(None);
+    };
+    if bed.as_os_str() == "-" || !inputs.any_cram() {
+        return Ok(None);
+    }
+    let mut regions = BedRegions::open(bed)?;
+    let mut ranges = Vec::new();
+    while let Some(region) = regions.next_region()? {
+        let (start, end) = region.counted();
+        ranges.push((
+            region.chrom.to_vec(),
+            start.max(0) as u64,
+            end.max(0) as u64,
+        ));
+    }
+    Ok(Some(WantedRanges::new(ranges)))
+}
+
+impl CountJob {
+    /// Opens the BAMs of `args` (after [`CountOptions::check`]).
+    pub fn new(args: &CountOptions) -> anyhow::Result<Self> {
+        args.check()?;
+        let inputs = RegionInputs::sniff(&args.bams);
+        let ranges = cram_ranges(args, &inputs)?;
+        let bams = inputs.open(&ReadOptions {
+            reference: args.reference.as_deref(),
+            fields: Fields::Coverage,
+            threads: args.farm.workers(),
+            ranges: ranges.as_ref(),
+        })?;
+        let (names, lengths) = reference_names_and_lengths(&bams)?;
+        let ids = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_bytes().to_vec(), i as i32))
+            .collect();
+        let columns: Vec<usize> = args
+            .bams
+            .iter()
+            .map(|p| args.bams.iter().rposition(|q| q == p).unwrap_or(0))
+            .collect();
+        let rule = ReadCountRule {
+            filter: ReadFilter {
+                min_map_quality: args.min_map_quality,
+                proper_pairs_only: args.proper_pairs,
+                keep_duplicates: args.duplicates,
+                keep_qc_failed: args.qc_failed,
+            },
+            strand: StrandRule {
+                same: args.same_strand,
+                opposite: args.opposite_strand,
+            },
+            overlap: OverlapRule {
+                min_fraction: args.min_overlap.unwrap_or(DEFAULT_MIN_FRACTION),
+                reciprocal: args.reciprocal,
+                split: args.split,
+            },
+        };
+        Ok(Self {
+            bams,
+            names,
+            lengths,
+            ids,
+            bed: args.bed.clone(),
+            window: args.window,
+            columns,
+            rule,
+            text_rows: true,
+        })
+    }
+
+    /// Compressed BAM bytes per task for `workers` workers (`--task-bytes` when given).
+    pub fn task_bytes(&self, args: &CountOptions, workers: usize) -> u64 {
+        let total: u64 = self.bams.files().iter().map(|(bam, _)| bam.len()).sum();
+        args.task_bytes
+            .unwrap_or_else(|| task_bytes_for(total, workers))
+    }
+
+    /// Counts the regions of tasks `tasks` (of `task_bytes` each, numbered from 0 in
+    /// region order; the regions are planned no further than their end), giving each
+    /// task (its rows: [`Task::rows`]) to `collect` in order; returns the farm's figures,
+    /// the regions counted and the tasks planned.
+    pub fn run(
+        &self,
+        config: &FarmConfig,
+        task_bytes: u64,
+        tasks: std::ops::Range<usize>,
+        mut collect: impl FnMut(&Task) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(FarmStats, u64, usize)> {
+        let source = match (&self.bed, self.window) {
+            (Some(bed), _) => Source::Bed(BedRegions::open(bed)?),
+            (None, Some(size)) => Source::Windows {
+                size: size.min(i64::MAX as u64) as i64,
+                ref_id: 0,
+                start: 0,
+            },
+            (None, None) => option_error!("give --bed REGIONS.bed or --window SIZE"),
+        };
+        let mut regions = 0u64;
+        let mut planned = 0usize;
+        let mut planner = RegionPlanner {
+            source,
+            bams: &self.bams,
+            ids: self.ids.clone(),
+            lengths: self.lengths.clone(),
+            task_bytes: task_bytes.max(1),
+            split: self.rule.overlap.split,
+            line_blocks: Vec::new(),
+            ended: false,
+        };
+        let report = seqfarm_farm::run(
+            config,
+            Task::default,
+            &mut |task: &mut Task| loop {
+                if planned >= tasks.end || matches!(planner.fill(task)?, Fill::End) {
+                    return Ok(Fill::End);
+                }
+                planned += 1;
+                if tasks.contains(&(planned - 1)) {
+                    return Ok(Fill::Task);
+                }
+            },
+            |_| {
+                Ok(RegionCounter {
+                    bams: &self.bams,
+                    counter: StretchCounter::new(self.rule),
+                    columns: &self.columns,
+                    names: &self.names,
+                    reader: RangeReader::new(),
+                    text_rows: self.text_rows,
+                })
+            },
+            &mut |task: &mut Task| -> anyhow::Result<()> {
+                regions += task.regions.len() as u64;
+                collect(task)
+            },
+        )
+        .map_err(farm_error)?;
+        Ok((report.stats, regions, planned))
+    }
+}
+
+impl CountJob {
+    /// The job with no rows written as text: each task's counts are taken as values.
+    pub fn without_text_rows(mut self) -> Self {
+        self.text_rows = false;
+        self
+    }
+
+    /// The rows of tasks `tasks` (as [`CountJob::run`] plans them) as columns.
+    pub fn table(
+        self,
+        config: &FarmConfig,
+        task_bytes: u64,
+        tasks: std::ops::Range<usize>,
+    ) -> anyhow::Result<CountTable> {
+        let job = self.without_text_rows();
+        let mut table = CountTable::new(job.bams.len());
+        job.run(config, task_bytes, tasks, |task| {
+            table.add_task(task, &job.names);
+            Ok(())
+        })?;
+        Ok(table)
+    }
+}
+
+/// Compressed BAM bytes per task for `total` bytes of BAMs and `workers` workers: about
+/// [`TASKS_PER_WORKER`] tasks each, within [`TASK_BYTES`].
+pub(crate) fn task_bytes_for(total: u64, workers: usize) -> u64 {
+    (total / (workers.max(1) as u64 * TASKS_PER_WORKER))
+        .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
+}
+
+/// The files `args` reads: the BAMs, their indexes and the BED.
+fn input_files(args: &CountOptions) -> Vec<PathBuf> {
+    let mut inputs = with_bam_indexes(&args.bams);
+    inputs.extend(args.bed.clone());
+    inputs
+}
+
+/// Opens the output of `args` under the command's rule, before any work: it must not be
+/// an input, nor the same file as `--plot` or `--stats`.
+pub fn open_output(args: &CountOptions) -> anyhow::Result<Output> {
+    refuse_input_as_output(&args.output, input_files(args))?;
+    let output = [("-o", args.output.as_path())];
+    refuse_shared_outputs(output, args.plot.as_ref(), args.farm.stats.as_ref())?;
+    Ok(Output::create(
+        &args.output,
+        EXISTING_OUTPUT.overwrite(args.force),
+    )?)
+}
+
+/// Where a count's rows go: the command's text output, or columns in memory.
+enum CountRows {
+    Text(Output),
+    Table(CountTable),
+}
+
+impl CountRows {
+    fn add(&mut self, task: &Task, names: &[String]) -> anyhow::Result<()> {
+        match self {
+            CountRows::Text(out) => out.write_all(task.rows()).map_err(|e| out.error(e))?,
+            CountRows::Table(table) => table.add_task(task, names),
+        }
+        Ok(())
+    }
+
+    /// Moves a text output into place; a table is handed back.
+    fn finish(self) -> anyhow::Result<Option<CountTable>> {
+        match self {
+            CountRows::Text(out) => {
+                out.commit()?;
+                Ok(None)
+            }
+            CountRows::Table(table) => Ok(Some(table)),
+        }
+    }
+}
+
+/// Runs a count, writing the rows to its output.
+pub fn run(options: &CountOptions) -> anyhow::Result<()> {
+    count_into(options, |args| Ok(CountRows::Text(open_output(args)?)))?;
+    Ok(())
+}
+
+/// Runs a count with its rows kept as columns (an `-o` file is not written;
+/// `--plot` and `--stats` are).
+pub fn table(args: &CountOptions) -> anyhow::Result<CountTable> {
+    let files = args.bams.len();
+    let table = count_into(args, |_| Ok(CountRows::Table(CountTable::new(files))))?;
+    Ok(table.unwrap_or_default())
+}
+
+/// Counts as `args` asks, the rows going where `rows` (called once the BAMs are open)
+/// says.
+fn count_into(
+    args: &CountOptions,
+    rows: impl FnOnce(&CountOptions) -> anyhow::Result<CountRows>,
+) -> anyhow::Result<Option<CountTable>> {
+    let job = CountJob::new(args)?;
+    let config = args.farm.config();
+    let task_bytes = job.task_bytes(args, config.workers);
+    let inputs = input_files(args);
+    let mut out = rows(args)?;
+    let job = match out {
+        CountRows::Text(_) => job,
+        CountRows::Table(_) => job.without_text_rows(),
+    };
+    let plot_file = PlotFile::create(
+        args.plot.as_ref(),
+        EXISTING_OUTPUT.overwrite(args.force),
+        &inputs,
+    )?;
+    let mut plot = plot_file.as_ref().map(|_| {
+        let kind = WindowValues::Reads(args.bams.clone());
+        WindowTable::new(job.names.clone(), kind, args.window.is_some())
+    });
+    let mut stats = StatsFile::create(
+        args.farm.stats.as_ref(),
+        "count",
+        config.workers,
+        EXISTING_OUTPUT.overwrite(args.force),
+        &inputs,
+    )?;
+    let (farm_stats, regions, _) = job.run(&config, task_bytes, 0..usize::MAX, |task| {
+        out.add(task, &job.names)?;
+        if let Some(table) = plot.as_mut() {
+            for (contig, start, end, counts) in task.counted() {
+                table.add(
+                    contig.into(),
+                    start,
+                    end,
+                    counts.iter().map(|&n| f64::from(n)),
+                );
+            }
+        }
+        Ok(())
+    })?;
+    let picture = match (&plot, args.window, &args.bed) {
+        (Some(table), Some(size), _) => Some(table.draw(None, &format!("{size}-bp window"))?),
+        (Some(table), None, Some(bed)) => {
+            Some(table.draw(None, &format!("region of {}", file_label(bed)))?)
+        }
+        _ => None,
+    };
+    let table = out.finish()?;
+    if let (Some(file), Some(svg)) = (plot_file, picture) {
+        file.write(&svg)?;
+    }
+    stats.add(&farm_stats);
+    stats.total("regions", regions, farm_stats.tasks);
+    stats.finish()?;
+    Ok(table)
+}

@@ -1,0 +1,426 @@
+//! `seqfarm snp-pileup`: FACETS `snp-pileup`'s allele counts, byte for byte, on a farm.
+//!
+//! The master does little per site, so that one master feeds many workers (see the
+//! ceiling in docs/FARM.md):
+//!
+//! * The emitter ([`chunk`]) reads the VCF header, then hands out the body as whole lines,
+//!   unparsed, cut into tasks of about equal BAM bytes (from the indexes); it parses only
+//!   the lines where a task may end.
+//! * Workers ([`replay`]) parse their lines into sites ([`sites`]): biallelic SNVs, the
+//!   contig found in the BAMs, sites behind an earlier one dropped. They replay htslib's
+//!   pileup over the sites' ranges from a little before them
+//!   ([`seqfarm_regions::pileup::replay`]), widening the replay until nothing before it
+//!   can change the result, and find per site the counts and the next covered
+//!   positions. Then they walk their sites as snp-pileup's loop does and write the rows
+//!   ([`rows`]), from a walk state just before their first site on a BAM contig.
+//! * The collector ([`collect`]) handles what crosses tasks: line numbers of errors and
+//!   the contig order of the sites, and the walk's state (the last covered position
+//!   consumed). Where that state lies before a task's first site, the task's rows are
+//!   written as they are; otherwise, and from a site whose next covered position lies on
+//!   a later contig, it walks the sites itself. Rows go out plain or BGZF-compressed.
+//!
+//! With pseudo-SNPs (`-P`) a row can depend on covered positions of any task, so the
+//! emitter ([`plan`]) parses the sites itself and cuts tasks that tile the contigs (every
+//! pseudo-SNP position belongs to one task); the workers only replay, and the collector
+//! walks every site.
+
+use std::path::PathBuf;
+
+use seqfarm_farm::{Collector, FarmConfig, Fill};
+use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
+use seqfarm_io::bam::BamSet;
+use seqfarm_io::bgzf_writer::compressor_threads;
+use seqfarm_io::cram::Fields;
+use seqfarm_io::input::{Input, LineReader};
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
+use seqfarm_io::vcf::VcfSites;
+use seqfarm_regions::pileup::replay::{ReplayFindings, ReplayStats};
+pub use seqfarm_regions::pileup::rows::PileupTable;
+use seqfarm_regions::pileup::visit::{RowRules, Site, SiteWalker};
+use seqfarm_regions::pileup::PileupParams;
+
+use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes};
+use crate::farm_stats::StatsFile;
+use crate::plot_file::PlotFile;
+
+mod chunk;
+pub mod collect;
+pub mod findings;
+mod options;
+mod plan;
+pub mod replay;
+mod rows;
+mod sites;
+mod skipped;
+
+pub use self::options::SnpPileupOptions;
+
+/// Tasks per worker the BAMs are cut into, about (load balance against the re-reading
+/// each task does at its edges).
+const TASKS_PER_WORKER: u64 = 16;
+/// Compressed BAM bytes per task (all BAMs together), at least and at most.
+const TASK_BYTES: std::ops::RangeInclusive<u64> = (2 << 20)..=(32 << 20);
+/// An existing OUTPUT is refused unless `--force`, as FACETS snp-pileup refuses it
+/// ("Output file ... already exists!"); so are existing `--plot` and `--stats` files.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::RefuseUnlessForced;
+
+/// The emitter of either kind.
+type FillTask<'a> = dyn FnMut(&mut Task) -> anyhow::Result<Fill> + 'a;
+
+/// One piece of work: consecutive VCF sites on one contig and the range they need.
+#[derive(Debug, Default)]
+pub struct Task {
+    /// Contig of the range (`-1`: no range, only sites on contigs not in the BAMs).
+    ref_id: i32,
+    /// The positions this task answers for: pseudo-SNP positions in it are reported.
+    range: std::ops::Range<i64>,
+    /// The sites, in VCF order (sites of other contigs than `ref_id` have `ref_id -1`).
+    sites: Vec<Site>,
+    /// What the replay found: per site on `ref_id` the next covered positions and the
+    /// counts per BAM, and the covered pseudo-SNP positions with their counts.
+    found: ReplayFindings,
+    /// Without pseudo-SNPs: the task's VCF lines, whole, for the worker to parse.
+    text: Vec<u8>,
+    /// The last line of `text` holds only the line's first bytes.
+    last_line_cut: bool,
+    /// Lines of the VCF header before `text` (first task only).
+    header_lines: u64,
+    /// What the parse of `text` leaves to the collector.
+    summary: sites::ChunkSummary,
+    /// The rows of `sites[..walked]` when the walk reaches the first site on a BAM
+    /// contig before it (see [`rows`]).
+    rows: Vec<u8>,
+    /// The sites whose rows are in `rows`.
+    walked: usize,
+    /// The walk's last consumed position after `sites[..walked]`, if it consumed any.
+    cursor: Option<(i32, i64)>,
+    /// Whether a site on a contig absent from the BAMs comes before the first site on a
+    /// BAM contig.
+    lead_absent: bool,
+}
+
+impl Task {
+    fn clear(&mut self) {
+        self.ref_id = -1;
+        self.range = 0..0;
+        self.sites.clear();
+        self.found.clear();
+        self.text.clear();
+        self.last_line_cut = false;
+        self.header_lines = 0;
+        self.summary = sites::ChunkSummary::default();
+        self.rows.clear();
+        self.walked = 0;
+        self.cursor = None;
+        self.lead_absent = false;
+    }
+}
+
+/// What a snp-pileup needs before it runs: the BAMs, the pileup settings and the walk's
+/// rules; it runs the whole command or any range of its tasks.
+pub struct SnpPileupJob {
+    bams: BamSet,
+    names: Vec<String>,
+    contigs: chunk::ContigLookup,
+    params: PileupParams,
+    walker: SiteWalker,
+    vcf: PathBuf,
+    /// The VCF opened by [`SnpPileupJob::new`], for the first run (standard input can be
+    /// read once only).
+    opened: std::sync::Mutex<Option<Input>>,
+    pseudo_snps: i64,
+    task_bytes: Option<u64>,
+    task_span: i64,
+    gzip: bool,
+    progress: bool,
+    /// Whether the workers write the rows they can (see [`rows`]).
+    worker_rows: bool,
+}
+
+/// What a run of [`SnpPileupJob::run`] reports.
+pub struct RunFigures {
+    /// The farm's figures.
+    pub stats: seqfarm_farm::FarmStats,
+    /// BGZF blocks the workers inflated.
+    pub blocks: u64,
+    /// What the workers replayed.
+    pub replay: ReplayStats,
+    /// Tasks planned, up to the end of the range run.
+    pub planned: usize,
+    /// What the planner skipped (with pseudo-SNPs; otherwise the tasks carry it).
+    skipped: skipped::SkippedSites,
+}
+
+impl SnpPileupJob {
+    /// Opens the VCF and the BAMs of `options` (after [`SnpPileupOptions::check`]).
+    pub fn new(options: &SnpPileupOptions) -> anyhow::Result<Self> {
+        options.check()?;
+        let params = PileupParams {
+            min_map_quality: options.min_map_quality,
+            min_base_quality: options.min_base_quality,
+            max_depth: options.max_depth,
+            count_orphans: options.count_orphans,
+            detect_overlaps: !options.ignore_overlaps,
+        };
+        let vcf = Input::open(&options.vcf)?;
+        let bams = open_by_region(
+            &options.bams,
+            &ReadOptions {
+                reference: options.reference.as_deref(),
+                fields: Fields::Pileup,
+                threads: options.farm.workers(),
+                ranges: None,
+            },
+        )?;
+        let names: Vec<String> = bams
+            .header()
+            .map(|h| h.references.iter().map(|r| r.name.clone()).collect())
+            .unwrap_or_default();
+        let mut min_depth = options.min_read_counts.clone();
+        min_depth.resize(min_depth.len().max(bams.len()), 0);
+        let walker = SiteWalker::new(
+            RowRules {
+                min_depth,
+                pseudo_every: options.pseudo_snps,
+            },
+            bams.len(),
+        );
+        Ok(Self {
+            contigs: chunk::ContigLookup::new(&bams),
+            bams,
+            names,
+            params,
+            walker,
+            vcf: options.vcf.clone(),
+            opened: std::sync::Mutex::new(Some(vcf)),
+            pseudo_snps: options.pseudo_snps,
+            task_bytes: options.task_bytes,
+            task_span: options.task_span,
+            gzip: options.gzip,
+            progress: options.progress,
+            worker_rows: true,
+        })
+    }
+
+    /// Compressed BAM bytes per task for `workers` workers (the options' `task_bytes` when
+    /// given).
+    pub fn task_bytes(&self, workers: usize) -> u64 {
+        let total: u64 = self.bams.files().iter().map(|(bam, _)| bam.len()).sum();
+        self.task_bytes.unwrap_or_else(|| {
+            (total / (workers as u64 * TASKS_PER_WORKER))
+                .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())
+        })
+    }
+
+    /// The job with the rows left to the collector: the workers only find the sites'
+    /// counts and next covered positions (for a collector that walks every site).
+    pub fn without_worker_rows(mut self) -> Self {
+        self.worker_rows = false;
+        self
+    }
+
+    /// The BAMs' count.
+    pub fn files(&self) -> usize {
+        self.bams.len()
+    }
+
+    /// The collector of the tasks' findings, writing the header and then the rows to
+    /// `out` (BGZF-compressed on `threads` threads with `-g`; none: rows kept as values).
+    pub fn collector(
+        &self,
+        out: Option<Output>,
+        threads: usize,
+    ) -> anyhow::Result<collect::RowCollector<'_>> {
+        let sink = out.map(|out| collect::Sink::new(out, self.gzip, threads));
+        collect::RowCollector::new(
+            self.walker.clone(),
+            self.vcf.clone(),
+            sink.transpose()?,
+            &self.bams,
+            self.params,
+            self.names.clone(),
+            self.progress,
+        )
+    }
+
+    /// Runs tasks `tasks` (of `task_bytes` each, numbered from 0 in VCF order; the VCF is
+    /// read no further than their end), giving each task, its sites' findings filled in,
+    /// to `collector` in order.
+    pub fn run(
+        &self,
+        config: &FarmConfig,
+        task_bytes: u64,
+        tasks: std::ops::Range<usize>,
+        collector: &mut impl Collector<Task, anyhow::Error>,
+    ) -> anyhow::Result<RunFigures> {
+        let opened = self.opened.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let vcf = match opened {
+            Some(vcf) => vcf,
+            None => Input::open(&self.vcf)?,
+        };
+        let mut planner = None;
+        let mut emit: Box<FillTask<'_>> = if self.pseudo_snps != 0 {
+            let planner = planner.insert(plan::SitePlanner::new(
+                VcfSites::from_lines(LineReader::new(vcf)),
+                &self.bams,
+                &self.contigs,
+                self.pseudo_snps,
+                task_bytes.max(1),
+                self.task_span,
+            ));
+            Box::new(move |task| planner.fill(task))
+        } else {
+            let mut chunker = chunk::VcfChunker::new(
+                LineReader::new(vcf),
+                &self.bams,
+                &self.contigs,
+                task_bytes,
+                self.task_span,
+            );
+            Box::new(move |task| chunker.fill(task))
+        };
+        let mut planned = 0usize;
+        let report = seqfarm_farm::run(
+            config,
+            Task::default,
+            &mut |task: &mut Task| loop {
+                if planned >= tasks.end || matches!(emit(task)?, Fill::End) {
+                    return Ok(Fill::End);
+                }
+                planned += 1;
+                if tasks.contains(&(planned - 1)) {
+                    return Ok(Fill::Task);
+                }
+            },
+            |_| {
+                Ok(replay::SiteWorker::new(
+                    &self.bams,
+                    &self.contigs,
+                    &self.names,
+                    self.worker_rows.then(|| self.walker.clone()),
+                    self.params,
+                    self.pseudo_snps,
+                ))
+            },
+            collector,
+        )
+        .map_err(farm_error)?;
+        drop(emit);
+        let mut replayed = ReplayStats::default();
+        for worker in &report.workers {
+            replayed += worker.stats();
+        }
+        Ok(RunFigures {
+            blocks: report.workers.iter().map(|w| w.blocks_inflated()).sum(),
+            stats: report.stats,
+            replay: replayed,
+            planned,
+            skipped: planner.map(|p| p.skipped).unwrap_or_default(),
+        })
+    }
+}
+
+/// Opens the output of `options` (it must not be an input, nor the same file as the
+/// plot or the statistics file).
+pub fn open_output(options: &SnpPileupOptions) -> anyhow::Result<Output> {
+    let output = options.output_path();
+    let inputs = with_bam_indexes(&options.bams);
+    refuse_input_as_output(&output, inputs.iter().chain([&options.vcf]))?;
+    let named = [("OUTPUT", output.as_path())];
+    refuse_shared_outputs(named, options.plot.as_ref(), options.farm.stats.as_ref())?;
+    Ok(Output::create(&output, options.overwrite())?)
+}
+
+/// Runs `seqfarm snp-pileup`: the rows go to the output file.
+pub fn run(options: &SnpPileupOptions) -> anyhow::Result<()> {
+    pileup_into(options, |options| Ok(Some(open_output(options)?)))?;
+    Ok(())
+}
+
+/// Runs `seqfarm snp-pileup` with its rows kept as values (the output file is not
+/// written; the plot and the statistics file are).
+pub fn table(options: &SnpPileupOptions) -> anyhow::Result<PileupTable> {
+    Ok(pileup_into(options, |_| Ok(None))?.unwrap_or_default())
+}
+
+/// Runs the pileup `options` asks for, its rows going to the output `output` opens
+/// (called once the inputs are open), or, where it opens none, kept as values and
+/// returned.
+fn pileup_into(
+    options: &SnpPileupOptions,
+    output: impl FnOnce(&SnpPileupOptions) -> anyhow::Result<Option<Output>>,
+) -> anyhow::Result<Option<PileupTable>> {
+    let job = SnpPileupJob::new(options)?;
+    if options.verbose {
+        for (i, (bam, index)) in job.bams.files().iter().enumerate() {
+            stderr_line!(
+                "File {}: {} (BAM, {} references, {:?} index {})",
+                i + 1,
+                bam.path().display(),
+                bam.header().references.len(),
+                index.kind(),
+                index.path().display()
+            );
+        }
+        stderr_line!("Max per-file depth set to {}.", options.max_depth);
+    }
+    let out = output(options)?;
+    let job = match out {
+        Some(_) => job,
+        None => job.without_worker_rows(),
+    };
+    let config = options.farm.config();
+    let inputs = with_bam_indexes(&options.bams);
+    let mut stats_file = StatsFile::create(
+        options.farm.stats.as_ref(),
+        "snp-pileup",
+        config.workers,
+        options.overwrite(),
+        inputs.iter().chain([&options.vcf]),
+    )?;
+    let plot_file = PlotFile::create(
+        options.plot.as_ref(),
+        options.overwrite(),
+        inputs.iter().chain([&options.vcf]),
+    )?;
+    let task_bytes = job.task_bytes(config.workers);
+    let keep_table = out.is_none();
+    let mut collector = job.collector(out, compressor_threads(config.workers))?;
+    if plot_file.is_some() {
+        collector.keep_sites();
+    }
+    if keep_table {
+        collector.keep_table();
+    }
+    let figures = job.run(&config, task_bytes, 0..usize::MAX, &mut collector)?;
+    if options.verbose {
+        let stats = figures.replay;
+        stderr_line!(
+            "{} tasks of {} compressed bytes, {} site clusters replayed ({} widened back, \
+             {} read further), {} BGZF blocks inflated",
+            figures.stats.tasks,
+            task_bytes,
+            stats.clusters,
+            stats.widened_back,
+            stats.widened_forward,
+            figures.blocks
+        );
+    }
+    let picture = match collector.take_sites() {
+        Some(sites) => Some(sites.draw(&options.vcf, &options.bams)?),
+        None => None,
+    };
+    let warnings = collector.skipped_warnings(&figures.skipped);
+    let table = collector.take_table();
+    collector.finish()?;
+    for warning in warnings {
+        stderr_line!("seqfarm: warning: snp-pileup: {warning}");
+    }
+    if let (Some(file), Some(svg)) = (plot_file, picture) {
+        file.write(&svg)?;
+    }
+    stats_file.add(&figures.stats);
+    stats_file.total("bgzf_blocks", figures.blocks, figures.stats.tasks);
+    stats_file.finish()?;
+    Ok(table)
+}
