@@ -24,6 +24,7 @@ mod depth;
 mod flagstat;
 mod idle_threads;
 mod index;
+mod markdup;
 mod messages;
 mod multiqc;
 mod numa;

@@ -17,6 +17,7 @@ pub mod depth;
 pub mod flagstat;
 pub mod index;
 pub mod locate;
+pub mod markdup;
 pub mod search;
 pub mod snp_pileup;
 mod vocabulary;
@@ -50,6 +51,8 @@ pub enum Command {
     Count(count::CountArgs),
     /// Mean depth per window or BED region and bases above depth thresholds, identical to mosdepth -n --by
     Depth(depth::DepthArgs),
+    /// Flag duplicate reads of a coordinate-sorted BAM, identical to Picard MarkDuplicates
+    Markdup(markdup::MarkdupArgs),
     /// Smith-Waterman database search (protein or DNA), scores exactly as parasail's sw_*
     Search(search::SearchArgs),
     Align(Box<align::AlignArgs>),
@@ -92,6 +95,7 @@ impl Cli {
             Command::SnpPileup(args) => seqfarm::cmd::snp_pileup::run(&args.into_options()),
             Command::Count(args) => seqfarm::cmd::count::run(&args.into_options()),
             Command::Depth(args) => args.run(),
+            Command::Markdup(args) => seqfarm::cmd::markdup::run(&args.into_options()).map(drop),
             Command::Search(args) => seqfarm::cmd::search::run(&args.into_options()),
             Command::Align(args) => (*args).run(),
         }

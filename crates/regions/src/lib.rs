@@ -11,11 +11,13 @@
 //!   range by range with the same results.
 //! * [`count`]: reads per region as bedtools multicov counts them.
 //! * [`depth`]: per-base depth and its region statistics as mosdepth 0.3 computes them.
+//! * [`markdup`]: duplicate marking and its metrics as Picard MarkDuplicates 2.27 does it.
 #![forbid(unsafe_code)]
 
 pub mod count;
 pub mod depth;
 pub mod flagstat;
+pub mod markdup;
 pub mod pileup;
 
 pub use flagstat::{FlagCounts, FlagstatFormat};

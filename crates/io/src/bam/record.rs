@@ -217,6 +217,17 @@ impl<'a> Record<'a> {
         &self.data[self.qual_start() + self.l_seq()..]
     }
 
+    /// The value of the string (`Z`) tag `name`, without its NUL; `None` when the tag
+    /// is absent or of another type.
+    pub fn string_tag(&self, name: [u8; 2]) -> Option<&'a [u8]> {
+        let value = find_tag(self.aux(), name)?;
+        let (&kind, text) = value.split_first()?;
+        if kind != b'Z' {
+            return None;
+        }
+        text.iter().position(|&b| b == 0).map(|end| &text[..end])
+    }
+
     /// 0-based exclusive end on the reference: `pos` plus the reference span of the
     /// CIGAR (M, D, N, =, X); `pos + 1` when the record is unmapped or spans nothing
     /// (the htslib convention).
@@ -398,6 +409,20 @@ pub(crate) mod tests {
         assert_eq!(r.aux(), b"NMC\x02");
         assert_eq!(r.cigar().as_bytes().len(), 16);
         assert_eq!(r.seq().packed(), &[0x12, 0x48, 0xf0]);
+    }
+
+    #[test]
+    fn string_tags_are_found_past_other_tags() {
+        let mut bytes = encode("r", 0, 0, 5, 60, &[(3, 0)], b"ACG", -1);
+        bytes.extend_from_slice(b"XAZab\0RGZgroup1\0");
+        let len = (bytes.len() - 4) as u32;
+        bytes[..4].copy_from_slice(&len.to_le_bytes());
+        let r = Record::new(&bytes[4..]).unwrap();
+        assert_eq!(r.string_tag(*b"RG"), Some(&b"group1"[..]));
+        assert_eq!(r.string_tag(*b"XA"), Some(&b"ab"[..]));
+        // NM is an integer, not a string; ZZ is absent.
+        assert_eq!(r.string_tag(*b"NM"), None);
+        assert_eq!(r.string_tag(*b"ZZ"), None);
     }
 
     #[test]

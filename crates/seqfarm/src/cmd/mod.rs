@@ -5,5 +5,6 @@ pub mod depth;
 pub mod flagstat;
 pub mod index;
 pub mod locate;
+pub mod markdup;
 pub mod search;
 pub mod snp_pileup;

@@ -1,0 +1,285 @@
+//! Duplicate marking with Picard MarkDuplicates' rules (2.27, its defaults), free of IO.
+//!
+//! The caller shows every record of a coordinate-sorted file once, in order
+//! ([`DuplicateFinder::add`]); the finder keeps only read ends (signatures, scores and
+//! record indexes), never records. [`DuplicateFinder::finish`] sorts them as Picard does
+//! and decides: among pairs with the same library, 5' ends (clips included) and
+//! orientation the one with the highest sum of base qualities (>= 15) stays, ties going
+//! to the first in Picard's order (tile, x, y from the read name, then file order); a
+//! fragment (a read without a mapped mate) is a duplicate of any pair whose end lies at
+//! its position, else of the best fragment there. Secondary, supplementary and unmapped
+//! records are never duplicates (Picard marks by record index, and only primary mapped
+//! reads have read ends; coordinate-sorted input is marked so by Picard too).
+//! [`Decisions`] then answers record by record, in file order, and [`LibraryCounts`]
+//! count Picard's `DuplicationMetrics` per library ([`metrics`]).
+//!
+//! The ends of a read can be made on another thread ([`fragment_ends`]) and shown with
+//! [`DuplicateFinder::add_made`]. Memory: 32 bytes per primary mapped read, 48 per pair,
+//! and the names of the reads whose mates are still to come.
+
+mod decide;
+pub mod ends;
+pub mod metrics;
+pub mod optical;
+
+use std::collections::{BTreeMap, HashMap};
+
+use seqfarm_core::cigar::BamCigar;
+use seqfarm_core::flags;
+
+pub use self::decide::{Decisions, DuplicateCursor};
+pub use self::ends::ReadEnds;
+use self::ends::{read_score, unclipped_five_prime, Fragment, F, R};
+pub use self::metrics::{LibraryCounts, SetSizes};
+pub use self::optical::DEFAULT_PIXEL_DISTANCE;
+
+/// Picard's name for the library of reads without a read group or `LB`.
+pub const UNKNOWN_LIBRARY: &str = "Unknown Library";
+
+/// The fields of a record duplicate marking reads.
+#[derive(Debug, Clone, Copy)]
+pub struct ReadFacts<'a> {
+    /// FLAG.
+    pub flag: u16,
+    /// Reference index (-1: none).
+    pub ref_id: i32,
+    /// 0-based leftmost aligned position.
+    pub pos: i32,
+    /// The mate's reference index.
+    pub mate_ref_id: i32,
+    /// The CIGAR.
+    pub cigar: BamCigar<'a>,
+    /// Base qualities (no +33 offset).
+    pub qualities: &'a [u8],
+    /// The read name.
+    pub name: &'a [u8],
+    /// The `RG` tag's value, if any.
+    pub read_group: Option<&'a [u8]>,
+}
+
+/// The read groups of a header and their libraries: libraries are numbered in name
+/// order, the order of the metrics rows.
+#[derive(Debug, Clone)]
+pub struct Libraries {
+    /// Library names, sorted.
+    names: Vec<String>,
+    /// Read group ID → (place among the `@RG` lines, library number).
+    groups: HashMap<Vec<u8>, (i16, u16)>,
+    /// `@RG` lines in the header.
+    group_count: i16,
+    /// The number of [`UNKNOWN_LIBRARY`].
+    unknown: u16,
+    /// Whether a read group of the header has no `LB` (so the unknown library has a
+    /// row even without reads).
+    unknown_in_header: bool,
+}
+
+impl Libraries {
+    /// The libraries of read groups `read_groups` (`(ID, LB)` in header order).
+    pub fn new(read_groups: &[(Vec<u8>, Option<String>)]) -> Self {
+        let library_of = |lb: &Option<String>| lb.clone().unwrap_or(UNKNOWN_LIBRARY.into());
+        let mut names: Vec<String> = read_groups.iter().map(|(_, lb)| library_of(lb)).collect();
+        names.push(UNKNOWN_LIBRARY.into());
+        names.sort();
+        names.dedup();
+        let number = |name: &str| {
+            names
+                .binary_search_by(|n| n.as_str().cmp(name))
+                .unwrap_or(0) as u16
+        };
+        let mut groups = HashMap::new();
+        for (place, (id, lb)) in read_groups.iter().enumerate() {
+            let entry = (place as i16, number(&library_of(lb)));
+            groups.entry(id.clone()).or_insert(entry);
+        }
+        Self {
+            unknown: number(UNKNOWN_LIBRARY),
+            unknown_in_header: read_groups.iter().any(|(_, lb)| lb.is_none()),
+            names,
+            groups,
+            group_count: read_groups.len() as i16,
+        }
+    }
+
+    /// The library number of a read with read group `rg`.
+    pub fn library(&self, rg: Option<&[u8]>) -> u16 {
+        rg.and_then(|rg| self.groups.get(rg))
+            .map_or(self.unknown, |&(_, library)| library)
+    }
+
+    /// The place of read group `rg` among the `@RG` lines as Picard counts it for optical
+    /// duplicates: 0 without a tag, the number of lines when it names none of them.
+    fn group_place(&self, rg: Option<&[u8]>) -> i16 {
+        match rg {
+            None => 0,
+            Some(rg) => self.groups.get(rg).map_or(self.group_count, |&(p, _)| p),
+        }
+    }
+
+    /// The library names, in number order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+}
+
+/// How duplicates are found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MarkdupRules {
+    /// Pixel distance within which duplicates on one tile are optical.
+    pub optical_distance: i32,
+}
+
+impl Default for MarkdupRules {
+    fn default() -> Self {
+        Self {
+            optical_distance: DEFAULT_PIXEL_DISTANCE,
+        }
+    }
+}
+
+/// Collects read ends from a coordinate-sorted file's records, then decides.
+#[derive(Debug)]
+pub struct DuplicateFinder {
+    libraries: Libraries,
+    rules: MarkdupRules,
+    /// Records seen.
+    index: u64,
+    /// Whether the unplaced unmapped reads were reached (nothing after counts).
+    ended: bool,
+    fragments: Vec<Fragment>,
+    pairs: Vec<ReadEnds>,
+    /// First reads of pairs whose mates are still to come, by mate reference and name
+    /// ([`pair_key`]).
+    waiting: HashMap<Box<[u8]>, ReadEnds>,
+    /// A key being looked up.
+    key: Vec<u8>,
+}
+
+/// The key of a read waiting for its mate: the reference it waits on, then its name.
+fn pair_key(key: &mut Vec<u8>, ref_id: i32, name: &[u8]) {
+    key.clear();
+    key.extend_from_slice(&ref_id.to_le_bytes());
+    key.extend_from_slice(name);
+}
+
+impl DuplicateFinder {
+    /// A finder for a file with these libraries.
+    pub fn new(libraries: Libraries, rules: MarkdupRules) -> Self {
+        Self {
+            libraries,
+            rules,
+            index: 0,
+            ended: false,
+            fragments: Vec::new(),
+            pairs: Vec::new(),
+            waiting: HashMap::new(),
+            key: Vec::new(),
+        }
+    }
+
+    /// The libraries.
+    pub fn libraries(&self) -> &Libraries {
+        &self.libraries
+    }
+
+    /// Shows the next record of the file.
+    pub fn add(&mut self, read: &ReadFacts<'_>) {
+        let ends = fragment_ends(&self.libraries, read);
+        self.add_made(read.flag, read.ref_id, read.name, ends);
+    }
+
+    /// Shows the next record of the file, its ends made apart by [`fragment_ends`]
+    /// (on another thread).
+    pub fn add_made(&mut self, flag: u16, ref_id: i32, name: &[u8], ends: Option<ReadEnds>) {
+        let index = self.index;
+        self.index += 1;
+        if self.ended {
+            return;
+        }
+        if flag & flags::UNMAPPED != 0 {
+            self.ended = ref_id == -1;
+            return;
+        }
+        let Some(mut end) = ends else {
+            return;
+        };
+        end.read1_index = index;
+        self.fragments.push(Fragment::from(&end));
+        if flag & flags::PAIRED == 0 || flag & flags::MATE_UNMAPPED != 0 {
+            return;
+        }
+        pair_key(&mut self.key, ref_id, name);
+        match self.waiting.remove(self.key.as_slice()) {
+            None => {
+                pair_key(&mut self.key, end.read2_ref, name);
+                self.waiting.insert(self.key.as_slice().into(), end);
+            }
+            Some(mut pair) => {
+                pair.add_mate(&end, flag & flags::READ1 != 0);
+                self.pairs.push(pair);
+            }
+        }
+    }
+
+    /// Records shown so far.
+    pub fn records(&self) -> u64 {
+        self.index
+    }
+
+    /// Decides which records are duplicates.
+    pub fn finish(self) -> Decisions {
+        decide::decide(
+            self.fragments,
+            self.pairs,
+            self.rules,
+            self.libraries.names.len(),
+        )
+    }
+}
+
+/// The ends of a primary mapped read as a fragment (its index in the file left for the
+/// finder to set); none for unmapped, secondary and supplementary records.
+pub fn fragment_ends(libraries: &Libraries, read: &ReadFacts<'_>) -> Option<ReadEnds> {
+    let skipped = flags::UNMAPPED | flags::SECONDARY | flags::SUPPLEMENTARY;
+    if read.flag & skipped != 0 {
+        return None;
+    }
+    let reverse = read.flag & flags::REVERSE != 0;
+    let with_mate = read.flag & flags::PAIRED != 0 && read.flag & flags::MATE_UNMAPPED == 0;
+    Some(ReadEnds {
+        library: libraries.library(read.read_group),
+        orientation: if reverse { R } else { F },
+        optical_orientation: -1,
+        read1_ref: read.ref_id,
+        read1_coord: unclipped_five_prime(read.flag, read.pos, read.cigar),
+        read2_ref: if with_mate { read.mate_ref_id } else { -1 },
+        read2_coord: -1,
+        location: optical::read_location(read.name, libraries.group_place(read.read_group)),
+        score: read_score(read.flag, read.qualities),
+        read1_index: 0,
+        read2_index: u64::MAX,
+    })
+}
+
+/// Per-library counts, keyed by library name, ready for [`metrics::render`]: a row for
+/// each library of the header, and for the unknown library when reads fell in it.
+pub fn library_table(
+    libraries: &Libraries,
+    counts: &[LibraryCounts],
+) -> BTreeMap<String, LibraryCounts> {
+    libraries
+        .names()
+        .iter()
+        .zip(counts)
+        .enumerate()
+        .filter(|&(number, (_, counts))| {
+            number as u16 != libraries.unknown
+                || libraries.unknown_in_header
+                || *counts != LibraryCounts::default()
+        })
+        .map(|(_, (name, counts))| (name.clone(), counts.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

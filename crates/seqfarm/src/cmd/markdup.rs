@@ -1,0 +1,275 @@
+//! `seqfarm markdup`: duplicate reads of a coordinate-sorted BAM flagged (0x400) as
+//! Picard MarkDuplicates 2.27 flags them with its defaults, and its metrics file.
+//!
+//! Two passes over the memory-mapped BAM ([`scan`]), each on a farm: with an index the
+//! file is cut at record starts into ranges of about 1 MB and each worker walks its
+//! range's records itself; without one, workers inflate batches of blocks and the
+//! collector walks the records across them.
+//!
+//! 1. Workers make each primary mapped read's fragment ends (library, unclipped 5'
+//!    position, strand, mate's reference, score, tile and pixel coordinates from its
+//!    name); the collector, in file order, checks the order (`@HD SO:coordinate` and
+//!    the records themselves) and hands the ends to the kernel's [`DuplicateFinder`],
+//!    which pairs mates by name and keeps only ends, never records. It then decides
+//!    which record indexes are duplicates.
+//! 2. Workers copy the records and look up their libraries; the collector writes them
+//!    again in the same order with FLAG 0x400 set or cleared (a BAM marked before gives
+//!    the same answer), BGZF blocks compressed on the workers' count of threads and the
+//!    index built as they are placed, and counts the metrics per library.
+//!
+//! The output BAM, its index and the metrics appear together when the run succeeds.
+
+mod header;
+mod options;
+mod passes;
+mod scan;
+
+use std::path::{Path, PathBuf};
+
+use seqfarm_farm::FarmStats;
+use seqfarm_io::alignment_file::{AlignmentFile, ReadOptions, RegionInputs};
+use seqfarm_io::bam::{BamFile, BamIndex};
+use seqfarm_io::bam_sort::index_extension;
+use seqfarm_io::bam_writer::IndexedBamWriter;
+use seqfarm_io::cram::Fields;
+use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
+use seqfarm_regions::flags;
+use seqfarm_regions::markdup::{
+    library_table, metrics, DuplicateFinder, LibraryCounts, MarkdupRules,
+};
+
+use self::header::{bam_header_blocks, SortCheck};
+pub use self::options::MarkdupOptions;
+use self::passes::{CopyPass, EndsPass};
+use crate::common::{refuse_shared_outputs, with_bam_indexes};
+use crate::farm_stats::StatsFile;
+
+/// An existing output is replaced, as Picard replaces it.
+pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
+/// Compression level of the output BAM (htslib's and Picard's default is 5 or 6).
+const BAM_LEVEL: i32 = 6;
+/// Offset of FLAG in a BAM record, after its length.
+const FLAG_OFFSET: usize = 4 + 14;
+
+/// What a run found: records read and written, duplicates flagged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MarkdupSummary {
+    /// Records in the input.
+    pub records: u64,
+    /// Records flagged as duplicates.
+    pub duplicates: u64,
+    /// Records written.
+    pub written: u64,
+}
+
+/// The input opened as a memory-mapped BAM: a BAM file as it is, a CRAM decoded into a
+/// temporary indexed BAM.
+enum Opened {
+    Bam(Box<(BamFile, Option<BamIndex>)>),
+    Decoded(seqfarm_io::bam::BamSet),
+}
+
+impl Opened {
+    /// The BAM and its index, if any.
+    fn bam(&self) -> anyhow::Result<(&BamFile, Option<&BamIndex>)> {
+        match self {
+            Opened::Bam(opened) => Ok((&opened.0, opened.1.as_ref())),
+            Opened::Decoded(set) => set
+                .files()
+                .first()
+                .map(|(bam, index)| (bam, Some(index)))
+                .ok_or_else(|| anyhow::anyhow!("the CRAM decoded into nothing")),
+        }
+    }
+}
+
+/// Opens `input`: a BAM file or a CRAM (standard input and SAM are refused: the input is
+/// read twice).
+fn open_input(input: &Path, options: &MarkdupOptions) -> anyhow::Result<Opened> {
+    let read = ReadOptions {
+        reference: options.reference.as_deref(),
+        fields: Fields::All,
+        threads: options.farm.workers(),
+        ranges: None,
+    };
+    match AlignmentFile::open(input, &read)? {
+        AlignmentFile::Bam(bam) => Ok(Opened::Bam(Box::new((bam.bam, bam.index)))),
+        AlignmentFile::Cram { .. } => Ok(Opened::Decoded(
+            RegionInputs::sniff(std::slice::from_ref(&options.input)).open(&read)?,
+        )),
+        AlignmentFile::BamStream(_) => anyhow::bail!(
+            "{}: markdup reads its input twice: give a BAM file, not standard input",
+            input.display()
+        ),
+        AlignmentFile::Sam(_) => anyhow::bail!(
+            "{}: SAM text: give a coordinate-sorted BAM (samtools sort -o x.bam)",
+            input.display()
+        ),
+    }
+}
+
+/// The index written beside `output` (none for standard output).
+fn index_path(output: &Path, bam: &BamFile) -> Option<PathBuf> {
+    if output == Path::new("-") {
+        return None;
+    }
+    let lengths: Vec<u64> = bam
+        .header()
+        .references
+        .iter()
+        .map(|r| u64::from(r.length))
+        .collect();
+    let mut path = output.as_os_str().to_os_string();
+    path.push(".");
+    path.push(index_extension(&lengths));
+    Some(PathBuf::from(path))
+}
+
+/// Runs `seqfarm markdup`.
+pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
+    let input = options.input.as_path();
+    let config = options.farm.config();
+    let inputs = with_bam_indexes(std::slice::from_ref(&options.input));
+    let opened = open_input(input, options)?;
+    let (bam, bam_index) = opened.bam()?;
+    let index_file = index_path(&options.output, bam);
+    let mut named = vec![("-o", options.output.as_path())];
+    if let Some(path) = &index_file {
+        named.push(("the output's index", path.as_path()));
+    }
+    if let Some(path) = &options.metrics {
+        named.push(("--metrics", path.as_path()));
+    }
+    for (_, path) in &named {
+        refuse_input_as_output(path, &inputs)?;
+    }
+    refuse_shared_outputs(named.iter().copied(), None, options.farm.stats.as_ref())?;
+    let overwrite = EXISTING_OUTPUT.overwrite(options.force);
+    let mut out = Output::create(&options.output, overwrite)?;
+    let mut index_out = match &index_file {
+        Some(path) => Some(Output::create(path, overwrite)?),
+        None => None,
+    };
+    let mut metrics_out = match &options.metrics {
+        Some(path) => Some(Output::create(path, overwrite)?),
+        None => None,
+    };
+    let mut stats = StatsFile::create(
+        options.farm.stats.as_ref(),
+        "markdup",
+        config.workers,
+        overwrite,
+        &inputs,
+    )?;
+
+    let header = header::parse(bam.header(), input)?;
+    let rules = MarkdupRules {
+        optical_distance: options.optical_distance,
+    };
+    let mut finder = DuplicateFinder::new(header.libraries.clone(), rules);
+    let mut order = SortCheck::new(input, bam.header());
+    let mut farm_stats = FarmStats::default();
+    let ends = EndsPass {
+        libraries: &header.libraries,
+    };
+    let pass = scan::for_each_item(bam, bam_index, input, &config, &ends, |item, arena| {
+        let name = &arena[item.name];
+        order.check(item.ref_id, item.pos, name)?;
+        finder.add_made(item.flag, item.ref_id, name, item.ends);
+        Ok(())
+    })?;
+    farm_stats.merge(&pass);
+    let records = finder.records();
+    let decisions = finder.finish();
+
+    let libraries = &header.libraries;
+    let mut counts = vec![LibraryCounts::default(); libraries.names().len()];
+    let mut cursor = decisions.cursor();
+    let mut summary = MarkdupSummary {
+        records,
+        ..MarkdupSummary::default()
+    };
+    let header_blocks = bam_header_blocks(bam.header(), BAM_LEVEL);
+    out.put(&header_blocks)?;
+    let lengths: Vec<u64> = bam
+        .header()
+        .references
+        .iter()
+        .map(|r| u64::from(r.length))
+        .collect();
+    let out_path = options.output.clone();
+    let index = {
+        let mut writer = IndexedBamWriter::new(
+            &mut out,
+            &out_path,
+            header_blocks.len() as u64,
+            BAM_LEVEL,
+            config.workers,
+            &lengths,
+        )?;
+        let mut bytes = Vec::new();
+        let copy = CopyPass { libraries };
+        let pass = scan::for_each_item(bam, bam_index, input, &config, &copy, |item, arena| {
+            let duplicate = cursor.next_is_duplicate();
+            counts[usize::from(item.library)].count(item.flag, duplicate);
+            if duplicate {
+                summary.duplicates += 1;
+                if options.remove_duplicates {
+                    return Ok(());
+                }
+            }
+            let flag = if duplicate {
+                item.flag | flags::DUPLICATE
+            } else {
+                item.flag & !flags::DUPLICATE
+            };
+            bytes.clear();
+            bytes.extend_from_slice(&arena[item.bytes]);
+            bytes[FLAG_OFFSET..FLAG_OFFSET + 2].copy_from_slice(&flag.to_le_bytes());
+            writer.write_record(&bytes)?;
+            summary.written += 1;
+            Ok(())
+        })?;
+        farm_stats.merge(&pass);
+        writer.finish()?
+    };
+    let mut outputs = vec![out];
+    if let Some(mut index_out) = index_out.take() {
+        index
+            .write(&mut index_out)
+            .map_err(|e| index_out.error(e))?;
+        outputs.push(index_out);
+    }
+    if let Some(mut file) = metrics_out.take() {
+        decisions.add_optical(&mut counts);
+        let table = library_table(libraries, &counts);
+        let lines = [metrics_command_line(options)];
+        file.put(metrics::render(&lines, &table, decisions.set_sizes()).as_bytes())?;
+        outputs.push(file);
+    }
+    Output::commit_together(outputs)?;
+    stats.add(&farm_stats);
+    stats.total("reads", records, farm_stats.tasks);
+    stats.finish()?;
+    Ok(summary)
+}
+
+/// The metrics file's first header: what ran, in Picard's `NAME=value` spelling.
+fn metrics_command_line(options: &MarkdupOptions) -> String {
+    let metrics = options
+        .metrics
+        .as_deref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    format!(
+        "seqfarm markdup (Picard MarkDuplicates rules) INPUT=[{}] OUTPUT={} METRICS_FILE={} \
+         REMOVE_DUPLICATES={} OPTICAL_DUPLICATE_PIXEL_DISTANCE={} \
+         DUPLICATE_SCORING_STRATEGY=SUM_OF_BASE_QUALITIES VERSION={}",
+        options.input.display(),
+        options.output.display(),
+        metrics,
+        options.remove_duplicates,
+        options.optical_distance,
+        env!("CARGO_PKG_VERSION"),
+    )
+}
