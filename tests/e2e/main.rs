@@ -6,6 +6,7 @@ mod align;
 mod align_bowtie2;
 mod align_edge_inputs;
 mod align_fixtures;
+mod align_markdup;
 mod align_multiqc;
 mod align_non_utf8_paths;
 mod align_options;

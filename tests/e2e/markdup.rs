@@ -43,7 +43,7 @@ fn name(record: &[u8]) -> String {
 }
 
 /// (name, FLAG) of every record of a BAM.
-fn names_and_flags(path: &Path) -> Vec<(String, u16)> {
+pub(crate) fn names_and_flags(path: &Path) -> Vec<(String, u16)> {
     raw_records(path)
         .iter()
         .map(|r| (name(r), flag(r)))
@@ -98,7 +98,7 @@ fn markdup(input: &Path, output: &Path, metrics: &Path, extra: &[&str]) -> Outpu
         .expect("seqfarm runs")
 }
 
-fn picard(input: &Path, output: &Path, metrics: &Path) {
+pub(crate) fn picard(input: &Path, output: &Path, metrics: &Path) {
     let arg = |key: &str, path: &Path| format!("{key}={}", path.display());
     succeeded(
         Command::new("PicardCommandLine")
@@ -111,7 +111,7 @@ fn picard(input: &Path, output: &Path, metrics: &Path) {
 }
 
 /// The metrics file's rows and histograms: every line but the `#` headers.
-fn metrics_rows(path: &Path) -> Vec<String> {
+pub(crate) fn metrics_rows(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
         .unwrap()
         .lines()

@@ -148,6 +148,8 @@ impl AlignArgs {
                 .unwrap_or_else(|| PathBuf::from("-")),
             sort: args.output.sort,
             sort_memory: args.output.sort_memory,
+            markdup: args.output.markdup,
+            markdup_metrics: args.output.markdup_metrics,
             no_header: args.output.no_head,
             no_sq: args.output.no_sq,
             quiet: args.output.quiet,

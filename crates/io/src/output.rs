@@ -28,10 +28,8 @@ use crate::{pending_files, Error, Result};
 
 mod commit;
 mod names;
-mod scratch;
 
 pub(crate) use names::hidden_beside;
-pub use scratch::ScratchFile;
 
 /// Write buffer size.
 const BUFFER: usize = 1 << 20;
@@ -140,6 +138,22 @@ impl Output {
             output.take_over(&meta)?;
         }
         Ok(output)
+    }
+
+    /// A file that a run writes and reads back before it ends (a sorted BAM that is then
+    /// marked for duplicates), never committed: the hidden file `.NAME.seqfarm-PID.SUFFIX`
+    /// beside `beside` (on the output's filesystem), removed when dropped, and by the
+    /// signal handler of [`crate::pending_files`] when the run is stopped.
+    pub fn scratch(beside: &Path, suffix: &str) -> Result<Self> {
+        let temp = hidden_beside(beside, suffix);
+        let file = File::create(&temp).map_err(|e| Error::io(beside, e))?;
+        pending_files::register(&temp);
+        Ok(Self {
+            path: temp.clone(),
+            temp: Some((temp.clone(), temp)),
+            overwrite: Overwrite::Allow,
+            writer: BufWriter::with_capacity(BUFFER, Box::new(file)),
+        })
     }
 
     /// Checks that the existing file this output replaces may be written, as the peers'
@@ -353,6 +367,25 @@ fn link_target(path: &Path) -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_scratch_file_is_hidden_and_gone_when_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.bam");
+        let mut scratch = Output::scratch(&out, "sorted.bam").unwrap();
+        scratch.put(b"bytes").unwrap();
+        scratch.flush().unwrap();
+        let path = scratch.path().to_path_buf();
+        assert_eq!(path.parent(), Some(dir.path()));
+        assert!(path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(".out.bam."));
+        assert_eq!(std::fs::read(&path).unwrap(), b"bytes");
+        drop(scratch);
+        assert!(!path.exists() && !out.exists());
+    }
 
     #[test]
     fn appears_only_on_commit() {

@@ -36,6 +36,14 @@ pub struct OutputArgs {
         requires = "sort"
     )]
     pub sort_memory: u64,
+    /// Mark duplicates (FLAG 0x400) in the sorted BAM as Picard MarkDuplicates (and
+    /// `seqfarm markdup`) marks them
+    #[arg(long, requires = "sort")]
+    pub markdup: bool,
+    /// Write --markdup's duplication metrics to FILE (Picard's format; bowtie2 spells
+    /// --metrics for --met)
+    #[arg(long = "markdup-metrics", value_name = "FILE", requires = "markdup")]
+    pub markdup_metrics: Option<PathBuf>,
     /// Print the wall-clock time of each phase to standard error
     #[arg(short = 't', long = "time")]
     pub time: bool,

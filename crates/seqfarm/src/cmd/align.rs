@@ -16,6 +16,7 @@
 
 mod header;
 mod index_check;
+mod marked;
 mod mate_files;
 mod metrics;
 mod options;
@@ -43,6 +44,7 @@ use seqfarm_plot::AlignTally;
 pub use self::header::command_line;
 pub(crate) use self::header::header_bytes;
 use self::index_check::{check_first_bytes, IndexCheck};
+use self::marked::{MarkdupStep, SCRATCH_LEVEL};
 use self::mate_files::{ReadFileBuffers, ReadFiles};
 pub use self::mate_files::{ReadFileCompression, ReadFileKind, ReadFileSpec, ReadRouting};
 pub(crate) use self::metrics::MetricsCounts;
@@ -163,7 +165,10 @@ pub fn align(options: &AlignOptions, run: &AlignRun<'_>) -> anyhow::Result<Align
     let overwrite = options.overwrite();
     let plot_file = PlotFile::create(options.plot.as_ref(), overwrite, &inputs)?;
     let mut plot_tally = plot_file.as_ref().map(|_| AlignTally::default());
-    let mut output = Output::create(out_path, overwrite)?;
+    let mut output = match options.markdup {
+        true => Output::scratch(out_path, "sorted.bam")?,
+        false => Output::create(out_path, overwrite)?,
+    };
     let mut read_files = ReadFiles::create(&options.read_files, overwrite)?;
     let routing = read_files.routing();
     let metrics_file = options
@@ -227,10 +232,19 @@ pub fn align(options: &AlignOptions, run: &AlignRun<'_>) -> anyhow::Result<Align
     let header_blocks = header_bytes(&header, style.bam);
     output.put(&header_blocks)?;
     let reference_lengths: Vec<u64> = header.references.iter().map(|r| r.len).collect();
+    let mut markdup = None;
     let mut sorted = if options.sort {
-        let index_out = sort_index_path(out_path, &reference_lengths);
-        refuse_input_as_output(&index_out, &inputs)?;
-        let index_output = Output::create(&index_out, overwrite)?;
+        let index_output = if options.markdup {
+            markdup = Some(MarkdupStep::open(options, &inputs, &reference_lengths)?);
+            Output::scratch(
+                out_path,
+                &MarkdupStep::scratch_index_suffix(&reference_lengths),
+            )?
+        } else {
+            let index_out = sort_index_path(out_path, &reference_lengths);
+            refuse_input_as_output(&index_out, &inputs)?;
+            Output::create(&index_out, overwrite)?
+        };
         let sorter = BamSorter::new(out_path, options.sort_memory as usize);
         Some((sorter, index_output))
     } else {
@@ -297,13 +311,18 @@ pub fn align(options: &AlignOptions, run: &AlignRun<'_>) -> anyhow::Result<Align
         None => None,
     };
     // Every file of the run moves into place as one set, the alignments first.
+    let mut marking_stats = seqfarm_farm::FarmStats::default();
     let mut outputs = match sorted {
         Some((sorter, mut index_output)) => {
             let writer = IndexedBamWriter::new(
                 &mut output,
                 out_path,
                 header_blocks.len() as u64,
-                BAM_LEVEL,
+                if markdup.is_some() {
+                    SCRATCH_LEVEL
+                } else {
+                    BAM_LEVEL
+                },
                 workers,
                 &reference_lengths,
             )?;
@@ -311,7 +330,10 @@ pub fn align(options: &AlignOptions, run: &AlignRun<'_>) -> anyhow::Result<Align
             index
                 .write(&mut index_output)
                 .map_err(|e| index_output.error(e))?;
-            vec![output, index_output]
+            match markdup.take() {
+                Some(step) => step.mark(output, index_output, &mut marking_stats)?,
+                None => vec![output, index_output],
+            }
         }
         None => {
             if style.bam {
@@ -327,6 +349,7 @@ pub fn align(options: &AlignOptions, run: &AlignRun<'_>) -> anyhow::Result<Align
     outputs.extend(metrics.last_line(&totals)?);
     Output::commit_together(outputs)?;
     stats_file.add(&report.stats);
+    stats_file.add(&marking_stats);
     if let Some(placed) = &placed {
         stats_file.numa(placed.summary());
     }

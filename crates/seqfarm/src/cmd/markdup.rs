@@ -24,6 +24,7 @@ mod options;
 mod passes;
 mod scan;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use seqfarm_farm::FarmStats;
@@ -51,8 +52,9 @@ const BAM_LEVEL: i32 = 6;
 /// Offset of FLAG in a BAM record, after its length.
 const FLAG_OFFSET: usize = 4 + 14;
 
-/// What a run found: records read and written, duplicates flagged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What a run found: records read and written, duplicates flagged, and the counts of
+/// each library as the metrics file reports them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct MarkdupSummary {
     /// Records in the input.
     pub records: u64,
@@ -60,6 +62,8 @@ pub struct MarkdupSummary {
     pub duplicates: u64,
     /// Records written.
     pub written: u64,
+    /// The counts of each library (Picard's `DuplicationMetrics` rows), by name.
+    pub libraries: BTreeMap<String, LibraryCounts>,
 }
 
 /// The input opened as a memory-mapped BAM: a BAM file as it is, a CRAM decoded into a
@@ -108,59 +112,112 @@ fn open_input(input: &Path, options: &MarkdupOptions) -> anyhow::Result<Opened> 
     }
 }
 
-/// The index written beside `output` (none for standard output).
-fn index_path(output: &Path, bam: &BamFile) -> Option<PathBuf> {
+/// The index written beside `output` (none for standard output) for references of
+/// `lengths` (the longest chooses BAI or CSI).
+fn index_path(output: &Path, lengths: &[u64]) -> Option<PathBuf> {
     if output == Path::new("-") {
         return None;
     }
-    let lengths: Vec<u64> = bam
-        .header()
-        .references
-        .iter()
-        .map(|r| u64::from(r.length))
-        .collect();
     let mut path = output.as_os_str().to_os_string();
     path.push(".");
-    path.push(index_extension(&lengths));
+    path.push(index_extension(lengths));
     Some(PathBuf::from(path))
 }
 
 /// Runs `seqfarm markdup`.
 pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
-    let input = options.input.as_path();
-    let config = options.farm.config();
     let inputs = with_bam_indexes(std::slice::from_ref(&options.input));
-    let opened = open_input(input, options)?;
-    let (bam, bam_index) = opened.bam()?;
-    let index_file = index_path(&options.output, bam);
-    let mut named = vec![("-o", options.output.as_path())];
-    if let Some(path) = &index_file {
-        named.push(("the output's index", path.as_path()));
-    }
-    if let Some(path) = &options.metrics {
-        named.push(("--metrics", path.as_path()));
-    }
-    for (_, path) in &named {
-        refuse_input_as_output(path, &inputs)?;
-    }
-    refuse_shared_outputs(named.iter().copied(), None, options.farm.stats.as_ref())?;
-    let overwrite = EXISTING_OUTPUT.overwrite(options.force);
-    let mut out = Output::create(&options.output, overwrite)?;
-    let mut index_out = match &index_file {
-        Some(path) => Some(Output::create(path, overwrite)?),
-        None => None,
-    };
-    let mut metrics_out = match &options.metrics {
-        Some(path) => Some(Output::create(path, overwrite)?),
-        None => None,
-    };
+    let opened = open_input(&options.input, options)?;
+    let lengths = reference_lengths(opened.bam()?.0);
+    let outputs = MarkdupOutputs::open(options, &inputs, &lengths)?;
     let mut stats = StatsFile::create(
         options.farm.stats.as_ref(),
         "markdup",
-        config.workers,
-        overwrite,
+        options.farm.config().workers,
+        EXISTING_OUTPUT.overwrite(options.force),
         &inputs,
     )?;
+    let mut farm_stats = FarmStats::default();
+    let (files, summary) = mark_opened(&opened, &options.input, options, outputs, &mut farm_stats)?;
+    Output::commit_together(files)?;
+    stats.add(&farm_stats);
+    stats.total("reads", summary.records, farm_stats.tasks);
+    stats.finish()?;
+    Ok(summary)
+}
+
+/// The files a duplicate marking writes, opened before any work: the BAM, its index
+/// beside it (none on standard output) and the metrics file.
+pub struct MarkdupOutputs {
+    bam: Output,
+    index: Option<Output>,
+    metrics: Option<Output>,
+}
+
+impl MarkdupOutputs {
+    /// Opens the outputs of `options`, none of which may be one of `inputs` or another
+    /// output (the index is named after the references, of lengths `lengths`).
+    pub fn open(
+        options: &MarkdupOptions,
+        inputs: &[PathBuf],
+        lengths: &[u64],
+    ) -> anyhow::Result<Self> {
+        let index_file = index_path(&options.output, lengths);
+        let mut named = vec![("-o", options.output.as_path())];
+        if let Some(path) = &index_file {
+            named.push(("the output's index", path.as_path()));
+        }
+        if let Some(path) = &options.metrics {
+            named.push(("--metrics", path.as_path()));
+        }
+        for (_, path) in &named {
+            refuse_input_as_output(path, inputs)?;
+        }
+        refuse_shared_outputs(named.iter().copied(), None, options.farm.stats.as_ref())?;
+        let overwrite = EXISTING_OUTPUT.overwrite(options.force);
+        let create = |path: &Option<PathBuf>| -> anyhow::Result<Option<Output>> {
+            Ok(match path {
+                Some(path) => Some(Output::create(path, overwrite)?),
+                None => None,
+            })
+        };
+        Ok(Self {
+            bam: Output::create(&options.output, overwrite)?,
+            index: create(&index_file)?,
+            metrics: create(&options.metrics)?,
+        })
+    }
+}
+
+/// Marks the duplicates of the coordinate-sorted BAM `input` into `outputs` as `options`
+/// say (its `input` and `output` name the files in messages and in the metrics); returns
+/// the written files, to be committed by the caller with the rest of its run, and what
+/// was found. The passes' farm statistics are added to `farm_stats`.
+pub fn mark(
+    input: &Path,
+    options: &MarkdupOptions,
+    outputs: MarkdupOutputs,
+    farm_stats: &mut FarmStats,
+) -> anyhow::Result<(Vec<Output>, MarkdupSummary)> {
+    let opened = open_input(input, options)?;
+    mark_opened(&opened, input, options, outputs, farm_stats)
+}
+
+/// [`mark`] of the input `opened` from `input`.
+fn mark_opened(
+    opened: &Opened,
+    input: &Path,
+    options: &MarkdupOptions,
+    outputs: MarkdupOutputs,
+    farm_stats: &mut FarmStats,
+) -> anyhow::Result<(Vec<Output>, MarkdupSummary)> {
+    let config = options.farm.config();
+    let (bam, bam_index) = opened.bam()?;
+    let MarkdupOutputs {
+        bam: mut out,
+        index: mut index_out,
+        metrics: mut metrics_out,
+    } = outputs;
 
     let header = header::parse(bam.header(), input)?;
     let rules = MarkdupRules {
@@ -168,7 +225,6 @@ pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
     };
     let mut finder = DuplicateFinder::new(header.libraries.clone(), rules);
     let mut order = SortCheck::new(input, bam.header());
-    let mut farm_stats = FarmStats::default();
     let ends = EndsPass {
         libraries: &header.libraries,
     };
@@ -191,12 +247,7 @@ pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
     };
     let header_blocks = bam_header_blocks(bam.header(), BAM_LEVEL);
     out.put(&header_blocks)?;
-    let lengths: Vec<u64> = bam
-        .header()
-        .references
-        .iter()
-        .map(|r| u64::from(r.length))
-        .collect();
+    let lengths = reference_lengths(bam);
     let out_path = options.output.clone();
     let index = {
         let mut writer = IndexedBamWriter::new(
@@ -240,18 +291,23 @@ pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
             .map_err(|e| index_out.error(e))?;
         outputs.push(index_out);
     }
+    decisions.add_optical(&mut counts);
+    summary.libraries = library_table(libraries, &counts);
     if let Some(mut file) = metrics_out.take() {
-        decisions.add_optical(&mut counts);
-        let table = library_table(libraries, &counts);
         let lines = [metrics_command_line(options)];
-        file.put(metrics::render(&lines, &table, decisions.set_sizes()).as_bytes())?;
+        file.put(metrics::render(&lines, &summary.libraries, decisions.set_sizes()).as_bytes())?;
         outputs.push(file);
     }
-    Output::commit_together(outputs)?;
-    stats.add(&farm_stats);
-    stats.total("reads", records, farm_stats.tasks);
-    stats.finish()?;
-    Ok(summary)
+    Ok((outputs, summary))
+}
+
+/// The lengths of a BAM's references, in order.
+fn reference_lengths(bam: &BamFile) -> Vec<u64> {
+    bam.header()
+        .references
+        .iter()
+        .map(|r| u64::from(r.length))
+        .collect()
 }
 
 /// The metrics file's first header: what ran, in Picard's `NAME=value` spelling.

@@ -42,6 +42,10 @@ pub struct AlignOptions {
     pub sort: bool,
     /// Memory for sorting, in bytes, in all (beyond it, runs spill beside the output).
     pub sort_memory: u64,
+    /// Mark duplicates in the sorted BAM as `seqfarm markdup` does (needs `sort`).
+    pub markdup: bool,
+    /// `markdup`'s duplication metrics file (Picard's format).
+    pub markdup_metrics: Option<PathBuf>,
     /// The header's `@RG` line (`None`: no read group ID, no line).
     pub read_group_line: Option<String>,
     /// No header lines (`--no-hd`).
@@ -89,6 +93,8 @@ impl Default for AlignOptions {
             output: PathBuf::from("-"),
             sort: false,
             sort_memory: DEFAULT_SORT_MEMORY,
+            markdup: false,
+            markdup_metrics: None,
             read_group_line: None,
             no_header: false,
             no_sq: false,
@@ -135,6 +141,12 @@ impl AlignOptions {
         }
         if self.sort && (!self.style.bam || self.output == Path::new("-")) {
             option_error!("--sort needs a BAM file to write (-o OUT.bam), not standard output");
+        }
+        if self.markdup && !self.sort {
+            option_error!("--markdup marks the sorted BAM: give --sort too");
+        }
+        if self.markdup_metrics.is_some() && !self.markdup {
+            option_error!("--markdup-metrics is --markdup's metrics file: give --markdup too");
         }
         Ok(())
     }

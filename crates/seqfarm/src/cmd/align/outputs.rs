@@ -35,6 +35,7 @@ impl AlignOptions {
         );
         let side = [
             ("--met-file", &self.met_file),
+            ("--markdup-metrics", &self.markdup_metrics),
             ("--plot", &self.plot),
             ("--stats", &self.farm.stats),
         ];
