@@ -12,6 +12,7 @@ from . import _native
 from ._native import Error, FormatError, InputError, OptionError
 from .align import Aligner, SamRecord
 from .bam import BamFile
+from ._options import option_argv
 from .index import Contig, Hit, Index
 from .tables import count, search, snp_pileup
 
@@ -30,6 +31,7 @@ __all__ = [
     "SamRecord",
     "count",
     "flagstat",
+    "markdup",
     "search",
     "snp_pileup",
 ]
@@ -43,3 +45,22 @@ def flagstat(path, threads=None):
     ``threads``: worker threads (default: one per core).
     """
     return json.loads(_native.flagstat_json(os.fspath(path), threads))
+
+
+def markdup(bam, output, metrics=None, threads=None, **opts):
+    """Marks duplicate reads (FLAG 0x400) of a coordinate-sorted BAM (or CRAM) into
+    ``output`` (a BAM, with its index beside it), as ``seqfarm markdup`` and Picard
+    MarkDuplicates mark them.
+
+    ``metrics``: also write Picard's metrics file there. Other options are those of
+    ``seqfarm markdup`` as keywords: ``remove_duplicates=True``, ``optical_distance``,
+    ``reference`` (a CRAM's FASTA).
+
+    Returns Picard's ``DuplicationMetrics`` as a dict of library names (``"Unknown
+    Library"`` for reads without one) to dicts of its columns (``READ_PAIRS_EXAMINED``,
+    ``READ_PAIR_DUPLICATES``, ``PERCENT_DUPLICATION``, ``ESTIMATED_LIBRARY_SIZE`` (``None``
+    without duplicates), ...).
+    """
+    options = {"output": output, "metrics": metrics, "threads": threads, **opts}
+    argv = option_argv(options, "markdup")
+    return _native.markdup_metrics(argv + ["--", os.fspath(bam)])

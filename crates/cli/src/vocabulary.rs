@@ -7,6 +7,7 @@ use std::ffi::OsString;
 use clap::CommandFactory;
 use seqfarm::cmd::align::AlignOptions;
 use seqfarm::cmd::count::CountOptions;
+use seqfarm::cmd::markdup::MarkdupOptions;
 use seqfarm::cmd::search::SearchOptions;
 use seqfarm::cmd::snp_pileup::SnpPileupOptions;
 
@@ -42,6 +43,14 @@ pub fn snp_pileup_options(args: &[String]) -> anyhow::Result<SnpPileupOptions> {
     match parse("snp-pileup", args)? {
         Command::SnpPileup(args) => Ok(args.into_options()),
         _ => unreachable!("the snp-pileup command parses as snp-pileup"),
+    }
+}
+
+/// The options of `seqfarm markdup ARGS`.
+pub fn markdup_options(args: &[String]) -> anyhow::Result<MarkdupOptions> {
+    match parse("markdup", args)? {
+        Command::Markdup(args) => Ok(args.into_options()),
+        _ => unreachable!("the markdup command parses as markdup"),
     }
 }
 

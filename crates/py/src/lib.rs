@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 
 mod align;
 mod bam;
@@ -27,6 +28,35 @@ fn flagstat_json(py: Python<'_>, path: PathBuf, threads: Option<usize>) -> PyRes
     })
 }
 
+/// Runs `seqfarm markdup ARGS`; returns Picard's `DuplicationMetrics` rows as a dict of
+/// library names to dicts of Picard's column names (`PERCENT_DUPLICATION` a float,
+/// `ESTIMATED_LIBRARY_SIZE` `None` without duplicates, the rest ints).
+#[pyfunction]
+fn markdup_metrics(py: Python<'_>, args: Vec<String>) -> PyResult<Bound<'_, PyDict>> {
+    let summary = run_interruptible(py, || {
+        seqfarm::cmd::markdup::run(&seqfarm_cli::markdup_options(&args)?)
+    })?;
+    let libraries = PyDict::new(py);
+    for (name, counts) in summary.libraries {
+        let row = counts.row();
+        let metrics = PyDict::new(py);
+        metrics.set_item("UNPAIRED_READS_EXAMINED", counts.unpaired_reads)?;
+        metrics.set_item("READ_PAIRS_EXAMINED", row.pairs)?;
+        metrics.set_item(
+            "SECONDARY_OR_SUPPLEMENTARY_RDS",
+            counts.secondary_or_supplementary,
+        )?;
+        metrics.set_item("UNMAPPED_READS", counts.unmapped)?;
+        metrics.set_item("UNPAIRED_READ_DUPLICATES", counts.unpaired_duplicates)?;
+        metrics.set_item("READ_PAIR_DUPLICATES", row.pair_duplicates)?;
+        metrics.set_item("READ_PAIR_OPTICAL_DUPLICATES", counts.optical_pairs)?;
+        metrics.set_item("PERCENT_DUPLICATION", row.percent)?;
+        metrics.set_item("ESTIMATED_LIBRARY_SIZE", row.library_size)?;
+        libraries.set_item(name, metrics)?;
+    }
+    Ok(libraries)
+}
+
 /// The options of `command` that take no value, by every name they answer to (`dna`,
 /// `no-mixed`, `q`): the keywords that take only `True` or `False`.
 #[pyfunction]
@@ -41,6 +71,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flagstat_json, m)?)?;
     m.add_function(wrap_pyfunction!(index::build_index, m)?)?;
     m.add_function(wrap_pyfunction!(flag_options, m)?)?;
+    m.add_function(wrap_pyfunction!(markdup_metrics, m)?)?;
     tables::register(m)?;
     m.add_class::<index::NativeIndex>()?;
     m.add_class::<align::NativeAligner>()?;
