@@ -3,7 +3,7 @@
 //! Kernels take plain fields (a FLAG, reference indices, a mapping quality) and keep
 //! their totals in plain structs that each worker owns and the collector adds up
 //! (`AddAssign`): no shared counters, no atomics on the hot path. Readers, rings and
-//! files stay in `seqfarm-io` and the CLI.
+//! files stay in `seqfarm-io` and the command library (`seqfarm`).
 //!
 //! * [`flagstat`]: [`FlagCounts`], the counts of `samtools flagstat` (1.13 and later)
 //!   split by QC pass/fail, and its three output formats byte for byte.
