@@ -27,7 +27,7 @@
 # usage: bench/markdup.sh [BAM] [THREADS]   (default: $SEQFARM_BENCH_DATA/markdup/normal.dup.bam, 2)
 # env:   ROUNDS (default 3), SEQFARM_BIN (a seqfarm to run; default: this checkout's
 #        release build, built first), SEQFARM_BENCH_DATA (default /tmp/seqfarm-bench),
-#        ALIGN (0: skip the second table)
+#        ALIGN (0: skip the second table), MARKDUP (0: skip the first)
 # Needs (Debian; ./debian-packages.sh picard-tools samtools sambamba biobambam2 bowtie2 time):
 #        PicardCommandLine, samtools, sambamba, bammarkduplicates, bowtie2 (second table),
 #        GNU time; python3. Data: bench/make-markdup-data.sh.
@@ -130,6 +130,7 @@ PY
 echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $bam: $(samtools view -c "$bam") records, $(awk -v b="$(stat -c %s "$bam")" 'BEGIN {printf "%.0f", b / 1e6}') MB; $threads threads; median of $rounds rounds"
 echo "# $(dpkg-query -W -f '${Package} ${Version}, ' picard-tools samtools sambamba biobambam2 2>/dev/null)$("$sf" --version)"
+if [ "${MARKDUP:-1}" != 0 ]; then
 names=(Picard samtools sambamba biobambam2)
 cmd[Picard]="%1 PicardCommandLine MarkDuplicates I=$bam O=out.bam M=metrics.txt TMP_DIR=. VALIDATION_STRINGENCY=SILENT"
 cmd[samtools]="%1 samtools collate -@$threads -O $bam collate | %1 samtools fixmate -m -@$threads - - \
@@ -144,6 +145,7 @@ else
 fi
 run_rounds md "${names[@]}"
 summary md "${names[@]}"
+fi
 
 [ "${ALIGN:-1}" != 0 ] || exit 0
 if ! "$sf" align --help 2>/dev/null | grep -q -- --markdup; then
@@ -160,7 +162,7 @@ command -v bowtie2 >/dev/null || { echo "bench/markdup.sh needs bowtie2" >&2; ex
 echo
 echo "# align + sort + index + duplicates marked: $(($(wc -l <"$r1") / 4)) pairs of 2x150 bp (normal.dup.small), chr20; $threads threads"
 cmd["seqfarm align --sort --markdup"]="%1 $sf align -p $threads -x $work/chr20 -1 $r1 -2 $r2 \
-  -o out.bam --sort --markdup --metrics metrics.txt"
+  -o out.bam --sort --markdup --markdup-metrics metrics.txt"
 cmd["bowtie2|sort, Picard, index"]="%1 bowtie2 -p $threads -x $work/chr20.bt2 -1 $r1 -2 $r2 \
   | %1 samtools sort -@$threads -m 768M -o sorted.bam - && %2 PicardCommandLine MarkDuplicates \
   I=sorted.bam O=out.bam M=metrics.txt TMP_DIR=. VALIDATION_STRINGENCY=SILENT && %3 samtools index out.bam"
