@@ -74,6 +74,13 @@ step "$sf" align -x "$out/piece" -1 "$data/pe_sim_R1.fq.gz" -2 "$data/pe_sim_R2.
   -X 1000 --no-mixed -p 2 --un-conc-gz "$out/unconc.fq.gz" -S "$out/pairs.sam" \
   --plot "$out/pairs.svg"
 awk '!/^@/ && n++ < 4' "$out/pairs.sam" | cut -f 1-9,12-
+
+# Duplicates marked as Picard MarkDuplicates marks them (the same flags and metrics):
+# a real CHM1 BAM, then the same pairs aligned, sorted, indexed and marked in one run.
+step "$sf" markdup -t 2 "$data/bam/chm1.bam" -o "$out/chm1.marked.bam" -M "$out/chm1.metrics.txt"
+awk '/^## METRICS/ {getline; print; getline; print}' "$out/chm1.metrics.txt" | cut -f 1-3,6-10
+step "$sf" align -x "$out/piece" -1 "$data/pe_sim_R1.fq.gz" -2 "$data/pe_sim_R2.fq.gz" -p 2 \
+  -o "$out/pairs.marked.bam" --sort --markdup --markdup-metrics "$out/pairs.metrics.txt"
 step ls "$out"
 
 # Python: the same jobs from the seqfarm package (built with maturin into target/py-venv,
