@@ -30,37 +30,29 @@ fn parse(command: &str, args: &[String]) -> Result<Command, clap::Error> {
     parse_command(std::iter::once(command.to_string()).chain(args.iter().cloned()))
 }
 
-/// The options of `seqfarm count ARGS`.
-pub fn count_options(args: &[String]) -> anyhow::Result<CountOptions> {
-    match parse("count", args)? {
-        Command::Count(args) => Ok(args.into_options()),
-        _ => unreachable!("the count command parses as count"),
-    }
+/// Defines `$name(args)`: the options of `seqfarm $command ARGS`, from the command's
+/// arguments `$variant`.
+macro_rules! options_of {
+    ($name:ident, $command:literal, $variant:ident, $options:ty) => {
+        #[doc = concat!("The options of `seqfarm ", $command, " ARGS`.")]
+        pub fn $name(args: &[String]) -> anyhow::Result<$options> {
+            match parse($command, args)? {
+                Command::$variant(args) => Ok(args.into_options()),
+                _ => unreachable!(concat!("the ", $command, " command parses as itself")),
+            }
+        }
+    };
 }
 
-/// The options of `seqfarm snp-pileup ARGS`.
-pub fn snp_pileup_options(args: &[String]) -> anyhow::Result<SnpPileupOptions> {
-    match parse("snp-pileup", args)? {
-        Command::SnpPileup(args) => Ok(args.into_options()),
-        _ => unreachable!("the snp-pileup command parses as snp-pileup"),
-    }
-}
-
-/// The options of `seqfarm markdup ARGS`.
-pub fn markdup_options(args: &[String]) -> anyhow::Result<MarkdupOptions> {
-    match parse("markdup", args)? {
-        Command::Markdup(args) => Ok(args.into_options()),
-        _ => unreachable!("the markdup command parses as markdup"),
-    }
-}
-
-/// The options of `seqfarm search ARGS`.
-pub fn search_options(args: &[String]) -> anyhow::Result<SearchOptions> {
-    match parse("search", args)? {
-        Command::Search(args) => Ok(args.into_options()),
-        _ => unreachable!("the search command parses as search"),
-    }
-}
+options_of!(count_options, "count", Count, CountOptions);
+options_of!(
+    snp_pileup_options,
+    "snp-pileup",
+    SnpPileup,
+    SnpPileupOptions
+);
+options_of!(markdup_options, "markdup", Markdup, MarkdupOptions);
+options_of!(search_options, "search", Search, SearchOptions);
 
 /// The arguments of `seqfarm align ARGS`, parsed but not yet resolved (bowtie2's
 /// `--usage` and `--arg-desc` print instead of aligning: [`AlignArgs::execute`]).
