@@ -131,20 +131,20 @@ echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | c
 echo "# $bam: $(samtools view -c "$bam") records, $(awk -v b="$(stat -c %s "$bam")" 'BEGIN {printf "%.0f", b / 1e6}') MB; $threads threads; median of $rounds rounds"
 echo "# $(dpkg-query -W -f '${Package} ${Version}, ' picard-tools samtools sambamba biobambam2 2>/dev/null)$("$sf" --version)"
 if [ "${MARKDUP:-1}" != 0 ]; then
-names=(Picard samtools sambamba biobambam2)
-cmd[Picard]="%1 PicardCommandLine MarkDuplicates I=$bam O=out.bam M=metrics.txt TMP_DIR=. VALIDATION_STRINGENCY=SILENT"
-cmd[samtools]="%1 samtools collate -@$threads -O $bam collate | %1 samtools fixmate -m -@$threads - - \
-  | %1 samtools sort -@$threads - | %1 samtools markdup -@$threads - out.bam"
-cmd[sambamba]="%1 sambamba markdup -t $threads --tmpdir=. $bam out.bam"
-cmd[biobambam2]="%1 bammarkduplicates I=$bam O=out.bam M=metrics.txt markthreads=$threads tmpfile=./bmd"
-if "$sf" markdup --help >/dev/null 2>&1; then
-  names+=("seqfarm -t $threads")
-  cmd["seqfarm -t $threads"]="%1 $sf markdup -t $threads $bam -o out.bam --metrics metrics.txt"
-else
-  echo "# $sf has no markdup command: peers only"
-fi
-run_rounds md "${names[@]}"
-summary md "${names[@]}"
+  names=(Picard samtools sambamba biobambam2)
+  cmd[Picard]="%1 PicardCommandLine MarkDuplicates I=$bam O=out.bam M=metrics.txt TMP_DIR=. VALIDATION_STRINGENCY=SILENT"
+  cmd[samtools]="%1 samtools collate -@$threads -O $bam collate | %1 samtools fixmate -m -@$threads - - \
+    | %1 samtools sort -@$threads - | %1 samtools markdup -@$threads - out.bam"
+  cmd[sambamba]="%1 sambamba markdup -t $threads --tmpdir=. $bam out.bam"
+  cmd[biobambam2]="%1 bammarkduplicates I=$bam O=out.bam M=metrics.txt markthreads=$threads tmpfile=./bmd"
+  if "$sf" markdup --help >/dev/null 2>&1; then
+    names+=("seqfarm -t $threads")
+    cmd["seqfarm -t $threads"]="%1 $sf markdup -t $threads $bam -o out.bam --metrics metrics.txt"
+  else
+    echo "# $sf has no markdup command: peers only"
+  fi
+  run_rounds md "${names[@]}"
+  summary md "${names[@]}"
 fi
 
 [ "${ALIGN:-1}" != 0 ] || exit 0
