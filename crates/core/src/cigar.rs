@@ -178,7 +178,7 @@ impl<'a> BamCigar<'a> {
 
     /// The words as `(code, length)`, unknown codes included.
     #[inline]
-    pub fn codes(self) -> impl Iterator<Item = (u32, u32)> + 'a {
+    pub fn codes(self) -> impl DoubleEndedIterator<Item = (u32, u32)> + 'a {
         self.0
             .chunks_exact(4)
             .map(|c| split_word(u32::from_le_bytes([c[0], c[1], c[2], c[3]])))

@@ -2,8 +2,11 @@
 
 use std::ops::Range;
 
-use super::{BamFile, BamIndex};
-use crate::bgzf::{BgzfError, BlockScanner, VirtualOffset, VirtualRange};
+use std::path::Path;
+
+use super::{BamFile, BamIndex, Record, RecordError, RecordStitcher};
+use crate::bgzf::{BgzfError, BlockScanner, InflateBuffer, Inflater, VirtualOffset, VirtualRange};
+use crate::Error;
 
 /// How a whole BAM is split for a parallel pass.
 ///
@@ -176,6 +179,55 @@ pub struct BlockBatch {
     pub starts_segment: bool,
     /// The last batch of its segment: the walk must end on a record boundary.
     pub ends_segment: bool,
+}
+
+impl BlockBatch {
+    /// A worker's part: inflates the batch's blocks of `bam` into `inflated` (cut at the
+    /// segment's end), their pages read ahead and let go around it.
+    pub fn inflate(
+        &self,
+        bam: &BamFile,
+        inflater: &mut Inflater,
+        inflated: &mut InflateBuffer,
+    ) -> Result<(), BgzfError> {
+        let blocks = self.blocks.clone();
+        bam.prefetch(blocks.clone());
+        inflated.clear();
+        let bytes = &bam.bytes()[blocks.start as usize..blocks.end as usize];
+        inflater.inflate_blocks(bytes, blocks.start, inflated)?;
+        inflated.truncate(self.end);
+        bam.release(blocks);
+        Ok(())
+    }
+
+    /// The collector's part: walks the records of the batch's `inflated` bytes in order
+    /// through `stitcher` (a new one, for `n_ref` references, at the segment's start;
+    /// checked to end on a record boundary at its end). Errors name `path` and the
+    /// batch's first block.
+    pub fn stitch(
+        &self,
+        stitcher: &mut RecordStitcher,
+        n_ref: usize,
+        inflated: &[u8],
+        path: &Path,
+        each: impl FnMut(Record<'_>),
+    ) -> Result<(), Error> {
+        if self.starts_segment {
+            *stitcher = RecordStitcher::new(n_ref, 0);
+        }
+        let data = inflated
+            .get(self.start..self.end.min(inflated.len()))
+            .unwrap_or_default();
+        let at = self.blocks.start;
+        let error = |e: RecordError| {
+            Error::format(path, at, format!("{} (in the blocks from here on)", e.0))
+        };
+        stitcher.feed(data, each).map_err(error)?;
+        if self.ends_segment {
+            stitcher.finish().map_err(error)?;
+        }
+        Ok(())
+    }
 }
 
 /// The units of a [`WorkPlan`], produced lazily (block headers are read as batches are

@@ -38,19 +38,16 @@ pub fn orientation(first_reverse: bool, second_reverse: bool) -> u8 {
 /// forward read, the unclipped end of a reverse one. `pos` is the 0-based leftmost
 /// aligned base.
 pub fn unclipped_five_prime(flag: u16, pos: i32, cigar: BamCigar<'_>) -> i32 {
-    let clip_len = |word: &[u8]| {
-        let word = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
-        let op = word & 0xf;
-        let clip = op == CigarOp::SoftClip.code() || op == CigarOp::HardClip.code();
-        clip.then_some(i64::from(word >> 4))
+    let clip_len = |(code, len): (u32, u32)| {
+        let clip = code == CigarOp::SoftClip.code() || code == CigarOp::HardClip.code();
+        clip.then_some(i64::from(len))
     };
-    let words = cigar.as_bytes();
     let start = i64::from(pos) + 1;
     let five_prime = if flag & flags::REVERSE == 0 {
-        let clipped: i64 = words.chunks_exact(4).map_while(clip_len).sum();
+        let clipped: i64 = cigar.codes().map_while(clip_len).sum();
         start - clipped
     } else {
-        let clipped: i64 = words.rchunks_exact(4).map_while(clip_len).sum();
+        let clipped: i64 = cigar.codes().rev().map_while(clip_len).sum();
         start + cigar.reference_span() - 1 + clipped
     };
     five_prime as i32

@@ -18,8 +18,8 @@ use std::path::Path;
 use seqfarm_farm::{FarmConfig, FarmStats, Fill, Worker};
 use seqfarm_io::alignment_file::{AlignmentFile, BamWithIndex, ReadOptions};
 use seqfarm_io::bam::{
-    BamFile, BamIndex, BamStream, BlockBatch, RangeReader, Record, RecordError, RecordStitcher,
-    WorkPlan, WorkUnit,
+    BamFile, BamIndex, BamStream, BlockBatch, RangeReader, Record, RecordStitcher, WorkPlan,
+    WorkUnit,
 };
 use seqfarm_io::bgzf::{self, InflateBuffer, Inflater, VirtualRange};
 use seqfarm_io::cram::Fields;
@@ -193,17 +193,9 @@ impl Worker<Task, Error> for FlagWorker<'_> {
                 })?;
                 bam.release(range.start.compressed()..range.end.compressed());
             }
-            (Work::Blocks(batch), Some(bam)) => {
-                let blocks = batch.blocks.clone();
-                bam.prefetch(blocks.clone());
-                task.inflated.clear();
-                let bytes = &bam.bytes()[blocks.start as usize..blocks.end as usize];
-                self.inflater
-                    .inflate_blocks(bytes, blocks.start, &mut task.inflated)
-                    .map_err(bgzf_error)?;
-                task.inflated.truncate(batch.end);
-                bam.release(blocks);
-            }
+            (Work::Blocks(batch), Some(bam)) => batch
+                .inflate(bam, &mut self.inflater, &mut task.inflated)
+                .map_err(bgzf_error)?,
             (Work::Copied(first), _) => {
                 task.inflated.clear();
                 self.inflater
@@ -225,31 +217,22 @@ fn stitch(
     name: &Path,
     n_ref: usize,
 ) -> Result<(), Error> {
-    let (at, data) = match &task.work {
-        Work::Blocks(batch) => {
-            if batch.starts_segment {
-                *stitcher = RecordStitcher::new(n_ref, 0);
-            }
-            let bytes = task.inflated.as_slice();
-            let data = bytes
-                .get(batch.start..batch.end.min(bytes.len()))
-                .unwrap_or_default();
-            (batch.blocks.start, data)
-        }
-        Work::Copied(first) => (*first, task.inflated.as_slice()),
-        _ => return Ok(()),
-    };
-    let error =
-        |e: RecordError| Error::format(name, at, format!("{} (in the blocks from here on)", e.0));
-    stitcher
-        .feed(data, |r| count_record(counts, &r))
-        .map_err(error)?;
-    if let Work::Blocks(batch) = &task.work {
-        if batch.ends_segment {
-            stitcher.finish().map_err(error)?;
-        }
+    let inflated = task.inflated.as_slice();
+    match &task.work {
+        Work::Blocks(batch) => batch.stitch(stitcher, n_ref, inflated, name, |r| {
+            count_record(counts, &r)
+        }),
+        Work::Copied(first) => stitcher
+            .feed(inflated, |r| count_record(counts, &r))
+            .map_err(|e| {
+                Error::format(
+                    name,
+                    *first,
+                    format!("{} (in the blocks from here on)", e.0),
+                )
+            }),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// An indexed or unindexed BAM file, memory-mapped.

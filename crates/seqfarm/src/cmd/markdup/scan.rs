@@ -9,12 +9,8 @@ use std::ops::ControlFlow;
 use std::path::Path;
 
 use seqfarm_farm::{FarmConfig, FarmStats, Fill};
-use seqfarm_io::bam::{
-    BamFile, BamIndex, BlockBatch, RangeReader, Record, RecordError, RecordStitcher, WorkPlan,
-    WorkUnit,
-};
+use seqfarm_io::bam::{BamFile, BamIndex, RangeReader, Record, RecordStitcher, WorkPlan, WorkUnit};
 use seqfarm_io::bgzf::{InflateBuffer, Inflater, VirtualRange};
-use seqfarm_io::Error;
 
 use crate::common::farm_error;
 
@@ -89,9 +85,9 @@ pub(super) fn for_each_item<P: RecordItems>(
                             &mut task.items,
                             &mut task.arena,
                         ),
-                        Some(WorkUnit::Blocks(batch)) => {
-                            inflate(bam, batch, &mut inflater, &mut task.inflated)
-                        }
+                        Some(WorkUnit::Blocks(batch)) => Ok(batch
+                            .inflate(bam, &mut inflater, &mut task.inflated)
+                            .map_err(|e| bam.bgzf_error(e))?),
                         None => Ok(()),
                     }
                 },
@@ -106,35 +102,20 @@ pub(super) fn for_each_item<P: RecordItems>(
                     Ok(())
                 }
                 Some(WorkUnit::Blocks(batch)) => {
-                    if batch.starts_segment {
-                        stitcher = RecordStitcher::new(n_ref, 0);
-                    }
-                    let bytes = task.inflated.as_slice();
-                    let data = bytes
-                        .get(batch.start..batch.end.min(bytes.len()))
-                        .unwrap_or_default();
-                    let at = batch.blocks.start;
-                    let error = |e: RecordError| {
-                        Error::format(path, at, format!("{} (in the blocks from here on)", e.0))
-                    };
-                    stitcher
-                        .feed(data, |record| {
-                            if failure.is_none() {
-                                arena.clear();
-                                let item = pass.item(&record, &mut arena);
-                                if let Err(e) = visit(item, &arena) {
-                                    failure = Some(e);
-                                }
+                    let inflated = task.inflated.as_slice();
+                    batch.stitch(&mut stitcher, n_ref, inflated, path, |record| {
+                        if failure.is_none() {
+                            arena.clear();
+                            let item = pass.item(&record, &mut arena);
+                            if let Err(e) = visit(item, &arena) {
+                                failure = Some(e);
                             }
-                        })
-                        .map_err(error)?;
-                    if let Some(e) = failure.take() {
-                        return Err(e);
+                        }
+                    })?;
+                    match failure.take() {
+                        Some(e) => Err(e),
+                        None => Ok(()),
                     }
-                    if batch.ends_segment {
-                        stitcher.finish().map_err(error)?;
-                    }
-                    Ok(())
                 }
                 None => Ok(()),
             }
@@ -159,22 +140,5 @@ fn walk_range<P: RecordItems>(
         ControlFlow::Continue(())
     })?;
     bam.release(range.start.compressed()..range.end.compressed());
-    Ok(())
-}
-
-/// A worker's inflation of a batch of blocks.
-fn inflate(
-    bam: &BamFile,
-    batch: &BlockBatch,
-    inflater: &mut Inflater,
-    inflated: &mut InflateBuffer,
-) -> anyhow::Result<()> {
-    let blocks = batch.blocks.clone();
-    inflated.clear();
-    let bytes = &bam.bytes()[blocks.start as usize..blocks.end as usize];
-    inflater
-        .inflate_blocks(bytes, blocks.start, inflated)
-        .map_err(|e| bam.bgzf_error(e))?;
-    inflated.truncate(batch.end);
     Ok(())
 }
