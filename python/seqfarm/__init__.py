@@ -54,7 +54,7 @@ def markdup(bam, output, metrics=None, threads=None, **opts):
 
     ``metrics``: also write Picard's metrics file there. Other options are those of
     ``seqfarm markdup`` as keywords: ``remove_duplicates=True``, ``optical_distance``,
-    ``reference`` (a CRAM's FASTA).
+    ``memory="2G"`` (read ends kept in memory), ``reference`` (a CRAM's FASTA).
 
     Returns Picard's ``DuplicationMetrics`` as a dict of library names (``"Unknown
     Library"`` for reads without one) to dicts of its columns (``READ_PAIRS_EXAMINED``,

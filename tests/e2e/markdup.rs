@@ -279,6 +279,49 @@ fn the_output_is_the_same_at_any_thread_count() {
     assert_eq!(stdout.stdout, outputs[0].0);
 }
 
+/// With a memory too small for its read ends, `markdup` sorts them into runs beside
+/// the output and merges them back: the same BAM, index and metrics as with them all
+/// in memory, and no run left behind.
+#[test]
+fn read_ends_beyond_the_memory_give_the_same_marks() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("chm1.unmarked.bam");
+    unmarked(&data("bam/chm1.bam"), &input);
+    let mut results = Vec::new();
+    for memory in ["768M", "1M"] {
+        let sub = dir.path().join(memory);
+        std::fs::create_dir(&sub).unwrap();
+        let (bam, metrics) = (sub.join("out.bam"), sub.join("m.txt"));
+        let out = markdup(&input, &bam, &metrics, &["-t", "2", "--memory", memory]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut files: Vec<_> = std::fs::read_dir(&sub)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        files.sort();
+        assert_eq!(
+            files,
+            ["m.txt", "out.bam", "out.bam.bai"],
+            "--memory {memory}"
+        );
+        let bai = std::fs::read(sub.join("out.bam.bai")).unwrap();
+        results.push((std::fs::read(&bam).unwrap(), bai, metrics_rows(&metrics)));
+    }
+    assert!(results[0] == results[1]);
+    let out = markdup(
+        &input,
+        &dir.path().join("x.bam"),
+        &dir.path().join("x.txt"),
+        &["-m", "1K"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("minimum, 1M"));
+}
+
 #[test]
 fn removed_duplicates_leave_the_other_records() {
     let dir = tempfile::tempdir().unwrap();

@@ -83,3 +83,17 @@ pub struct NumaArg {
 fn parse_mode(text: &str) -> Result<NumaMode, String> {
     text.parse()
 }
+
+/// Parses a memory budget (`--sort-memory`, markdup's `--memory`): a size
+/// ([`seqfarm::cmd::index::parse_size`]) of at least
+/// [`seqfarm_io::bam_sort::MIN_SORT_MEMORY`], as samtools sort refuses `-m` below 1M.
+pub(crate) fn memory_size(text: &str) -> Result<u64, String> {
+    let bytes = seqfarm::cmd::index::parse_size(text)?;
+    if bytes < seqfarm_io::bam_sort::MIN_SORT_MEMORY as u64 {
+        return Err(format!(
+            "{text:?} is less than the minimum, 1M: less would write a temporary file \
+             every few records"
+        ));
+    }
+    Ok(bytes)
+}

@@ -46,6 +46,16 @@ pub struct MarkdupArgs {
         allow_negative_numbers = true
     )]
     pub(super) optical_distance: i32,
+    /// Memory for read ends (e.g. 768M, 2G); beyond it they are sorted into hidden
+    /// files beside the output and merged back (Picard's MAX_RECORDS_IN_RAM)
+    #[arg(
+        short = 'm',
+        long = "memory",
+        value_name = "SIZE",
+        default_value = "768M",
+        value_parser = crate::common::memory_size
+    )]
+    pub(super) memory: u64,
     #[command(flatten)]
     pub(super) force: ForceArg,
     #[command(flatten)]
@@ -66,6 +76,7 @@ impl MarkdupArgs {
             force: self.force.force,
             farm: self.farm.options(),
             reference: self.cram.reference,
+            memory: self.memory as usize,
         }
     }
 }

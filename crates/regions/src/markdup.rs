@@ -1,4 +1,4 @@
-//! Duplicate marking with Picard MarkDuplicates' rules (2.27, its defaults), free of IO.
+//! Duplicate marking with Picard MarkDuplicates' rules (2.27, its defaults).
 //!
 //! The caller shows every record of a coordinate-sorted file once, in order
 //! ([`DuplicateFinder::add`]); the finder keeps only read ends (signatures, scores and
@@ -14,15 +14,22 @@
 //! count Picard's `DuplicationMetrics` per library ([`metrics`]).
 //!
 //! The ends of a read can be made on another thread ([`fragment_ends`]) and shown with
-//! [`DuplicateFinder::add_made`]. Memory: 32 bytes per primary mapped read, 48 per pair,
-//! and the names of the reads whose mates are still to come.
+//! [`DuplicateFinder::add_made`]. Memory is bounded: read ends (28 bytes per primary
+//! mapped read, 46 per pair), reads waiting for a mate on a later reference and the
+//! duplicates' indexes each have a share of the finder's budget, beyond which they are
+//! sorted into runs of a [`RunStore`] (files beside the output) and merged back when
+//! deciding ([`spill`]). Only reads waiting for a mate on the same reference are not
+//! counted: they span a fragment's length, as a rule.
 
 mod decide;
 pub mod ends;
 pub mod metrics;
 pub mod optical;
+pub mod spill;
+mod waiting;
 
 use std::collections::{BTreeMap, HashMap};
+use std::io;
 
 use seqfarm_core::cigar::BamCigar;
 use seqfarm_core::flags;
@@ -32,6 +39,9 @@ pub use self::ends::ReadEnds;
 use self::ends::{read_score, unclipped_five_prime, Fragment, F, R};
 pub use self::metrics::{LibraryCounts, SetSizes};
 pub use self::optical::DEFAULT_PIXEL_DISTANCE;
+use self::spill::SortedRuns;
+pub use self::spill::{MemoryRuns, RunStore};
+use self::waiting::MateWaits;
 
 /// Picard's name for the library of reads without a read group or `LB`.
 pub const UNKNOWN_LIBRARY: &str = "Unknown Library";
@@ -138,7 +148,6 @@ impl Default for MarkdupRules {
 }
 
 /// Collects read ends from a coordinate-sorted file's records, then decides.
-#[derive(Debug)]
 pub struct DuplicateFinder {
     libraries: Libraries,
     rules: MarkdupRules,
@@ -146,35 +155,47 @@ pub struct DuplicateFinder {
     index: u64,
     /// Whether the unplaced unmapped reads were reached (nothing after counts).
     ended: bool,
-    fragments: Vec<Fragment>,
-    pairs: Vec<ReadEnds>,
-    /// First reads of pairs whose mates are still to come, by mate reference and name
-    /// ([`pair_key`]).
-    waiting: HashMap<Box<[u8]>, ReadEnds>,
-    /// A key being looked up.
-    key: Vec<u8>,
-}
-
-/// The key of a read waiting for its mate: the reference it waits on, then its name.
-fn pair_key(key: &mut Vec<u8>, ref_id: i32, name: &[u8]) {
-    key.clear();
-    key.extend_from_slice(&ref_id.to_le_bytes());
-    key.extend_from_slice(name);
+    fragments: SortedRuns<Fragment>,
+    pairs: SortedRuns<ReadEnds>,
+    waiting: MateWaits,
+    /// Where runs go when the memory is full.
+    store: Box<dyn RunStore>,
+    /// Memory for the duplicates' indexes, when deciding.
+    duplicates_budget: usize,
 }
 
 impl DuplicateFinder {
-    /// A finder for a file with these libraries.
-    pub fn new(libraries: Libraries, rules: MarkdupRules) -> Self {
+    /// A finder for a file with these libraries that keeps about `memory` bytes of read
+    /// ends in memory and the rest in runs of `store`.
+    pub fn new(
+        libraries: Libraries,
+        rules: MarkdupRules,
+        memory: usize,
+        store: Box<dyn RunStore>,
+    ) -> Self {
+        let share = |tenths: usize| memory / 10 * tenths;
         Self {
             libraries,
             rules,
             index: 0,
             ended: false,
-            fragments: Vec::new(),
-            pairs: Vec::new(),
-            waiting: HashMap::new(),
-            key: Vec::new(),
+            fragments: SortedRuns::new(
+                Fragment::picard_order,
+                SortedRuns::<Fragment>::capacity_for(share(4)),
+            ),
+            pairs: SortedRuns::new(
+                ReadEnds::picard_order,
+                SortedRuns::<ReadEnds>::capacity_for(share(3)),
+            ),
+            waiting: MateWaits::new(share(1)),
+            store,
+            duplicates_budget: share(2),
         }
+    }
+
+    /// A finder that keeps everything in memory.
+    pub fn in_memory(libraries: Libraries, rules: MarkdupRules) -> Self {
+        Self::new(libraries, rules, usize::MAX, Box::<MemoryRuns>::default())
     }
 
     /// The libraries.
@@ -183,42 +204,43 @@ impl DuplicateFinder {
     }
 
     /// Shows the next record of the file.
-    pub fn add(&mut self, read: &ReadFacts<'_>) {
+    pub fn add(&mut self, read: &ReadFacts<'_>) -> io::Result<()> {
         let ends = fragment_ends(&self.libraries, read);
-        self.add_made(read.flag, read.ref_id, read.name, ends);
+        self.add_made(read.flag, read.ref_id, read.name, ends)
     }
 
     /// Shows the next record of the file, its ends made apart by [`fragment_ends`]
     /// (on another thread).
-    pub fn add_made(&mut self, flag: u16, ref_id: i32, name: &[u8], ends: Option<ReadEnds>) {
+    pub fn add_made(
+        &mut self,
+        flag: u16,
+        ref_id: i32,
+        name: &[u8],
+        ends: Option<ReadEnds>,
+    ) -> io::Result<()> {
         let index = self.index;
         self.index += 1;
         if self.ended {
-            return;
+            return Ok(());
         }
         if flag & flags::UNMAPPED != 0 {
             self.ended = ref_id == -1;
-            return;
+            return Ok(());
         }
         let Some(mut end) = ends else {
-            return;
+            return Ok(());
         };
         end.read1_index = index;
-        self.fragments.push(Fragment::from(&end));
+        let store = self.store.as_mut();
+        self.fragments.push(Fragment::from(&end), store)?;
         if flag & flags::PAIRED == 0 || flag & flags::MATE_UNMAPPED != 0 {
-            return;
+            return Ok(());
         }
-        pair_key(&mut self.key, ref_id, name);
-        match self.waiting.remove(self.key.as_slice()) {
-            None => {
-                pair_key(&mut self.key, end.read2_ref, name);
-                self.waiting.insert(self.key.as_slice().into(), end);
-            }
-            Some(mut pair) => {
-                pair.add_mate(&end, flag & flags::READ1 != 0);
-                self.pairs.push(pair);
-            }
+        if let Some(mut pair) = self.waiting.arrive(ref_id, name, end, store)? {
+            pair.add_mate(&end, flag & flags::READ1 != 0);
+            self.pairs.push(pair, store)?;
         }
+        Ok(())
     }
 
     /// Records shown so far.
@@ -226,14 +248,21 @@ impl DuplicateFinder {
         self.index
     }
 
+    /// Runs written so far (read ends that did not fit the memory).
+    pub fn runs(&self) -> usize {
+        self.fragments.runs() + self.pairs.runs()
+    }
+
     /// Decides which records are duplicates.
-    pub fn finish(self) -> Decisions {
-        decide::decide(
-            self.fragments,
-            self.pairs,
+    pub fn finish(self) -> io::Result<Decisions> {
+        drop(self.waiting);
+        let decider = decide::Decider::new(
             self.rules,
             self.libraries.names.len(),
-        )
+            self.duplicates_budget,
+            self.store,
+        );
+        decider.decide(self.pairs, self.fragments)
     }
 }
 

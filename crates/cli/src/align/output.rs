@@ -3,8 +3,6 @@
 
 use std::path::PathBuf;
 
-use seqfarm_io::bam_sort::MIN_SORT_MEMORY;
-
 use super::values::check_header_text;
 
 /// The output options.
@@ -32,7 +30,7 @@ pub struct OutputArgs {
         long,
         value_name = "SIZE",
         default_value = "768M",
-        value_parser = sort_memory,
+        value_parser = crate::common::memory_size,
         requires = "sort"
     )]
     pub sort_memory: u64,
@@ -164,17 +162,4 @@ impl OutputArgs {
         }
         Ok(id.map(|_| line))
     }
-}
-
-/// Parses `--sort-memory`: a size ([`seqfarm::cmd::index::parse_size`]) of at least
-/// [`MIN_SORT_MEMORY`], as samtools sort refuses `-m` below 1M.
-fn sort_memory(text: &str) -> Result<u64, String> {
-    let bytes = seqfarm::cmd::index::parse_size(text)?;
-    if bytes < MIN_SORT_MEMORY as u64 {
-        return Err(format!(
-            "{text:?} is less than the minimum, 1M: less would write a temporary file \
-             every few records"
-        ));
-    }
-    Ok(bytes)
 }

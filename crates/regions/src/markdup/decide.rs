@@ -3,21 +3,27 @@
 //! duplicates are counted), and a fragment is a duplicate of a pair at its position or of
 //! a better fragment.
 
+use std::io;
+
 use super::ends::{Fragment, ReadEnds};
 use super::metrics::{LibraryCounts, SetSizes};
 use super::optical::count_optical;
+use super::spill::{Merged, RunStore, SortedRuns};
 use super::MarkdupRules;
 
 /// Which records are duplicates, with the counts that come from the sets: optical
 /// duplicate pairs per library and the sizes of the pair sets.
-#[derive(Debug, Clone, Default)]
 pub struct Decisions {
-    /// Indexes of the duplicate records, sorted.
-    duplicates: Vec<u64>,
+    /// Indexes of the duplicate records, in order.
+    duplicates: Merged<u64>,
+    /// Duplicate records found.
+    count: usize,
     /// Optical duplicate pairs, by library number.
     optical: Vec<u64>,
     /// Sizes of the duplicate sets of pairs.
     sets: SetSizes,
+    /// The runs the duplicates are read from.
+    _store: Box<dyn RunStore>,
 }
 
 /// The best of a set with these scores: the first with the highest.
@@ -31,63 +37,105 @@ fn best(scores: impl Iterator<Item = i16>) -> usize {
     best.0
 }
 
-/// Decides on the read ends of a file with `libraries` libraries.
-pub(super) fn decide(
-    mut fragments: Vec<Fragment>,
-    mut pairs: Vec<ReadEnds>,
+/// Decides set by set, collecting the duplicates' indexes.
+pub(super) struct Decider {
     rules: MarkdupRules,
-    libraries: usize,
-) -> Decisions {
-    let mut decisions = Decisions {
-        optical: vec![0; libraries],
-        ..Decisions::default()
-    };
-    pairs.sort_unstable_by(ReadEnds::picard_order);
-    for set in pairs.chunk_by(ReadEnds::same_pair) {
-        decisions.mark_pairs(set, rules);
-    }
-    drop(pairs);
-    fragments.sort_unstable_by(Fragment::picard_order);
-    for set in fragments.chunk_by(Fragment::same_position) {
-        if set.len() > 1 {
-            decisions.mark_fragments(set);
-        }
-    }
-    decisions.duplicates.sort_unstable();
-    decisions
+    duplicates: SortedRuns<u64>,
+    count: usize,
+    optical: Vec<u64>,
+    sets: SetSizes,
+    store: Box<dyn RunStore>,
 }
 
-impl Decisions {
-    fn mark_pairs(&mut self, set: &[ReadEnds], rules: MarkdupRules) {
+impl Decider {
+    /// A decider for a file with `libraries` libraries, keeping `budget` bytes of
+    /// duplicates' indexes in memory and the rest in runs of `store`.
+    pub(super) fn new(
+        rules: MarkdupRules,
+        libraries: usize,
+        budget: usize,
+        store: Box<dyn RunStore>,
+    ) -> Self {
+        Self {
+            rules,
+            duplicates: SortedRuns::new(u64::cmp, SortedRuns::<u64>::capacity_for(budget)),
+            count: 0,
+            optical: vec![0; libraries],
+            sets: SetSizes::default(),
+            store,
+        }
+    }
+
+    /// Decides on the read ends of a file.
+    pub(super) fn decide(
+        mut self,
+        pairs: SortedRuns<ReadEnds>,
+        fragments: SortedRuns<Fragment>,
+    ) -> io::Result<Decisions> {
+        let mut set = Vec::new();
+        let mut pairs = pairs.into_sorted(self.store.as_mut())?;
+        while pairs.next_set(&mut set, ReadEnds::same_pair)? {
+            self.mark_pairs(&set)?;
+        }
+        drop(pairs);
+        let mut set = Vec::new();
+        let mut fragments = fragments.into_sorted(self.store.as_mut())?;
+        while fragments.next_set(&mut set, Fragment::same_position)? {
+            if set.len() > 1 {
+                self.mark_fragments(&set)?;
+            }
+        }
+        drop(fragments);
+        Ok(Decisions {
+            duplicates: self.duplicates.into_sorted(self.store.as_mut())?,
+            count: self.count,
+            optical: self.optical,
+            sets: self.sets,
+            _store: self.store,
+        })
+    }
+
+    fn duplicate(&mut self, index: u64) -> io::Result<()> {
+        self.count += 1;
+        self.duplicates.push(index, self.store.as_mut())
+    }
+
+    fn mark_pairs(&mut self, set: &[ReadEnds]) -> io::Result<()> {
         if set.len() == 1 {
             self.sets.add(1, 0);
-            return;
+            return Ok(());
         }
         let best = best(set.iter().map(|e| e.score));
-        let optical = count_optical(set, rules.optical_distance) as u64;
+        let optical = count_optical(set, self.rules.optical_distance) as u64;
         self.optical[usize::from(set[0].library)] += optical;
         self.sets.add(set.len() as u64, optical);
         for (i, end) in set.iter().enumerate() {
             if i != best {
-                self.duplicates.push(end.read1_index);
+                self.duplicate(end.read1_index)?;
                 if end.read2_index != end.read1_index {
-                    self.duplicates.push(end.read2_index);
+                    self.duplicate(end.read2_index)?;
                 }
             }
         }
+        Ok(())
     }
 
-    fn mark_fragments(&mut self, set: &[Fragment]) {
+    fn mark_fragments(&mut self, set: &[Fragment]) -> io::Result<()> {
         if set.iter().any(|f| f.paired) {
-            let unpaired = set.iter().filter(|f| !f.paired);
-            self.duplicates.extend(unpaired.map(|f| f.index));
+            for f in set.iter().filter(|f| !f.paired) {
+                self.duplicate(f.index)?;
+            }
         } else {
             let best = best(set.iter().map(|f| f.score));
-            let others = set.iter().enumerate().filter(|&(i, _)| i != best);
-            self.duplicates.extend(others.map(|(_, f)| f.index));
+            for (_, f) in set.iter().enumerate().filter(|&(i, _)| i != best) {
+                self.duplicate(f.index)?;
+            }
         }
+        Ok(())
     }
+}
 
+impl Decisions {
     /// The sizes of the duplicate sets of pairs.
     pub fn set_sizes(&self) -> &SetSizes {
         &self.sets
@@ -102,26 +150,24 @@ impl Decisions {
 
     /// Duplicate records found.
     pub fn duplicate_count(&self) -> usize {
-        self.duplicates.len()
+        self.count
     }
 
-    /// A cursor answering for the file's records in order.
-    pub fn cursor(&self) -> DuplicateCursor<'_> {
-        DuplicateCursor {
-            duplicates: &self.duplicates,
-            taken: 1,
-            next: self.duplicates.first().copied(),
+    /// A cursor answering for the file's records in order (the duplicates are read
+    /// once: a second cursor answers no).
+    pub fn cursor(&mut self) -> io::Result<DuplicateCursor<'_>> {
+        let next = self.duplicates.next_value()?;
+        Ok(DuplicateCursor {
+            duplicates: &mut self.duplicates,
+            next,
             index: 0,
-        }
+        })
     }
 }
 
 /// Walks the records of the file in order, saying which are duplicates.
-#[derive(Debug, Clone)]
 pub struct DuplicateCursor<'a> {
-    duplicates: &'a [u64],
-    /// Indexes taken from `duplicates`.
-    taken: usize,
+    duplicates: &'a mut Merged<u64>,
     /// The duplicate index to be reached next (none: no more).
     next: Option<u64>,
     /// Index of the next record.
@@ -132,29 +178,37 @@ impl DuplicateCursor<'_> {
     /// Whether the next record of the file is a duplicate. As Picard's writer, one
     /// index is taken from the list per record passed: a record listed twice (which
     /// sound input never gives) delays the next one.
-    pub fn next_is_duplicate(&mut self) -> bool {
+    pub fn next_is_duplicate(&mut self) -> io::Result<bool> {
         let index = self.index;
         self.index += 1;
         if self.next.is_some_and(|next| index > next) {
-            self.next = self.duplicates.get(self.taken).copied();
-            self.taken += 1;
+            self.next = self.duplicates.next_value()?;
         }
-        self.next == Some(index)
+        Ok(self.next == Some(index))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::markdup::MemoryRuns;
 
     fn cursor_answers(duplicates: Vec<u64>, n: u64) -> Vec<u64> {
-        let decisions = Decisions {
-            duplicates,
-            ..Decisions::default()
+        let mut store: Box<dyn RunStore> = Box::<MemoryRuns>::default();
+        let mut sorted = SortedRuns::new(u64::cmp, 2);
+        for &index in &duplicates {
+            sorted.push(index, store.as_mut()).unwrap();
+        }
+        let mut decisions = Decisions {
+            duplicates: sorted.into_sorted(store.as_mut()).unwrap(),
+            count: duplicates.len(),
+            optical: Vec::new(),
+            sets: SetSizes::default(),
+            _store: store,
         };
-        let mut cursor = decisions.cursor();
+        let mut cursor = decisions.cursor().unwrap();
         (0..n)
-            .filter(|_| cursor.next_is_duplicate())
+            .filter(|_| cursor.next_is_duplicate().unwrap())
             .collect::<Vec<_>>()
     }
 
@@ -163,5 +217,6 @@ mod tests {
         assert_eq!(cursor_answers(vec![0, 3, 4, 9], 10), [0, 3, 4, 9]);
         assert_eq!(cursor_answers(vec![], 3), Vec::<u64>::new());
         assert_eq!(cursor_answers(vec![2], 5), [2]);
+        assert_eq!(cursor_answers(vec![9, 4, 0, 3], 10), [0, 3, 4, 9]);
     }
 }

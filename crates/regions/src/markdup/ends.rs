@@ -6,6 +6,8 @@ use std::cmp::Ordering;
 use seqfarm_core::cigar::{BamCigar, CigarOp};
 use seqfarm_core::flags;
 
+use super::spill::{Fields, RunItem};
+
 /// Orientation of a fragment on the forward strand.
 pub const F: u8 = 0;
 /// Orientation of a fragment on the reverse strand.
@@ -289,6 +291,76 @@ impl Fragment {
     }
 }
 
+impl RunItem for ReadEnds {
+    const BYTES: usize = 46;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.library.to_le_bytes());
+        out.extend_from_slice(&[self.orientation, self.optical_orientation as u8]);
+        for value in [
+            self.read1_ref,
+            self.read1_coord,
+            self.read2_ref,
+            self.read2_coord,
+        ] {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        let l = self.location;
+        for value in [l.read_group, l.tile, l.x, l.y, self.score] {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        out.extend_from_slice(&self.read1_index.to_le_bytes());
+        out.extend_from_slice(&self.read2_index.to_le_bytes());
+    }
+    fn get(bytes: &[u8]) -> Self {
+        let mut f = Fields(bytes);
+        Self {
+            library: f.u16(),
+            orientation: f.u8(),
+            optical_orientation: f.u8() as i8,
+            read1_ref: f.i32(),
+            read1_coord: f.i32(),
+            read2_ref: f.i32(),
+            read2_coord: f.i32(),
+            location: Location {
+                read_group: f.i16(),
+                tile: f.i16(),
+                x: f.i16(),
+                y: f.i16(),
+            },
+            score: f.i16(),
+            read1_index: f.u64(),
+            read2_index: f.u64(),
+        }
+    }
+}
+
+impl RunItem for Fragment {
+    const BYTES: usize = 28;
+    fn put(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.library.to_le_bytes());
+        out.extend_from_slice(&[self.orientation, u8::from(self.paired)]);
+        out.extend_from_slice(&self.reference.to_le_bytes());
+        out.extend_from_slice(&self.coord.to_le_bytes());
+        for value in self.tile_x_y.into_iter().chain([self.score]) {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+        out.extend_from_slice(&self.index.to_le_bytes());
+    }
+    fn get(bytes: &[u8]) -> Self {
+        let mut f = Fields(bytes);
+        Self {
+            library: f.u16(),
+            orientation: f.u8(),
+            paired: f.u8() != 0,
+            reference: f.i32(),
+            coord: f.i32(),
+            tile_x_y: [f.i16(), f.i16(), f.i16()],
+            score: f.i16(),
+            index: f.u64(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -343,6 +415,28 @@ mod tests {
     fn per_read_state_stays_small() {
         assert!(std::mem::size_of::<Fragment>() <= 32);
         assert!(std::mem::size_of::<ReadEnds>() <= 48);
+    }
+
+    #[test]
+    fn ends_come_back_from_a_run_unchanged() {
+        let mut pair = fragment(200, true, 0);
+        pair.add_mate(&fragment(150, false, 1), false);
+        pair.location = Location {
+            read_group: 2,
+            tile: 1101,
+            x: -7,
+            y: 300,
+        };
+        pair.score = -5;
+        let mut bytes = Vec::new();
+        pair.put(&mut bytes);
+        assert_eq!(bytes.len(), ReadEnds::BYTES);
+        assert_eq!(ReadEnds::get(&bytes), pair);
+        let fragment = Fragment::from(&pair);
+        bytes.clear();
+        fragment.put(&mut bytes);
+        assert_eq!(bytes.len(), Fragment::BYTES);
+        assert_eq!(Fragment::get(&bytes), fragment);
     }
 
     #[test]

@@ -32,10 +32,24 @@ fn rec(name: &'static str, flag: u16, pos: i32, qual: u8) -> Rec {
     }
 }
 
-/// The duplicates among `records` (indexes) and the counts of each library.
+/// The duplicates among `records` (indexes) and the counts of each library, found
+/// with everything in memory and again with every read end written to a run: both
+/// must agree.
 fn run(records: &[Rec], groups: &[(Vec<u8>, Option<String>)]) -> (Vec<u64>, Vec<LibraryCounts>) {
     let libraries = Libraries::new(groups);
-    let mut finder = DuplicateFinder::new(libraries.clone(), MarkdupRules::default());
+    let in_memory = DuplicateFinder::in_memory(libraries.clone(), MarkdupRules::default());
+    let found = run_with(in_memory, records, &libraries);
+    let store = Box::<MemoryRuns>::default();
+    let spilling = DuplicateFinder::new(libraries.clone(), MarkdupRules::default(), 0, store);
+    assert_eq!(run_with(spilling, records, &libraries), found);
+    found
+}
+
+fn run_with(
+    mut finder: DuplicateFinder,
+    records: &[Rec],
+    libraries: &Libraries,
+) -> (Vec<u64>, Vec<LibraryCounts>) {
     fn facts(r: &Rec) -> ReadFacts<'_> {
         ReadFacts {
             flag: r.flag,
@@ -49,14 +63,14 @@ fn run(records: &[Rec], groups: &[(Vec<u8>, Option<String>)]) -> (Vec<u64>, Vec<
         }
     }
     for r in records {
-        finder.add(&facts(r));
+        finder.add(&facts(r)).unwrap();
     }
-    let decisions = finder.finish();
-    let mut cursor = decisions.cursor();
+    let mut decisions = finder.finish().unwrap();
     let mut counts = vec![LibraryCounts::default(); libraries.names().len()];
     let mut duplicates = Vec::new();
+    let mut cursor = decisions.cursor().unwrap();
     for (i, r) in records.iter().enumerate() {
-        let duplicate = cursor.next_is_duplicate();
+        let duplicate = cursor.next_is_duplicate().unwrap();
         if duplicate {
             duplicates.push(i as u64);
         }
@@ -220,4 +234,27 @@ fn unplaced_unmapped_reads_end_the_search() {
     let records = [rec("a", 0, 100, 30), tail, rec("b", 0, 100, 20)];
     // Nothing after the first unplaced read is looked at.
     assert!(run(&records, &[]).0.is_empty());
+}
+
+#[test]
+fn mates_on_later_references_pair_across_them() {
+    let on = |mut r: Rec, ref_id: i32, mate_ref: i32| {
+        r.ref_id = ref_id;
+        r.mate_ref = mate_ref;
+        r
+    };
+    let records = [
+        on(rec("a", P1, 100, 20), 0, 2),
+        on(rec("b", P1, 100, 30), 0, 2),
+        on(rec("c", P1, 100, 30), 0, 1),
+        on(rec("lost", P1, 200, 30), 0, 3),
+        on(rec("c", P2, 40, 30), 1, 0),
+        on(rec("a", P2, 50, 20), 2, 0),
+        on(rec("b", P2, 50, 30), 2, 0),
+    ];
+    let (dups, counts) = run(&records, &[]);
+    assert_eq!(dups, [0, 5]);
+    let unknown = &counts[0];
+    assert_eq!(unknown.paired_duplicates, 2);
+    assert_eq!(unknown.paired_reads, 7);
 }

@@ -22,6 +22,7 @@
 mod header;
 mod options;
 mod passes;
+mod runs;
 mod scan;
 
 use std::collections::BTreeMap;
@@ -42,6 +43,7 @@ use seqfarm_regions::markdup::{
 use self::header::{bam_header_blocks, SortCheck};
 pub use self::options::MarkdupOptions;
 use self::passes::{CopyPass, EndsPass};
+use self::runs::ScratchRuns;
 use crate::common::{refuse_shared_outputs, with_bam_indexes};
 use crate::farm_stats::StatsFile;
 
@@ -223,7 +225,8 @@ fn mark_opened(
     let rules = MarkdupRules {
         optical_distance: options.optical_distance,
     };
-    let mut finder = DuplicateFinder::new(header.libraries.clone(), rules);
+    let runs = Box::new(ScratchRuns::new(&options.output));
+    let mut finder = DuplicateFinder::new(header.libraries.clone(), rules, options.memory, runs);
     let mut order = SortCheck::new(input, bam.header());
     let ends = EndsPass {
         libraries: &header.libraries,
@@ -231,16 +234,17 @@ fn mark_opened(
     let pass = scan::for_each_item(bam, bam_index, input, &config, &ends, |item, arena| {
         let name = &arena[item.name];
         order.check(item.ref_id, item.pos, name)?;
-        finder.add_made(item.flag, item.ref_id, name, item.ends);
-        Ok(())
+        finder
+            .add_made(item.flag, item.ref_id, name, item.ends)
+            .map_err(Into::into)
     })?;
     farm_stats.merge(&pass);
     let records = finder.records();
-    let decisions = finder.finish();
+    let mut decisions = finder.finish()?;
 
     let libraries = &header.libraries;
     let mut counts = vec![LibraryCounts::default(); libraries.names().len()];
-    let mut cursor = decisions.cursor();
+    let mut cursor = decisions.cursor()?;
     let mut summary = MarkdupSummary {
         records,
         ..MarkdupSummary::default()
@@ -261,7 +265,7 @@ fn mark_opened(
         let mut bytes = Vec::new();
         let copy = CopyPass { libraries };
         let pass = scan::for_each_item(bam, bam_index, input, &config, &copy, |item, arena| {
-            let duplicate = cursor.next_is_duplicate();
+            let duplicate = cursor.next_is_duplicate()?;
             counts[usize::from(item.library)].count(item.flag, duplicate);
             if duplicate {
                 summary.duplicates += 1;

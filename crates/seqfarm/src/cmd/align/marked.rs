@@ -35,6 +35,7 @@ impl MarkdupStep {
             output: align.output.clone(),
             metrics: align.markdup_metrics.clone(),
             force: align.force,
+            memory: align.sort_memory as usize,
             ..MarkdupOptions::default()
         };
         options.farm.threads = align.farm.threads;

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use seqfarm_io::bam_sort::DEFAULT_SORT_MEMORY;
 use seqfarm_regions::markdup::DEFAULT_PIXEL_DISTANCE;
 
 use crate::options::FarmOptions;
@@ -28,6 +29,9 @@ pub struct MarkdupOptions {
     pub farm: FarmOptions,
     /// Reference FASTA of a CRAM input (else its `@SQ UR:` file or embedded reference).
     pub reference: Option<PathBuf>,
+    /// Bytes of read ends kept in memory; the rest are sorted into hidden files beside
+    /// the output and merged back (Picard's `MAX_RECORDS_IN_RAM`, in bytes).
+    pub memory: usize,
 }
 
 impl Default for MarkdupOptions {
@@ -41,6 +45,7 @@ impl Default for MarkdupOptions {
             force: false,
             farm: FarmOptions::default(),
             reference: None,
+            memory: DEFAULT_SORT_MEMORY,
         }
     }
 }
