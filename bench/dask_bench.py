@@ -1,7 +1,8 @@
 """The measurements of bench/dask.sh: each job run by the command line (2 threads) and by
 seqfarm.dask on a fresh LocalCluster of 2 single-threaded worker processes (so that each
 worker loads the index, as the command does), outputs compared byte for byte, and the
-bytes a job's parts send over the network (pickled arguments and results) per unit."""
+bytes that cross the client's connection per unit (pickled task arguments and the results
+the client receives)."""
 
 import json
 import os
@@ -28,43 +29,55 @@ def cli(*args):
 
 
 class Traffic:
-    """Pickled sizes of the parts' arguments and results, recorded as jobs submit and
-    gather them."""
+    """Pickled sizes of what a job's client sends with its tasks (their arguments; a
+    future passed on stands for its key) and of the results it receives, recorded on the
+    client's ``submit``, ``Future.result`` and ``gather``; and the parts jobs submit."""
 
     def __init__(self):
-        self.sent = 0
-        self.received = 0
-        self.parts = 0
-        submit = _cluster.submit_in_order
+        self.reset()
+        traffic = self
+        submit, result, gather = distributed.Client.submit, distributed.Future.result, distributed.Client.gather
+        submit_in_order = _cluster.submit_in_order
 
-        def recording(client, function, argument_lists, name, show_progress=False):
+        def size(value):
+            if isinstance(value, (list, tuple)):
+                return sum(size(v) for v in value)
+            return len(pickle.dumps(value.key if isinstance(value, distributed.Future) else value))
+
+        def recording_submit(client, function, *args, **kwargs):
+            traffic.sent += size(args)
+            return submit(client, function, *args, **kwargs)
+
+        def recording_result(future, *args, **kwargs):
+            value = result(future, *args, **kwargs)
+            traffic.received += size(value)
+            return value
+
+        def recording_gather(client, futures, *args, **kwargs):
+            values = gather(client, futures, *args, **kwargs)
+            traffic.received += size(values)
+            return values
+
+        def counting(client, function, argument_lists, name, show_progress=False):
             argument_lists = list(argument_lists)
-            self.parts += len(argument_lists)
-            self.sent += sum(len(pickle.dumps(a)) for a in argument_lists)
-            futures = submit(client, function, argument_lists, name, show_progress)
-            return [Recorded(future, self) for future in futures]
+            traffic.parts += len(argument_lists)
+            return submit_in_order(client, function, argument_lists, name, show_progress)
 
+        distributed.Client.submit = recording_submit
+        distributed.Future.result = recording_result
+        distributed.Client.gather = recording_gather
         for module in (_align, _count, _flagstat, _snp_pileup, seqfarm.dask._search):
-            module.submit_in_order = recording
+            module.submit_in_order = counting
 
     def reset(self):
         self.sent = self.received = self.parts = 0
 
 
-class Recorded:
-    """A future whose result's pickled size is added to ``traffic.received``."""
-
-    def __init__(self, future, traffic):
-        self.future = future
-        self.traffic = traffic
-
-    def result(self):
-        value = self.future.result()
-        self.traffic.received += len(pickle.dumps(value))
-        return value
-
-    def release(self):
-        self.future.release()
+def client_io():
+    """The client process's bytes read and written by system calls so far (files and
+    sockets: /proc/self/io rchar, wchar)."""
+    fields = dict(line.split(": ") for line in open("/proc/self/io").read().splitlines())
+    return int(fields["rchar"]), int(fields["wchar"])
 
 
 def cluster():
@@ -120,11 +133,16 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
         out.unlink()
         return seconds
 
+    def align_job(client):
+        before = client_io()
+        summary = seqfarm.dask.align(client, index, r1, r2, out=out, quiet=True)
+        after = client_io()
+        traffic.read, traffic.written = after[0] - before[0], after[1] - before[1]
+        return summary
+
     def align_dask():
         traffic.reset()
-        seconds, summary = timed_dask(
-            lambda client: seqfarm.dask.align(client, index, r1, r2, out=out, quiet=True)
-        )
+        seconds, summary = timed_dask(align_job)
         same = out.read_bytes() == expected["bam"] and summary == expected["summary"]
         out.unlink()
         return seconds, same
@@ -132,8 +150,9 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     pairs = sum(1 for _ in open(r1, "rb")) // 4
     a, b, same = rounds_of(rounds, align_cli, align_dask) if "align" in jobs else (0, 0, False)
     "align" in jobs and rows.append((f"align ({pairs} pairs)", a, b, same,
-                 f"{traffic.sent / pairs:.3f} B out + {traffic.received / pairs:.0f} B back per pair "
-                 f"({traffic.parts} parts)"))
+                 f"{traffic.sent / pairs:.3f} B out + {traffic.received / pairs:.3f} B back per pair "
+                 f"({traffic.parts} parts); the client process read {traffic.read / pairs:.0f} B and "
+                 f"wrote {traffic.written / pairs:.2f} B per pair (files and sockets)"))
 
     def flagstat_cli():
         seconds, done = cli("flagstat", "-t", 2, normal)

@@ -170,3 +170,58 @@ def test_parts_run_on_the_worker_threads(dask_client):
 
     assert dask_client.submit(this_worker_threads, pure=False).result() == 1
     assert this_worker_threads() is None
+
+
+def _write_fails_once(aligned, path, offset, marks):
+    """A part's write that, the first time for each offset, writes half of the part and
+    fails (as a worker whose filesystem errs mid-write); later tries write it whole."""
+    import os
+
+    from seqfarm import _native
+    from seqfarm.dask import _align
+
+    mark = os.path.join(marks, str(offset))
+    if not os.path.exists(mark):
+        open(mark, "w").close()
+        _native.write_at(path, offset, aligned[0][: len(aligned[0]) // 2])
+        raise OSError(f"simulated failure writing at {offset}")
+    return _align._native.write_at(path, offset, aligned[0])
+
+
+def test_parts_are_written_by_the_workers_and_a_failed_write_is_retried(
+    cli, data, sim_index, tmp_path, monkeypatch
+):
+    import functools
+
+    import distributed
+
+    from seqfarm.dask import _align
+
+    reads = plain_copies(tmp_path, data, DATA_PAIRS, times=2)
+    expected, summary = cli_align(cli, tmp_path, sim_index, reads, "retried.bam")
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    # Workers in this process run the patched write: each part's first try fails.
+    monkeypatch.setattr(_align, "_write_part", functools.partial(_write_fails_once, marks=str(marks)))
+    # The client never receives a part's bytes: only its size and counts.
+    received = []
+    original_result = distributed.Future.result
+
+    def recording(future, *args, **kwargs):
+        value = original_result(future, *args, **kwargs)
+        received.append(value)
+        return value
+
+    monkeypatch.setattr(distributed.Future, "result", recording)
+    out = tmp_path / "retried.bam"
+    with distributed.Client(
+        processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0"
+    ) as client:
+        got = seqfarm.dask.align(
+            client, sim_index, reads[0], reads[1], out=out, tasks_per_part=1, quiet=True
+        )
+    assert out.read_bytes() == expected
+    assert got == summary
+    assert len(list(marks.iterdir())) > 1
+    assert received and all(isinstance(v[0], int) for v in received)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

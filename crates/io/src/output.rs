@@ -175,6 +175,13 @@ impl Output {
         &self.path
     }
 
+    /// The temporary file the bytes go to until the commit (none for standard output and
+    /// for a file written in place), for writers that place their bytes in it themselves
+    /// at known offsets.
+    pub fn temporary_path(&self) -> Option<&Path> {
+        self.temp.as_ref().map(|(temp, _)| temp.as_path())
+    }
+
     /// Wraps an I/O error from writing this output with its path.
     pub fn error(&self, source: io::Error) -> Error {
         Error::io(&self.path, source)

@@ -338,6 +338,27 @@ impl PartsOutput {
         })
     }
 
+    /// Writes the bytes appended so far to the file.
+    fn flush(&self, py: Python<'_>) -> PyResult<()> {
+        run_native(py, || {
+            let mut slot = self.output.lock().unwrap_or_else(|e| e.into_inner());
+            match slot.as_mut() {
+                Some(output) => {
+                    use std::io::Write as _;
+                    output.flush().map_err(|e| output.error(e).into())
+                }
+                None => anyhow::bail!("the output is already closed"),
+            }
+        })
+    }
+
+    /// The temporary file the output is written to until the commit, where parts can
+    /// write their bytes themselves ([`write_at`]); none for standard output.
+    fn temporary_path(&self) -> Option<PathBuf> {
+        let slot = self.output.lock().unwrap_or_else(|e| e.into_inner());
+        slot.as_ref()?.temporary_path().map(PathBuf::from)
+    }
+
     /// Flushes the file and renames it onto the output.
     fn commit(&self, py: Python<'_>) -> PyResult<()> {
         let output = self.output.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -351,6 +372,23 @@ impl PartsOutput {
     fn discard(&self) {
         drop(self.output.lock().unwrap_or_else(|e| e.into_inner()).take());
     }
+}
+
+/// Writes `data` at `offset` of the existing file `path`: a part of a job's output,
+/// placed by the client and written by the worker that made it. Writing the same bytes
+/// again (a part recomputed, a write retried) leaves the same file.
+#[pyfunction]
+fn write_at(py: Python<'_>, path: PathBuf, offset: u64, data: &[u8]) -> PyResult<u64> {
+    use std::os::unix::fs::FileExt as _;
+    run_native(py, || {
+        let error = |e| seqfarm_io::Error::io(&path, e);
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .map_err(error)?;
+        file.write_all_at(data, offset).map_err(error)?;
+        Ok(data.len() as u64)
+    })
 }
 
 /// The number of database chunks of a `search` command line.
@@ -403,6 +441,7 @@ fn search_finish<'py>(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<AlignPlanner>()?;
     m.add_function(wrap_pyfunction!(align_part, m)?)?;
+    m.add_function(wrap_pyfunction!(write_at, m)?)?;
     m.add_function(wrap_pyfunction!(align_header, m)?)?;
     m.add_function(wrap_pyfunction!(align_trailer, m)?)?;
     m.add_function(wrap_pyfunction!(align_summary, m)?)?;

@@ -59,6 +59,53 @@ def _align_part(argv, part):
     return _native.align_part(argv, part, this_worker_threads())
 
 
+def _part_size(aligned):
+    """Runs on the worker holding an aligned part: its byte count and summary counts
+    (all the client learns of it)."""
+    data, counts = aligned
+    return len(data), counts
+
+
+def _write_part(aligned, path, offset):
+    """Runs on the worker holding an aligned part: writes its bytes at ``offset`` of the
+    job's temporary file ``path`` on the shared filesystem."""
+    return _native.write_at(path, offset, aligned[0])
+
+
+def write_parts(client, futures, output, start):
+    """Writes the parts of ``futures`` (``(bytes, counts)`` each, in output order) into
+    ``output`` from byte ``start`` on; returns the end offset and the counts added up.
+
+    With a file on a shared filesystem the bytes never pass through the client: it
+    learns each part's size, places it after the parts before it, and the worker holding
+    the part writes it there (Dask recomputes a part whose worker died, and a write is
+    retried; either writes the same bytes at the same offset). On standard output the
+    client writes the bytes itself."""
+    counts = [0] * 10
+    path = output.temporary_path()
+    if path is None:
+        for future in futures:
+            data, part_counts = future.result()
+            future.release()
+            output.write(data)
+            start += len(data)
+            counts = [a + b for a, b in zip(counts, part_counts)]
+        return start, counts
+    output.flush()
+    path = os.fspath(path)
+    sizes = [client.submit(_part_size, f, key=f"{f.key}-size", pure=False) for f in futures]
+    writes = []
+    for future, size in zip(futures, sizes):
+        length, part_counts = size.result()
+        writes.append(
+            client.submit(_write_part, future, path, start, key=f"{future.key}-write", retries=3, pure=False)
+        )
+        start += length
+        counts = [a + b for a, b in zip(counts, part_counts)]
+    client.gather(writes)
+    return start, counts
+
+
 def align(
     client,
     index,
@@ -88,6 +135,9 @@ def align(
     busy to the end; a part costs a few milliseconds), or ``tasks_per_part`` tasks of
     1024 reads or pairs each. The index and plain read files are read by the workers from a shared
     filesystem (a part is a byte range); gzip-compressed reads travel with their parts.
+    The workers write the output: each part's bytes go from the worker that made them to
+    their place in ``out``'s temporary file (beside ``out``, on the shared filesystem);
+    the client writes the header and the last block and learns only the parts' sizes.
     ``progress`` shows Dask's progress bar.
 
     An existing ``out`` is replaced once the job has succeeded, as ``seqfarm align`` and
@@ -108,14 +158,15 @@ def align(
         futures = submit_in_order(
             client, _align_part, [(argv, part) for part in parts], "align", progress
         )
-        counts = [0] * 10
         output.write(header)
-        for future in futures:
-            data, part_counts = future.result()
-            future.release()
-            output.write(data)
-            counts = [a + b for a, b in zip(counts, part_counts)]
-        output.write(_native.align_trailer(argv))
+        end, counts = write_parts(client, futures, output, len(header))
+        trailer = _native.align_trailer(argv)
+        path = output.temporary_path()
+        if path is None:
+            output.write(trailer)
+        else:
+            _native.write_at(path, end, trailer)
+        del futures
     summary = _native.align_summary(argv, counts)
     if not quiet:
         sys.stderr.write(summary)
