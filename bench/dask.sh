@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Times seqfarm.dask jobs on a LocalCluster of 2 single-threaded worker processes
 # (TCP on 127.0.0.1) against the command line at 2 threads, checks that the outputs are
-# identical, and prints what each job sends over the network per unit of work (the
-# pickled size of the parts' arguments and of their results).
+# identical, and prints what crosses the client's connection per unit of work (the
+# pickled size of the tasks' arguments and of the results the client receives; for
+# align also the client process's read and written bytes, files and sockets).
 #
 # usage: bench/dask.sh [INDEX_PREFIX R1 R2 NORMAL.bam TUMOR.bam SITES.vcf.gz]
 #   defaults: /tmp/seqfarm-bench/align/chr20 (chr20.sfi), chr20.pe150.100000.{1,2}.fq,
