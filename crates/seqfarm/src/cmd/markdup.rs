@@ -262,7 +262,6 @@ fn mark_opened(
             config.workers,
             &lengths,
         )?;
-        let mut bytes = Vec::new();
         let copy = CopyPass { libraries };
         let pass = scan::for_each_item(bam, bam_index, input, &config, &copy, |item, arena| {
             let duplicate = cursor.next_is_duplicate()?;
@@ -278,10 +277,9 @@ fn mark_opened(
             } else {
                 item.flag & !flags::DUPLICATE
             };
-            bytes.clear();
-            bytes.extend_from_slice(&arena[item.bytes]);
-            bytes[FLAG_OFFSET..FLAG_OFFSET + 2].copy_from_slice(&flag.to_le_bytes());
-            writer.write_record(&bytes)?;
+            let record = &mut arena[item.bytes];
+            record[FLAG_OFFSET..FLAG_OFFSET + 2].copy_from_slice(&flag.to_le_bytes());
+            writer.write_record(record)?;
             summary.written += 1;
             Ok(())
         })?;

@@ -34,7 +34,7 @@ struct Task<I> {
 }
 
 /// Calls `visit` with the item of each record of `bam` (named `path` in errors) and the
-/// arena it refers to, in file order, on the calling thread; stops at the first error
+/// arena it refers to (which `visit` may change in place), in file order, on the calling thread; stops at the first error
 /// `visit` returns. `index` (when there is one) lets the workers walk the records.
 /// Returns the farm's figures.
 pub(super) fn for_each_item<P: RecordItems>(
@@ -43,7 +43,7 @@ pub(super) fn for_each_item<P: RecordItems>(
     path: &Path,
     config: &FarmConfig,
     pass: &P,
-    mut visit: impl FnMut(P::Item, &[u8]) -> anyhow::Result<()>,
+    mut visit: impl FnMut(P::Item, &mut [u8]) -> anyhow::Result<()>,
 ) -> anyhow::Result<FarmStats> {
     let plan = WorkPlan::new(bam, index, UNIT_BYTES);
     let mut units = plan.units(bam, UNIT_BYTES);
@@ -97,7 +97,7 @@ pub(super) fn for_each_item<P: RecordItems>(
             match &task.work {
                 Some(WorkUnit::Range(_)) => {
                     for item in task.items.drain(..) {
-                        visit(item, &task.arena)?;
+                        visit(item, &mut task.arena)?;
                     }
                     Ok(())
                 }
@@ -107,7 +107,7 @@ pub(super) fn for_each_item<P: RecordItems>(
                         if failure.is_none() {
                             arena.clear();
                             let item = pass.item(&record, &mut arena);
-                            if let Err(e) = visit(item, &arena) {
+                            if let Err(e) = visit(item, &mut arena) {
                                 failure = Some(e);
                             }
                         }
