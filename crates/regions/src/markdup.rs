@@ -118,11 +118,16 @@ impl Libraries {
     }
 
     /// The place of read group `rg` among the `@RG` lines as Picard counts it for optical
-    /// duplicates: 0 without a tag, the number of lines when it names none of them.
-    fn group_place(&self, rg: Option<&[u8]>) -> i16 {
+    /// duplicates (0 without a tag, the number of lines when it names none of them), and
+    /// its library number: one lookup for both.
+    fn group_place_and_library(&self, rg: Option<&[u8]>) -> (i16, u16) {
         match rg {
-            None => 0,
-            Some(rg) => self.groups.get(rg).map_or(self.group_count, |&(p, _)| p),
+            None => (0, self.unknown),
+            Some(rg) => self
+                .groups
+                .get(rg)
+                .copied()
+                .unwrap_or((self.group_count, self.unknown)),
         }
     }
 
@@ -198,11 +203,6 @@ impl DuplicateFinder {
         Self::new(libraries, rules, usize::MAX, Box::<MemoryRuns>::default())
     }
 
-    /// The libraries.
-    pub fn libraries(&self) -> &Libraries {
-        &self.libraries
-    }
-
     /// Shows the next record of the file.
     pub fn add(&mut self, read: &ReadFacts<'_>) -> io::Result<()> {
         let ends = fragment_ends(&self.libraries, read);
@@ -248,9 +248,9 @@ impl DuplicateFinder {
         self.index
     }
 
-    /// Runs written so far (read ends that did not fit the memory).
+    /// Runs written so far (read ends and waiting reads that did not fit the memory).
     pub fn runs(&self) -> usize {
-        self.fragments.runs() + self.pairs.runs()
+        self.fragments.runs() + self.pairs.runs() + self.waiting.runs()
     }
 
     /// Decides which records are duplicates.
@@ -275,15 +275,16 @@ pub fn fragment_ends(libraries: &Libraries, read: &ReadFacts<'_>) -> Option<Read
     }
     let reverse = read.flag & flags::REVERSE != 0;
     let with_mate = read.flag & flags::PAIRED != 0 && read.flag & flags::MATE_UNMAPPED == 0;
+    let (group_place, library) = libraries.group_place_and_library(read.read_group);
     Some(ReadEnds {
-        library: libraries.library(read.read_group),
+        library,
         orientation: if reverse { R } else { F },
         optical_orientation: -1,
         read1_ref: read.ref_id,
         read1_coord: unclipped_five_prime(read.flag, read.pos, read.cigar),
         read2_ref: if with_mate { read.mate_ref_id } else { -1 },
         read2_coord: -1,
-        location: optical::read_location(read.name, libraries.group_place(read.read_group)),
+        location: optical::read_location(read.name, group_place),
         score: read_score(read.flag, read.qualities),
         read1_index: 0,
         read2_index: u64::MAX,

@@ -16,8 +16,6 @@ use super::MarkdupRules;
 pub struct Decisions {
     /// Indexes of the duplicate records, in order.
     duplicates: Merged<u64>,
-    /// Duplicate records found.
-    count: usize,
     /// Optical duplicate pairs, by library number.
     optical: Vec<u64>,
     /// Sizes of the duplicate sets of pairs.
@@ -41,7 +39,6 @@ fn best(scores: impl Iterator<Item = i16>) -> usize {
 pub(super) struct Decider {
     rules: MarkdupRules,
     duplicates: SortedRuns<u64>,
-    count: usize,
     optical: Vec<u64>,
     sets: SetSizes,
     store: Box<dyn RunStore>,
@@ -59,7 +56,6 @@ impl Decider {
         Self {
             rules,
             duplicates: SortedRuns::new(u64::cmp, SortedRuns::<u64>::capacity_for(budget)),
-            count: 0,
             optical: vec![0; libraries],
             sets: SetSizes::default(),
             store,
@@ -88,7 +84,6 @@ impl Decider {
         drop(fragments);
         Ok(Decisions {
             duplicates: self.duplicates.into_sorted(self.store.as_mut())?,
-            count: self.count,
             optical: self.optical,
             sets: self.sets,
             _store: self.store,
@@ -96,7 +91,6 @@ impl Decider {
     }
 
     fn duplicate(&mut self, index: u64) -> io::Result<()> {
-        self.count += 1;
         self.duplicates.push(index, self.store.as_mut())
     }
 
@@ -148,11 +142,6 @@ impl Decisions {
         }
     }
 
-    /// Duplicate records found.
-    pub fn duplicate_count(&self) -> usize {
-        self.count
-    }
-
     /// A cursor answering for the file's records in order (the duplicates are read
     /// once: a second cursor answers no).
     pub fn cursor(&mut self) -> io::Result<DuplicateCursor<'_>> {
@@ -201,7 +190,6 @@ mod tests {
         }
         let mut decisions = Decisions {
             duplicates: sorted.into_sorted(store.as_mut()).unwrap(),
-            count: duplicates.len(),
             optical: Vec::new(),
             sets: SetSizes::default(),
             _store: store,

@@ -42,18 +42,6 @@ pub struct LibraryCounts {
     pub optical_pairs: u64,
 }
 
-impl std::ops::AddAssign<&LibraryCounts> for LibraryCounts {
-    fn add_assign(&mut self, other: &LibraryCounts) {
-        self.unpaired_reads += other.unpaired_reads;
-        self.paired_reads += other.paired_reads;
-        self.secondary_or_supplementary += other.secondary_or_supplementary;
-        self.unmapped += other.unmapped;
-        self.unpaired_duplicates += other.unpaired_duplicates;
-        self.paired_duplicates += other.paired_duplicates;
-        self.optical_pairs += other.optical_pairs;
-    }
-}
-
 impl LibraryCounts {
     /// Counts one record with FLAG `flag`, flagged a duplicate or not.
     pub fn count(&mut self, flag: u16, duplicate: bool) {

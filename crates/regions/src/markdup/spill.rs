@@ -22,18 +22,6 @@ pub struct MemoryRuns {
     runs: Vec<Vec<u8>>,
 }
 
-impl MemoryRuns {
-    /// Runs written so far.
-    pub fn len(&self) -> usize {
-        self.runs.len()
-    }
-
-    /// Whether no run was written.
-    pub fn is_empty(&self) -> bool {
-        self.runs.is_empty()
-    }
-}
-
 impl RunStore for MemoryRuns {
     fn write_run(&mut self, bytes: &[u8]) -> io::Result<usize> {
         self.runs.push(bytes.to_vec());
@@ -99,7 +87,6 @@ pub struct SortedRuns<T> {
     capacity: usize,
     values: Vec<T>,
     runs: Vec<usize>,
-    bytes: Vec<u8>,
 }
 
 impl<T: RunItem> SortedRuns<T> {
@@ -110,7 +97,6 @@ impl<T: RunItem> SortedRuns<T> {
             capacity: capacity.max(1),
             values: Vec::new(),
             runs: Vec::new(),
-            bytes: Vec::new(),
         }
     }
 
@@ -124,13 +110,12 @@ impl<T: RunItem> SortedRuns<T> {
         self.values.push(value);
         if self.values.len() >= self.capacity {
             self.values.sort_unstable_by(self.order);
-            self.bytes.clear();
+            let mut bytes = Vec::with_capacity(self.values.len() * T::BYTES);
             for value in &self.values {
-                value.put(&mut self.bytes);
+                value.put(&mut bytes);
             }
-            self.runs.push(store.write_run(&self.bytes)?);
+            self.runs.push(store.write_run(&bytes)?);
             self.values.clear();
-            self.bytes = Vec::new();
         }
         Ok(())
     }

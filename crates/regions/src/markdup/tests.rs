@@ -38,18 +38,25 @@ fn rec(name: &'static str, flag: u16, pos: i32, qual: u8) -> Rec {
 fn run(records: &[Rec], groups: &[(Vec<u8>, Option<String>)]) -> (Vec<u64>, Vec<LibraryCounts>) {
     let libraries = Libraries::new(groups);
     let in_memory = DuplicateFinder::in_memory(libraries.clone(), MarkdupRules::default());
-    let found = run_with(in_memory, records, &libraries);
+    let (found, runs) = run_with(in_memory, records, &libraries);
+    assert_eq!(runs, 0);
     let store = Box::<MemoryRuns>::default();
     let spilling = DuplicateFinder::new(libraries.clone(), MarkdupRules::default(), 0, store);
-    assert_eq!(run_with(spilling, records, &libraries), found);
+    let (spilled, runs) = run_with(spilling, records, &libraries);
+    assert_eq!(spilled, found);
+    let skipped = UNMAPPED | SECONDARY | SUPPLEMENTARY;
+    if records.iter().any(|r| r.flag & skipped == 0) {
+        assert!(runs > 0, "nothing was written to a run");
+    }
     found
 }
 
+/// [`run`] with one finder; also the runs it wrote.
 fn run_with(
     mut finder: DuplicateFinder,
     records: &[Rec],
     libraries: &Libraries,
-) -> (Vec<u64>, Vec<LibraryCounts>) {
+) -> ((Vec<u64>, Vec<LibraryCounts>), usize) {
     fn facts(r: &Rec) -> ReadFacts<'_> {
         ReadFacts {
             flag: r.flag,
@@ -65,6 +72,7 @@ fn run_with(
     for r in records {
         finder.add(&facts(r)).unwrap();
     }
+    let runs = finder.runs();
     let mut decisions = finder.finish().unwrap();
     let mut counts = vec![LibraryCounts::default(); libraries.names().len()];
     let mut duplicates = Vec::new();
@@ -77,7 +85,7 @@ fn run_with(
         counts[usize::from(libraries.library(r.rg.map(str::as_bytes)))].count(r.flag, duplicate);
     }
     decisions.add_optical(&mut counts);
-    (duplicates, counts)
+    ((duplicates, counts), runs)
 }
 
 const P1: u16 = PAIRED | READ1 | MATE_REVERSE;
@@ -156,8 +164,7 @@ fn fragments_at_a_pairs_end_are_duplicates() {
 
 #[test]
 fn reads_with_an_unmapped_mate_are_fragments() {
-    let mut unmapped = rec("a", PAIRED | READ2 | UNMAPPED, 100, 30);
-    unmapped.flag |= 0;
+    let unmapped = rec("a", PAIRED | READ2 | UNMAPPED, 100, 30);
     let records = [
         rec("a", PAIRED | READ1 | MATE_UNMAPPED, 100, 30),
         unmapped,

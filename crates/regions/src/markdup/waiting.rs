@@ -23,8 +23,11 @@ pub struct MateWaits {
     later_bytes: usize,
     /// Memory they may take before they go to a run.
     budget: usize,
-    /// Runs of reads waiting on later references, each sorted by reference.
+    /// Runs of reads waiting on later references not yet read to their end, each
+    /// sorted by reference.
     runs: Vec<WaitRun>,
+    /// Runs written.
+    written: usize,
 }
 
 /// A run of waiting reads being read back as the walk reaches their references.
@@ -63,6 +66,7 @@ impl MateWaits {
             later_bytes: 0,
             budget,
             runs: Vec::new(),
+            written: 0,
         }
     }
 
@@ -143,7 +147,13 @@ impl MateWaits {
         };
         run.advance()?;
         self.runs.push(run);
+        self.written += 1;
         self.later_bytes = 0;
         Ok(())
+    }
+
+    /// Runs written so far.
+    pub fn runs(&self) -> usize {
+        self.written
     }
 }

@@ -64,6 +64,8 @@ pub struct MarkdupSummary {
     pub duplicates: u64,
     /// Records written.
     pub written: u64,
+    /// Runs of read ends written beside the output because they did not fit `--memory`.
+    pub spilled_runs: usize,
     /// The counts of each library (Picard's `DuplicationMetrics` rows), by name.
     pub libraries: BTreeMap<String, LibraryCounts>,
 }
@@ -240,6 +242,7 @@ fn mark_opened(
     })?;
     farm_stats.merge(&pass);
     let records = finder.records();
+    let spilled_runs = finder.runs();
     let mut decisions = finder.finish()?;
 
     let libraries = &header.libraries;
@@ -247,6 +250,7 @@ fn mark_opened(
     let mut cursor = decisions.cursor()?;
     let mut summary = MarkdupSummary {
         records,
+        spilled_runs,
         ..MarkdupSummary::default()
     };
     let header_blocks = bam_header_blocks(bam.header(), BAM_LEVEL);
@@ -331,3 +335,6 @@ fn metrics_command_line(options: &MarkdupOptions) -> String {
         env!("CARGO_PKG_VERSION"),
     )
 }
+
+#[cfg(test)]
+mod tests;
