@@ -1,6 +1,8 @@
 //! The runs of read ends a duplicate marking writes when its memory is full: hidden
 //! files beside the output (`.NAME.seqfarm-PID.markdup.NNNN.tmp`, as a sort's runs),
-//! removed when the marking ends, however it ends.
+//! opened for reading as soon as they are written and then unlinked, so that only the
+//! open file remains (nothing is left behind, however the marking ends) and no write
+//! buffer is kept per run.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -12,7 +14,8 @@ use seqfarm_regions::markdup::RunStore;
 /// Run files beside an output.
 pub(super) struct ScratchRuns {
     beside: PathBuf,
-    files: Vec<Output>,
+    /// Each run's file, open for reading until it is taken.
+    runs: Vec<Option<File>>,
 }
 
 impl ScratchRuns {
@@ -20,7 +23,7 @@ impl ScratchRuns {
     pub(super) fn new(output: &Path) -> Self {
         Self {
             beside: output.to_path_buf(),
-            files: Vec::new(),
+            runs: Vec::new(),
         }
     }
 }
@@ -32,17 +35,22 @@ fn with_path(path: &Path, error: impl std::fmt::Display) -> io::Error {
 
 impl RunStore for ScratchRuns {
     fn write_run(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        let number = self.files.len();
+        let number = self.runs.len();
         let suffix = format!("markdup.{:04}.tmp", number + 1);
         let mut file = Output::scratch(&self.beside, &suffix).map_err(io::Error::other)?;
         file.put(bytes).map_err(io::Error::other)?;
         file.flush().map_err(|e| with_path(file.path(), e))?;
-        self.files.push(file);
+        let reader = File::open(file.path()).map_err(|e| with_path(file.path(), e))?;
+        // Dropping the scratch output removes its name; the open file stays readable.
+        drop(file);
+        self.runs.push(Some(reader));
         Ok(number)
     }
 
     fn open_run(&mut self, run: usize) -> io::Result<Box<dyn Read + Send>> {
-        let path = self.files[run].path();
-        Ok(Box::new(File::open(path).map_err(|e| with_path(path, e))?))
+        match self.runs.get_mut(run).and_then(Option::take) {
+            Some(file) => Ok(Box::new(file)),
+            None => Err(io::Error::other(format!("markdup run {run} was already read"))),
+        }
     }
 }
