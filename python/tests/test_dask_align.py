@@ -205,14 +205,20 @@ def test_parts_are_written_by_the_workers_and_a_failed_write_is_retried(
     monkeypatch.setattr(_align, "_write_part", functools.partial(_write_fails_once, marks=str(marks)))
     # The client never receives a part's bytes: only its size and counts.
     received = []
-    original_result = distributed.Future.result
+    original_result, original_gather = distributed.Future.result, distributed.Client.gather
 
     def recording(future, *args, **kwargs):
         value = original_result(future, *args, **kwargs)
         received.append(value)
         return value
 
+    def recording_gather(client, futures, *args, **kwargs):
+        values = original_gather(client, futures, *args, **kwargs)
+        received.append(values)
+        return values
+
     monkeypatch.setattr(distributed.Future, "result", recording)
+    monkeypatch.setattr(distributed.Client, "gather", recording_gather)
     out = tmp_path / "retried.bam"
     with distributed.Client(
         processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0"
@@ -223,5 +229,28 @@ def test_parts_are_written_by_the_workers_and_a_failed_write_is_retried(
     assert out.read_bytes() == expected
     assert got == summary
     assert len(list(marks.iterdir())) > 1
-    assert received and all(isinstance(v[0], int) for v in received)
+    def holds_bytes(value):
+        if isinstance(value, (list, tuple)):
+            return any(holds_bytes(v) for v in value)
+        return isinstance(value, (bytes, bytearray, memoryview))
+
+    assert received and all(isinstance(v[0], int) for v in received[:-1])
+    assert not holds_bytes(received)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_an_output_named_from_the_clients_directory_is_written_by_the_workers(
+    dask_client, cli, data, sim_index, tmp_path, monkeypatch
+):
+    # The workers run in another directory: they must be given the output's full path.
+    reads = [data / n for n in DATA_PAIRS]
+    monkeypatch.chdir(tmp_path)
+    done = cli("align", "-x", sim_index, "-1", reads[0], "-2", reads[1], "-o", "relative.bam", "-p", "2")
+    out = tmp_path / "relative.bam"
+    expected = out.read_bytes()
+    out.unlink()
+    got = seqfarm.dask.align(
+        dask_client, sim_index, reads[0], reads[1], out="relative.bam", tasks_per_part=1, quiet=True
+    )
+    assert out.read_bytes() == expected
+    assert got == done.stderr.decode()

@@ -374,9 +374,10 @@ impl PartsOutput {
     }
 }
 
-/// Writes `data` at `offset` of the existing file `path`: a part of a job's output,
-/// placed by the client and written by the worker that made it. Writing the same bytes
-/// again (a part recomputed, a write retried) leaves the same file.
+/// Writes `data` at `offset` of the existing file `path` and waits until it is on the
+/// filesystem: a part of a job's output, placed by the client and written by the worker
+/// that made it. Writing the same bytes again (a part recomputed, a write retried)
+/// leaves the same file.
 #[pyfunction]
 fn write_at(py: Python<'_>, path: PathBuf, offset: u64, data: &[u8]) -> PyResult<u64> {
     use std::os::unix::fs::FileExt as _;
@@ -387,6 +388,10 @@ fn write_at(py: Python<'_>, path: PathBuf, offset: u64, data: &[u8]) -> PyResult
             .open(&path)
             .map_err(error)?;
         file.write_all_at(data, offset).map_err(error)?;
+        // An error the filesystem reports only when the data reaches it (a full disk,
+        // NFS) fails the write, which is then retried, rather than a file committed
+        // with a hole.
+        file.sync_data().map_err(error)?;
         Ok(data.len() as u64)
     })
 }
