@@ -3,33 +3,12 @@
 //! Picard MarkDuplicates' flags and metrics on the same alignments; its option rules;
 //! no scratch file left behind.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
+use crate::align_fixtures::{chm1_genome, require, test_dir};
 use crate::markdup::{metrics_rows, names_and_flags, picard};
 use crate::support::{data, entry_names, peer, seqfarm, succeeded};
-
-/// A fresh directory for one test.
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("e2e-align-markdup-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The CHM1 pieces indexed in `dir`; returns the prefix.
-fn chm1_index(dir: &Path) -> PathBuf {
-    let prefix = dir.join("chm1");
-    succeeded(
-        seqfarm()
-            .arg("index")
-            .arg("-o")
-            .arg(&prefix)
-            .arg(data("pe_chm1_ref.fa.gz")),
-    );
-    prefix
-}
 
 /// `seqfarm align -p 2` of the CHM1 pairs on `prefix`, with `extra`.
 fn align(prefix: &Path, extra: &[&str]) -> Output {
@@ -48,13 +27,15 @@ fn align(prefix: &Path, extra: &[&str]) -> Output {
 
 /// The records of a BAM as SAM lines without the header (samtools view).
 fn sam_records(path: &Path) -> Vec<u8> {
+    require("samtools");
     succeeded(std::process::Command::new("samtools").arg("view").arg(path)).stdout
 }
 
 #[test]
 fn one_run_marks_as_sort_then_markdup_and_as_picard() {
-    let dir = scratch_dir("same");
-    let prefix = chm1_index(&dir);
+    let dir = test_dir();
+    let dir = dir.path();
+    let prefix = &chm1_genome().seqfarm;
     let path = |name: &str| dir.join(name);
     let text = |p: &Path| p.to_str().unwrap().to_string();
     let (sorted, marked, one) = (path("sorted.bam"), path("marked.bam"), path("one.bam"));
@@ -112,17 +93,17 @@ fn one_run_marks_as_sort_then_markdup_and_as_picard() {
     assert!(path("one.bam.bai").exists());
     assert_eq!(idxstats(&one), idxstats(&marked));
     // Nothing else is left beside the outputs: no scratch BAM, index or temporary file.
-    let mut expected = [
-        "chm1.sfi",
+    let expected = [
         "marked.bam",
         "marked.bam.bai",
         "marked.txt",
         "one.bam",
-    ]
-    .map(String::from)
-    .to_vec();
-    expected.extend(["one.bam.bai", "one.txt", "sorted.bam", "sorted.bam.bai"].map(String::from));
-    assert_eq!(entry_names(&dir), expected);
+        "one.bam.bai",
+        "one.txt",
+        "sorted.bam",
+        "sorted.bam.bai",
+    ];
+    assert_eq!(entry_names(dir), expected);
     if peer("PicardCommandLine") {
         let (theirs, their_metrics) = (path("picard.bam"), path("picard.txt"));
         picard(&sorted, &theirs, &their_metrics);
@@ -133,8 +114,9 @@ fn one_run_marks_as_sort_then_markdup_and_as_picard() {
 
 #[test]
 fn markdup_needs_sort_and_its_metrics_need_markdup() {
-    let dir = scratch_dir("rules");
-    let prefix = chm1_index(&dir);
+    let dir = test_dir();
+    let dir = dir.path();
+    let prefix = &chm1_genome().seqfarm;
     let out = dir.join("x.bam");
     let out = out.to_str().unwrap();
     let refused = align(&prefix, &["--markdup", "-o", out]);
@@ -160,5 +142,5 @@ fn markdup_needs_sort_and_its_metrics_need_markdup() {
         ],
     );
     assert_eq!(failed.status.code(), Some(1));
-    assert_eq!(entry_names(&dir), ["chm1.sfi"]);
+    assert!(entry_names(dir).is_empty());
 }
