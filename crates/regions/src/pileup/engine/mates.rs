@@ -11,7 +11,7 @@ use crate::pileup::overlap::{quality_owner, tweak_overlap, MateView, TweakError}
 use crate::pileup::AlignedRead;
 
 impl FileEngine {
-    /// Step 2 of the module docs: htslib's `overlap_push`.
+    /// Step 2 of the engine module's docs (`engine.rs`): htslib's `overlap_push`.
     pub(super) fn overlap_push(
         &mut self,
         read: &AlignedRead<'_>,
