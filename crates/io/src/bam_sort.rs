@@ -52,6 +52,15 @@ pub fn index_extension(reference_lengths: &[u64]) -> &'static str {
     }
 }
 
+/// The index written beside the BAM `bam`: `BAM.bai`, or `BAM.csi` when a reference of
+/// `reference_lengths` is longer than BAI's bins reach ([`index_extension`]).
+pub fn index_beside(bam: &Path, reference_lengths: &[u64]) -> PathBuf {
+    let mut path = bam.as_os_str().to_os_string();
+    path.push(".");
+    path.push(index_extension(reference_lengths));
+    PathBuf::from(path)
+}
+
 /// The sort position of a record: `(tid as u32) << 32 | (pos + 1) as u32` (so unplaced
 /// records, tid `-1`, come last), as samtools compares them.
 pub fn sort_key(record: &[u8]) -> (u64, bool) {

@@ -145,15 +145,27 @@ impl Output {
     /// beside `beside` (on the output's filesystem), removed when dropped, and by the
     /// signal handler of [`crate::pending_files`] when the run is stopped.
     pub fn scratch(beside: &Path, suffix: &str) -> Result<Self> {
-        let temp = hidden_beside(beside, suffix);
-        let file = File::create(&temp).map_err(|e| Error::io(beside, e))?;
-        pending_files::register(&temp);
-        Ok(Self {
-            path: temp.clone(),
-            temp: Some((temp.clone(), temp)),
+        let path = hidden_beside(beside, suffix);
+        let file = File::create(&path).map_err(|e| Error::io(beside, e))?;
+        Ok(Self::scratch_file(path, file))
+    }
+
+    /// A scratch file ([`Output::scratch`]) at exactly `path` (the index of a scratch
+    /// BAM, named after it).
+    pub fn scratch_at(path: PathBuf) -> Result<Self> {
+        let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
+        Ok(Self::scratch_file(path, file))
+    }
+
+    /// The scratch output of the file `file`, created at `path`.
+    fn scratch_file(path: PathBuf, file: File) -> Self {
+        pending_files::register(&path);
+        Self {
+            path: path.clone(),
+            temp: Some((path.clone(), path)),
             overwrite: Overwrite::Allow,
             writer: BufWriter::with_capacity(BUFFER, Box::new(file)),
-        })
+        }
     }
 
     /// Checks that the existing file this output replaces may be written, as the peers'

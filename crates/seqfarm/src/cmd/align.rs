@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
 use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
-use seqfarm_io::bam_sort::BamSorter;
+use seqfarm_io::bam_sort::{index_beside, BamSorter};
 use seqfarm_io::bam_writer::IndexedBamWriter;
 use seqfarm_io::bgzf_writer::EOF_MARKER;
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
@@ -50,7 +50,7 @@ pub use self::mate_files::{ReadFileCompression, ReadFileKind, ReadFileSpec, Read
 pub(crate) use self::metrics::MetricsCounts;
 use self::metrics::MetricsReporter;
 pub use self::options::AlignOptions;
-use self::outputs::{read_file_paths, sort_index_path};
+use self::outputs::read_file_paths;
 pub use self::records::{OptionalFields, RecordStyle, ScoreRange};
 use self::summary::write_summary;
 pub use self::summary::{summary_text, AlignedTimes, SummaryCounts, SummaryStyle};
@@ -236,12 +236,9 @@ pub fn align(options: &AlignOptions, run: &AlignRun<'_>) -> anyhow::Result<Align
     let mut sorted = if options.sort {
         let index_output = if options.markdup {
             markdup = Some(MarkdupStep::open(options, &inputs, &reference_lengths)?);
-            Output::scratch(
-                out_path,
-                &MarkdupStep::scratch_index_suffix(&reference_lengths),
-            )?
+            Output::scratch_at(index_beside(output.path(), &reference_lengths))?
         } else {
-            let index_out = sort_index_path(out_path, &reference_lengths);
+            let index_out = index_beside(out_path, &reference_lengths);
             refuse_input_as_output(&index_out, &inputs)?;
             Output::create(&index_out, overwrite)?
         };

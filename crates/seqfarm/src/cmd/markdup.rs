@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use seqfarm_farm::FarmStats;
 use seqfarm_io::alignment_file::{AlignmentFile, ReadOptions, RegionInputs};
 use seqfarm_io::bam::{BamFile, BamIndex};
-use seqfarm_io::bam_sort::index_extension;
+use seqfarm_io::bam_sort::index_beside;
 use seqfarm_io::bam_writer::IndexedBamWriter;
 use seqfarm_io::cram::Fields;
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
@@ -119,13 +119,7 @@ fn open_input(input: &Path, options: &MarkdupOptions) -> anyhow::Result<Opened> 
 /// The index written beside `output` (none for standard output) for references of
 /// `lengths` (the longest chooses BAI or CSI).
 fn index_path(output: &Path, lengths: &[u64]) -> Option<PathBuf> {
-    if output == Path::new("-") {
-        return None;
-    }
-    let mut path = output.as_os_str().to_os_string();
-    path.push(".");
-    path.push(index_extension(lengths));
-    Some(PathBuf::from(path))
+    (output != Path::new("-")).then(|| index_beside(output, lengths))
 }
 
 /// Runs `seqfarm markdup`.

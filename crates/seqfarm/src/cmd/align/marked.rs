@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 
 use seqfarm_farm::FarmStats;
-use seqfarm_io::bam_sort::index_extension;
 use seqfarm_io::output::Output;
 
 use super::AlignOptions;
@@ -42,12 +41,6 @@ impl MarkdupStep {
         options.farm.pin = align.farm.pin;
         let outputs = MarkdupOutputs::open(&options, inputs, lengths)?;
         Ok(Self { options, outputs })
-    }
-
-    /// The suffix of the scratch index beside the scratch BAM (whose suffix is
-    /// `sorted.bam`), as the door finds an index beside a BAM.
-    pub(super) fn scratch_index_suffix(lengths: &[u64]) -> String {
-        format!("sorted.bam.{}", index_extension(lengths))
     }
 
     /// Marks the scratch BAM `sorted` (its index `index` beside it) into the outputs;

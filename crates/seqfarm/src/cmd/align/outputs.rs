@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
-use seqfarm_io::bam_sort::index_extension;
+use seqfarm_io::bam_sort::index_beside;
 use seqfarm_io::output::{refuse_input_as_output, refuse_shared_outputs, Output};
 use seqfarm_io::reads::ReadSources;
 
@@ -64,7 +64,7 @@ impl AlignOptions {
                 None => peek_contig_lengths(&self.index_file()),
             };
             if let Some(lengths) = lengths {
-                let path = sort_index_path(&self.output, &lengths);
+                let path = index_beside(&self.output, &lengths);
                 refuse_input_as_output(&path, inputs)?;
                 outputs.push(("--sort's index".to_string(), path));
             }
@@ -80,15 +80,6 @@ impl AlignOptions {
         self.check_outputs(&self.input_files(&self.reads), None)?;
         Ok(Output::create(&self.output, self.overwrite())?)
     }
-}
-
-/// `--sort`'s index beside the BAM `out`: `OUT.bai`, or `OUT.csi` when a reference is
-/// longer than BAI's bins reach.
-pub(crate) fn sort_index_path(out: &Path, reference_lengths: &[u64]) -> PathBuf {
-    let mut path = out.as_os_str().to_os_string();
-    path.push(".");
-    path.push(index_extension(reference_lengths));
-    PathBuf::from(path)
 }
 
 /// The lengths of the index's contigs, in order.
