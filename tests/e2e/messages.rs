@@ -194,13 +194,16 @@ fn a_huge_thread_count_is_capped_with_one_warning() {
     assert_eq!(out.stdout, plain.stdout);
 }
 
-/// Commands that size a decoder by their workers besides the farm warn once too.
+/// Commands that size a decoder by their workers besides the farm, or run two farms
+/// (markdup's passes), warn once too.
 #[test]
 fn region_commands_warn_once_about_a_huge_thread_count() {
     let bam = data("bam/sarscov2.bam");
     let dir = tempfile::tempdir().unwrap();
     let prefix = dir.path().join("d");
+    let marked = dir.path().join("m.bam");
     for args in [
+        vec!["markdup", "-t", "100000", s(&bam), "-o", s(&marked)],
         vec!["count", "-t", "100000", "--window", "5000", s(&bam)],
         vec![
             "depth",

@@ -131,7 +131,7 @@ pub fn run(options: &MarkdupOptions) -> anyhow::Result<MarkdupSummary> {
     let mut stats = StatsFile::create(
         options.farm.stats.as_ref(),
         "markdup",
-        options.farm.config().workers,
+        options.farm.workers(),
         EXISTING_OUTPUT.overwrite(options.force),
         &inputs,
     )?;

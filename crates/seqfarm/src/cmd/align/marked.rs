@@ -37,7 +37,8 @@ impl MarkdupStep {
             memory: align.sort_memory as usize,
             ..MarkdupOptions::default()
         };
-        options.farm.threads = align.farm.threads;
+        // The count align already resolved (and warned about, if it was capped).
+        options.farm.threads = Some(align.farm.workers());
         options.farm.pin = align.farm.pin;
         let outputs = MarkdupOutputs::open(&options, inputs, lengths)?;
         Ok(Self { options, outputs })
