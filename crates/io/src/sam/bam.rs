@@ -56,15 +56,26 @@ pub fn check_reference_lengths(references: &[SamReference]) -> Result<(), String
 
 /// Appends the BAM header (magic, text, reference list) to `out`, uncompressed.
 pub fn encode_header(header: &SamHeader, out: &mut Vec<u8>) {
+    let references = header.references.iter().map(|r| (r.name.as_str(), r.len as u32));
+    encode_header_fields(&header.text, references, out);
+}
+
+/// Appends the BAM header of the text `text` and the references `references` (name,
+/// length) to `out`, uncompressed: [`encode_header`] of a header read from a BAM.
+pub fn encode_header_fields<'a>(
+    text: &str,
+    references: impl ExactSizeIterator<Item = (&'a str, u32)>,
+    out: &mut Vec<u8>,
+) {
     out.extend_from_slice(b"BAM\x01");
-    out.extend_from_slice(&(header.text.len() as u32).to_le_bytes());
-    out.extend_from_slice(header.text.as_bytes());
-    out.extend_from_slice(&(header.references.len() as u32).to_le_bytes());
-    for r in &header.references {
-        out.extend_from_slice(&(r.name.len() as u32 + 1).to_le_bytes());
-        out.extend_from_slice(r.name.as_bytes());
+    out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    out.extend_from_slice(text.as_bytes());
+    out.extend_from_slice(&(references.len() as u32).to_le_bytes());
+    for (name, len) in references {
+        out.extend_from_slice(&(name.len() as u32 + 1).to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
         out.push(0);
-        out.extend_from_slice(&(r.len as u32).to_le_bytes());
+        out.extend_from_slice(&len.to_le_bytes());
     }
 }
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use seqfarm_io::bam::Header;
 use seqfarm_io::bgzf_writer::BgzfCompressor;
+use seqfarm_io::sam::bam::encode_header_fields;
 use seqfarm_regions::markdup::Libraries;
 
 /// What the header says.
@@ -110,16 +111,9 @@ impl SortCheck {
 
 /// `header` as the BGZF blocks that start a BAM.
 pub(super) fn bam_header_blocks(header: &Header, level: i32) -> Vec<u8> {
-    let mut bytes = b"BAM\x01".to_vec();
-    bytes.extend_from_slice(&(header.text.len() as u32).to_le_bytes());
-    bytes.extend_from_slice(header.text.as_bytes());
-    bytes.extend_from_slice(&(header.references.len() as u32).to_le_bytes());
-    for reference in &header.references {
-        bytes.extend_from_slice(&(reference.name.len() as u32 + 1).to_le_bytes());
-        bytes.extend_from_slice(reference.name.as_bytes());
-        bytes.push(0);
-        bytes.extend_from_slice(&reference.length.to_le_bytes());
-    }
+    let mut bytes = Vec::new();
+    let references = header.references.iter().map(|r| (r.name.as_str(), r.length));
+    encode_header_fields(&header.text, references, &mut bytes);
     let mut blocks = Vec::new();
     BgzfCompressor::new(level).compress(&bytes, &mut blocks);
     blocks

@@ -50,7 +50,9 @@ impl RunStore for ScratchRuns {
     fn open_run(&mut self, run: usize) -> io::Result<Box<dyn Read + Send>> {
         match self.runs.get_mut(run).and_then(Option::take) {
             Some(file) => Ok(Box::new(file)),
-            None => Err(io::Error::other(format!("markdup run {run} was already read"))),
+            None => Err(io::Error::other(format!(
+                "markdup run {run} was already read"
+            ))),
         }
     }
 }
