@@ -68,33 +68,6 @@ pub fn align_options(args: &[String]) -> anyhow::Result<AlignOptions> {
     align_args(args)?.into_options()
 }
 
-/// The options of a command line of one of the commands that run in parts.
-pub enum CommandOptions {
-    /// `align`.
-    Align(Box<AlignOptions>),
-    /// `count`.
-    Count(CountOptions),
-    /// `snp-pileup`.
-    SnpPileup(SnpPileupOptions),
-    /// `search`.
-    Search(SearchOptions),
-}
-
-/// The options of the command line `argv` (without the program name: the command
-/// first), for `align`, `count`, `snp-pileup` and `search`.
-pub fn command_options(argv: &[String]) -> anyhow::Result<CommandOptions> {
-    Ok(match parse_command(argv)? {
-        Command::Align(args) => CommandOptions::Align(Box::new(args.into_options()?)),
-        Command::Count(args) => CommandOptions::Count(args.into_options()),
-        Command::SnpPileup(args) => CommandOptions::SnpPileup(args.into_options()),
-        Command::Search(args) => CommandOptions::Search(args.into_options()),
-        _ => anyhow::bail!(
-            "{:?} does not run in parts (align, count, snp-pileup or search)",
-            argv.first().map(String::as_str).unwrap_or_default()
-        ),
-    })
-}
-
 /// The options of `command` (`"search"`) that take no value, by every name they answer
 /// to (`dna`, `no-mixed`, `q` for `-q`), for front ends that turn keywords into
 /// arguments and must refuse a value given to a flag. Empty for an unknown command.

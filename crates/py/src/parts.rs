@@ -12,7 +12,6 @@ use seqfarm::api::parts::snp_pileup::{self, SnpPileupMerge};
 use seqfarm::api::parts::{count, flagstat, search};
 use seqfarm::cmd::align::AlignOptions;
 use seqfarm::cmd::search::SearchOptions;
-use seqfarm_cli::{command_options, CommandOptions};
 use seqfarm_io::output::Output;
 use seqfarm_regions::FlagstatFormat;
 
@@ -219,43 +218,44 @@ enum RegionJob {
     SnpPileup(seqfarm::cmd::snp_pileup::SnpPileupOptions),
 }
 
+/// The arguments after the command word of `argv` (the command first), which must be
+/// `command`.
+fn args_of<'a>(argv: &'a [String], command: &str) -> anyhow::Result<&'a [String]> {
+    match argv.split_first() {
+        Some((first, args)) if first == command => Ok(args),
+        _ => anyhow::bail!("not a {command} command line: {argv:?}"),
+    }
+}
+
 /// The region command a command line names (the command first), with its options.
 fn region_job(argv: &[String]) -> anyhow::Result<RegionJob> {
     match argv.first().map(String::as_str) {
-        Some("count" | "snp-pileup") => {}
+        Some("count") => Ok(RegionJob::Count(count_options(argv)?)),
+        Some("snp-pileup") => Ok(RegionJob::SnpPileup(snp_pileup_options(argv)?)),
         other => anyhow::bail!("not a region command: {other:?} (count or snp-pileup)"),
     }
-    Ok(match command_options(argv)? {
-        CommandOptions::Count(options) => RegionJob::Count(options),
-        CommandOptions::SnpPileup(options) => RegionJob::SnpPileup(options),
-        _ => unreachable!("count and snp-pileup command lines parse as themselves"),
-    })
 }
 
 /// The options of an `align` command line (the command first).
 fn align_options(argv: &[String]) -> anyhow::Result<AlignOptions> {
-    match command_options(argv)? {
-        CommandOptions::Align(options) => Ok(*options),
-        _ => anyhow::bail!("not an align command line"),
-    }
+    seqfarm_cli::align_options(args_of(argv, "align")?)
+}
+
+/// The options of a `count` command line (the command first).
+fn count_options(argv: &[String]) -> anyhow::Result<seqfarm::cmd::count::CountOptions> {
+    seqfarm_cli::count_options(args_of(argv, "count")?)
 }
 
 /// The options of a `search` command line (the command first).
 fn search_options(argv: &[String]) -> anyhow::Result<SearchOptions> {
-    match command_options(argv)? {
-        CommandOptions::Search(options) => Ok(options),
-        _ => anyhow::bail!("not a search command line"),
-    }
+    seqfarm_cli::search_options(args_of(argv, "search")?)
 }
 
 /// The options of a `snp-pileup` command line (the command first).
 fn snp_pileup_options(
     argv: &[String],
 ) -> anyhow::Result<seqfarm::cmd::snp_pileup::SnpPileupOptions> {
-    match region_job(argv)? {
-        RegionJob::SnpPileup(options) => Ok(options),
-        RegionJob::Count(_) => anyhow::bail!("not a snp-pileup command line"),
-    }
+    seqfarm_cli::snp_pileup_options(args_of(argv, "snp-pileup")?)
 }
 
 /// The client's side of `seqfarm.dask.snp_pileup`: walks the parts' findings in VCF
@@ -314,13 +314,10 @@ pub struct PartsOutput {
 impl PartsOutput {
     #[new]
     fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
-        let output = run_native(py, || match command_options(&argv)? {
-            CommandOptions::Align(options) => align::align_output(&options),
-            CommandOptions::Count(options) => count::count_output(&options),
-            _ => anyhow::bail!(
-                "no output written from parts for {:?} (align or count)",
-                argv[0]
-            ),
+        let output = run_native(py, || match argv.first().map(String::as_str) {
+            Some("align") => align::align_output(&align_options(&argv)?),
+            Some("count") => count::count_output(&count_options(&argv)?),
+            other => anyhow::bail!("no output written from parts for {other:?} (align or count)"),
         })?;
         Ok(Self {
             output: Mutex::new(Some(output)),
