@@ -40,11 +40,16 @@ def test_markdup_writes_the_cli_bam_and_returns_its_metrics(tmp_path, data, cli,
                 assert str(value) == text, column
 
 
-def test_markdup_options_and_errors(tmp_path, data):
+def test_markdup_options_and_errors(tmp_path, data, cli):
     metrics = tmp_path / "m.txt"
     rows = seqfarm.markdup(data / "markdup" / "sim.bam", tmp_path / "x.bam", metrics=metrics,
-                           remove_duplicates=True, optical_distance=2500)
+                           remove_duplicates=True, optical_distance=2500, memory="1M")
     assert metrics.exists() and rows
+    # The keywords are the command line's options, with the same effect.
+    cli("markdup", data / "markdup" / "sim.bam", "-o", tmp_path / "cli.bam", "--metrics",
+        tmp_path / "cli.txt", "--remove-duplicates", "--optical-distance", "2500", "--memory", "1M")
+    assert (tmp_path / "x.bam").read_bytes() == (tmp_path / "cli.bam").read_bytes()
+    assert metrics_rows(metrics) == metrics_rows(tmp_path / "cli.txt")
     with pytest.raises(seqfarm.OptionError):
         seqfarm.markdup(data / "markdup" / "sim.bam", tmp_path / "y.bam", no_such_option=1)
     with pytest.raises(seqfarm.InputError):
