@@ -56,7 +56,10 @@ pub fn check_reference_lengths(references: &[SamReference]) -> Result<(), String
 
 /// Appends the BAM header (magic, text, reference list) to `out`, uncompressed.
 pub fn encode_header(header: &SamHeader, out: &mut Vec<u8>) {
-    let references = header.references.iter().map(|r| (r.name.as_str(), r.len as u32));
+    let references = header
+        .references
+        .iter()
+        .map(|r| (r.name.as_str(), r.len as u32));
     encode_header_fields(&header.text, references, out);
 }
 

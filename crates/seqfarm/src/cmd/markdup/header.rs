@@ -112,7 +112,10 @@ impl SortCheck {
 /// `header` as the BGZF blocks that start a BAM.
 pub(super) fn bam_header_blocks(header: &Header, level: i32) -> Vec<u8> {
     let mut bytes = Vec::new();
-    let references = header.references.iter().map(|r| (r.name.as_str(), r.length));
+    let references = header
+        .references
+        .iter()
+        .map(|r| (r.name.as_str(), r.length));
     encode_header_fields(&header.text, references, &mut bytes);
     let mut blocks = Vec::new();
     BgzfCompressor::new(level).compress(&bytes, &mut blocks);
