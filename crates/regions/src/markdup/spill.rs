@@ -100,9 +100,10 @@ impl<T: RunItem> SortedRuns<T> {
         }
     }
 
-    /// The most values kept in memory for `budget` bytes.
+    /// The most values kept in memory for `budget` bytes: each value held, and its
+    /// bytes while a full memory is written as a run.
     pub fn capacity_for(budget: usize) -> usize {
-        budget / std::mem::size_of::<T>().max(T::BYTES)
+        budget / (std::mem::size_of::<T>().max(T::BYTES) + T::BYTES)
     }
 
     /// Adds a value; a full memory is sorted and written to `store` as a run.
