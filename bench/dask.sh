@@ -3,12 +3,13 @@
 # (TCP on 127.0.0.1) against the command line at 2 threads, checks that the outputs are
 # identical, and prints what crosses the client's connection per unit of work (the
 # pickled size of the tasks' arguments and of the results the client receives; for
-# align also the client process's read and written bytes, files and sockets).
+# align also the bytes of FASTQ the client reads to plan the parts).
 #
 # usage: bench/dask.sh [INDEX_PREFIX R1 R2 NORMAL.bam TUMOR.bam SITES.vcf.gz]
 #   defaults: /tmp/seqfarm-bench/align/chr20 (chr20.sfi), chr20.pe150.100000.{1,2}.fq,
 #   /tmp/seqfarm-bench/{normal,tumor}.bam, /tmp/seqfarm-bench/sites-chr20.vcf.gz
-# env:   PYTHON (default target/py-venv/bin/python, with seqfarm installed), WINDOW
+# env:   PYTHON (default target/py-venv/bin/python, with seqfarm installed), SEQFARM_BIN
+#        (the command line to compare with; default: this checkout's release build), WINDOW
 #        (count windows, default 10000), ROUNDS (alternating rounds, medians; default 3),
 #        JOBS (comma-separated, default align,flagstat,count,snp-pileup)
 set -euo pipefail
@@ -21,8 +22,13 @@ r2=${3:-$bench/align/chr20.pe150.100000.2.fq}
 normal=${4:-$bench/normal.bam}
 tumor=${5:-$bench/tumor.bam}
 sites=${6:-$bench/sites-chr20.vcf.gz}
-cargo build --release --quiet -p seqfarm-cli
-simd=AVX2; grep -qw avx512bw /proc/cpuinfo && simd=AVX-512; grep -qw avx2 /proc/cpuinfo || simd=scalar
-echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $simd; load: $(cut -d' ' -f1-3 /proc/loadavg)"
-SEQFARM_BIN=$PWD/target/release/seqfarm exec "$python" bench/dask_bench.py \
+if [ -n "${SEQFARM_BIN:-}" ]; then
+  sf=$(realpath "$SEQFARM_BIN")
+else
+  cargo build --release --quiet -p seqfarm-cli
+  sf=$PWD/target/release/seqfarm
+fi
+. bench/machine.sh
+echo "# $(date -u +%F) $(nproc) cores, $(machine); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+SEQFARM_BIN=$sf exec "$python" bench/dask_bench.py \
   "$index" "$r1" "$r2" "$normal" "$tumor" "$sites" "${WINDOW:-10000}" "${ROUNDS:-3}" "${JOBS:-align,flagstat,count,snp-pileup}"

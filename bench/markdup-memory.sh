@@ -6,7 +6,8 @@
 # seconds, the peak RSS (GNU time; it counts the pages of the memory-mapped input that
 # seqfarm touched), the peak anonymous memory (RssAnon, sampled every 20 ms: the heap,
 # what the budget bounds), and whether the BAM and metrics rows equal those of the
-# default budget.
+# first budget (the default, 768M, unless BUDGETS says otherwise). The sampler's own
+# processes share the machine with what it measures.
 #
 # usage: bench/markdup-memory.sh [BAM] [THREADS]   (default: $SEQFARM_BENCH_DATA/markdup/normal.dup.bam, 2)
 # env:   ROUNDS (default 2), BUDGETS (default "768M 256M 64M 16M"), SEQFARM_BIN,
@@ -24,7 +25,7 @@ for tool in PicardCommandLine samtools python3 /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench/markdup-memory.sh needs $tool" >&2; exit 1; }
 done
 if [ -n "${SEQFARM_BIN:-}" ]; then
-  sf=$SEQFARM_BIN
+  sf=$(realpath "$SEQFARM_BIN")
 else
   cargo build --release --quiet -p seqfarm-cli
   sf=$PWD/target/release/seqfarm
@@ -41,7 +42,8 @@ measure() {
     /usr/bin/time -f '%e %M' -o time.txt "$@" >log.txt 2>&1 &
     local pid=$! peak=0 child v
     while kill -0 "$pid" 2>/dev/null; do
-      for child in $(pgrep -P "$pid") $(pgrep -P "$(pgrep -P "$pid" | tr '\n' ,)" 2>/dev/null); do
+      # The command is GNU time's child (PicardCommandLine execs java).
+      for child in $(pgrep -P "$pid"); do
         v=$(awk '/^RssAnon/ {print $2}' "/proc/$child/status" 2>/dev/null || true)
         [ -n "$v" ] && [ "$v" -gt "$peak" ] && peak=$v
       done
@@ -52,7 +54,8 @@ measure() {
   )
 }
 
-echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+. bench/machine.sh
+echo "# $(date -u +%F) $(nproc) cores, $(machine); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $bam: $(samtools view -c "$bam") records; $threads threads; median of $rounds rounds; $("$sf" --version)"
 names=()
 for ((r = 1; r <= rounds; r++)); do

@@ -45,7 +45,7 @@ for tool in PicardCommandLine samtools sambamba bammarkduplicates python3 /usr/b
   }
 done
 if [ -n "${SEQFARM_BIN:-}" ]; then
-  sf=$SEQFARM_BIN
+  sf=$(realpath "$SEQFARM_BIN")
 else
   cargo build --release --quiet -p seqfarm-cli
   sf=$PWD/target/release/seqfarm
@@ -127,7 +127,8 @@ if s.startswith("seqfarm"):
 PY
 }
 
-echo "# $(date -u +%F) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+. bench/machine.sh
+echo "# $(date -u +%F) $(nproc) cores, $(machine); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $bam: $(samtools view -c "$bam") records, $(awk -v b="$(stat -c %s "$bam")" 'BEGIN {printf "%.0f", b / 1e6}') MB; $threads threads; median of $rounds rounds"
 echo "# $(dpkg-query -W -f '${Package} ${Version}, ' picard-tools samtools sambamba biobambam2 2>/dev/null)$("$sf" --version)"
 if [ "${MARKDUP:-1}" != 0 ]; then
