@@ -42,7 +42,7 @@ fn one_run_marks_as_sort_then_markdup_and_as_picard() {
     let (marked_metrics, one_metrics) = (path("marked.txt"), path("one.txt"));
     succeeded(&mut {
         let mut c = seqfarm();
-        c.arg("align").args(["-p", "2", "-x"]).arg(&prefix);
+        c.arg("align").args(["-p", "2", "-x"]).arg(prefix);
         c.arg("-1").arg(data("pe_chm1_R1.fq.gz"));
         c.arg("-2").arg(data("pe_chm1_R2.fq.gz"));
         c.args(["--sort", "-o", &text(&sorted)]);
@@ -57,7 +57,7 @@ fn one_run_marks_as_sort_then_markdup_and_as_picard() {
         &text(&marked_metrics),
     ]));
     let out = align(
-        &prefix,
+        prefix,
         &[
             "--sort",
             "--markdup",
@@ -119,19 +119,16 @@ fn markdup_needs_sort_and_its_metrics_need_markdup() {
     let prefix = &chm1_genome().seqfarm;
     let out = dir.join("x.bam");
     let out = out.to_str().unwrap();
-    let refused = align(&prefix, &["--markdup", "-o", out]);
+    let refused = align(prefix, &["--markdup", "-o", out]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--sort"));
-    let refused = align(
-        &prefix,
-        &["--sort", "-o", out, "--markdup-metrics", "m.txt"],
-    );
+    let refused = align(prefix, &["--sort", "-o", out, "--markdup-metrics", "m.txt"]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--markdup"));
     // A metrics file that cannot be written fails before any work, leaving nothing.
     let missing = dir.join("no/such/dir/m.txt");
     let failed = align(
-        &prefix,
+        prefix,
         &[
             "--sort",
             "--markdup",
