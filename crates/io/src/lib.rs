@@ -13,6 +13,8 @@
 //! * [`bed`]: BED regions read the way bedtools reads them;
 //! * [`bed_index`]: the CSI index of a BED file seqfarm writes, built as its lines go out;
 //! * [`fasta_chunks`]: FASTA cut into chunks of whole records for farm workers to parse;
+//! * [`gzip_index`]: access points into gzip files, so that a read file can be read
+//!   from its middle (a part of a job spread over several machines);
 //! * [`sam`]: SAM text and BAM records from one record type, header, BGZF compression
 //!   of whole batches (workers compress, the collector concatenates);
 //! * [`reads`]: sequencing reads (FASTQ/FASTA, tab5/tab6, raw, QSEQ, k-mers of FASTA,
@@ -40,7 +42,8 @@
 //! * [`Error`]: every error names the file, and where it applies the record or byte offset.
 //!
 //! The only `unsafe` is in [`bam`], [`cram`] and [`input`] (mapping files and releasing mapped
-//! pages) and in [`bgzf`]'s ISA-L decoder (calls into the C library).
+//! pages), in [`bgzf`]'s ISA-L decoder (calls into the C library) and in [`gzip_index`]'s
+//! inflate stream (zlib's interface).
 #![deny(unsafe_code)]
 
 pub mod alignment_file;
@@ -56,6 +59,7 @@ pub mod blast;
 pub mod cram;
 pub mod fasta;
 pub mod fasta_chunks;
+pub mod gzip_index;
 pub mod inflate_thread;
 pub mod input;
 pub mod output;

@@ -1,0 +1,110 @@
+use std::io::{Read, Write};
+
+use super::*;
+use crate::bgzf_writer::BgzfWriter;
+
+/// Lines of FASTQ-like text, compressible but not trivially so.
+fn text(len: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(len + 100);
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut n = 0u64;
+    while out.len() < len {
+        n += 1;
+        out.extend_from_slice(format!("@read{n}\n").as_bytes());
+        for _ in 0..100 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            out.push(b"ACGT"[(x & 3) as usize]);
+        }
+        out.extend_from_slice(b"\n+\n");
+        out.extend(std::iter::repeat_n(b'I', 100));
+        out.push(b'\n');
+    }
+    out
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn bgzf(data: &[u8]) -> Vec<u8> {
+    let mut w = BgzfWriter::new(Vec::new(), 6);
+    w.write_all(data).unwrap();
+    w.finish().unwrap()
+}
+
+/// Every access point of `file` reads the stream from its offset to the end.
+fn check_points(file: &[u8], plain: &[u8], span: u64, expect_windows: bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("reads.fq.gz");
+    std::fs::write(&path, file).unwrap();
+    let index = GzipIndex::open_or_build(&path, span).unwrap();
+    assert_eq!(index.length, plain.len() as u64);
+    assert!(
+        index.points.len() as u64 >= plain.len() as u64 / span / 2,
+        "{}",
+        index.points.len()
+    );
+    assert_eq!(
+        index.points.iter().skip(1).any(|p| p.window.is_some()),
+        expect_windows
+    );
+    for (i, point) in index.points.iter().enumerate() {
+        let mut read = Vec::new();
+        index
+            .reader_at(&path, i)
+            .unwrap()
+            .read_to_end(&mut read)
+            .unwrap();
+        assert_eq!(read, &plain[point.out as usize..], "point {i}");
+    }
+    assert_eq!(GzipIndex::load(&path).unwrap(), index);
+}
+
+#[test]
+fn one_member_is_entered_at_block_boundaries() {
+    let plain = text(3 << 20);
+    check_points(&gzip(&plain), &plain, 256 << 10, true);
+}
+
+#[test]
+fn bgzf_is_entered_at_members() {
+    let plain = text(2 << 20);
+    check_points(&bgzf(&plain), &plain, 256 << 10, false);
+}
+
+#[test]
+fn concatenated_members_are_read_through() {
+    let plain = text(3 << 20);
+    let (a, b) = plain.split_at(1 << 20);
+    let file = [gzip(a), gzip(b)].concat();
+    check_points(&file, &plain, 200 << 10, true);
+}
+
+#[test]
+fn a_changed_file_is_indexed_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.fq.gz");
+    std::fs::write(&path, gzip(&text(100_000))).unwrap();
+    GzipIndex::open_or_build(&path, 1 << 16).unwrap();
+    assert!(GzipIndex::load(&path).is_ok());
+    std::fs::write(&path, gzip(&text(200_000))).unwrap();
+    assert!(GzipIndex::load(&path).is_err());
+    assert_eq!(
+        GzipIndex::open_or_build(&path, 1 << 16).unwrap().length,
+        text(200_000).len() as u64
+    );
+}
+
+#[test]
+fn a_cut_file_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.fq.gz");
+    let file = gzip(&text(500_000));
+    std::fs::write(&path, &file[..file.len() / 2]).unwrap();
+    let e = GzipIndex::build(&path, 1 << 16).unwrap_err();
+    assert!(e.to_string().contains("cut short"), "{e}");
+}
