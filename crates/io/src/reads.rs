@@ -27,11 +27,13 @@ use crate::{Error, Result};
 mod bam_reads;
 mod chunker;
 mod fragments;
+mod ranges;
 mod records;
 mod sources;
 
 pub use chunker::{ChunkSpan, FileOpener, InputChunk, InputChunker, Layout, RecordFormat};
 pub use fragments::{Fragment, FragmentBatch};
+pub use ranges::{file_record_format, records_in_range, skip_records, RangeRecords};
 pub use sources::{InputFormat, ReadSources, TrimEnd, TrimTo};
 
 /// Bytes read from the input at a time.
@@ -53,7 +55,8 @@ pub enum ReadFormat {
 /// How big a chunk may grow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkLimits {
-    /// Most records per chunk.
+    /// Most fragments per chunk; a chunk also ends where the number of fragments read
+    /// (skipped ones included) reaches a multiple of it.
     pub max_records: usize,
     /// A chunk stops growing once it holds this many bytes.
     pub max_bytes: usize,

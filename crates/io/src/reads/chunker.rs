@@ -221,8 +221,9 @@ impl InputChunker {
     /// Reads source number `source` alone (in the order sources are read), its files
     /// opened by `opener`, numbering its fragments from `first_fragment` and its
     /// records after `records_before` records of each file: how a part of an input cut
-    /// at a chunk boundary (see [`InputChunker::last_span`]) is read again elsewhere,
-    /// cut into the same chunks, its reads named and its errors numbered as in the whole.
+    /// at a chunk boundary (a multiple of the limit's fragments, a source's start, or
+    /// the end of `--skip`) is read again elsewhere, cut into the same chunks, its reads
+    /// named and its errors numbered as in the whole.
     pub fn part(
         mut self,
         source: usize,
@@ -265,7 +266,11 @@ impl InputChunker {
             if self.open.is_none() && !self.open_next()? {
                 return Ok(false);
             }
-            let mut want = self.limits.max_records as u64;
+            // A chunk also ends where the fragment number reaches a multiple of the
+            // limit, so that a part of the input starting at such a multiple is cut
+            // into the same chunks wherever it is read (see `part`).
+            let max = self.limits.max_records as u64;
+            let mut want = max - self.next_fragment % max;
             if self.skip_left > 0 {
                 want = want.min(self.skip_left);
             } else if let Some(upto) = self.upto_left {
@@ -295,12 +300,6 @@ impl InputChunker {
         };
         self.next_source += 1;
         let line_format = match self.format {
-            InputFormat::Auto => None,
-            InputFormat::Tab5 => Some(RecordFormat::Tab5),
-            InputFormat::Tab6 => Some(RecordFormat::Tab6),
-            InputFormat::Raw => Some(RecordFormat::Raw),
-            InputFormat::Qseq => Some(RecordFormat::Qseq),
-            InputFormat::CommandLine => Some(RecordFormat::CommandLine),
             InputFormat::KmerFasta { k, interval } => {
                 let Source::Unpaired(path) = &source else {
                     return Err(Error::record("-", 0, "-F makes unpaired reads only"));
@@ -321,6 +320,7 @@ impl InputChunker {
                 self.open = Some(Open::Bam(BamReads::open(path, paired, preserve_tags)?));
                 return Ok(true);
             }
+            other => record_format_of(other),
         };
         let opener = &mut self.opener;
         let start_records = self.start_records.take();
@@ -483,6 +483,19 @@ impl InputChunker {
         };
         chunk.fragments = n;
         Ok(n)
+    }
+}
+
+/// The record format `format` fixes whatever the files hold; `None` when it is told by
+/// each file's first record (FASTQ or FASTA), and for k-mers and BAM.
+pub(crate) fn record_format_of(format: InputFormat) -> Option<RecordFormat> {
+    match format {
+        InputFormat::Tab5 => Some(RecordFormat::Tab5),
+        InputFormat::Tab6 => Some(RecordFormat::Tab6),
+        InputFormat::Raw => Some(RecordFormat::Raw),
+        InputFormat::Qseq => Some(RecordFormat::Qseq),
+        InputFormat::CommandLine => Some(RecordFormat::CommandLine),
+        InputFormat::Auto | InputFormat::KmerFasta { .. } | InputFormat::Bam { .. } => None,
     }
 }
 
