@@ -3,6 +3,7 @@ command line's, byte for byte, and so is the summary."""
 
 import gzip
 import shutil
+import subprocess
 
 import pytest
 
@@ -37,9 +38,25 @@ def plain_copies(tmp_path, data, names, times=1):
     return paths
 
 
-@pytest.mark.parametrize("out_name", ["pairs.bam", "pairs.sam"])
-def test_pairs_gzipped_are_the_cli_output(dask_client, cli, data, sim_index, tmp_path, out_name):
-    reads = [data / n for n in DATA_PAIRS]
+def compressed_copies(tmp_path, data, names, how):
+    """Copies of gzipped read files, as they are (``gzip``: one member each) or
+    recompressed into BGZF (``bgzf``)."""
+    paths = []
+    for name in names:
+        path = tmp_path / name
+        if how == "gzip":
+            shutil.copy(data / name, path)
+        else:
+            with gzip.open(data / name, "rb") as src:
+                text = src.read()
+            path.write_bytes(subprocess.run(["bgzip", "-c"], input=text, capture_output=True, check=True).stdout)
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("out_name,how", [("pairs.bam", "gzip"), ("pairs.sam", "gzip"), ("pairs.bam", "bgzf")])
+def test_compressed_pairs_are_read_by_the_workers(dask_client, cli, data, sim_index, tmp_path, out_name, how):
+    reads = compressed_copies(tmp_path, data, DATA_PAIRS, how)
     expected, summary = cli_align(cli, tmp_path, sim_index, reads, out_name)
     out = tmp_path / out_name
     got = seqfarm.dask.align(
@@ -47,6 +64,36 @@ def test_pairs_gzipped_are_the_cli_output(dask_client, cli, data, sim_index, tmp
     )
     assert out.read_bytes() == expected
     assert got == summary
+    # Each file's access points are kept beside it, and reused by the next job.
+    indexes = [r.with_name(r.name + ".sfzi") for r in reads]
+    made = [i.stat().st_mtime_ns for i in indexes]
+    seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, quiet=True)
+    assert out.read_bytes() == expected
+    assert [i.stat().st_mtime_ns for i in indexes] == made
+
+
+def test_a_changed_gzip_file_is_indexed_again(dask_client, cli, data, sim_index, tmp_path):
+    [reads] = compressed_copies(tmp_path, data, ["align_reads_100.fq.gz"], "gzip")
+    seqfarm.dask.align(dask_client, sim_index, reads, out=tmp_path / "first.sam", quiet=True)
+    with gzip.open(data / DATA_PAIRS[0], "rb") as src:
+        reads.write_bytes(gzip.compress(src.read()))
+    expected, summary = cli_align(cli, tmp_path, sim_index, [reads], "second.sam")
+    got = seqfarm.dask.align(dask_client, sim_index, reads, out=tmp_path / "second.sam", tasks_per_part=1, quiet=True)
+    assert (tmp_path / "second.sam").read_bytes() == expected
+    assert got == summary
+
+
+def test_several_sources_with_skip_and_upto(dask_client, cli, data, sim_index, tmp_path):
+    [plain] = plain_copies(tmp_path, data, ["align_reads_100.fq.gz"], times=30)
+    [packed] = compressed_copies(tmp_path, data, [DATA_PAIRS[0]], "gzip")
+    reads = f"{plain},{packed}"
+    out = tmp_path / "mixed.bam"
+    done = cli("align", "-s", "29000", "-u", "2700", "-x", sim_index, "-U", reads, "-o", out, "-p", "2")
+    expected = out.read_bytes()
+    out.unlink()
+    got = seqfarm.dask.align(dask_client, sim_index, reads, out=out, tasks_per_part=1, quiet=True, s=29000, u=2700)
+    assert out.read_bytes() == expected
+    assert got == done.stderr.decode()
 
 
 def test_plain_pairs_with_options_are_read_by_range(dask_client, cli, data, sim_index, tmp_path):
@@ -150,18 +197,27 @@ def test_a_killed_worker_has_its_parts_recomputed(cli, data, sim_index, tmp_path
     assert got == summary
 
 
-def test_part_plan_covers_the_input_at_task_boundaries(data, sim_index, tmp_path):
-    from seqfarm.dask._align import align_argv, plan_parts
+def test_part_plan_covers_the_input_at_task_boundaries(dask_client, data, sim_index, tmp_path):
+    from seqfarm.dask._align import align_argv, plan_by_ranges, plan_parts
 
     reads = plain_copies(tmp_path, data, DATA_PAIRS)
     argv = align_argv(sim_index, reads[0], reads[1], tmp_path / "x.bam", {})
+    # Found by the workers: each part starts at a task boundary, at a record of each file.
+    parts = plan_by_ranges(dask_client, argv, 3, tasks_per_part=1)
+    assert [p[1] for p in parts] == [0, 1024, 2048, 3072]
+    assert sum(p[4] for p in parts) == 4000
+    for part in parts:
+        assert part[2] == part[3] == part[1]
+        for mate, (path, offset, point, skip, data_) in enumerate(part[6]):
+            assert path == reads[mate] and point is None and data_ is None
+            with open(path, "rb") as f:
+                f.seek(offset)
+                assert f.read(1) == b"@" and skip < 1024
+    assert [p[1] for p in plan_by_ranges(dask_client, argv, 3)] == [0, 2048]
+    # Read by the client (reads it cannot have the workers read at an offset).
     parts = plan_parts(argv, 3)
     assert [p[1] for p in parts] == [0, 1024, 2048]
     assert sum(p[4] for p in parts) == 4000
-    for mate, path in enumerate(reads):
-        ranges = [(p[6][mate][1], p[6][mate][2]) for p in parts]
-        assert ranges[0][0] == 0 and ranges[-1][1] == path.stat().st_size
-        assert all(a[1] == b[0] for a, b in zip(ranges, ranges[1:]))
     shutil.rmtree(tmp_path, ignore_errors=True)
 
 
@@ -229,13 +285,17 @@ def test_parts_are_written_by_the_workers_and_a_failed_write_is_retried(
     assert out.read_bytes() == expected
     assert got == summary
     assert len(list(marks.iterdir())) > 1
-    def holds_bytes(value):
-        if isinstance(value, (list, tuple)):
-            return any(holds_bytes(v) for v in value)
-        return isinstance(value, (bytes, bytearray, memoryview))
 
-    assert received and all(isinstance(v[0], int) for v in received[:-1])
-    assert not holds_bytes(received)
+    def numbers(value):
+        """How many numbers ``value`` holds (failing on bytes)."""
+        if isinstance(value, (list, tuple)):
+            return sum(numbers(v) for v in value)
+        assert not isinstance(value, (bytes, bytearray, memoryview))
+        return 1
+
+    # Records counted by range, where the parts start, and the parts' sizes and counts:
+    # well under one 8-byte number per pair.
+    assert 0 < numbers(received) * 8 < 8000
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod align;
+mod align_parts;
 mod bam;
 mod errors;
 mod index;

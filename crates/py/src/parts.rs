@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use seqfarm::api::parts::align::{self, AlignPart, PartFile};
+use seqfarm::api::parts::align;
 use seqfarm::api::parts::search::SearchPart;
 use seqfarm::api::parts::snp_pileup::{self, SnpPileupMerge};
 use seqfarm::api::parts::{count, flagstat, search};
@@ -17,97 +17,6 @@ use seqfarm_regions::FlagstatFormat;
 
 use crate::errors::run_native;
 use crate::tables::{count_columns, pileup_columns, search_results};
-
-/// A part as Python holds it: `(source, first_fragment, records_before_1,
-/// records_before_2, fragments, tasks, [(path, start, end, bytes or None), ...])`.
-type PartTuple<'py> = (
-    usize,
-    u64,
-    u64,
-    u64,
-    u64,
-    u64,
-    Vec<(PathBuf, u64, u64, Option<Bound<'py, PyBytes>>)>,
-);
-
-/// Cuts the reads of an `align` command line into parts of `tasks_per_part` of the
-/// command's tasks (the client's side of `seqfarm.dask.align`).
-#[pyclass(module = "seqfarm._native")]
-pub struct AlignPlanner {
-    planner: Mutex<align::AlignPlanner>,
-}
-
-#[pymethods]
-impl AlignPlanner {
-    #[new]
-    fn new(py: Python<'_>, argv: Vec<String>, tasks_per_part: usize) -> PyResult<Self> {
-        let planner = run_native(py, || {
-            align::AlignPlanner::new(&align_options(&argv)?, tasks_per_part)
-        })?;
-        Ok(Self {
-            planner: Mutex::new(planner),
-        })
-    }
-
-    /// The next part as a tuple (see the module), `None` at the end of the input.
-    fn next_part<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let mut planner = self.planner.lock().unwrap_or_else(|e| e.into_inner());
-        let planner = &mut *planner;
-        let Some(part) = run_native(py, || planner.next_part())? else {
-            return Ok(None);
-        };
-        let files: Vec<_> = part
-            .files
-            .iter()
-            .map(|f| {
-                let data = f.data.as_ref().map(|d| PyBytes::new(py, d));
-                (f.path.clone(), f.start, f.end, data)
-            })
-            .collect();
-        let tuple = (
-            part.source,
-            part.first_fragment,
-            part.records_before[0],
-            part.records_before[1],
-            part.fragments,
-            part.tasks,
-            files,
-        );
-        Ok(Some(tuple.into_pyobject(py)?.into_any()))
-    }
-}
-
-/// Aligns one part on `threads` threads: `(output bytes, summary counts)`.
-#[pyfunction]
-#[pyo3(signature = (argv, part, threads=None))]
-fn align_part<'py>(
-    py: Python<'py>,
-    argv: Vec<String>,
-    part: PartTuple<'py>,
-    threads: Option<usize>,
-) -> PyResult<(Bound<'py, PyBytes>, Vec<u64>)> {
-    let (source, first_fragment, before1, before2, fragments, tasks, files) = part;
-    let part = AlignPart {
-        source,
-        first_fragment,
-        records_before: [before1, before2],
-        fragments,
-        tasks,
-        files: files
-            .into_iter()
-            .map(|(path, start, end, data)| PartFile {
-                path,
-                start,
-                end,
-                data: data.map(|d| d.as_bytes().to_vec()),
-            })
-            .collect(),
-    };
-    let aligned = run_native(py, || {
-        align::align_part(&align_options(&argv)?, &part, threads)
-    })?;
-    Ok((PyBytes::new(py, &aligned.out), aligned.counts))
-}
 
 /// The output's header bytes (BGZF blocks for BAM); `@PG CL:` is `seqfarm` and `argv`
 /// (less its thread options).
@@ -237,7 +146,7 @@ fn region_job(argv: &[String]) -> anyhow::Result<RegionJob> {
 }
 
 /// The options of an `align` command line (the command first).
-fn align_options(argv: &[String]) -> anyhow::Result<AlignOptions> {
+pub(crate) fn align_options(argv: &[String]) -> anyhow::Result<AlignOptions> {
     seqfarm_cli::align_options(args_of(argv, "align")?)
 }
 
@@ -441,8 +350,7 @@ fn search_finish<'py>(
 
 /// Adds the parts' functions and classes to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<AlignPlanner>()?;
-    m.add_function(wrap_pyfunction!(align_part, m)?)?;
+    crate::align_parts::register(m)?;
     m.add_function(wrap_pyfunction!(write_at, m)?)?;
     m.add_function(wrap_pyfunction!(align_header, m)?)?;
     m.add_function(wrap_pyfunction!(align_trailer, m)?)?;

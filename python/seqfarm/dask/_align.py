@@ -22,9 +22,41 @@ def align_argv(index, r1, r2, out, options):
     return align_arguments(index, r1, r2, out, option_argv(options, "align"))
 
 
+#: Bytes of a read file's stream each worker counts the records of.
+RANGE_BYTES = 16 << 20
+#: Inflated bytes between the access points of a gzip read file's index.
+GZIP_SPAN = 1 << 20
+
+
+def plan_by_ranges(client, argv, parts, tasks_per_part=None):
+    """The job's parts found without the client reading the reads, or None when the
+    workers cannot read them at an offset (standard input, bzip2): the workers index
+    each gzip file (once: the index is kept beside it), count the records of each range
+    of every file, and the counts place the parts, about ``parts`` of them (or of
+    ``tasks_per_part`` tasks)."""
+    files = _native.align_read_files(argv)
+    if files is None or any(kind == "other" for _, kind, _ in files):
+        return None
+    indexed = {
+        path: client.submit(_native.gzip_access, path, GZIP_SPAN, key=f"seqfarm-gzip-index-{os.urandom(4).hex()}", pure=False)
+        for path, kind, _ in files
+        if kind == "gzip"
+    }
+    access = [indexed[path].result() if kind == "gzip" else ("plain", length, None) for path, kind, length in files]
+    ranges = _native.align_ranges(argv, access, RANGE_BYTES)
+    counts = client.gather(
+        [
+            client.submit(_native.align_count_range, argv, r, key=f"seqfarm-count-range-{i}-{os.urandom(4).hex()}", pure=False)
+            for i, r in enumerate(ranges)
+        ]
+    )
+    return _native.align_parts_by_range(argv, access, list(zip(ranges, counts)), parts, tasks_per_part)
+
+
 def plan_parts(argv, parts):
-    """The job's parts: the command's tasks, planned natively, grouped into about
-    ``parts`` runs of consecutive tasks of the same read source."""
+    """The job's parts read by the client (reads the workers cannot read at an offset):
+    the command's tasks, planned natively, grouped into about ``parts`` runs of
+    consecutive tasks of the same read source."""
     planner = _native.AlignPlanner(argv, 1)
     tasks = []
     while (task := planner.next_part()) is not None:
@@ -45,11 +77,10 @@ def _join(tasks):
     """One part made of consecutive tasks of one source."""
     first = tasks[0]
     files = []
-    for i, (path, start, _, data) in enumerate(first[6]):
-        end = tasks[-1][6][i][2]
+    for i, (path, offset, point, skip, data) in enumerate(first[6]):
         if data is not None:
-            data = b"".join(t[6][i][3] for t in tasks)
-        files.append((path, start, end, data))
+            data = b"".join(t[6][i][4] for t in tasks)
+        files.append((path, offset, point, skip, data))
     fragments = sum(t[4] for t in tasks)
     return (first[0], first[1], first[2], first[3], fragments, len(tasks), files)
 
@@ -147,8 +178,13 @@ def align(
 
     Parts: ``parts_per_worker`` per worker thread (many small parts keep the workers
     busy to the end; a part costs a few milliseconds), or ``tasks_per_part`` tasks of
-    1024 reads or pairs each. The index and plain read files are read by the workers from a shared
-    filesystem (a part is a byte range); gzip-compressed reads travel with their parts.
+    1024 reads or pairs each. The index and the read files are read by the workers from
+    a shared filesystem: the workers count the records of each range of the files, and
+    each part's worker finds its first record from those counts; a gzip file (one
+    member or BGZF) is entered at access points kept beside it (``NAME.sfzi``, made by
+    one worker in one pass the first time and reused while the file is unchanged; its
+    directory must be writable). Reads on standard input or bzip2-compressed are read
+    by the client and travel with their parts.
     The workers write the output: each part's bytes go from the worker that made them to
     their place in ``out``'s temporary file (beside ``out``, on the shared filesystem);
     the client writes the header and the last block and learns only the parts' sizes.
@@ -162,9 +198,11 @@ def align(
     argv = align_argv(index, r1, r2, out, bowtie2_options)
     with whole_output(argv) as output:
         header = _native.align_header(argv)
-        if tasks_per_part is None:
-            parts = plan_parts(argv, total_threads(client) * parts_per_worker)
-        else:
+        wanted = total_threads(client) * parts_per_worker
+        parts = plan_by_ranges(client, argv, wanted, tasks_per_part)
+        if parts is None and tasks_per_part is None:
+            parts = plan_parts(argv, wanted)
+        elif parts is None:
             planner = _native.AlignPlanner(argv, tasks_per_part)
             parts = []
             while (part := planner.next_part()) is not None:

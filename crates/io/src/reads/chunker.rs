@@ -190,15 +190,13 @@ impl InputChunker {
                 });
             }
         } else {
-            list.extend(sources.interleaved.iter().cloned().map(Source::Interleaved));
-            list.extend(
-                sources
-                    .mate1
-                    .iter()
-                    .zip(&sources.mate2)
-                    .map(|(a, b)| Source::Pair(a.clone(), b.clone())),
-            );
-            list.extend(sources.unpaired.iter().cloned().map(Source::Unpaired));
+            list.extend(sources.file_sources().into_iter().map(
+                |(layout, mut files)| match layout {
+                    Layout::TwoFiles => Source::Pair(files.remove(0), files.remove(0)),
+                    Layout::Interleaved => Source::Interleaved(files.remove(0)),
+                    _ => Source::Unpaired(files.remove(0)),
+                },
+            ));
         }
         Ok(Self {
             sources: list,

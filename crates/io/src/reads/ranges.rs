@@ -65,7 +65,11 @@ impl<R: Read> Ahead<R> {
 
     /// The byte at `pos`, `None` past the end.
     fn byte(&mut self, pos: usize) -> io::Result<Option<u8>> {
-        Ok(if self.has(pos + 1)? { Some(self.buf[pos]) } else { None })
+        Ok(if self.has(pos + 1)? {
+            Some(self.buf[pos])
+        } else {
+            None
+        })
     }
 
     /// Where the line after the one at `pos` starts (the stream's end if it has none).

@@ -95,6 +95,24 @@ impl ReadSources {
             .collect()
     }
 
+    /// The read files in the order they are read (bowtie2's: interleaved files, pairs of
+    /// `-1`/`-2` files, unpaired files), each source with its kind: `Interleaved` (also
+    /// `--tab5`/`--tab6` files), `TwoFiles` (its two files) or `Unpaired`.
+    pub fn file_sources(&self) -> Vec<(super::Layout, Vec<PathBuf>)> {
+        use super::Layout;
+        let interleaved = self
+            .interleaved
+            .iter()
+            .map(|p| (Layout::Interleaved, vec![p.clone()]));
+        let pairs = (self.mate1.iter().zip(&self.mate2))
+            .map(|(a, b)| (Layout::TwoFiles, vec![a.clone(), b.clone()]));
+        let unpaired = self
+            .unpaired
+            .iter()
+            .map(|p| (Layout::Unpaired, vec![p.clone()]));
+        interleaved.chain(pairs).chain(unpaired).collect()
+    }
+
     /// Checks the combination before anything is opened.
     pub fn check(&self) -> Result<(), String> {
         if self.mate1.len() != self.mate2.len() && self.format != InputFormat::CommandLine {

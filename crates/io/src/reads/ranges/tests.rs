@@ -19,8 +19,12 @@ fn file(format: RecordFormat, n: usize, seed: u64) -> (Vec<u8>, Vec<u64>) {
         }
         starts.push(out.len() as u64);
         let len = (next() % 40) as usize;
-        let bases: String = (0..len).map(|_| ['A', 'C', 'G', 'T'][(next() % 4) as usize]).collect();
-        let quals: String = (0..len).map(|_| ['@', '+', 'I', '#', '>'][(next() % 5) as usize]).collect();
+        let bases: String = (0..len)
+            .map(|_| ['A', 'C', 'G', 'T'][(next() % 4) as usize])
+            .collect();
+        let quals: String = (0..len)
+            .map(|_| ['@', '+', 'I', '#', '>'][(next() % 5) as usize])
+            .collect();
         let record = match format {
             RecordFormat::Fastq => format!("@r{i}\n{bases}\n+\n{quals}\n"),
             RecordFormat::Fasta => {
@@ -43,7 +47,9 @@ fn check(format: RecordFormat) {
         let mut cuts = vec![0, len];
         let mut x = seed;
         for _ in 0..(seed % 7 + 1) {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             cuts.push((x >> 33) % len);
         }
         cuts.sort_unstable();
@@ -54,7 +60,11 @@ fn check(format: RecordFormat) {
             let stream = Cursor::new(&data[start as usize..]);
             let range = records_in_range(stream, format, start, end, 7).unwrap();
             for (k, &anchor) in range.anchors.iter().enumerate() {
-                assert_eq!(anchor, starts[(seen + 7 * k as u64) as usize], "seed {seed}");
+                assert_eq!(
+                    anchor,
+                    starts[(seen + 7 * k as u64) as usize],
+                    "seed {seed}"
+                );
             }
             seen += range.records;
         }

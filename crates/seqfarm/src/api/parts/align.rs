@@ -4,8 +4,9 @@
 //! the header and the trailer are the command's output, byte for byte (each task's BAM
 //! records are compressed into BGZF blocks of their own, whatever runs them).
 
+pub mod ranges;
+
 use std::collections::HashMap;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -23,19 +24,28 @@ use crate::cmd::align::{
 };
 use crate::common::{farm_error, worker_threads};
 
-/// One file's share of a part: the byte range `start..end` of its (inflated) stream, and
-/// the records themselves when the file cannot be read at an offset (gzip-compressed, or
-/// standard input).
+/// Where a part's records of one file are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartReads {
+    /// The records themselves, read by the planner (a file it cannot have workers read
+    /// at an offset: standard input, bzip2).
+    Carried(Vec<u8>),
+    /// In the file: `skip` records after the record at `offset` of its (inflated)
+    /// stream, a gzip file entered at its access point `point`.
+    InFile {
+        offset: u64,
+        point: Option<usize>,
+        skip: u64,
+    },
+}
+
+/// One file's share of a part.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PartFile {
     /// The file, as named on the command line.
     pub path: PathBuf,
-    /// Offset of the part's first byte in the stream.
-    pub start: u64,
-    /// Offset just past the part's last byte.
-    pub end: u64,
-    /// The part's records, when they travel with the part.
-    pub data: Option<Vec<u8>>,
+    /// Where its records are.
+    pub reads: PartReads,
 }
 
 /// A run of consecutive tasks of one read source (one file, or the two files of pairs).
@@ -62,7 +72,8 @@ struct PlannedTask {
     first_fragment: u64,
     first_record: [u64; 2],
     fragments: u64,
-    ranges: [(u64, u64); 2],
+    /// Stream offsets where the task starts in each file.
+    starts: [u64; 2],
     paths: [PathBuf; 2],
     files: usize,
     data: Option<[Vec<u8>; 2]>,
@@ -127,7 +138,7 @@ impl AlignPlanner {
             first_fragment: chunk.first_fragment,
             first_record: chunk.first_record,
             fragments: chunk.fragments as u64,
-            ranges: [(span.start[0], span.end[0]), (span.start[1], span.end[1])],
+            starts: span.start,
             paths: chunk.paths.clone(),
             files,
             data,
@@ -148,9 +159,14 @@ impl AlignPlanner {
             files: (0..first.files)
                 .map(|i| PartFile {
                     path: first.paths[i].clone(),
-                    start: first.ranges[i].0,
-                    end: first.ranges[i].0,
-                    data: first.data.as_ref().map(|_| Vec::new()),
+                    reads: match first.data {
+                        Some(_) => PartReads::Carried(Vec::new()),
+                        None => PartReads::InFile {
+                            offset: first.starts[i],
+                            point: None,
+                            skip: 0,
+                        },
+                    },
                 })
                 .collect(),
         };
@@ -163,8 +179,9 @@ impl AlignPlanner {
             part.fragments += task.fragments;
             part.tasks += 1;
             for (i, file) in part.files.iter_mut().enumerate() {
-                file.end = task.ranges[i].1;
-                if let (Some(data), Some(task_data)) = (file.data.as_mut(), task.data.as_mut()) {
+                if let (PartReads::Carried(data), Some(task_data)) =
+                    (&mut file.reads, task.data.as_mut())
+                {
                     data.append(&mut task_data[i]);
                 }
             }
@@ -203,30 +220,6 @@ fn cached_index(options: &AlignOptions) -> anyhow::Result<Arc<FmIndex>> {
     Ok(index)
 }
 
-/// The bytes of `file`'s share: those that travel with it, or read from the file.
-fn part_bytes(file: &PartFile) -> anyhow::Result<Vec<u8>> {
-    if let Some(data) = &file.data {
-        return Ok(data.clone());
-    }
-    let read = || -> std::io::Result<Vec<u8>> {
-        let mut f = std::fs::File::open(&file.path)?;
-        f.seek(SeekFrom::Start(file.start))?;
-        let mut bytes = Vec::with_capacity((file.end - file.start) as usize);
-        f.take(file.end - file.start).read_to_end(&mut bytes)?;
-        if (bytes.len() as u64) < file.end - file.start {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                format!(
-                    "shorter than {} bytes (changed since it was planned?)",
-                    file.end
-                ),
-            ));
-        }
-        Ok(bytes)
-    };
-    read().with_context(|| format!("cannot read {}", file.path.display()))
-}
-
 /// Aligns `part` of the run `options` ask for on `threads` workers (`None`: one
 /// per core), the index loaded once per process.
 pub fn align_part(
@@ -239,15 +232,16 @@ pub fn align_part(
     sources.upto = Some(part.fragments);
     let index = cached_index(options)?;
     let header = options.header(&index, "")?;
-    let mut buffers = part
+    let mut streams = part
         .files
         .iter()
-        .map(part_bytes)
+        .map(|file| ranges::part_stream(options, file))
         .collect::<anyhow::Result<Vec<_>>>()?
         .into_iter();
-    let opener = Box::new(move |path: &Path| {
-        let bytes = buffers.next().unwrap_or_default();
-        Input::from_reader(path, Box::new(std::io::Cursor::new(bytes)))
+    // Named as on the command line, for messages.
+    let opener = Box::new(move |path: &Path| match streams.next() {
+        Some(stream) => Input::from_reader(path, stream),
+        None => Input::open(path),
     });
     let mut chunker = InputChunker::new(&sources, TASK_LIMITS)?.part(
         part.source,

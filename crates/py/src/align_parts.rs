@@ -1,0 +1,256 @@
+//! The native half of `seqfarm.dask.align`: the reads planned into parts (by byte
+//! ranges the workers count, or read by the planner when workers cannot read them at an
+//! offset), and a part aligned on a worker.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use seqfarm::api::parts::align::ranges::{
+    self, PartSize, ReadAccess, ReadLayout, ReadRange, ReadStorage,
+};
+use seqfarm::api::parts::align::{self, AlignPart, PartFile, PartReads};
+use seqfarm_io::reads::RangeRecords;
+
+use crate::errors::run_native;
+use crate::parts::align_options;
+
+/// One file's share of a part as Python holds it: `(path, offset, access point or None,
+/// records to skip, records or None)`.
+type FileTuple<'py> = (
+    PathBuf,
+    u64,
+    Option<usize>,
+    u64,
+    Option<Bound<'py, PyBytes>>,
+);
+
+/// A part as Python holds it: `(source, first_fragment, records_before_1,
+/// records_before_2, fragments, tasks, [file, ...])`.
+type PartTuple<'py> = (usize, u64, u64, u64, u64, u64, Vec<FileTuple<'py>>);
+
+/// A range as Python holds it: `(path, start, end, access point or None)`.
+type RangeTuple = (PathBuf, u64, u64, Option<usize>);
+
+/// How a file is read from its middle as Python holds it: `("plain", length, None)` or
+/// `("gzip", inflated length, [access points' inflated offsets])`.
+type AccessTuple = (String, u64, Option<Vec<u64>>);
+
+fn part_tuple<'py>(py: Python<'py>, part: &AlignPart) -> PartTuple<'py> {
+    let files = part
+        .files
+        .iter()
+        .map(|f| match &f.reads {
+            PartReads::Carried(data) => (f.path.clone(), 0, None, 0, Some(PyBytes::new(py, data))),
+            PartReads::InFile {
+                offset,
+                point,
+                skip,
+            } => (f.path.clone(), *offset, *point, *skip, None),
+        })
+        .collect();
+    (
+        part.source,
+        part.first_fragment,
+        part.records_before[0],
+        part.records_before[1],
+        part.fragments,
+        part.tasks,
+        files,
+    )
+}
+
+fn part_of(part: PartTuple<'_>) -> AlignPart {
+    let (source, first_fragment, before1, before2, fragments, tasks, files) = part;
+    AlignPart {
+        source,
+        first_fragment,
+        records_before: [before1, before2],
+        fragments,
+        tasks,
+        files: files
+            .into_iter()
+            .map(|(path, offset, point, skip, data)| PartFile {
+                path,
+                reads: match data {
+                    Some(d) => PartReads::Carried(d.as_bytes().to_vec()),
+                    None => PartReads::InFile {
+                        offset,
+                        point,
+                        skip,
+                    },
+                },
+            })
+            .collect(),
+    }
+}
+
+fn access_of(access: Vec<AccessTuple>) -> Vec<ReadAccess> {
+    access
+        .into_iter()
+        .map(|(kind, length, points)| match (kind.as_str(), points) {
+            ("gzip", Some(points)) => ReadAccess::Gzip { points, length },
+            _ => ReadAccess::Plain { len: length },
+        })
+        .collect()
+}
+
+fn range_of((path, start, end, point): RangeTuple) -> ReadRange {
+    ReadRange {
+        path,
+        start,
+        end,
+        point,
+    }
+}
+
+/// Cuts the reads of an `align` command line into parts of `tasks_per_part` of the
+/// command's tasks (the client's side of `seqfarm.dask.align`).
+#[pyclass(module = "seqfarm._native")]
+pub struct AlignPlanner {
+    planner: Mutex<align::AlignPlanner>,
+}
+
+#[pymethods]
+impl AlignPlanner {
+    #[new]
+    fn new(py: Python<'_>, argv: Vec<String>, tasks_per_part: usize) -> PyResult<Self> {
+        let planner = run_native(py, || {
+            align::AlignPlanner::new(&align_options(&argv)?, tasks_per_part)
+        })?;
+        Ok(Self {
+            planner: Mutex::new(planner),
+        })
+    }
+
+    /// The next part as a tuple (see the module), `None` at the end of the input.
+    fn next_part<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let mut planner = self.planner.lock().unwrap_or_else(|e| e.into_inner());
+        let planner = &mut *planner;
+        let Some(part) = run_native(py, || planner.next_part())? else {
+            return Ok(None);
+        };
+        let tuple = part_tuple(py, &part);
+        Ok(Some(tuple.into_pyobject(py)?.into_any()))
+    }
+}
+
+/// Aligns one part on `threads` threads: `(output bytes, summary counts)`.
+#[pyfunction]
+#[pyo3(signature = (argv, part, threads=None))]
+fn align_part<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    part: PartTuple<'py>,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyBytes>, Vec<u64>)> {
+    let part = part_of(part);
+    let aligned = run_native(py, || {
+        align::align_part(&align_options(&argv)?, &part, threads)
+    })?;
+    Ok((PyBytes::new(py, &aligned.out), aligned.counts))
+}
+
+/// The read files of an `align` command line, each `(path, "plain" | "gzip" |
+/// "other", length of a plain file)`; `None` when its reads cannot be cut by ranges.
+#[pyfunction]
+fn align_read_files(
+    py: Python<'_>,
+    argv: Vec<String>,
+) -> PyResult<Option<Vec<(PathBuf, String, u64)>>> {
+    run_native(py, || {
+        let Some(layout) = ReadLayout::new(&align_options(&argv)?) else {
+            return Ok(None);
+        };
+        let mut files = Vec::new();
+        for path in layout.files() {
+            let (kind, len) = match ranges::read_storage(&path)? {
+                ReadStorage::Plain => ("plain", std::fs::metadata(&path)?.len()),
+                ReadStorage::Gzip => ("gzip", 0),
+                ReadStorage::Other => ("other", 0),
+            };
+            files.push((path, kind.to_string(), len));
+        }
+        Ok(Some(files))
+    })
+}
+
+/// Runs on a worker: the access points of the gzip file `path`, made and kept beside it
+/// when it has none (about one per `span` inflated bytes), as an access tuple.
+#[pyfunction]
+fn gzip_access(py: Python<'_>, path: PathBuf, span: u64) -> PyResult<AccessTuple> {
+    run_native(py, || match ranges::gzip_access(&path, span)? {
+        ReadAccess::Gzip { points, length } => Ok(("gzip".to_string(), length, Some(points))),
+        ReadAccess::Plain { len } => Ok(("plain".to_string(), len, None)),
+    })
+}
+
+/// The ranges workers count records in, from each read file's access tuple.
+#[pyfunction]
+fn align_ranges(
+    py: Python<'_>,
+    argv: Vec<String>,
+    access: Vec<AccessTuple>,
+    range_bytes: u64,
+) -> PyResult<Vec<RangeTuple>> {
+    run_native(py, || {
+        let layout = ReadLayout::new(&align_options(&argv)?)
+            .ok_or_else(|| anyhow::anyhow!("these reads cannot be cut by ranges"))?;
+        Ok(layout
+            .ranges(&access_of(access), range_bytes)
+            .into_iter()
+            .map(|r| (r.path, r.start, r.end, r.point))
+            .collect())
+    })
+}
+
+/// Runs on a worker: `(records, offsets of every 1024th)` of a range.
+#[pyfunction]
+fn align_count_range(
+    py: Python<'_>,
+    argv: Vec<String>,
+    range: RangeTuple,
+) -> PyResult<(u64, Vec<u64>)> {
+    run_native(py, || {
+        let counted = ranges::count_range(&align_options(&argv)?, &range_of(range))?;
+        Ok((counted.records, counted.anchors))
+    })
+}
+
+/// The parts from the ranges and their counts: of `tasks_per_part` tasks, or about
+/// `parts` in all.
+#[pyfunction]
+#[pyo3(signature = (argv, access, counted, parts, tasks_per_part=None))]
+fn align_parts_by_range<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    access: Vec<AccessTuple>,
+    counted: Vec<(RangeTuple, (u64, Vec<u64>))>,
+    parts: usize,
+    tasks_per_part: Option<u64>,
+) -> PyResult<Vec<PartTuple<'py>>> {
+    let parts = run_native(py, || {
+        let layout = ReadLayout::new(&align_options(&argv)?)
+            .ok_or_else(|| anyhow::anyhow!("these reads cannot be cut by ranges"))?;
+        let counted: Vec<_> = counted
+            .into_iter()
+            .map(|(range, (records, anchors))| (range_of(range), RangeRecords { records, anchors }))
+            .collect();
+        let split = tasks_per_part.map_or(PartSize::About(parts), PartSize::Tasks);
+        layout.parts(&access_of(access), &counted, split)
+    })?;
+    Ok(parts.iter().map(|p| part_tuple(py, p)).collect())
+}
+
+/// Adds the align parts' functions and classes to the native module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<AlignPlanner>()?;
+    m.add_function(wrap_pyfunction!(align_part, m)?)?;
+    m.add_function(wrap_pyfunction!(align_read_files, m)?)?;
+    m.add_function(wrap_pyfunction!(gzip_access, m)?)?;
+    m.add_function(wrap_pyfunction!(align_ranges, m)?)?;
+    m.add_function(wrap_pyfunction!(align_count_range, m)?)?;
+    m.add_function(wrap_pyfunction!(align_parts_by_range, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,136 @@
+use std::io::{BufRead, BufReader, Write};
+
+use seqfarm_io::reads::ReadSources;
+
+use super::*;
+
+/// `n` FASTQ records named `{tag}{i}`, some after an empty line, as text and each
+/// record's first line.
+fn fastq(tag: &str, n: usize) -> (Vec<u8>, Vec<String>) {
+    let (mut out, mut names) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        if i % 7 == 3 {
+            out.push(b'\n');
+        }
+        let len = 20 + i % 50;
+        let bases: String = (0..len)
+            .map(|k| ['A', 'C', 'G', 'T'][(i * 7 + k) % 4])
+            .collect();
+        let quals: String = (0..len).map(|k| ['@', 'I', '+'][(i + k) % 3]).collect();
+        names.push(format!("@{tag}{i}"));
+        out.extend_from_slice(format!("@{tag}{i}\n{bases}\n+\n{quals}\n").as_bytes());
+    }
+    (out, names)
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(6));
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// Plans the pairs `r1`/`r2` by ranges and checks that the parts cover every pair once,
+/// each starting, in each file, at its first record.
+fn check_pairs(r1: &Path, r2: &Path, names: [&[String]; 2], skip: u64, upto: Option<u64>) {
+    let options = AlignOptions {
+        reads: ReadSources {
+            mate1: vec![r1.to_path_buf()],
+            mate2: vec![r2.to_path_buf()],
+            skip,
+            upto,
+            ..ReadSources::default()
+        },
+        ..AlignOptions::default()
+    };
+    let layout = ReadLayout::new(&options).unwrap();
+    let access: Vec<ReadAccess> = layout
+        .files()
+        .iter()
+        .map(|f| match read_storage(f).unwrap() {
+            ReadStorage::Plain => ReadAccess::Plain {
+                len: std::fs::metadata(f).unwrap().len(),
+            },
+            ReadStorage::Gzip => gzip_access(f, 10_000).unwrap(),
+            ReadStorage::Other => unreachable!(),
+        })
+        .collect();
+    let ranges = layout.ranges(&access, 40_000);
+    assert!(ranges.len() > 4, "{}", ranges.len());
+    let counted: Vec<_> = ranges
+        .iter()
+        .map(|r| (r.clone(), count_range(&options, r).unwrap()))
+        .collect();
+    let parts = layout.parts(&access, &counted, PartSize::Tasks(2)).unwrap();
+    let total = names[0].len() as u64;
+    let end = upto.map_or(total, |u| (skip + u).min(total));
+    let mut next = skip;
+    for part in &parts {
+        assert_eq!(part.first_fragment, next);
+        assert!(part.fragments <= 2 * ANCHOR_EVERY);
+        assert_eq!(part.records_before, [next, next]);
+        for (file, names) in part.files.iter().zip(names) {
+            let mut input = BufReader::new(part_stream(&options, file).unwrap());
+            let mut line = String::new();
+            while line.trim().is_empty() {
+                line.clear();
+                input.read_line(&mut line).unwrap();
+            }
+            assert_eq!(line.trim_end(), names[next as usize]);
+        }
+        next += part.fragments;
+    }
+    assert_eq!(next, end);
+}
+
+#[test]
+fn plain_and_gzip_pairs_are_cut_at_records_found_by_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, names1) = fastq("a", 5000);
+    let (two, names2) = fastq("b", 5000);
+    let (p1, p2) = (dir.path().join("r1.fq"), dir.path().join("r2.fq.gz"));
+    std::fs::write(&p1, &one).unwrap();
+    std::fs::write(&p2, gzip(&two)).unwrap();
+    check_pairs(&p1, &p2, [&names1, &names2], 0, None);
+    check_pairs(&p1, &p2, [&names1, &names2], 1500, Some(2100));
+    assert!(GzipIndex::path_for(&p2).exists());
+}
+
+#[test]
+fn mates_missing_from_a_file_are_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (p1, p2) = (dir.path().join("r1.fq"), dir.path().join("r2.fq"));
+    std::fs::write(&p1, fastq("a", 30).0).unwrap();
+    std::fs::write(&p2, fastq("b", 29).0).unwrap();
+    let options = AlignOptions {
+        reads: ReadSources {
+            mate1: vec![p1.clone()],
+            mate2: vec![p2.clone()],
+            ..ReadSources::default()
+        },
+        ..AlignOptions::default()
+    };
+    let layout = ReadLayout::new(&options).unwrap();
+    let access: Vec<ReadAccess> = layout
+        .files()
+        .iter()
+        .map(|f| ReadAccess::Plain {
+            len: std::fs::metadata(f).unwrap().len(),
+        })
+        .collect();
+    let counted: Vec<_> = layout
+        .ranges(&access, 100)
+        .into_iter()
+        .map(|r| {
+            let c = count_range(&options, &r).unwrap();
+            (r, c)
+        })
+        .collect();
+    let e = layout
+        .parts(&access, &counted, PartSize::Tasks(1))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("holds 30 records but its mate file") && e.contains("holds 29"),
+        "{e}"
+    );
+}
