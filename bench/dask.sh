@@ -3,7 +3,8 @@
 # (TCP on 127.0.0.1) against the command line at 2 threads, checks that the outputs are
 # identical, and prints what crosses the client's connection per unit of work (the
 # pickled size of the tasks' arguments and of the results the client receives; for
-# align also the bytes of FASTQ the client reads to plan the parts).
+# align, whether the client read any of the reads: gzip FASTQ is timed with its index
+# made by the job and kept from an earlier one).
 #
 # usage: bench/dask.sh [INDEX_PREFIX R1 R2 NORMAL.bam TUMOR.bam SITES.vcf.gz]
 #   defaults: /tmp/seqfarm-bench/align/chr20 (chr20.sfi), chr20.pe150.100000.{1,2}.fq,

@@ -16,6 +16,7 @@ from pathlib import Path
 import distributed
 
 import seqfarm.dask
+from seqfarm import _native
 from seqfarm.dask import _align, _cluster, _count, _flagstat, _snp_pileup
 
 SEQFARM = os.environ["SEQFARM_BIN"]
@@ -119,28 +120,53 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
 
     out = tmp / "aligned.bam"
     expected = {}
-
-    def align_cli():
-        seconds, done = cli("align", "-p", 2, "-x", index, "-1", r1, "-2", r2, "-o", out)
-        expected["bam"], expected["summary"] = out.read_bytes(), done.stderr.decode()
-        out.unlink()
-        return seconds
-
-    def align_dask():
-        traffic.reset()
-        seconds, summary = timed_dask(
-            lambda client: seqfarm.dask.align(client, index, r1, r2, out=out, quiet=True)
-        )
-        same = out.read_bytes() == expected["bam"] and summary == expected["summary"]
-        out.unlink()
-        return seconds, same
-
     pairs = sum(1 for _ in open(r1, "rb")) // 4
-    a, b, same = rounds_of(rounds, align_cli, align_dask) if "align" in jobs else (0, 0, False)
-    "align" in jobs and rows.append((f"align ({pairs} pairs)", a, b, same,
-                 f"{traffic.sent / pairs:.3f} B out + {traffic.received / pairs:.3f} B back per pair "
-                 f"({traffic.parts} parts); the client plans the parts by reading the FASTQ "
-                 f"files, {(os.path.getsize(r1) + os.path.getsize(r2)) / pairs:.0f} B per pair"))
+    # The planner that reads the reads on the client must not run: the workers read them.
+    client_read = []
+    plan_parts = _align.plan_parts
+    _align.plan_parts = lambda *a: client_read.append(1) or plan_parts(*a)
+
+    def align_rows(name, m1, m2, fresh_index):
+        def align_cli():
+            seconds, done = cli("align", "-p", 2, "-x", index, "-1", m1, "-2", m2, "-o", out)
+            expected["bam"], expected["summary"] = out.read_bytes(), done.stderr.decode()
+            out.unlink()
+            return seconds
+
+        def align_dask():
+            if fresh_index:
+                for m in (m1, m2):
+                    Path(f"{m}.sfzi").unlink(missing_ok=True)
+            traffic.reset()
+            seconds, summary = timed_dask(
+                lambda client: seqfarm.dask.align(client, index, m1, m2, out=out, quiet=True)
+            )
+            same = out.read_bytes() == expected["bam"] and summary == expected["summary"]
+            out.unlink()
+            return seconds, same
+
+        a, b, same = rounds_of(rounds, align_cli, align_dask)
+        rows.append((f"align, {name} ({pairs} pairs)", a, b, same,
+                     f"{traffic.sent / pairs:.3f} B out + {traffic.received / pairs:.3f} B back per pair "
+                     f"({traffic.parts} parts); reads read by the client: {'yes' if client_read else 'none'}"))
+
+    if "align" in jobs:
+        align_rows("plain FASTQ", r1, r2, False)
+        packed = []
+        for m in (r1, r2):
+            packed.append(tmp / (Path(m).name + ".gz"))
+            with open(packed[-1], "wb") as f:
+                subprocess.run(["gzip", "-c", m], stdout=f, check=True)
+        align_rows("gzip FASTQ, index made by the job", *packed, True)
+        align_rows("gzip FASTQ, index kept from an earlier job", *packed, False)
+        Path(f"{packed[0]}.sfzi").unlink(missing_ok=True)
+        started = time.perf_counter()
+        _, inflated, _ = _native.gzip_access(str(packed[0]), _align.GZIP_SPAN)
+        inflate_rate = inflated / (time.perf_counter() - started)
+        for m in packed:
+            m.unlink()
+            Path(f"{m}.sfzi").unlink(missing_ok=True)
+        per_core = pairs / rows[0][1] / 2
 
     def flagstat_cli():
         seconds, done = cli("flagstat", "-t", 2, normal)
@@ -215,6 +241,43 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     for name, a, b, same, net in rows:
         print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} | {'yes' if same else 'NO'} | {net} |")
     tmp.rmdir()
+    if "align" in jobs:
+        c, client = cluster()
+        try:
+            client.wait_for_workers(2)
+            n = 3000
+            started = time.perf_counter()
+            client.gather(client.map(int, range(n), pure=False))
+            task_seconds = (time.perf_counter() - started) / n
+        finally:
+            client.close()
+            c.close()
+        project(pairs, per_core, inflate_rate, task_seconds, (os.path.getsize(r1) + os.path.getsize(r2)) / pairs)
+
+
+def project(pairs, per_core, inflate_rate, task_seconds, fastq_per_pair):
+    """Prints the projection of one 30x human genome's align job onto clusters of
+    32-core nodes from this run's figures."""
+    genome_pairs = 400e6
+    print()
+    print(f"# measured: {per_core:.0f} pairs/s per core (the command line above); the Dask "
+          f"scheduler's cost per task {task_seconds * 1e3:.2f} ms (3000 no-op tasks); one pass "
+          f"indexing gzip FASTQ {inflate_rate / 1e6:.0f} MB/s inflated; {fastq_per_pair:.0f} B of "
+          "FASTQ per pair")
+    print(f"# projection: a 30x human genome ({genome_pairs / 1e6:.0f} M pairs of 2x150) on N nodes of "
+          "32 cores; each part costs 3 scheduler tasks (align, size, write), plus one per "
+          f"{_align.RANGE_BYTES >> 20} MiB range counted")
+    print("| nodes | parts per core | aligning (s) | scheduler (s) | first job on gzip: index pass per file (s) | limit |")
+    print("|---|---|---|---|---|---|")
+    index_pass = genome_pairs * fastq_per_pair / 2 / inflate_rate
+    for nodes in (10, 100, 1000):
+        for per in (16, 2):
+            cores = 32 * nodes
+            aligning = genome_pairs / (per_core * cores)
+            tasks = 3 * per * cores + genome_pairs * fastq_per_pair / _align.RANGE_BYTES
+            scheduler = tasks * task_seconds
+            limit = max((aligning, "aligning"), (scheduler, "the scheduler"), (index_pass, "a first job's gzip index pass"))[1]
+            print(f"| {nodes} | {per} | {aligning:.0f} | {scheduler:.0f} | {index_pass:.0f} | {limit} |")
 
 
 if __name__ == "__main__":

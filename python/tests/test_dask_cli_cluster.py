@@ -81,12 +81,18 @@ def cli_cluster_client():
         yield client
 
 
-def test_align_and_flagstat_on_a_command_line_cluster(cli_cluster_client, cli, data, sim_index, tmp_path):
+@pytest.mark.parametrize("how", ["plain", "gzip", "bgzf"])
+def test_align_and_flagstat_on_a_command_line_cluster(cli_cluster_client, cli, data, sim_index, tmp_path, how):
+    from test_dask_align import DATA_PAIRS, compressed_copies, plain_copies
+
     client = cli_cluster_client
     assert len(client.scheduler_info()["workers"]) == 2
     pids = set(client.run(os.getpid).values())
     assert os.getpid() not in pids and len(pids) == 2
-    reads = [data / "pe_sim_R1.fq.gz", data / "pe_sim_R2.fq.gz"]
+    if how == "plain":
+        reads = plain_copies(tmp_path, data, DATA_PAIRS)
+    else:
+        reads = compressed_copies(tmp_path, data, DATA_PAIRS, how)
     out = tmp_path / "pairs.bam"
     done = cli("align", "-x", sim_index, "-1", reads[0], "-2", reads[1], "-o", out)
     expected = out.read_bytes()

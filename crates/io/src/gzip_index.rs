@@ -69,12 +69,61 @@ impl GzipIndex {
         PathBuf::from(name)
     }
 
-    /// Inflates `path` once, recording an access point at the first block or member
-    /// start after every `span` bytes of output (a member's start rather than a block
-    /// within its first 64 KiB, so that BGZF needs no windows).
+    /// Where the index of `path` is kept when its directory cannot be written:
+    /// `$XDG_CACHE_HOME/seqfarm/gzip-index/` (`~/.cache/...` by default), named after
+    /// the file's absolute path.
+    pub fn cache_path_for(path: &Path) -> Option<PathBuf> {
+        let cache = std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+        Self::cache_path_in(&cache, path)
+    }
+
+    /// [`GzipIndex::cache_path_for`] under the cache directory `cache`.
+    fn cache_path_in(cache: &Path, path: &Path) -> Option<PathBuf> {
+        let absolute = std::path::absolute(path).ok()?;
+        // FNV-1a of the absolute path: one name per file.
+        let hash = absolute
+            .as_os_str()
+            .as_encoded_bytes()
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+            });
+        let name = absolute.file_name()?.to_string_lossy();
+        Some(
+            cache
+                .join("seqfarm/gzip-index")
+                .join(format!("{name}.{hash:016x}.sfzi")),
+        )
+    }
+
+    /// The places the index of `path` is looked for, in order (the cache directory's
+    /// from the environment unless `cache` is given).
+    fn index_paths(path: &Path, cache: Option<&Path>) -> Vec<PathBuf> {
+        let cached = match cache {
+            Some(cache) => Self::cache_path_in(cache, path),
+            None => Self::cache_path_for(path),
+        };
+        std::iter::once(Self::path_for(path))
+            .chain(cached)
+            .collect()
+    }
+
+    /// The access points of `path`, one at the first block or member start after every
+    /// `span` bytes of output (a member's start rather than a block within its first 64
+    /// KiB): for BGZF from its blocks' headers alone, otherwise by inflating it once.
     pub fn build(path: &Path, span: u64) -> io::Result<Self> {
         let (file_len, modified) = fingerprint(path)?;
         let mut file = File::open(path)?;
+        if let Some((points, length)) = bgzf_points(&file, span)? {
+            return Ok(Self {
+                points,
+                length,
+                file_len,
+                modified,
+            });
+        }
         let mut inflater = Inflater::new(ZlibMode::Gzip)?;
         let mut input = vec![0u8; 1 << 20];
         let mut output = vec![0u8; 1 << 18];
@@ -157,29 +206,57 @@ impl GzipIndex {
         })
     }
 
-    /// The index kept beside `path` if it was made from the file as it is now, or one
-    /// made now (points every `span` bytes of output) and kept beside it for the next
-    /// reader. `Err` when `path` cannot be inflated or the index cannot be written.
+    /// The index kept beside `path` (or in the cache directory, see
+    /// [`GzipIndex::cache_path_for`]) if it was made from the file as it is now, or one
+    /// made now (points every `span` bytes of output) and kept there for the next
+    /// reader. `Err` when `path` cannot be inflated or the index written in either place.
     pub fn open_or_build(path: &Path, span: u64) -> io::Result<Self> {
-        let index_path = Self::path_for(path);
-        if let Ok(index) = Self::load(path) {
+        Self::open_or_build_in(path, span, None)
+    }
+
+    /// [`GzipIndex::open_or_build`] with the cache directory `cache` when given.
+    fn open_or_build_in(path: &Path, span: u64, cache: Option<&Path>) -> io::Result<Self> {
+        if let Ok(index) = Self::load_in(path, cache) {
             return Ok(index);
         }
         let index = Self::build(path, span)?;
-        index.save(&index_path).map_err(|e| {
-            io::Error::new(
-                e.kind(),
-                format!("cannot write its index {}: {e}", index_path.display()),
-            )
-        })?;
-        Ok(index)
+        let mut failures = Vec::new();
+        for index_path in Self::index_paths(path, cache) {
+            if let Some(dir) = index_path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            match index.save(&index_path) {
+                Ok(()) => return Ok(index),
+                Err(e) => failures.push(format!("{}: {e}", index_path.display())),
+            }
+        }
+        Err(io::Error::other(format!(
+            "cannot write its index ({})",
+            failures.join("; ")
+        )))
     }
 
-    /// The index kept beside `path`; `Err` when there is none, it is damaged, or `path`
-    /// changed since it was made.
+    /// The index of `path` kept beside it or in the cache directory; `Err` when there is
+    /// none, it is damaged, or `path` changed since it was made.
     pub fn load(path: &Path) -> io::Result<Self> {
-        let index_path = Self::path_for(path);
-        let mut r = BufReader::new(File::open(&index_path)?);
+        Self::load_in(path, None)
+    }
+
+    /// [`GzipIndex::load`] with the cache directory `cache` when given.
+    fn load_in(path: &Path, cache: Option<&Path>) -> io::Result<Self> {
+        let mut last = None;
+        for index_path in Self::index_paths(path, cache) {
+            match Self::load_from(path, &index_path) {
+                Ok(index) => return Ok(index),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::from(io::ErrorKind::NotFound)))
+    }
+
+    /// The index of `path` kept at `index_path`.
+    fn load_from(path: &Path, index_path: &Path) -> io::Result<Self> {
+        let mut r = BufReader::new(File::open(index_path)?);
         let mut magic = [0u8; 8];
         r.read_exact(&mut magic)?;
         if &magic != MAGIC {
@@ -284,6 +361,34 @@ impl GzipIndex {
         };
         GzipReader::open(path, p.input, p.bits, window.as_deref())
     }
+}
+
+/// The access points of a BGZF file, found from its blocks' headers and footers alone
+/// (nothing inflated) with the inflated length; `None` when `file` is not BGZF
+/// throughout.
+fn bgzf_points(file: &File, span: u64) -> io::Result<Option<(Vec<AccessPoint>, u64)>> {
+    // SAFETY: read-only, and only through `block_at`, which checks every length.
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::Mmap::map(file)? };
+    let (mut offset, mut out, mut last) = (0u64, 0u64, 0u64);
+    let mut points = Vec::new();
+    while offset < map.len() as u64 {
+        let Ok(block) = crate::bgzf::block_at(&map, offset) else {
+            return Ok(None);
+        };
+        if offset == 0 || out - last >= span {
+            points.push(AccessPoint {
+                out,
+                input: offset,
+                bits: 0,
+                window: None,
+            });
+            last = out;
+        }
+        out += block.inflated_size as u64;
+        offset = block.end();
+    }
+    Ok((!points.is_empty()).then_some((points, out)))
 }
 
 fn read_u64(r: &mut impl Read) -> io::Result<u64> {

@@ -182,8 +182,9 @@ def align(
     a shared filesystem: the workers count the records of each range of the files, and
     each part's worker finds its first record from those counts; a gzip file (one
     member or BGZF) is entered at access points kept beside it (``NAME.sfzi``, made by
-    one worker in one pass the first time and reused while the file is unchanged; its
-    directory must be writable). Reads on standard input or bzip2-compressed are read
+    one worker in one pass the first time and reused while the file is unchanged; in
+    ``$XDG_CACHE_HOME/seqfarm/gzip-index`` (``~/.cache/...``) when its directory cannot
+    be written, which must then be shared by the workers). Reads on standard input or bzip2-compressed are read
     by the client and travel with their parts.
     The workers write the output: each part's bytes go from the worker that made them to
     their place in ``out``'s temporary file (beside ``out``, on the shared filesystem);

@@ -108,3 +108,26 @@ fn a_cut_file_is_an_error() {
     let e = GzipIndex::build(&path, 1 << 16).unwrap_err();
     assert!(e.to_string().contains("cut short"), "{e}");
 }
+
+#[test]
+fn bgzf_followed_by_plain_gzip_is_inflated_to_index_it() {
+    let plain = text(2 << 20);
+    let (a, b) = plain.split_at(1 << 20);
+    let mut file = bgzf(a);
+    file.truncate(file.len() - 28); // without its end-of-file block
+    file.extend(gzip(b));
+    check_points(&file, &plain, 200 << 10, true);
+}
+
+#[test]
+fn an_index_that_cannot_be_kept_beside_the_file_is_kept_in_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.fq.gz");
+    std::fs::write(&path, gzip(&text(100_000))).unwrap();
+    // Its place beside the file is taken (as a read-only directory would refuse it).
+    std::fs::create_dir(GzipIndex::path_for(&path)).unwrap();
+    let cache = dir.path().join("cache");
+    let made = GzipIndex::open_or_build_in(&path, 1 << 16, Some(&cache)).unwrap();
+    assert_eq!(GzipIndex::load_in(&path, Some(&cache)).unwrap(), made);
+    assert!(GzipIndex::cache_path_in(&cache, &path).unwrap().is_file());
+}
