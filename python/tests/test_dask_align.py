@@ -3,14 +3,13 @@ command line's, byte for byte, and so is the summary."""
 
 import gzip
 import shutil
-import subprocess
 
 import pytest
 
 import seqfarm
 import seqfarm.dask
 
-DATA_PAIRS = ("pe_sim_R1.fq.gz", "pe_sim_R2.fq.gz")
+from read_copies import DATA_PAIRS, compressed_copies, plain_copies
 
 
 def cli_align(cli, tmp_path, index, reads, out_name, options=()):
@@ -24,34 +23,6 @@ def cli_align(cli, tmp_path, index, reads, out_name, options=()):
     expected = out.read_bytes()
     out.unlink()
     return expected, done.stderr.decode()
-
-
-def plain_copies(tmp_path, data, names, times=1):
-    """Uncompressed copies of gzipped read files (each repeated ``times`` times)."""
-    paths = []
-    for name in names:
-        path = tmp_path / name.removesuffix(".gz")
-        with gzip.open(data / name, "rb") as src:
-            text = src.read()
-        path.write_bytes(text * times)
-        paths.append(path)
-    return paths
-
-
-def compressed_copies(tmp_path, data, names, how):
-    """Copies of gzipped read files, as they are (``gzip``: one member each) or
-    recompressed into BGZF (``bgzf``)."""
-    paths = []
-    for name in names:
-        path = tmp_path / name
-        if how == "gzip":
-            shutil.copy(data / name, path)
-        else:
-            with gzip.open(data / name, "rb") as src:
-                text = src.read()
-            path.write_bytes(subprocess.run(["bgzip", "-c"], input=text, capture_output=True, check=True).stdout)
-        paths.append(path)
-    return paths
 
 
 @pytest.mark.parametrize("out_name,how", [("pairs.bam", "gzip"), ("pairs.sam", "gzip"), ("pairs.bam", "bgzf")])
@@ -213,7 +184,8 @@ def test_part_plan_covers_the_input_at_task_boundaries(dask_client, data, sim_in
             with open(path, "rb") as f:
                 f.seek(offset)
                 assert f.read(1) == b"@" and skip < 1024
-    assert [p[1] for p in plan_by_ranges(dask_client, argv, 3)] == [0, 2048]
+    assert [p[1] for p in plan_by_ranges(dask_client, argv, 3)] == [0, 1024, 2048, 3072]
+    assert [p[1] for p in plan_by_ranges(dask_client, argv, 2)] == [0, 2048]
     # Read by the client (reads it cannot have the workers read at an offset).
     parts = plan_parts(argv, 3)
     assert [p[1] for p in parts] == [0, 1024, 2048]

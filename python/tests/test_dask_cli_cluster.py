@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import seqfarm.dask
+from read_copies import DATA_PAIRS, compressed_copies, plain_copies
 
 import distributed  # noqa: E402
 
@@ -83,8 +84,6 @@ def cli_cluster_client():
 
 @pytest.mark.parametrize("how", ["plain", "gzip", "bgzf"])
 def test_align_and_flagstat_on_a_command_line_cluster(cli_cluster_client, cli, data, sim_index, tmp_path, how):
-    from test_dask_align import DATA_PAIRS, compressed_copies, plain_copies
-
     client = cli_cluster_client
     assert len(client.scheduler_info()["workers"]) == 2
     pids = set(client.run(os.getpid).values())

@@ -59,7 +59,8 @@ pub struct ReadRange {
 pub enum PartSize {
     /// This many of the command's tasks (1024 fragments each) at most.
     Tasks(u64),
-    /// About this many parts in all.
+    /// About this many parts in all (at least this many when the input has as many
+    /// tasks).
     About(usize),
 }
 
@@ -220,7 +221,8 @@ impl ReadLayout {
                     })
                     .sum();
                 let wanted = all.min(window_end).saturating_sub(self.skip);
-                wanted.div_ceil(ANCHOR_EVERY).div_ceil(parts.max(1) as u64)
+                // At least as many parts as asked for: small ones balance the workers.
+                (wanted.div_ceil(ANCHOR_EVERY) / parts.max(1) as u64).max(1)
             }
         };
         let part_fragments = tasks_per_part.max(1) * ANCHOR_EVERY;
