@@ -206,14 +206,13 @@ def _write_fails_once(aligned, path, offset, marks):
     import os
 
     from seqfarm import _native
-    from seqfarm.dask import _align
 
     mark = os.path.join(marks, str(offset))
     if not os.path.exists(mark):
         open(mark, "w").close()
         _native.write_at(path, offset, aligned[0][: len(aligned[0]) // 2])
         raise OSError(f"simulated failure writing at {offset}")
-    return _align._native.write_at(path, offset, aligned[0])
+    return _native.write_at(path, offset, aligned[0])
 
 
 def test_parts_are_written_by_the_workers_and_a_failed_write_is_retried(
@@ -223,14 +222,14 @@ def test_parts_are_written_by_the_workers_and_a_failed_write_is_retried(
 
     import distributed
 
-    from seqfarm.dask import _align
+    from seqfarm.dask import _cluster
 
     reads = plain_copies(tmp_path, data, DATA_PAIRS, times=2)
     expected, summary = cli_align(cli, tmp_path, sim_index, reads, "retried.bam")
     marks = tmp_path / "marks"
     marks.mkdir()
     # Workers in this process run the patched write: each part's first try fails.
-    monkeypatch.setattr(_align, "_write_part", functools.partial(_write_fails_once, marks=str(marks)))
+    monkeypatch.setattr(_cluster, "_write_part", functools.partial(_write_fails_once, marks=str(marks)))
     # The client never receives a part's bytes: only its size and counts.
     received = []
     original_result, original_gather = distributed.Future.result, distributed.Client.gather

@@ -31,7 +31,9 @@ def test_flagstat_without_index_counts_the_whole_file(dask_client, cli, data, tm
         {"window": 5000, "min_map_quality": 20, "duplicates": True},
     ],
 )
-def test_count_windows_are_the_cli_rows(dask_client, cli, data, tmp_path, options):
+def test_count_windows_are_the_cli_rows(dask_client, cli, data, tmp_path, options, monkeypatch):
+    import distributed
+
     bams = [data / "snp-pileup" / "normal_slice.bam", data / "snp-pileup" / "tumor_slice.bam"]
     argv = ["count", "--window", options["window"]]
     if "min_map_quality" in options:
@@ -39,10 +41,16 @@ def test_count_windows_are_the_cli_rows(dask_client, cli, data, tmp_path, option
     expected = cli(*argv, *bams).stdout
     out = tmp_path / "counts.tsv"
     extra = {k: v for k, v in options.items() if k != "window"}
+    # The rows go from the workers into the file: the client receives none of them.
+    received = []
+    result = distributed.Future.result
+    monkeypatch.setattr(distributed.Future, "result", lambda f, *a, **k: received.append(result(f, *a, **k)) or received[-1])
     seqfarm.dask.count(
         dask_client, bams, window=options["window"], out=out, parts_per_worker=8, **extra
     )
+    monkeypatch.undo()
     assert out.read_bytes() == expected
+    assert received and not any(isinstance(r, bytes) for r in received)
     frame = seqfarm.dask.count(dask_client, bams, window=options["window"], **extra)
     assert frame.equals(seqfarm.count(bams, window=options["window"], **extra))
     assert len(frame) == expected.count(b"\n")

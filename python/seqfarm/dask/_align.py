@@ -13,6 +13,7 @@ from ._cluster import (
     this_worker_threads,
     total_threads,
     whole_output,
+    write_parts,
 )
 
 
@@ -90,67 +91,6 @@ def _align_part(argv, part):
     return _native.align_part(argv, part, this_worker_threads())
 
 
-def _part_size(aligned):
-    """Runs on the worker holding an aligned part: its byte count and summary counts
-    (all the client learns of it)."""
-    data, counts = aligned
-    return len(data), counts
-
-
-def _write_part(aligned, path, offset):
-    """Runs on the worker holding an aligned part: writes its bytes at ``offset`` of the
-    job's temporary file ``path`` on the shared filesystem."""
-    return _native.write_at(path, offset, aligned[0])
-
-
-def write_parts(client, futures, output, header, trailer):
-    """Writes ``header``, the parts of ``futures`` (``(bytes, counts)`` each, in output
-    order) and ``trailer`` into ``output``; returns the parts' counts added up.
-
-    With a file on a shared filesystem the parts' bytes never pass through the client:
-    it learns each part's size, places it after the parts before it, and the worker
-    holding the part writes it there (Dask recomputes a part whose worker died, and a
-    write is retried; either writes the same bytes at the same offset). On standard
-    output the client writes the bytes itself."""
-    counts = [0] * 10
-    output.write(header)
-    path = output.temporary_path()
-    if path is None:
-        for future in futures:
-            data, part_counts = future.result()
-            future.release()
-            output.write(data)
-            counts = [a + b for a, b in zip(counts, part_counts)]
-        output.write(trailer)
-        return counts
-    output.flush()
-    # The workers do not share the client's working directory.
-    path = os.path.abspath(os.fspath(path))
-    offset = len(header)
-    sizes = [client.submit(_part_size, f, key=f"{f.key}-size", pure=False) for f in futures]
-    writes = []
-    placed = 0
-    try:
-        for future, size in zip(futures, sizes):
-            length, part_counts = size.result()
-            writes.append(
-                client.submit(_write_part, future, path, offset, key=f"{future.key}-write", retries=3, pure=False)
-            )
-            # The part's bytes stay on its worker until its write is done.
-            future.release()
-            size.release()
-            placed += 1
-            offset += length
-            counts = [a + b for a, b in zip(counts, part_counts)]
-        client.gather(writes)
-    except BaseException:
-        # No write may land in a later job's file of the same name.
-        client.cancel(futures[placed:] + sizes[placed:] + writes)
-        raise
-    _native.write_at(path, offset, trailer)
-    return counts
-
-
 def align(
     client,
     index,
@@ -211,7 +151,9 @@ def align(
         futures = submit_in_order(
             client, _align_part, [(argv, part) for part in parts], "align", progress
         )
-        counts = write_parts(client, futures, output, header, _native.align_trailer(argv))
+        counts = [0] * 10
+        for part_counts in write_parts(client, futures, output, header, _native.align_trailer(argv)):
+            counts = [a + b for a, b in zip(counts, part_counts)]
     summary = _native.align_summary(argv, counts)
     if not quiet:
         sys.stderr.write(summary)

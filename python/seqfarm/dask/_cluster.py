@@ -66,6 +66,72 @@ def whole_output(argv):
     output.commit()
 
 
+def _bytes_of(result):
+    """A part's output bytes: the result itself, or its first item (``(bytes, counts)``)."""
+    return result[0] if isinstance(result, tuple) else result
+
+
+def _part_size(result):
+    """Runs on the worker holding a part's result: its byte count and counts (``None``
+    for a result of bytes alone), all the client learns of it."""
+    return len(_bytes_of(result)), result[1] if isinstance(result, tuple) else None
+
+
+def _write_part(result, path, offset):
+    """Runs on the worker holding a part's result: writes its bytes at ``offset`` of the
+    job's temporary file ``path`` on the shared filesystem."""
+    return _native.write_at(path, offset, _bytes_of(result))
+
+
+def write_parts(client, futures, output, header, trailer):
+    """Writes ``header``, the parts' bytes (each future's result: bytes, or ``(bytes,
+    counts)``, in output order) and ``trailer`` into ``output``; returns the parts'
+    counts in order (``None`` for results of bytes alone).
+
+    With a file on a shared filesystem the parts' bytes never pass through the client:
+    it learns each part's size, places it after the parts before it, and the worker
+    holding the part writes it there (Dask recomputes a part whose worker died, and a
+    write is retried; either writes the same bytes at the same offset). On standard
+    output the client writes the bytes itself."""
+    counts = []
+    output.write(header)
+    path = output.temporary_path()
+    if path is None:
+        for future in futures:
+            result = future.result()
+            future.release()
+            output.write(_bytes_of(result))
+            counts.append(result[1] if isinstance(result, tuple) else None)
+        output.write(trailer)
+        return counts
+    output.flush()
+    # The workers do not share the client's working directory.
+    path = os.path.abspath(os.fspath(path))
+    offset = len(header)
+    sizes = [client.submit(_part_size, f, key=f"{f.key}-size", pure=False) for f in futures]
+    writes = []
+    placed = 0
+    try:
+        for future, size in zip(futures, sizes):
+            length, part_counts = size.result()
+            writes.append(
+                client.submit(_write_part, future, path, offset, key=f"{future.key}-write", retries=3, pure=False)
+            )
+            # The part's bytes stay on its worker until its write is done.
+            future.release()
+            size.release()
+            placed += 1
+            offset += length
+            counts.append(part_counts)
+        client.gather(writes)
+    except BaseException:
+        # No write may land in a later job's file of the same name.
+        client.cancel(futures[placed:] + sizes[placed:] + writes)
+        raise
+    _native.write_at(path, offset, trailer)
+    return counts
+
+
 def region_tasks(argv, task_bytes, first, last, columns=False):
     """Runs on a worker: tasks ``first..last`` of a ``count`` or ``snp-pileup`` plan, on
     the worker's threads (``count``'s rows, or ``snp-pileup``'s findings, as bytes;

@@ -6,7 +6,7 @@ import os
 from .. import _native
 from .._options import option_argv
 from ..tables import count_columns_frame, path_list
-from ._cluster import even_runs, region_tasks, submit_in_order, total_threads, whole_output
+from ._cluster import even_runs, region_tasks, submit_in_order, total_threads, whole_output, write_parts
 
 
 def count_argv(bams, bed, window, out, options):
@@ -45,17 +45,17 @@ def count(
     must not be one of the BAMs, their indexes or the BED, which is refused before any
     part runs.
 
-    The BAMs and the BED are read by the workers from a shared filesystem; a part sends
-    a task range out and its rows back (as text for ``out``, else as columns).
+    The BAMs and the BED are read by the workers from a shared filesystem; a part gets
+    a task range; its rows are written into ``out``'s temporary file (beside ``out``) by
+    its worker, the client learning only their size, or without ``out`` come back as
+    columns.
     """
     argv = count_argv(bams, bed, window, out, {"force": force, **options})
     if out is None:
         futures = _submit(client, argv, parts_per_worker, progress, columns=True)
         return count_columns_frame([f.result() for f in futures], path_list(bams))
     with whole_output(argv) as output:
-        for future in _submit(client, argv, parts_per_worker, progress, columns=False):
-            output.write(future.result())
-            future.release()
+        write_parts(client, _submit(client, argv, parts_per_worker, progress, columns=False), output, b"", b"")
     return out
 
 
