@@ -112,8 +112,7 @@ impl Inflater {
         let mut window = vec![0u8; WINDOW];
         let mut len: u32 = 0;
         // SAFETY: `window` holds the 32 KiB zlib may write.
-        let ret =
-            unsafe { z::inflateGetDictionary(&mut *self.stream, window.as_mut_ptr(), &mut len) };
+        let ret = unsafe { z::inflateGetDictionary(&*self.stream, window.as_mut_ptr(), &mut len) };
         self.check(ret)?;
         window.truncate(len as usize);
         Ok(window)

@@ -179,7 +179,8 @@ pub fn records_in_range(
         range.records += 1;
         let end_of_record = ahead.record_end(format, pos)?;
         let next = ahead.skip_blank(end_of_record)?;
-        if ahead.byte(next)?.is_none() || next - 1 >= len {
+        // The record after belongs to the next range if its line break does.
+        if ahead.byte(next)?.is_none() || next > len {
             return Ok(range);
         }
         pos = next;

@@ -286,7 +286,7 @@ fn check_totals(files: &[PathBuf], totals: &[u64], per: u64) -> anyhow::Result<(
             );
         }
     }
-    if totals[0] % per != 0 {
+    if !totals[0].is_multiple_of(per) {
         anyhow::bail!(
             "{}: record {} is the last of an interleaved file and has no mate: an \
              interleaved file holds an even number of records, mate 1 then mate 2",
