@@ -29,10 +29,9 @@ fn gzip(data: &[u8]) -> Vec<u8> {
     e.finish().unwrap()
 }
 
-/// Plans the pairs `r1`/`r2` by ranges and checks that the parts cover every pair once,
-/// each starting, in each file, at its first record.
-fn check_pairs(r1: &Path, r2: &Path, names: [&[String]; 2], skip: u64, upto: Option<u64>) {
-    let options = AlignOptions {
+/// A run aligning the pairs of `r1` and `r2`.
+fn pairs_options(r1: &Path, r2: &Path, skip: u64, upto: Option<u64>) -> AlignOptions {
+    AlignOptions {
         reads: ReadSources {
             mate1: vec![r1.to_path_buf()],
             mate2: vec![r2.to_path_buf()],
@@ -41,7 +40,13 @@ fn check_pairs(r1: &Path, r2: &Path, names: [&[String]; 2], skip: u64, upto: Opt
             ..ReadSources::default()
         },
         ..AlignOptions::default()
-    };
+    }
+}
+
+/// Plans the pairs `r1`/`r2` by ranges and checks that the parts cover every pair once,
+/// each starting, in each file, at its first record.
+fn check_pairs(r1: &Path, r2: &Path, names: [&[String]; 2], skip: u64, upto: Option<u64>) {
+    let options = pairs_options(r1, r2, skip, upto);
     let layout = ReadLayout::new(&options).unwrap();
     let access: Vec<ReadAccess> = layout
         .files()
@@ -101,14 +106,7 @@ fn mates_missing_from_a_file_are_an_error() {
     let (p1, p2) = (dir.path().join("r1.fq"), dir.path().join("r2.fq"));
     std::fs::write(&p1, fastq("a", 30).0).unwrap();
     std::fs::write(&p2, fastq("b", 29).0).unwrap();
-    let options = AlignOptions {
-        reads: ReadSources {
-            mate1: vec![p1.clone()],
-            mate2: vec![p2.clone()],
-            ..ReadSources::default()
-        },
-        ..AlignOptions::default()
-    };
+    let options = pairs_options(&p1, &p2, 0, None);
     let layout = ReadLayout::new(&options).unwrap();
     let access: Vec<ReadAccess> = layout
         .files()
