@@ -112,3 +112,20 @@ def test_a_command_line_cluster_stops_without_warnings_or_tracebacks(cli, data, 
         with command_line_cluster_client(log) as client:
             assert seqfarm.dask.flagstat(client, bam) == expected
     assert log_path.read_text() == ""
+
+
+def test_region_jobs_and_search_on_a_command_line_cluster(cli_cluster_client, cli, data, tmp_path):
+    client = cli_cluster_client
+    d = data / "snp-pileup"
+    vcf, bams = d / "sites_slice.vcf.gz", [d / "normal_slice.bam", d / "tumor_slice.bam"]
+    counts = tmp_path / "counts.tsv"
+    seqfarm.dask.count(client, bams, window=1000, out=counts)
+    assert counts.read_bytes() == cli("count", "--window", 1000, *bams).stdout
+    pileup = tmp_path / "dask.csv"
+    seqfarm.dask.snp_pileup(client, vcf, bams, out=pileup, q=15, Q=20, task_span=5000)
+    cli("snp-pileup", "-q15", "-Q20", vcf, tmp_path / "cli.csv", *bams)
+    assert pileup.read_bytes() == (tmp_path / "cli.csv").read_bytes()
+    queries, database = data / "sw_q10.fa", data / "sw_db1500.fa.gz"
+    hits = tmp_path / "hits.tsv"
+    seqfarm.dask.search(client, queries, database, hits, chunk_size=20000, top=3)
+    assert hits.read_bytes() == cli("search", queries, database, "--chunk-size", 20000, "--top", 3).stdout
