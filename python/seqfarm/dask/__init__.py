@@ -1,18 +1,21 @@
 """seqfarm jobs spread over a ``dask.distributed`` cluster, with outputs byte-identical to
 the ``seqfarm`` command line's.
 
-The client plans the job (cuts the reads at the command's own task boundaries, or the
-BAM through its index), each part runs on a worker's native farm with the worker's
-threads, and the client puts the parts' results together in input order. Parts are
-Dask futures: the dashboard and ``distributed.progress`` show them, and a worker that
-dies has its parts recomputed by Dask.
+The client plans the job without reading the data (the workers count the records of
+each range of the read files, gzip entered at access points kept beside it; a BAM is
+cut through its index), each part runs on a worker's native farm with the worker's
+threads, and the parts' results are put together in input order: ``align``'s and
+``count``'s outputs are written into the file by the workers, at offsets the client
+places from the parts' sizes. Parts are Dask futures: the dashboard and
+``distributed.progress`` show them, and a worker that dies has its parts recomputed by
+Dask.
 
-What travels over the network, per part: the command line and the part's description
-(a path, a byte range; or, for gzip-compressed reads, the part's reads themselves) to the
-worker; the part's finished output (BGZF blocks or SAM text) or counts back (for
-``snp_pileup``, the sites' findings, about 16 bytes a site with two BAMs, which the
-client walks into the rows as the command's collector does). The index,
-the reads (uncompressed) and the BAMs are read by the workers from a shared filesystem.
+What travels over the client's connection, per part: the command line and the part's
+description (paths, offsets, counts) to the worker; the part's size and counts back
+(for ``flagstat`` the counts, for ``search`` each query's top hits, for ``snp_pileup``
+the sites' findings, about 16 bytes a site with two BAMs, which the client walks into
+the rows as the command's collector does). The index, the reads and the BAMs are read,
+and the outputs written, by the workers on a shared filesystem.
 """
 
 from ._align import align
