@@ -274,7 +274,7 @@ def test_an_output_named_from_the_clients_directory_is_written_by_the_workers(
     dask_client, cli, data, sim_index, tmp_path, monkeypatch
 ):
     # The workers run in another directory: they must be given the output's full path.
-    reads = [data / n for n in DATA_PAIRS]
+    reads = compressed_copies(tmp_path, data, DATA_PAIRS, "gzip")
     monkeypatch.chdir(tmp_path)
     done = cli("align", "-x", sim_index, "-1", reads[0], "-2", reads[1], "-o", "relative.bam", "-p", "2")
     out = tmp_path / "relative.bam"
@@ -285,3 +285,36 @@ def test_an_output_named_from_the_clients_directory_is_written_by_the_workers(
     )
     assert out.read_bytes() == expected
     assert got == done.stderr.decode()
+
+
+def test_gzip_reads_without_an_index_travel_with_their_parts(cli, data, sim_index, tmp_path, monkeypatch):
+    import distributed
+
+    from seqfarm import _native
+
+    reads = compressed_copies(tmp_path, data, DATA_PAIRS, "gzip")
+    expected, summary = cli_align(cli, tmp_path, sim_index, reads, "unindexed.bam")
+
+    def nowhere_to_keep_it(path, span):
+        raise seqfarm.Error(f"cannot index {path}: cannot write its index")
+
+    monkeypatch.setattr(_native, "gzip_access", nowhere_to_keep_it)
+    out = tmp_path / "unindexed.bam"
+    with distributed.Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0") as client:
+        got = seqfarm.dask.align(client, sim_index, reads[0], reads[1], out=out, tasks_per_part=1, quiet=True)
+    assert out.read_bytes() == expected
+    assert got == summary
+    assert not list(tmp_path.glob("*.sfzi"))
+
+
+def test_mates_missing_past_upto_are_not_an_error(dask_client, cli, data, sim_index, tmp_path):
+    reads = plain_copies(tmp_path, data, DATA_PAIRS)
+    text = reads[1].read_bytes()
+    reads[1].write_bytes(text[: text.index(b"\n@", len(text) // 2) + 1])
+    expected, summary = cli_align(cli, tmp_path, sim_index, reads, "upto.bam", ["-u", "1500"])
+    out = tmp_path / "upto.bam"
+    got = seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, u=1500, tasks_per_part=1, quiet=True)
+    assert out.read_bytes() == expected
+    assert got == summary
+    with pytest.raises(seqfarm.Error, match="mate"):
+        seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, quiet=True)

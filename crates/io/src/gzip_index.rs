@@ -298,12 +298,38 @@ impl GzipIndex {
                 window,
             });
         }
-        Ok(Self {
+        Self {
             points,
             length,
             file_len,
             modified,
-        })
+        }
+        .check()
+    }
+
+    /// Whether `path` is still the file this index was made from (same size and
+    /// modification time).
+    pub fn is_current(&self, path: &Path) -> bool {
+        fingerprint(path).is_ok_and(|f| f == (self.file_len, self.modified))
+    }
+
+    /// Fails unless the points can be read from: the first at the file's start, then
+    /// ascending, a window wherever a point is within a member.
+    fn check(self) -> io::Result<Self> {
+        let first = self.points.first();
+        let ordered = self
+            .points
+            .windows(2)
+            .all(|w| w[0].out < w[1].out && w[0].input < w[1].input);
+        let entered = self
+            .points
+            .iter()
+            .all(|p| p.window.is_some() || p.bits == 0);
+        if first.is_some_and(|p| p.out == 0 && p.input == 0) && ordered && entered {
+            Ok(self)
+        } else {
+            Err(invalid("a damaged gzip index"))
+        }
     }
 
     /// Writes the index to `index_path` (through a temporary file beside it, renamed).
@@ -337,6 +363,10 @@ impl GzipIndex {
             w.flush()?;
         }
         tmp.as_file().sync_data()?;
+        // Readable by every worker, whoever runs it.
+        use std::os::unix::fs::PermissionsExt as _;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
         tmp.persist(index_path).map_err(|e| e.error)?;
         Ok(())
     }

@@ -26,7 +26,7 @@ def align_argv(index, r1, r2, out, options):
 #: Bytes of a read file's stream each worker counts the records of.
 RANGE_BYTES = 16 << 20
 #: Inflated bytes between the access points of a gzip read file's index.
-GZIP_SPAN = 1 << 20
+GZIP_SPAN = 4 << 20
 
 
 def plan_by_ranges(client, argv, parts, tasks_per_part=None):
@@ -43,7 +43,13 @@ def plan_by_ranges(client, argv, parts, tasks_per_part=None):
         for path, kind, _ in files
         if kind == "gzip"
     }
-    access = [indexed[path].result() if kind == "gzip" else ("plain", length, None) for path, kind, length in files]
+    try:
+        access = [indexed[path].result() if kind == "gzip" else ("plain", length, None) for path, kind, length in files]
+    except _native.Error:
+        # No index could be kept for a gzip file (nowhere writable), or it cannot be
+        # inflated: the client reads it (and reports its errors as the command does);
+        # its reads travel with the parts.
+        return None
     ranges = _native.align_ranges(argv, access, RANGE_BYTES)
     counts = client.gather(
         [

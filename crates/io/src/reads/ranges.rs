@@ -73,6 +73,7 @@ impl<R: Read> Ahead<R> {
     }
 
     /// Where the line after the one at `pos` starts (the stream's end if it has none).
+    /// A line longer than a record may be is an error, as it is to the command.
     fn next_line(&mut self, pos: usize) -> io::Result<usize> {
         let mut from = pos;
         loop {
@@ -80,6 +81,15 @@ impl<R: Read> Ahead<R> {
                 return Ok(from + i + 1);
             }
             from = from.max(self.buf.len());
+            if from - pos > super::MAX_RECORD_BYTES {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "a line of more than {} bytes: not reads",
+                        super::MAX_RECORD_BYTES
+                    ),
+                ));
+            }
             if !self.has(self.buf.len() + 1)? {
                 return Ok(self.buf.len().max(pos));
             }

@@ -85,10 +85,12 @@ impl ReadLayout {
     /// ranges (standard input, reads on the command line, k-mers of FASTA, BAM).
     pub fn new(options: &AlignOptions) -> Option<Self> {
         let reads = &options.reads;
-        if matches!(
-            reads.format,
-            InputFormat::CommandLine | InputFormat::KmerFasta { .. } | InputFormat::Bam { .. }
-        ) {
+        if reads.check().is_err()
+            || matches!(
+                reads.format,
+                InputFormat::CommandLine | InputFormat::KmerFasta { .. } | InputFormat::Bam { .. }
+            )
+        {
             return None;
         }
         let mut sources = reads.file_sources();
@@ -203,7 +205,7 @@ impl ReadLayout {
                     record: *total + k as u64 * ANCHOR_EVERY,
                     offset,
                     // The last access point before the record.
-                    point: points.map(|p| p.partition_point(|&out| out <= offset) - 1),
+                    point: points.map(|p| p.partition_point(|&out| out <= offset).max(1) - 1),
                 });
             }
             *total += records.records;
@@ -234,8 +236,11 @@ impl ReadLayout {
                 .iter()
                 .map(|f| anchors.get(f.as_path()).map_or(0, |a| a.1))
                 .collect();
-            check_totals(files, &totals, per)?;
             let fragments = totals[0] / per;
+            // The command finds a missing mate only if it reads that far.
+            if window_end >= first_of_source + fragments {
+                check_totals(files, &totals, per)?;
+            }
             let lo = first_of_source.max(self.skip);
             let hi = (first_of_source + fragments).min(window_end);
             let mut a = lo;
@@ -246,18 +251,24 @@ impl ReadLayout {
                     .iter()
                     .map(|path| {
                         let list = &anchors[path.as_path()].0;
-                        let i = list.partition_point(|x| x.record <= record) - 1;
-                        let anchor = list[i];
-                        PartFile {
+                        let i = list.partition_point(|x| x.record <= record);
+                        let anchor =
+                            *i.checked_sub(1).and_then(|i| list.get(i)).ok_or_else(|| {
+                                anyhow::anyhow!(
+                                    "{}: no record {record} in the counts",
+                                    path.display()
+                                )
+                            })?;
+                        Ok(PartFile {
                             path: path.clone(),
                             reads: PartReads::InFile {
                                 offset: anchor.offset,
                                 point: anchor.point,
                                 skip: record - anchor.record,
                             },
-                        }
+                        })
                     })
-                    .collect();
+                    .collect::<anyhow::Result<_>>()?;
                 parts.push(AlignPart {
                     source,
                     first_fragment: a,
@@ -297,8 +308,12 @@ fn check_totals(files: &[PathBuf], totals: &[u64], per: u64) -> anyhow::Result<(
     Ok(())
 }
 
-/// How `path` is stored, from its first bytes (a few bytes read).
+/// How `path` is stored, from its first bytes (a few bytes read); `Other` for what is
+/// not a regular file (a named pipe cannot be read at an offset).
 pub fn read_storage(path: &Path) -> anyhow::Result<ReadStorage> {
+    if seqfarm_io::input::regular_file_size(path).is_none() {
+        return Ok(ReadStorage::Other);
+    }
     let mut head = [0u8; 4];
     let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let n = file.read(&mut head)?;
@@ -330,22 +345,19 @@ static GZIP_INDEXES: Mutex<Option<HashMap<PathBuf, Arc<GzipIndex>>>> = Mutex::ne
 fn cached_gzip_index(path: &Path) -> anyhow::Result<Arc<GzipIndex>> {
     let mut cache = GZIP_INDEXES.lock().unwrap_or_else(|e| e.into_inner());
     let cache = cache.get_or_insert_with(HashMap::new);
-    let fresh = GzipIndex::load(path).with_context(|| {
+    if let Some(known) = cache.get(path).filter(|index| index.is_current(path)) {
+        return Ok(known.clone());
+    }
+    let index = GzipIndex::load(path).with_context(|| {
         format!(
             "cannot read the index of {} ({})",
             path.display(),
             GzipIndex::path_for(path).display()
         )
-    });
-    match (cache.get(path), fresh) {
-        (Some(known), Ok(index)) if **known == index => Ok(known.clone()),
-        (_, Ok(index)) => {
-            let index = Arc::new(index);
-            cache.insert(path.to_path_buf(), index.clone());
-            Ok(index)
-        }
-        (_, Err(e)) => Err(e),
-    }
+    })?;
+    let index = Arc::new(index);
+    cache.insert(path.to_path_buf(), index.clone());
+    Ok(index)
 }
 
 /// The (inflated) stream of `path` from `offset` on, entered at gzip access point
