@@ -318,3 +318,21 @@ def test_mates_missing_past_upto_are_not_an_error(dask_client, cli, data, sim_in
     assert got == summary
     with pytest.raises(seqfarm.Error, match="mate"):
         seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, quiet=True)
+
+
+@pytest.mark.parametrize("how", ["plain", "gzip"])
+def test_sorted_output_is_the_cli_sorted_bam_and_index(dask_client, cli, data, sim_index, tmp_path, how):
+    if how == "plain":
+        reads = plain_copies(tmp_path, data, DATA_PAIRS, times=3)
+    else:
+        reads = compressed_copies(tmp_path, data, DATA_PAIRS, how)
+    out = tmp_path / "sorted.bam"
+    done = cli("align", "--sort", "-x", sim_index, "-1", reads[0], "-2", reads[1], "-o", out, "-p", "2")
+    expected, expected_index = out.read_bytes(), (tmp_path / "sorted.bam.bai").read_bytes()
+    out.unlink()
+    (tmp_path / "sorted.bam.bai").unlink()
+    got = seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, sort=True, tasks_per_part=1, quiet=True)
+    assert out.read_bytes() == expected
+    assert (tmp_path / "sorted.bam.bai").read_bytes() == expected_index
+    assert got == done.stderr.decode()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

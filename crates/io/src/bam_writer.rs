@@ -62,6 +62,102 @@ struct PendingRecord {
     context: AlignmentContext,
 }
 
+/// Sorted records are cut into genomic ranges of 2^23 bp (8 Mbp) of a reference, and
+/// the unplaced records, by [`sort_range`].
+const RANGE_SHIFT: u32 = 23;
+
+/// The genomic range of a record (with its 4-byte length) in sorted order: ascending as
+/// records are sorted, the unplaced ones last.
+pub fn sort_range(record: &[u8]) -> u64 {
+    crate::bam_sort::sort_key(record).0 >> RANGE_SHIFT
+}
+
+/// What the indexer is given for one record, kept to be given later (a range of a
+/// sorted BAM written apart from the others, its offsets from the range's start).
+struct IndexEntry {
+    context: AlignmentContext,
+    start: u64,
+    end: u64,
+}
+
+/// Bytes of an encoded [`IndexEntry`].
+const ENTRY_BYTES: usize = 29;
+
+impl IndexEntry {
+    fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.start.to_le_bytes());
+        out.extend_from_slice(&self.end.to_le_bytes());
+        let (tid, first, last, mapped) = match self.context {
+            Some((tid, first, last, mapped)) => (tid as i32, first.get() as u32, last.get() as u32, mapped),
+            None => (-1, 0, 0, false),
+        };
+        out.extend_from_slice(&tid.to_le_bytes());
+        out.extend_from_slice(&first.to_le_bytes());
+        out.extend_from_slice(&last.to_le_bytes());
+        out.push(u8::from(mapped));
+    }
+
+    fn decode(b: &[u8], shift: u64) -> Option<Self> {
+        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap_or_default());
+        let tid = u32_at(16) as i32;
+        let context = match tid {
+            -1 => None,
+            tid => Some((
+                usize::try_from(tid).ok()?,
+                Position::new(u32_at(20) as usize)?,
+                Position::new(u32_at(24) as usize)?,
+                b[28] != 0,
+            )),
+        };
+        Some(Self {
+            context,
+            start: u64_at(0) + (shift << 16),
+            end: u64_at(8) + (shift << 16),
+        })
+    }
+}
+
+/// The indexer of a BAM whose references have `reference_lengths` (BAI, or CSI when one
+/// is too long for BAI's bins).
+fn indexer_for(path: &Path, reference_lengths: &[u64]) -> Result<Indexer> {
+    let longest = reference_lengths.iter().copied().max().unwrap_or(1).max(1);
+    let max_position = Position::new(longest as usize)
+        .ok_or_else(|| Error::format(path, 0, "reference length out of range"))?;
+    Indexer::builder()
+        .set_max_position_hint(max_position)
+        .build()
+        .map_err(|e| Error::format(path, 0, format!("cannot index: {e}")))
+}
+
+/// The index of a sorted BAM written as ranges apart ([`IndexedBamWriter::for_range`]):
+/// each range's entries ([`IndexedBamWriter::finish_range`]) with the file offset its
+/// bytes were placed at, in file order. The same index as the whole file written by one
+/// [`IndexedBamWriter`] with [`IndexedBamWriter::range_blocks`].
+pub fn index_of_ranges<'a>(
+    path: &Path,
+    reference_lengths: &[u64],
+    ranges: impl IntoIterator<Item = (u64, &'a [u8])>,
+) -> Result<BamIndex> {
+    let mut indexer = indexer_for(path, reference_lengths)?;
+    for (offset, entries) in ranges {
+        if entries.len() % ENTRY_BYTES != 0 {
+            return Err(Error::format(path, offset, "damaged index entries of a range"));
+        }
+        for b in entries.chunks_exact(ENTRY_BYTES) {
+            let entry = IndexEntry::decode(b, offset)
+                .ok_or_else(|| Error::format(path, offset, "damaged index entries of a range"))?;
+            let chunk = Chunk::new(entry.start.into(), entry.end.into());
+            indexer
+                .add_record(entry.context, chunk)
+                .map_err(|e| Error::format(path, offset, format!("cannot index: {e}")))?;
+        }
+    }
+    Ok(BamIndex {
+        index: indexer.build(reference_lengths.len()),
+    })
+}
+
 /// Writes BAM records after a header already written to `out`, builds their index, and
 /// ends the file with the EOF marker.
 pub struct IndexedBamWriter<'o> {
@@ -79,6 +175,12 @@ pub struct IndexedBamWriter<'o> {
     indexer: Indexer,
     reference_count: usize,
     written: u64,
+    /// Each genomic range starts a block ([`IndexedBamWriter::range_blocks`]); the last
+    /// record's range.
+    range_blocks: bool,
+    last_range: Option<u64>,
+    /// The index entries, encoded, kept instead of indexed (a range written apart).
+    entries: Option<Vec<u8>>,
 }
 
 impl<'o> IndexedBamWriter<'o> {
@@ -93,13 +195,7 @@ impl<'o> IndexedBamWriter<'o> {
         threads: usize,
         reference_lengths: &[u64],
     ) -> Result<Self> {
-        let longest = reference_lengths.iter().copied().max().unwrap_or(1).max(1);
-        let max_position = Position::new(longest as usize)
-            .ok_or_else(|| Error::format(path, 0, "reference length out of range"))?;
-        let indexer = Indexer::builder()
-            .set_max_position_hint(max_position)
-            .build()
-            .map_err(|e| Error::format(path, 0, format!("cannot index: {e}")))?;
+        let indexer = indexer_for(path, reference_lengths)?;
         let threads = threads.max(1);
         Ok(Self {
             out,
@@ -113,7 +209,43 @@ impl<'o> IndexedBamWriter<'o> {
             indexer,
             reference_count: reference_lengths.len(),
             written: 0,
+            range_blocks: false,
+            last_range: None,
+            entries: None,
         })
+    }
+
+    /// Starts a block at each genomic range ([`sort_range`]) of sorted records, so that
+    /// the file's bytes are its ranges' bytes put end to end, whoever wrote each range
+    /// ([`IndexedBamWriter::for_range`]).
+    pub fn range_blocks(mut self) -> Self {
+        self.range_blocks = true;
+        self
+    }
+
+    /// A writer of one or more consecutive genomic ranges of a sorted BAM apart from the
+    /// rest, into `out` from its first byte: blocks as [`IndexedBamWriter::range_blocks`]
+    /// cuts them, index entries kept for [`index_of_ranges`].
+    pub fn for_range(
+        out: &'o mut dyn Write,
+        path: &Path,
+        level: i32,
+        threads: usize,
+        reference_lengths: &[u64],
+    ) -> Result<Self> {
+        let mut writer = Self::new(out, path, 0, level, threads, reference_lengths)?.range_blocks();
+        writer.entries = Some(Vec::new());
+        Ok(writer)
+    }
+
+    /// Writes the last block of a range written apart (no EOF marker); returns its
+    /// index entries.
+    pub fn finish_range(mut self) -> Result<Vec<u8>> {
+        if self.data.len() > self.open_block_start() {
+            self.block_ends.push(self.data.len());
+        }
+        self.flush_blocks()?;
+        Ok(self.entries.take().unwrap_or_default())
     }
 
     fn open_block_start(&self) -> usize {
@@ -122,6 +254,13 @@ impl<'o> IndexedBamWriter<'o> {
 
     /// Appends one record (with its 4-byte length).
     pub fn write_record(&mut self, record: &[u8]) -> Result<()> {
+        if self.range_blocks {
+            let range = sort_range(record);
+            if self.last_range.is_some_and(|r| r != range) && self.data.len() > self.open_block_start() {
+                self.block_ends.push(self.data.len());
+            }
+            self.last_range = Some(range);
+        }
         let open = self.data.len() - self.open_block_start();
         if open > 0 && open + record.len() > BLOCK_INPUT {
             self.block_ends.push(self.data.len());
@@ -193,6 +332,15 @@ impl<'o> IndexedBamWriter<'o> {
             noodles_bgzf::VirtualPosition::from(addresses[b] << 16 | (p - start) as u64)
         };
         for record in self.records.drain(..) {
+            if let Some(entries) = self.entries.as_mut() {
+                IndexEntry {
+                    context: record.context,
+                    start: offset(record.start).into(),
+                    end: offset(record.end).into(),
+                }
+                .encode(entries);
+                continue;
+            }
             let chunk = Chunk::new(offset(record.start), offset(record.end));
             self.indexer
                 .add_record(record.context, chunk)

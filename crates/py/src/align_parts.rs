@@ -10,6 +10,7 @@ use pyo3::types::PyBytes;
 use seqfarm::api::parts::align::ranges::{
     self, PartSize, ReadAccess, ReadLayout, ReadRange, ReadStorage,
 };
+use seqfarm::api::parts::align::sorted;
 use seqfarm::api::parts::align::{self, AlignPart, PartFile, PartReads};
 use seqfarm_io::reads::RangeRecords;
 
@@ -243,6 +244,52 @@ fn align_parts_by_range<'py>(
     Ok(parts.iter().map(|p| part_tuple(py, p)).collect())
 }
 
+/// Runs on a worker: aligns a part for sorted output, its records sorted and written to
+/// `spill`; returns `([(range, offset, length), ...], summary counts)`.
+#[pyfunction]
+#[pyo3(signature = (argv, part, spill, threads=None))]
+fn align_part_sorted(
+    py: Python<'_>,
+    argv: Vec<String>,
+    part: PartTuple<'_>,
+    spill: PathBuf,
+    threads: Option<usize>,
+) -> PyResult<(Vec<(u64, u64, u64)>, Vec<u64>)> {
+    let part = part_of(part);
+    let sorted = run_native(py, || {
+        sorted::align_part_sorted(&align_options(&argv)?, &part, threads, &spill)
+    })?;
+    let segments = sorted.segments.iter().map(|s| (s.range, s.offset, s.len)).collect();
+    Ok((segments, sorted.counts))
+}
+
+/// Runs on a worker: the BGZF bytes and index entries of one or more consecutive
+/// ranges, merged from the parts' `(spill file, offset, length)` in input order.
+#[pyfunction]
+#[pyo3(signature = (argv, segments, threads=None))]
+fn align_merge_range<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    segments: Vec<(PathBuf, u64, u64)>,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let (bytes, entries) = run_native(py, || {
+        sorted::merge_range(&align_options(&argv)?, &segments, threads)
+    })?;
+    Ok((PyBytes::new(py, &bytes), PyBytes::new(py, &entries)))
+}
+
+/// The sorted output's index bytes from each range's file offset and index entries.
+#[pyfunction]
+fn align_sorted_index<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    placed: Vec<(u64, Vec<u8>)>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = run_native(py, || sorted::sorted_index(&align_options(&argv)?, &placed))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
 /// Adds the align parts' functions and classes to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<AlignPlanner>()?;
@@ -252,5 +299,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(align_ranges, m)?)?;
     m.add_function(wrap_pyfunction!(align_count_range, m)?)?;
     m.add_function(wrap_pyfunction!(align_parts_by_range, m)?)?;
+    m.add_function(wrap_pyfunction!(align_part_sorted, m)?)?;
+    m.add_function(wrap_pyfunction!(align_merge_range, m)?)?;
+    m.add_function(wrap_pyfunction!(align_sorted_index, m)?)?;
     Ok(())
 }

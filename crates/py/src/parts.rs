@@ -217,19 +217,41 @@ impl SnpPileupWalk {
 #[pyclass(module = "seqfarm._native")]
 pub struct PartsOutput {
     output: Mutex<Option<Output>>,
+    /// A sorted BAM's index, committed with it.
+    index: Mutex<Option<Output>>,
 }
 
 #[pymethods]
 impl PartsOutput {
     #[new]
     fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
-        let output = run_native(py, || match argv.first().map(String::as_str) {
-            Some("align") => align::align_output(&align_options(&argv)?),
-            Some("count") => count::count_output(&count_options(&argv)?),
+        let (output, index) = run_native(py, || match argv.first().map(String::as_str) {
+            Some("align") => {
+                let options = align_options(&argv)?;
+                let output = align::align_output(&options)?;
+                let index = match options.sort {
+                    true => Some(align::sorted::sorted_index_output(&options)?),
+                    false => None,
+                };
+                Ok((output, index))
+            }
+            Some("count") => Ok((count::count_output(&count_options(&argv)?)?, None)),
             other => anyhow::bail!("no output written from parts for {other:?} (align or count)"),
         })?;
         Ok(Self {
             output: Mutex::new(Some(output)),
+            index: Mutex::new(index),
+        })
+    }
+
+    /// Writes the sorted BAM's index (committed with the BAM).
+    fn write_index(&self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
+        run_native(py, || {
+            let mut slot = self.index.lock().unwrap_or_else(|e| e.into_inner());
+            match slot.as_mut() {
+                Some(index) => Ok(index.put(data)?),
+                None => anyhow::bail!("this output has no index"),
+            }
         })
     }
 
@@ -268,15 +290,18 @@ impl PartsOutput {
     /// Flushes the file and renames it onto the output.
     fn commit(&self, py: Python<'_>) -> PyResult<()> {
         let output = self.output.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let index = self.index.lock().unwrap_or_else(|e| e.into_inner()).take();
         run_native(py, || match output {
-            Some(output) => Ok(output.commit()?),
+            Some(output) => Ok(Output::commit_together(std::iter::once(output).chain(index).collect())?),
             None => anyhow::bail!("the output is already closed"),
         })
     }
 
-    /// Gives the output up: its temporary file is removed, an existing file left as it was.
+    /// Gives the output up: its temporary files are removed, existing files left as they
+    /// were.
     fn discard(&self) {
         drop(self.output.lock().unwrap_or_else(|e| e.into_inner()).take());
+        drop(self.index.lock().unwrap_or_else(|e| e.into_inner()).take());
     }
 }
 

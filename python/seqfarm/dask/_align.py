@@ -1,8 +1,11 @@
 """``seqfarm.dask.align``: reads cut at the command's task boundaries, parts aligned by
 the workers, the output written in input order."""
 
+import operator
 import os
+import shutil
 import sys
+import tempfile
 
 from .. import _native
 from .._options import option_argv
@@ -97,6 +100,68 @@ def _align_part(argv, part):
     return _native.align_part(argv, part, this_worker_threads())
 
 
+def _align_part_sorted(argv, part, spill):
+    """Runs on a worker: the part's records sorted into ``spill``; where each genomic
+    range lies in it, and the part's summary counts."""
+    return _native.align_part_sorted(argv, part, spill, this_worker_threads())
+
+
+def _merge_range(argv, segments):
+    """Runs on a worker: a range's BGZF bytes and index entries, merged from the
+    parts' spills."""
+    return _native.align_merge_range(argv, segments, this_worker_threads())
+
+
+def _sorted_index(argv, offsets, *entries):
+    """Runs on a worker: the index from every range's entries and file offset."""
+    return _native.align_sorted_index(argv, list(zip(offsets, entries)))
+
+
+def _write_sorted(client, argv, parts, output, header, progress):
+    """Writes the parts' records sorted by coordinate as ``seqfarm align --sort``
+    writes them, with their index; returns the summary counts added up.
+
+    Each part's worker sorts its records into a spill file beside the output (on the
+    shared filesystem), grouped by genomic range; one task per range merges the parts'
+    records of that range into its BGZF blocks (the command starts a block at each
+    range), placed and written as ``align``'s parts are, and the index is built on a
+    worker from the ranges' index entries. The spill files are removed whatever
+    happens."""
+    path = output.temporary_path()
+    spill_dir = tempfile.mkdtemp(prefix=".seqfarm-sort-", dir=os.path.dirname(os.path.abspath(os.fspath(path))))
+    futures = []
+    try:
+        spills = [os.path.join(spill_dir, f"part-{i}") for i in range(len(parts))]
+        futures = submit_in_order(
+            client, _align_part_sorted, [(argv, part, spill) for part, spill in zip(parts, spills)], "align-sort", progress
+        )
+        counts = [0] * 10
+        by_range = {}
+        for spill, future in zip(spills, futures):
+            segments, part_counts = future.result()
+            future.release()
+            counts = [a + b for a, b in zip(counts, part_counts)]
+            for range_id, offset, length in segments:
+                by_range.setdefault(range_id, []).append((spill, offset, length))
+        futures = submit_in_order(
+            client, _merge_range, [(argv, by_range[r]) for r in sorted(by_range)], "sort-range", progress
+        )
+        blocks = [client.submit(operator.itemgetter(0), f, key=f"{f.key}-bytes", pure=False) for f in futures]
+        entries = [client.submit(operator.itemgetter(1), f, key=f"{f.key}-entries", pure=False) for f in futures]
+        futures += blocks + entries
+        offsets = []
+        write_parts(client, blocks, output, header, _native.align_trailer(argv), offsets)
+        index = client.submit(_sorted_index, argv, offsets, *entries, key=f"seqfarm-sorted-index-{os.urandom(4).hex()}", pure=False)
+        futures.append(index)
+        output.write_index(index.result())
+        return counts
+    except BaseException:
+        client.cancel(futures)
+        raise
+    finally:
+        shutil.rmtree(spill_dir, ignore_errors=True)
+
+
 def align(
     client,
     index,
@@ -154,12 +219,15 @@ def align(
             parts = []
             while (part := planner.next_part()) is not None:
                 parts.append(part)
-        futures = submit_in_order(
-            client, _align_part, [(argv, part) for part in parts], "align", progress
-        )
-        counts = [0] * 10
-        for part_counts in write_parts(client, futures, output, header, _native.align_trailer(argv)):
-            counts = [a + b for a, b in zip(counts, part_counts)]
+        if "--sort" in argv:
+            counts = _write_sorted(client, argv, parts, output, header, progress)
+        else:
+            futures = submit_in_order(
+                client, _align_part, [(argv, part) for part in parts], "align", progress
+            )
+            counts = [0] * 10
+            for part_counts in write_parts(client, futures, output, header, _native.align_trailer(argv)):
+                counts = [a + b for a, b in zip(counts, part_counts)]
     summary = _native.align_summary(argv, counts)
     if not quiet:
         sys.stderr.write(summary)

@@ -83,10 +83,11 @@ def _write_part(result, path, offset):
     return _native.write_at(path, offset, _bytes_of(result))
 
 
-def write_parts(client, futures, output, header, trailer):
+def write_parts(client, futures, output, header, trailer, offsets=None):
     """Writes ``header``, the parts' bytes (each future's result: bytes, or ``(bytes,
     counts)``, in output order) and ``trailer`` into ``output``; returns the parts'
-    counts in order (``None`` for results of bytes alone).
+    counts in order (``None`` for results of bytes alone), and appends each part's
+    offset in the file to ``offsets`` when given.
 
     With a file on a shared filesystem the parts' bytes never pass through the client:
     it learns each part's size, places it after the parts before it, and the worker
@@ -94,12 +95,16 @@ def write_parts(client, futures, output, header, trailer):
     write is retried; either writes the same bytes at the same offset). On standard
     output the client writes the bytes itself."""
     counts = []
+    offsets = [] if offsets is None else offsets
     output.write(header)
     path = output.temporary_path()
     if path is None:
+        offset = len(header)
         for future in futures:
             result = future.result()
             future.release()
+            offsets.append(offset)
+            offset += len(_bytes_of(result))
             output.write(_bytes_of(result))
             counts.append(result[1] if isinstance(result, tuple) else None)
         output.write(trailer)
@@ -121,6 +126,7 @@ def write_parts(client, futures, output, header, trailer):
             future.release()
             size.release()
             placed += 1
+            offsets.append(offset)
             offset += length
             counts.append(part_counts)
         client.gather(writes)

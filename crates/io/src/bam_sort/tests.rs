@@ -176,3 +176,49 @@ fn batches_sorted_by_workers_give_the_same_records() {
         assert_eq!(sort(&batches, budget, 2).0, expected, "budget {budget}");
     }
 }
+
+#[test]
+fn ranges_written_apart_are_the_whole_file_and_its_index() {
+    use crate::bam_writer::{index_of_ranges, sort_range};
+    let mut state = 99u64;
+    let mut next = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) as u32
+    };
+    let mut records: Vec<Vec<u8>> = (0..20_000)
+        .map(|i| {
+            let tid = (next() % 4) as i32 - 1;
+            let pos = if tid < 0 { -1 } else { (next() % 40_000_000) as i32 };
+            record(tid, pos, next() % 2 == 0, (i % 251) as u8)
+        })
+        .collect();
+    records.sort_by_key(|r| sort_key(r));
+    let lengths = [50_000_000u64; 3];
+    let path = std::path::Path::new("x.bam");
+    let mut whole = Vec::new();
+    let mut writer = IndexedBamWriter::new(&mut whole, path, 0, 6, 2, &lengths).unwrap().range_blocks();
+    for r in &records {
+        writer.write_record(r).unwrap();
+    }
+    let mut whole_index = Vec::new();
+    writer.finish().unwrap().write(&mut whole_index).unwrap();
+
+    let (mut joined, mut placed) = (Vec::new(), Vec::new());
+    for group in records.chunk_by(|a, b| sort_range(a) == sort_range(b)) {
+        let mut bytes = Vec::new();
+        let mut writer = IndexedBamWriter::for_range(&mut bytes, path, 6, 1, &lengths).unwrap();
+        for r in group {
+            writer.write_record(r).unwrap();
+        }
+        let entries = writer.finish_range().unwrap();
+        placed.push((joined.len() as u64, entries));
+        joined.extend(bytes);
+    }
+    assert!(placed.len() > 10, "{}", placed.len());
+    joined.extend_from_slice(&crate::bgzf_writer::EOF_MARKER);
+    assert!(joined == whole, "the ranges' bytes differ from the whole file's");
+    let index = index_of_ranges(path, &lengths, placed.iter().map(|(o, e)| (*o, e.as_slice()))).unwrap();
+    let mut joined_index = Vec::new();
+    index.write(&mut joined_index).unwrap();
+    assert!(joined_index == whole_index, "the indexes differ");
+}

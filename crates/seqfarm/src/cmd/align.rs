@@ -70,7 +70,7 @@ pub(crate) const TASK_LIMITS: ChunkLimits = ChunkLimits {
     max_bytes: 4 << 20,
 };
 /// BGZF compression level of BAM output (htslib's default).
-const BAM_LEVEL: i32 = 6;
+pub(crate) const BAM_LEVEL: i32 = 6;
 /// Existing output files are replaced, as bowtie2 replaces its `-S` file, its `--un*`
 /// and `--al*` read files and its `--met-file`; so are `--sort`'s BAM and index (as
 /// `samtools sort -o` and `samtools index` replace theirs) and `--plot` and `--stats`.
@@ -322,7 +322,9 @@ pub fn align(options: &AlignOptions, run: &AlignRun<'_>) -> anyhow::Result<Align
                 },
                 workers,
                 &reference_lengths,
-            )?;
+            )?
+            // Blocks cut by genomic range: the bytes a cluster writes range by range.
+            .range_blocks();
             let index = sorter.finish(writer)?;
             index
                 .write(&mut index_output)

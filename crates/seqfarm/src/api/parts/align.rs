@@ -5,6 +5,7 @@
 //! records are compressed into BGZF blocks of their own, whatever runs them).
 
 pub mod ranges;
+pub mod sorted;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -227,6 +228,17 @@ pub fn align_part(
     part: &AlignPart,
     threads: Option<usize>,
 ) -> anyhow::Result<AlignedPart> {
+    run_part(options, part, threads, false)
+}
+
+/// [`align_part`]; with `sorting`, the part's tasks' BAM records uncompressed, each
+/// task's sorted by coordinate.
+fn run_part(
+    options: &AlignOptions,
+    part: &AlignPart,
+    threads: Option<usize>,
+    sorting: bool,
+) -> anyhow::Result<AlignedPart> {
     let mut sources = options.reads.clone();
     sources.skip = 0;
     sources.upto = Some(part.fragments);
@@ -250,7 +262,7 @@ pub fn align_part(
         part.records_before,
     )?;
     let mut emitter = |task: &mut AlignTask| task.refill(&mut chunker);
-    let format = options.chunk_format(&header, Default::default(), false, false);
+    let format = options.chunk_format(&header, Default::default(), sorting, false);
     let (format, index) = (&format, &*index);
     let make_worker = |_: WorkerInfo| -> anyhow::Result<_> {
         let mut worker = ChunkWorker::new(index, options.params.clone())?;

@@ -1,0 +1,174 @@
+//! `seqfarm align --sort` in parts: each part's records sorted by coordinate and spilled
+//! to a file on the shared filesystem, grouped by genomic range ([`sort_range`]); one
+//! task per range merges every part's records of that range into the BGZF blocks the
+//! command writes for it (the command starts a block at each range), with the range's
+//! index entries; the ranges' bytes placed end to end are the command's BAM, and the
+//! index built from the ranges' entries ([`sorted_index`]) is its index.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use seqfarm_io::bam_sort::{index_beside, sort_key, BatchSort};
+use seqfarm_io::bam_writer::{index_of_ranges, sort_range, IndexedBamWriter};
+use seqfarm_io::output::Output;
+
+use super::{cached_index, run_part, AlignPart};
+use crate::cmd::align::{AlignOptions, BAM_LEVEL};
+use crate::common::worker_threads;
+
+/// Where one genomic range's records of a part lie in its spill file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RangeSegment {
+    /// The range ([`sort_range`]).
+    pub range: u64,
+    /// Offset and length of its records in the spill file.
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// What aligning a part for sorted output gives: where its ranges lie in its spill file,
+/// and the summary's counts.
+pub struct SortedPart {
+    pub segments: Vec<RangeSegment>,
+    pub counts: Vec<u64>,
+}
+
+/// The length of the BAM record (with its 4-byte length) at the start of `bytes`.
+fn record_len(bytes: &[u8]) -> Option<usize> {
+    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize + 4;
+    (len <= bytes.len()).then_some(len)
+}
+
+/// Aligns `part` on `threads` workers, sorts its records by coordinate (input order
+/// breaking ties, as the command sorts) and writes them to `spill`, range after range.
+pub fn align_part_sorted(
+    options: &AlignOptions,
+    part: &AlignPart,
+    threads: Option<usize>,
+    spill: &Path,
+) -> anyhow::Result<SortedPart> {
+    let mut aligned = run_part(options, part, threads, true)?;
+    BatchSort::default().sort(&mut aligned.out);
+    let records = &aligned.out;
+    let mut segments: Vec<RangeSegment> = Vec::new();
+    let mut at = 0;
+    while let Some(len) = record_len(&records[at..]) {
+        let range = sort_range(&records[at..at + len]);
+        match segments.last_mut() {
+            Some(last) if last.range == range => last.len += len as u64,
+            _ => segments.push(RangeSegment {
+                range,
+                offset: at as u64,
+                len: len as u64,
+            }),
+        }
+        at += len;
+    }
+    let write = || -> std::io::Result<()> {
+        let mut file = File::create(spill)?;
+        file.write_all(records)?;
+        file.sync_data()
+    };
+    write().with_context(|| format!("cannot write {}", spill.display()))?;
+    Ok(SortedPart {
+        segments,
+        counts: aligned.counts,
+    })
+}
+
+/// One part's records of a range, read in order.
+struct SegmentReader {
+    reader: BufReader<std::io::Take<File>>,
+    record: Vec<u8>,
+}
+
+impl SegmentReader {
+    fn open(path: &Path, offset: u64, len: u64) -> std::io::Result<Self> {
+        let mut file = File::open(path)?;
+        file.seek(SeekFrom::Start(offset))?;
+        Ok(Self {
+            reader: BufReader::with_capacity(1 << 16, file.take(len)),
+            record: Vec::new(),
+        })
+    }
+
+    /// Reads the next record; `false` at the segment's end.
+    fn next(&mut self) -> std::io::Result<bool> {
+        let mut len = [0u8; 4];
+        match self.reader.read_exact(&mut len) {
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
+            other => other?,
+        }
+        let body = u32::from_le_bytes(len) as usize;
+        self.record.clear();
+        self.record.extend_from_slice(&len);
+        self.record.resize(4 + body, 0);
+        self.reader.read_exact(&mut self.record[4..])?;
+        Ok(true)
+    }
+}
+
+/// The lengths of the references of the run `options` ask for.
+fn reference_lengths(options: &AlignOptions) -> anyhow::Result<Vec<u64>> {
+    let index = cached_index(options)?;
+    Ok(options.header(&index, "")?.references.iter().map(|r| r.len).collect())
+}
+
+/// Merges the records of one or more consecutive ranges from the parts' spill files
+/// (`segments`: each part's file, offset and length, in input order) into the BGZF
+/// blocks the command writes for them; returns the bytes and the ranges' index entries.
+pub fn merge_range(
+    options: &AlignOptions,
+    segments: &[(PathBuf, u64, u64)],
+    threads: Option<usize>,
+) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    let lengths = reference_lengths(options)?;
+    let mut readers = Vec::with_capacity(segments.len());
+    for (path, offset, len) in segments {
+        let reader = SegmentReader::open(path, *offset, *len)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        readers.push((reader, path));
+    }
+    // The command's order: coordinate, forward strand first, then input order (the
+    // parts are in input order, each sorted in it).
+    let mut heap = BinaryHeap::new();
+    for (i, (reader, path)) in readers.iter_mut().enumerate() {
+        if reader.next().with_context(|| format!("cannot read {}", path.display()))? {
+            heap.push(Reverse((sort_key(&reader.record), i)));
+        }
+    }
+    let mut out = Vec::new();
+    let threads = worker_threads(threads);
+    let mut writer = IndexedBamWriter::for_range(&mut out, &options.output, BAM_LEVEL, threads, &lengths)?;
+    while let Some(Reverse((_, i))) = heap.pop() {
+        let (reader, path) = &mut readers[i];
+        writer.write_record(&reader.record)?;
+        if reader.next().with_context(|| format!("cannot read {}", path.display()))? {
+            heap.push(Reverse((sort_key(&reader.record), i)));
+        }
+    }
+    let entries = writer.finish_range()?;
+    Ok((out, entries))
+}
+
+/// The index of the sorted output from its ranges' index entries, each with the file
+/// offset its bytes were placed at (in file order): the bytes of the file the command
+/// writes beside the BAM.
+pub fn sorted_index(options: &AlignOptions, placed: &[(u64, Vec<u8>)]) -> anyhow::Result<Vec<u8>> {
+    let lengths = reference_lengths(options)?;
+    let index = index_of_ranges(&options.output, &lengths, placed.iter().map(|(o, e)| (*o, e.as_slice())))?;
+    let mut bytes = Vec::new();
+    index.write(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Opens the index output of a sorted run (`BAM.bai`, or `.csi`), as the command opens
+/// it: replaced once committed, written through a temporary file beside it.
+pub fn sorted_index_output(options: &AlignOptions) -> anyhow::Result<Output> {
+    let path = index_beside(&options.output, &reference_lengths(options)?);
+    Ok(Output::create(&path, options.overwrite())?)
+}
