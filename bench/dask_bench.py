@@ -126,11 +126,15 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     plan_parts = _align.plan_parts
     _align.plan_parts = lambda *a: client_read.append(1) or plan_parts(*a)
 
-    def align_rows(name, m1, m2, fresh_index):
+    bai = Path(f"{out}.bai")
+
+    def align_rows(name, m1, m2, fresh_index, sort=False):
         def align_cli():
-            seconds, done = cli("align", "-p", 2, "-x", index, "-1", m1, "-2", m2, "-o", out)
+            seconds, done = cli("align", "-p", 2, *(["--sort"] if sort else []), "-x", index, "-1", m1, "-2", m2, "-o", out)
             expected["bam"], expected["summary"] = out.read_bytes(), done.stderr.decode()
+            expected["bai"] = bai.read_bytes() if sort else None
             out.unlink()
+            bai.unlink(missing_ok=True)
             return seconds
 
         def align_dask():
@@ -139,10 +143,12 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
                     Path(f"{m}.sfzi").unlink(missing_ok=True)
             traffic.reset()
             seconds, summary = timed_dask(
-                lambda client: seqfarm.dask.align(client, index, m1, m2, out=out, quiet=True)
+                lambda client: seqfarm.dask.align(client, index, m1, m2, out=out, quiet=True, sort=sort)
             )
             same = out.read_bytes() == expected["bam"] and summary == expected["summary"]
+            same = same and (bai.read_bytes() if sort else None) == expected["bai"]
             out.unlink()
+            bai.unlink(missing_ok=True)
             return seconds, same
 
         a, b, same = rounds_of(rounds, align_cli, align_dask)
@@ -152,6 +158,7 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
 
     if "align" in jobs:
         align_rows("plain FASTQ", r1, r2, False)
+        align_rows("plain FASTQ, --sort (BAM and index compared)", r1, r2, False, sort=True)
         packed = []
         for m in (r1, r2):
             packed.append(tmp / (Path(m).name + ".gz"))

@@ -88,7 +88,9 @@ impl IndexEntry {
         out.extend_from_slice(&self.start.to_le_bytes());
         out.extend_from_slice(&self.end.to_le_bytes());
         let (tid, first, last, mapped) = match self.context {
-            Some((tid, first, last, mapped)) => (tid as i32, first.get() as u32, last.get() as u32, mapped),
+            Some((tid, first, last, mapped)) => {
+                (tid as i32, first.get() as u32, last.get() as u32, mapped)
+            }
             None => (-1, 0, 0, false),
         };
         out.extend_from_slice(&tid.to_le_bytes());
@@ -142,7 +144,11 @@ pub fn index_of_ranges<'a>(
     let mut indexer = indexer_for(path, reference_lengths)?;
     for (offset, entries) in ranges {
         if entries.len() % ENTRY_BYTES != 0 {
-            return Err(Error::format(path, offset, "damaged index entries of a range"));
+            return Err(Error::format(
+                path,
+                offset,
+                "damaged index entries of a range",
+            ));
         }
         for b in entries.chunks_exact(ENTRY_BYTES) {
             let entry = IndexEntry::decode(b, offset)
@@ -256,7 +262,9 @@ impl<'o> IndexedBamWriter<'o> {
     pub fn write_record(&mut self, record: &[u8]) -> Result<()> {
         if self.range_blocks {
             let range = sort_range(record);
-            if self.last_range.is_some_and(|r| r != range) && self.data.len() > self.open_block_start() {
+            if self.last_range.is_some_and(|r| r != range)
+                && self.data.len() > self.open_block_start()
+            {
                 self.block_ends.push(self.data.len());
             }
             self.last_range = Some(range);

@@ -31,6 +31,10 @@ type FileTuple<'py> = (
 /// records_before_2, fragments, tasks, [file, ...])`.
 type PartTuple<'py> = (usize, u64, u64, u64, u64, u64, Vec<FileTuple<'py>>);
 
+/// Where a genomic range lies in a part's spill file as Python holds it: `(range,
+/// offset, length)`.
+type SegmentTuple = (u64, u64, u64);
+
 /// A range as Python holds it: `(path, start, end, access point or None)`.
 type RangeTuple = (PathBuf, u64, u64, Option<usize>);
 
@@ -254,12 +258,16 @@ fn align_part_sorted(
     part: PartTuple<'_>,
     spill: PathBuf,
     threads: Option<usize>,
-) -> PyResult<(Vec<(u64, u64, u64)>, Vec<u64>)> {
+) -> PyResult<(Vec<SegmentTuple>, Vec<u64>)> {
     let part = part_of(part);
     let sorted = run_native(py, || {
         sorted::align_part_sorted(&align_options(&argv)?, &part, threads, &spill)
     })?;
-    let segments = sorted.segments.iter().map(|s| (s.range, s.offset, s.len)).collect();
+    let segments = sorted
+        .segments
+        .iter()
+        .map(|s| (s.range, s.offset, s.len))
+        .collect();
     Ok((segments, sorted.counts))
 }
 

@@ -292,7 +292,9 @@ impl PartsOutput {
         let output = self.output.lock().unwrap_or_else(|e| e.into_inner()).take();
         let index = self.index.lock().unwrap_or_else(|e| e.into_inner()).take();
         run_native(py, || match output {
-            Some(output) => Ok(Output::commit_together(std::iter::once(output).chain(index).collect())?),
+            Some(output) => Ok(Output::commit_together(
+                std::iter::once(output).chain(index).collect(),
+            )?),
             None => anyhow::bail!("the output is already closed"),
         })
     }

@@ -200,7 +200,9 @@ def align(
     The workers write the output: each part's bytes go from the worker that made them to
     their place in ``out``'s temporary file (beside ``out``, on the shared filesystem);
     the client writes the header and the last block and learns only the parts' sizes.
-    ``progress`` shows Dask's progress bar.
+    ``progress`` shows Dask's progress bar. With ``sort=True`` the output is what
+    ``seqfarm align --sort`` writes, BAM and index byte for byte (see
+    :func:`_write_sorted`).
 
     An existing ``out`` is replaced once the job has succeeded, as ``seqfarm align`` and
     bowtie2 replace their output (``force`` is accepted, as ``--force`` is, and changes

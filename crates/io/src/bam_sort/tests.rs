@@ -182,13 +182,19 @@ fn ranges_written_apart_are_the_whole_file_and_its_index() {
     use crate::bam_writer::{index_of_ranges, sort_range};
     let mut state = 99u64;
     let mut next = move || {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (state >> 33) as u32
     };
     let mut records: Vec<Vec<u8>> = (0..20_000)
         .map(|i| {
             let tid = (next() % 4) as i32 - 1;
-            let pos = if tid < 0 { -1 } else { (next() % 40_000_000) as i32 };
+            let pos = if tid < 0 {
+                -1
+            } else {
+                (next() % 40_000_000) as i32
+            };
             record(tid, pos, next() % 2 == 0, (i % 251) as u8)
         })
         .collect();
@@ -196,7 +202,9 @@ fn ranges_written_apart_are_the_whole_file_and_its_index() {
     let lengths = [50_000_000u64; 3];
     let path = std::path::Path::new("x.bam");
     let mut whole = Vec::new();
-    let mut writer = IndexedBamWriter::new(&mut whole, path, 0, 6, 2, &lengths).unwrap().range_blocks();
+    let mut writer = IndexedBamWriter::new(&mut whole, path, 0, 6, 2, &lengths)
+        .unwrap()
+        .range_blocks();
     for r in &records {
         writer.write_record(r).unwrap();
     }
@@ -216,8 +224,16 @@ fn ranges_written_apart_are_the_whole_file_and_its_index() {
     }
     assert!(placed.len() > 10, "{}", placed.len());
     joined.extend_from_slice(&crate::bgzf_writer::EOF_MARKER);
-    assert!(joined == whole, "the ranges' bytes differ from the whole file's");
-    let index = index_of_ranges(path, &lengths, placed.iter().map(|(o, e)| (*o, e.as_slice()))).unwrap();
+    assert!(
+        joined == whole,
+        "the ranges' bytes differ from the whole file's"
+    );
+    let index = index_of_ranges(
+        path,
+        &lengths,
+        placed.iter().map(|(o, e)| (*o, e.as_slice())),
+    )
+    .unwrap();
     let mut joined_index = Vec::new();
     index.write(&mut joined_index).unwrap();
     assert!(joined_index == whole_index, "the indexes differ");

@@ -96,7 +96,10 @@ impl AlignPlanner {
             option_error!("--un/--al/--met options are not available when aligning in parts");
         }
         if options.sort {
-            option_error!("--sort is not available when aligning in parts: sort the joined output");
+            option_error!(
+                "--sort is not available with reads the planner reads (standard input, \
+                 bzip2): give files the workers can read"
+            );
         }
         super::refuse_plot(options.plot.as_ref())?;
         Ok(Self {

@@ -115,7 +115,12 @@ impl SegmentReader {
 /// The lengths of the references of the run `options` ask for.
 fn reference_lengths(options: &AlignOptions) -> anyhow::Result<Vec<u64>> {
     let index = cached_index(options)?;
-    Ok(options.header(&index, "")?.references.iter().map(|r| r.len).collect())
+    Ok(options
+        .header(&index, "")?
+        .references
+        .iter()
+        .map(|r| r.len)
+        .collect())
 }
 
 /// Merges the records of one or more consecutive ranges from the parts' spill files
@@ -137,17 +142,24 @@ pub fn merge_range(
     // parts are in input order, each sorted in it).
     let mut heap = BinaryHeap::new();
     for (i, (reader, path)) in readers.iter_mut().enumerate() {
-        if reader.next().with_context(|| format!("cannot read {}", path.display()))? {
+        if reader
+            .next()
+            .with_context(|| format!("cannot read {}", path.display()))?
+        {
             heap.push(Reverse((sort_key(&reader.record), i)));
         }
     }
     let mut out = Vec::new();
     let threads = worker_threads(threads);
-    let mut writer = IndexedBamWriter::for_range(&mut out, &options.output, BAM_LEVEL, threads, &lengths)?;
+    let mut writer =
+        IndexedBamWriter::for_range(&mut out, &options.output, BAM_LEVEL, threads, &lengths)?;
     while let Some(Reverse((_, i))) = heap.pop() {
         let (reader, path) = &mut readers[i];
         writer.write_record(&reader.record)?;
-        if reader.next().with_context(|| format!("cannot read {}", path.display()))? {
+        if reader
+            .next()
+            .with_context(|| format!("cannot read {}", path.display()))?
+        {
             heap.push(Reverse((sort_key(&reader.record), i)));
         }
     }
@@ -160,7 +172,11 @@ pub fn merge_range(
 /// writes beside the BAM.
 pub fn sorted_index(options: &AlignOptions, placed: &[(u64, Vec<u8>)]) -> anyhow::Result<Vec<u8>> {
     let lengths = reference_lengths(options)?;
-    let index = index_of_ranges(&options.output, &lengths, placed.iter().map(|(o, e)| (*o, e.as_slice())))?;
+    let index = index_of_ranges(
+        &options.output,
+        &lengths,
+        placed.iter().map(|(o, e)| (*o, e.as_slice())),
+    )?;
     let mut bytes = Vec::new();
     index.write(&mut bytes)?;
     Ok(bytes)
