@@ -336,3 +336,12 @@ def test_sorted_output_is_the_cli_sorted_bam_and_index(dask_client, cli, data, s
     assert (tmp_path / "sorted.bam.bai").read_bytes() == expected_index
     assert got == done.stderr.decode()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_what_parts_cannot_do_is_refused_before_any_part_runs(dask_client, data, sim_index, tmp_path):
+    reads = plain_copies(tmp_path, data, DATA_PAIRS)
+    out = tmp_path / "refused.bam"
+    for options in ({"sort": True, "markdup": True}, {"met_file": str(tmp_path / "met.txt")}):
+        with pytest.raises(seqfarm.OptionError, match="not available when aligning in parts"):
+            seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, quiet=True, **options)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in reads)

@@ -5,7 +5,8 @@
 //!
 //! Blocks are cut as htslib cuts them: a record that would overflow the current block
 //! starts a new one (so records start at block boundaries unless larger than a block),
-//! and a block is closed as soon as it is full. A record's offsets are those a reader
+//! and a block is closed as soon as it is full; sorted output can also start a block at
+//! each genomic range ([`IndexedBamWriter::range_blocks`]). A record's offsets are those a reader
 //! sees: a position at the very end of a block is the start of the next one, as
 //! `samtools index` records it.
 
@@ -55,9 +56,13 @@ impl BamIndex {
     }
 }
 
-/// A record written but not yet placed: its start and end in `data`, and where it lies.
+/// A record written but not yet indexed: its start and end in `data`, and where it lies.
+/// A record is indexed once the block its end lies in is closed, so that an end at a
+/// block's end reads as the next block's start however blocks are flushed; the start of
+/// one spanning a flush is kept as its virtual offset.
 struct PendingRecord {
     start: usize,
+    start_offset: Option<u64>,
     end: usize,
     context: AlignmentContext,
 }
@@ -284,6 +289,7 @@ impl<'o> IndexedBamWriter<'o> {
         self.written += 1;
         self.records.push(PendingRecord {
             start,
+            start_offset: None,
             end: self.data.len(),
             context,
         });
@@ -339,24 +345,36 @@ impl<'o> IndexedBamWriter<'o> {
             let start = if b == 0 { 0 } else { block_ends[b - 1] };
             noodles_bgzf::VirtualPosition::from(addresses[b] << 16 | (p - start) as u64)
         };
-        for record in self.records.drain(..) {
+        let consumed = self.block_ends[n - 1];
+        let closed = self.records.partition_point(|r| r.end <= consumed);
+        for record in self.records.drain(..closed) {
+            let start = record
+                .start_offset
+                .map_or_else(|| offset(record.start), Into::into);
             if let Some(entries) = self.entries.as_mut() {
                 IndexEntry {
                     context: record.context,
-                    start: offset(record.start).into(),
+                    start: start.into(),
                     end: offset(record.end).into(),
                 }
                 .encode(entries);
                 continue;
             }
-            let chunk = Chunk::new(offset(record.start), offset(record.end));
+            let chunk = Chunk::new(start, offset(record.end));
             self.indexer
                 .add_record(record.context, chunk)
                 .map_err(|e| {
                     Error::format(&self.path, addresses[0], format!("cannot index: {e}"))
                 })?;
         }
-        let consumed = self.block_ends[n - 1];
+        // The records ending in the open block wait for it to close.
+        for record in &mut self.records {
+            if record.start_offset.is_none() && record.start < consumed {
+                record.start_offset = Some(offset(record.start).into());
+            }
+            record.start = record.start.saturating_sub(consumed);
+            record.end -= consumed;
+        }
         self.data.drain(..consumed);
         self.block_ends.clear();
         self.address = addresses[n];

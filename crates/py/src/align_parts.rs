@@ -165,7 +165,9 @@ fn align_read_files(
     argv: Vec<String>,
 ) -> PyResult<Option<Vec<(PathBuf, String, u64)>>> {
     run_native(py, || {
-        let Some(layout) = ReadLayout::new(&align_options(&argv)?) else {
+        let options = align_options(&argv)?;
+        align::refuse_in_parts(&options)?;
+        let Some(layout) = ReadLayout::new(&options) else {
             return Ok(None);
         };
         let mut files = Vec::new();

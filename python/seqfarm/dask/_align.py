@@ -148,7 +148,10 @@ def _write_sorted(client, argv, parts, output, header, progress):
         )
         blocks = [client.submit(operator.itemgetter(0), f, key=f"{f.key}-bytes", pure=False) for f in futures]
         entries = [client.submit(operator.itemgetter(1), f, key=f"{f.key}-entries", pure=False) for f in futures]
-        futures += blocks + entries
+        # A merge's result is freed once its bytes and entries are taken apart.
+        for future in futures:
+            future.release()
+        futures = blocks + entries
         offsets = []
         write_parts(client, blocks, output, header, _native.align_trailer(argv), offsets)
         index = client.submit(_sorted_index, argv, offsets, *entries, key=f"seqfarm-sorted-index-{os.urandom(4).hex()}", pure=False)

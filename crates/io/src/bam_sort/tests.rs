@@ -34,15 +34,19 @@ fn record(tid: i32, pos: i32, reverse: bool, tag: u8) -> Vec<u8> {
     r
 }
 
-/// Records with many ties, in a scrambled order.
-fn records() -> Vec<Vec<u8>> {
-    let mut state = 12345u64;
-    let mut next = move || {
+/// A pseudo-random number generator (a linear congruential one) from `seed`.
+fn lcg(mut state: u64) -> impl FnMut() -> u32 {
+    move || {
         state = state
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
         (state >> 33) as u32
-    };
+    }
+}
+
+/// Records with many ties, in a scrambled order.
+fn records() -> Vec<Vec<u8>> {
+    let mut next = lcg(12345);
     (0..3000)
         .map(|i| {
             let tid = (next() % 4) as i32 - 1;
@@ -177,35 +181,38 @@ fn batches_sorted_by_workers_give_the_same_records() {
     }
 }
 
-#[test]
-fn ranges_written_apart_are_the_whole_file_and_its_index() {
-    use crate::bam_writer::{index_of_ranges, sort_range};
-    let mut state = 99u64;
-    let mut next = move || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (state >> 33) as u32
-    };
-    let mut records: Vec<Vec<u8>> = (0..20_000)
+/// Records of `n` random placed (or unplaced) positions below `span`, sorted.
+fn sorted_records(n: usize, span: u32, seed: u64) -> Vec<Vec<u8>> {
+    let mut next = lcg(seed);
+    let mut records: Vec<Vec<u8>> = (0..n)
         .map(|i| {
             let tid = (next() % 4) as i32 - 1;
-            let pos = if tid < 0 {
-                -1
-            } else {
-                (next() % 40_000_000) as i32
-            };
+            let pos = if tid < 0 { -1 } else { (next() % span) as i32 };
             record(tid, pos, next() % 2 == 0, (i % 251) as u8)
         })
         .collect();
     records.sort_by_key(|r| sort_key(r));
-    let lengths = [50_000_000u64; 3];
+    records
+}
+
+#[test]
+fn ranges_written_apart_are_the_whole_file_and_its_index() {
+    // Many ranges of a record or two: the writer flushes at every kind of range end.
+    for (n, threads) in [(20_000, 2), (40, 1), (300, 1)] {
+        check_ranges_apart(&sorted_records(n, 400_000_000, 99 + n as u64), threads);
+    }
+}
+
+/// Writes `records` whole and range by range, and checks the bytes and the indexes.
+fn check_ranges_apart(records: &[Vec<u8>], threads: usize) {
+    use crate::bam_writer::{index_of_ranges, sort_range};
+    let lengths = [500_000_000u64; 3];
     let path = std::path::Path::new("x.bam");
     let mut whole = Vec::new();
-    let mut writer = IndexedBamWriter::new(&mut whole, path, 0, 6, 2, &lengths)
+    let mut writer = IndexedBamWriter::new(&mut whole, path, 0, 6, threads, &lengths)
         .unwrap()
         .range_blocks();
-    for r in &records {
+    for r in records {
         writer.write_record(r).unwrap();
     }
     let mut whole_index = Vec::new();
@@ -228,13 +235,15 @@ fn ranges_written_apart_are_the_whole_file_and_its_index() {
         joined == whole,
         "the ranges' bytes differ from the whole file's"
     );
-    let index = index_of_ranges(
-        path,
-        &lengths,
-        placed.iter().map(|(o, e)| (*o, e.as_slice())),
-    )
-    .unwrap();
+    let placed = placed.iter().map(|(o, e)| (*o, e.as_slice()));
     let mut joined_index = Vec::new();
-    index.write(&mut joined_index).unwrap();
-    assert!(joined_index == whole_index, "the indexes differ");
+    index_of_ranges(path, &lengths, placed)
+        .unwrap()
+        .write(&mut joined_index)
+        .unwrap();
+    assert!(
+        joined_index == whole_index,
+        "the indexes differ ({} records, {threads} threads)",
+        records.len()
+    );
 }

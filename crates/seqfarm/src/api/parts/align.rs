@@ -80,6 +80,18 @@ struct PlannedTask {
     data: Option<[Vec<u8>; 2]>,
 }
 
+/// Fails on what a run in parts cannot do: `--un`/`--al`/`--met` files, `--markdup`
+/// and `--plot`.
+pub fn refuse_in_parts(options: &AlignOptions) -> anyhow::Result<()> {
+    if !options.read_files.is_empty() || options.met_file.is_some() || options.met_stderr {
+        option_error!("--un/--al/--met options are not available when aligning in parts");
+    }
+    if options.markdup {
+        option_error!("--markdup is not available when aligning in parts: mark the sorted output");
+    }
+    super::refuse_plot(options.plot.as_ref())
+}
+
 /// Cuts a command line's reads into [`AlignPart`]s of `tasks_per_part` tasks of the
 /// command (fewer at the end of a source).
 pub struct AlignPlanner {
@@ -92,16 +104,13 @@ pub struct AlignPlanner {
 impl AlignPlanner {
     /// A planner over the reads of the run `options` ask for.
     pub fn new(options: &AlignOptions, tasks_per_part: usize) -> anyhow::Result<Self> {
-        if !options.read_files.is_empty() || options.met_file.is_some() || options.met_stderr {
-            option_error!("--un/--al/--met options are not available when aligning in parts");
-        }
+        refuse_in_parts(options)?;
         if options.sort {
             option_error!(
                 "--sort is not available with reads the planner reads (standard input, \
-                 bzip2): give files the workers can read"
+                 bzip2, or gzip that could not be indexed): give files the workers can read"
             );
         }
-        super::refuse_plot(options.plot.as_ref())?;
         Ok(Self {
             chunker: InputChunker::new(&options.reads, TASK_LIMITS)?,
             chunk: InputChunk::default(),

@@ -68,10 +68,16 @@ pub fn align_part_sorted(
         }
         at += len;
     }
+    // Written whole and renamed: a part run twice never shortens a file being read.
     let write = || -> std::io::Result<()> {
-        let mut file = File::create(spill)?;
+        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut name = spill.as_os_str().to_owned();
+        name.push(format!(".{}-{n}.tmp", std::process::id()));
+        let mut file = File::create(&name)?;
         file.write_all(records)?;
-        file.sync_data()
+        file.sync_data()?;
+        std::fs::rename(&name, spill)
     };
     write().with_context(|| format!("cannot write {}", spill.display()))?;
     Ok(SortedPart {
@@ -96,14 +102,21 @@ impl SegmentReader {
         })
     }
 
-    /// Reads the next record; `false` at the segment's end.
+    /// Reads the next record; `false` at the segment's end (an error if the file ends
+    /// first).
     fn next(&mut self) -> std::io::Result<bool> {
-        let mut len = [0u8; 4];
-        match self.reader.read_exact(&mut len) {
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(false),
-            other => other?,
+        if self.reader.get_ref().limit() == 0 && self.reader.buffer().is_empty() {
+            return Ok(false);
         }
+        let mut len = [0u8; 4];
+        self.reader.read_exact(&mut len)?;
         let body = u32::from_le_bytes(len) as usize;
+        if body as u64 > self.reader.get_ref().limit() + self.reader.buffer().len() as u64 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "a record longer than its range's records (changed since it was written?)",
+            ));
+        }
         self.record.clear();
         self.record.extend_from_slice(&len);
         self.record.resize(4 + body, 0);
