@@ -55,7 +55,7 @@ fn records() -> Vec<Vec<u8>> {
             } else {
                 (next() % 50) as i32 * 1000
             };
-            record(tid, pos, next() % 2 == 0, (i % 251) as u8)
+            record(tid, pos, next().is_multiple_of(2), (i % 251) as u8)
         })
         .collect()
 }
@@ -188,7 +188,7 @@ fn sorted_records(n: usize, span: u32, seed: u64) -> Vec<Vec<u8>> {
         .map(|i| {
             let tid = (next() % 4) as i32 - 1;
             let pos = if tid < 0 { -1 } else { (next() % span) as i32 };
-            record(tid, pos, next() % 2 == 0, (i % 251) as u8)
+            record(tid, pos, next().is_multiple_of(2), (i % 251) as u8)
         })
         .collect();
     records.sort_by_key(|r| sort_key(r));
