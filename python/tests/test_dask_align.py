@@ -139,13 +139,17 @@ def test_bad_record_raises_the_cli_message(dask_client, cli, sim_index, tmp_path
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
-def test_a_killed_worker_has_its_parts_recomputed(cli, data, sim_index, tmp_path, local_cluster):
+@pytest.mark.parametrize("sort", [False, True])
+def test_a_killed_worker_has_its_parts_recomputed(cli, data, sim_index, tmp_path, local_cluster, sort):
     import os
     import signal
     import threading
 
     reads = plain_copies(tmp_path, data, DATA_PAIRS, times=4)
-    expected, summary = cli_align(cli, tmp_path, sim_index, reads, "killed.bam")
+    expected, summary = cli_align(cli, tmp_path, sim_index, reads, "killed.bam", ["--sort"] if sort else [])
+    bai = tmp_path / "killed.bam.bai"
+    expected_index = bai.read_bytes() if sort else None
+    bai.unlink(missing_ok=True)
     with local_cluster(silence_logs=50) as client:
         pids = client.run(os.getpid)
         victim = sorted(pids.values())[0]
@@ -160,12 +164,14 @@ def test_a_killed_worker_has_its_parts_recomputed(cli, data, sim_index, tmp_path
         killer.start()
         out = tmp_path / "killed.bam"
         got = seqfarm.dask.align(
-            client, sim_index, reads[0], reads[1], out=out, tasks_per_part=1, quiet=True
+            client, sim_index, reads[0], reads[1], out=out, tasks_per_part=1, quiet=True, sort=sort
         )
         killer.join()
         assert victim not in client.run(os.getpid).values()
     assert out.read_bytes() == expected
     assert got == summary
+    assert (bai.read_bytes() if sort else None) == expected_index
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
 def test_part_plan_covers_the_input_at_task_boundaries(dask_client, data, sim_index, tmp_path):

@@ -99,6 +99,11 @@ def test_align_and_flagstat_on_a_command_line_cluster(cli_cluster_client, cli, d
     summary = seqfarm.dask.align(client, sim_index, *reads, out=out, tasks_per_part=1, quiet=True)
     assert out.read_bytes() == expected
     assert summary == done.stderr.decode()
+    cli("align", "--sort", "-x", sim_index, "-1", reads[0], "-2", reads[1], "-o", out)
+    expected, expected_index = out.read_bytes(), (tmp_path / "pairs.bam.bai").read_bytes()
+    seqfarm.dask.align(client, sim_index, *reads, out=out, sort=True, quiet=True)
+    assert out.read_bytes() == expected
+    assert (tmp_path / "pairs.bam.bai").read_bytes() == expected_index
     bam = data / "bam" / "chm1.bam"
     assert seqfarm.dask.flagstat(client, bam) == json.loads(cli("flagstat", "-O", "json", bam).stdout)
 
