@@ -101,16 +101,39 @@ pub fn is_compressed(head: &[u8]) -> bool {
     is_gzip(head) || is_bzip2(head)
 }
 
-/// A regular file's size on disk and whether [`Input`] decompresses it (its magic bytes);
-/// `None` for standard input, pipes and anything that cannot be opened. Opening a pipe
-/// here would take its first bytes from the reader that comes after, so only regular
-/// files are opened.
-pub fn regular_file_size(path: &Path) -> Option<(u64, bool)> {
+/// How a file's bytes are compressed, told by its magic bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    /// Gzip: one member, several, or BGZF.
+    Gzip,
+    Bzip2,
+}
+
+/// A regular file's size on disk and how it is compressed (its magic bytes); `None` for
+/// standard input, pipes and anything that cannot be opened. Opening a pipe here would
+/// take its first bytes from the reader that comes after, so only regular files are
+/// opened.
+pub fn regular_file(path: &Path) -> Option<(u64, Compression)> {
     let meta = std::fs::metadata(path).ok().filter(|m| m.is_file())?;
     let mut head = [0u8; 4];
     let mut file = File::open(path).ok()?;
     let read = file.read(&mut head).ok()?;
-    Some((meta.len(), is_compressed(&head[..read])))
+    let head = &head[..read];
+    let compression = if is_gzip(head) {
+        Compression::Gzip
+    } else if is_bzip2(head) {
+        Compression::Bzip2
+    } else {
+        Compression::None
+    };
+    Some((meta.len(), compression))
+}
+
+/// A regular file's size on disk and whether [`Input`] decompresses it (see
+/// [`regular_file`]).
+pub fn regular_file_size(path: &Path) -> Option<(u64, bool)> {
+    regular_file(path).map(|(len, c)| (len, c != Compression::None))
 }
 
 /// A regular file read through a read-only memory map. Reading a file with `read(2)`

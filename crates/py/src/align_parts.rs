@@ -172,8 +172,8 @@ fn align_read_files(
         };
         let mut files = Vec::new();
         for path in layout.files() {
-            let (kind, len) = match ranges::read_storage(&path)? {
-                ReadStorage::Plain => ("plain", std::fs::metadata(&path)?.len()),
+            let (kind, len) = match ranges::read_storage(&path) {
+                ReadStorage::Plain { len } => ("plain", len),
                 ReadStorage::Gzip => ("gzip", 0),
                 ReadStorage::Other => ("other", 0),
             };

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use seqfarm_io::gzip_index::GzipIndex;
-use seqfarm_io::input::Input;
+use seqfarm_io::input::{Compression, Input};
 use seqfarm_io::reads::{
     file_record_format, records_in_range, skip_records, InputFormat, Layout, RangeRecords,
     RecordFormat,
@@ -38,9 +38,12 @@ pub enum ReadAccess {
 /// How a read file is stored, from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadStorage {
-    Plain,
+    /// Uncompressed, `len` bytes.
+    Plain {
+        len: u64,
+    },
     Gzip,
-    /// Another compression, or standard input: read by the planner.
+    /// Another compression, or not a regular file: read by the planner.
     Other,
 }
 
@@ -308,23 +311,14 @@ fn check_totals(files: &[PathBuf], totals: &[u64], per: u64) -> anyhow::Result<(
     Ok(())
 }
 
-/// How `path` is stored, from its first bytes (a few bytes read); `Other` for what is
-/// not a regular file (a named pipe cannot be read at an offset).
-pub fn read_storage(path: &Path) -> anyhow::Result<ReadStorage> {
-    if seqfarm_io::input::regular_file_size(path).is_none() {
-        return Ok(ReadStorage::Other);
+/// How `path` is stored, from its first bytes; `Other` for what is not a regular file
+/// (a named pipe cannot be read at an offset).
+pub fn read_storage(path: &Path) -> ReadStorage {
+    match seqfarm_io::input::regular_file(path) {
+        Some((len, Compression::None)) => ReadStorage::Plain { len },
+        Some((_, Compression::Gzip)) => ReadStorage::Gzip,
+        Some((_, Compression::Bzip2)) | None => ReadStorage::Other,
     }
-    let mut head = [0u8; 4];
-    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let n = file.read(&mut head)?;
-    let head = &head[..n];
-    Ok(if head.starts_with(&[0x1f, 0x8b]) {
-        ReadStorage::Gzip
-    } else if seqfarm_io::input::is_compressed(head) {
-        ReadStorage::Other
-    } else {
-        ReadStorage::Plain
-    })
 }
 
 /// The access points of the gzip file `path` (made and kept beside it by the first

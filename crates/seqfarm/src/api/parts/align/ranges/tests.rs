@@ -51,10 +51,8 @@ fn check_pairs(r1: &Path, r2: &Path, names: [&[String]; 2], skip: u64, upto: Opt
     let access: Vec<ReadAccess> = layout
         .files()
         .iter()
-        .map(|f| match read_storage(f).unwrap() {
-            ReadStorage::Plain => ReadAccess::Plain {
-                len: std::fs::metadata(f).unwrap().len(),
-            },
+        .map(|f| match read_storage(f) {
+            ReadStorage::Plain { len } => ReadAccess::Plain { len },
             ReadStorage::Gzip => gzip_access(f, 10_000).unwrap(),
             ReadStorage::Other => unreachable!(),
         })
