@@ -86,8 +86,9 @@ impl Entry {
     }
 }
 
-/// The length of the BAM record starting at `bytes[0]`, its 4-byte length included.
-fn record_len(bytes: &[u8]) -> Option<usize> {
+/// The length of the BAM record starting at `bytes[0]`, its 4-byte length included;
+/// `None` when `bytes` does not hold a whole record.
+pub fn record_len(bytes: &[u8]) -> Option<usize> {
     let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize + 4;
     // A record has at least its 32 fixed bytes besides the length.
     (len >= 36 && len <= bytes.len()).then_some(len)

@@ -89,7 +89,7 @@ fn contig_lengths(index: &FmIndex) -> Vec<u64> {
 
 /// The lengths of the contigs of the index file `path`, read from its header (the file
 /// memory-mapped, nothing else read); `None` when it cannot be opened.
-fn peek_contig_lengths(path: &Path) -> Option<Vec<u64>> {
+pub(crate) fn peek_contig_lengths(path: &Path) -> Option<Vec<u64>> {
     let options = LoadOptions {
         mode: LoadMode::Mmap,
         verify_checksums: false,

@@ -12,12 +12,12 @@ use std::io::{BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use seqfarm_io::bam_sort::{index_beside, sort_key, BatchSort};
+use seqfarm_io::bam_sort::{index_beside, record_len, sort_key, BatchSort};
 use seqfarm_io::bam_writer::{index_of_ranges, sort_range, IndexedBamWriter};
 use seqfarm_io::output::Output;
 
 use super::{cached_index, run_part, AlignPart};
-use crate::cmd::align::{AlignOptions, BAM_LEVEL};
+use crate::cmd::align::{peek_contig_lengths, AlignOptions, BAM_LEVEL};
 use crate::common::worker_threads;
 
 /// Where one genomic range's records of a part lie in its spill file.
@@ -35,12 +35,6 @@ pub struct RangeSegment {
 pub struct SortedPart {
     pub segments: Vec<RangeSegment>,
     pub counts: Vec<u64>,
-}
-
-/// The length of the BAM record (with its 4-byte length) at the start of `bytes`.
-fn record_len(bytes: &[u8]) -> Option<usize> {
-    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize + 4;
-    (len <= bytes.len()).then_some(len)
 }
 
 /// Aligns `part` on `threads` workers, sorts its records by coordinate (input order
@@ -125,15 +119,17 @@ impl SegmentReader {
     }
 }
 
-/// The lengths of the references of the run `options` ask for.
+/// The lengths of the references of the run `options` ask for, from the index file's
+/// header (a worker that runs no part need not load the index).
 fn reference_lengths(options: &AlignOptions) -> anyhow::Result<Vec<u64>> {
-    let index = cached_index(options)?;
-    Ok(options
-        .header(&index, "")?
-        .references
-        .iter()
-        .map(|r| r.len)
-        .collect())
+    match peek_contig_lengths(&options.index_file()) {
+        Some(lengths) => Ok(lengths),
+        None => Ok(cached_index(options)?
+            .contigs()
+            .iter()
+            .map(|c| c.len)
+            .collect()),
+    }
 }
 
 /// Merges the records of one or more consecutive ranges from the parts' spill files
