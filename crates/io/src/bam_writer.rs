@@ -252,11 +252,16 @@ impl<'o> IndexedBamWriter<'o> {
     /// Writes the last block of a range written apart (no EOF marker); returns its
     /// index entries.
     pub fn finish_range(mut self) -> Result<Vec<u8>> {
+        self.close_open_block();
+        self.flush_blocks()?;
+        Ok(self.entries.take().unwrap_or_default())
+    }
+
+    /// Closes the open block, if it holds anything.
+    fn close_open_block(&mut self) {
         if self.data.len() > self.open_block_start() {
             self.block_ends.push(self.data.len());
         }
-        self.flush_blocks()?;
-        Ok(self.entries.take().unwrap_or_default())
     }
 
     fn open_block_start(&self) -> usize {
@@ -267,10 +272,8 @@ impl<'o> IndexedBamWriter<'o> {
     pub fn write_record(&mut self, record: &[u8]) -> Result<()> {
         if self.range_blocks {
             let range = sort_range(record);
-            if self.last_range.is_some_and(|r| r != range)
-                && self.data.len() > self.open_block_start()
-            {
-                self.block_ends.push(self.data.len());
+            if self.last_range.is_some_and(|r| r != range) {
+                self.close_open_block();
             }
             self.last_range = Some(range);
         }
@@ -383,9 +386,7 @@ impl<'o> IndexedBamWriter<'o> {
 
     /// Writes the last blocks and the EOF marker; returns the index.
     pub fn finish(mut self) -> Result<BamIndex> {
-        if self.data.len() > self.open_block_start() {
-            self.block_ends.push(self.data.len());
-        }
+        self.close_open_block();
         self.flush_blocks()?;
         self.out
             .write_all(&EOF_MARKER)

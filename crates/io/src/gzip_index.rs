@@ -16,8 +16,8 @@ use std::time::UNIX_EPOCH;
 pub use self::stream::GzipReader;
 use self::stream::{Inflater, ZlibMode, WINDOW};
 
-/// The first bytes of an index file (format version 1).
-const MAGIC: &[u8; 8] = b"SFZI\x01\0\0\0";
+/// The first bytes of an index file (format version 2).
+const MAGIC: &[u8; 8] = b"SFZI\x02\0\0\0";
 
 /// A place inflating can start from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -266,7 +266,9 @@ impl GzipIndex {
             )));
         }
         let file_len = read_u64(&mut r)?;
-        let modified = read_u64(&mut r)? as i64 as i128 * 1_000_000_000 + read_u64(&mut r)? as i128;
+        let mut modified = [0u8; 16];
+        r.read_exact(&mut modified)?;
+        let modified = i128::from_le_bytes(modified);
         if (file_len, modified) != fingerprint(path)? {
             return Err(invalid(format!(
                 "{} was made from an older file",
@@ -342,10 +344,7 @@ impl GzipIndex {
             let mut w = io::BufWriter::new(tmp.as_file_mut());
             w.write_all(MAGIC)?;
             w.write_all(&self.file_len.to_le_bytes())?;
-            let seconds = self.modified.div_euclid(1_000_000_000) as i64;
-            let nanos = self.modified.rem_euclid(1_000_000_000) as u64;
-            w.write_all(&(seconds as u64).to_le_bytes())?;
-            w.write_all(&nanos.to_le_bytes())?;
+            w.write_all(&self.modified.to_le_bytes())?;
             w.write_all(&self.length.to_le_bytes())?;
             w.write_all(&(self.points.len() as u64).to_le_bytes())?;
             for p in &self.points {
@@ -400,23 +399,22 @@ fn bgzf_points(file: &File, span: u64) -> io::Result<Option<(Vec<AccessPoint>, u
     // SAFETY: read-only, and only through `block_at`, which checks every length.
     #[allow(unsafe_code)]
     let map = unsafe { memmap2::Mmap::map(file)? };
-    let (mut offset, mut out, mut last) = (0u64, 0u64, 0u64);
+    let (mut out, mut last) = (0u64, 0u64);
     let mut points = Vec::new();
-    while offset < map.len() as u64 {
-        let Ok(block) = crate::bgzf::block_at(&map, offset) else {
+    for block in crate::bgzf::BlockScanner::new(&map, 0, map.len() as u64) {
+        let Ok(block) = block else {
             return Ok(None);
         };
-        if offset == 0 || out - last >= span {
+        if block.offset == 0 || out - last >= span {
             points.push(AccessPoint {
                 out,
-                input: offset,
+                input: block.offset,
                 bits: 0,
                 window: None,
             });
             last = out;
         }
         out += block.inflated_size as u64;
-        offset = block.end();
     }
     Ok((!points.is_empty()).then_some((points, out)))
 }

@@ -42,8 +42,8 @@
 //! * [`Error`]: every error names the file, and where it applies the record or byte offset.
 //!
 //! The only `unsafe` is in [`bam`], [`cram`] and [`input`] (mapping files and releasing mapped
-//! pages), in [`bgzf`]'s ISA-L decoder (calls into the C library) and in [`gzip_index`]'s
-//! inflate stream (zlib's interface).
+//! pages), in [`bgzf`]'s ISA-L decoder (calls into the C library) and in [`gzip_index`]
+//! (zlib's interface for its inflate stream, and a memory map to walk BGZF blocks).
 #![deny(unsafe_code)]
 
 pub mod alignment_file;

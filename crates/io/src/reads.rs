@@ -72,7 +72,7 @@ impl Default for ChunkLimits {
 }
 
 /// The format of `input` from its first non-blank byte (FASTQ for an empty input).
-fn detect_format(input: &mut Input) -> Result<ReadFormat> {
+pub(crate) fn detect_format(input: &mut Input) -> Result<ReadFormat> {
     loop {
         let path = input.path.clone();
         let buf = input.fill_buf().map_err(|e| Error::io(&path, e))?;

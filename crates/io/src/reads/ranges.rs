@@ -11,7 +11,7 @@
 use std::io::{self, BufRead, Read};
 
 use super::chunker::record_format_of;
-use super::records::{Framing, RecordReader};
+use super::records::Framing;
 use super::{InputFormat, RecordFormat};
 use crate::input::Input;
 use crate::Result;
@@ -22,8 +22,8 @@ pub fn file_record_format(format: InputFormat, input: Input) -> Result<RecordFor
     if let Some(given) = record_format_of(format) {
         return Ok(given);
     }
-    let (_, detected) = RecordReader::from_input(input, None)?;
-    Ok(match detected {
+    let mut input = input;
+    Ok(match super::detect_format(&mut input)? {
         super::ReadFormat::Fastq => RecordFormat::Fastq,
         super::ReadFormat::Fasta => RecordFormat::Fasta,
     })

@@ -59,6 +59,7 @@ fn check(format: RecordFormat) {
             let (start, end) = (w[0], w[1]);
             let stream = Cursor::new(&data[start as usize..]);
             let range = records_in_range(stream, format, start, end, 7).unwrap();
+            assert_eq!(range.anchors.len() as u64, range.records.div_ceil(7));
             for (k, &anchor) in range.anchors.iter().enumerate() {
                 assert_eq!(
                     anchor,
