@@ -101,6 +101,8 @@ def test_align_and_flagstat_on_a_command_line_cluster(cli_cluster_client, cli, d
     assert summary == done.stderr.decode()
     cli("align", "--sort", "-x", sim_index, "-1", reads[0], "-2", reads[1], "-o", out)
     expected, expected_index = out.read_bytes(), (tmp_path / "pairs.bam.bai").read_bytes()
+    out.unlink()
+    (tmp_path / "pairs.bam.bai").unlink()
     seqfarm.dask.align(client, sim_index, *reads, out=out, sort=True, quiet=True)
     assert out.read_bytes() == expected
     assert (tmp_path / "pairs.bam.bai").read_bytes() == expected_index

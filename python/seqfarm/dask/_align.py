@@ -41,11 +41,8 @@ def plan_by_ranges(client, argv, parts, tasks_per_part=None):
     files = _native.align_read_files(argv)
     if files is None or any(kind == "other" for _, kind, _ in files):
         return None
-    indexed = {
-        path: client.submit(_native.gzip_access, path, GZIP_SPAN, key=f"seqfarm-gzip-index-{os.urandom(4).hex()}", pure=False)
-        for path, kind, _ in files
-        if kind == "gzip"
-    }
+    packed = [path for path, kind, _ in files if kind == "gzip"]
+    indexed = dict(zip(packed, submit_in_order(client, _native.gzip_access, [(p, GZIP_SPAN) for p in packed], "gzip-index")))
     try:
         access = [indexed[path].result() if kind == "gzip" else ("plain", length, None) for path, kind, length in files]
     except _native.Error:
@@ -54,12 +51,7 @@ def plan_by_ranges(client, argv, parts, tasks_per_part=None):
         # its reads travel with the parts.
         return None
     ranges = _native.align_ranges(argv, access, RANGE_BYTES)
-    counts = client.gather(
-        [
-            client.submit(_native.align_count_range, argv, r, key=f"seqfarm-count-range-{i}-{os.urandom(4).hex()}", pure=False)
-            for i, r in enumerate(ranges)
-        ]
-    )
+    counts = client.gather(submit_in_order(client, _native.align_count_range, [(argv, r) for r in ranges], "count-range"))
     return _native.align_parts_by_range(argv, access, list(zip(ranges, counts)), parts, tasks_per_part)
 
 
@@ -152,9 +144,8 @@ def _write_sorted(client, argv, parts, output, header, progress):
         for future in futures:
             future.release()
         futures = blocks + entries
-        offsets = []
-        write_parts(client, blocks, output, header, _native.align_trailer(argv), offsets)
-        index = client.submit(_sorted_index, argv, offsets, *entries, key=f"seqfarm-sorted-index-{os.urandom(4).hex()}", pure=False)
+        _, offsets = write_parts(client, blocks, output, header, _native.align_trailer(argv))
+        [index] = submit_in_order(client, _sorted_index, [(argv, offsets, *entries)], "sorted-index")
         futures.append(index)
         output.write_index(index.result())
         return counts
@@ -231,7 +222,7 @@ def align(
                 client, _align_part, [(argv, part) for part in parts], "align", progress
             )
             counts = [0] * 10
-            for part_counts in write_parts(client, futures, output, header, _native.align_trailer(argv)):
+            for part_counts in write_parts(client, futures, output, header, _native.align_trailer(argv))[0]:
                 counts = [a + b for a, b in zip(counts, part_counts)]
     summary = _native.align_summary(argv, counts)
     if not quiet:

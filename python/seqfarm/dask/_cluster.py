@@ -83,19 +83,17 @@ def _write_part(result, path, offset):
     return _native.write_at(path, offset, _bytes_of(result))
 
 
-def write_parts(client, futures, output, header, trailer, offsets=None):
+def write_parts(client, futures, output, header, trailer):
     """Writes ``header``, the parts' bytes (each future's result: bytes, or ``(bytes,
     counts)``, in output order) and ``trailer`` into ``output``; returns the parts'
-    counts in order (``None`` for results of bytes alone), and appends each part's
-    offset in the file to ``offsets`` when given.
+    counts in order (``None`` for results of bytes alone) and their offsets in the file.
 
     With a file on a shared filesystem the parts' bytes never pass through the client:
     it learns each part's size, places it after the parts before it, and the worker
     holding the part writes it there (Dask recomputes a part whose worker died, and a
     write is retried; either writes the same bytes at the same offset). On standard
     output the client writes the bytes itself."""
-    counts = []
-    offsets = [] if offsets is None else offsets
+    counts, offsets = [], []
     output.write(header)
     path = output.temporary_path()
     if path is None:
@@ -108,7 +106,7 @@ def write_parts(client, futures, output, header, trailer, offsets=None):
             output.write(_bytes_of(result))
             counts.append(result[1] if isinstance(result, tuple) else None)
         output.write(trailer)
-        return counts
+        return counts, offsets
     output.flush()
     # The workers do not share the client's working directory.
     path = os.path.abspath(os.fspath(path))
@@ -135,7 +133,7 @@ def write_parts(client, futures, output, header, trailer, offsets=None):
         client.cancel(futures[placed:] + sizes[placed:] + writes)
         raise
     _native.write_at(path, offset, trailer)
-    return counts
+    return counts, offsets
 
 
 def region_tasks(argv, task_bytes, first, last, columns=False):

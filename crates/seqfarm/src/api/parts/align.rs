@@ -265,7 +265,11 @@ fn run_part(
     // Named as on the command line, for messages.
     let opener = Box::new(move |path: &Path| match streams.next() {
         Some(stream) => Input::from_reader(path, stream),
-        None => Input::open(path),
+        None => Err(seqfarm_io::Error::record(
+            path,
+            0,
+            "a part names fewer files than its source",
+        )),
     });
     let mut chunker = InputChunker::new(&sources, TASK_LIMITS)?.part(
         part.source,
