@@ -56,7 +56,7 @@ measure() {
 
 . bench/machine.sh
 echo "# $(date -u +%F) $(nproc) cores, $(machine); load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# $bam: $(samtools view -c "$bam") records; $threads threads; median of $rounds rounds; $("$sf" --version)"
+echo "# $bam: $(samtools view -c "$bam") records, $(( $(stat -L -c %s "$bam") / 1000000 )) MB; $threads threads; median of $rounds rounds; $("$sf" --version)"
 names=()
 for ((r = 1; r <= rounds; r++)); do
   if [ "${PICARD:-1}" != 0 ]; then
@@ -72,7 +72,7 @@ for m in "${budgets[@]}"; do names+=("m$m"); done
 first="m${budgets[0]}"
 for n in "${names[@]}"; do
   same=-
-  if [ "$n" != Picard ]; then
+  if [ "$n" != Picard ] && [ "$n" != "$first" ]; then
     same=no
     if cmp -s "$tmp/$first/out.bam" "$tmp/$n/out.bam" \
       && diff -q <(grep -v '^#' "$tmp/$first/metrics.txt") <(grep -v '^#' "$tmp/$n/metrics.txt") >/dev/null; then

@@ -113,8 +113,7 @@ impl Libraries {
 
     /// The library number of a read with read group `rg`.
     pub fn library(&self, rg: Option<&[u8]>) -> u16 {
-        rg.and_then(|rg| self.groups.get(rg))
-            .map_or(self.unknown, |&(_, library)| library)
+        self.group_place_and_library(rg).1
     }
 
     /// The place of read group `rg` among the `@RG` lines as Picard counts it for optical

@@ -38,8 +38,7 @@ fn rec(name: &'static str, flag: u16, pos: i32, qual: u8) -> Rec {
 fn run(records: &[Rec], groups: &[(Vec<u8>, Option<String>)]) -> (Vec<u64>, Vec<LibraryCounts>) {
     let libraries = Libraries::new(groups);
     let in_memory = DuplicateFinder::in_memory(libraries.clone(), MarkdupRules::default());
-    let (found, runs) = run_with(in_memory, records, &libraries);
-    assert_eq!(runs, 0);
+    let (found, _) = run_with(in_memory, records, &libraries);
     let store = Box::<MemoryRuns>::default();
     let spilling = DuplicateFinder::new(libraries.clone(), MarkdupRules::default(), 0, store);
     let (spilled, runs) = run_with(spilling, records, &libraries);
