@@ -9,9 +9,11 @@
 mod stream;
 
 use std::fs::File;
-use std::io::{self, BufReader, Read, Write};
+use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
+
+use crate::output::{Output, Overwrite};
 
 pub use self::stream::GzipReader;
 use self::stream::{Inflater, ZlibMode, WINDOW};
@@ -334,40 +336,33 @@ impl GzipIndex {
         }
     }
 
-    /// Writes the index to `index_path` (through a temporary file beside it, renamed).
+    /// Writes the index to `index_path` (through a temporary file beside it, renamed, as
+    /// every output is).
     fn save(&self, index_path: &Path) -> io::Result<()> {
-        let dir = index_path.parent().filter(|d| !d.as_os_str().is_empty());
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".sfzi-")
-            .tempfile_in(dir.unwrap_or(Path::new(".")))?;
-        {
-            let mut w = io::BufWriter::new(tmp.as_file_mut());
-            w.write_all(MAGIC)?;
-            w.write_all(&self.file_len.to_le_bytes())?;
-            w.write_all(&self.modified.to_le_bytes())?;
-            w.write_all(&self.length.to_le_bytes())?;
-            w.write_all(&(self.points.len() as u64).to_le_bytes())?;
-            for p in &self.points {
-                w.write_all(&p.out.to_le_bytes())?;
-                w.write_all(&p.input.to_le_bytes())?;
-                w.write_all(&[p.bits])?;
-                match &p.window {
-                    None => w.write_all(&u64::MAX.to_le_bytes())?,
-                    Some(window) => {
-                        w.write_all(&(window.len() as u64).to_le_bytes())?;
-                        w.write_all(window)?;
-                    }
+        let mut bytes = Vec::new();
+        bytes.extend_from_slice(MAGIC);
+        bytes.extend_from_slice(&self.file_len.to_le_bytes());
+        bytes.extend_from_slice(&self.modified.to_le_bytes());
+        bytes.extend_from_slice(&self.length.to_le_bytes());
+        bytes.extend_from_slice(&(self.points.len() as u64).to_le_bytes());
+        for p in &self.points {
+            bytes.extend_from_slice(&p.out.to_le_bytes());
+            bytes.extend_from_slice(&p.input.to_le_bytes());
+            bytes.push(p.bits);
+            match &p.window {
+                None => bytes.extend_from_slice(&u64::MAX.to_le_bytes()),
+                Some(window) => {
+                    bytes.extend_from_slice(&(window.len() as u64).to_le_bytes());
+                    bytes.extend_from_slice(window);
                 }
             }
-            w.flush()?;
         }
-        tmp.as_file().sync_data()?;
-        // Readable by every worker, whoever runs it.
-        use std::os::unix::fs::PermissionsExt as _;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))?;
-        tmp.persist(index_path).map_err(|e| e.error)?;
-        Ok(())
+        let write = || -> crate::Result<()> {
+            let mut out = Output::create(index_path, Overwrite::Allow)?;
+            out.put(&bytes)?;
+            out.commit()
+        };
+        write().map_err(|e| io::Error::other(e.to_string()))
     }
 
     /// The inflated stream of `path` (the file this index was made from) from access
