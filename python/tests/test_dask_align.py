@@ -185,7 +185,7 @@ def test_part_plan_covers_the_input_at_task_boundaries(dask_client, data, sim_in
     assert sum(p[4] for p in parts) == 4000
     for part in parts:
         assert part[2] == part[3] == part[1]
-        for mate, (path, offset, point, skip, data_) in enumerate(part[6]):
+        for mate, (path, offset, point, skip, data_) in enumerate(part[5]):
             assert path == reads[mate] and point is None and data_ is None
             with open(path, "rb") as f:
                 f.seek(offset)
@@ -309,7 +309,7 @@ def test_gzip_reads_without_an_index_travel_with_their_parts(cli, data, sim_inde
     carried = []
     align_part = _native.align_part
     monkeypatch.setattr(
-        _native, "align_part", lambda argv, part, *a: carried.append(all(f[4] for f in part[6])) or align_part(argv, part, *a)
+        _native, "align_part", lambda argv, part, *a: carried.append(all(f[4] for f in part[5])) or align_part(argv, part, *a)
     )
     out = tmp_path / "unindexed.bam"
     with distributed.Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0") as client:

@@ -28,8 +28,8 @@ type FileTuple<'py> = (
 );
 
 /// A part as Python holds it: `(source, first_fragment, records_before_1,
-/// records_before_2, fragments, tasks, [file, ...])`.
-type PartTuple<'py> = (usize, u64, u64, u64, u64, u64, Vec<FileTuple<'py>>);
+/// records_before_2, fragments, [file, ...])`.
+type PartTuple<'py> = (usize, u64, u64, u64, u64, Vec<FileTuple<'py>>);
 
 /// Where a genomic range lies in a part's spill file as Python holds it: `(range,
 /// offset, length)`.
@@ -61,19 +61,17 @@ fn part_tuple<'py>(py: Python<'py>, part: &AlignPart) -> PartTuple<'py> {
         part.records_before[0],
         part.records_before[1],
         part.fragments,
-        part.tasks,
         files,
     )
 }
 
 fn part_of(part: PartTuple<'_>) -> AlignPart {
-    let (source, first_fragment, before1, before2, fragments, tasks, files) = part;
+    let (source, first_fragment, before1, before2, fragments, files) = part;
     AlignPart {
         source,
         first_fragment,
         records_before: [before1, before2],
         fragments,
-        tasks,
         files: files
             .into_iter()
             .map(|(path, offset, point, skip, data)| PartFile {

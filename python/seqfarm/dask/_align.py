@@ -79,12 +79,12 @@ def _join(tasks):
     """One part made of consecutive tasks of one source."""
     first = tasks[0]
     files = []
-    for i, (path, offset, point, skip, data) in enumerate(first[6]):
+    for i, (path, offset, point, skip, data) in enumerate(first[5]):
         if data is not None:
-            data = b"".join(t[6][i][4] for t in tasks)
+            data = b"".join(t[5][i][4] for t in tasks)
         files.append((path, offset, point, skip, data))
     fragments = sum(t[4] for t in tasks)
-    return (first[0], first[1], first[2], first[3], fragments, len(tasks), files)
+    return (first[0], first[1], first[2], first[3], fragments, files)
 
 
 def _align_part(argv, part):

@@ -61,8 +61,6 @@ pub struct AlignPart {
     pub records_before: [u64; 2],
     /// Fragments (reads or pairs) in the part.
     pub fragments: u64,
-    /// Tasks of the command in the part.
-    pub tasks: u64,
     /// The part's share of each file of the source.
     pub files: Vec<PartFile>,
 }
@@ -168,7 +166,6 @@ impl AlignPlanner {
             first_fragment: first.first_fragment,
             records_before: [first.first_record[0] - 1, first.first_record[1] - 1],
             fragments: 0,
-            tasks: 0,
             files: (0..first.files)
                 .map(|i| PartFile {
                     path: first.paths[i].clone(),
@@ -183,14 +180,15 @@ impl AlignPlanner {
                 })
                 .collect(),
         };
+        let mut tasks = 0;
         let mut next = Some(first);
         while let Some(mut task) = next.take() {
-            if task.source != part.source || part.tasks == self.tasks_per_part {
+            if task.source != part.source || tasks == self.tasks_per_part {
                 self.pending = Some(task);
                 break;
             }
             part.fragments += task.fragments;
-            part.tasks += 1;
+            tasks += 1;
             for (i, file) in part.files.iter_mut().enumerate() {
                 if let (PartReads::Carried(data), Some(task_data)) =
                     (&mut file.reads, task.data.as_mut())

@@ -277,7 +277,6 @@ impl ReadLayout {
                     first_fragment: a,
                     records_before: [record, record],
                     fragments: b - a,
-                    tasks: (b - a).div_ceil(ANCHOR_EVERY),
                     files,
                 });
                 a = b;
