@@ -16,7 +16,11 @@ use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
 /// except that a copy is memory-mapped instead when the memory `available` (see
 /// [`available_memory`]) is under twice the index's `size`, or unknown: a copy cannot be
 /// evicted, the file's pages can.
-fn unplaced_load(options: LoadOptions, size: u64, available: Option<u64>) -> (LoadOptions, String) {
+pub(crate) fn unplaced_load(
+    options: LoadOptions,
+    size: u64,
+    available: Option<u64>,
+) -> (LoadOptions, String) {
     if options.mode == LoadMode::Mmap {
         return (options, "asked for".into());
     }

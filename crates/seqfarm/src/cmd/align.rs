@@ -21,7 +21,7 @@ mod mate_files;
 mod metrics;
 mod options;
 mod outputs;
-pub(crate) use self::outputs::peek_contig_lengths;
+pub(crate) use self::outputs::{peek_contig_lengths, HEADER_ONLY};
 mod records;
 mod summary;
 mod terminal;

@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
+use seqfarm_farm::numa::available_memory;
 use seqfarm_farm::{FarmConfig, WorkerInfo};
-use seqfarm_fmindex::{FmIndex, LoadOptions};
+use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
 use seqfarm_io::bgzf_writer::EOF_MARKER;
 use seqfarm_io::input::Input;
 use seqfarm_io::output::Output;
@@ -21,9 +22,10 @@ use seqfarm_io::reads::{InputChunk, InputChunker};
 
 use crate::cmd::align::{
     header_bytes, summary_text, AlignOptions, AlignTask, AlignedTimes, ChunkWorker, MetricsCounts,
-    SummaryCounts, SummaryStyle, TASK_LIMITS,
+    SummaryCounts, SummaryStyle, HEADER_ONLY, TASK_LIMITS,
 };
 use crate::common::{farm_error, worker_threads};
+use crate::numa::unplaced_load;
 
 /// Where a part's records of one file are.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -215,7 +217,11 @@ pub struct AlignedPart {
 /// every part aligned here.
 static INDEXES: Mutex<Option<HashMap<PathBuf, Arc<FmIndex>>>> = Mutex::new(None);
 
-/// The index of `options` (`-x`), loaded once per process.
+/// The index of `options` (`-x`), loaded once per process as the command loads it: read
+/// into memory (huge pages: its searches read it at random) on every core (the process's
+/// other parts wait for it), or memory-mapped with `--mm` or when the memory available
+/// is under twice its size (the worker processes of a machine then share the file's
+/// pages).
 fn cached_index(options: &AlignOptions) -> anyhow::Result<Arc<FmIndex>> {
     options.check_index_exists()?;
     let path = options.index_file();
@@ -224,7 +230,18 @@ fn cached_index(options: &AlignOptions) -> anyhow::Result<Arc<FmIndex>> {
     if let Some(index) = cache.get(&path) {
         return Ok(index.clone());
     }
-    let index = FmIndex::open(&path, LoadOptions::default())
+    let asked = LoadOptions {
+        mode: if options.mm {
+            LoadMode::Mmap
+        } else {
+            LoadMode::Copy
+        },
+        verify_checksums: true,
+        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let (load, _) = unplaced_load(asked, size, available_memory());
+    let index = FmIndex::open(&path, load)
         .with_context(|| format!("cannot load the index {}", path.display()))?;
     let index = Arc::new(index);
     cache.insert(path, index.clone());
@@ -319,7 +336,12 @@ pub fn align_output(options: &AlignOptions) -> anyhow::Result<Output> {
 /// The output's first bytes for the run `options` ask for: the header, BGZF-compressed
 /// for BAM, with `command_line` in `@PG CL:` (see [`crate::cmd::align::command_line`]).
 pub fn align_header(options: &AlignOptions, command_line: &str) -> anyhow::Result<Vec<u8>> {
-    let index = cached_index(options)?;
+    // The header needs the contigs' names and lengths alone: the client that writes it
+    // neither reads the whole index nor keeps it.
+    options.check_index_exists()?;
+    let path = options.index_file();
+    let index = FmIndex::open(&path, HEADER_ONLY)
+        .with_context(|| format!("cannot load the index {}", path.display()))?;
     let header = options.header(&index, command_line)?;
     Ok(header_bytes(&header, options.style.bam))
 }

@@ -87,15 +87,18 @@ fn contig_lengths(index: &FmIndex) -> Vec<u64> {
     index.contigs().iter().map(|c| c.len).collect()
 }
 
-/// The lengths of the contigs of the index file `path`, read from its header (the file
-/// memory-mapped, nothing else read); `None` when it cannot be opened.
+/// How an index is opened for its header alone (contig names and lengths): the file
+/// memory-mapped, its header checked, nothing else read.
+pub(crate) const HEADER_ONLY: LoadOptions = LoadOptions {
+    mode: LoadMode::Mmap,
+    verify_checksums: false,
+    threads: 1,
+};
+
+/// The lengths of the contigs of the index file `path`, read from its header (see
+/// [`HEADER_ONLY`]); `None` when it cannot be opened.
 pub(crate) fn peek_contig_lengths(path: &Path) -> Option<Vec<u64>> {
-    let options = LoadOptions {
-        mode: LoadMode::Mmap,
-        verify_checksums: false,
-        threads: 1,
-    };
-    FmIndex::open(path, options)
+    FmIndex::open(path, HEADER_ONLY)
         .ok()
         .map(|index| contig_lengths(&index))
 }
