@@ -8,7 +8,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -80,42 +80,87 @@ pub fn align_part_sorted(
     })
 }
 
-/// One part's records of a range, read in order.
-struct SegmentReader {
-    reader: BufReader<std::io::Take<File>>,
+/// Bytes of a segment read from its file at a time (at most).
+const PIECE: u64 = 1 << 16;
+
+/// One part's records of a range, read in order a piece at a time. The file is open only
+/// while a piece is read: a merge of thousands of parts holds no file open (`ulimit -n`),
+/// and a piece is no longer than what is left of the segment.
+struct SegmentReader<'a> {
+    path: &'a Path,
+    /// Where the next piece starts in the file, and the segment's bytes after it.
+    next: u64,
+    left: u64,
+    piece: Vec<u8>,
+    /// Bytes of `piece` already taken.
+    taken: usize,
     record: Vec<u8>,
 }
 
-impl SegmentReader {
-    fn open(path: &Path, offset: u64, len: u64) -> std::io::Result<Self> {
-        let mut file = File::open(path)?;
-        file.seek(SeekFrom::Start(offset))?;
-        Ok(Self {
-            reader: BufReader::with_capacity(1 << 16, file.take(len)),
+impl<'a> SegmentReader<'a> {
+    fn new(path: &'a Path, offset: u64, len: u64) -> Self {
+        Self {
+            path,
+            next: offset,
+            left: len,
+            piece: Vec::new(),
+            taken: 0,
             record: Vec::new(),
-        })
+        }
+    }
+
+    /// The segment's bytes not yet taken.
+    fn remaining(&self) -> u64 {
+        self.left + (self.piece.len() - self.taken) as u64
     }
 
     /// Reads the next record; `false` at the segment's end (an error if the file ends
     /// first).
     fn next(&mut self) -> std::io::Result<bool> {
-        if self.reader.get_ref().limit() == 0 && self.reader.buffer().is_empty() {
+        if self.remaining() == 0 {
             return Ok(false);
         }
-        let mut len = [0u8; 4];
-        self.reader.read_exact(&mut len)?;
-        let body = u32::from_le_bytes(len) as usize;
-        if body as u64 > self.reader.get_ref().limit() + self.reader.buffer().len() as u64 {
+        self.record.clear();
+        self.take(4)?;
+        let body = u32::from_le_bytes(self.record[..4].try_into().expect("4 bytes"));
+        if u64::from(body) > self.remaining() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 "a record longer than its range's records (changed since it was written?)",
             ));
         }
-        self.record.clear();
-        self.record.extend_from_slice(&len);
-        self.record.resize(4 + body, 0);
-        self.reader.read_exact(&mut self.record[4..])?;
+        self.take(body as usize)?;
         Ok(true)
+    }
+
+    /// Appends the segment's next `n` bytes to the record.
+    fn take(&mut self, mut n: usize) -> std::io::Result<()> {
+        while n > 0 {
+            if self.taken == self.piece.len() {
+                self.read_piece()?;
+            }
+            let k = n.min(self.piece.len() - self.taken);
+            self.record
+                .extend_from_slice(&self.piece[self.taken..self.taken + k]);
+            self.taken += k;
+            n -= k;
+        }
+        Ok(())
+    }
+
+    fn read_piece(&mut self) -> std::io::Result<()> {
+        let len = self.left.min(PIECE);
+        if len == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        self.piece.resize(len as usize, 0);
+        let mut file = File::open(self.path)?;
+        file.seek(SeekFrom::Start(self.next))?;
+        file.read_exact(&mut self.piece)?;
+        self.next += len;
+        self.left -= len;
+        self.taken = 0;
+        Ok(())
     }
 }
 
@@ -141,12 +186,10 @@ pub fn merge_range(
     threads: Option<usize>,
 ) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
     let lengths = reference_lengths(options)?;
-    let mut readers = Vec::with_capacity(segments.len());
-    for (path, offset, len) in segments {
-        let reader = SegmentReader::open(path, *offset, *len)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        readers.push((reader, path));
-    }
+    let mut readers: Vec<_> = segments
+        .iter()
+        .map(|(path, offset, len)| (SegmentReader::new(path, *offset, *len), path))
+        .collect();
     // The command's order: coordinate, forward strand first, then input order (the
     // parts are in input order, each sorted in it).
     let mut heap = BinaryHeap::new();
@@ -196,4 +239,59 @@ pub fn sorted_index(options: &AlignOptions, placed: &[(u64, Vec<u8>)]) -> anyhow
 pub fn sorted_index_output(options: &AlignOptions) -> anyhow::Result<Output> {
     let path = index_beside(&options.output, &reference_lengths(options)?);
     Ok(Output::create(&path, options.overwrite())?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records of 4-byte length and body, one longer than a piece.
+    fn records() -> Vec<Vec<u8>> {
+        [10usize, 0, (PIECE as usize) + 100, 7, 300]
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let mut record = (n as u32).to_le_bytes().to_vec();
+                record.extend(std::iter::repeat_n(i as u8, n));
+                record
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_segment_is_read_record_by_record_across_pieces() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spill");
+        let records = records();
+        let mut file = b"before".to_vec();
+        records.iter().for_each(|r| file.extend_from_slice(r));
+        std::fs::write(&path, &file).unwrap();
+        let len = records.iter().map(Vec::len).sum::<usize>() as u64;
+        let mut reader = SegmentReader::new(&path, 6, len);
+        for record in &records {
+            assert!(reader.next().unwrap());
+            assert_eq!(&reader.record, record);
+        }
+        assert!(!reader.next().unwrap());
+    }
+
+    #[test]
+    fn a_segment_cut_short_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("spill");
+        let records = records();
+        std::fs::write(&path, records.concat()).unwrap();
+        // The segment claims the first record and part of the long one.
+        let mut reader = SegmentReader::new(&path, 0, records[0].len() as u64 + 4 + 50);
+        assert!(reader.next().unwrap());
+        assert!(reader.next().unwrap() && reader.record.len() == 4);
+        let e = reader.next().unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        // The file shorter than the segment it is read as.
+        let mut reader = SegmentReader::new(&path, 0, records.concat().len() as u64 + 10);
+        let e = (0..records.len() + 1)
+            .find_map(|_| reader.next().err())
+            .unwrap();
+        assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
+    }
 }
