@@ -190,8 +190,10 @@ def test_part_plan_covers_the_input_at_task_boundaries(dask_client, data, sim_in
             with open(path, "rb") as f:
                 f.seek(offset)
                 assert f.read(1) == b"@" and skip < 1024
-    assert [p[1] for p in plan_by_ranges(dask_client, argv, 3)] == [0, 1024, 2048, 3072]
+    # As many parts as asked for, of tasks as equal in number as can be (4 tasks).
+    assert [p[1] for p in plan_by_ranges(dask_client, argv, 3)] == [0, 1024, 2048]
     assert [p[1] for p in plan_by_ranges(dask_client, argv, 2)] == [0, 2048]
+    assert [p[1] for p in plan_by_ranges(dask_client, argv, 9)] == [0, 1024, 2048, 3072]
     # Read by the client (reads it cannot have the workers read at an offset).
     parts = plan_parts(argv, 3)
     assert [p[1] for p in parts] == [0, 1024, 2048]
@@ -199,11 +201,17 @@ def test_part_plan_covers_the_input_at_task_boundaries(dask_client, data, sim_in
     shutil.rmtree(tmp_path, ignore_errors=True)
 
 
-def test_parts_run_on_the_worker_threads(dask_client):
-    from seqfarm.dask._cluster import this_worker_threads
+def test_a_part_runs_on_one_thread_of_its_worker():
+    import distributed
 
-    assert dask_client.submit(this_worker_threads, pure=False).result() == 1
-    assert this_worker_threads() is None
+    from seqfarm.dask._cluster import task_threads
+
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster) as client:
+        # The worker runs two parts at once: each on one of its threads.
+        assert client.submit(task_threads, pure=False).result() == 1
+    assert task_threads() is None
 
 
 def _write_fails_once(aligned, path, offset, marks):

@@ -62,9 +62,30 @@ pub struct ReadRange {
 pub enum PartSize {
     /// This many of the command's tasks (1024 fragments each) at most.
     Tasks(u64),
-    /// About this many parts in all (at least this many when the input has as many
-    /// tasks).
+    /// This many parts in all, of as equal numbers of tasks as can be (fewer parts when
+    /// the input has fewer tasks; more where a part would span read sources).
     About(usize),
+}
+
+/// Where parts end (fragment numbers, each at a task boundary).
+enum PartEnds {
+    /// Every so many fragments.
+    Every(u64),
+    /// At these, in order.
+    At(Vec<u64>),
+}
+
+impl PartEnds {
+    /// The first end after fragment `a`.
+    fn after(&self, a: u64) -> u64 {
+        match self {
+            PartEnds::Every(n) => (a / n + 1) * n,
+            PartEnds::At(ends) => ends
+                .get(ends.partition_point(|&end| end <= a))
+                .copied()
+                .unwrap_or(u64::MAX),
+        }
+    }
 }
 
 /// A record a part can start reading at.
@@ -214,8 +235,8 @@ impl ReadLayout {
             *total += records.records;
         }
         let window_end = self.upto.map_or(u64::MAX, |n| self.skip.saturating_add(n));
-        let tasks_per_part = match split {
-            PartSize::Tasks(n) => n,
+        let ends = match split {
+            PartSize::Tasks(n) => PartEnds::Every(n.max(1) * ANCHOR_EVERY),
             PartSize::About(parts) => {
                 let all: u64 = self
                     .sources
@@ -225,12 +246,20 @@ impl ReadLayout {
                             / self.records_per_fragment(*layout)
                     })
                     .sum();
-                let wanted = all.min(window_end).saturating_sub(self.skip);
-                // At least as many parts as asked for: small ones balance the workers.
-                (wanted.div_ceil(ANCHOR_EVERY) / parts.max(1) as u64).max(1)
+                let first = self.skip / ANCHOR_EVERY;
+                let tasks = all
+                    .min(window_end)
+                    .div_ceil(ANCHOR_EVERY)
+                    .saturating_sub(first);
+                // As many tasks in each part as can be: the workers end together.
+                let parts = (parts as u64).clamp(1, tasks.max(1));
+                PartEnds::At(
+                    (1..parts)
+                        .map(|k| (first + tasks * k / parts) * ANCHOR_EVERY)
+                        .collect(),
+                )
             }
         };
-        let part_fragments = tasks_per_part.max(1) * ANCHOR_EVERY;
         let mut parts = Vec::new();
         let mut first_of_source = 0u64;
         for (source, (layout, files)) in self.sources.iter().enumerate() {
@@ -248,7 +277,7 @@ impl ReadLayout {
             let hi = (first_of_source + fragments).min(window_end);
             let mut a = lo;
             while a < hi {
-                let b = ((a / part_fragments + 1) * part_fragments).min(hi);
+                let b = ends.after(a).min(hi);
                 let record = (a - first_of_source) * per;
                 let files = files
                     .iter()
