@@ -12,8 +12,9 @@ from .._options import option_argv
 from ..align import align_arguments
 from ._cluster import (
     even_runs,
+    map_results,
     submit_in_order,
-    this_worker_threads,
+    task_threads,
     total_threads,
     whole_output,
     write_parts,
@@ -89,19 +90,19 @@ def _join(tasks):
 
 def _align_part(argv, part):
     """Runs on a worker: the part's output bytes and summary counts."""
-    return _native.align_part(argv, part, this_worker_threads())
+    return _native.align_part(argv, part, task_threads())
 
 
 def _align_part_sorted(argv, part, spill):
     """Runs on a worker: the part's records sorted into ``spill``; where each genomic
     range lies in it, and the part's summary counts."""
-    return _native.align_part_sorted(argv, part, spill, this_worker_threads())
+    return _native.align_part_sorted(argv, part, spill, task_threads())
 
 
 def _merge_range(argv, segments):
     """Runs on a worker: a range's BGZF bytes and index entries, merged from the
     parts' spills."""
-    return _native.align_merge_range(argv, segments, this_worker_threads())
+    return _native.align_merge_range(argv, segments, task_threads())
 
 
 def _sorted_index(argv, offsets, *entries):
@@ -138,8 +139,8 @@ def _write_sorted(client, argv, parts, output, header, progress):
         futures = submit_in_order(
             client, _merge_range, [(argv, by_range[r]) for r in sorted(by_range)], "sort-range", progress
         )
-        blocks = [client.submit(operator.itemgetter(0), f, key=f"{f.key}-bytes", pure=False) for f in futures]
-        entries = [client.submit(operator.itemgetter(1), f, key=f"{f.key}-entries", pure=False) for f in futures]
+        blocks = map_results(client, operator.itemgetter(0), futures, "bytes")
+        entries = map_results(client, operator.itemgetter(1), futures, "entries")
         # A merge's result is freed once its bytes and entries are taken apart.
         for future in futures:
             future.release()
@@ -163,7 +164,7 @@ def align(
     r2=None,
     out="out.bam",
     *,
-    parts_per_worker=16,
+    parts_per_worker=4,
     tasks_per_part=None,
     force=False,
     quiet=False,
@@ -181,9 +182,10 @@ def align(
     ``bowtie2_options`` are keyword options (``X=1000``, ``very_sensitive=True``, see
     ``seqfarm._options``); ``--un``/``--al``/``--met*`` are not available here.
 
-    Parts: ``parts_per_worker`` per worker thread (many small parts keep the workers
-    busy to the end; a part costs a few milliseconds), or ``tasks_per_part`` tasks of
-    1024 reads or pairs each. The index and the read files are read by the workers from
+    Parts: ``parts_per_worker`` per worker thread, of equal size (each runs on one
+    thread of its worker and costs the client, the scheduler and the worker some tens
+    of milliseconds: a few per thread keep the workers busy to the end), or
+    ``tasks_per_part`` tasks of 1024 reads or pairs each. The index and the read files are read by the workers from
     a shared filesystem: the workers count the records of each range of the files, and
     each part's worker finds its first record from those counts; a gzip file (one
     member or BGZF) is entered at access points kept beside it (``NAME.sfzi``, made by

@@ -17,14 +17,17 @@ def total_threads(client):
     return max(1, sum(worker_threads(client).values()))
 
 
-def this_worker_threads():
-    """Threads of the worker running the calling task (None outside a worker: one per core)."""
+def task_threads():
+    """Threads a part may use: one on a Dask worker, which runs as many tasks at once
+    as it has threads (each its own part, the worker's index shared by them); None
+    outside a worker (one per core)."""
     try:
         from distributed import get_worker
 
-        return get_worker().state.nthreads
-    except (ImportError, ValueError, AttributeError):
+        get_worker()
+    except (ImportError, ValueError):
         return None
+    return 1
 
 
 def even_runs(n, parts):
@@ -38,10 +41,13 @@ def even_runs(n, parts):
 def submit_in_order(client, function, argument_lists, name, show_progress=False):
     """Futures of ``function(*arguments)`` for each list of arguments, in that order; Dask
     names them ``seqfarm-<name>-<number>`` (dashboard) and recomputes the lost ones."""
-    futures = [
-        client.submit(function, *arguments, key=f"seqfarm-{name}-{i}-{os.urandom(4).hex()}", pure=False)
-        for i, arguments in enumerate(argument_lists)
-    ]
+    argument_lists = list(argument_lists)
+    if not argument_lists:
+        return []
+    # One graph for all of them: a submission per task costs the client and the
+    # scheduler about three times as much.
+    keys = [f"seqfarm-{name}-{i}-{os.urandom(4).hex()}" for i in range(len(argument_lists))]
+    futures = client.map(function, *zip(*argument_lists), key=keys, pure=False)
     if show_progress:
         from distributed import progress
 
@@ -83,6 +89,12 @@ def _write_part(result, path, offset):
     return _native.write_at(path, offset, _bytes_of(result))
 
 
+def map_results(client, function, futures, suffix, *more, **options):
+    """Futures of ``function(result, *more)`` for each of ``futures``' results, run
+    where the result is, named after its future."""
+    return client.map(function, futures, *more, key=[f"{f.key}-{suffix}" for f in futures], pure=False, **options)
+
+
 def write_parts(client, futures, output, header, trailer):
     """Writes ``header``, the parts' bytes (each future's result: bytes, or ``(bytes,
     counts)``, in output order) and ``trailer`` into ``output``; returns the parts'
@@ -111,22 +123,30 @@ def write_parts(client, futures, output, header, trailer):
     # The workers do not share the client's working directory.
     path = os.path.abspath(os.fspath(path))
     offset = len(header)
-    sizes = [client.submit(_part_size, f, key=f"{f.key}-size", pure=False) for f in futures]
+    sizes = map_results(client, _part_size, futures, "size")
     writes = []
     placed = 0
     try:
-        for future, size in zip(futures, sizes):
-            length, part_counts = size.result()
-            writes.append(
-                client.submit(_write_part, future, path, offset, key=f"{future.key}-write", retries=3, pure=False)
+        while placed < len(futures):
+            # The next part's size, and those of the parts after it already known: their
+            # writes go out together.
+            sizes[placed].result()
+            known = placed + 1
+            while known < len(sizes) and sizes[known].done():
+                known += 1
+            batch = range(placed, known)
+            for length, part_counts in client.gather(sizes[placed:known]):
+                offsets.append(offset)
+                offset += length
+                counts.append(part_counts)
+            writes += map_results(
+                client, _write_part, futures[placed:known], "write", [path] * len(batch), [offsets[i] for i in batch], retries=3
             )
-            # The part's bytes stay on its worker until its write is done.
-            future.release()
-            size.release()
-            placed += 1
-            offsets.append(offset)
-            offset += length
-            counts.append(part_counts)
+            # The parts' bytes stay on their workers until their writes are done.
+            for i in batch:
+                futures[i].release()
+                sizes[i].release()
+            placed = known
         client.gather(writes)
     except BaseException:
         # No write may land in a later job's file of the same name.
@@ -138,7 +158,7 @@ def write_parts(client, futures, output, header, trailer):
 
 def region_tasks(argv, task_bytes, first, last, columns=False):
     """Runs on a worker: tasks ``first..last`` of a ``count`` or ``snp-pileup`` plan, on
-    the worker's threads (``count``'s rows, or ``snp-pileup``'s findings, as bytes;
+    one thread of the worker (``count``'s rows, or ``snp-pileup``'s findings, as bytes;
     with ``columns``, ``count``'s rows as a dict of columns)."""
-    threads = this_worker_threads()
+    threads = task_threads()
     return _native.region_tasks(argv, task_bytes, first, last, threads, columns)

@@ -5,12 +5,12 @@ import json
 import os
 
 from .. import _native
-from ._cluster import even_runs, submit_in_order, this_worker_threads, total_threads
+from ._cluster import even_runs, submit_in_order, task_threads, total_threads
 
 
 def _count_groups(path, unit, first, last):
     """Runs on a worker: the flag counts of groups ``first..last`` of the plan."""
-    return _native.flagstat_groups(path, unit, first, last, this_worker_threads())
+    return _native.flagstat_groups(path, unit, first, last, task_threads())
 
 
 def flagstat(client, bam, format="json", *, parts_per_worker=2, progress=False):

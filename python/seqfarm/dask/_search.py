@@ -7,7 +7,7 @@ import os
 from .. import _native
 from .._options import option_argv
 from ..tables import search_results_frame
-from ._cluster import even_runs, submit_in_order, this_worker_threads, total_threads
+from ._cluster import even_runs, submit_in_order, task_threads, total_threads
 
 
 def search_argv(queries, database, out, force, options):
@@ -23,7 +23,7 @@ def search_argv(queries, database, out, force, options):
 
 def _scan_chunks(argv, first, last):
     """Runs on a worker: sizes, best hits and score lines of chunks ``first..last``."""
-    return _native.search_chunks(argv, first, last, this_worker_threads())
+    return _native.search_chunks(argv, first, last, task_threads())
 
 
 def search(
