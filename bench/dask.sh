@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Times seqfarm.dask jobs on a LocalCluster of 2 single-threaded worker processes
-# (TCP on 127.0.0.1) against the command line at 2 threads, checks that the outputs are
-# identical, and prints what crosses the client's connection per unit of work (the
-# pickled size of the tasks' arguments and of the results the client receives; for
-# align, whether the client read any of the reads: gzip FASTQ is timed with its index
-# made by the job and kept from an earlier one).
+# Times seqfarm.dask jobs on a cluster of a `dask scheduler` process and `dask worker`
+# processes of 2 threads in all (TCP on 127.0.0.1) against the command line at 2 threads,
+# checks that the outputs are identical, and prints what crosses the client's connection
+# per unit of work: the bytes the client process's connections write and read, Dask's
+# counts of the batched streams between client and scheduler, and the pickled size of
+# the tasks' arguments and of the results the client receives; for align, whether the
+# client read any of the reads (gzip FASTQ is timed with its index made by the job and
+# kept from an earlier one).
 #
 # usage: bench/dask.sh [INDEX_PREFIX R1 R2 NORMAL.bam TUMOR.bam SITES.vcf.gz]
 #   defaults: /tmp/seqfarm-bench/align/chr20 (chr20.sfi), chr20.pe150.100000.{1,2}.fq,
@@ -12,7 +14,9 @@
 # env:   PYTHON (default target/py-venv/bin/python, with seqfarm installed), SEQFARM_BIN
 #        (the command line to compare with; default: this checkout's release build), WINDOW
 #        (count windows, default 10000), ROUNDS (alternating rounds, medians; default 3),
-#        JOBS (comma-separated, default align,flagstat,count,snp-pileup)
+#        JOBS (comma-separated, default align,flagstat,count,snp-pileup), WORKERS
+#        (worker processes x threads each: 1x2, the default, one process as a node runs
+#        one with all its cores, or 2x1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bench=${SEQFARM_BENCH_DATA:-/tmp/seqfarm-bench}

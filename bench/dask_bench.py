@@ -1,16 +1,19 @@
 """The measurements of bench/dask.sh: each job run by the command line (2 threads) and by
-seqfarm.dask on a fresh LocalCluster of 2 single-threaded worker processes (so that each
-worker loads the index, as the command does), outputs compared byte for byte, and the
-bytes that cross the client's connection per unit (pickled task arguments and the results
-the client receives)."""
+seqfarm.dask on a fresh cluster of a ``dask scheduler`` process and ``dask worker``
+processes of 2 threads in all (see :func:`cluster`), outputs
+compared byte for byte, and the bytes that cross the client's connection per unit: the
+bytes the client process's TCP connections write and read (the scheduler runs elsewhere),
+Dask's own counts of the batched streams between the client and the scheduler, and the
+pickled task arguments and results the client sends and receives."""
 
-import json
 import os
 import pickle
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import distributed
@@ -20,6 +23,7 @@ from seqfarm import _native
 from seqfarm.dask import _align, _cluster, _count, _flagstat, _snp_pileup
 
 SEQFARM = os.environ["SEQFARM_BIN"]
+NWORKERS, NTHREADS = os.environ.get("WORKERS", "1x2").split("x")
 
 
 def cli(*args):
@@ -38,6 +42,7 @@ class Traffic:
         self.reset()
         traffic = self
         submit, result, gather = distributed.Client.submit, distributed.Future.result, distributed.Client.gather
+        client_map = distributed.Client.map
         submit_in_order = _cluster.submit_in_order
 
         def size(value):
@@ -54,6 +59,11 @@ class Traffic:
             traffic.received += size(value)
             return value
 
+        def recording_map(client, function, *iterables, **kwargs):
+            iterables = [list(i) for i in iterables]
+            traffic.sent += size(iterables)
+            return client_map(client, function, *iterables, **kwargs)
+
         def recording_gather(client, futures, *args, **kwargs):
             values = gather(client, futures, *args, **kwargs)
             traffic.received += size(values)
@@ -66,35 +76,99 @@ class Traffic:
             return submit_in_order(client, function, argument_lists, name, show_progress)
 
         distributed.Client.submit = recording_submit
+        distributed.Client.map = recording_map
         distributed.Future.result = recording_result
         distributed.Client.gather = recording_gather
         for module in (_align, _count, _flagstat, _snp_pileup, seqfarm.dask._search):
             module.submit_in_order = counting
 
     def reset(self):
-        self.sent = self.received = self.parts = 0
+        self.sent = self.received = self.parts = self.comm = self.to_scheduler = self.from_scheduler = 0
 
 
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
 def cluster():
-    """A fresh LocalCluster of 2 single-threaded worker processes and its client."""
-    c = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=":0", silence_logs=50,
-    )
-    return c, distributed.Client(c)
-
-
-def timed_dask(job):
-    """Runs ``job(client)`` on a fresh cluster; (seconds, result)."""
-    c, client = cluster()
+    """A fresh cluster as a deployment runs one: a ``dask scheduler`` process and
+    ``dask worker`` processes (``$WORKERS``: 1x2, one process of 2 threads, as a node's
+    one worker process of all its cores; 2x1, two single-threaded processes, each
+    loading the index), over TCP on 127.0.0.1, the client in this process alone; yields
+    the client once the workers are up."""
+    dask = Path(sys.executable).with_name("dask")
+    port = free_port()
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    processes = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"], **quiet)]
     try:
-        client.wait_for_workers(2)
+        processes.append(subprocess.Popen(
+            [dask, "worker", f"tcp://127.0.0.1:{port}", "--nworkers", NWORKERS, "--nthreads", NTHREADS,
+             "--host", "127.0.0.1", "--no-dashboard"], **quiet))
+        with distributed.Client(f"tcp://127.0.0.1:{port}", timeout=60) as client:
+            client.wait_for_workers(int(NWORKERS), timeout=60)
+            yield client
+    finally:
+        # The workers first: a worker whose scheduler has gone waits to time out.
+        for process in reversed(processes):
+            process.terminate()
+            process.wait()
+
+
+class CommBytes:
+    """Bytes the TCP connections of this process write and read (every message of the
+    client, the scheduler being elsewhere), counted in Dask's TCP comm: what its
+    writes return, and the message bodies its reads take from the socket (each
+    message's 8-byte length besides)."""
+
+    total = 0
+
+    @classmethod
+    def install(cls):
+        from distributed.comm import tcp
+
+        write, read_bytes = tcp.TCP.write, tcp.read_bytes_rw
+
+        async def counted_write(comm, *args, **kwargs):
+            n = await write(comm, *args, **kwargs)
+            cls.total += n
+            return n
+
+        async def counted_read(stream, n):
+            cls.total += n + 8
+            return await read_bytes(stream, n)
+
+        tcp.TCP.write, tcp.read_bytes_rw = counted_write, counted_read
+
+
+def _stream_to(client_id, dask_scheduler=None):
+    """Runs on the scheduler: bytes its batched stream has sent to the client."""
+    return dask_scheduler.client_comms[client_id].byte_count
+
+
+def stream_bytes(client):
+    """Bytes of the batched streams between the client and the scheduler, as Dask
+    counts them: (the client's to the scheduler, the scheduler's to the client)."""
+    return client.scheduler_comm.byte_count, client.run_on_scheduler(_stream_to, client.id)
+
+
+def timed_dask(traffic, job):
+    """Runs ``job(client)`` on a fresh cluster; (seconds, result). Records in
+    ``traffic`` the bytes through the client's connections and the Dask streams'
+    counts during the job."""
+    with cluster() as client:
+        streams = stream_bytes(client)
+        comm = CommBytes.total
         started = time.perf_counter()
         result = job(client)
-        return time.perf_counter() - started, result
-    finally:
-        client.close()
-        c.close()
+        seconds = time.perf_counter() - started
+        traffic.comm += CommBytes.total - comm
+        after = stream_bytes(client)
+        traffic.to_scheduler += after[0] - streams[0]
+        traffic.from_scheduler += after[1] - streams[1]
+        return seconds, result
 
 
 def median(values):
@@ -116,6 +190,7 @@ def rounds_of(rounds, run_cli, run_dask):
 
 def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     traffic = Traffic()
+    CommBytes.install()
     rows = []
     tmp = Path(tempfile.mkdtemp(prefix="seqfarm-dask-bench-"))
 
@@ -143,7 +218,7 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
                 for m in (m1, m2):
                     Path(f"{m}.sfzi").unlink(missing_ok=True)
             traffic.reset()
-            seconds, summary = timed_dask(
+            seconds, summary = timed_dask(traffic,
                 lambda client: seqfarm.dask.align(client, index, m1, m2, out=out, quiet=True, sort=sort)
             )
             same = out.read_bytes() == expected["bam"] and summary == expected["summary"]
@@ -154,7 +229,9 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
 
         a, b, same = rounds_of(rounds, align_cli, align_dask)
         rows.append((f"align, {name} ({pairs} pairs)", a, b, same,
-                     f"{traffic.sent / pairs:.3f} B out + {traffic.received / pairs:.3f} B back per pair "
+                     f"{traffic.comm / pairs:.2f} B per pair through the client's connections; Dask's streams "
+                     f"{traffic.to_scheduler / pairs:.2f} B to and {traffic.from_scheduler / pairs:.2f} B from the "
+                     f"scheduler; pickled: {traffic.sent / pairs:.3f} B out + {traffic.received / pairs:.3f} B back "
                      f"({traffic.parts} parts); reads read by the client: {'yes' if client_read else 'none'}"))
 
     if "align" in jobs:
@@ -183,7 +260,7 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
 
     def flagstat_dask():
         traffic.reset()
-        seconds, text = timed_dask(
+        seconds, text = timed_dask(traffic,
             lambda client: seqfarm.dask.flagstat(client, normal, format="default")
         )
         return seconds, text == expected["flagstat"]
@@ -204,7 +281,7 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
 
     def count_dask():
         traffic.reset()
-        seconds, _ = timed_dask(
+        seconds, _ = timed_dask(traffic,
             lambda client: seqfarm.dask.count(client, [normal, tumor], window=window, out=counts)
         )
         same = counts.read_bytes() == expected["count"]
@@ -215,7 +292,8 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
         a, b, same = rounds_of(rounds, count_cli, count_dask)
         windows = expected["count"].count(b"\n")
         rows.append((f"count ({windows} windows, 2 BAMs)", a, b, same,
-                     f"{traffic.sent / windows:.2f} B out + {traffic.received / windows:.1f} B back per window "
+                     f"{traffic.comm / windows:.2f} B per window through the client's connections; pickled: "
+                     f"{traffic.sent / windows:.2f} B out + {traffic.received / windows:.1f} B back "
                      f"({traffic.parts} parts)"))
 
     pileup = tmp / "pileup.csv"
@@ -228,7 +306,7 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
 
     def snp_pileup_dask():
         traffic.reset()
-        seconds, _ = timed_dask(
+        seconds, _ = timed_dask(traffic,
             lambda client: seqfarm.dask.snp_pileup(client, sites, [normal, tumor], out=pileup)
         )
         same = pileup.read_bytes() == expected["snp-pileup"]
@@ -244,22 +322,18 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
 
     print(f"# medians of {rounds} alternating rounds; seqfarm.dask timed from submission to the "
           "output complete, on a fresh cluster each round (its workers load the index)")
-    print("| job | seqfarm CLI, 2 threads (s) | seqfarm.dask, 2 workers x 1 thread (s) | ratio | identical | network per unit |")
+    print(f"| job | seqfarm CLI, 2 threads (s) | seqfarm.dask, {NWORKERS} worker process(es) x {NTHREADS} "
+          "thread(s) (s) | ratio | identical | network per unit |")
     print("|---|---|---|---|---|---|")
     for name, a, b, same, net in rows:
         print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} | {'yes' if same else 'NO'} | {net} |")
     tmp.rmdir()
     if "align" in jobs:
-        c, client = cluster()
-        try:
-            client.wait_for_workers(2)
+        with cluster() as client:
             n = 3000
             started = time.perf_counter()
             client.gather(client.map(int, range(n), pure=False))
             task_seconds = (time.perf_counter() - started) / n
-        finally:
-            client.close()
-            c.close()
         project(pairs, per_core, inflate_rate, task_seconds, (os.path.getsize(r1) + os.path.getsize(r2)) / pairs)
 
 
@@ -279,7 +353,7 @@ def project(pairs, per_core, inflate_rate, task_seconds, fastq_per_pair):
     print("|---|---|---|---|---|---|")
     index_pass = genome_pairs * fastq_per_pair / 2 / inflate_rate
     for nodes in (10, 100, 1000):
-        for per in (16, 2):
+        for per in (4, 2):
             cores = 32 * nodes
             aligning = genome_pairs / (per_core * cores)
             tasks = 3 * per * cores + genome_pairs * fastq_per_pair / _align.RANGE_BYTES
