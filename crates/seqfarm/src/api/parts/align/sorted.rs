@@ -80,8 +80,9 @@ pub fn align_part_sorted(
     })
 }
 
-/// Bytes of a segment read from its file at a time (at most).
-const PIECE: u64 = 1 << 16;
+/// Bytes of a segment read from its file at a time (at most): a file opened once per
+/// 256 KiB of a merge's input, whatever filesystem holds it.
+const PIECE: u64 = 1 << 18;
 
 /// One part's records of a range, read in order a piece at a time. The file is open only
 /// while a piece is read: a merge of thousands of parts holds no file open (`ulimit -n`),
@@ -153,13 +154,18 @@ impl<'a> SegmentReader<'a> {
         if len == 0 {
             return Err(std::io::ErrorKind::UnexpectedEof.into());
         }
+        self.taken = 0;
         self.piece.resize(len as usize, 0);
-        let mut file = File::open(self.path)?;
-        file.seek(SeekFrom::Start(self.next))?;
-        file.read_exact(&mut self.piece)?;
+        let read = File::open(self.path).and_then(|mut file| {
+            file.seek(SeekFrom::Start(self.next))?;
+            file.read_exact(&mut self.piece)
+        });
+        if let Err(e) = read {
+            self.piece.clear();
+            return Err(e);
+        }
         self.next += len;
         self.left -= len;
-        self.taken = 0;
         Ok(())
     }
 }
