@@ -43,9 +43,16 @@ fn pairs_options(r1: &Path, r2: &Path, skip: u64, upto: Option<u64>) -> AlignOpt
     }
 }
 
-/// Plans the pairs `r1`/`r2` by ranges and checks that the parts cover every pair once,
-/// each starting, in each file, at its first record.
-fn check_pairs(r1: &Path, r2: &Path, names: [&[String]; 2], skip: u64, upto: Option<u64>) {
+/// Plans the pairs `r1`/`r2` by ranges into parts as `split` says and checks that they
+/// cover every pair once, each starting, in each file, at its first record, and ending
+/// at a task boundary.
+fn check_pairs(
+    r1: &Path,
+    r2: &Path,
+    names: [&[String]; 2],
+    (skip, upto): (u64, Option<u64>),
+    split: PartSize,
+) {
     let options = pairs_options(r1, r2, skip, upto);
     let layout = ReadLayout::new(&options).unwrap();
     let access: Vec<ReadAccess> = layout
@@ -63,13 +70,26 @@ fn check_pairs(r1: &Path, r2: &Path, names: [&[String]; 2], skip: u64, upto: Opt
         .iter()
         .map(|r| (r.clone(), count_range(&options, r).unwrap()))
         .collect();
-    let parts = layout.parts(&access, &counted, PartSize::Tasks(2)).unwrap();
+    let parts = layout.parts(&access, &counted, split).unwrap();
     let total = names[0].len() as u64;
     let end = upto.map_or(total, |u| (skip + u).min(total));
+    let tasks = end.div_ceil(ANCHOR_EVERY) - skip / ANCHOR_EVERY;
+    match split {
+        PartSize::Tasks(n) => assert!(parts.iter().all(|p| p.fragments <= n * ANCHOR_EVERY)),
+        PartSize::About(n) => {
+            assert_eq!(parts.len() as u64, tasks.min(n as u64));
+            // As equal as task boundaries allow.
+            let most = parts.iter().map(|p| p.fragments).max().unwrap();
+            assert!(parts[1..]
+                .iter()
+                .all(|p| p.fragments + ANCHOR_EVERY >= most));
+        }
+    }
     let mut next = skip;
     for part in &parts {
         assert_eq!(part.first_fragment, next);
-        assert!(part.fragments <= 2 * ANCHOR_EVERY);
+        let part_end = next + part.fragments;
+        assert!(part_end == end || part_end.is_multiple_of(ANCHOR_EVERY));
         assert_eq!(part.records_before, [next, next]);
         for (file, names) in part.files.iter().zip(names) {
             let mut input = BufReader::new(part_stream(&options, file).unwrap());
@@ -93,8 +113,13 @@ fn plain_and_gzip_pairs_are_cut_at_records_found_by_range() {
     let (p1, p2) = (dir.path().join("r1.fq"), dir.path().join("r2.fq.gz"));
     std::fs::write(&p1, &one).unwrap();
     std::fs::write(&p2, gzip(&two)).unwrap();
-    check_pairs(&p1, &p2, [&names1, &names2], 0, None);
-    check_pairs(&p1, &p2, [&names1, &names2], 1500, Some(2100));
+    let names = [&names1[..], &names2[..]];
+    for split in [PartSize::Tasks(2), PartSize::About(3), PartSize::About(9)] {
+        check_pairs(&p1, &p2, names, (0, None), split);
+    }
+    for split in [PartSize::Tasks(2), PartSize::About(2)] {
+        check_pairs(&p1, &p2, names, (1500, Some(2100)), split);
+    }
     assert!(GzipIndex::path_for(&p2).exists());
 }
 
