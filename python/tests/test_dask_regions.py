@@ -43,8 +43,15 @@ def test_count_windows_are_the_cli_rows(dask_client, cli, data, tmp_path, option
     extra = {k: v for k, v in options.items() if k != "window"}
     # The rows go from the workers into the file: the client receives none of them.
     received = []
-    result = distributed.Future.result
+    result, gather = distributed.Future.result, distributed.Client.gather
     monkeypatch.setattr(distributed.Future, "result", lambda f, *a, **k: received.append(result(f, *a, **k)) or received[-1])
+
+    def recording_gather(client, *args, **kwargs):
+        values = gather(client, *args, **kwargs)
+        received.extend(values)
+        return values
+
+    monkeypatch.setattr(distributed.Client, "gather", recording_gather)
     seqfarm.dask.count(
         dask_client, bams, window=options["window"], out=out, parts_per_worker=8, **extra
     )

@@ -3,8 +3,8 @@ the ``seqfarm`` command line's.
 
 The client plans the job without reading the data (the workers count the records of
 each range of the read files, gzip entered at access points kept beside it; a BAM is
-cut through its index), each part runs on a worker's native farm with the worker's
-threads, and the parts' results are put together in input order: ``align``'s and
+cut through its index), each part runs on one thread of a worker (a worker of N threads
+runs N parts at once, sharing its copy of the index), and the parts' results are put together in input order: ``align``'s and
 ``count``'s outputs are written into the file by the workers, at offsets the client
 places from the parts' sizes. Parts are Dask futures: the dashboard and
 ``distributed.progress`` show them, and a worker that dies has its parts recomputed by

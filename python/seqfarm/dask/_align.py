@@ -37,8 +37,9 @@ def plan_by_ranges(client, argv, parts, tasks_per_part=None):
     """The job's parts found without the client reading the reads, or None when the
     workers cannot read them at an offset (standard input, bzip2): the workers index
     each gzip file (once: the index is kept beside it), count the records of each range
-    of every file, and the counts place the parts, about ``parts`` of them (or of
-    ``tasks_per_part`` tasks)."""
+    of every file, and the counts place the parts: ``parts`` of them, of as equal numbers
+    of tasks as can be (more where a part would span read sources), or parts of
+    ``tasks_per_part`` tasks."""
     files = _native.align_read_files(argv)
     if files is None or any(kind == "other" for _, kind, _ in files):
         return None

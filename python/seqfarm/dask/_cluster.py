@@ -44,6 +44,7 @@ def submit_in_order(client, function, argument_lists, name, show_progress=False)
     argument_lists = list(argument_lists)
     if not argument_lists:
         return []
+    assert len({len(arguments) for arguments in argument_lists}) == 1, "lists of arguments of unequal lengths"
     # One graph for all of them: a submission per task costs the client and the
     # scheduler about three times as much.
     keys = [f"seqfarm-{name}-{i}-{os.urandom(4).hex()}" for i in range(len(argument_lists))]
@@ -105,6 +106,8 @@ def write_parts(client, futures, output, header, trailer):
     holding the part writes it there (Dask recomputes a part whose worker died, and a
     write is retried; either writes the same bytes at the same offset). On standard
     output the client writes the bytes itself."""
+    from distributed import wait
+
     counts, offsets = [], []
     output.write(header)
     path = output.temporary_path()
@@ -130,7 +133,7 @@ def write_parts(client, futures, output, header, trailer):
         while placed < len(futures):
             # The next part's size, and those of the parts after it already known: their
             # writes go out together.
-            sizes[placed].result()
+            wait(sizes[placed])
             known = placed + 1
             while known < len(sizes) and sizes[known].done():
                 known += 1
@@ -142,11 +145,11 @@ def write_parts(client, futures, output, header, trailer):
             writes += map_results(
                 client, _write_part, futures[placed:known], "write", [path] * len(batch), [offsets[i] for i in batch], retries=3
             )
+            placed = known
             # The parts' bytes stay on their workers until their writes are done.
             for i in batch:
                 futures[i].release()
                 sizes[i].release()
-            placed = known
         client.gather(writes)
     except BaseException:
         # No write may land in a later job's file of the same name.

@@ -220,8 +220,8 @@ static INDEXES: Mutex<Option<HashMap<PathBuf, Arc<FmIndex>>>> = Mutex::new(None)
 /// The index of `options` (`-x`), loaded once per process as the command loads it: read
 /// into memory (huge pages: its searches read it at random) on every core (the process's
 /// other parts wait for it), or memory-mapped with `--mm` or when the memory available
-/// is under twice its size (the worker processes of a machine then share the file's
-/// pages).
+/// is under twice its size or unknown (the worker processes of a machine then share the
+/// file's pages).
 fn cached_index(options: &AlignOptions) -> anyhow::Result<Arc<FmIndex>> {
     options.check_index_exists()?;
     let path = options.index_file();
