@@ -36,13 +36,14 @@ def cli(*args):
 class Traffic:
     """Pickled sizes of what a job's client sends with its tasks (their arguments; a
     future passed on stands for its key) and of the results it receives, recorded on the
-    client's ``submit``, ``Future.result`` and ``gather``; and the parts jobs submit."""
+    client's ``submit``, ``map``, ``Future.result`` and ``gather``; and the parts jobs
+    submit. ``unrecorded_map`` is the client's own ``map``."""
 
     def __init__(self):
         self.reset()
         traffic = self
         submit, result, gather = distributed.Client.submit, distributed.Future.result, distributed.Client.gather
-        client_map = distributed.Client.map
+        client_map = self.unrecorded_map = distributed.Client.map
         submit_in_order = _cluster.submit_in_order
 
         def size(value):
@@ -120,8 +121,8 @@ def cluster():
 class CommBytes:
     """Bytes the TCP connections of this process write and read (every message of the
     client, the scheduler being elsewhere), counted in Dask's TCP comm: what its
-    writes return, and the message bodies its reads take from the socket (each
-    message's 8-byte length besides)."""
+    writes return, and what its reads take from the socket (each message's 8-byte
+    length included)."""
 
     total = 0
 
@@ -129,18 +130,22 @@ class CommBytes:
     def install(cls):
         from distributed.comm import tcp
 
-        write, read_bytes = tcp.TCP.write, tcp.read_bytes_rw
+        write, read, read_bytes = tcp.TCP.write, tcp.TCP.read, tcp.read_bytes_rw
 
         async def counted_write(comm, *args, **kwargs):
             n = await write(comm, *args, **kwargs)
             cls.total += n
             return n
 
-        async def counted_read(stream, n):
-            cls.total += n + 8
+        async def counted_read(comm, *args, **kwargs):
+            cls.total += 8
+            return await read(comm, *args, **kwargs)
+
+        async def counted_read_bytes(stream, n):
+            cls.total += n
             return await read_bytes(stream, n)
 
-        tcp.TCP.write, tcp.read_bytes_rw = counted_write, counted_read
+        tcp.TCP.write, tcp.TCP.read, tcp.read_bytes_rw = counted_write, counted_read, counted_read_bytes
 
 
 def _stream_to(client_id, dask_scheduler=None):
@@ -332,7 +337,7 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
         with cluster() as client:
             n = 3000
             started = time.perf_counter()
-            client.gather(client.map(int, range(n), pure=False))
+            distributed.wait(traffic.unrecorded_map(client, int, range(n), pure=False))
             task_seconds = (time.perf_counter() - started) / n
         project(pairs, per_core, inflate_rate, task_seconds, (os.path.getsize(r1) + os.path.getsize(r2)) / pairs)
 
