@@ -89,6 +89,28 @@ def test_plain_pairs_with_options_are_read_by_range(dask_client, cli, data, sim_
     assert got == summary
 
 
+def test_the_workers_load_the_index_as_the_command_does(cli, data, sim_index, dask_client, local_cluster, tmp_path):
+    def _maps_index(index):
+        """Runs on a worker (sent by value): whether its process has the index file
+        memory-mapped."""
+        import os
+
+        return os.path.realpath(f"{index}.sfi") in open("/proc/self/maps").read()
+
+    reads = plain_copies(tmp_path, data, DATA_PAIRS)
+    # Read into memory by default, as the command reads it.
+    expected, _ = cli_align(cli, tmp_path, sim_index, reads, "copied.bam")
+    seqfarm.dask.align(dask_client, sim_index, *reads, out=tmp_path / "copied.bam", quiet=True)
+    assert (tmp_path / "copied.bam").read_bytes() == expected
+    assert not any(dask_client.run(_maps_index, str(sim_index)).values())
+    # Memory-mapped with mm=True (--mm), its pages shared by the worker processes.
+    expected, _ = cli_align(cli, tmp_path, sim_index, reads, "mapped.bam", ["--mm"])
+    with local_cluster() as client:
+        seqfarm.dask.align(client, sim_index, *reads, out=tmp_path / "mapped.bam", quiet=True, mm=True)
+        assert all(client.run(_maps_index, str(sim_index)).values())
+    assert (tmp_path / "mapped.bam").read_bytes() == expected
+
+
 def test_unpaired_reads(dask_client, cli, data, sim_index, tmp_path):
     reads = plain_copies(tmp_path, data, ["align_reads_100.fq.gz"], times=3)
     expected, summary = cli_align(cli, tmp_path, sim_index, reads, "single.bam")
