@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use seqfarm_farm::{FarmConfig, Fill, WorkerInfo};
-use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
+use seqfarm_fmindex::FmIndex;
 use seqfarm_io::bam_sort::{index_beside, BamSorter};
 use seqfarm_io::bam_writer::IndexedBamWriter;
 use seqfarm_io::bgzf_writer::EOF_MARKER;
@@ -198,18 +198,8 @@ pub fn align(options: &AlignOptions, run: &AlignRun<'_>) -> anyhow::Result<Align
     // once) and verified by an `IndexCheck` beside the alignment.
     let index_len = std::fs::metadata(&index_file).map_or(0, |m| m.len());
     let verify_first = index_len <= check_first_bytes();
-    // As bowtie2, the index is read into memory (in huge pages: its searches read it
-    // at random; by as many threads as will align), and memory-mapped with --mm
-    // (its pages then shared with every process that maps the file).
-    let load = LoadOptions {
-        mode: if options.mm {
-            LoadMode::Mmap
-        } else {
-            LoadMode::Copy
-        },
-        verify_checksums: verify_first,
-        threads: workers,
-    };
+    // Read by as many threads as will align.
+    let load = options.index_load(verify_first, workers);
     let placed = match run.index {
         Some(_) => None,
         None => Some(

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context;
 use seqfarm_farm::numa::available_memory;
 use seqfarm_farm::{FarmConfig, WorkerInfo};
-use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
+use seqfarm_fmindex::FmIndex;
 use seqfarm_io::bgzf_writer::EOF_MARKER;
 use seqfarm_io::input::Input;
 use seqfarm_io::output::Output;
@@ -230,15 +230,10 @@ fn cached_index(options: &AlignOptions) -> anyhow::Result<Arc<FmIndex>> {
     if let Some(index) = cache.get(&path) {
         return Ok(index.clone());
     }
-    let asked = LoadOptions {
-        mode: if options.mm {
-            LoadMode::Mmap
-        } else {
-            LoadMode::Copy
-        },
-        verify_checksums: true,
-        threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let asked = options.index_load(
+        true,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    );
     let size = std::fs::metadata(&path).map_or(0, |m| m.len());
     let (load, _) = unplaced_load(asked, size, available_memory());
     let index = FmIndex::open(&path, load)

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use seqfarm_align::{AlignParams, PairParams};
 use seqfarm_farm::numa::NumaMode;
+use seqfarm_fmindex::{LoadMode, LoadOptions};
 use seqfarm_io::output::Overwrite;
 use seqfarm_io::reads::{ParseOptions, ReadSources};
 use seqfarm_io::sam::SamHeader;
@@ -154,6 +155,21 @@ impl AlignOptions {
     /// The index file, `PREFIX.sfi`.
     pub fn index_file(&self) -> PathBuf {
         seqfarm_fmindex::index_path(&self.index)
+    }
+
+    /// How the index is read, as bowtie2 reads its own: into memory (in huge pages: its
+    /// searches read it at random) by `threads` threads, or memory-mapped with `--mm`
+    /// (its pages then shared with every process that maps the file).
+    pub(crate) fn index_load(&self, verify_checksums: bool, threads: usize) -> LoadOptions {
+        LoadOptions {
+            mode: if self.mm {
+                LoadMode::Mmap
+            } else {
+                LoadMode::Copy
+            },
+            verify_checksums,
+            threads,
+        }
     }
 
     /// An error saying how to build the index when [`Self::index_file`] is missing: a
