@@ -67,6 +67,31 @@ def test_several_sources_with_skip_and_upto(dask_client, cli, data, sim_index, t
     assert got == done.stderr.decode()
 
 
+def test_upto_stops_the_counting_past_its_last_pair(dask_client, cli, data, sim_index, tmp_path, monkeypatch):
+    from seqfarm.dask import _align
+
+    reads = plain_copies(tmp_path, data, DATA_PAIRS, times=4)
+    expected, summary = cli_align(cli, tmp_path, sim_index, reads, "upto.bam", ["-s", "100", "-u", "1500"])
+    range_bytes = 32 << 10
+    monkeypatch.setattr(_align, "RANGE_BYTES", range_bytes)
+    counted = []
+    plan = _align._native.align_parts_by_range
+
+    def recording(argv, access, ranges_counted, *more):
+        counted.extend(ranges_counted)
+        return plan(argv, access, ranges_counted, *more)
+
+    monkeypatch.setattr(_align._native, "align_parts_by_range", recording)
+    out = tmp_path / "upto.bam"
+    got = seqfarm.dask.align(dask_client, sim_index, *reads, out=out, parts_per_worker=2, quiet=True, s=100, u=1500)
+    assert out.read_bytes() == expected
+    assert got == summary
+    # The first ranges of each file, not the rest.
+    ranges = sum(-(-path.stat().st_size // range_bytes) for path in reads)
+    assert 2 <= len(counted) < ranges / 2
+    assert {r[0] for r, _ in counted} == set(reads)
+
+
 def test_plain_pairs_with_options_are_read_by_range(dask_client, cli, data, sim_index, tmp_path):
     reads = plain_copies(tmp_path, data, DATA_PAIRS, times=2)
     options = ["-X", "600", "--no-mixed", "--rg-id", "grp", "--rg", "SM:x"]

@@ -200,9 +200,7 @@ fn align_ranges(
     range_bytes: u64,
 ) -> PyResult<Vec<RangeTuple>> {
     run_native(py, || {
-        let layout = ReadLayout::new(&align_options(&argv)?)
-            .ok_or_else(|| anyhow::anyhow!("these reads cannot be cut by ranges"))?;
-        Ok(layout
+        Ok(range_layout(&argv)?
             .ranges(&access_of(access), range_bytes)
             .into_iter()
             .map(|r| (r.path, r.start, r.end, r.point))
@@ -223,8 +221,36 @@ fn align_count_range(
     })
 }
 
-/// The parts from the ranges and their counts: of `tasks_per_part` tasks, or about
-/// `parts` in all.
+/// The layout of an `align` command line's reads, for cutting them by ranges.
+fn range_layout(argv: &[String]) -> anyhow::Result<ReadLayout> {
+    ReadLayout::new(&align_options(argv)?)
+        .ok_or_else(|| anyhow::anyhow!("these reads cannot be cut by ranges"))
+}
+
+/// Ranges and their counts as the library takes them.
+fn counts_of(counted: Vec<(RangeTuple, (u64, Vec<u64>))>) -> Vec<(ReadRange, RangeRecords)> {
+    counted
+        .into_iter()
+        .map(|(range, (records, anchors))| (range_of(range), RangeRecords { records, anchors }))
+        .collect()
+}
+
+/// Whether the ranges counted so far (a first run of each file's ranges) place every
+/// part: the client stops counting there (`-u` reads the start of large files).
+#[pyfunction]
+fn align_counts_suffice(
+    py: Python<'_>,
+    argv: Vec<String>,
+    access: Vec<AccessTuple>,
+    counted: Vec<(RangeTuple, (u64, Vec<u64>))>,
+) -> PyResult<bool> {
+    run_native(py, || {
+        Ok(range_layout(&argv)?.counts_suffice(&access_of(access), &counts_of(counted)))
+    })
+}
+
+/// The parts from the ranges and their counts: of `tasks_per_part` tasks, or `parts`
+/// in all.
 #[pyfunction]
 #[pyo3(signature = (argv, access, counted, parts, tasks_per_part=None))]
 fn align_parts_by_range<'py>(
@@ -236,14 +262,8 @@ fn align_parts_by_range<'py>(
     tasks_per_part: Option<u64>,
 ) -> PyResult<Vec<PartTuple<'py>>> {
     let parts = run_native(py, || {
-        let layout = ReadLayout::new(&align_options(&argv)?)
-            .ok_or_else(|| anyhow::anyhow!("these reads cannot be cut by ranges"))?;
-        let counted: Vec<_> = counted
-            .into_iter()
-            .map(|(range, (records, anchors))| (range_of(range), RangeRecords { records, anchors }))
-            .collect();
         let split = tasks_per_part.map_or(PartSize::About(parts), PartSize::Tasks);
-        layout.parts(&access_of(access), &counted, split)
+        range_layout(&argv)?.parts(&access_of(access), &counts_of(counted), split)
     })?;
     Ok(parts.iter().map(|p| part_tuple(py, p)).collect())
 }
@@ -306,6 +326,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(gzip_access, m)?)?;
     m.add_function(wrap_pyfunction!(align_ranges, m)?)?;
     m.add_function(wrap_pyfunction!(align_count_range, m)?)?;
+    m.add_function(wrap_pyfunction!(align_counts_suffice, m)?)?;
     m.add_function(wrap_pyfunction!(align_parts_by_range, m)?)?;
     m.add_function(wrap_pyfunction!(align_part_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(align_merge_range, m)?)?;

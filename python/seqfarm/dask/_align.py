@@ -1,6 +1,7 @@
 """``seqfarm.dask.align``: reads cut at the command's task boundaries, parts aligned by
 the workers, the output written in input order."""
 
+import collections
 import operator
 import os
 import shutil
@@ -53,8 +54,43 @@ def plan_by_ranges(client, argv, parts, tasks_per_part=None):
         # its reads travel with the parts.
         return None
     ranges = _native.align_ranges(argv, access, RANGE_BYTES)
-    counts = client.gather(submit_in_order(client, _native.align_count_range, [(argv, r) for r in ranges], "count-range"))
-    return _native.align_parts_by_range(argv, access, list(zip(ranges, counts)), parts, tasks_per_part)
+    counted = _count_ranges(client, argv, access, ranges)
+    return _native.align_parts_by_range(argv, access, counted, parts, tasks_per_part)
+
+
+def _count_ranges(client, argv, access, ranges):
+    """The records of as many ranges as place the job's parts, ``(range, count)`` in
+    the order of ``ranges``: the files are counted from their starts together (the
+    first range of each, then the second...), and the counting stops, the ranges not
+    yet counted cancelled, once the counts suffice (every file counted, or ``-u``'s
+    last read passed)."""
+    from distributed import wait
+
+    # Each range's place in its file; the ranges are in file order.
+    seen = collections.Counter()
+    place = []
+    for path, *_ in ranges:
+        place.append(seen[path])
+        seen[path] += 1
+    order = sorted(range(len(ranges)), key=lambda i: (place[i], i))
+    futures = submit_in_order(client, _native.align_count_range, [(argv, ranges[i]) for i in order], "count-range")
+    counts = {}
+    counted = []
+    try:
+        while len(counts) < len(order):
+            # The next range's count, and those after it already known, in one call.
+            start = len(counts)
+            wait(futures[start])
+            known = start + 1
+            while known < len(futures) and futures[known].done():
+                known += 1
+            counts.update(zip(order[start:known], client.gather(futures[start:known])))
+            counted = [(ranges[i], counts[i]) for i in sorted(counts)]
+            if _native.align_counts_suffice(argv, access, counted):
+                return counted
+        return counted
+    finally:
+        client.cancel(futures[len(counts) :])
 
 
 def plan_parts(argv, parts):

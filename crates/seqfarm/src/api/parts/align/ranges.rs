@@ -204,8 +204,56 @@ impl ReadLayout {
         }
     }
 
+    /// Whether `counted`, the records of a first run of each file's ranges (as
+    /// [`ReadLayout::ranges`] gave them from `access`, in its order within each file),
+    /// place every part of the run: each file is counted to its end, or the files of
+    /// the source where `--upto` stops are counted past its last fragment (the command
+    /// reads no further, and finds no missing mate beyond it). [`ReadLayout::parts`]
+    /// then takes these counts as it takes every range's.
+    pub fn counts_suffice(
+        &self,
+        access: &[ReadAccess],
+        counted: &[(ReadRange, RangeRecords)],
+    ) -> bool {
+        let window_end = self.upto.map_or(u64::MAX, |n| self.skip.saturating_add(n));
+        let files = self.files();
+        let mut first_of_source = 0u64;
+        for (layout, paths) in &self.sources {
+            let per = self.records_per_fragment(*layout);
+            let mut complete = true;
+            let mut known = u64::MAX;
+            let mut first_file = 0;
+            for (k, path) in paths.iter().enumerate() {
+                let length = match files.iter().position(|f| f == path).map(|i| &access[i]) {
+                    Some(ReadAccess::Plain { len }) => *len,
+                    Some(ReadAccess::Gzip { length, .. }) => *length,
+                    None => return false,
+                };
+                let of_file = counted.iter().filter(|(range, _)| range.path == *path);
+                let records: u64 = of_file.clone().map(|(_, c)| c.records).sum();
+                let end = of_file.map(|(range, _)| range.end).max().unwrap_or(0);
+                complete &= end >= length;
+                known = known.min(records / per);
+                if k == 0 {
+                    first_file = records;
+                }
+            }
+            if !complete {
+                // Past it, not at it: the totals of files not counted to their ends
+                // must never be taken for a missing mate.
+                return first_of_source.saturating_add(known) > window_end;
+            }
+            first_of_source += first_file / per;
+            if first_of_source >= window_end {
+                return true;
+            }
+        }
+        true
+    }
+
     /// The parts, from the ranges' records (`counted`, as [`ReadLayout::ranges`] gave
-    /// the ranges from `access`): `split` says how big.
+    /// the ranges from `access`, all of them or as many as [`ReadLayout::counts_suffice`]
+    /// asks for): `split` says how big.
     pub fn parts(
         &self,
         access: &[ReadAccess],

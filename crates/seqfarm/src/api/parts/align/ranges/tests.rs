@@ -71,6 +71,43 @@ fn check_pairs(
         .map(|r| (r.clone(), count_range(&options, r).unwrap()))
         .collect();
     let parts = layout.parts(&access, &counted, split).unwrap();
+    // Counted from the files' starts together (the first range of each, then the
+    // second...), the counts suffice once they place these same parts; with --upto,
+    // before the files' ends.
+    let place: Vec<usize> = ranges
+        .iter()
+        .map(|r| {
+            ranges
+                .iter()
+                .take_while(|o| !std::ptr::eq(*o, r))
+                .filter(|o| o.path == r.path)
+                .count()
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..ranges.len()).collect();
+    order.sort_by_key(|&i| (place[i], i));
+    let first_counts = |k: usize| {
+        let mut first: Vec<usize> = order[..k].to_vec();
+        first.sort_unstable();
+        first
+            .iter()
+            .map(|&i| counted[i].clone())
+            .collect::<Vec<_>>()
+    };
+    let enough = (0..=order.len())
+        .find(|&k| layout.counts_suffice(&access, &first_counts(k)))
+        .unwrap();
+    assert_eq!(
+        layout.parts(&access, &first_counts(enough), split).unwrap(),
+        parts
+    );
+    assert!(!layout.counts_suffice(&access, &[]));
+    assert_eq!(
+        enough < counted.len(),
+        upto.is_some(),
+        "{enough} of {}",
+        counted.len()
+    );
     let total = names[0].len() as u64;
     let end = upto.map_or(total, |u| (skip + u).min(total));
     let tasks = end.div_ceil(ANCHOR_EVERY) - skip / ANCHOR_EVERY;
