@@ -75,7 +75,9 @@ def _count_ranges(client, argv, access, ranges):
     order = sorted(range(len(ranges)), key=lambda i: (place[i], i))
     futures = submit_in_order(client, _native.align_count_range, [(argv, ranges[i]) for i in order], "count-range")
     counts = {}
-    counted = []
+    # Asked whenever the counts have doubled: a job counting every range asks a few
+    # times, not once per range.
+    ask_at = 1
     try:
         while len(counts) < len(order):
             # The next range's count, and those after it already known, in one call.
@@ -85,10 +87,12 @@ def _count_ranges(client, argv, access, ranges):
             while known < len(futures) and futures[known].done():
                 known += 1
             counts.update(zip(order[start:known], client.gather(futures[start:known])))
-            counted = [(ranges[i], counts[i]) for i in sorted(counts)]
-            if _native.align_counts_suffice(argv, access, counted):
-                return counted
-        return counted
+            if ask_at <= len(counts) < len(order):
+                ask_at = 2 * len(counts)
+                counted = [(ranges[i], counts[i]) for i in sorted(counts)]
+                if _native.align_counts_suffice(argv, access, counted):
+                    return counted
+        return [(ranges[i], counts[i]) for i in sorted(counts)]
     finally:
         client.cancel(futures[len(counts) :])
 

@@ -317,8 +317,10 @@ impl ReadLayout {
                 .map(|f| anchors.get(f.as_path()).map_or(0, |a| a.1))
                 .collect();
             let fragments = totals[0] / per;
-            // The command finds a missing mate only if it reads that far.
-            if window_end >= first_of_source + fragments {
+            // The command finds a missing mate only if it reads past the shorter file's
+            // last fragment (it stops reading once `--upto` fragments are read).
+            let shortest = totals.iter().min().map_or(0, |&n| n / per);
+            if self.upto != Some(0) && window_end > first_of_source + shortest {
                 check_totals(files, &totals, per)?;
             }
             let lo = first_of_source.max(self.skip);

@@ -161,34 +161,50 @@ fn plain_and_gzip_pairs_are_cut_at_records_found_by_range() {
 }
 
 #[test]
-fn mates_missing_from_a_file_are_an_error() {
+fn mates_missing_from_a_file_are_an_error_where_the_command_reads_that_far() {
     let dir = tempfile::tempdir().unwrap();
     let (p1, p2) = (dir.path().join("r1.fq"), dir.path().join("r2.fq"));
-    std::fs::write(&p1, fastq("a", 30).0).unwrap();
-    std::fs::write(&p2, fastq("b", 29).0).unwrap();
-    let options = pairs_options(&p1, &p2, 0, None);
-    let layout = ReadLayout::new(&options).unwrap();
-    let access: Vec<ReadAccess> = layout
-        .files()
-        .iter()
-        .map(|f| ReadAccess::Plain {
-            len: std::fs::metadata(f).unwrap().len(),
-        })
-        .collect();
-    let counted: Vec<_> = layout
-        .ranges(&access, 100)
-        .into_iter()
-        .map(|r| {
-            let c = count_range(&options, &r).unwrap();
-            (r, c)
-        })
-        .collect();
-    let e = layout
-        .parts(&access, &counted, PartSize::Tasks(1))
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("holds 30 records but its mate file") && e.contains("holds 29"),
-        "{e}"
-    );
+    let plan = |n1: usize, n2: usize, upto: Option<u64>| {
+        std::fs::write(&p1, fastq("a", n1).0).unwrap();
+        std::fs::write(&p2, fastq("b", n2).0).unwrap();
+        let options = pairs_options(&p1, &p2, 0, upto);
+        let layout = ReadLayout::new(&options).unwrap();
+        let access: Vec<ReadAccess> = layout
+            .files()
+            .iter()
+            .map(|f| ReadAccess::Plain {
+                len: std::fs::metadata(f).unwrap().len(),
+            })
+            .collect();
+        let counted: Vec<_> = layout
+            .ranges(&access, 100)
+            .into_iter()
+            .map(|r| {
+                let c = count_range(&options, &r).unwrap();
+                (r, c)
+            })
+            .collect();
+        layout
+            .parts(&access, &counted, PartSize::Tasks(1))
+            .map_err(|e| e.to_string())
+    };
+    for (n1, n2) in [(30, 29), (29, 30)] {
+        let e = plan(n1, n2, None).unwrap_err();
+        assert!(
+            e.contains(&format!("holds {n1} records but its mate file"))
+                && e.contains(&format!("holds {n2}")),
+            "{e}"
+        );
+        // The command stops after 29 pairs, before the shorter file's end; past it, it
+        // finds the missing mate.
+        assert_eq!(
+            plan(n1, n2, Some(29))
+                .unwrap()
+                .iter()
+                .map(|p| p.fragments)
+                .sum::<u64>(),
+            29
+        );
+        assert!(plan(n1, n2, Some(30)).is_err());
+    }
 }
