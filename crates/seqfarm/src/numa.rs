@@ -16,11 +16,7 @@ use seqfarm_fmindex::{FmIndex, LoadMode, LoadOptions};
 /// except that a copy is memory-mapped instead when the memory `available` (see
 /// [`available_memory`]) is under twice the index's `size`, or unknown: a copy cannot be
 /// evicted, the file's pages can.
-pub(crate) fn unplaced_load(
-    options: LoadOptions,
-    size: u64,
-    available: Option<u64>,
-) -> (LoadOptions, String) {
+fn unplaced_load(options: LoadOptions, size: u64, available: Option<u64>) -> (LoadOptions, String) {
     if options.mode == LoadMode::Mmap {
         return (options, "asked for".into());
     }
@@ -40,6 +36,17 @@ pub(crate) fn unplaced_load(
         gib(size)
     );
     (if fits { options } else { mapped }, why)
+}
+
+/// The index file at `path`, loaded where `--numa` places nothing: as `options` ask, or
+/// memory-mapped as [`unplaced_load`] decides from the memory available now; and why.
+pub(crate) fn open_unplaced(
+    path: &Path,
+    options: LoadOptions,
+) -> Result<(FmIndex, String), seqfarm_fmindex::LoadError> {
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let (load, why) = unplaced_load(options, size, available_memory());
+    Ok((FmIndex::open(path, load)?, why))
 }
 
 /// An index loaded as `--numa` decided: one copy (memory-mapped, or interleaved), or
@@ -101,8 +108,8 @@ impl PlacedIndex {
         let placed_by_numa = || "placed by --numa".to_string();
         let (replicas, placement, load_reason) = match decision.plan {
             NumaPlan::Off => {
-                let (unplaced, why) = unplaced_load(options, size, available_memory());
-                (Replicas::single(FmIndex::open(path, unplaced)?), None, why)
+                let (index, why) = open_unplaced(path, options)?;
+                (Replicas::single(index), None, why)
             }
             NumaPlan::Interleave { placement, nodes } => {
                 let policy = MemoryPolicy::Interleave(nodes);

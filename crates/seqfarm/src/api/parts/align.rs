@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
-use seqfarm_farm::numa::available_memory;
 use seqfarm_farm::{FarmConfig, WorkerInfo};
 use seqfarm_fmindex::FmIndex;
 use seqfarm_io::bgzf_writer::EOF_MARKER;
@@ -25,7 +24,7 @@ use crate::cmd::align::{
     SummaryCounts, SummaryStyle, HEADER_ONLY, TASK_LIMITS,
 };
 use crate::common::{farm_error, worker_threads};
-use crate::numa::unplaced_load;
+use crate::numa::open_unplaced;
 
 /// Where a part's records of one file are.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -234,9 +233,7 @@ fn cached_index(options: &AlignOptions) -> anyhow::Result<Arc<FmIndex>> {
         true,
         std::thread::available_parallelism().map_or(1, |n| n.get()),
     );
-    let size = std::fs::metadata(&path).map_or(0, |m| m.len());
-    let (load, _) = unplaced_load(asked, size, available_memory());
-    let index = FmIndex::open(&path, load)
+    let (index, _) = open_unplaced(&path, asked)
         .with_context(|| format!("cannot load the index {}", path.display()))?;
     let index = Arc::new(index);
     cache.insert(path, index.clone());
