@@ -221,6 +221,14 @@ pub struct PartsOutput {
     index: Mutex<Option<Output>>,
 }
 
+/// Appends `data` to the output in `slot`; `missing` is the error when there is none.
+fn put_into(slot: &Mutex<Option<Output>>, data: &[u8], missing: &str) -> anyhow::Result<()> {
+    match slot.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        Some(output) => Ok(output.put(data)?),
+        None => anyhow::bail!("{missing}"),
+    }
+}
+
 #[pymethods]
 impl PartsOutput {
     #[new]
@@ -247,22 +255,14 @@ impl PartsOutput {
     /// Writes the sorted BAM's index (committed with the BAM).
     fn write_index(&self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
         run_native(py, || {
-            let mut slot = self.index.lock().unwrap_or_else(|e| e.into_inner());
-            match slot.as_mut() {
-                Some(index) => Ok(index.put(data)?),
-                None => anyhow::bail!("this output has no index"),
-            }
+            put_into(&self.index, data, "this output has no index")
         })
     }
 
     /// Appends `data` to the file.
     fn write(&self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
         run_native(py, || {
-            let mut slot = self.output.lock().unwrap_or_else(|e| e.into_inner());
-            match slot.as_mut() {
-                Some(output) => Ok(output.put(data)?),
-                None => anyhow::bail!("the output is already closed"),
-            }
+            put_into(&self.output, data, "the output is already closed")
         })
     }
 
