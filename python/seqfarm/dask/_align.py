@@ -14,6 +14,7 @@ from ..align import align_arguments
 from ._cluster import (
     even_runs,
     map_results,
+    results_in_order,
     submit_in_order,
     task_threads,
     total_threads,
@@ -64,8 +65,6 @@ def _count_ranges(client, argv, access, ranges):
     first range of each, then the second...), and the counting stops, the ranges not
     yet counted cancelled, once the counts suffice (every file counted, or ``-u``'s
     last read passed)."""
-    from distributed import wait
-
     # Each range's place in its file; the ranges are in file order.
     seen = collections.Counter()
     place = []
@@ -75,24 +74,22 @@ def _count_ranges(client, argv, access, ranges):
     order = sorted(range(len(ranges)), key=lambda i: (place[i], i))
     futures = submit_in_order(client, _native.align_count_range, [(argv, ranges[i]) for i in order], "count-range")
     counts = {}
+
+    def counted():
+        """The ranges counted so far with their counts, in the order of ``ranges``."""
+        return [(ranges[i], counts[i]) for i in sorted(counts)]
+
     # Asked whenever the counts have doubled: a job counting every range asks a few
     # times, not once per range.
     ask_at = 1
     try:
-        while len(counts) < len(order):
-            # The next range's count, and those after it already known, in one call.
-            start = len(counts)
-            wait(futures[start])
-            known = start + 1
-            while known < len(futures) and futures[known].done():
-                known += 1
-            counts.update(zip(order[start:known], client.gather(futures[start:known])))
+        for start, known in results_in_order(client, futures):
+            counts.update(zip(order[start:], known))
             if ask_at <= len(counts) < len(order):
                 ask_at = 2 * len(counts)
-                counted = [(ranges[i], counts[i]) for i in sorted(counts)]
-                if _native.align_counts_suffice(argv, access, counted):
-                    return counted
-        return [(ranges[i], counts[i]) for i in sorted(counts)]
+                if _native.align_counts_suffice(argv, access, counted()):
+                    break
+        return counted()
     finally:
         client.cancel(futures[len(counts) :])
 

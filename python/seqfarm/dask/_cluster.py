@@ -96,6 +96,22 @@ def map_results(client, function, futures, suffix, *more, **options):
     return client.map(function, futures, *more, key=[f"{f.key}-{suffix}" for f in futures], pure=False, **options)
 
 
+def results_in_order(client, futures):
+    """The results of ``futures`` in order, a run at a time: the next one waited for,
+    fetched in one call with those after it already done; yields ``(index of the run's
+    first, its results)``."""
+    from distributed import wait
+
+    start = 0
+    while start < len(futures):
+        wait(futures[start])
+        end = start + 1
+        while end < len(futures) and futures[end].done():
+            end += 1
+        yield start, client.gather(futures[start:end])
+        start = end
+
+
 def write_parts(client, futures, output, header, trailer):
     """Writes ``header``, the parts' bytes (each future's result: bytes, or ``(bytes,
     counts)``, in output order) and ``trailer`` into ``output``; returns the parts'
@@ -106,8 +122,6 @@ def write_parts(client, futures, output, header, trailer):
     holding the part writes it there (Dask recomputes a part whose worker died, and a
     write is retried; either writes the same bytes at the same offset). On standard
     output the client writes the bytes itself."""
-    from distributed import wait
-
     counts, offsets = [], []
     output.write(header)
     path = output.temporary_path()
@@ -130,22 +144,18 @@ def write_parts(client, futures, output, header, trailer):
     writes = []
     placed = 0
     try:
-        while placed < len(futures):
-            # The next part's size, and those of the parts after it already known: their
-            # writes go out together.
-            wait(sizes[placed])
-            known = placed + 1
-            while known < len(sizes) and sizes[known].done():
-                known += 1
-            batch = range(placed, known)
-            for length, part_counts in client.gather(sizes[placed:known]):
+        # The parts whose sizes are known together: their writes go out together.
+        for placed, known_sizes in results_in_order(client, sizes):
+            for length, part_counts in known_sizes:
                 offsets.append(offset)
                 offset += length
                 counts.append(part_counts)
+            batch = range(placed, placed + len(known_sizes))
             writes += map_results(
-                client, _write_part, futures[placed:known], "write", [path] * len(batch), [offsets[i] for i in batch], retries=3
+                client, _write_part, futures[batch.start : batch.stop], "write", [path] * len(batch),
+                offsets[batch.start : batch.stop], retries=3,
             )
-            placed = known
+            placed = batch.stop
             # The parts' bytes stay on their workers until their writes are done.
             for i in batch:
                 futures[i].release()
