@@ -74,14 +74,13 @@ fn check_pairs(
     // Counted from the files' starts together (the first range of each, then the
     // second...), the counts suffice once they place these same parts; with --upto,
     // before the files' ends.
+    let mut seen: HashMap<&Path, usize> = HashMap::new();
     let place: Vec<usize> = ranges
         .iter()
         .map(|r| {
-            ranges
-                .iter()
-                .take_while(|o| !std::ptr::eq(*o, r))
-                .filter(|o| o.path == r.path)
-                .count()
+            let n = seen.entry(r.path.as_path()).or_default();
+            *n += 1;
+            *n - 1
         })
         .collect();
     let mut order: Vec<usize> = (0..ranges.len()).collect();
