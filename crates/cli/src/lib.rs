@@ -23,8 +23,8 @@ pub mod snp_pileup;
 mod vocabulary;
 
 pub use vocabulary::{
-    align_args, align_options, count_options, flag_options, markdup_options, parse_command,
-    search_options, snp_pileup_options,
+    align_args, align_options, count_options, depth_options, flag_options, markdup_options,
+    parse_command, search_options, snp_pileup_options,
 };
 
 /// The command-line parser's error (a bad option).

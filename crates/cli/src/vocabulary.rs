@@ -51,6 +51,16 @@ options_of!(
     SnpPileup,
     SnpPileupOptions
 );
+options_of!(
+    depth_options,
+    "depth",
+    Depth,
+    (
+        std::path::PathBuf,
+        std::path::PathBuf,
+        seqfarm::cmd::depth::DepthOptions
+    )
+);
 options_of!(markdup_options, "markdup", Markdup, MarkdupOptions);
 options_of!(search_options, "search", Search, SearchOptions);
 

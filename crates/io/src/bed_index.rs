@@ -13,10 +13,14 @@ use noodles_csi::binning_index::index::header::{self, ReferenceSequenceNames};
 use noodles_csi::binning_index::index::reference_sequence::bin::Chunk;
 use noodles_csi::binning_index::index::reference_sequence::index::BinnedIndex;
 use noodles_csi::binning_index::index::reference_sequence::{Metadata, ReferenceSequence};
-use noodles_csi::binning_index::indexer::AddRecordError;
 use noodles_csi::binning_index::{BinningIndex, Indexer, ReferenceSequence as _};
 
 use crate::bgzf_writer::{BlockStarts, ParallelBgzfWriter};
+
+pub use self::groups::PartLineGroups;
+use self::groups::{LineGroup, LineGrouper};
+
+mod groups;
 
 /// CSI's smallest bin (16 kbp), as tabix and mosdepth use.
 const MIN_SHIFT: u8 = 14;
@@ -24,51 +28,25 @@ const MIN_SHIFT: u8 = 14;
 /// Builds the CSI index of a BED file from its lines and their virtual offsets.
 pub struct BedIndexer {
     indexer: Indexer<BinnedIndex>,
-    depth: u8,
-    /// Lines joined and not yet added to `indexer`.
-    group: Option<LineGroup>,
-    /// The contig and start of the last line, whose order the next line must keep.
-    last: Option<(usize, Position)>,
+    /// The lines, grouped as the index takes them.
+    grouper: LineGrouper,
     /// Lines indexed per contig: the index's record counts.
     lines: Vec<u64>,
-}
-
-/// Consecutive lines of one contig whose intervals lie in one bin and whose chunks join
-/// (each starts in the file where the one before ends, so the index would merge their
-/// chunks anyway), added to the index as one record over their union. The union lies in
-/// the same bin, its chunk is the merged one and starts where the first line does, so
-/// the bins, the offsets and the positions of the index are those of the lines one by
-/// one; only the record count is set right when the index is built
-/// ([`BedIndexer::write`]). Adding a record costs a hashed look-up per level of bins,
-/// and a bin of 16 kbp holds dozens of windows or thousands of per-base runs.
-struct LineGroup {
-    ref_id: usize,
-    bin: usize,
-    first: Position,
-    last: Position,
-    start: u64,
-    end: u64,
 }
 
 impl BedIndexer {
     /// An indexer for a BED file over contigs `names` (in the order their lines come)
     /// no longer than `max_length`.
     pub fn new<'a>(names: impl IntoIterator<Item = &'a str>, max_length: u64) -> Self {
-        // Levels enough for the longest contig, at least BAI's five.
-        let mut depth = 5u8;
-        while (1u64 << (MIN_SHIFT + 3 * depth)) < max_length.saturating_add(1) {
-            depth += 1;
-        }
+        let grouper = LineGrouper::new(max_length);
         let names: ReferenceSequenceNames =
             names.into_iter().map(|n| n.as_bytes().into()).collect();
-        let indexer = Indexer::new(MIN_SHIFT, depth)
+        let indexer = Indexer::new(MIN_SHIFT, grouper.depth)
             .expect("a shift and depth within CSI's limits")
             .set_header(bed_header(names));
         Self {
             indexer,
-            depth,
-            group: None,
-            last: None,
+            grouper,
             lines: Vec::new(),
         }
     }
@@ -93,91 +71,31 @@ impl BedIndexer {
     fn add_interval(
         &mut self,
         ref_id: usize,
-        (first, last): (Position, Position),
+        interval: (Position, Position),
         start: u64,
         end: u64,
     ) -> Result<(), String> {
-        // Only a line the index takes as it is joins a group, so an error names its line.
-        let ordered = match self.last {
-            Some((r, previous)) if r == ref_id => {
-                if first < previous {
-                    self.flush()?;
-                    return Err(AddRecordError::OutOfOrderStartPosition {
-                        start: first,
-                        prev_start_position: previous,
-                    }
-                    .to_string());
-                }
-                true
-            }
-            Some((r, _)) => r < ref_id,
-            None => true,
-        };
-        let max_position = 1usize << (u32::from(MIN_SHIFT) + 3 * u32::from(self.depth));
-        let valid = ordered && first <= last && usize::from(last) <= max_position;
-        let bin = valid.then(|| bin_of(first, last, self.depth));
-        match (&mut self.group, bin) {
-            (Some(group), Some(bin))
-                if group.ref_id == ref_id && group.bin == bin && start <= group.end =>
-            {
-                group.last = group.last.max(last);
-                group.end = end;
-            }
-            _ => {
-                self.flush()?;
-                let Some(bin) = bin else {
-                    // The index refuses the line and says why.
-                    return self.add_record(ref_id, first, last, start, end);
-                };
-                self.group = Some(LineGroup {
-                    ref_id,
-                    bin,
-                    first,
-                    last,
-                    start,
-                    end,
-                });
-            }
-        }
-        self.count(ref_id);
-        self.last = Some((ref_id, first));
-        Ok(())
+        let (indexer, lines) = (&mut self.indexer, &mut self.lines);
+        self.grouper
+            .add(ref_id, interval, start, end, &mut |group| {
+                add_group(indexer, lines, group)
+            })
     }
 
-    /// Counts a line of contig `ref_id` as indexed.
-    fn count(&mut self, ref_id: usize) {
-        if self.lines.len() <= ref_id {
-            self.lines.resize(ref_id + 1, 0);
-        }
-        self.lines[ref_id] += 1;
-    }
-
-    /// Adds the group of lines waiting, if any, to the index.
-    fn flush(&mut self) -> Result<(), String> {
-        match self.group.take() {
-            Some(g) => self.add_record(g.ref_id, g.first, g.last, g.start, g.end),
-            None => Ok(()),
-        }
-    }
-
-    /// Adds one record to the index (a line the index refuses is not counted).
-    fn add_record(
-        &mut self,
-        ref_id: usize,
-        first: Position,
-        last: Position,
-        start: u64,
-        end: u64,
-    ) -> Result<(), String> {
-        let chunk = Chunk::new(start.into(), end.into());
-        self.indexer
-            .add_record(Some((ref_id, first, last, true)), chunk)
-            .map_err(|e| e.to_string())
+    /// Adds the lines of a part of the file, grouped by [`PartLineGroups`], which follow
+    /// the lines added so far: the index is the one their lines give one by one.
+    pub fn add_part(&mut self, part: &PartLineGroups) -> Result<(), String> {
+        let (indexer, lines) = (&mut self.indexer, &mut self.lines);
+        self.grouper
+            .add_groups(part, &mut |group| add_group(indexer, lines, group))
     }
 
     /// Writes the index (BGZF-compressed, as CSI files are) for `reference_count` contigs.
     pub fn write(mut self, reference_count: usize, out: impl Write) -> std::io::Result<()> {
-        self.flush().map_err(io::Error::other)?;
+        let (indexer, lines) = (&mut self.indexer, &mut self.lines);
+        self.grouper
+            .flush(&mut |group| add_group(indexer, lines, group))
+            .map_err(io::Error::other)?;
         let built = self.indexer.build(reference_count);
         // A group was one record: each contig's record count is its count of lines.
         let reference_sequences = built
@@ -217,27 +135,29 @@ impl BedIndexer {
     }
 }
 
+/// Adds a group of lines to `indexer` as one record (its bin, its chunk) and counts its
+/// lines in `lines`; a line the index refuses is added alone and its error returned.
+fn add_group(
+    indexer: &mut Indexer<BinnedIndex>,
+    lines: &mut Vec<u64>,
+    group: &LineGroup,
+) -> Result<(), String> {
+    let chunk = Chunk::new(group.start.into(), group.end.into());
+    indexer
+        .add_record(Some((group.ref_id, group.first, group.last, true)), chunk)
+        .map_err(|e| e.to_string())?;
+    if lines.len() <= group.ref_id {
+        lines.resize(group.ref_id + 1, 0);
+    }
+    lines[group.ref_id] += group.lines;
+    Ok(())
+}
+
 /// The tabix header of a BED file's index over contigs `names`.
 fn bed_header(names: ReferenceSequenceNames) -> header::Header {
     header::Builder::bed()
         .set_reference_sequence_names(names)
         .build()
-}
-
-/// The CSI bin of the 1-based inclusive interval `first..=last`: the smallest bin, of
-/// 2^14 bases at the lowest of `depth` levels, that holds it (CSI's `reg2bin`).
-fn bin_of(first: Position, last: Position, depth: u8) -> usize {
-    let (begin, end) = (usize::from(first) - 1, usize::from(last) - 1);
-    let mut shift = u32::from(MIN_SHIFT);
-    let mut level_first = ((1usize << (3 * u32::from(depth))) - 1) / 7;
-    for level in (1..=depth).rev() {
-        if begin >> shift == end >> shift {
-            return level_first + (begin >> shift);
-        }
-        shift += 3;
-        level_first -= 1 << (3 * u32::from(level - 1));
-    }
-    0
 }
 
 /// The 1-based inclusive interval a BED line covers, read from its start and end columns

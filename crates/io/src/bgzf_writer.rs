@@ -17,6 +17,7 @@ pub use crate::bgzf::EOF_MARKER;
 pub use parallel::{BlockStarts, ParallelBgzfWriter};
 
 mod parallel;
+pub mod placed;
 
 /// Threads compressing a farm collector's BGZF output for a farm of `workers` workers:
 /// half as many, rounded up. In snp-pileup compressing takes about 1/8 of the workers' CPU

@@ -239,6 +239,23 @@ impl Drop for Output {
 /// Fails with [`Error::OutputIsInput`] when `output` is the same file as one of `inputs`
 /// (the same device and inode, so a symbolic or hard link to an input counts too): with
 /// `--force` the output would replace that input. `-`, outputs that do not exist yet,
+/// Writes `data` at `offset` of the existing file `path` and waits until it is on the
+/// filesystem: a part of an output placed by a planner and written by the machine that
+/// made it (an output's temporary file, see [`Output::temporary_path`]). Writing the same
+/// bytes again (a part recomputed, a write retried) leaves the same file; an error the
+/// filesystem reports only when the data reaches it (a full disk, NFS) is an error here,
+/// so that the write is retried rather than a file committed with a hole.
+pub fn write_at(path: &Path, offset: u64, data: &[u8]) -> Result<()> {
+    use std::os::unix::fs::FileExt as _;
+    let error = |e| Error::io(path, e);
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(error)?;
+    file.write_all_at(data, offset).map_err(error)?;
+    file.sync_data().map_err(error)
+}
+
 /// devices and pipes, and inputs that do not exist pass.
 pub fn refuse_input_as_output<P: AsRef<Path>>(
     output: &Path,

@@ -11,6 +11,7 @@ use pyo3::types::PyDict;
 mod align;
 mod align_parts;
 mod bam;
+mod depth_parts;
 mod errors;
 mod index;
 mod parts;
@@ -69,6 +70,7 @@ fn flag_options(command: &str) -> Vec<String> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     parts::register(m)?;
+    depth_parts::register(m)?;
     m.add_function(wrap_pyfunction!(flagstat_json, m)?)?;
     m.add_function(wrap_pyfunction!(index::build_index, m)?)?;
     m.add_function(wrap_pyfunction!(flag_options, m)?)?;

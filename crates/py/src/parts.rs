@@ -313,18 +313,8 @@ impl PartsOutput {
 /// leaves the same file.
 #[pyfunction]
 fn write_at(py: Python<'_>, path: PathBuf, offset: u64, data: &[u8]) -> PyResult<u64> {
-    use std::os::unix::fs::FileExt as _;
     run_native(py, || {
-        let error = |e| seqfarm_io::Error::io(&path, e);
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .map_err(error)?;
-        file.write_all_at(data, offset).map_err(error)?;
-        // An error the filesystem reports only when the data reaches it (a full disk,
-        // NFS) fails the write, which is then retried, rather than a file committed
-        // with a hole.
-        file.sync_data().map_err(error)?;
+        seqfarm_io::output::write_at(&path, offset, data)?;
         Ok(data.len() as u64)
     })
 }

@@ -20,6 +20,7 @@ and the outputs written, by the workers on a shared filesystem.
 
 from ._align import align
 from ._count import count
+from ._depth import depth
 from ._flagstat import flagstat
 from ._search import search
 from ._snp_pileup import snp_pileup

@@ -3,6 +3,7 @@
 //! columns read as any line reads them, lines joined in their bins against line by
 //! line, bins as CSI computes them, and bad lines as errors.
 
+use super::groups::bin_of;
 use super::*;
 use crate::bgzf_writer::BgzfWriter;
 use noodles_core::region::Interval;
@@ -127,21 +128,31 @@ fn plain_columns_read_the_commands_lines() {
 }
 
 /// The index of `lines` (contig, text) written one BGZF stream after another, built
-/// by noodles one record per line, and by [`BedIndexer`].
-fn both_indexes(names: &[&str], max_length: u64, lines: &[(usize, String)]) -> [Vec<u8>; 2] {
-    let depth = BedIndexer::new(names.iter().copied(), max_length).depth;
+/// by noodles one record per line, by [`BedIndexer`], and by [`BedIndexer`] from parts of
+/// uneven sizes (one line, none, hundreds) grouped apart.
+fn both_indexes(names: &[&str], max_length: u64, lines: &[(usize, String)]) -> [Vec<u8>; 3] {
+    let depth = LineGrouper::new(max_length).depth;
     let mut per_line = Indexer::<BinnedIndex>::new(MIN_SHIFT, depth)
         .unwrap()
         .set_header(bed_header(
             names.iter().map(|n| n.as_bytes().into()).collect(),
         ));
     let mut grouped = BedIndexer::new(names.iter().copied(), max_length);
+    let mut from_parts = BedIndexer::new(names.iter().copied(), max_length);
+    let mut part = PartLineGroups::new(max_length);
     let mut writer = BgzfWriter::new(Vec::new(), 1);
-    for (ref_id, line) in lines {
+    for (i, (ref_id, line)) in lines.iter().enumerate() {
         let at = writer.virtual_position();
         writer.write_all(line.as_bytes()).unwrap();
         let end = writer.virtual_position();
         grouped.add_line(*ref_id, line.as_bytes(), at, end).unwrap();
+        part.add_line(*ref_id, line.as_bytes(), at, end).unwrap();
+        if matches!(i % 311, 0 | 1 | 2 | 150) {
+            let bytes = std::mem::replace(&mut part, PartLineGroups::new(max_length)).to_bytes();
+            from_parts
+                .add_part(&PartLineGroups::from_bytes(&bytes).unwrap())
+                .unwrap();
+        }
         if let Some(interval) = interval(line.as_bytes()) {
             let (first, last) = interval.unwrap();
             let chunk = Chunk::new(at.into(), end.into());
@@ -154,7 +165,16 @@ fn both_indexes(names: &[&str], max_length: u64, lines: &[(usize, String)]) -> [
     expected.write_index(&per_line.build(names.len())).unwrap();
     let mut ours = Vec::new();
     grouped.write(names.len(), &mut ours).unwrap();
-    [expected.into_inner().finish().unwrap(), ours]
+    from_parts
+        .add_part(&PartLineGroups::from_bytes(&part.to_bytes()).unwrap())
+        .unwrap();
+    let mut ours_from_parts = Vec::new();
+    from_parts.write(names.len(), &mut ours_from_parts).unwrap();
+    [
+        expected.into_inner().finish().unwrap(),
+        ours,
+        ours_from_parts,
+    ]
 }
 
 #[test]
@@ -192,8 +212,9 @@ fn lines_joined_in_their_bins_index_as_line_by_line() {
             pos = pos.max(start + len);
         }
     }
-    let [expected, ours] = both_indexes(&names, 3_000_000, &lines);
+    let [expected, ours, from_parts] = both_indexes(&names, 3_000_000, &lines);
     assert!(ours == expected, "the indexes differ");
+    assert!(from_parts == expected, "the index from parts differs");
 }
 
 #[test]

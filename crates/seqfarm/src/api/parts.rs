@@ -3,6 +3,7 @@
 
 pub mod align;
 pub mod count;
+pub mod depth;
 pub mod flagstat;
 pub mod search;
 pub mod snp_pileup;

@@ -10,30 +10,25 @@
 //! writes the rows in order and adds the statistics up contig by contig.
 
 mod bed;
+mod job;
 mod options;
 mod outputs;
 mod stretch;
 #[cfg(test)]
 mod tests;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use seqfarm_farm::Fill;
-use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
-use seqfarm_io::bam::RangeReader;
 use seqfarm_io::bed_index::BedIndexer;
 use seqfarm_io::bgzf_writer::compressor_threads;
-use seqfarm_io::cram::Fields;
-use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
+use seqfarm_io::output::{ExistingOutput, Output};
 use seqfarm_plot::{file_label, WindowTable, WindowValues};
-use seqfarm_regions::depth::{Coverage, DepthFilter};
 
-use self::bed::{bed_warnings, read_bed};
+pub use self::job::DepthJob;
 pub use self::options::DepthOptions;
-use self::outputs::{with_suffix, write_runs, BgzfOutput, Totals};
-use self::stretch::{StretchPlanner, StretchWorker, Task};
-use crate::cmd::count::task_bytes_for;
-use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes};
+pub(crate) use self::outputs::{push_run_line, with_suffix, Totals};
+use self::outputs::{write_runs, BgzfOutput};
+pub(crate) use self::stretch::{StretchFigures, Task};
 use crate::farm_stats::StatsFile;
 use crate::plot_file::PlotFile;
 
@@ -44,105 +39,45 @@ pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::Replace;
 /// Runs `seqfarm depth` on `bam` (an indexed BAM or a CRAM, both coordinate-sorted),
 /// writing the files `PREFIX.*` of `prefix`.
 pub fn run(bam: &Path, prefix: &Path, options: &DepthOptions) -> anyhow::Result<()> {
-    options.check()?;
-    let bam = bam.to_path_buf();
-    // A CRAM is decoded whole, even with a BED: the summary and the global distribution
-    // cover every base.
-    let bams = open_by_region(
-        std::slice::from_ref(&bam),
-        &ReadOptions {
-            reference: options.reference.as_deref(),
-            fields: Fields::Coverage,
-            threads: options.farm.workers(),
-            ranges: None,
-        },
-    )?;
-    let (names, lengths) = super::count::reference_names_and_lengths(&bams)?;
-    let bed = options.bed.as_deref().map(read_bed).transpose()?;
-    if let (Some(bed), Some(path)) = (&bed, &options.bed) {
-        for warning in bed_warnings(bed, &names, &lengths) {
-            stderr_line!("seqfarm: warning: {}: {warning}", path.display());
-        }
-    }
-    let mut thresholds: Vec<i32> = options
-        .thresholds
-        .iter()
-        .map(|&t| t.min(i32::MAX as u32) as i32)
-        .collect();
-    thresholds.sort_unstable();
+    let job = DepthJob::new(bam, options)?;
+    job.warn_about_bed();
+    let names = job.names();
     let config = options.farm.config();
-    let total = bams.files()[0].0.len();
-    let task_bytes = options
-        .task_bytes
-        .unwrap_or_else(|| task_bytes_for(total, config.workers));
-
-    let inputs: Vec<PathBuf> = with_bam_indexes(std::slice::from_ref(&bam))
-        .into_iter()
-        .chain(options.bed.clone())
-        .collect();
+    let task_bytes = job.task_bytes(config.workers);
+    let inputs = job.input_files();
+    job.output_paths(prefix)?;
     let path = |suffix: &str| with_suffix(prefix, suffix);
-    let mut named = vec![
-        path(".regions.bed.gz"),
-        path(".mosdepth.summary.txt"),
-        path(".mosdepth.global.dist.txt"),
-        path(".mosdepth.region.dist.txt"),
-    ];
-    if !thresholds.is_empty() {
-        named.push(path(".thresholds.bed.gz"));
-    }
-    if options.per_base {
-        named.push(path(".per-base.bed.gz"));
-    }
-    for out in named
-        .clone()
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "gz"))
-    {
-        named.push(with_suffix(out, ".csi"));
-    }
-    for out in &named {
-        refuse_input_as_output(out, inputs.iter())?;
-    }
-    refuse_shared_outputs(
-        named.iter().map(|out| ("-o", out.as_path())),
-        options.plot.as_ref(),
-        options.farm.stats.as_ref(),
-    )?;
-    let max_length = lengths.iter().copied().max().unwrap_or(0).max(0) as u64;
+    let max_length = job.max_length();
     let bed_index = || BedIndexer::new(names.iter().map(String::as_str), max_length);
     let overwrite = EXISTING_OUTPUT.overwrite(options.force);
     let compressors = compressor_threads(config.workers);
     let bgzf_output = |suffix: &str, level: i32| {
         BgzfOutput::create(path(suffix), overwrite, level, compressors, bed_index())
     };
-    let mut regions_out = bgzf_output(".regions.bed.gz", 6)?;
+    let mut regions_out = bgzf_output(".regions.bed.gz", REGIONS_LEVEL)?;
     let mut summary_out = Output::create(path(".mosdepth.summary.txt"), overwrite)?;
     let mut dist_out = Output::create(path(".mosdepth.global.dist.txt"), overwrite)?;
     let mut region_dist_out = Output::create(path(".mosdepth.region.dist.txt"), overwrite)?;
-    let mut thresholds_out = if thresholds.is_empty() {
-        None
-    } else {
-        let mut out = bgzf_output(".thresholds.bed.gz", 1)?;
-        let mut head = "#chrom\tstart\tend\tregion".to_string();
-        // Labelled as given (mosdepth's), though depths are counted up to i32::MAX.
-        let mut labels = options.thresholds.clone();
-        labels.sort_unstable();
-        for t in labels {
-            head.push_str(&format!("\t{t}X"));
-        }
-        head.push('\n');
-        out.put(head.as_bytes())?;
+    let mut thresholds_out = if job.has_thresholds() {
+        let mut out = bgzf_output(".thresholds.bed.gz", OTHER_LEVEL)?;
+        out.put(job.thresholds_header().as_bytes())?;
         Some(out)
+    } else {
+        None
     };
     let mut per_base_out = if options.per_base {
-        Some(bgzf_output(".per-base.bed.gz", 1)?)
+        Some(bgzf_output(".per-base.bed.gz", OTHER_LEVEL)?)
     } else {
         None
     };
     let plot_file = PlotFile::create(options.plot.as_ref(), overwrite, inputs.iter())?;
-    let mut plot = plot_file
-        .as_ref()
-        .map(|_| WindowTable::new(names.clone(), WindowValues::Depth, options.window.is_some()));
+    let mut plot = plot_file.as_ref().map(|_| {
+        WindowTable::new(
+            names.to_vec(),
+            WindowValues::Depth,
+            options.window.is_some(),
+        )
+    });
     let mut stats = StatsFile::create(
         options.farm.stats.as_ref(),
         "depth",
@@ -151,44 +86,14 @@ pub fn run(bam: &Path, prefix: &Path, options: &DepthOptions) -> anyhow::Result<
         inputs.iter(),
     )?;
 
-    let filter = DepthFilter {
-        min_map_quality: options.mapq,
-        exclude_flags: options.exclude_flags,
-    };
-    let mut planner = StretchPlanner {
-        bams: &bams,
-        lengths: &lengths,
-        names: &names,
-        window: options.window.map(i64::from),
-        all_contigs: options.bed.is_none() || options.per_base || !thresholds.is_empty(),
-        bed,
-        task_bytes: task_bytes.max(1),
-        ref_id: 0,
-        pos: 0,
-        next_region: 0,
-    };
     let mut totals = Totals::new();
     let mut regions = 0u64;
     let mut per_base_text = Vec::new();
-    let report = seqfarm_farm::run(
+    let (farm_stats, _) = job.run(
         &config,
-        Task::default,
-        &mut |task: &mut Task| -> anyhow::Result<Fill> { Ok(planner.fill(task)) },
-        |_| {
-            Ok(StretchWorker {
-                bams: &bams,
-                filter,
-                names: &names,
-                lengths: &lengths,
-                thresholds: &thresholds,
-                windows: options.window.is_some(),
-                per_base: options.per_base,
-                reader: RangeReader::new(),
-                coverage: Coverage::default(),
-                counts: Vec::new(),
-            })
-        },
-        &mut |task: &mut Task| -> anyhow::Result<()> {
+        task_bytes,
+        0..usize::MAX,
+        |task: &mut Task| -> anyhow::Result<()> {
             regions += task.regions.len() as u64;
             regions_out.put_lines(task.ref_id, &task.rows)?;
             if let Some(table) = plot.as_mut() {
@@ -211,11 +116,10 @@ pub fn run(bam: &Path, prefix: &Path, options: &DepthOptions) -> anyhow::Result<
                 );
                 out.put_lines(task.ref_id, &per_base_text)?;
             }
-            totals.add(task, name);
+            totals.add(&task.figures, task.last_of_contig, name);
             Ok(())
         },
-    )
-    .map_err(farm_error)?;
+    )?;
     totals.finish();
     let picture = match &plot {
         Some(table) => {
@@ -224,7 +128,7 @@ pub fn run(bam: &Path, prefix: &Path, options: &DepthOptions) -> anyhow::Result<
                 (None, Some(bed)) => format!("region of {}", file_label(bed)),
                 (None, None) => "region".to_string(),
             };
-            Some(table.draw(Some(&bam), &by)?)
+            Some(table.draw(Some(bam), &by)?)
         }
         None => None,
     };
@@ -241,8 +145,13 @@ pub fn run(bam: &Path, prefix: &Path, options: &DepthOptions) -> anyhow::Result<
         outputs.push(file.written(&svg)?);
     }
     Output::commit_together(outputs)?;
-    stats.add(&report.stats);
-    stats.total("regions", regions, report.stats.tasks);
+    stats.add(&farm_stats);
+    stats.total("regions", regions, farm_stats.tasks);
     stats.finish()?;
     Ok(())
 }
+
+/// libdeflate level of the regions' BED (mosdepth's default).
+pub(crate) const REGIONS_LEVEL: i32 = 6;
+/// libdeflate level of the thresholds' and per-base BEDs.
+pub(crate) const OTHER_LEVEL: i32 = 1;

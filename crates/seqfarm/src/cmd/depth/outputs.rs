@@ -8,10 +8,10 @@ use seqfarm_io::output::{Output, Overwrite};
 use seqfarm_regions::depth::{summary_line, DepthDistribution, DepthStat};
 use seqfarm_regions::pileup::rows::push_number;
 
-use super::stretch::Task;
+use super::stretch::StretchFigures;
 
 /// The collector's totals for the contig in progress and the whole file.
-pub(super) struct Totals {
+pub(crate) struct Totals {
     found: bool,
     stat: DepthStat,
     region_stat: DepthStat,
@@ -24,14 +24,14 @@ pub(super) struct Totals {
     all_regions: DepthStat,
     all_dist: DepthDistribution,
     all_region_dist: DepthDistribution,
-    pub(super) summary: String,
-    pub(super) dist_text: String,
-    pub(super) region_dist_text: String,
+    pub(crate) summary: String,
+    pub(crate) dist_text: String,
+    pub(crate) region_dist_text: String,
     pub(super) run: Option<(i64, i64, i32)>,
 }
 
 impl Totals {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let zero_min = DepthStat {
             min: 0,
             ..DepthStat::default()
@@ -54,14 +54,15 @@ impl Totals {
         }
     }
 
-    /// Adds a task's figures; at a contig's end writes its summary and distributions.
-    pub(super) fn add(&mut self, task: &Task, name: &str) {
-        self.found |= task.found;
-        self.stat += task.stat;
-        self.region_stat += task.region_stat;
-        self.dist += &task.dist;
-        self.region_dist += &task.region_dist;
-        if !task.last_of_contig {
+    /// Adds a stretch's figures (`last`: the last of its contig, `name`); at a contig's
+    /// end writes its summary and distributions.
+    pub(crate) fn add(&mut self, figures: &StretchFigures, last: bool, name: &str) {
+        self.found |= figures.found;
+        self.stat += figures.stat;
+        self.region_stat += figures.region_stat;
+        self.dist += &figures.dist;
+        self.region_dist += &figures.region_dist;
+        if !last {
             return;
         }
         if self.found {
@@ -90,7 +91,7 @@ impl Totals {
     }
 
     /// The `total` lines.
-    pub(super) fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         summary_line("total", &self.all, &mut self.summary);
         summary_line("total_region", &self.all_regions, &mut self.summary);
         self.all_dist.write("total", &mut self.dist_text);
@@ -107,16 +108,7 @@ pub(super) fn write_runs(
     name: &[u8],
     last: bool,
 ) {
-    let put = |out: &mut Vec<u8>, (s, e, d): (i64, i64, i32)| {
-        out.extend_from_slice(name);
-        for n in [s, e] {
-            out.push(b'\t');
-            push_number(out, n as u64);
-        }
-        out.push(b'\t');
-        push_number(out, d.max(0) as u64);
-        out.push(b'\n');
-    };
+    let put = |out: &mut Vec<u8>, run| push_run_line(out, name, run);
     for &run in runs {
         match pending {
             Some(p) if p.1 == run.0 && p.2 == run.2 => p.1 = run.1,
@@ -132,6 +124,18 @@ pub(super) fn write_runs(
             put(out, p);
         }
     }
+}
+
+/// Appends the per-base line of `run` (`start, end, depth`) on contig `name` to `out`.
+pub(crate) fn push_run_line(out: &mut Vec<u8>, name: &[u8], (start, end, depth): (i64, i64, i32)) {
+    out.extend_from_slice(name);
+    for n in [start, end] {
+        out.push(b'\t');
+        push_number(out, n as u64);
+    }
+    out.push(b'\t');
+    push_number(out, depth.max(0) as u64);
+    out.push(b'\n');
 }
 
 /// A BGZF BED output that appears when complete, with its CSI index beside it (as
@@ -201,7 +205,7 @@ impl BgzfOutput {
     }
 }
 
-pub(super) fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
+pub(crate) fn with_suffix(prefix: &Path, suffix: &str) -> PathBuf {
     let mut s = prefix.as_os_str().to_owned();
     s.push(suffix);
     PathBuf::from(s)

@@ -27,24 +27,42 @@ const MATE_REACH: i64 = 1 << 14;
 
 /// A stretch of a contig and the regions starting in it.
 #[derive(Debug, Default)]
-pub(super) struct Task {
-    pub(super) ref_id: usize,
+pub(crate) struct Task {
+    pub(crate) ref_id: usize,
     /// The contig bases this task accounts for.
-    start: i64,
+    pub(crate) start: i64,
     end: i64,
-    pub(super) last_of_contig: bool,
+    pub(crate) last_of_contig: bool,
     pub(super) regions: Vec<Region>,
     // Results.
-    pub(super) found: bool,
-    pub(super) stat: DepthStat,
-    pub(super) region_stat: DepthStat,
-    pub(super) dist: DepthDistribution,
-    pub(super) region_dist: DepthDistribution,
-    pub(super) rows: Vec<u8>,
-    pub(super) threshold_rows: Vec<u8>,
-    pub(super) runs: Vec<(i64, i64, i32)>,
+    pub(crate) figures: StretchFigures,
+    pub(crate) rows: Vec<u8>,
+    pub(crate) threshold_rows: Vec<u8>,
+    /// The per-base depth as runs `(start, end, depth)`.
+    pub(crate) runs: Vec<(i64, i64, i32)>,
     /// Each region's mean depth.
     pub(super) means: Vec<f64>,
+}
+
+/// What a stretch adds to its contig's summary and distributions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct StretchFigures {
+    /// Whether a read overlaps the stretch.
+    pub(crate) found: bool,
+    pub(crate) stat: DepthStat,
+    pub(crate) region_stat: DepthStat,
+    pub(crate) dist: DepthDistribution,
+    pub(crate) region_dist: DepthDistribution,
+}
+
+impl std::ops::AddAssign<&StretchFigures> for StretchFigures {
+    fn add_assign(&mut self, other: &StretchFigures) {
+        self.found |= other.found;
+        self.stat += other.stat;
+        self.region_stat += other.region_stat;
+        self.dist += &other.dist;
+        self.region_dist += &other.region_dist;
+    }
 }
 
 /// The emitter: contigs in header order, cut into stretches.
@@ -211,31 +229,31 @@ impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
         let hi = task.end.max(reach).min(limit);
         let lo = (task.start - MATE_REACH).max(0);
         self.coverage.reset(lo, hi);
-        task.found = len > 0 && self.add_reads(task.ref_id, lo, hi.min(len))?;
+        task.figures.found = len > 0 && self.add_reads(task.ref_id, lo, hi.min(len))?;
         let depths = self.coverage.depths();
         let at = |p: i64| (p.clamp(lo, hi) - lo) as usize;
         let own = depths.map(|d| &d[at(task.start)..at(task.end)]);
         let own_len = (at(task.end) - at(task.start)) as u64;
-        task.dist = DepthDistribution::default();
+        task.figures.dist = DepthDistribution::default();
         task.runs.clear();
         match own {
             Some(own) => {
-                task.stat = DepthStat::of(own);
-                task.dist.add_depths(own);
+                task.figures.stat = DepthStat::of(own);
+                task.figures.dist.add_depths(own);
                 if self.per_base {
                     push_runs(own, task.start, &mut task.runs);
                 }
             }
             None => {
-                task.stat = DepthStat::zeros(own_len);
-                task.dist.add_many(0, own_len);
+                task.figures.stat = DepthStat::zeros(own_len);
+                task.figures.dist.add_many(0, own_len);
                 if self.per_base && own_len > 0 {
                     task.runs.push((task.start, task.end, 0));
                 }
             }
         }
-        task.region_stat = DepthStat::default();
-        task.region_dist = DepthDistribution::default();
+        task.figures.region_stat = DepthStat::default();
+        task.figures.region_dist = DepthDistribution::default();
         task.rows.clear();
         task.threshold_rows.clear();
         task.means.clear();
@@ -244,7 +262,7 @@ impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
         // mosdepth counts no base at any threshold, 0 included, on a contig without reads.
         let empty_contig = depths.is_none()
             && self.thresholds.first().is_some_and(|&t| t <= 0)
-            && !task.found
+            && !task.figures.found
             && self.bams.files()[0]
                 .1
                 .query(task.ref_id, 1, len.max(1) as u64)?
@@ -258,9 +276,9 @@ impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
             let mean = match depths {
                 Some(d) => {
                     let slice = &d[from..to];
-                    task.region_stat += DepthStat::of(slice);
+                    task.figures.region_stat += DepthStat::of(slice);
                     if !self.windows {
-                        task.region_dist.add_depths(slice);
+                        task.figures.region_dist.add_depths(slice);
                     }
                     if !self.thresholds.is_empty() {
                         bases_at_least(slice, self.thresholds, &mut self.counts);
@@ -269,9 +287,9 @@ impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
                 }
                 None => {
                     let n = (to - from) as u64;
-                    task.region_stat += DepthStat::zeros(n);
+                    task.figures.region_stat += DepthStat::zeros(n);
                     if !self.windows {
-                        task.region_dist.add_many(0, n);
+                        task.figures.region_dist.add_many(0, n);
                     }
                     for (c, &t) in self.counts.iter_mut().zip(self.thresholds) {
                         *c = if t <= 0 && !empty_contig { n } else { 0 };
@@ -280,7 +298,7 @@ impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
                 }
             };
             if self.windows {
-                task.region_dist.add_bin(window_mean_bin(mean));
+                task.figures.region_dist.add_bin(window_mean_bin(mean));
             }
             task.means.push(mean);
             let head = |out: &mut Vec<u8>| {

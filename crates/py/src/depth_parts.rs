@@ -1,0 +1,312 @@
+//! The native half of `seqfarm.dask.depth`: the steps of a depth run in parts
+//! (`seqfarm::api::parts::depth`), each a function of bytes, so that Dask moves the
+//! parts' results between workers and keeps them off the client.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use seqfarm::api::parts::depth::{self, DepthCollector};
+use seqfarm::cmd::depth::DepthOptions;
+use seqfarm_io::bgzf_writer::placed::SpanOffsets;
+use seqfarm_io::output::Output;
+
+use crate::errors::run_native;
+
+/// The BAM, the output prefix and the options of a `depth` command line (the command
+/// first).
+fn depth_args(argv: &[String]) -> anyhow::Result<(PathBuf, PathBuf, DepthOptions)> {
+    match argv.split_first() {
+        Some((first, args)) if first == "depth" => seqfarm_cli::depth_options(args),
+        _ => anyhow::bail!("not a depth command line: {argv:?}"),
+    }
+}
+
+/// `(task size in BAM bytes, tasks)` of a `depth` command line spread over `parts` parts.
+#[pyfunction]
+fn depth_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
+    run_native(py, || {
+        let (bam, _, options) = depth_args(&argv)?;
+        depth::depth_plan(&bam, &options, parts)
+    })
+}
+
+/// Tasks `first..last` of a [`depth_plan`]: the part's rows and figures, as bytes.
+#[pyfunction]
+#[pyo3(signature = (argv, task_bytes, first, last, threads=None))]
+fn depth_tasks<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    task_bytes: u64,
+    first: usize,
+    last: usize,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = run_native(py, || {
+        let (bam, _, options) = depth_args(&argv)?;
+        depth::depth_tasks(&bam, &options, task_bytes, first..last, threads)
+    })?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// Runs `step` on bytes and returns its bytes.
+fn bytes_step<'py>(
+    py: Python<'py>,
+    step: impl FnOnce() -> anyhow::Result<Vec<u8>> + Send,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = run_native(py, step)?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// What the client learns of a part: its figures, edge runs and sizes.
+#[pyfunction]
+fn depth_part_summary<'py>(py: Python<'py>, part: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    bytes_step(py, || depth::depth_part_summary(part))
+}
+
+/// A part compressed as its plan (from `DepthWalk.finish`) places it.
+#[pyfunction]
+fn depth_compress<'py>(py: Python<'py>, part: &[u8], plan: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    bytes_step(py, || depth::depth_compress(part, plan))
+}
+
+/// The compressed sizes of a compressed part's inner blocks, by output.
+#[pyfunction]
+fn depth_inner_sizes(py: Python<'_>, compressed: &[u8]) -> PyResult<Vec<u64>> {
+    run_native(py, || depth::depth_inner_sizes(compressed))
+}
+
+/// A compressed part's pieces of the seams.
+#[pyfunction]
+fn depth_pieces<'py>(py: Python<'py>, compressed: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
+    bytes_step(py, || depth::depth_pieces(compressed))
+}
+
+/// Seam block `block` of output `stream`, compressed from `header` and the parts' pieces.
+#[pyfunction]
+fn depth_seam<'py>(
+    py: Python<'py>,
+    stream: usize,
+    block: u64,
+    header: &[u8],
+    pieces: Vec<Vec<u8>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    bytes_step(py, || {
+        let pieces: Vec<&[u8]> = pieces.iter().map(Vec::as_slice).collect();
+        depth::depth_seam(stream, block, header, &pieces)
+    })
+}
+
+/// Writes a compressed part's inner blocks into `paths` (by output) at `offsets` (by
+/// output: `(head, inner, after)` from `DepthWalk.place`); its line groups, as bytes.
+#[pyfunction]
+fn depth_write<'py>(
+    py: Python<'py>,
+    compressed: &[u8],
+    paths: Vec<Option<PathBuf>>,
+    offsets: Vec<Option<(u64, u64, u64)>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let offsets: Vec<Option<SpanOffsets>> = offsets
+        .into_iter()
+        .map(|o| o.map(|(head, inner, after)| SpanOffsets { head, inner, after }))
+        .collect();
+    bytes_step(py, || depth::depth_write(compressed, &paths, &offsets))
+}
+
+/// Writes the CSI index of output `stream` to `path` from the parts' line groups.
+#[pyfunction]
+fn depth_index(
+    py: Python<'_>,
+    argv: Vec<String>,
+    stream: usize,
+    path: PathBuf,
+    groups: Vec<Vec<u8>>,
+) -> PyResult<()> {
+    run_native(py, || {
+        let (bam, _, options) = depth_args(&argv)?;
+        let groups: Vec<&[u8]> = groups.iter().map(Vec::as_slice).collect();
+        depth::depth_index(&bam, &options, stream, &path, &groups)
+    })
+}
+
+/// The client's walk of a depth run's parts: their summaries in order, then the layout
+/// of the outputs and the places of the parts' and seams' blocks.
+#[pyclass(module = "seqfarm._native")]
+pub struct DepthWalk {
+    collector: Mutex<DepthCollector>,
+}
+
+#[pymethods]
+impl DepthWalk {
+    #[new]
+    fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
+        let collector = run_native(py, || {
+            let (bam, _, options) = depth_args(&argv)?;
+            DepthCollector::new(&bam, &options)
+        })?;
+        Ok(Self {
+            collector: Mutex::new(collector),
+        })
+    }
+
+    /// Walks the next part's summary.
+    fn add(&self, py: Python<'_>, summary: &[u8]) -> PyResult<()> {
+        let mut collector = self.collector.lock().unwrap_or_else(|e| e.into_inner());
+        let collector = &mut *collector;
+        run_native(py, || collector.add(summary))
+    }
+
+    /// Ends the walk: a dict of `plans` (bytes per part), `seams` (per output, `(block,
+    /// parts)`), `headers` (bytes per output), `written` (per output) and `texts` (the
+    /// three text outputs).
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let mut collector = self.collector.lock().unwrap_or_else(|e| e.into_inner());
+        let collector = &mut *collector;
+        let layout = run_native(py, || collector.finish())?;
+        let dict = PyDict::new(py);
+        let plans: Vec<Bound<'py, PyBytes>> =
+            layout.plans.iter().map(|p| PyBytes::new(py, p)).collect();
+        dict.set_item("plans", plans)?;
+        dict.set_item("seams", layout.seams)?;
+        let headers: Vec<Bound<'py, PyBytes>> =
+            layout.headers.iter().map(|h| PyBytes::new(py, h)).collect();
+        dict.set_item("headers", headers)?;
+        dict.set_item("written", layout.written)?;
+        dict.set_item("texts", layout.texts.to_vec())?;
+        Ok(dict)
+    }
+
+    /// Where output `stream`'s blocks go: `(parts' (head, inner, after) offsets, seams'
+    /// offsets, end-of-file offset)`.
+    #[allow(clippy::type_complexity)]
+    fn place(
+        &self,
+        py: Python<'_>,
+        stream: usize,
+        inner: Vec<u64>,
+        seams: Vec<u64>,
+    ) -> PyResult<(Vec<(u64, u64, u64)>, Vec<u64>, u64)> {
+        let collector = self.collector.lock().unwrap_or_else(|e| e.into_inner());
+        let collector = &*collector;
+        let placement = run_native(py, || collector.place(stream, &inner, &seams))?;
+        let parts = placement
+            .parts
+            .iter()
+            .map(|o| (o.head, o.inner, o.after))
+            .collect();
+        Ok((parts, placement.seams, placement.eof))
+    }
+}
+
+/// The output files of a `depth` command line run in parts, opened as the command opens
+/// them; each written through a temporary file (`temporary_path`) until `commit` renames
+/// them all; `discard`, or dropping them uncommitted, removes the temporary files.
+#[pyclass(module = "seqfarm._native")]
+pub struct DepthOutputs {
+    outputs: Mutex<Option<Vec<(String, Output)>>>,
+}
+
+impl DepthOutputs {
+    /// Runs `f` on the output of suffix `suffix`.
+    fn with<T>(
+        &self,
+        suffix: &str,
+        f: impl FnOnce(&mut Output) -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
+        let mut slot = self.outputs.lock().unwrap_or_else(|e| e.into_inner());
+        let outputs = slot
+            .as_mut()
+            .ok_or_else(|| anyhow::anyhow!("the outputs are already closed"))?;
+        match outputs.iter_mut().find(|(s, _)| s == suffix) {
+            Some((_, output)) => f(output),
+            None => anyhow::bail!("no output {suffix:?} in this run"),
+        }
+    }
+}
+
+#[pymethods]
+impl DepthOutputs {
+    #[new]
+    fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
+        let outputs = run_native(py, || {
+            let (bam, prefix, options) = depth_args(&argv)?;
+            depth::depth_outputs(&bam, &prefix, &options)
+        })?;
+        Ok(Self {
+            outputs: Mutex::new(Some(outputs)),
+        })
+    }
+
+    /// The temporary file of the output with suffix `suffix` (`.regions.bed.gz`, ...).
+    fn temporary_path(&self, py: Python<'_>, suffix: &str) -> PyResult<PathBuf> {
+        run_native(py, || {
+            self.with(suffix, |output| match output.temporary_path() {
+                Some(path) => Ok(std::path::absolute(path)?),
+                None => anyhow::bail!("{suffix} is written in place"),
+            })
+        })
+    }
+
+    /// Appends `data` to the output with suffix `suffix`.
+    fn write(&self, py: Python<'_>, suffix: &str, data: &[u8]) -> PyResult<()> {
+        run_native(py, || self.with(suffix, |output| Ok(output.put(data)?)))
+    }
+
+    /// Writes BGZF's end-of-file marker at `offset` of the output with suffix `suffix`
+    /// (where `DepthWalk.place` puts it), on the shared filesystem.
+    fn write_eof(&self, py: Python<'_>, suffix: &str, offset: u64) -> PyResult<()> {
+        run_native(py, || {
+            self.with(suffix, |output| match output.temporary_path() {
+                Some(path) => Ok(seqfarm_io::output::write_at(
+                    path,
+                    offset,
+                    &seqfarm_io::bgzf_writer::EOF_MARKER,
+                )?),
+                None => anyhow::bail!("{suffix} is written in place"),
+            })
+        })
+    }
+
+    /// Renames every output into place, as one set.
+    fn commit(&self, py: Python<'_>) -> PyResult<()> {
+        let outputs = self
+            .outputs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        run_native(py, || match outputs {
+            Some(outputs) => Ok(Output::commit_together(
+                outputs.into_iter().map(|(_, output)| output).collect(),
+            )?),
+            None => anyhow::bail!("the outputs are already closed"),
+        })
+    }
+
+    /// Gives the outputs up: their temporary files are removed, existing files left as
+    /// they were.
+    fn discard(&self) {
+        drop(
+            self.outputs
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take(),
+        );
+    }
+}
+
+/// Adds the depth parts' functions and classes to the native module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(depth_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(depth_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(depth_part_summary, m)?)?;
+    m.add_function(wrap_pyfunction!(depth_compress, m)?)?;
+    m.add_function(wrap_pyfunction!(depth_inner_sizes, m)?)?;
+    m.add_function(wrap_pyfunction!(depth_pieces, m)?)?;
+    m.add_function(wrap_pyfunction!(depth_seam, m)?)?;
+    m.add_function(wrap_pyfunction!(depth_write, m)?)?;
+    m.add_function(wrap_pyfunction!(depth_index, m)?)?;
+    m.add_class::<DepthWalk>()?;
+    m.add_class::<DepthOutputs>()?;
+    Ok(())
+}

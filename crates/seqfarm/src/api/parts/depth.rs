@@ -1,0 +1,681 @@
+//! `seqfarm depth` in parts: the command's tasks (stretches of contigs) computed anywhere,
+//! and its BGZF outputs and their CSI indexes written by the machines that computed them,
+//! byte for byte the command's files. The client learns each part's figures (its
+//! contigs' statistics and distributions, a few numbers per contig), the runs at its
+//! edges and its outputs' sizes, never a row.
+//!
+//! The steps, for each part in BED order:
+//! 1. [`depth_tasks`]: the part's rows and figures ([`depth_part_summary`]: what the
+//!    client learns of them).
+//! 2. [`DepthCollector`], on the client, walks the summaries in order: the summary and
+//!    distributions (the command's collector's totals), the per-base runs joined across
+//!    parts (a run that goes on into the next part is one line, written by the part where
+//!    it starts), and where each part's bytes lie in each output's stream ([`PartPlan`]).
+//! 3. [`depth_compress`]: the part compresses the BGZF blocks lying wholly inside it;
+//!    the blocks it shares with its neighbours ([`depth_pieces`]) are compressed by one
+//!    seam task each ([`depth_seam`]).
+//! 4. The client places the parts and seams ([`DepthCollector::place`]); each part
+//!    writes its blocks and indexes its lines ([`depth_write`]); one task per output
+//!    builds its CSI from the parts' line groups ([`depth_index`]).
+
+mod collect;
+mod wire;
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use seqfarm_farm::FarmConfig;
+use seqfarm_io::bed_index::{BedIndexer, PartLineGroups};
+use seqfarm_io::bgzf_writer::placed::{compress_range, PartSpan, SpanOffsets};
+use seqfarm_io::bgzf_writer::BgzfCompressor;
+use seqfarm_io::output::{write_at, Output};
+
+pub use self::collect::{DepthCollector, DepthLayout};
+use self::wire::{Run, WireReader, WireWriter};
+use crate::cmd::depth::{
+    push_run_line, DepthJob, DepthOptions, StretchFigures, Task, OTHER_LEVEL, REGIONS_LEVEL,
+};
+use crate::common::worker_threads;
+
+/// The BGZF outputs a depth run writes in parts, in the command's order.
+pub const STREAMS: [&str; 3] = [".regions.bed.gz", ".thresholds.bed.gz", ".per-base.bed.gz"];
+const REGIONS: usize = 0;
+const THRESHOLDS: usize = 1;
+const PER_BASE: usize = 2;
+
+/// The libdeflate level of output `stream` (of [`STREAMS`]).
+fn level(stream: usize) -> i32 {
+    match stream {
+        REGIONS => REGIONS_LEVEL,
+        _ => OTHER_LEVEL,
+    }
+}
+
+/// The job `options` ask for on `bam`, checked for a run in parts (which draws no
+/// picture).
+fn part_job(bam: &Path, options: &DepthOptions) -> anyhow::Result<DepthJob> {
+    super::refuse_plot(options.plot.as_ref())?;
+    DepthJob::new(bam, options)
+}
+
+/// `(task size in BAM bytes, tasks)` of the depth run `options` ask for on `bam`, spread
+/// over `parts` parts.
+pub fn depth_plan(
+    bam: &Path,
+    options: &DepthOptions,
+    parts: usize,
+) -> anyhow::Result<(u64, usize)> {
+    let job = part_job(bam, options)?;
+    let task_bytes = job.task_bytes(parts.max(1));
+    let (_, tasks) = job.run(
+        &FarmConfig::new(1),
+        task_bytes,
+        usize::MAX..usize::MAX,
+        |_| Ok(()),
+    )?;
+    Ok((task_bytes, tasks))
+}
+
+/// Opens the outputs of the depth run `options` ask for on `bam` with prefix `prefix`,
+/// as the command opens them before any work (never an input; existing files replaced
+/// once the run succeeds, as mosdepth replaces them): `(suffix, output)` in the order
+/// the command commits them, the BGZF outputs each followed by its index, then the text
+/// outputs. Commit them together ([`Output::commit_together`]) once written.
+pub fn depth_outputs(
+    bam: &Path,
+    prefix: &Path,
+    options: &DepthOptions,
+) -> anyhow::Result<Vec<(String, Output)>> {
+    let job = part_job(bam, options)?;
+    let paths = job.output_paths(prefix)?;
+    let overwrite = crate::cmd::depth::EXISTING_OUTPUT.overwrite(options.force);
+    let mut suffixes: Vec<String> = Vec::new();
+    for (stream, suffix) in STREAMS.iter().enumerate() {
+        let written = [true, job.has_thresholds(), job.has_per_base()][stream];
+        if written {
+            suffixes.extend([suffix.to_string(), format!("{suffix}.csi")]);
+        }
+    }
+    suffixes.extend(TEXTS.iter().map(|s| s.to_string()));
+    suffixes
+        .into_iter()
+        .map(|suffix| {
+            let path = crate::cmd::depth::with_suffix(prefix, &suffix);
+            debug_assert!(paths.contains(&path));
+            Ok((suffix, Output::create(&path, overwrite)?))
+        })
+        .collect()
+}
+
+/// The text outputs, in the order of [`DepthLayout::texts`].
+pub const TEXTS: [&str; 3] = [
+    ".mosdepth.summary.txt",
+    ".mosdepth.global.dist.txt",
+    ".mosdepth.region.dist.txt",
+];
+
+/// Lines of one output and the contig of each: `contigs` holds where each contig's lines
+/// start in `text`.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Rows {
+    text: Vec<u8>,
+    contigs: Vec<(u64, usize)>,
+}
+
+impl Rows {
+    /// Appends `lines` of contig `ref_id`.
+    fn push(&mut self, ref_id: usize, lines: &[u8]) {
+        if lines.is_empty() {
+            return;
+        }
+        if self.contigs.last().is_none_or(|&(_, r)| r != ref_id) {
+            self.contigs.push((self.text.len() as u64, ref_id));
+        }
+        self.text.extend_from_slice(lines);
+    }
+
+    /// Appends `rows`.
+    fn append(&mut self, rows: &Rows) {
+        for (i, &(at, ref_id)) in rows.contigs.iter().enumerate() {
+            let end = rows
+                .contigs
+                .get(i + 1)
+                .map_or(rows.text.len(), |&(e, _)| e as usize);
+            self.push(ref_id, &rows.text[at as usize..end]);
+        }
+    }
+
+    fn write(&self, out: &mut WireWriter) {
+        out.bytes(&self.text);
+        let flat: Vec<u64> = self
+            .contigs
+            .iter()
+            .flat_map(|&(at, r)| [at, r as u64])
+            .collect();
+        out.numbers(&flat);
+    }
+
+    fn read(input: &mut WireReader<'_>) -> anyhow::Result<Self> {
+        let text = input.bytes()?.to_vec();
+        let flat = input.numbers()?;
+        let contigs = flat
+            .chunks(2)
+            .map(|c| (c[0], c.get(1).copied().unwrap_or(0) as usize));
+        Ok(Self {
+            text,
+            contigs: contigs.collect(),
+        })
+    }
+}
+
+/// A contig's figures from one part (the part's stretches of it added up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ContigFigures {
+    ref_id: usize,
+    /// Whether the part holds the contig's last stretch.
+    last: bool,
+    figures: StretchFigures,
+}
+
+/// The per-base runs at a part's edges, which may join the runs of the parts beside it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct RunEdges {
+    /// The part starts inside a contig, so its first run may go on from the part before.
+    starts_inside: bool,
+    /// Its first run, when it may join the part before and is not also its last.
+    head: Option<(usize, Run)>,
+    /// Its last run, when the part ends inside a contig (it may go on into the next).
+    tail: Option<(usize, Run)>,
+}
+
+/// Rows of the part's tasks, their runs joined as the command's collector joins them;
+/// the runs at the part's edges kept apart ([`RunEdges`]).
+#[derive(Default)]
+struct RunJoiner {
+    edges: RunEdges,
+    /// The head is still to be taken: the part started inside a contig and no run has
+    /// ended yet.
+    head_open: bool,
+    pending: Option<(usize, Run)>,
+    started: bool,
+}
+
+impl RunJoiner {
+    /// Adds task `task`'s runs (the middle runs' lines go to `middle`).
+    fn add(&mut self, task: &Task, names: &[String], middle: &mut Rows) {
+        if !self.started {
+            self.started = true;
+            self.edges.starts_inside = task.start > 0;
+            self.head_open = self.edges.starts_inside;
+        }
+        for &run in &task.runs {
+            match &mut self.pending {
+                Some((r, p)) if *r == task.ref_id && p.1 == run.0 && p.2 == run.2 => p.1 = run.1,
+                _ => {
+                    if let Some(done) = self.pending.replace((task.ref_id, run)) {
+                        self.done(done, names, middle);
+                    }
+                }
+            }
+        }
+        if task.last_of_contig {
+            if let Some(done) = self.pending.take() {
+                self.done(done, names, middle);
+            }
+            self.head_open = false;
+        }
+    }
+
+    /// A run that ends here: the head, or a middle line.
+    fn done(&mut self, (ref_id, run): (usize, Run), names: &[String], middle: &mut Rows) {
+        if std::mem::take(&mut self.head_open) {
+            self.edges.head = Some((ref_id, run));
+            return;
+        }
+        let mut line = Vec::new();
+        push_run_line(&mut line, names[ref_id].as_bytes(), run);
+        middle.push(ref_id, &line);
+    }
+
+    /// The edges, once every task is added.
+    fn finish(mut self) -> RunEdges {
+        self.edges.tail = self.pending.take();
+        self.edges
+    }
+}
+
+/// What a part computed: its figures and edges (the summary the client reads) and its
+/// rows (regions, thresholds, per-base runs between its edges).
+struct DepthPart {
+    contigs: Vec<ContigFigures>,
+    edges: RunEdges,
+    rows: [Rows; 3],
+}
+
+impl DepthPart {
+    fn summary(&self) -> Vec<u8> {
+        let mut out = WireWriter::default();
+        out.number(self.contigs.len() as u64);
+        for c in &self.contigs {
+            let f = &c.figures;
+            out.number(c.ref_id as u64)
+                .number(u64::from(c.last))
+                .number(u64::from(f.found));
+            out.stat(&f.stat).stat(&f.region_stat);
+            out.numbers(&f.dist.0).numbers(&f.region_dist.0);
+        }
+        out.number(u64::from(self.edges.starts_inside));
+        out.optional_run(self.edges.head)
+            .optional_run(self.edges.tail);
+        let lengths: Vec<u64> = self.rows.iter().map(|r| r.text.len() as u64).collect();
+        out.numbers(&lengths);
+        out.0
+    }
+
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut out = WireWriter::default();
+        out.bytes(&self.summary());
+        for rows in &self.rows {
+            rows.write(&mut out);
+        }
+        out.0
+    }
+}
+
+/// A part's summary as [`DepthPart::summary`] wrote it.
+struct PartSummary {
+    contigs: Vec<ContigFigures>,
+    edges: RunEdges,
+    lengths: Vec<u64>,
+}
+
+impl PartSummary {
+    fn read(bytes: &[u8]) -> anyhow::Result<Self> {
+        let mut input = WireReader::new(bytes);
+        let n = input.number()?;
+        let mut contigs = Vec::new();
+        for _ in 0..n {
+            let ref_id = usize::try_from(input.number()?)?;
+            let last = input.number()? != 0;
+            let found = input.number()? != 0;
+            let (stat, region_stat) = (input.stat()?, input.stat()?);
+            let (dist, region_dist) = (input.distribution()?, input.distribution()?);
+            let figures = StretchFigures {
+                found,
+                stat,
+                region_stat,
+                dist,
+                region_dist,
+            };
+            contigs.push(ContigFigures {
+                ref_id,
+                last,
+                figures,
+            });
+        }
+        let starts_inside = input.number()? != 0;
+        let (head, tail) = (input.optional_run()?, input.optional_run()?);
+        let edges = RunEdges {
+            starts_inside,
+            head,
+            tail,
+        };
+        let lengths = input.numbers()?;
+        Ok(Self {
+            contigs,
+            edges,
+            lengths,
+        })
+    }
+}
+
+/// Computes tasks `tasks` of the plan with tasks of `task_bytes` on `threads` threads
+/// (`None`: one per core): the part's rows and figures, as bytes for [`depth_compress`]
+/// and [`depth_part_summary`].
+pub fn depth_tasks(
+    bam: &Path,
+    options: &DepthOptions,
+    task_bytes: u64,
+    tasks: Range<usize>,
+    threads: Option<usize>,
+) -> anyhow::Result<Vec<u8>> {
+    let job = part_job(bam, options)?;
+    let config = FarmConfig::new(worker_threads(threads));
+    let names = job.names();
+    let mut contigs: Vec<ContigFigures> = Vec::new();
+    let mut rows: [Rows; 3] = Default::default();
+    let mut joiner = RunJoiner::default();
+    job.run(&config, task_bytes, tasks, |task| {
+        rows[REGIONS].push(task.ref_id, &task.rows);
+        rows[THRESHOLDS].push(task.ref_id, &task.threshold_rows);
+        joiner.add(task, names, &mut rows[PER_BASE]);
+        match contigs.last_mut() {
+            Some(c) if c.ref_id == task.ref_id => {
+                c.figures += &task.figures;
+                c.last = task.last_of_contig;
+            }
+            _ => contigs.push(ContigFigures {
+                ref_id: task.ref_id,
+                last: task.last_of_contig,
+                figures: task.figures.clone(),
+            }),
+        }
+        Ok(())
+    })?;
+    let part = DepthPart {
+        contigs,
+        edges: joiner.finish(),
+        rows,
+    };
+    Ok(part.to_bytes())
+}
+
+/// What the client learns of a part ([`depth_tasks`]' bytes): its figures, the runs at
+/// its edges and its rows' sizes.
+pub fn depth_part_summary(part: &[u8]) -> anyhow::Result<Vec<u8>> {
+    Ok(WireReader::new(part).bytes()?.to_vec())
+}
+
+/// Where a part's bytes go: the per-base lines at its edges, as the client joined them,
+/// and its span of each output's stream (`None` for an output not written).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartPlan {
+    head_line: Option<(usize, Vec<u8>)>,
+    tail_line: Option<(usize, Vec<u8>)>,
+    spans: [Option<PartSpan>; 3],
+    max_length: u64,
+}
+
+impl PartPlan {
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = WireWriter::default();
+        for line in [&self.head_line, &self.tail_line] {
+            match line {
+                Some((ref_id, text)) => out.number(1).number(*ref_id as u64).bytes(text),
+                None => out.number(0),
+            };
+        }
+        for span in &self.spans {
+            match span {
+                Some(s) => out.number(1).number(s.start).number(s.end).number(s.total),
+                None => out.number(0),
+            };
+        }
+        out.number(self.max_length);
+        out.0
+    }
+
+    fn read(bytes: &[u8]) -> anyhow::Result<Self> {
+        let mut input = WireReader::new(bytes);
+        let mut line = || -> anyhow::Result<Option<(usize, Vec<u8>)>> {
+            Ok(match input.number()? {
+                0 => None,
+                _ => Some((usize::try_from(input.number()?)?, input.bytes()?.to_vec())),
+            })
+        };
+        let (head_line, tail_line) = (line()?, line()?);
+        let mut spans = [None; 3];
+        for span in &mut spans {
+            if input.number()? != 0 {
+                let (start, end, total) = (input.number()?, input.number()?, input.number()?);
+                *span = Some(PartSpan { start, end, total });
+            }
+        }
+        Ok(Self {
+            head_line,
+            tail_line,
+            spans,
+            max_length: input.number()?,
+        })
+    }
+}
+
+/// One output's bytes of a part, and its blocks compressed: the inner ones as one run of
+/// blocks, with each one's size.
+struct PlacedRows {
+    span: PartSpan,
+    rows: Rows,
+    inner: Vec<u8>,
+    inner_sizes: Vec<u64>,
+}
+
+/// A part's outputs compressed ([`depth_compress`]).
+struct CompressedPart {
+    outputs: [Option<PlacedRows>; 3],
+    max_length: u64,
+}
+
+impl CompressedPart {
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut out = WireWriter::default();
+        out.number(self.max_length);
+        for placed in &self.outputs {
+            let Some(p) = placed else {
+                out.number(0);
+                continue;
+            };
+            out.number(1)
+                .number(p.span.start)
+                .number(p.span.end)
+                .number(p.span.total);
+            p.rows.write(&mut out);
+            out.bytes(&p.inner).numbers(&p.inner_sizes);
+        }
+        out.0
+    }
+
+    fn read(bytes: &[u8]) -> anyhow::Result<Self> {
+        let mut input = WireReader::new(bytes);
+        let max_length = input.number()?;
+        let mut outputs: [Option<PlacedRows>; 3] = Default::default();
+        for placed in &mut outputs {
+            if input.number()? == 0 {
+                continue;
+            }
+            let (start, end, total) = (input.number()?, input.number()?, input.number()?);
+            let rows = Rows::read(&mut input)?;
+            let inner = input.bytes()?.to_vec();
+            *placed = Some(PlacedRows {
+                span: PartSpan { start, end, total },
+                rows,
+                inner,
+                inner_sizes: input.numbers()?,
+            });
+        }
+        Ok(Self {
+            outputs,
+            max_length,
+        })
+    }
+}
+
+/// Compresses a part's outputs ([`depth_tasks`]' bytes) as `plan` ([`PartPlan`]'s bytes)
+/// places them: its inner blocks; the bytes for [`depth_pieces`], [`depth_inner_sizes`]
+/// and [`depth_write`].
+pub fn depth_compress(part: &[u8], plan: &[u8]) -> anyhow::Result<Vec<u8>> {
+    let plan = PartPlan::read(plan)?;
+    let mut input = WireReader::new(part);
+    input.bytes()?;
+    let mut outputs: [Option<PlacedRows>; 3] = Default::default();
+    for (stream, placed) in outputs.iter_mut().enumerate() {
+        let mut rows = Rows::read(&mut input)?;
+        let Some(span) = plan.spans[stream] else {
+            continue;
+        };
+        if stream == PER_BASE {
+            let mut joined = Rows::default();
+            if let Some((ref_id, line)) = &plan.head_line {
+                joined.push(*ref_id, line);
+            }
+            joined.append(&rows);
+            if let Some((ref_id, line)) = &plan.tail_line {
+                joined.push(*ref_id, line);
+            }
+            rows = joined;
+        }
+        anyhow::ensure!(
+            rows.text.len() as u64 == span.end - span.start,
+            "depth part: {} bytes of {} where {} were planned",
+            rows.text.len(),
+            STREAMS[stream],
+            span.end - span.start
+        );
+        let mut inner = Vec::new();
+        let mut compressor = BgzfCompressor::new(level(stream));
+        let inner_sizes =
+            compress_range(&mut compressor, &span, &rows.text, span.inner(), &mut inner);
+        *placed = Some(PlacedRows {
+            span,
+            rows,
+            inner,
+            inner_sizes,
+        });
+    }
+    let compressed = CompressedPart {
+        outputs,
+        max_length: plan.max_length,
+    };
+    Ok(compressed.to_bytes())
+}
+
+/// The compressed size of each output's inner blocks in a part ([`depth_compress`]'
+/// bytes); 0 for an output not written.
+pub fn depth_inner_sizes(compressed: &[u8]) -> anyhow::Result<Vec<u64>> {
+    let part = CompressedPart::read(compressed)?;
+    Ok(part
+        .outputs
+        .iter()
+        .map(|p| p.as_ref().map_or(0, |p| p.inner.len() as u64))
+        .collect())
+}
+
+/// A part's pieces of the seams ([`depth_compress`]' bytes), for [`depth_seam`].
+pub fn depth_pieces(compressed: &[u8]) -> anyhow::Result<Vec<u8>> {
+    let part = CompressedPart::read(compressed)?;
+    let mut out = WireWriter::default();
+    for placed in &part.outputs {
+        let pieces: Vec<_> = placed.iter().flat_map(|p| p.span.pieces()).collect();
+        out.number(pieces.len() as u64);
+        let placed = placed.iter().next();
+        for (block, range) in pieces {
+            let p = placed.expect("pieces come from a placed output");
+            let at = (range.start - p.span.start) as usize..(range.end - p.span.start) as usize;
+            out.number(block).bytes(&p.rows.text[at]);
+        }
+    }
+    Ok(out.0)
+}
+
+/// The BGZF block `block` of output `stream` (of [`STREAMS`]), a seam: `header` (the
+/// output's header, for block 0) then the pieces of it in `parts` ([`depth_pieces`]'
+/// bytes of the parts sharing it, in order), compressed.
+pub fn depth_seam(
+    stream: usize,
+    block: u64,
+    header: &[u8],
+    parts: &[&[u8]],
+) -> anyhow::Result<Vec<u8>> {
+    let mut text = if block == 0 {
+        header.to_vec()
+    } else {
+        Vec::new()
+    };
+    for part in parts {
+        let mut input = WireReader::new(part);
+        for s in 0..STREAMS.len() {
+            for _ in 0..input.number()? {
+                let (b, bytes) = (input.number()?, input.bytes()?);
+                if s == stream && b == block {
+                    text.extend_from_slice(bytes);
+                }
+            }
+        }
+    }
+    anyhow::ensure!(
+        text.len() <= seqfarm_io::bgzf_writer::BLOCK_INPUT,
+        "depth seam: {} bytes for one BGZF block",
+        text.len()
+    );
+    let mut out = Vec::new();
+    BgzfCompressor::new(level(stream)).compress(&text, &mut out);
+    Ok(out)
+}
+
+/// Writes a part's inner blocks ([`depth_compress`]' bytes) into the outputs' temporary
+/// files `paths` (by output, `None` for one not written) at `offsets` (by output, from
+/// [`DepthCollector::place`]) and indexes its lines: the line groups of each output, as
+/// bytes for [`depth_index`].
+pub fn depth_write(
+    compressed: &[u8],
+    paths: &[Option<PathBuf>],
+    offsets: &[Option<SpanOffsets>],
+) -> anyhow::Result<Vec<u8>> {
+    let part = CompressedPart::read(compressed)?;
+    let mut out = WireWriter::default();
+    for (stream, placed) in part.outputs.iter().enumerate() {
+        let (Some(p), Some(Some(path)), Some(Some(offsets))) =
+            (placed, paths.get(stream), offsets.get(stream))
+        else {
+            out.bytes(&[]);
+            continue;
+        };
+        write_at(path, offsets.inner, &p.inner)?;
+        let mut groups = PartLineGroups::new(part.max_length);
+        let mut at = p.span.start;
+        for (i, &(from, ref_id)) in p.rows.contigs.iter().enumerate() {
+            let to = p
+                .rows
+                .contigs
+                .get(i + 1)
+                .map_or(p.rows.text.len(), |&(e, _)| e as usize);
+            for line in p.rows.text[from as usize..to].split_inclusive(|&b| b == b'\n') {
+                let end = at + line.len() as u64;
+                let start_offset = offsets.virtual_offset(&p.span, &p.inner_sizes, at);
+                let end_offset = offsets.virtual_offset(&p.span, &p.inner_sizes, end);
+                groups
+                    .add_line(ref_id, line, start_offset, end_offset)
+                    .map_err(|message| {
+                        seqfarm_io::Error::format(path, start_offset >> 16, message)
+                    })?;
+                at = end;
+            }
+        }
+        out.bytes(&groups.to_bytes());
+    }
+    Ok(out.0)
+}
+
+/// Writes the CSI index of output `stream` of the depth run `options` ask for on `bam`
+/// to `path`, from the parts' line groups ([`depth_write`]' bytes, in order).
+pub fn depth_index(
+    bam: &Path,
+    options: &DepthOptions,
+    stream: usize,
+    path: &Path,
+    parts: &[&[u8]],
+) -> anyhow::Result<()> {
+    let job = part_job(bam, options)?;
+    let names = job.names();
+    let mut indexer = BedIndexer::new(names.iter().map(String::as_str), job.max_length());
+    for part in parts {
+        let mut input = WireReader::new(part);
+        let mut groups = &[][..];
+        for _ in 0..=stream {
+            groups = input.bytes()?;
+        }
+        let groups = PartLineGroups::from_bytes(groups)
+            .ok_or_else(|| anyhow::anyhow!("depth index: a part's line groups are unreadable"))?;
+        indexer
+            .add_part(&groups)
+            .map_err(|message| seqfarm_io::Error::format(path, 0, message))?;
+    }
+    let mut index = Vec::new();
+    indexer
+        .write(names.len(), &mut index)
+        .map_err(|e| seqfarm_io::Error::io(path, e))?;
+    write_at(path, 0, &index)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,227 @@
+//! A depth run's inputs, opened once, and its tasks: the command runs all of them, a part
+//! of a run in parts (`seqfarm::api::parts::depth`) a range of them; the tasks are the
+//! same however the run is spread, so their rows are too.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use seqfarm_farm::{FarmConfig, FarmStats, Fill};
+use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
+use seqfarm_io::bam::{BamSet, RangeReader};
+use seqfarm_io::cram::Fields;
+use seqfarm_io::output::refuse_input_as_output;
+use seqfarm_regions::depth::{Coverage, DepthFilter};
+
+use super::bed::{bed_warnings, read_bed, Region};
+use super::outputs::with_suffix;
+use super::stretch::{StretchPlanner, StretchWorker, Task};
+use super::DepthOptions;
+use crate::cmd::count::task_bytes_for;
+use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes};
+
+/// The BAM (or CRAM) of a depth run, its contigs, its BED regions and thresholds.
+pub struct DepthJob {
+    bam: PathBuf,
+    bams: BamSet,
+    names: Vec<String>,
+    lengths: Vec<i64>,
+    bed: Option<HashMap<String, Vec<Region>>>,
+    /// The thresholds in increasing order.
+    thresholds: Vec<i32>,
+    options: DepthOptions,
+}
+
+impl DepthJob {
+    /// Opens `bam` and reads the BED of `options`, checked as the command checks them.
+    pub fn new(bam: &Path, options: &DepthOptions) -> anyhow::Result<Self> {
+        options.check()?;
+        // A CRAM is decoded whole, even with a BED: the summary and the global
+        // distribution cover every base.
+        let bams = open_by_region(
+            std::slice::from_ref(&bam.to_path_buf()),
+            &ReadOptions {
+                reference: options.reference.as_deref(),
+                fields: Fields::Coverage,
+                threads: options.farm.workers(),
+                ranges: None,
+            },
+        )?;
+        let (names, lengths) = crate::cmd::count::reference_names_and_lengths(&bams)?;
+        let bed = options.bed.as_deref().map(read_bed).transpose()?;
+        let mut thresholds: Vec<i32> = options
+            .thresholds
+            .iter()
+            .map(|&t| t.min(i32::MAX as u32) as i32)
+            .collect();
+        thresholds.sort_unstable();
+        Ok(Self {
+            bam: bam.to_path_buf(),
+            bams,
+            names,
+            lengths,
+            bed,
+            thresholds,
+            options: options.clone(),
+        })
+    }
+
+    /// Warns on standard error about the BED regions the BAM cannot cover.
+    pub(super) fn warn_about_bed(&self) {
+        if let (Some(bed), Some(path)) = (&self.bed, &self.options.bed) {
+            for warning in bed_warnings(bed, &self.names, &self.lengths) {
+                stderr_line!("seqfarm: warning: {}: {warning}", path.display());
+            }
+        }
+    }
+
+    /// The contigs' names, in header order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The length of the longest contig.
+    pub fn max_length(&self) -> u64 {
+        self.lengths.iter().copied().max().unwrap_or(0).max(0) as u64
+    }
+
+    /// Whether thresholds were asked for (a `.thresholds.bed.gz` output).
+    pub fn has_thresholds(&self) -> bool {
+        !self.thresholds.is_empty()
+    }
+
+    /// Whether the depth of every base is written (a `.per-base.bed.gz` output).
+    pub fn has_per_base(&self) -> bool {
+        self.options.per_base
+    }
+
+    /// The header line of the `.thresholds.bed.gz` output.
+    pub fn thresholds_header(&self) -> String {
+        let mut head = "#chrom\tstart\tend\tregion".to_string();
+        // Labelled as given (mosdepth's), though depths are counted up to i32::MAX.
+        let mut labels = self.options.thresholds.clone();
+        labels.sort_unstable();
+        for t in labels {
+            head.push_str(&format!("\t{t}X"));
+        }
+        head.push('\n');
+        head
+    }
+
+    /// Every output file of the run with prefix `prefix`, checked as the command checks
+    /// them before any work (none is an input, none is `--plot` or `--stats`): the
+    /// regions' BED, the summary, the two distributions, the thresholds' and the per-base
+    /// BEDs when asked for, then each BED's CSI index in the same order.
+    pub fn output_paths(&self, prefix: &Path) -> anyhow::Result<Vec<PathBuf>> {
+        let path = |suffix: &str| with_suffix(prefix, suffix);
+        let mut named = vec![
+            path(".regions.bed.gz"),
+            path(".mosdepth.summary.txt"),
+            path(".mosdepth.global.dist.txt"),
+            path(".mosdepth.region.dist.txt"),
+        ];
+        if self.has_thresholds() {
+            named.push(path(".thresholds.bed.gz"));
+        }
+        if self.options.per_base {
+            named.push(path(".per-base.bed.gz"));
+        }
+        for out in named
+            .clone()
+            .iter()
+            .filter(|p| p.extension().is_some_and(|e| e == "gz"))
+        {
+            named.push(with_suffix(out, ".csi"));
+        }
+        let inputs = self.input_files();
+        for out in &named {
+            refuse_input_as_output(out, inputs.iter())?;
+        }
+        refuse_shared_outputs(
+            named.iter().map(|out| ("-o", out.as_path())),
+            self.options.plot.as_ref(),
+            self.options.farm.stats.as_ref(),
+        )?;
+        Ok(named)
+    }
+
+    /// The files the run reads: the BAM, its index and the BED.
+    pub(super) fn input_files(&self) -> Vec<PathBuf> {
+        with_bam_indexes(std::slice::from_ref(&self.bam))
+            .into_iter()
+            .chain(self.options.bed.clone())
+            .collect()
+    }
+
+    /// Compressed BAM bytes per task for `workers` workers (the command's, unless
+    /// `--task-bytes` is given).
+    pub fn task_bytes(&self, workers: usize) -> u64 {
+        let total = self.bams.files()[0].0.len();
+        self.options
+            .task_bytes
+            .unwrap_or_else(|| task_bytes_for(total, workers))
+            .max(1)
+    }
+
+    /// Computes tasks `tasks` of the plan with tasks of `task_bytes` on the farm of
+    /// `config`; `collect` takes each in order. Returns the farm's statistics and the
+    /// tasks planned (all of them when `tasks` goes past the last).
+    pub(crate) fn run(
+        &self,
+        config: &FarmConfig,
+        task_bytes: u64,
+        tasks: Range<usize>,
+        mut collect: impl FnMut(&mut Task) -> anyhow::Result<()>,
+    ) -> anyhow::Result<(FarmStats, usize)> {
+        let options = &self.options;
+        let mut planner = StretchPlanner {
+            bams: &self.bams,
+            lengths: &self.lengths,
+            names: &self.names,
+            window: options.window.map(i64::from),
+            all_contigs: options.bed.is_none() || self.has_per_base() || self.has_thresholds(),
+            bed: self.bed.clone(),
+            task_bytes,
+            ref_id: 0,
+            pos: 0,
+            next_region: 0,
+        };
+        let filter = DepthFilter {
+            min_map_quality: options.mapq,
+            exclude_flags: options.exclude_flags,
+        };
+        let mut planned = 0usize;
+        let report = seqfarm_farm::run(
+            config,
+            Task::default,
+            &mut |task: &mut Task| -> anyhow::Result<Fill> {
+                loop {
+                    if planned >= tasks.end || matches!(planner.fill(task), Fill::End) {
+                        return Ok(Fill::End);
+                    }
+                    planned += 1;
+                    if tasks.contains(&(planned - 1)) {
+                        return Ok(Fill::Task);
+                    }
+                }
+            },
+            |_| {
+                Ok(StretchWorker {
+                    bams: &self.bams,
+                    filter,
+                    names: &self.names,
+                    lengths: &self.lengths,
+                    thresholds: &self.thresholds,
+                    windows: options.window.is_some(),
+                    per_base: options.per_base,
+                    reader: RangeReader::new(),
+                    coverage: Coverage::default(),
+                    counts: Vec::new(),
+                })
+            },
+            &mut |task: &mut Task| collect(task),
+        )
+        .map_err(farm_error)?;
+        Ok((report.stats, planned))
+    }
+}
