@@ -132,6 +132,11 @@ def test_region_jobs_and_search_on_a_command_line_cluster(cli_cluster_client, cl
     seqfarm.dask.snp_pileup(client, vcf, bams, out=pileup, q=15, Q=20, task_span=5000)
     cli("snp-pileup", "-q15", "-Q20", vcf, tmp_path / "cli.csv", *bams)
     assert pileup.read_bytes() == (tmp_path / "cli.csv").read_bytes()
+    bam = data / "bam" / "chm1.bam"
+    seqfarm.dask.depth(client, bam, tmp_path / "dask", window=20000, thresholds=[1], per_base=True)
+    cli("depth", "--window", 20000, "-T", 1, "--per-base", "-o", tmp_path / "cli", bam)
+    for suffix in (".regions.bed.gz", ".thresholds.bed.gz.csi", ".per-base.bed.gz", ".mosdepth.summary.txt"):
+        assert (tmp_path / f"dask{suffix}").read_bytes() == (tmp_path / f"cli{suffix}").read_bytes()
     queries, database = data / "sw_q10.fa", data / "sw_db1500.fa.gz"
     hits = tmp_path / "hits.tsv"
     seqfarm.dask.search(client, queries, database, hits, chunk_size=20000, top=3)
