@@ -14,7 +14,7 @@
 # env:   PYTHON (default target/py-venv/bin/python, with seqfarm installed), SEQFARM_BIN
 #        (the command line to compare with; default: this checkout's release build), WINDOW
 #        (count windows, default 10000), ROUNDS (alternating rounds, medians; default 3),
-#        JOBS (comma-separated, default align,flagstat,count,snp-pileup), WORKERS
+#        JOBS (comma-separated, default align,flagstat,count,depth,snp-pileup), WORKERS
 #        (worker processes x threads each: 1x2, the default, one process as a node runs
 #        one with all its cores, or 2x1)
 set -euo pipefail
@@ -36,4 +36,4 @@ fi
 . bench/machine.sh
 echo "# $(date -u +%F) $(nproc) cores, $(machine); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 SEQFARM_BIN=$sf exec "$python" bench/dask_bench.py \
-  "$index" "$r1" "$r2" "$normal" "$tumor" "$sites" "${WINDOW:-10000}" "${ROUNDS:-3}" "${JOBS:-align,flagstat,count,snp-pileup}"
+  "$index" "$r1" "$r2" "$normal" "$tumor" "$sites" "${WINDOW:-10000}" "${ROUNDS:-3}" "${JOBS:-align,flagstat,count,depth,snp-pileup}"

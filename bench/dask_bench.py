@@ -20,7 +20,7 @@ import distributed
 
 import seqfarm.dask
 from seqfarm import _native
-from seqfarm.dask import _align, _cluster, _count, _flagstat, _snp_pileup
+from seqfarm.dask import _align, _cluster, _count, _depth, _flagstat, _snp_pileup
 
 SEQFARM = os.environ["SEQFARM_BIN"]
 NWORKERS, NTHREADS = os.environ.get("WORKERS", "1x2").split("x")
@@ -80,7 +80,7 @@ class Traffic:
         distributed.Client.map = recording_map
         distributed.Future.result = recording_result
         distributed.Client.gather = recording_gather
-        for module in (_align, _count, _flagstat, _snp_pileup, seqfarm.dask._search):
+        for module in (_align, _count, _depth, _flagstat, _snp_pileup, seqfarm.dask._search):
             module.submit_in_order = counting
 
     def reset(self):
@@ -300,6 +300,40 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
                      f"{traffic.comm / windows:.2f} B per window through the client's connections; pickled: "
                      f"{traffic.sent / windows:.2f} B out + {traffic.received / windows:.1f} B back "
                      f"({traffic.parts} parts)"))
+
+    depth_args = ["--window", 500, "-T", "1,10,20", "--per-base"]
+    depth_options = {"window": 500, "thresholds": [1, 10, 20], "per_base": True}
+    depth_files = [".regions.bed.gz", ".regions.bed.gz.csi", ".thresholds.bed.gz", ".thresholds.bed.gz.csi",
+                   ".per-base.bed.gz", ".per-base.bed.gz.csi", ".mosdepth.summary.txt",
+                   ".mosdepth.global.dist.txt", ".mosdepth.region.dist.txt"]
+
+    def depth_outputs(prefix):
+        """The job's files (removed), in order."""
+        paths = [Path(f"{prefix}{suffix}") for suffix in depth_files]
+        files = [p.read_bytes() for p in paths]
+        for p in paths:
+            p.unlink()
+        return files
+
+    def depth_cli():
+        seconds, _ = cli("depth", "-t", 2, *depth_args, "-o", tmp / "depth", normal)
+        expected["depth"] = depth_outputs(tmp / "depth")
+        return seconds
+
+    def depth_dask():
+        traffic.reset()
+        seconds, _ = timed_dask(traffic,
+            lambda client: seqfarm.dask.depth(client, normal, tmp / "depth", **depth_options)
+        )
+        return seconds, depth_outputs(tmp / "depth") == expected["depth"]
+
+    if "depth" in jobs:
+        a, b, same = rounds_of(rounds, depth_cli, depth_dask)
+        output_mb = sum(len(f) for f in expected["depth"]) / 1e6
+        rows.append((f"depth (normal.bam, {' '.join(map(str, depth_args))}: {output_mb:.1f} MB of files)", a, b, same,
+                     f"{traffic.comm / 1e3:.0f} kB through the client's connections in all, "
+                     f"{traffic.comm / (output_mb * 1e6) * 100:.2f}% of the files; pickled: "
+                     f"{traffic.sent / 1e3:.0f} kB out + {traffic.received / 1e3:.0f} kB back ({traffic.parts} parts)"))
 
     pileup = tmp / "pileup.csv"
 

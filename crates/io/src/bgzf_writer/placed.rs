@@ -67,19 +67,32 @@ pub struct SpanOffsets {
 
 impl SpanOffsets {
     /// The virtual offset of stream position `at` of part `span` (from its start to its
-    /// end), whose inner blocks have compressed sizes `inner_sizes`.
-    pub fn virtual_offset(&self, span: &PartSpan, inner_sizes: &[u64], at: u64) -> u64 {
+    /// end), whose inner blocks start `inner_starts` bytes after the first (see
+    /// [`inner_starts`]).
+    pub fn virtual_offset(&self, span: &PartSpan, inner_starts: &[u64], at: u64) -> u64 {
         let inner = span.inner();
         let start = if at < inner.start {
             self.head
         } else if at < inner.end || (at == inner.end && !inner.end.is_multiple_of(BLOCK)) {
-            let before = (at / BLOCK - inner.start / BLOCK) as usize;
-            self.inner + inner_sizes[..before].iter().sum::<u64>()
+            self.inner + inner_starts[(at / BLOCK - inner.start / BLOCK) as usize]
         } else {
             self.after
         };
         (start << 16) | (at % BLOCK)
     }
+}
+
+/// Where each of a part's inner blocks starts, counted from the first, and where the
+/// last ends, given their compressed sizes (for [`SpanOffsets::virtual_offset`]).
+pub fn inner_starts(inner_sizes: &[u64]) -> Vec<u64> {
+    let mut starts = Vec::with_capacity(inner_sizes.len() + 1);
+    let mut at = 0;
+    starts.push(at);
+    for size in inner_sizes {
+        at += size;
+        starts.push(at);
+    }
+    starts
 }
 
 /// Appends the blocks of stream positions `range` of `span`, whose bytes are `bytes`, to

@@ -63,8 +63,9 @@ fn written_in_parts(header: &[u8], parts: &[Vec<u8>]) -> (Vec<u8>, Vec<Vec<u64>>
         .zip(&placement.parts)
         .zip(&inner_sizes)
         .map(|((span, offsets), sizes)| {
+            let starts = inner_starts(sizes);
             (span.start..=span.end)
-                .map(|at| offsets.virtual_offset(span, sizes, at))
+                .map(|at| offsets.virtual_offset(span, &starts, at))
                 .collect()
         })
         .collect();

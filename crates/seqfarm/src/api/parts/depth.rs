@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use seqfarm_farm::FarmConfig;
 use seqfarm_io::bed_index::{BedIndexer, PartLineGroups};
-use seqfarm_io::bgzf_writer::placed::{compress_range, PartSpan, SpanOffsets};
+use seqfarm_io::bgzf_writer::placed::{compress_range, inner_starts, PartSpan, SpanOffsets};
 use seqfarm_io::bgzf_writer::BgzfCompressor;
 use seqfarm_io::output::{write_at, Output};
 
@@ -621,6 +621,7 @@ pub fn depth_write(
         };
         write_at(path, offsets.inner, &p.inner)?;
         let mut groups = PartLineGroups::new(part.max_length);
+        let starts = inner_starts(&p.inner_sizes);
         let mut at = p.span.start;
         for (i, &(from, ref_id)) in p.rows.contigs.iter().enumerate() {
             let to = p
@@ -630,8 +631,8 @@ pub fn depth_write(
                 .map_or(p.rows.text.len(), |&(e, _)| e as usize);
             for line in p.rows.text[from as usize..to].split_inclusive(|&b| b == b'\n') {
                 let end = at + line.len() as u64;
-                let start_offset = offsets.virtual_offset(&p.span, &p.inner_sizes, at);
-                let end_offset = offsets.virtual_offset(&p.span, &p.inner_sizes, end);
+                let start_offset = offsets.virtual_offset(&p.span, &starts, at);
+                let end_offset = offsets.virtual_offset(&p.span, &starts, end);
                 groups
                     .add_line(ref_id, line, start_offset, end_offset)
                     .map_err(|message| {
