@@ -227,6 +227,19 @@ impl PartLineGroups {
         pushed
     }
 
+    /// The groups with each offset `at` replaced by `offset(at)`: lines added with their
+    /// offsets in the uncompressed stream, then given their virtual offsets once the
+    /// blocks are placed (the grouping is the same: a part's lines follow each other in
+    /// the stream, so each starts where the one before ends, as it does in virtual
+    /// offsets). Call it on groups read back ([`PartLineGroups::from_bytes`]).
+    pub fn with_offsets(mut self, offset: impl Fn(u64) -> u64) -> Self {
+        for g in &mut self.groups {
+            g.start = offset(g.start);
+            g.end = offset(g.end);
+        }
+        self
+    }
+
     /// The groups as bytes, once every line is added (see [`PartLineGroups::from_bytes`]).
     pub fn to_bytes(mut self) -> Vec<u8> {
         let groups = &mut self.groups;

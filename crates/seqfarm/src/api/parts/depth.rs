@@ -18,18 +18,20 @@
 //!    writes its blocks and indexes its lines ([`depth_write`]); one task per output
 //!    builds its CSI from the parts' line groups ([`depth_index`]).
 
+mod blocks;
 mod collect;
 mod wire;
 
+use std::borrow::Cow;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use seqfarm_farm::FarmConfig;
-use seqfarm_io::bed_index::{BedIndexer, PartLineGroups};
-use seqfarm_io::bgzf_writer::placed::{compress_range, inner_starts, PartSpan, SpanOffsets};
-use seqfarm_io::bgzf_writer::BgzfCompressor;
-use seqfarm_io::output::{write_at, Output};
+use seqfarm_io::output::Output;
 
+pub use self::blocks::{
+    depth_compress, depth_index, depth_inner_sizes, depth_pieces, depth_seam, depth_write, PartPlan,
+};
 pub use self::collect::{DepthCollector, DepthLayout};
 use self::wire::{Run, WireReader, WireWriter};
 use crate::cmd::depth::{
@@ -117,12 +119,12 @@ pub const TEXTS: [&str; 3] = [
 /// Lines of one output and the contig of each: `contigs` holds where each contig's lines
 /// start in `text`.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-struct Rows {
-    text: Vec<u8>,
+struct Rows<'a> {
+    text: Cow<'a, [u8]>,
     contigs: Vec<(u64, usize)>,
 }
 
-impl Rows {
+impl<'a> Rows<'a> {
     /// Appends `lines` of contig `ref_id`.
     fn push(&mut self, ref_id: usize, lines: &[u8]) {
         if lines.is_empty() {
@@ -131,18 +133,25 @@ impl Rows {
         if self.contigs.last().is_none_or(|&(_, r)| r != ref_id) {
             self.contigs.push((self.text.len() as u64, ref_id));
         }
-        self.text.extend_from_slice(lines);
+        self.text.to_mut().extend_from_slice(lines);
     }
 
     /// Appends `rows`.
-    fn append(&mut self, rows: &Rows) {
-        for (i, &(at, ref_id)) in rows.contigs.iter().enumerate() {
-            let end = rows
+    fn append(&mut self, rows: &Rows<'_>) {
+        for (ref_id, lines) in rows.by_contig() {
+            self.push(ref_id, lines);
+        }
+    }
+
+    /// The lines of each contig in turn: `(contig, lines)`.
+    fn by_contig(&self) -> impl Iterator<Item = (usize, &[u8])> {
+        self.contigs.iter().enumerate().map(|(i, &(at, ref_id))| {
+            let end = self
                 .contigs
                 .get(i + 1)
-                .map_or(rows.text.len(), |&(e, _)| e as usize);
-            self.push(ref_id, &rows.text[at as usize..end]);
-        }
+                .map_or(self.text.len(), |&(e, _)| e as usize);
+            (ref_id, &self.text[at as usize..end])
+        })
     }
 
     fn write(&self, out: &mut WireWriter) {
@@ -155,8 +164,9 @@ impl Rows {
         out.numbers(&flat);
     }
 
-    fn read(input: &mut WireReader<'_>) -> anyhow::Result<Self> {
-        let text = input.bytes()?.to_vec();
+    /// The rows [`Rows::write`] wrote, their text borrowed from `input`.
+    fn read(input: &mut WireReader<'a>) -> anyhow::Result<Self> {
+        let text = Cow::Borrowed(input.bytes()?);
         let flat = input.numbers()?;
         let contigs = flat
             .chunks(2)
@@ -249,7 +259,7 @@ impl RunJoiner {
 struct DepthPart {
     contigs: Vec<ContigFigures>,
     edges: RunEdges,
-    rows: [Rows; 3],
+    rows: [Rows<'static>; 3],
 }
 
 impl DepthPart {
@@ -273,8 +283,14 @@ impl DepthPart {
     }
 
     fn to_bytes(&self) -> Vec<u8> {
-        let mut out = WireWriter::default();
-        out.bytes(&self.summary());
+        let rows: usize = self
+            .rows
+            .iter()
+            .map(|r| r.text.len() + 16 * r.contigs.len() + 16)
+            .sum();
+        let summary = self.summary();
+        let mut out = WireWriter::with_capacity(summary.len() + rows + 8);
+        out.bytes(&summary);
         for rows in &self.rows {
             rows.write(&mut out);
         }
@@ -343,7 +359,7 @@ pub fn depth_tasks(
     let config = FarmConfig::new(worker_threads(threads));
     let names = job.names();
     let mut contigs: Vec<ContigFigures> = Vec::new();
-    let mut rows: [Rows; 3] = Default::default();
+    let mut rows: [Rows<'static>; 3] = Default::default();
     let mut joiner = RunJoiner::default();
     job.run(&config, task_bytes, tasks, |task| {
         rows[REGIONS].push(task.ref_id, &task.rows);
@@ -374,308 +390,6 @@ pub fn depth_tasks(
 /// its edges and its rows' sizes.
 pub fn depth_part_summary(part: &[u8]) -> anyhow::Result<Vec<u8>> {
     Ok(WireReader::new(part).bytes()?.to_vec())
-}
-
-/// Where a part's bytes go: the per-base lines at its edges, as the client joined them,
-/// and its span of each output's stream (`None` for an output not written).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PartPlan {
-    head_line: Option<(usize, Vec<u8>)>,
-    tail_line: Option<(usize, Vec<u8>)>,
-    spans: [Option<PartSpan>; 3],
-    max_length: u64,
-}
-
-impl PartPlan {
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = WireWriter::default();
-        for line in [&self.head_line, &self.tail_line] {
-            match line {
-                Some((ref_id, text)) => out.number(1).number(*ref_id as u64).bytes(text),
-                None => out.number(0),
-            };
-        }
-        for span in &self.spans {
-            match span {
-                Some(s) => out.number(1).number(s.start).number(s.end).number(s.total),
-                None => out.number(0),
-            };
-        }
-        out.number(self.max_length);
-        out.0
-    }
-
-    fn read(bytes: &[u8]) -> anyhow::Result<Self> {
-        let mut input = WireReader::new(bytes);
-        let mut line = || -> anyhow::Result<Option<(usize, Vec<u8>)>> {
-            Ok(match input.number()? {
-                0 => None,
-                _ => Some((usize::try_from(input.number()?)?, input.bytes()?.to_vec())),
-            })
-        };
-        let (head_line, tail_line) = (line()?, line()?);
-        let mut spans = [None; 3];
-        for span in &mut spans {
-            if input.number()? != 0 {
-                let (start, end, total) = (input.number()?, input.number()?, input.number()?);
-                *span = Some(PartSpan { start, end, total });
-            }
-        }
-        Ok(Self {
-            head_line,
-            tail_line,
-            spans,
-            max_length: input.number()?,
-        })
-    }
-}
-
-/// One output's bytes of a part, and its blocks compressed: the inner ones as one run of
-/// blocks, with each one's size.
-struct PlacedRows {
-    span: PartSpan,
-    rows: Rows,
-    inner: Vec<u8>,
-    inner_sizes: Vec<u64>,
-}
-
-/// A part's outputs compressed ([`depth_compress`]).
-struct CompressedPart {
-    outputs: [Option<PlacedRows>; 3],
-    max_length: u64,
-}
-
-impl CompressedPart {
-    fn to_bytes(&self) -> Vec<u8> {
-        let mut out = WireWriter::default();
-        out.number(self.max_length);
-        for placed in &self.outputs {
-            let Some(p) = placed else {
-                out.number(0);
-                continue;
-            };
-            out.number(1)
-                .number(p.span.start)
-                .number(p.span.end)
-                .number(p.span.total);
-            p.rows.write(&mut out);
-            out.bytes(&p.inner).numbers(&p.inner_sizes);
-        }
-        out.0
-    }
-
-    fn read(bytes: &[u8]) -> anyhow::Result<Self> {
-        let mut input = WireReader::new(bytes);
-        let max_length = input.number()?;
-        let mut outputs: [Option<PlacedRows>; 3] = Default::default();
-        for placed in &mut outputs {
-            if input.number()? == 0 {
-                continue;
-            }
-            let (start, end, total) = (input.number()?, input.number()?, input.number()?);
-            let rows = Rows::read(&mut input)?;
-            let inner = input.bytes()?.to_vec();
-            *placed = Some(PlacedRows {
-                span: PartSpan { start, end, total },
-                rows,
-                inner,
-                inner_sizes: input.numbers()?,
-            });
-        }
-        Ok(Self {
-            outputs,
-            max_length,
-        })
-    }
-}
-
-/// Compresses a part's outputs ([`depth_tasks`]' bytes) as `plan` ([`PartPlan`]'s bytes)
-/// places them: its inner blocks; the bytes for [`depth_pieces`], [`depth_inner_sizes`]
-/// and [`depth_write`].
-pub fn depth_compress(part: &[u8], plan: &[u8]) -> anyhow::Result<Vec<u8>> {
-    let plan = PartPlan::read(plan)?;
-    let mut input = WireReader::new(part);
-    input.bytes()?;
-    let mut outputs: [Option<PlacedRows>; 3] = Default::default();
-    for (stream, placed) in outputs.iter_mut().enumerate() {
-        let mut rows = Rows::read(&mut input)?;
-        let Some(span) = plan.spans[stream] else {
-            continue;
-        };
-        if stream == PER_BASE {
-            let mut joined = Rows::default();
-            if let Some((ref_id, line)) = &plan.head_line {
-                joined.push(*ref_id, line);
-            }
-            joined.append(&rows);
-            if let Some((ref_id, line)) = &plan.tail_line {
-                joined.push(*ref_id, line);
-            }
-            rows = joined;
-        }
-        anyhow::ensure!(
-            rows.text.len() as u64 == span.end - span.start,
-            "depth part: {} bytes of {} where {} were planned",
-            rows.text.len(),
-            STREAMS[stream],
-            span.end - span.start
-        );
-        let mut inner = Vec::new();
-        let mut compressor = BgzfCompressor::new(level(stream));
-        let inner_sizes =
-            compress_range(&mut compressor, &span, &rows.text, span.inner(), &mut inner);
-        *placed = Some(PlacedRows {
-            span,
-            rows,
-            inner,
-            inner_sizes,
-        });
-    }
-    let compressed = CompressedPart {
-        outputs,
-        max_length: plan.max_length,
-    };
-    Ok(compressed.to_bytes())
-}
-
-/// The compressed size of each output's inner blocks in a part ([`depth_compress`]'
-/// bytes); 0 for an output not written.
-pub fn depth_inner_sizes(compressed: &[u8]) -> anyhow::Result<Vec<u64>> {
-    let part = CompressedPart::read(compressed)?;
-    Ok(part
-        .outputs
-        .iter()
-        .map(|p| p.as_ref().map_or(0, |p| p.inner.len() as u64))
-        .collect())
-}
-
-/// A part's pieces of the seams ([`depth_compress`]' bytes), for [`depth_seam`].
-pub fn depth_pieces(compressed: &[u8]) -> anyhow::Result<Vec<u8>> {
-    let part = CompressedPart::read(compressed)?;
-    let mut out = WireWriter::default();
-    for placed in &part.outputs {
-        let pieces: Vec<_> = placed.iter().flat_map(|p| p.span.pieces()).collect();
-        out.number(pieces.len() as u64);
-        let placed = placed.iter().next();
-        for (block, range) in pieces {
-            let p = placed.expect("pieces come from a placed output");
-            let at = (range.start - p.span.start) as usize..(range.end - p.span.start) as usize;
-            out.number(block).bytes(&p.rows.text[at]);
-        }
-    }
-    Ok(out.0)
-}
-
-/// The BGZF block `block` of output `stream` (of [`STREAMS`]), a seam: `header` (the
-/// output's header, for block 0) then the pieces of it in `parts` ([`depth_pieces`]'
-/// bytes of the parts sharing it, in order), compressed.
-pub fn depth_seam(
-    stream: usize,
-    block: u64,
-    header: &[u8],
-    parts: &[&[u8]],
-) -> anyhow::Result<Vec<u8>> {
-    let mut text = if block == 0 {
-        header.to_vec()
-    } else {
-        Vec::new()
-    };
-    for part in parts {
-        let mut input = WireReader::new(part);
-        for s in 0..STREAMS.len() {
-            for _ in 0..input.number()? {
-                let (b, bytes) = (input.number()?, input.bytes()?);
-                if s == stream && b == block {
-                    text.extend_from_slice(bytes);
-                }
-            }
-        }
-    }
-    anyhow::ensure!(
-        text.len() <= seqfarm_io::bgzf_writer::BLOCK_INPUT,
-        "depth seam: {} bytes for one BGZF block",
-        text.len()
-    );
-    let mut out = Vec::new();
-    BgzfCompressor::new(level(stream)).compress(&text, &mut out);
-    Ok(out)
-}
-
-/// Writes a part's inner blocks ([`depth_compress`]' bytes) into the outputs' temporary
-/// files `paths` (by output, `None` for one not written) at `offsets` (by output, from
-/// [`DepthCollector::place`]) and indexes its lines: the line groups of each output, as
-/// bytes for [`depth_index`].
-pub fn depth_write(
-    compressed: &[u8],
-    paths: &[Option<PathBuf>],
-    offsets: &[Option<SpanOffsets>],
-) -> anyhow::Result<Vec<u8>> {
-    let part = CompressedPart::read(compressed)?;
-    let mut out = WireWriter::default();
-    for (stream, placed) in part.outputs.iter().enumerate() {
-        let (Some(p), Some(Some(path)), Some(Some(offsets))) =
-            (placed, paths.get(stream), offsets.get(stream))
-        else {
-            out.bytes(&[]);
-            continue;
-        };
-        write_at(path, offsets.inner, &p.inner)?;
-        let mut groups = PartLineGroups::new(part.max_length);
-        let starts = inner_starts(&p.inner_sizes);
-        let mut at = p.span.start;
-        for (i, &(from, ref_id)) in p.rows.contigs.iter().enumerate() {
-            let to = p
-                .rows
-                .contigs
-                .get(i + 1)
-                .map_or(p.rows.text.len(), |&(e, _)| e as usize);
-            for line in p.rows.text[from as usize..to].split_inclusive(|&b| b == b'\n') {
-                let end = at + line.len() as u64;
-                let start_offset = offsets.virtual_offset(&p.span, &starts, at);
-                let end_offset = offsets.virtual_offset(&p.span, &starts, end);
-                groups
-                    .add_line(ref_id, line, start_offset, end_offset)
-                    .map_err(|message| {
-                        seqfarm_io::Error::format(path, start_offset >> 16, message)
-                    })?;
-                at = end;
-            }
-        }
-        out.bytes(&groups.to_bytes());
-    }
-    Ok(out.0)
-}
-
-/// Writes the CSI index of output `stream` of the depth run `options` ask for on `bam`
-/// to `path`, from the parts' line groups ([`depth_write`]' bytes, in order).
-pub fn depth_index(
-    bam: &Path,
-    options: &DepthOptions,
-    stream: usize,
-    path: &Path,
-    parts: &[&[u8]],
-) -> anyhow::Result<()> {
-    let job = part_job(bam, options)?;
-    let names = job.names();
-    let mut indexer = BedIndexer::new(names.iter().map(String::as_str), job.max_length());
-    for part in parts {
-        let mut input = WireReader::new(part);
-        let mut groups = &[][..];
-        for _ in 0..=stream {
-            groups = input.bytes()?;
-        }
-        let groups = PartLineGroups::from_bytes(groups)
-            .ok_or_else(|| anyhow::anyhow!("depth index: a part's line groups are unreadable"))?;
-        indexer
-            .add_part(&groups)
-            .map_err(|message| seqfarm_io::Error::format(path, 0, message))?;
-    }
-    let mut index = Vec::new();
-    indexer
-        .write(names.len(), &mut index)
-        .map_err(|e| seqfarm_io::Error::io(path, e))?;
-    write_at(path, 0, &index)?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -8,6 +8,10 @@ use seqfarm_regions::depth::{DepthDistribution, DepthStat};
 pub(super) struct WireWriter(pub(super) Vec<u8>);
 
 impl WireWriter {
+    pub(super) fn with_capacity(bytes: usize) -> Self {
+        Self(Vec::with_capacity(bytes))
+    }
+
     pub(super) fn number(&mut self, n: u64) -> &mut Self {
         self.0.extend_from_slice(&n.to_le_bytes());
         self
