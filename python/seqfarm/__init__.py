@@ -12,7 +12,7 @@ from . import _native
 from ._native import Error, FormatError, InputError, OptionError
 from .align import Aligner, SamRecord
 from .bam import BamFile
-from ._options import option_argv
+from ._options import depth_argv, option_argv
 from .index import Contig, Hit, Index
 from .tables import count, search, snp_pileup
 
@@ -30,6 +30,7 @@ __all__ = [
     "OptionError",
     "SamRecord",
     "count",
+    "depth",
     "flagstat",
     "markdup",
     "search",
@@ -45,6 +46,24 @@ def flagstat(path, threads=None):
     ``threads``: worker threads (default: one per core).
     """
     return json.loads(_native.flagstat_json(os.fspath(path), threads))
+
+
+def depth(bam, prefix, window=None, bed=None, threads=None, **opts):
+    """Depth of a coordinate-sorted, indexed BAM (or CRAM), as ``seqfarm depth`` and
+    ``mosdepth -n --by`` compute it: the mean depth per window of ``window`` bases or per
+    region of ``bed``. Other options are those of ``seqfarm depth`` as keywords:
+    ``thresholds=[1, 10, 20]`` (``T``), ``mapq`` (``Q``), ``flag`` (``F``),
+    ``per_base=True``, ``plot``, ``reference`` (a CRAM's FASTA).
+
+    Writes the command's files ``PREFIX.regions.bed.gz`` (with its ``.csi``),
+    ``PREFIX.mosdepth.summary.txt``, ``PREFIX.mosdepth.global.dist.txt`` and
+    ``PREFIX.mosdepth.region.dist.txt``, and when asked for ``PREFIX.thresholds.bed.gz``
+    and ``PREFIX.per-base.bed.gz`` (each with its ``.csi``); existing files are replaced,
+    as the command and mosdepth replace them. Returns ``prefix``.
+    """
+    argv = depth_argv(bam, prefix, window, bed, {"threads": threads, **opts})
+    _native.depth_files(argv)
+    return prefix
 
 
 def markdup(bam, output, metrics=None, threads=None, **opts):

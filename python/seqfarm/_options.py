@@ -48,3 +48,13 @@ def option_argv(options, command):
 
 def _text(value):
     return os.fspath(value) if isinstance(value, os.PathLike) else str(value)
+
+
+def depth_argv(bam, prefix, window, bed, options):
+    """The ``seqfarm depth`` arguments of a job (the command first)."""
+    argv = ["depth", "-o", os.fspath(prefix)]
+    if window is not None:
+        argv += ["--window", str(window)]
+    if bed is not None:
+        argv += ["--bed", os.fspath(bed)]
+    return argv + option_argv(options, "depth") + ["--", os.fspath(bam)]

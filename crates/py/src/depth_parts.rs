@@ -23,6 +23,16 @@ fn depth_args(argv: &[String]) -> anyhow::Result<(PathBuf, PathBuf, DepthOptions
     }
 }
 
+/// Runs a `depth` command line (the command first) in this process, as `seqfarm depth`
+/// runs it, writing its files.
+#[pyfunction]
+fn depth_files(py: Python<'_>, argv: Vec<String>) -> PyResult<()> {
+    crate::errors::run_interruptible(py, || {
+        let (bam, prefix, options) = depth_args(&argv)?;
+        seqfarm::cmd::depth::run(&bam, &prefix, &options)
+    })
+}
+
 /// `(task size in BAM bytes, tasks)` of a `depth` command line spread over `parts` parts.
 #[pyfunction]
 fn depth_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
@@ -297,6 +307,7 @@ impl DepthOutputs {
 
 /// Adds the depth parts' functions and classes to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(depth_files, m)?)?;
     m.add_function(wrap_pyfunction!(depth_plan, m)?)?;
     m.add_function(wrap_pyfunction!(depth_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(depth_part_summary, m)?)?;

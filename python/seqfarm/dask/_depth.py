@@ -6,23 +6,13 @@ bytes."""
 import os
 
 from .. import _native
-from .._options import option_argv
+from .._options import depth_argv
 from ._cluster import _write_part, even_runs, map_results, results_in_order, submit_in_order, task_threads, total_threads
 
 #: The BGZF outputs, in the order the native steps number them.
 _STREAMS = (".regions.bed.gz", ".thresholds.bed.gz", ".per-base.bed.gz")
 #: The text outputs, in the order the walk gives them.
 _TEXTS = (".mosdepth.summary.txt", ".mosdepth.global.dist.txt", ".mosdepth.region.dist.txt")
-
-
-def depth_argv(bam, prefix, window, bed, options):
-    """The ``seqfarm depth`` arguments of a job (the command first)."""
-    argv = ["depth", "-o", os.fspath(prefix)]
-    if window is not None:
-        argv += ["--window", str(window)]
-    if bed is not None:
-        argv += ["--bed", os.fspath(bed)]
-    return argv + option_argv(options, "depth") + ["--", os.fspath(bam)]
 
 
 def depth(client, bam, prefix, window=None, bed=None, *, parts_per_worker=2, force=False, progress=False, **options):
