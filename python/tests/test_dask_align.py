@@ -10,6 +10,7 @@ import seqfarm
 import seqfarm.dask
 
 from read_copies import DATA_PAIRS, compressed_copies, plain_copies
+from worker_kill import a_worker_killed_when_busy
 
 
 def cli_align(cli, tmp_path, index, reads, out_name, options=()):
@@ -188,33 +189,16 @@ def test_bad_record_raises_the_cli_message(dask_client, cli, sim_index, tmp_path
 
 @pytest.mark.parametrize("sort", [False, True])
 def test_a_killed_worker_has_its_parts_recomputed(cli, data, sim_index, tmp_path, local_cluster, sort):
-    import os
-    import signal
-    import threading
-
     reads = plain_copies(tmp_path, data, DATA_PAIRS, times=4)
     expected, summary = cli_align(cli, tmp_path, sim_index, reads, "killed.bam", ["--sort"] if sort else [])
     bai = tmp_path / "killed.bam.bai"
     expected_index = bai.read_bytes() if sort else None
     bai.unlink(missing_ok=True)
-    with local_cluster(silence_logs=50) as client:
-        pids = client.run(os.getpid)
-        victim = sorted(pids.values())[0]
-
-        def kill_when_busy():
-            # Kill a worker once parts are running on it.
-            while not client.processing() or not any(client.processing().values()):
-                threading.Event().wait(0.01)
-            os.kill(victim, signal.SIGKILL)
-
-        killer = threading.Thread(target=kill_when_busy)
-        killer.start()
-        out = tmp_path / "killed.bam"
+    out = tmp_path / "killed.bam"
+    with local_cluster(silence_logs=50) as client, a_worker_killed_when_busy(client):
         got = seqfarm.dask.align(
             client, sim_index, reads[0], reads[1], out=out, tasks_per_part=1, quiet=True, sort=sort
         )
-        killer.join()
-        assert victim not in client.run(os.getpid).values()
     assert out.read_bytes() == expected
     assert got == summary
     assert (bai.read_bytes() if sort else None) == expected_index

@@ -6,6 +6,7 @@ import pytest
 
 import seqfarm
 import seqfarm.dask
+from worker_kill import a_worker_killed_when_busy
 
 OUTPUTS = (
     ".regions.bed.gz",
@@ -129,26 +130,11 @@ def test_the_workers_write_and_a_failed_write_is_retried(cli, data, tmp_path, mo
 
 
 def test_a_killed_worker_has_its_parts_recomputed(cli, data, tmp_path, local_cluster):
-    import os
-    import signal
-    import threading
-
     bam = data / "bam" / "chm1.bam"
     cli_depth(cli, bam, tmp_path / "cli", "--window", "5000", "-T", "1", "--per-base")
-    with local_cluster(silence_logs=50) as client:
-        victim = sorted(client.run(os.getpid).values())[0]
-
-        def kill_when_busy():
-            while not client.processing() or not any(client.processing().values()):
-                threading.Event().wait(0.01)
-            os.kill(victim, signal.SIGKILL)
-
-        killer = threading.Thread(target=kill_when_busy)
-        killer.start()
-        prefix = tmp_path / "dask"
+    prefix = tmp_path / "dask"
+    with local_cluster(silence_logs=50) as client, a_worker_killed_when_busy(client):
         seqfarm.dask.depth(client, bam, prefix, window=5000, thresholds=[1], per_base=True, parts_per_worker=4)
-        killer.join()
-        assert victim not in client.run(os.getpid).values()
     suffixes = OUTPUTS + THRESHOLDS + PER_BASE
     assert files(prefix, suffixes) == files(tmp_path / "cli", suffixes)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

@@ -319,5 +319,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(depth_index, m)?)?;
     m.add_class::<DepthWalk>()?;
     m.add_class::<DepthOutputs>()?;
+    m.add("DEPTH_STREAMS", depth::STREAMS.to_vec())?;
+    m.add("DEPTH_TEXTS", depth::TEXTS.to_vec())?;
     Ok(())
 }

@@ -9,10 +9,10 @@ from .. import _native
 from .._options import depth_argv
 from ._cluster import _write_part, even_runs, map_results, results_in_order, submit_in_order, task_threads, total_threads
 
-#: The BGZF outputs, in the order the native steps number them.
-_STREAMS = (".regions.bed.gz", ".thresholds.bed.gz", ".per-base.bed.gz")
-#: The text outputs, in the order the walk gives them.
-_TEXTS = (".mosdepth.summary.txt", ".mosdepth.global.dist.txt", ".mosdepth.region.dist.txt")
+#: The BGZF outputs' suffixes, in the order the native steps number them.
+_STREAMS = _native.DEPTH_STREAMS
+#: The text outputs' suffixes, in the order the walk gives them.
+_TEXTS = _native.DEPTH_TEXTS
 
 
 def depth(client, bam, prefix, window=None, bed=None, *, parts_per_worker=2, force=False, progress=False, **options):

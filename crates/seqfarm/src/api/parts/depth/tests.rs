@@ -86,12 +86,7 @@ fn run_in_parts(bam: &Path, options: &DepthOptions, prefix: &Path, parts: usize,
             depth_index(bam, options, stream, &index, &groups).unwrap();
         }
     }
-    let texts = [
-        ".mosdepth.summary.txt",
-        ".mosdepth.global.dist.txt",
-        ".mosdepth.region.dist.txt",
-    ];
-    for (suffix, text) in texts.iter().zip(&layout.texts) {
+    for (suffix, text) in TEXTS.iter().zip(&layout.texts) {
         std::fs::write(path(suffix), text).unwrap();
     }
 }
@@ -128,21 +123,14 @@ fn parts_of_every_shape_write_the_commands_files() {
         vec![1, 2, 3, 5, 8, 13, 21, 34, 55, tasks - 1],
         vec![tasks / 2],
     ];
-    let suffixes = [
-        ".regions.bed.gz",
-        ".regions.bed.gz.csi",
-        ".thresholds.bed.gz",
-        ".thresholds.bed.gz.csi",
-        ".per-base.bed.gz",
-        ".per-base.bed.gz.csi",
-        ".mosdepth.summary.txt",
-        ".mosdepth.global.dist.txt",
-        ".mosdepth.region.dist.txt",
-    ];
+    let bgzf = STREAMS
+        .iter()
+        .flat_map(|s| [s.to_string(), format!("{s}.csi")]);
+    let suffixes: Vec<String> = bgzf.chain(TEXTS.iter().map(|s| s.to_string())).collect();
     for (i, cuts) in shapes.iter().enumerate() {
         let prefix = dir.path().join(format!("parts{i}"));
         run_in_parts(bam, &options, &prefix, 4, cuts);
-        for suffix in suffixes {
+        for suffix in &suffixes {
             let read = |p: &Path| std::fs::read(format!("{}{suffix}", p.display())).unwrap();
             assert!(
                 read(&prefix) == read(&expected),
