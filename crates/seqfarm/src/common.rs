@@ -104,6 +104,28 @@ where
     }
 }
 
+/// The emitter of a run over tasks `tasks` of a plan (a part of a run in parts): `fill`
+/// plans the tasks in order, and those before `tasks` are planned, for their place, and
+/// skipped; `planned` counts the tasks planned so far (all of them once the plan ends
+/// before `tasks.end`).
+pub(crate) fn fill_in_range<T>(
+    tasks: &std::ops::Range<usize>,
+    planned: &mut usize,
+    task: &mut T,
+    mut fill: impl FnMut(&mut T) -> anyhow::Result<seqfarm_farm::Fill>,
+) -> anyhow::Result<seqfarm_farm::Fill> {
+    use seqfarm_farm::Fill;
+    loop {
+        if *planned >= tasks.end || matches!(fill(task)?, Fill::End) {
+            return Ok(Fill::End);
+        }
+        *planned += 1;
+        if tasks.contains(&(*planned - 1)) {
+            return Ok(Fill::Task);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -16,7 +16,7 @@ mod worker;
 use std::io::Write;
 use std::path::PathBuf;
 
-use seqfarm_farm::{FarmConfig, FarmStats, Fill};
+use seqfarm_farm::{FarmConfig, FarmStats};
 use seqfarm_io::alignment_file::{ReadOptions, RegionInputs};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
@@ -32,7 +32,7 @@ pub use self::plan::Task;
 use self::plan::{RegionPlanner, Source};
 pub use self::table::CountTable;
 use self::worker::RegionCounter;
-use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes};
+use crate::common::{farm_error, fill_in_range, refuse_shared_outputs, with_bam_indexes};
 use crate::farm_stats::StatsFile;
 use crate::plot_file::PlotFile;
 
@@ -195,15 +195,7 @@ impl CountJob {
         let report = seqfarm_farm::run(
             config,
             Task::default,
-            &mut |task: &mut Task| loop {
-                if planned >= tasks.end || matches!(planner.fill(task)?, Fill::End) {
-                    return Ok(Fill::End);
-                }
-                planned += 1;
-                if tasks.contains(&(planned - 1)) {
-                    return Ok(Fill::Task);
-                }
-            },
+            &mut |task: &mut Task| fill_in_range(&tasks, &mut planned, task, |t| planner.fill(t)),
             |_| {
                 Ok(RegionCounter {
                     bams: &self.bams,

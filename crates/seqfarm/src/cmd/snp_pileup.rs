@@ -39,7 +39,7 @@ pub use seqfarm_regions::pileup::rows::PileupTable;
 use seqfarm_regions::pileup::visit::{RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
-use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes};
+use crate::common::{farm_error, fill_in_range, refuse_shared_outputs, with_bam_indexes};
 use crate::farm_stats::StatsFile;
 use crate::plot_file::PlotFile;
 
@@ -283,15 +283,7 @@ impl SnpPileupJob {
         let report = seqfarm_farm::run(
             config,
             Task::default,
-            &mut |task: &mut Task| loop {
-                if planned >= tasks.end || matches!(emit(task)?, Fill::End) {
-                    return Ok(Fill::End);
-                }
-                planned += 1;
-                if tasks.contains(&(planned - 1)) {
-                    return Ok(Fill::Task);
-                }
-            },
+            &mut |task: &mut Task| fill_in_range(&tasks, &mut planned, task, &mut emit),
             |_| {
                 Ok(replay::SiteWorker::new(
                     &self.bams,

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use seqfarm_farm::{FarmConfig, FarmStats, Fill};
+use seqfarm_farm::{FarmConfig, FarmStats};
 use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::cram::Fields;
@@ -18,7 +18,7 @@ use super::outputs::with_suffix;
 use super::stretch::{StretchPlanner, StretchWorker, Task};
 use super::DepthOptions;
 use crate::cmd::count::task_bytes_for;
-use crate::common::{farm_error, refuse_shared_outputs, with_bam_indexes};
+use crate::common::{farm_error, fill_in_range, refuse_shared_outputs, with_bam_indexes};
 
 /// The BAM (or CRAM) of a depth run, its contigs, its BED regions and thresholds.
 pub struct DepthJob {
@@ -194,16 +194,8 @@ impl DepthJob {
         let report = seqfarm_farm::run(
             config,
             Task::default,
-            &mut |task: &mut Task| -> anyhow::Result<Fill> {
-                loop {
-                    if planned >= tasks.end || matches!(planner.fill(task), Fill::End) {
-                        return Ok(Fill::End);
-                    }
-                    planned += 1;
-                    if tasks.contains(&(planned - 1)) {
-                        return Ok(Fill::Task);
-                    }
-                }
+            &mut |task: &mut Task| {
+                fill_in_range(&tasks, &mut planned, task, |t| Ok(planner.fill(t)))
             },
             |_| {
                 Ok(StretchWorker {
