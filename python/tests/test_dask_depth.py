@@ -159,6 +159,8 @@ def test_an_input_is_never_an_output_and_bad_options_are_refused(dask_client, da
     assert bed.read_bytes() == b"MN908947.3\t0\t100\n"
     with pytest.raises(seqfarm.OptionError, match="plot"):
         seqfarm.dask.depth(dask_client, bam, tmp_path / "y", window=100, plot=tmp_path / "y.svg")
+    with pytest.raises(seqfarm.OptionError, match="stats"):
+        seqfarm.dask.depth(dask_client, bam, tmp_path / "y", window=100, stats=tmp_path / "y.json")
     with pytest.raises(seqfarm.OptionError):
         seqfarm.dask.depth(dask_client, bam, tmp_path / "z")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.regions.bed.gz"]

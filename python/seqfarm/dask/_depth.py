@@ -115,8 +115,9 @@ def _run(client, argv, outputs, parts_per_worker, progress):
                 for block, owners in layout["seams"][s]
             ]
             submitted += seams[s]
-        seam_sizes = {s: client.gather(client.map(_length, seams[s], pure=False)) for s in written}
-        inner_sizes = client.gather(inner)
+        # Every size the placement needs, fetched together.
+        lengths = {s: client.map(_length, seams[s], pure=False) for s in written}
+        inner_sizes, seam_sizes = client.gather([inner, lengths])
         offsets = [[None] * len(_STREAMS) for _ in compressed]
         writes = []
         for s in written:

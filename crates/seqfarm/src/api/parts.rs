@@ -8,19 +8,35 @@ pub mod flagstat;
 pub mod search;
 pub mod snp_pileup;
 
-/// Fails when a run in parts asks for a picture (`plot`, `--plot`): parts draw none.
-fn refuse_plot(plot: Option<&std::path::PathBuf>) -> anyhow::Result<()> {
+/// Fails when a run in parts asks for a picture (`plot`, `--plot`) or the farm's
+/// statistics file (`stats`, `--stats`): parts draw none and write none, each running a
+/// farm of its own.
+fn refuse_plot(
+    plot: Option<&std::path::PathBuf>,
+    farm: &crate::options::FarmOptions,
+) -> anyhow::Result<()> {
     if plot.is_some() {
         option_error!("--plot is not available when running in parts");
+    }
+    if farm.stats.is_some() {
+        option_error!("--stats is not available when running in parts");
     }
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::options::FarmOptions;
+
     #[test]
-    fn parts_draw_no_picture() {
-        assert!(super::refuse_plot(Some(&"x.svg".into())).is_err());
-        assert!(super::refuse_plot(None).is_ok());
+    fn parts_draw_no_picture_and_write_no_statistics() {
+        let farm = FarmOptions::default();
+        assert!(super::refuse_plot(Some(&"x.svg".into()), &farm).is_err());
+        assert!(super::refuse_plot(None, &farm).is_ok());
+        let stats = FarmOptions {
+            stats: Some("stats.json".into()),
+            ..FarmOptions::default()
+        };
+        assert!(super::refuse_plot(None, &stats).is_err());
     }
 }

@@ -9,7 +9,7 @@ use crate::common::worker_threads;
 
 /// `options` checked for a run in parts (which draws no picture).
 fn part_options(options: &CountOptions) -> anyhow::Result<&CountOptions> {
-    super::refuse_plot(options.plot.as_ref())?;
+    super::refuse_plot(options.plot.as_ref(), &options.farm)?;
     Ok(options)
 }
 

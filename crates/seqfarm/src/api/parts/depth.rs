@@ -56,7 +56,7 @@ fn level(stream: usize) -> i32 {
 /// The job `options` ask for on `bam`, checked for a run in parts (which draws no
 /// picture).
 fn part_job(bam: &Path, options: &DepthOptions) -> anyhow::Result<DepthJob> {
-    super::refuse_plot(options.plot.as_ref())?;
+    super::refuse_plot(options.plot.as_ref(), &options.farm)?;
     DepthJob::new(bam, options)
 }
 

@@ -67,7 +67,7 @@ impl DepthJob {
     }
 
     /// Warns on standard error about the BED regions the BAM cannot cover.
-    pub(super) fn warn_about_bed(&self) {
+    pub(crate) fn warn_about_bed(&self) {
         if let (Some(bed), Some(path)) = (&self.bed, &self.options.bed) {
             for warning in bed_warnings(bed, &self.names, &self.lengths) {
                 stderr_line!("seqfarm: warning: {}: {warning}", path.display());

@@ -38,10 +38,13 @@ pub struct DepthLayout {
 }
 
 impl DepthCollector {
-    /// The walk of the depth run `options` ask for on `bam`.
+    /// The walk of the depth run `options` ask for on `bam`; warns on standard error, as
+    /// the command does, about BED regions the BAM cannot cover.
     pub fn new(bam: &Path, options: &DepthOptions) -> anyhow::Result<Self> {
+        let job = part_job(bam, options)?;
+        job.warn_about_bed();
         Ok(Self {
-            job: part_job(bam, options)?,
+            job,
             totals: Totals::new(),
             pending: None,
             heads: Vec::new(),
