@@ -287,6 +287,13 @@ impl PartsOutput {
         slot.as_ref()?.temporary_path().map(PathBuf::from)
     }
 
+    /// The temporary file of the sorted BAM's index, where a worker can write it
+    /// ([`write_at`]); none without an index.
+    fn index_temporary_path(&self) -> Option<PathBuf> {
+        let slot = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        slot.as_ref()?.temporary_path().map(PathBuf::from)
+    }
+
     /// Flushes the file and renames it onto the output.
     fn commit(&self, py: Python<'_>) -> PyResult<()> {
         let output = self.output.lock().unwrap_or_else(|e| e.into_inner()).take();

@@ -143,9 +143,14 @@ def _merge_range(argv, segments):
     return _native.align_merge_range(argv, segments, task_threads())
 
 
-def _sorted_index(argv, offsets, *entries):
-    """Runs on a worker: the index from every range's entries and file offset."""
-    return _native.align_sorted_index(argv, list(zip(offsets, entries)))
+def _sorted_index(argv, offsets, path, *entries):
+    """Runs on a worker: the index from every range's entries and file offset, written
+    into the index's temporary file ``path`` on the shared filesystem (its size
+    returned), or returned as bytes without one."""
+    index = _native.align_sorted_index(argv, list(zip(offsets, entries)))
+    if path is None:
+        return index
+    return _native.write_at(path, 0, index)
 
 
 def _write_sorted(client, argv, parts, output, header, progress):
@@ -155,8 +160,8 @@ def _write_sorted(client, argv, parts, output, header, progress):
     Each part's worker sorts its records into a spill file beside the output (on the
     shared filesystem), grouped by genomic range; one task per range merges the parts'
     records of that range into its BGZF blocks (the command starts a block at each
-    range), placed and written as ``align``'s parts are, and the index is built on a
-    worker from the ranges' index entries. The spill files are removed whatever
+    range), placed and written as ``align``'s parts are, and the index is built and
+    written by a worker from the ranges' index entries. The spill files are removed whatever
     happens."""
     path = output.temporary_path()
     spill_dir = tempfile.mkdtemp(prefix=".seqfarm-sort-", dir=os.path.dirname(os.path.abspath(os.fspath(path))))
@@ -184,9 +189,16 @@ def _write_sorted(client, argv, parts, output, header, progress):
             future.release()
         futures = blocks + entries
         _, offsets = write_parts(client, blocks, output, header, _native.align_trailer(argv))
-        [index] = submit_in_order(client, _sorted_index, [(argv, offsets, *entries)], "sorted-index")
+        index_path = output.index_temporary_path()
+        if index_path is not None:
+            # The workers do not share the client's working directory.
+            index_path = os.path.abspath(os.fspath(index_path))
+        [index] = submit_in_order(client, _sorted_index, [(argv, offsets, index_path, *entries)], "sorted-index")
         futures.append(index)
-        output.write_index(index.result())
+        if index_path is None:
+            output.write_index(index.result())
+        else:
+            index.result()
         return counts
     except BaseException:
         client.cancel(futures)
