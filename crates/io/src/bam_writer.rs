@@ -17,6 +17,10 @@ use noodles_bam::index::Indexer;
 use noodles_core::Position;
 use noodles_csi::binning_index::index::reference_sequence::bin::Chunk;
 
+pub use self::range_index::index_of_ranges;
+#[cfg(test)]
+pub(crate) use self::range_index::GROUP_BYTES;
+use self::range_index::{EntryGroups, IndexEntry};
 use crate::bam::{flags, Record};
 use crate::bgzf_writer::{BgzfCompressor, BLOCK_INPUT, EOF_MARKER};
 use crate::{Error, Result};
@@ -25,11 +29,11 @@ use crate::{Error, Result};
 const BLOCKS_PER_THREAD: usize = 16;
 
 /// Where a record lies on its reference: (reference, first base, last base, mapped).
-type AlignmentContext = Option<(usize, Position, Position, bool)>;
+pub(crate) type AlignmentContext = Option<(usize, Position, Position, bool)>;
 
 /// The index of a sorted BAM: a BAI, or a CSI when a reference is too long for BAI.
 pub struct BamIndex {
-    index: noodles_bam::Index,
+    pub(crate) index: noodles_bam::Index,
 }
 
 impl BamIndex {
@@ -77,57 +81,11 @@ pub fn sort_range(record: &[u8]) -> u64 {
     crate::bam_sort::sort_key(record).0 >> RANGE_SHIFT
 }
 
-/// What the indexer is given for one record, kept to be given later (a range of a
-/// sorted BAM written apart from the others, its offsets from the range's start).
-struct IndexEntry {
-    context: AlignmentContext,
-    start: u64,
-    end: u64,
-}
-
-/// Bytes of an encoded [`IndexEntry`].
-const ENTRY_BYTES: usize = 29;
-
-impl IndexEntry {
-    fn encode(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.start.to_le_bytes());
-        out.extend_from_slice(&self.end.to_le_bytes());
-        let (tid, first, last, mapped) = match self.context {
-            Some((tid, first, last, mapped)) => {
-                (tid as i32, first.get() as u32, last.get() as u32, mapped)
-            }
-            None => (-1, 0, 0, false),
-        };
-        out.extend_from_slice(&tid.to_le_bytes());
-        out.extend_from_slice(&first.to_le_bytes());
-        out.extend_from_slice(&last.to_le_bytes());
-        out.push(u8::from(mapped));
-    }
-
-    fn decode(b: &[u8], shift: u64) -> Option<Self> {
-        let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
-        let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap_or_default());
-        let tid = u32_at(16) as i32;
-        let context = match tid {
-            -1 => None,
-            tid => Some((
-                usize::try_from(tid).ok()?,
-                Position::new(u32_at(20) as usize)?,
-                Position::new(u32_at(24) as usize)?,
-                b[28] != 0,
-            )),
-        };
-        Some(Self {
-            context,
-            start: u64_at(0) + (shift << 16),
-            end: u64_at(8) + (shift << 16),
-        })
-    }
-}
+mod range_index;
 
 /// The indexer of a BAM whose references have `reference_lengths` (BAI, or CSI when one
 /// is too long for BAI's bins).
-fn indexer_for(path: &Path, reference_lengths: &[u64]) -> Result<Indexer> {
+pub(crate) fn indexer_for(path: &Path, reference_lengths: &[u64]) -> Result<Indexer> {
     let longest = reference_lengths.iter().copied().max().unwrap_or(1).max(1);
     let max_position = Position::new(longest as usize)
         .ok_or_else(|| Error::format(path, 0, "reference length out of range"))?;
@@ -135,38 +93,6 @@ fn indexer_for(path: &Path, reference_lengths: &[u64]) -> Result<Indexer> {
         .set_max_position_hint(max_position)
         .build()
         .map_err(|e| Error::format(path, 0, format!("cannot index: {e}")))
-}
-
-/// The index of a sorted BAM written as ranges apart ([`IndexedBamWriter::for_range`]):
-/// each range's entries ([`IndexedBamWriter::finish_range`]) with the file offset its
-/// bytes were placed at, in file order. The same index as the whole file written by one
-/// [`IndexedBamWriter`] with [`IndexedBamWriter::range_blocks`].
-pub fn index_of_ranges<'a>(
-    path: &Path,
-    reference_lengths: &[u64],
-    ranges: impl IntoIterator<Item = (u64, &'a [u8])>,
-) -> Result<BamIndex> {
-    let mut indexer = indexer_for(path, reference_lengths)?;
-    for (offset, entries) in ranges {
-        if entries.len() % ENTRY_BYTES != 0 {
-            return Err(Error::format(
-                path,
-                offset,
-                "damaged index entries of a range",
-            ));
-        }
-        for b in entries.chunks_exact(ENTRY_BYTES) {
-            let entry = IndexEntry::decode(b, offset)
-                .ok_or_else(|| Error::format(path, offset, "damaged index entries of a range"))?;
-            let chunk = Chunk::new(entry.start.into(), entry.end.into());
-            indexer
-                .add_record(entry.context, chunk)
-                .map_err(|e| Error::format(path, offset, format!("cannot index: {e}")))?;
-        }
-    }
-    Ok(BamIndex {
-        index: indexer.build(reference_lengths.len()),
-    })
 }
 
 /// Writes BAM records after a header already written to `out`, builds their index, and
@@ -190,8 +116,9 @@ pub struct IndexedBamWriter<'o> {
     /// record's range.
     range_blocks: bool,
     last_range: Option<u64>,
-    /// The index entries, encoded, kept instead of indexed (a range written apart).
-    entries: Option<Vec<u8>>,
+    /// The index entries, grouped and encoded, kept instead of indexed (a range written
+    /// apart).
+    entries: Option<EntryGroups>,
 }
 
 impl<'o> IndexedBamWriter<'o> {
@@ -245,7 +172,7 @@ impl<'o> IndexedBamWriter<'o> {
         reference_lengths: &[u64],
     ) -> Result<Self> {
         let mut writer = Self::new(out, path, 0, level, threads, reference_lengths)?.range_blocks();
-        writer.entries = Some(Vec::new());
+        writer.entries = Some(EntryGroups::default());
         Ok(writer)
     }
 
@@ -254,7 +181,11 @@ impl<'o> IndexedBamWriter<'o> {
     pub fn finish_range(mut self) -> Result<Vec<u8>> {
         self.close_open_block();
         self.flush_blocks()?;
-        Ok(self.entries.take().unwrap_or_default())
+        Ok(self
+            .entries
+            .take()
+            .map(EntryGroups::finish)
+            .unwrap_or_default())
     }
 
     /// Closes the open block, if it holds anything.
@@ -355,12 +286,11 @@ impl<'o> IndexedBamWriter<'o> {
                 .start_offset
                 .map_or_else(|| offset(record.start), Into::into);
             if let Some(entries) = self.entries.as_mut() {
-                IndexEntry {
+                entries.add(IndexEntry {
                     context: record.context,
                     start: start.into(),
                     end: offset(record.end).into(),
-                }
-                .encode(entries);
+                });
                 continue;
             }
             let chunk = Chunk::new(start, offset(record.end));

@@ -12,10 +12,10 @@ use noodles_core::Position;
 use noodles_csi::binning_index::index::header::{self, ReferenceSequenceNames};
 use noodles_csi::binning_index::index::reference_sequence::bin::Chunk;
 use noodles_csi::binning_index::index::reference_sequence::index::BinnedIndex;
-use noodles_csi::binning_index::index::reference_sequence::{Metadata, ReferenceSequence};
-use noodles_csi::binning_index::{BinningIndex, Indexer, ReferenceSequence as _};
+use noodles_csi::binning_index::Indexer;
 
 use crate::bgzf_writer::{BlockStarts, ParallelBgzfWriter};
+use crate::index_counts::with_record_counts;
 
 pub use self::groups::PartLineGroups;
 use self::groups::{LineGroup, LineGrouper};
@@ -98,37 +98,17 @@ impl BedIndexer {
             .map_err(io::Error::other)?;
         let built = self.indexer.build(reference_count);
         // A group was one record: each contig's record count is its count of lines.
-        let reference_sequences = built
-            .reference_sequences()
-            .iter()
-            .enumerate()
-            .map(|(ref_id, reference)| {
-                let metadata = reference.metadata().map(|m| {
-                    Metadata::new(
-                        m.start_position(),
-                        m.end_position(),
-                        self.lines.get(ref_id).copied().unwrap_or(0),
-                        m.unmapped_record_count(),
-                    )
-                });
-                ReferenceSequence::new(
-                    reference.bins().clone(),
-                    reference.index().clone(),
-                    metadata,
+        let lines = &self.lines;
+        let index = with_record_counts(
+            built,
+            |ref_id, m| {
+                (
+                    lines.get(ref_id).copied().unwrap_or(0),
+                    m.unmapped_record_count(),
                 )
-            })
-            .collect();
-        let mut index = noodles_csi::binning_index::Index::builder()
-            .set_min_shift(built.min_shift())
-            .set_depth(built.depth())
-            .set_reference_sequences(reference_sequences);
-        if let Some(header) = built.header() {
-            index = index.set_header(header.clone());
-        }
-        if let Some(count) = built.unplaced_unmapped_record_count() {
-            index = index.set_unplaced_unmapped_record_count(count);
-        }
-        let index = index.build();
+            },
+            |n| n,
+        );
         let mut writer = noodles_csi::io::Writer::new(out);
         writer.write_index(&index)?;
         writer.into_inner().finish().map(drop)

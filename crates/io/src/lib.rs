@@ -60,6 +60,7 @@ pub mod cram;
 pub mod fasta;
 pub mod fasta_chunks;
 pub mod gzip_index;
+mod index_counts;
 pub mod inflate_thread;
 pub mod input;
 pub mod output;

@@ -203,8 +203,22 @@ fn ranges_written_apart_are_the_whole_file_and_its_index() {
     }
 }
 
-/// Writes `records` whole and range by range, and checks the bytes and the indexes.
-fn check_ranges_apart(records: &[Vec<u8>], threads: usize) {
+#[test]
+fn dense_ranges_are_indexed_from_groups_of_records() {
+    // Many records per 16 kbp window: the ranges' index entries are groups, far fewer
+    // than the records, and give the whole file's index.
+    let records = sorted_records(60_000, 40_000_000, 5);
+    let groups = check_ranges_apart(&records, 2);
+    assert!(
+        groups * 4 < records.len(),
+        "{groups} groups of {} records",
+        records.len()
+    );
+}
+
+/// Writes `records` whole and range by range, and checks the bytes and the indexes;
+/// returns the number of index groups the ranges gave.
+fn check_ranges_apart(records: &[Vec<u8>], threads: usize) -> usize {
     use crate::bam_writer::{index_of_ranges, sort_range};
     let lengths = [500_000_000u64; 3];
     let path = std::path::Path::new("x.bam");
@@ -235,6 +249,7 @@ fn check_ranges_apart(records: &[Vec<u8>], threads: usize) {
         joined == whole,
         "the ranges' bytes differ from the whole file's"
     );
+    let group_bytes: usize = placed.iter().map(|(_, e)| e.len()).sum();
     let placed = placed.iter().map(|(o, e)| (*o, e.as_slice()));
     let mut joined_index = Vec::new();
     index_of_ranges(path, &lengths, placed)
@@ -246,4 +261,5 @@ fn check_ranges_apart(records: &[Vec<u8>], threads: usize) {
         "the indexes differ ({} records, {threads} threads)",
         records.len()
     );
+    group_bytes / crate::bam_writer::GROUP_BYTES
 }
