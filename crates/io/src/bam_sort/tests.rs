@@ -204,6 +204,23 @@ fn ranges_written_apart_are_the_whole_file_and_its_index() {
 }
 
 #[test]
+fn records_at_the_edges_of_windows_are_indexed_as_the_whole_file() {
+    // Records starting and ending on either side of 16 kbp window edges, where a group
+    // must end: their bins and linear-index windows change there.
+    let mut records = Vec::new();
+    for range in 0..12 {
+        for window in [1, 2, 5] {
+            let edge = (range << 23) + (window << 14);
+            for pos in edge - 160..edge + 160 {
+                records.push(record(0, pos, pos % 2 == 0, (pos % 251) as u8));
+            }
+        }
+    }
+    records.sort_by_key(|r| sort_key(r));
+    check_ranges_apart(&records, 1);
+}
+
+#[test]
 fn dense_ranges_are_indexed_from_groups_of_records() {
     // Many records per 16 kbp window: the ranges' index entries are groups, far fewer
     // than the records, and give the whole file's index.

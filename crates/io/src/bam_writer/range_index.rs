@@ -118,7 +118,8 @@ impl EntryGroups {
 /// Whether records at `a` and then `b` may be one group: the same reference, mapped
 /// alike, first and last bases in the same 16 kbp windows (or both unplaced).
 fn same_group(a: &AlignmentContext, b: &AlignmentContext) -> bool {
-    let windows = |p: Position| usize::from(p) >> WINDOW_SHIFT;
+    // Positions are 1-based; bins and windows are of 0-based positions.
+    let windows = |p: Position| (usize::from(p) - 1) >> WINDOW_SHIFT;
     match (a, b) {
         (None, None) => true,
         (Some((r, s, e, m)), Some((r2, s2, e2, m2))) => {

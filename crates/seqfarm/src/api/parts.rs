@@ -11,7 +11,7 @@ pub mod snp_pileup;
 /// Fails when a run in parts asks for a picture (`plot`, `--plot`) or the farm's
 /// statistics file (`stats`, `--stats`): parts draw none and write none, each running a
 /// farm of its own.
-fn refuse_plot(
+fn refuse_plot_and_stats(
     plot: Option<&std::path::PathBuf>,
     farm: &crate::options::FarmOptions,
 ) -> anyhow::Result<()> {
@@ -31,12 +31,12 @@ mod tests {
     #[test]
     fn parts_draw_no_picture_and_write_no_statistics() {
         let farm = FarmOptions::default();
-        assert!(super::refuse_plot(Some(&"x.svg".into()), &farm).is_err());
-        assert!(super::refuse_plot(None, &farm).is_ok());
+        assert!(super::refuse_plot_and_stats(Some(&"x.svg".into()), &farm).is_err());
+        assert!(super::refuse_plot_and_stats(None, &farm).is_ok());
         let stats = FarmOptions {
             stats: Some("stats.json".into()),
             ..FarmOptions::default()
         };
-        assert!(super::refuse_plot(None, &stats).is_err());
+        assert!(super::refuse_plot_and_stats(None, &stats).is_err());
     }
 }

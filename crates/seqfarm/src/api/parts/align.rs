@@ -88,7 +88,7 @@ pub fn refuse_in_parts(options: &AlignOptions) -> anyhow::Result<()> {
     if options.markdup {
         option_error!("--markdup is not available when aligning in parts: mark the sorted output");
     }
-    super::refuse_plot(options.plot.as_ref(), &options.farm)
+    super::refuse_plot_and_stats(options.plot.as_ref(), &options.farm)
 }
 
 /// Cuts a command line's reads into [`AlignPart`]s of `tasks_per_part` tasks of the

@@ -7,9 +7,10 @@ use seqfarm_io::output::Output;
 use crate::cmd::count::{open_output, CountJob, CountOptions, CountTable};
 use crate::common::worker_threads;
 
-/// `options` checked for a run in parts (which draws no picture).
+/// `options` checked for a run in parts (which draws no picture and writes no farm
+/// statistics).
 fn part_options(options: &CountOptions) -> anyhow::Result<&CountOptions> {
-    super::refuse_plot(options.plot.as_ref(), &options.farm)?;
+    super::refuse_plot_and_stats(options.plot.as_ref(), &options.farm)?;
     Ok(options)
 }
 

@@ -4,19 +4,20 @@
 //! contigs' statistics and distributions, a few numbers per contig), the runs at its
 //! edges and its outputs' sizes, never a row.
 //!
-//! The steps, for each part in BED order:
+//! The steps, for each part in contig order:
 //! 1. [`depth_tasks`]: the part's rows and figures ([`depth_part_summary`]: what the
 //!    client learns of them).
 //! 2. [`DepthCollector`], on the client, walks the summaries in order: the summary and
 //!    distributions (the command's collector's totals), the per-base runs joined across
 //!    parts (a run that goes on into the next part is one line, written by the part where
 //!    it starts), and where each part's bytes lie in each output's stream ([`PartPlan`]).
-//! 3. [`depth_compress`]: the part compresses the BGZF blocks lying wholly inside it;
-//!    the blocks it shares with its neighbours ([`depth_pieces`]) are compressed by one
-//!    seam task each ([`depth_seam`]).
+//! 3. [`depth_compress`]: the part compresses the BGZF blocks lying wholly inside it
+//!    and groups its lines for the index; the blocks it shares with its neighbours
+//!    ([`depth_pieces`]) are compressed by one seam task each ([`depth_seam`]).
 //! 4. The client places the parts and seams ([`DepthCollector::place`]); each part
-//!    writes its blocks and indexes its lines ([`depth_write`]); one task per output
-//!    builds its CSI from the parts' line groups ([`depth_index`]).
+//!    writes its blocks and gives its line groups their virtual offsets
+//!    ([`depth_write`]); one task per output builds its CSI from the parts' line groups
+//!    ([`depth_index`]).
 
 mod blocks;
 mod collect;
@@ -54,9 +55,9 @@ fn level(stream: usize) -> i32 {
 }
 
 /// The job `options` ask for on `bam`, checked for a run in parts (which draws no
-/// picture).
+/// picture and writes no farm statistics).
 fn part_job(bam: &Path, options: &DepthOptions) -> anyhow::Result<DepthJob> {
-    super::refuse_plot(options.plot.as_ref(), &options.farm)?;
+    super::refuse_plot_and_stats(options.plot.as_ref(), &options.farm)?;
     DepthJob::new(bam, options)
 }
 

@@ -15,9 +15,10 @@ use crate::cmd::snp_pileup::{
 };
 use crate::common::worker_threads;
 
-/// `options` checked for a run in parts (which draws no picture).
+/// `options` checked for a run in parts (which draws no picture and writes no farm
+/// statistics).
 fn part_options(options: &SnpPileupOptions) -> anyhow::Result<&SnpPileupOptions> {
-    super::refuse_plot(options.plot.as_ref(), &options.farm)?;
+    super::refuse_plot_and_stats(options.plot.as_ref(), &options.farm)?;
     Ok(options)
 }
 
