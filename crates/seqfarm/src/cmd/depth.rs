@@ -26,7 +26,7 @@ use seqfarm_plot::{file_label, WindowTable, WindowValues};
 
 pub use self::job::DepthJob;
 pub use self::options::DepthOptions;
-pub(crate) use self::outputs::{push_run_line, with_suffix, Totals};
+pub(crate) use self::outputs::{extend_run, push_run_line, with_suffix, Totals};
 use self::outputs::{write_runs, BgzfOutput};
 pub(crate) use self::stretch::{StretchFigures, Task};
 use crate::farm_stats::StatsFile;

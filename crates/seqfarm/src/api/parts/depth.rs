@@ -36,7 +36,8 @@ pub use self::blocks::{
 pub use self::collect::{DepthCollector, DepthLayout};
 use self::wire::{Run, WireReader, WireWriter};
 use crate::cmd::depth::{
-    push_run_line, DepthJob, DepthOptions, StretchFigures, Task, OTHER_LEVEL, REGIONS_LEVEL,
+    extend_run, push_run_line, DepthJob, DepthOptions, StretchFigures, Task, OTHER_LEVEL,
+    REGIONS_LEVEL,
 };
 use crate::common::worker_threads;
 
@@ -128,13 +129,17 @@ struct Rows<'a> {
 impl<'a> Rows<'a> {
     /// Appends `lines` of contig `ref_id`.
     fn push(&mut self, ref_id: usize, lines: &[u8]) {
-        if lines.is_empty() {
-            return;
+        if !lines.is_empty() {
+            self.lines_of(ref_id).extend_from_slice(lines);
         }
+    }
+
+    /// The text, to append lines of contig `ref_id` to (at least one).
+    fn lines_of(&mut self, ref_id: usize) -> &mut Vec<u8> {
         if self.contigs.last().is_none_or(|&(_, r)| r != ref_id) {
             self.contigs.push((self.text.len() as u64, ref_id));
         }
-        self.text.to_mut().extend_from_slice(lines);
+        self.text.to_mut()
     }
 
     /// Appends `rows`.
@@ -220,12 +225,13 @@ impl RunJoiner {
             self.head_open = self.edges.starts_inside;
         }
         for &run in &task.runs {
-            match &mut self.pending {
-                Some((r, p)) if *r == task.ref_id && p.1 == run.0 && p.2 == run.2 => p.1 = run.1,
-                _ => {
-                    if let Some(done) = self.pending.replace((task.ref_id, run)) {
-                        self.done(done, names, middle);
-                    }
+            let joined = match &mut self.pending {
+                Some((r, p)) => *r == task.ref_id && extend_run(p, run),
+                None => false,
+            };
+            if !joined {
+                if let Some(done) = self.pending.replace((task.ref_id, run)) {
+                    self.done(done, names, middle);
                 }
             }
         }
@@ -243,9 +249,7 @@ impl RunJoiner {
             self.edges.head = Some((ref_id, run));
             return;
         }
-        let mut line = Vec::new();
-        push_run_line(&mut line, names[ref_id].as_bytes(), run);
-        middle.push(ref_id, &line);
+        push_run_line(middle.lines_of(ref_id), names[ref_id].as_bytes(), run);
     }
 
     /// The edges, once every task is added.

@@ -100,6 +100,17 @@ impl Totals {
     }
 }
 
+/// Extends per-base run `pending` (`start, end, depth`) with `next` when `next` goes on
+/// from it at the same depth (on the same contig); whether it did. The one rule by which
+/// the command's collector, a part and the client of a run in parts join runs.
+pub(crate) fn extend_run(pending: &mut (i64, i64, i32), next: (i64, i64, i32)) -> bool {
+    let joins = pending.1 == next.0 && pending.2 == next.2;
+    if joins {
+        pending.1 = next.1;
+    }
+    joins
+}
+
 /// Appends per-base run lines to `out`, joining a run that goes on into the next task.
 pub(super) fn write_runs(
     out: &mut Vec<u8>,
@@ -110,12 +121,9 @@ pub(super) fn write_runs(
 ) {
     let put = |out: &mut Vec<u8>, run| push_run_line(out, name, run);
     for &run in runs {
-        match pending {
-            Some(p) if p.1 == run.0 && p.2 == run.2 => p.1 = run.1,
-            _ => {
-                if let Some(p) = pending.replace(run) {
-                    put(out, p);
-                }
+        if !pending.as_mut().is_some_and(|p| extend_run(p, run)) {
+            if let Some(p) = pending.replace(run) {
+                put(out, p);
             }
         }
     }

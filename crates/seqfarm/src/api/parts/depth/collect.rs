@@ -7,7 +7,7 @@ use seqfarm_io::bgzf_writer::placed::{Placement, StreamLayout};
 
 use super::wire::Run;
 use super::{part_job, PartPlan, PartSummary, PER_BASE, STREAMS, THRESHOLDS};
-use crate::cmd::depth::{push_run_line, DepthJob, DepthOptions, Totals};
+use crate::cmd::depth::{extend_run, push_run_line, DepthJob, DepthOptions, Totals};
 
 /// Walks the parts' summaries ([`super::depth_part_summary`]) in order.
 pub struct DepthCollector {
@@ -89,15 +89,11 @@ impl DepthCollector {
         let first = if single { edges.tail } else { edges.head };
         match first.filter(|_| edges.starts_inside) {
             Some((ref_id, run)) => {
-                let joins = matches!(
-                    self.pending,
-                    Some((_, r, p)) if r == ref_id && p.1 == run.0 && p.2 == run.2
-                );
-                if joins {
-                    if let Some((_, _, p)) = self.pending.as_mut() {
-                        p.1 = run.1;
-                    }
-                } else {
+                let joins = match &mut self.pending {
+                    Some((_, r, p)) => *r == ref_id && extend_run(p, run),
+                    None => false,
+                };
+                if !joins {
                     self.end_pending();
                 }
                 match (single, joins) {
