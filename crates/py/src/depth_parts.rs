@@ -33,16 +33,7 @@ fn depth_files(py: Python<'_>, argv: Vec<String>) -> PyResult<()> {
     })
 }
 
-/// `(task size in BAM bytes, tasks)` of a `depth` command line spread over `parts` parts.
-#[pyfunction]
-fn depth_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
-    run_native(py, || {
-        let (bam, _, options) = depth_args(&argv)?;
-        depth::depth_plan(&bam, &options, parts)
-    })
-}
-
-/// Tasks `first..last` of a [`depth_plan`]: the part's rows and figures, as bytes.
+/// Tasks `first..last` of a plan (`DepthWalk.plan`): the part's rows and figures, as bytes.
 #[pyfunction]
 #[pyo3(signature = (argv, task_bytes, first, last, threads=None))]
 fn depth_tasks<'py>(
@@ -160,6 +151,13 @@ impl DepthWalk {
         })
     }
 
+    /// `(task size in BAM bytes, tasks)` of the run spread over `parts` parts.
+    fn plan(&self, py: Python<'_>, parts: usize) -> PyResult<(u64, usize)> {
+        let collector = self.collector.lock().unwrap_or_else(|e| e.into_inner());
+        let collector = &*collector;
+        run_native(py, || collector.plan(parts))
+    }
+
     /// Walks the next part's summary.
     fn add(&self, py: Python<'_>, summary: &[u8]) -> PyResult<()> {
         let mut collector = self.collector.lock().unwrap_or_else(|e| e.into_inner());
@@ -233,6 +231,18 @@ impl DepthOutputs {
             None => anyhow::bail!("no output {suffix:?} in this run"),
         }
     }
+
+    /// Runs `f` on the temporary file of the output with suffix `suffix`.
+    fn with_temporary<T>(
+        &self,
+        suffix: &str,
+        f: impl FnOnce(&std::path::Path) -> anyhow::Result<T>,
+    ) -> anyhow::Result<T> {
+        self.with(suffix, |output| match output.temporary_path() {
+            Some(path) => f(path),
+            None => anyhow::bail!("{suffix} is written in place"),
+        })
+    }
 }
 
 #[pymethods]
@@ -251,10 +261,7 @@ impl DepthOutputs {
     /// The temporary file of the output with suffix `suffix` (`.regions.bed.gz`, ...).
     fn temporary_path(&self, py: Python<'_>, suffix: &str) -> PyResult<PathBuf> {
         run_native(py, || {
-            self.with(suffix, |output| match output.temporary_path() {
-                Some(path) => Ok(std::path::absolute(path)?),
-                None => anyhow::bail!("{suffix} is written in place"),
-            })
+            self.with_temporary(suffix, |path| Ok(std::path::absolute(path)?))
         })
     }
 
@@ -267,13 +274,9 @@ impl DepthOutputs {
     /// (where `DepthWalk.place` puts it), on the shared filesystem.
     fn write_eof(&self, py: Python<'_>, suffix: &str, offset: u64) -> PyResult<()> {
         run_native(py, || {
-            self.with(suffix, |output| match output.temporary_path() {
-                Some(path) => Ok(seqfarm_io::output::write_at(
-                    path,
-                    offset,
-                    &seqfarm_io::bgzf_writer::EOF_MARKER,
-                )?),
-                None => anyhow::bail!("{suffix} is written in place"),
+            self.with_temporary(suffix, |path| {
+                let eof = &seqfarm_io::bgzf_writer::EOF_MARKER;
+                Ok(seqfarm_io::output::write_at(path, offset, eof)?)
             })
         })
     }
@@ -308,7 +311,6 @@ impl DepthOutputs {
 /// Adds the depth parts' functions and classes to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(depth_files, m)?)?;
-    m.add_function(wrap_pyfunction!(depth_plan, m)?)?;
     m.add_function(wrap_pyfunction!(depth_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(depth_part_summary, m)?)?;
     m.add_function(wrap_pyfunction!(depth_compress, m)?)?;

@@ -69,10 +69,6 @@ def _seam(stream, block, header, pieces):
     return _native.depth_seam(stream, block, header, pieces)
 
 
-def _length(data):
-    return len(data)
-
-
 def _write(compressed, paths, offsets):
     return _native.depth_write(compressed, paths, offsets)
 
@@ -86,13 +82,13 @@ def _run(client, argv, outputs, parts_per_worker, progress):
     if one fails, so that no write lands in a later job's file."""
     submitted = []
     try:
+        walk = _native.DepthWalk(argv)
         parts = total_threads(client) * parts_per_worker
-        task_bytes, tasks = _native.depth_plan(argv, parts)
+        task_bytes, tasks = walk.plan(parts)
         arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
         results = submit_in_order(client, _tasks, arguments, "depth", progress)
         summaries = map_results(client, _summary, results, "summary")
         submitted += results + summaries
-        walk = _native.DepthWalk(argv)
         for _, known in results_in_order(client, summaries):
             for summary in known:
                 walk.add(summary)
@@ -116,7 +112,7 @@ def _run(client, argv, outputs, parts_per_worker, progress):
             ]
             submitted += seams[s]
         # Every size the placement needs, fetched together.
-        lengths = {s: client.map(_length, seams[s], pure=False) for s in written}
+        lengths = {s: client.map(len, seams[s], pure=False) for s in written}
         inner_sizes, seam_sizes = client.gather([inner, lengths])
         offsets = [[None] * len(_STREAMS) for _ in compressed]
         writes = []

@@ -69,15 +69,21 @@ pub fn depth_plan(
     options: &DepthOptions,
     parts: usize,
 ) -> anyhow::Result<(u64, usize)> {
-    let job = part_job(bam, options)?;
+    plan_of(&part_job(bam, options)?, parts)
+}
+
+/// [`depth_plan`] of an open job.
+fn plan_of(job: &DepthJob, parts: usize) -> anyhow::Result<(u64, usize)> {
     let task_bytes = job.task_bytes(parts.max(1));
-    let (_, tasks) = job.run(
-        &FarmConfig::new(1),
-        task_bytes,
-        usize::MAX..usize::MAX,
-        |_| Ok(()),
-    )?;
+    let nothing = usize::MAX..usize::MAX;
+    let (_, tasks) = job.run(&FarmConfig::new(1), task_bytes, nothing, |_| Ok(()))?;
     Ok((task_bytes, tasks))
+}
+
+/// Which outputs of [`STREAMS`] `job` writes: the regions' always, the thresholds' and
+/// the per-base runs' when asked for.
+fn written_streams(job: &DepthJob) -> [bool; 3] {
+    [true, job.has_thresholds(), job.has_per_base()]
 }
 
 /// Opens the outputs of the depth run `options` ask for on `bam` with prefix `prefix`,
@@ -94,8 +100,7 @@ pub fn depth_outputs(
     let paths = job.output_paths(prefix)?;
     let overwrite = crate::cmd::depth::EXISTING_OUTPUT.overwrite(options.force);
     let mut suffixes: Vec<String> = Vec::new();
-    for (stream, suffix) in STREAMS.iter().enumerate() {
-        let written = [true, job.has_thresholds(), job.has_per_base()][stream];
+    for (suffix, written) in STREAMS.iter().zip(written_streams(&job)) {
         if written {
             suffixes.extend([suffix.to_string(), format!("{suffix}.csi")]);
         }

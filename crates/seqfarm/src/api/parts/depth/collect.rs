@@ -6,7 +6,9 @@ use std::path::Path;
 use seqfarm_io::bgzf_writer::placed::{Placement, StreamLayout};
 
 use super::wire::Run;
-use super::{part_job, PartPlan, PartSummary, PER_BASE, STREAMS, THRESHOLDS};
+use super::{
+    part_job, plan_of, written_streams, PartPlan, PartSummary, PER_BASE, STREAMS, THRESHOLDS,
+};
 use crate::cmd::depth::{extend_run, push_run_line, DepthJob, DepthOptions, Totals};
 
 /// Walks the parts' summaries ([`super::depth_part_summary`]) in order.
@@ -69,6 +71,12 @@ impl DepthCollector {
         }
     }
 
+    /// `(task size in BAM bytes, tasks)` of the run spread over `parts` parts
+    /// ([`super::depth_plan`], without opening the job again).
+    pub fn plan(&self, parts: usize) -> anyhow::Result<(u64, usize)> {
+        plan_of(&self.job, parts)
+    }
+
     /// Walks the next part's summary.
     pub fn add(&mut self, summary: &[u8]) -> anyhow::Result<()> {
         let summary = PartSummary::read(summary)?;
@@ -117,7 +125,7 @@ impl DepthCollector {
     pub fn finish(&mut self) -> anyhow::Result<DepthLayout> {
         self.end_pending();
         self.totals.finish();
-        let written = [true, self.job.has_thresholds(), self.job.has_per_base()];
+        let written = written_streams(&self.job);
         let headers: Vec<Vec<u8>> = (0..STREAMS.len())
             .map(|s| match s == THRESHOLDS && written[s] {
                 true => self.job.thresholds_header().into_bytes(),
