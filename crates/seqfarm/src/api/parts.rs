@@ -7,6 +7,7 @@ pub mod depth;
 pub mod flagstat;
 pub mod search;
 pub mod snp_pileup;
+mod wire;
 
 /// Fails when a run in parts asks for a picture (`plot`, `--plot`) or the farm's
 /// statistics file (`stats`, `--stats`): parts draw none and write none, each running a

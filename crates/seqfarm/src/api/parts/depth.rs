@@ -34,7 +34,8 @@ pub use self::blocks::{
     depth_compress, depth_index, depth_inner_sizes, depth_pieces, depth_seam, depth_write, PartPlan,
 };
 pub use self::collect::{DepthCollector, DepthLayout};
-use self::wire::{Run, WireReader, WireWriter};
+use self::wire::Run;
+use super::wire::{WireReader, WireWriter};
 use crate::cmd::depth::{
     extend_run, push_run_line, DepthJob, DepthOptions, StretchFigures, Task, OTHER_LEVEL,
     REGIONS_LEVEL,

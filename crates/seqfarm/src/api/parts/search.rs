@@ -4,6 +4,7 @@
 
 use seqfarm_farm::FarmConfig;
 
+use super::wire::{WireReader, WireWriter};
 pub use crate::cmd::search::hits::Hit;
 use crate::cmd::search::hits::{StrandHit, TopHits};
 pub use crate::cmd::search::DatabaseSize;
@@ -27,70 +28,52 @@ impl SearchPart {
     /// The part as bytes, to send between processes ([`SearchPart::from_bytes`] reads
     /// them back).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::new();
-        let number = |out: &mut Vec<u8>, n: u64| out.extend_from_slice(&n.to_le_bytes());
-        let bytes = |out: &mut Vec<u8>, b: &[u8]| {
-            out.extend_from_slice(&(b.len() as u64).to_le_bytes());
-            out.extend_from_slice(b);
-        };
-        number(&mut out, self.size.sequences);
-        number(&mut out, self.size.residues);
+        let mut out = WireWriter::default();
+        out.number(self.size.sequences).number(self.size.residues);
         let scores = &self.scores;
-        number(&mut out, scores.query_names.len() as u64);
+        out.number(scores.query_names.len() as u64);
         for name in &scores.query_names {
-            bytes(&mut out, name.as_bytes());
+            out.bytes(name.as_bytes());
         }
-        number(&mut out, scores.len() as u64);
+        out.number(scores.len() as u64);
         for ((&query, subject), &score) in
             scores.query.iter().zip(&scores.subject).zip(&scores.score)
         {
-            number(&mut out, u64::from(query));
-            bytes(&mut out, subject.as_bytes());
-            number(&mut out, score as u64);
+            out.number(u64::from(query))
+                .bytes(subject.as_bytes())
+                .number(score as u64);
         }
-        number(&mut out, self.hits.len() as u64);
+        out.number(self.hits.len() as u64);
         for hits in &self.hits {
-            number(&mut out, hits.len() as u64);
+            out.number(hits.len() as u64);
             for hit in hits {
-                number(&mut out, hit.ordinal);
-                bytes(&mut out, hit.name.as_bytes());
-                number(&mut out, hit.length);
+                out.number(hit.ordinal)
+                    .bytes(hit.name.as_bytes())
+                    .number(hit.length);
                 for strand in &hit.strands {
-                    number(&mut out, strand.score as u64);
-                    number(&mut out, strand.offset);
-                    bytes(&mut out, &strand.codes);
+                    out.number(strand.score as u64)
+                        .number(strand.offset)
+                        .bytes(&strand.codes);
                 }
             }
         }
-        out
+        out.0
     }
 
     /// Reads what [`SearchPart::to_bytes`] wrote.
-    pub fn from_bytes(mut input: &[u8]) -> anyhow::Result<Self> {
-        fn take<'a>(input: &mut &'a [u8], n: usize) -> anyhow::Result<&'a [u8]> {
-            anyhow::ensure!(input.len() >= n, "a search part is cut short");
-            let (head, rest) = input.split_at(n);
-            *input = rest;
-            Ok(head)
-        }
-        fn number(input: &mut &[u8]) -> anyhow::Result<u64> {
-            let b = take(input, 8)?;
-            Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
-        }
-        fn bytes(input: &mut &[u8]) -> anyhow::Result<Vec<u8>> {
-            let n = number(input)? as usize;
-            Ok(take(input, n)?.to_vec())
-        }
+    pub fn from_bytes(bytes: &[u8]) -> anyhow::Result<Self> {
+        let mut input = WireReader::new(bytes);
         let mut part = SearchPart::default();
-        part.size.sequences = number(&mut input)?;
-        part.size.residues = number(&mut input)?;
-        let text =
-            |input: &mut &[u8]| -> anyhow::Result<String> { Ok(String::from_utf8(bytes(input)?)?) };
-        for _ in 0..number(&mut input)? {
+        part.size.sequences = input.number()?;
+        part.size.residues = input.number()?;
+        let text = |input: &mut WireReader<'_>| -> anyhow::Result<String> {
+            Ok(String::from_utf8(input.bytes()?.to_vec())?)
+        };
+        for _ in 0..input.number()? {
             part.scores.query_names.push(text(&mut input)?);
         }
-        for _ in 0..number(&mut input)? {
-            let query = u32::try_from(number(&mut input)?)?;
+        for _ in 0..input.number()? {
+            let query = u32::try_from(input.number()?)?;
             anyhow::ensure!(
                 (query as usize) < part.scores.query_names.len(),
                 "a search part names query {query} of {}",
@@ -98,19 +81,19 @@ impl SearchPart {
             );
             part.scores.query.push(query);
             part.scores.subject.push(text(&mut input)?);
-            part.scores.score.push(number(&mut input)? as i64);
+            part.scores.score.push(input.number()? as i64);
         }
-        for _ in 0..number(&mut input)? {
+        for _ in 0..input.number()? {
             let mut hits = Vec::new();
-            for _ in 0..number(&mut input)? {
-                let ordinal = number(&mut input)?;
+            for _ in 0..input.number()? {
+                let ordinal = input.number()?;
                 let name = text(&mut input)?;
-                let length = number(&mut input)?;
+                let length = input.number()?;
                 let mut strands: [StrandHit; 2] = Default::default();
                 for strand in &mut strands {
-                    strand.score = number(&mut input)? as i32;
-                    strand.offset = number(&mut input)?;
-                    strand.codes = bytes(&mut input)?;
+                    strand.score = input.number()? as i32;
+                    strand.offset = input.number()?;
+                    strand.codes = input.bytes()?.to_vec();
                 }
                 hits.push(Hit {
                     ordinal,

@@ -13,8 +13,8 @@ use seqfarm_io::bgzf_writer::placed::{compress_range, inner_starts, PartSpan, Sp
 use seqfarm_io::bgzf_writer::BgzfCompressor;
 use seqfarm_io::output::write_at;
 
-use super::wire::{WireReader, WireWriter};
 use super::{level, part_job, Rows, PER_BASE, STREAMS};
+use crate::api::parts::wire::{WireReader, WireWriter};
 use crate::cmd::depth::DepthOptions;
 
 /// Where a part's bytes go: the per-base lines at its edges, as the client joined them,

@@ -1,36 +1,14 @@
-//! The bytes a depth part's results travel as between the machines of a cluster: numbers
-//! as 8 little-endian bytes, byte strings after their length.
+//! What a depth part's results add to the parts' wire format ([`WireWriter`],
+//! [`WireReader`]): depth statistics, distributions and per-base runs.
 
 use seqfarm_regions::depth::{DepthDistribution, DepthStat};
 
-/// Appends values to a byte string.
-#[derive(Default)]
-pub(super) struct WireWriter(pub(super) Vec<u8>);
+use crate::api::parts::wire::{WireReader, WireWriter};
+
+/// A per-base run: start, end, depth.
+pub(super) type Run = (i64, i64, i32);
 
 impl WireWriter {
-    pub(super) fn with_capacity(bytes: usize) -> Self {
-        Self(Vec::with_capacity(bytes))
-    }
-
-    pub(super) fn number(&mut self, n: u64) -> &mut Self {
-        self.0.extend_from_slice(&n.to_le_bytes());
-        self
-    }
-
-    pub(super) fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
-        self.number(bytes.len() as u64);
-        self.0.extend_from_slice(bytes);
-        self
-    }
-
-    pub(super) fn numbers(&mut self, numbers: &[u64]) -> &mut Self {
-        self.number(numbers.len() as u64);
-        for &n in numbers {
-            self.number(n);
-        }
-        self
-    }
-
     pub(super) fn stat(&mut self, stat: &DepthStat) -> &mut Self {
         self.number(stat.length).number(stat.bases);
         self.number(u64::from(stat.min)).number(u64::from(stat.max))
@@ -49,35 +27,7 @@ impl WireWriter {
     }
 }
 
-/// A per-base run: start, end, depth.
-pub(super) type Run = (i64, i64, i32);
-
-/// Reads back what [`WireWriter`] wrote; every read fails on bytes cut short.
-pub(super) struct WireReader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> WireReader<'a> {
-    pub(super) fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes, at: 0 }
-    }
-
-    pub(super) fn number(&mut self) -> anyhow::Result<u64> {
-        let bytes = self.take(8)?;
-        Ok(u64::from_le_bytes(bytes.try_into().expect("8 bytes")))
-    }
-
-    pub(super) fn bytes(&mut self) -> anyhow::Result<&'a [u8]> {
-        let n = self.number()?;
-        self.take(usize::try_from(n)?)
-    }
-
-    pub(super) fn numbers(&mut self) -> anyhow::Result<Vec<u64>> {
-        let n = self.number()?;
-        (0..n).map(|_| self.number()).collect()
-    }
-
+impl WireReader<'_> {
     pub(super) fn stat(&mut self) -> anyhow::Result<DepthStat> {
         Ok(DepthStat {
             length: self.number()?,
@@ -102,18 +52,5 @@ impl<'a> WireReader<'a> {
             0 => Ok(None),
             _ => self.run().map(Some),
         }
-    }
-
-    fn take(&mut self, n: usize) -> anyhow::Result<&'a [u8]> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|&end| end <= self.bytes.len());
-        let Some(end) = end else {
-            anyhow::bail!("a depth part's bytes are cut short (at byte {})", self.at);
-        };
-        let taken = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(taken)
     }
 }
