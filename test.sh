@@ -43,7 +43,7 @@ python_venv() {
   [ -x "$pyvenv/bin/python" ] || python3 -m venv "$pyvenv"
   "$pyvenv/bin/pip" install -q --disable-pip-version-check -r python/requirements-test.txt
 }
-peers=(samtools bedtools picard-tools parasail bowtie2 ncbi-blast+ mosdepth tabix
+peers=(samtools bedtools picard-tools parasail bowtie2 bwa ncbi-blast+ mosdepth tabix
   chromium-headless-shell)
 ./debian-packages.sh --authenticate "${peers[@]}"
 in_background target/peers.log ./debian-packages.sh "${peers[@]}"; peers_job=$!

@@ -10,13 +10,12 @@ use pyo3::types::{PyBytes, PyDict};
 use seqfarm::api::parts::depth::{self, DepthCollector};
 use seqfarm::cmd::depth::DepthOptions;
 use seqfarm_io::bgzf_writer::placed::SpanOffsets;
-use seqfarm_io::output::Output;
 
 use crate::errors::run_native;
 
 /// The BAM, the output prefix and the options of a `depth` command line (the command
 /// first).
-fn depth_args(argv: &[String]) -> anyhow::Result<(PathBuf, PathBuf, DepthOptions)> {
+pub(crate) fn depth_args(argv: &[String]) -> anyhow::Result<(PathBuf, PathBuf, DepthOptions)> {
     match argv.split_first() {
         Some((first, args)) if first == "depth" => seqfarm_cli::depth_options(args),
         _ => anyhow::bail!("not a depth command line: {argv:?}"),
@@ -207,107 +206,6 @@ impl DepthWalk {
     }
 }
 
-/// The output files of a `depth` command line run in parts, opened as the command opens
-/// them; each written through a temporary file (`temporary_path`) until `commit` renames
-/// them all; `discard`, or dropping them uncommitted, removes the temporary files.
-#[pyclass(module = "seqfarm._native")]
-pub struct DepthOutputs {
-    outputs: Mutex<Option<Vec<(String, Output)>>>,
-}
-
-impl DepthOutputs {
-    /// Runs `f` on the output of suffix `suffix`.
-    fn with<T>(
-        &self,
-        suffix: &str,
-        f: impl FnOnce(&mut Output) -> anyhow::Result<T>,
-    ) -> anyhow::Result<T> {
-        let mut slot = self.outputs.lock().unwrap_or_else(|e| e.into_inner());
-        let outputs = slot
-            .as_mut()
-            .ok_or_else(|| anyhow::anyhow!("the outputs are already closed"))?;
-        match outputs.iter_mut().find(|(s, _)| s == suffix) {
-            Some((_, output)) => f(output),
-            None => anyhow::bail!("no output {suffix:?} in this run"),
-        }
-    }
-
-    /// Runs `f` on the temporary file of the output with suffix `suffix`.
-    fn with_temporary<T>(
-        &self,
-        suffix: &str,
-        f: impl FnOnce(&std::path::Path) -> anyhow::Result<T>,
-    ) -> anyhow::Result<T> {
-        self.with(suffix, |output| match output.temporary_path() {
-            Some(path) => f(path),
-            None => anyhow::bail!("{suffix} is written in place"),
-        })
-    }
-}
-
-#[pymethods]
-impl DepthOutputs {
-    #[new]
-    fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
-        let outputs = run_native(py, || {
-            let (bam, prefix, options) = depth_args(&argv)?;
-            depth::depth_outputs(&bam, &prefix, &options)
-        })?;
-        Ok(Self {
-            outputs: Mutex::new(Some(outputs)),
-        })
-    }
-
-    /// The temporary file of the output with suffix `suffix` (`.regions.bed.gz`, ...).
-    fn temporary_path(&self, py: Python<'_>, suffix: &str) -> PyResult<PathBuf> {
-        run_native(py, || {
-            self.with_temporary(suffix, |path| Ok(std::path::absolute(path)?))
-        })
-    }
-
-    /// Appends `data` to the output with suffix `suffix`.
-    fn write(&self, py: Python<'_>, suffix: &str, data: &[u8]) -> PyResult<()> {
-        run_native(py, || self.with(suffix, |output| Ok(output.put(data)?)))
-    }
-
-    /// Writes BGZF's end-of-file marker at `offset` of the output with suffix `suffix`
-    /// (where `DepthWalk.place` puts it), on the shared filesystem.
-    fn write_eof(&self, py: Python<'_>, suffix: &str, offset: u64) -> PyResult<()> {
-        run_native(py, || {
-            self.with_temporary(suffix, |path| {
-                let eof = &seqfarm_io::bgzf_writer::EOF_MARKER;
-                Ok(seqfarm_io::output::write_at(path, offset, eof)?)
-            })
-        })
-    }
-
-    /// Renames every output into place, as one set.
-    fn commit(&self, py: Python<'_>) -> PyResult<()> {
-        let outputs = self
-            .outputs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        run_native(py, || match outputs {
-            Some(outputs) => Ok(Output::commit_together(
-                outputs.into_iter().map(|(_, output)| output).collect(),
-            )?),
-            None => anyhow::bail!("the outputs are already closed"),
-        })
-    }
-
-    /// Gives the outputs up: their temporary files are removed, existing files left as
-    /// they were.
-    fn discard(&self) {
-        drop(
-            self.outputs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take(),
-        );
-    }
-}
-
 /// Adds the depth parts' functions and classes to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(depth_files, m)?)?;
@@ -320,7 +218,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(depth_write, m)?)?;
     m.add_function(wrap_pyfunction!(depth_index, m)?)?;
     m.add_class::<DepthWalk>()?;
-    m.add_class::<DepthOutputs>()?;
     m.add("DEPTH_STREAMS", depth::STREAMS.to_vec())?;
     m.add("DEPTH_TEXTS", depth::TEXTS.to_vec())?;
     Ok(())

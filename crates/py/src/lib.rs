@@ -15,6 +15,7 @@ mod depth_parts;
 mod errors;
 mod index;
 mod parts;
+mod parts_output;
 mod tables;
 
 use errors::run_interruptible;

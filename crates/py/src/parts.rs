@@ -12,7 +12,6 @@ use seqfarm::api::parts::snp_pileup::{self, SnpPileupMerge};
 use seqfarm::api::parts::{count, flagstat, search};
 use seqfarm::cmd::align::AlignOptions;
 use seqfarm::cmd::search::SearchOptions;
-use seqfarm_io::output::Output;
 use seqfarm_regions::FlagstatFormat;
 
 use crate::errors::run_native;
@@ -151,7 +150,7 @@ pub(crate) fn align_options(argv: &[String]) -> anyhow::Result<AlignOptions> {
 }
 
 /// The options of a `count` command line (the command first).
-fn count_options(argv: &[String]) -> anyhow::Result<seqfarm::cmd::count::CountOptions> {
+pub(crate) fn count_options(argv: &[String]) -> anyhow::Result<seqfarm::cmd::count::CountOptions> {
     seqfarm_cli::count_options(args_of(argv, "count")?)
 }
 
@@ -207,110 +206,6 @@ impl SnpPileupWalk {
             None => anyhow::bail!("snp-pileup: the walk has already ended"),
         })?;
         table.map(|table| pileup_columns(py, table)).transpose()
-    }
-}
-
-/// The output file of an `align` or `count` command line run in parts, written by the
-/// client from the parts' bytes: opened as the command opens it (its rule for an existing
-/// file, never an input nor another output), through a temporary file that `commit`
-/// renames onto it; `discard`, or dropping it uncommitted, removes the temporary file.
-#[pyclass(module = "seqfarm._native")]
-pub struct PartsOutput {
-    output: Mutex<Option<Output>>,
-    /// A sorted BAM's index, committed with it.
-    index: Mutex<Option<Output>>,
-}
-
-/// Appends `data` to the output in `slot`; `missing` is the error when there is none.
-fn put_into(slot: &Mutex<Option<Output>>, data: &[u8], missing: &str) -> anyhow::Result<()> {
-    match slot.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-        Some(output) => Ok(output.put(data)?),
-        None => anyhow::bail!("{missing}"),
-    }
-}
-
-#[pymethods]
-impl PartsOutput {
-    #[new]
-    fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
-        let (output, index) = run_native(py, || match argv.first().map(String::as_str) {
-            Some("align") => {
-                let options = align_options(&argv)?;
-                let output = align::align_output(&options)?;
-                let index = match options.sort {
-                    true => Some(align::sorted::sorted_index_output(&options)?),
-                    false => None,
-                };
-                Ok((output, index))
-            }
-            Some("count") => Ok((count::count_output(&count_options(&argv)?)?, None)),
-            other => anyhow::bail!("no output written from parts for {other:?} (align or count)"),
-        })?;
-        Ok(Self {
-            output: Mutex::new(Some(output)),
-            index: Mutex::new(index),
-        })
-    }
-
-    /// Writes the sorted BAM's index (committed with the BAM).
-    fn write_index(&self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
-        run_native(py, || {
-            put_into(&self.index, data, "this output has no index")
-        })
-    }
-
-    /// Appends `data` to the file.
-    fn write(&self, py: Python<'_>, data: &[u8]) -> PyResult<()> {
-        run_native(py, || {
-            put_into(&self.output, data, "the output is already closed")
-        })
-    }
-
-    /// Writes the bytes appended so far to the file.
-    fn flush(&self, py: Python<'_>) -> PyResult<()> {
-        run_native(py, || {
-            let mut slot = self.output.lock().unwrap_or_else(|e| e.into_inner());
-            match slot.as_mut() {
-                Some(output) => {
-                    use std::io::Write as _;
-                    output.flush().map_err(|e| output.error(e).into())
-                }
-                None => anyhow::bail!("the output is already closed"),
-            }
-        })
-    }
-
-    /// The temporary file the output is written to until the commit, where parts can
-    /// write their bytes themselves ([`write_at`]); none for standard output.
-    fn temporary_path(&self) -> Option<PathBuf> {
-        let slot = self.output.lock().unwrap_or_else(|e| e.into_inner());
-        slot.as_ref()?.temporary_path().map(PathBuf::from)
-    }
-
-    /// The temporary file of the sorted BAM's index, where a worker can write it
-    /// ([`write_at`]); none without an index.
-    fn index_temporary_path(&self) -> Option<PathBuf> {
-        let slot = self.index.lock().unwrap_or_else(|e| e.into_inner());
-        slot.as_ref()?.temporary_path().map(PathBuf::from)
-    }
-
-    /// Flushes the file and renames it onto the output.
-    fn commit(&self, py: Python<'_>) -> PyResult<()> {
-        let output = self.output.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let index = self.index.lock().unwrap_or_else(|e| e.into_inner()).take();
-        run_native(py, || match output {
-            Some(output) => Ok(Output::commit_together(
-                std::iter::once(output).chain(index).collect(),
-            )?),
-            None => anyhow::bail!("the output is already closed"),
-        })
-    }
-
-    /// Gives the output up: its temporary files are removed, existing files left as they
-    /// were.
-    fn discard(&self) {
-        drop(self.output.lock().unwrap_or_else(|e| e.into_inner()).take());
-        drop(self.index.lock().unwrap_or_else(|e| e.into_inner()).take());
     }
 }
 
@@ -375,6 +270,7 @@ fn search_finish<'py>(
 /// Adds the parts' functions and classes to the native module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     crate::align_parts::register(m)?;
+    crate::parts_output::register(m)?;
     m.add_function(wrap_pyfunction!(write_at, m)?)?;
     m.add_function(wrap_pyfunction!(align_header, m)?)?;
     m.add_function(wrap_pyfunction!(align_trailer, m)?)?;
@@ -385,7 +281,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(region_plan, m)?)?;
     m.add_function(wrap_pyfunction!(region_tasks, m)?)?;
     m.add_class::<SnpPileupWalk>()?;
-    m.add_class::<PartsOutput>()?;
     m.add_function(wrap_pyfunction!(search_plan, m)?)?;
     m.add_function(wrap_pyfunction!(search_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(search_finish, m)?)?;

@@ -189,14 +189,11 @@ def _write_sorted(client, argv, parts, output, header, progress):
             future.release()
         futures = blocks + entries
         _, offsets = write_parts(client, blocks, output, header, _native.align_trailer(argv))
-        index_path = output.index_temporary_path()
-        if index_path is not None:
-            # The workers do not share the client's working directory.
-            index_path = os.path.abspath(os.fspath(index_path))
+        index_path = output.temporary_path("index")
         [index] = submit_in_order(client, _sorted_index, [(argv, offsets, index_path, *entries)], "sorted-index")
         futures.append(index)
         if index_path is None:
-            output.write_index(index.result())
+            output.write(index.result(), "index")
         else:
             index.result()
         return counts

@@ -137,8 +137,6 @@ def write_parts(client, futures, output, header, trailer):
         output.write(trailer)
         return counts, offsets
     output.flush()
-    # The workers do not share the client's working directory.
-    path = os.path.abspath(os.fspath(path))
     offset = len(header)
     sizes = map_results(client, _part_size, futures, "size")
     writes = []

@@ -34,7 +34,7 @@ def depth(client, bam, prefix, window=None, bed=None, *, parts_per_worker=2, for
     worker from both parts' pieces.
     """
     argv = depth_argv(bam, prefix, window, bed, {"force": force, **options})
-    outputs = _native.DepthOutputs(argv)
+    outputs = _native.PartsOutput(argv)
     try:
         _run(client, argv, outputs, parts_per_worker, progress)
     except BaseException:
@@ -122,7 +122,7 @@ def _run(client, argv, outputs, parts_per_worker, progress):
                 offsets[k][s] = part_offsets
             n = len(seams[s])
             writes += map_results(client, _write_part, seams[s], "write", [paths[s]] * n, seam_offsets, retries=3)
-            outputs.write_eof(_STREAMS[s], eof)
+            _native.write_at(paths[s], eof, _native.BGZF_EOF)
         groups = map_results(client, _write, compressed, "write", [paths] * len(compressed), offsets, retries=3)
         submitted += writes + groups
         indexes = [
@@ -135,7 +135,7 @@ def _run(client, argv, outputs, parts_per_worker, progress):
         submitted += indexes
         client.gather(writes + indexes)
         for suffix, text in zip(_TEXTS, layout["texts"]):
-            outputs.write(suffix, text.encode())
+            outputs.write(text.encode(), suffix)
     except BaseException:
         client.cancel(submitted)
         raise
