@@ -107,6 +107,25 @@ impl BatchSort {
     /// Reorders the records of `records`; bytes after the last whole record (none, for
     /// records seqfarm wrote) stay at the end, for [`BamSorter::push`] to report.
     pub fn sort(&mut self, records: &mut Vec<u8>) {
+        let whole = self.order(records);
+        let mut sorted = std::mem::take(&mut self.sorted);
+        sorted.clear();
+        for record in self.in_order(records) {
+            sorted.extend_from_slice(record);
+        }
+        sorted.extend_from_slice(&records[whole..]);
+        self.sorted = std::mem::replace(records, sorted);
+    }
+
+    /// The whole records of `records` in sorted order, read where they lie: a batch
+    /// written out sorted without a second copy of it in memory.
+    pub fn sorted_records<'r>(&'r mut self, records: &'r [u8]) -> impl Iterator<Item = &'r [u8]> {
+        self.order(records);
+        self.in_order(records)
+    }
+
+    /// Sorts the entries of `records`' whole records; returns where they end.
+    fn order(&mut self, records: &[u8]) -> usize {
         self.entries.clear();
         let mut at = 0;
         while let Some(len) = record_len(&records[at..]) {
@@ -118,14 +137,16 @@ impl BatchSort {
             at += len;
         }
         self.entries.sort_unstable();
-        self.sorted.clear();
-        for entry in &self.entries {
+        at
+    }
+
+    /// The records of the sorted entries, from `records`.
+    fn in_order<'r>(&'r self, records: &'r [u8]) -> impl Iterator<Item = &'r [u8]> {
+        self.entries.iter().map(move |entry| {
             let start = entry.offset();
             let len = record_len(&records[start..]).unwrap_or(0);
-            self.sorted.extend_from_slice(&records[start..start + len]);
-        }
-        self.sorted.extend_from_slice(&records[at..]);
-        std::mem::swap(records, &mut self.sorted);
+            &records[start..start + len]
+        })
     }
 }
 

@@ -8,7 +8,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -37,40 +37,43 @@ pub struct SortedPart {
     pub counts: Vec<u64>,
 }
 
+/// Bytes of a spill file written at a time.
+const SPILL_BUFFER: usize = 1 << 20;
+
 /// Aligns `part` on `threads` workers, sorts its records by coordinate (input order
-/// breaking ties, as the command sorts) and writes them to `spill`, range after range.
+/// breaking ties, as the command sorts) and writes them to `spill`, range after range,
+/// from where they lie (the part is held once, with 16 bytes per record to sort it).
 pub fn align_part_sorted(
     options: &AlignOptions,
     part: &AlignPart,
     threads: Option<usize>,
     spill: &Path,
 ) -> anyhow::Result<SortedPart> {
-    let mut aligned = run_part(options, part, threads, true)?;
-    BatchSort::default().sort(&mut aligned.out);
-    let records = &aligned.out;
+    let aligned = run_part(options, part, threads, true)?;
+    let mut sort = BatchSort::default();
     let mut segments: Vec<RangeSegment> = Vec::new();
-    let mut at = 0;
-    while let Some(len) = record_len(&records[at..]) {
-        let range = sort_range(&records[at..at + len]);
-        match segments.last_mut() {
-            Some(last) if last.range == range => last.len += len as u64,
-            _ => segments.push(RangeSegment {
-                range,
-                offset: at as u64,
-                len: len as u64,
-            }),
-        }
-        at += len;
-    }
     // Written whole and renamed: a part run twice never shortens a file being read.
-    let write = || -> std::io::Result<()> {
+    let mut write = || -> std::io::Result<()> {
         static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut name = spill.as_os_str().to_owned();
         name.push(format!(".{}-{n}.tmp", std::process::id()));
-        let mut file = File::create(&name)?;
-        file.write_all(records)?;
-        file.sync_data()?;
+        let mut file = BufWriter::with_capacity(SPILL_BUFFER, File::create(&name)?);
+        let mut at = 0;
+        for record in sort.sorted_records(&aligned.out) {
+            let (range, len) = (sort_range(record), record.len() as u64);
+            match segments.last_mut() {
+                Some(last) if last.range == range => last.len += len,
+                _ => segments.push(RangeSegment {
+                    range,
+                    offset: at,
+                    len,
+                }),
+            }
+            file.write_all(record)?;
+            at += len;
+        }
+        file.into_inner().map_err(|e| e.into_error())?.sync_data()?;
         std::fs::rename(&name, spill)
     };
     write().with_context(|| format!("cannot write {}", spill.display()))?;
