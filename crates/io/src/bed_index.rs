@@ -60,10 +60,11 @@ impl BedIndexer {
         start: u64,
         end: u64,
     ) -> Result<(), String> {
-        match interval(line) {
-            None => Ok(()),
-            Some(interval) => self.add_interval(ref_id, interval?, start, end),
-        }
+        let (indexer, lines) = (&mut self.indexer, &mut self.lines);
+        self.grouper
+            .add_line(ref_id, line, start, end, &mut |group| {
+                add_group(indexer, lines, group)
+            })
     }
 
     /// Adds a line of contig number `ref_id` covering `interval` (see [`interval`]) from

@@ -65,6 +65,22 @@ impl LineGrouper {
         }
     }
 
+    /// [`add`](Self::add) of a BED line, placed by its contig and columns; a line starting
+    /// with `#` is skipped.
+    pub(super) fn add_line(
+        &mut self,
+        ref_id: usize,
+        line: &[u8],
+        start: u64,
+        end: u64,
+        complete: &mut impl FnMut(&LineGroup) -> Result<(), String>,
+    ) -> Result<(), String> {
+        match interval(line) {
+            None => Ok(()),
+            Some(interval) => self.add(ref_id, interval?, start, end, complete),
+        }
+    }
+
     /// Adds a line of contig `ref_id` covering `(first, last)` from virtual offset `start`
     /// to `end`; `complete` takes each group that this line closes.
     pub(super) fn add(
@@ -213,13 +229,10 @@ impl PartLineGroups {
         start: u64,
         end: u64,
     ) -> Result<(), String> {
-        let Some(interval) = interval(line) else {
-            return Ok(());
-        };
         let groups = &mut self.groups;
         let pushed = self
             .grouper
-            .add(ref_id, interval?, start, end, &mut |group| {
+            .add_line(ref_id, line, start, end, &mut |group| {
                 groups.push(group.clone());
                 Ok(())
             });

@@ -12,7 +12,7 @@ use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use seqfarm_io::bam_sort::{index_beside, record_len, sort_key, BatchSort};
+use seqfarm_io::bam_sort::{index_beside, sort_key, BatchSort};
 use seqfarm_io::bam_writer::{index_of_ranges, sort_range, IndexedBamWriter};
 use seqfarm_io::output::Output;
 
