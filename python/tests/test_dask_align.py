@@ -389,6 +389,52 @@ def test_sorted_output_is_the_cli_sorted_bam_and_index(dask_client, cli, data, s
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
+def _with_unaligned_pairs(tmp_path, data, every):
+    """The bundled pairs with ``every`` pairs of random bases (which align nowhere) after
+    each: unplaced reads in every part of a job."""
+    import random
+
+    rng = random.Random(7)
+    paths = []
+    mates = [gzip.open(data / name, "rt").read().splitlines() for name in DATA_PAIRS]
+    noise = [["".join(rng.choice("ACGT") for _ in range(100)) for _ in range(len(mates[0]) // 4 * every)] for _ in mates]
+    for m, (lines, random_reads) in enumerate(zip(mates, noise)):
+        out = []
+        for k in range(0, len(lines), 4):
+            out += lines[k : k + 4]
+            for j in range(every):
+                n = k // 4 * every + j
+                out += [f"@noise.{n}/{m + 1}", random_reads[n], "+", "I" * 100]
+        path = tmp_path / f"noisy_{m + 1}.fq"
+        path.write_text("\n".join(out) + "\n")
+        paths.append(path)
+    return paths
+
+
+def test_unplaced_reads_are_written_in_pieces(dask_client, cli, data, sim_index, tmp_path, monkeypatch):
+    # 24,000 unplaced reads: pieces of one run of UNPLACED_RUN records each, from the
+    # segments of many parts, the first piece's skip inside a segment.
+    from seqfarm import _native
+    from seqfarm.dask import _align
+
+    monkeypatch.setattr(_align, "UNPLACED_PIECE", _native.UNPLACED_RUN)
+    reads = _with_unaligned_pairs(tmp_path, data, every=3)
+    pieces = []
+    unplaced_pieces = _align._unplaced_pieces
+    monkeypatch.setattr(_align, "_unplaced_pieces", lambda s: pieces.extend(unplaced_pieces(s)) or pieces)
+    out = tmp_path / "sorted.bam"
+    done = cli("align", "--sort", "-x", sim_index, "-1", reads[0], "-2", reads[1], "-o", out, "-p", "2")
+    expected, expected_index = out.read_bytes(), (tmp_path / "sorted.bam.bai").read_bytes()
+    out.unlink()
+    (tmp_path / "sorted.bam.bai").unlink()
+    got = seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, sort=True, tasks_per_part=1, quiet=True)
+    assert out.read_bytes() == expected
+    assert (tmp_path / "sorted.bam.bai").read_bytes() == expected_index
+    assert got == done.stderr.decode()
+    assert len(pieces) >= 2 and all(skip_take[1] <= _native.UNPLACED_RUN for _, skip_take in pieces)
+    assert any(skip_take[0] > 0 for _, skip_take in pieces)
+
+
 def test_what_parts_cannot_do_is_refused_before_any_part_runs(dask_client, data, sim_index, tmp_path):
     reads = plain_copies(tmp_path, data, DATA_PAIRS)
     out = tmp_path / "refused.bam"

@@ -81,6 +81,15 @@ pub fn sort_range(record: &[u8]) -> u64 {
     crate::bam_sort::sort_key(record).0 >> RANGE_SHIFT
 }
 
+/// The range of the unplaced records (no reference, no position): the reads a run of
+/// sorted output ends with, as many as one in twenty of a genome's.
+pub const UNPLACED_RANGE: u64 = (u32::MAX as u64) << 32 >> RANGE_SHIFT;
+
+/// The unplaced range starts a block every `UNPLACED_RUN` records too (about 2.5 MB of
+/// 2x150 reads), so that it can be written in pieces of whole runs, each by
+/// [`IndexedBamWriter::for_range`], rather than by one thread whatever its size.
+pub const UNPLACED_RUN: u64 = 1 << 13;
+
 mod range_index;
 
 /// The indexer of a BAM whose references have `reference_lengths` (BAI, or CSI when one
@@ -116,6 +125,8 @@ pub struct IndexedBamWriter<'o> {
     /// record's range.
     range_blocks: bool,
     last_range: Option<u64>,
+    /// The unplaced records written so far.
+    unplaced: u64,
     /// The index entries, grouped and encoded, kept instead of indexed (a range written
     /// apart).
     entries: Option<EntryGroups>,
@@ -149,6 +160,7 @@ impl<'o> IndexedBamWriter<'o> {
             written: 0,
             range_blocks: false,
             last_range: None,
+            unplaced: 0,
             entries: None,
         })
     }
@@ -203,10 +215,13 @@ impl<'o> IndexedBamWriter<'o> {
     pub fn write_record(&mut self, record: &[u8]) -> Result<()> {
         if self.range_blocks {
             let range = sort_range(record);
-            if self.last_range.is_some_and(|r| r != range) {
+            let unplaced = range == UNPLACED_RANGE;
+            let run_starts = unplaced && self.unplaced.is_multiple_of(UNPLACED_RUN);
+            if run_starts || self.last_range.is_some_and(|r| r != range) {
                 self.close_open_block();
             }
             self.last_range = Some(range);
+            self.unplaced += u64::from(unplaced);
         }
         let open = self.data.len() - self.open_block_start();
         if open > 0 && open + record.len() > BLOCK_INPUT {

@@ -33,7 +33,7 @@ type PartTuple<'py> = (usize, u64, u64, u64, u64, Vec<FileTuple<'py>>);
 
 /// Where a genomic range lies in a part's spill file as Python holds it: `(range,
 /// offset, length)`.
-type SegmentTuple = (u64, u64, u64);
+type SegmentTuple = (u64, bool, u64, u64, u64);
 
 /// A range as Python holds it: `(path, start, end, access point or None)`.
 type RangeTuple = (PathBuf, u64, u64, Option<usize>);
@@ -269,7 +269,8 @@ fn align_parts_by_range<'py>(
 }
 
 /// Runs on a worker: aligns a part for sorted output, its records sorted and written to
-/// `spill`; returns `([(range, offset, length), ...], summary counts)`.
+/// `spill`; returns `([(range, reverse, offset, length, records), ...], summary counts)`
+/// (`reverse`: the unplaced records flagged reverse, written after every part's others).
 #[pyfunction]
 #[pyo3(signature = (argv, part, spill, threads=None))]
 fn align_part_sorted(
@@ -286,23 +287,32 @@ fn align_part_sorted(
     let segments = sorted
         .segments
         .iter()
-        .map(|s| (s.range, s.offset, s.len))
+        .map(|s| (s.range, s.reverse, s.offset, s.len, s.records))
         .collect();
     Ok((segments, sorted.counts))
 }
 
 /// Runs on a worker: the BGZF bytes and index entries of one or more consecutive
-/// ranges, merged from the parts' `(spill file, offset, length)` in input order.
+/// ranges, merged from the parts' `(spill file, offset, length)` in input order; with
+/// `unplaced=(skip, records)`, a piece of the unplaced range, from its segments in the
+/// command's order (`write_unplaced`).
 #[pyfunction]
-#[pyo3(signature = (argv, segments, threads=None))]
+#[pyo3(signature = (argv, segments, threads=None, unplaced=None))]
 fn align_merge_range<'py>(
     py: Python<'py>,
     argv: Vec<String>,
     segments: Vec<(PathBuf, u64, u64)>,
     threads: Option<usize>,
+    unplaced: Option<(u64, u64)>,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
     let (bytes, entries) = run_native(py, || {
-        sorted::merge_range(&align_options(&argv)?, &segments, threads)
+        let options = align_options(&argv)?;
+        match unplaced {
+            None => sorted::merge_range(&options, &segments, threads),
+            Some((skip, records)) => {
+                sorted::write_unplaced(&options, &segments, skip, records, threads)
+            }
+        }
     })?;
     Ok((PyBytes::new(py, &bytes), PyBytes::new(py, &entries)))
 }
@@ -331,5 +341,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(align_part_sorted, m)?)?;
     m.add_function(wrap_pyfunction!(align_merge_range, m)?)?;
     m.add_function(wrap_pyfunction!(align_sorted_index, m)?)?;
+    m.add("UNPLACED_RANGE", seqfarm_io::bam_writer::UNPLACED_RANGE)?;
+    m.add("UNPLACED_RUN", seqfarm_io::bam_writer::UNPLACED_RUN)?;
     Ok(())
 }

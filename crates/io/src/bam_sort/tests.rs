@@ -6,7 +6,7 @@ use crate::bgzf::{InflateBuffer, Inflater};
 fn record(tid: i32, pos: i32, reverse: bool, tag: u8) -> Vec<u8> {
     let n_cigar: u16 = if tid < 0 { 0 } else { 1 };
     let flag: u16 = if tid < 0 {
-        4
+        4 | if reverse { 16 } else { 0 }
     } else if reverse {
         16
     } else {
@@ -204,6 +204,20 @@ fn ranges_written_apart_are_the_whole_file_and_its_index() {
 }
 
 #[test]
+fn unplaced_records_written_in_runs_are_the_whole_file() {
+    // Unplaced reads of both strands after placed ones: written apart a run or two at a
+    // time, they are the range written whole.
+    let mut records = sorted_records(2_000, 40_000_000, 17);
+    let unplaced = 3 * crate::bam_writer::UNPLACED_RUN as usize + 100;
+    let mut extra: Vec<Vec<u8>> = (0..unplaced)
+        .map(|i| record(-1, -1, i % 7 == 0, (i % 251) as u8))
+        .collect();
+    extra.sort_by_key(|r| sort_key(r));
+    records.extend(extra);
+    check_ranges_apart(&records, 2);
+}
+
+#[test]
 fn records_at_the_edges_of_windows_are_indexed_as_the_whole_file() {
     // Records starting and ending on either side of 16 kbp window edges, where a group
     // must end: their bins and linear-index windows change there.
@@ -236,7 +250,7 @@ fn dense_ranges_are_indexed_from_groups_of_records() {
 /// Writes `records` whole and range by range, and checks the bytes and the indexes;
 /// returns the number of index groups the ranges gave.
 fn check_ranges_apart(records: &[Vec<u8>], threads: usize) -> usize {
-    use crate::bam_writer::{index_of_ranges, sort_range};
+    use crate::bam_writer::{index_of_ranges, sort_range, UNPLACED_RANGE, UNPLACED_RUN};
     let lengths = [500_000_000u64; 3];
     let path = std::path::Path::new("x.bam");
     let mut whole = Vec::new();
@@ -250,15 +264,28 @@ fn check_ranges_apart(records: &[Vec<u8>], threads: usize) -> usize {
     writer.finish().unwrap().write(&mut whole_index).unwrap();
 
     let (mut joined, mut placed) = (Vec::new(), Vec::new());
-    for group in records.chunk_by(|a, b| sort_range(a) == sort_range(b)) {
+    let mut write_apart = |records: &[Vec<u8>]| {
         let mut bytes = Vec::new();
         let mut writer = IndexedBamWriter::for_range(&mut bytes, path, 6, 1, &lengths).unwrap();
-        for r in group {
+        for r in records {
             writer.write_record(r).unwrap();
         }
         let entries = writer.finish_range().unwrap();
         placed.push((joined.len() as u64, entries));
         joined.extend(bytes);
+    };
+    for group in records.chunk_by(|a, b| sort_range(a) == sort_range(b)) {
+        if sort_range(&group[0]) != UNPLACED_RANGE {
+            write_apart(group);
+            continue;
+        }
+        // The unplaced records in pieces of one run, two runs, one run...
+        let (mut first, mut runs) = (0, 1);
+        while first < group.len() {
+            let end = group.len().min(first + runs * UNPLACED_RUN as usize);
+            write_apart(&group[first..end]);
+            (first, runs) = (end, 3 - runs);
+        }
     }
     assert!(placed.len() > 10, "{}", placed.len());
     joined.extend_from_slice(&crate::bgzf_writer::EOF_MARKER);

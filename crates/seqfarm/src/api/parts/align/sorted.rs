@@ -3,7 +3,11 @@
 //! task per range merges every part's records of that range into the BGZF blocks the
 //! command writes for it (the command starts a block at each range), with the range's
 //! index entries; the ranges' bytes placed end to end are the command's BAM, and the
-//! index built from the ranges' entries ([`sorted_index`]) is its index.
+//! index built from the ranges' entries ([`sorted_index`]) is its index. The unplaced
+//! reads, often the largest range by far, need no merging (they keep the input's order,
+//! forward strand first): they are written in pieces of whole runs of
+//! [`UNPLACED_RUN`](seqfarm_io::bam_writer::UNPLACED_RUN) records ([`write_unplaced`]),
+//! where the command starts blocks too.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -13,21 +17,26 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use seqfarm_io::bam_sort::{index_beside, sort_key, BatchSort};
-use seqfarm_io::bam_writer::{index_of_ranges, sort_range, IndexedBamWriter};
+use seqfarm_io::bam_writer::{index_of_ranges, sort_range, IndexedBamWriter, UNPLACED_RANGE};
 use seqfarm_io::output::Output;
 
 use super::{cached_index, run_part, AlignPart};
 use crate::cmd::align::{peek_contig_lengths, AlignOptions, BAM_LEVEL};
 use crate::common::worker_threads;
 
-/// Where one genomic range's records of a part lie in its spill file.
+/// Where one genomic range's records of a part lie in its spill file (the unplaced
+/// range's records of each strand apart).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RangeSegment {
     /// The range ([`sort_range`]).
     pub range: u64,
-    /// Offset and length of its records in the spill file.
+    /// Whether these are the unplaced records flagged reverse (0x10), which the command
+    /// writes after every part's others.
+    pub reverse: bool,
+    /// Offset and length of its records in the spill file, and their number.
     pub offset: u64,
     pub len: u64,
+    pub records: u64,
 }
 
 /// What aligning a part for sorted output gives: where its ranges lie in its spill file,
@@ -62,12 +71,18 @@ pub fn align_part_sorted(
         let mut at = 0;
         for record in sort.sorted_records(&aligned.out) {
             let (range, len) = (sort_range(record), record.len() as u64);
+            let reverse = range == UNPLACED_RANGE && sort_key(record).1;
             match segments.last_mut() {
-                Some(last) if last.range == range => last.len += len,
+                Some(last) if last.range == range && last.reverse == reverse => {
+                    last.len += len;
+                    last.records += 1;
+                }
                 _ => segments.push(RangeSegment {
                     range,
+                    reverse,
                     offset: at,
                     len,
+                    records: 1,
                 }),
             }
             file.write_all(record)?;
@@ -223,6 +238,44 @@ pub fn merge_range(
         {
             heap.push(Reverse((sort_key(&reader.record), i)));
         }
+    }
+    let entries = writer.finish_range()?;
+    Ok((out, entries))
+}
+
+/// Writes records `skip..skip + records` of the unplaced range, from the parts' unplaced
+/// records in the command's order (`segments`: each part's forward-strand records in input
+/// order, then each part's reverse-strand ones; each `(file, offset, length)`, those from
+/// the one holding record `skip` on) into the BGZF blocks the command writes for them;
+/// `skip` is a multiple of [`UNPLACED_RUN`](seqfarm_io::bam_writer::UNPLACED_RUN). Returns
+/// the bytes and the index entries, as [`merge_range`] does.
+pub fn write_unplaced(
+    options: &AlignOptions,
+    segments: &[(PathBuf, u64, u64)],
+    mut skip: u64,
+    records: u64,
+    threads: Option<usize>,
+) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    let lengths = reference_lengths(options)?;
+    let mut out = Vec::new();
+    let threads = worker_threads(threads);
+    let mut writer =
+        IndexedBamWriter::for_range(&mut out, &options.output, BAM_LEVEL, threads, &lengths)?;
+    let mut left = records;
+    for (path, offset, len) in segments {
+        let mut reader = SegmentReader::new(path, *offset, *len);
+        let cannot_read = || format!("cannot read {}", path.display());
+        while left > 0 && reader.next().with_context(cannot_read)? {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            writer.write_record(&reader.record)?;
+            left -= 1;
+        }
+    }
+    if left > 0 {
+        anyhow::bail!("the parts' unplaced records end {left} records short of the piece's");
     }
     let entries = writer.finish_range()?;
     Ok((out, entries))
