@@ -8,6 +8,7 @@ pickled task arguments and results the client sends and receives."""
 
 import os
 import pickle
+import resource
 import socket
 import subprocess
 import sys
@@ -26,11 +27,32 @@ SEQFARM = os.environ["SEQFARM_BIN"]
 NWORKERS, NTHREADS = os.environ.get("WORKERS", "1x2").split("x")
 
 
+#: CPU seconds of each round of the row being measured: the command line's, and the
+#: Dask job's (workers, scheduler, client); one median per row in ``CPU_ROWS``.
+CPU = {"cli": [], "dask": []}
+CPU_ROWS = []
+
+
+def _cpu(dask_scheduler=None):
+    """User and system CPU seconds of the calling process (run on the workers and the
+    scheduler too)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def cli(*args):
     """Runs the command line as ``seqfarm ...``; returns (seconds, process)."""
+    cpu = _children_cpu()
     started = time.perf_counter()
     done = subprocess.run(["seqfarm", *map(str, args)], executable=SEQFARM, capture_output=True, check=True)
-    return time.perf_counter() - started, done
+    seconds = time.perf_counter() - started
+    CPU["cli"].append(_children_cpu() - cpu)
+    return seconds, done
 
 
 class Traffic:
@@ -165,10 +187,13 @@ def timed_dask(traffic, job):
     counts during the job."""
     with cluster() as client:
         streams = stream_bytes(client)
+        cpu = (sum(client.run(_cpu).values()), client.run_on_scheduler(_cpu), _cpu())
         comm = CommBytes.total
         started = time.perf_counter()
         result = job(client)
         seconds = time.perf_counter() - started
+        after = (sum(client.run(_cpu).values()), client.run_on_scheduler(_cpu), _cpu())
+        CPU["dask"].append([b - a for a, b in zip(cpu, after)])
         traffic.comm += CommBytes.total - comm
         after = stream_bytes(client)
         traffic.to_scheduler += after[0] - streams[0]
@@ -185,11 +210,14 @@ def rounds_of(rounds, run_cli, run_dask):
     """Runs the command line and the Dask job alternately ``rounds`` times; the median
     seconds of each and whether every Dask output was identical."""
     cli_times, dask_times, same = [], [], True
+    CPU["cli"].clear()
+    CPU["dask"].clear()
     for _ in range(rounds):
         cli_times.append(run_cli())
         seconds, identical = run_dask()
         dask_times.append(seconds)
         same = same and identical
+    CPU_ROWS.append((median(CPU["cli"]), *(median(side) for side in zip(*CPU["dask"]))))
     return median(cli_times), median(dask_times), same
 
 
@@ -366,6 +394,13 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     print("|---|---|---|---|---|---|")
     for name, a, b, same, net in rows:
         print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} | {'yes' if same else 'NO'} | {net} |")
+    print()
+    print("# CPU seconds (user + system), medians of the rounds: the command line's process; the Dask "
+          "job's worker processes, scheduler and client, read from each before and after the job")
+    print("| job | CLI | workers | workers / CLI | scheduler | client |")
+    print("|---|---|---|---|---|---|")
+    for (name, *_), (cli_cpu, workers, scheduler, client_cpu) in zip(rows, CPU_ROWS):
+        print(f"| {name} | {cli_cpu:.2f} | {workers:.2f} | {workers / cli_cpu:.2f} | {scheduler:.2f} | {client_cpu:.2f} |")
     tmp.rmdir()
     if "align" in jobs:
         with cluster() as client:
