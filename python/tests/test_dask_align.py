@@ -371,21 +371,26 @@ def test_mates_missing_past_upto_are_not_an_error(dask_client, cli, data, sim_in
         seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, quiet=True)
 
 
+def _sorted_as_the_cli(dask_client, cli, index, tmp_path, reads):
+    """Checks that a sorted job writes the BAM, index and summary of ``seqfarm align --sort``."""
+    out = tmp_path / "sorted.bam"
+    done = cli("align", "--sort", "-x", index, "-1", reads[0], "-2", reads[1], "-o", out, "-p", "2")
+    expected, expected_index = out.read_bytes(), (tmp_path / "sorted.bam.bai").read_bytes()
+    out.unlink()
+    (tmp_path / "sorted.bam.bai").unlink()
+    got = seqfarm.dask.align(dask_client, index, reads[0], reads[1], out=out, sort=True, tasks_per_part=1, quiet=True)
+    assert out.read_bytes() == expected
+    assert (tmp_path / "sorted.bam.bai").read_bytes() == expected_index
+    assert got == done.stderr.decode()
+
+
 @pytest.mark.parametrize("how", ["plain", "gzip"])
 def test_sorted_output_is_the_cli_sorted_bam_and_index(dask_client, cli, data, sim_index, tmp_path, how):
     if how == "plain":
         reads = plain_copies(tmp_path, data, DATA_PAIRS, times=3)
     else:
         reads = compressed_copies(tmp_path, data, DATA_PAIRS, how)
-    out = tmp_path / "sorted.bam"
-    done = cli("align", "--sort", "-x", sim_index, "-1", reads[0], "-2", reads[1], "-o", out, "-p", "2")
-    expected, expected_index = out.read_bytes(), (tmp_path / "sorted.bam.bai").read_bytes()
-    out.unlink()
-    (tmp_path / "sorted.bam.bai").unlink()
-    got = seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, sort=True, tasks_per_part=1, quiet=True)
-    assert out.read_bytes() == expected
-    assert (tmp_path / "sorted.bam.bai").read_bytes() == expected_index
-    assert got == done.stderr.decode()
+    _sorted_as_the_cli(dask_client, cli, sim_index, tmp_path, reads)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
@@ -422,15 +427,7 @@ def test_unplaced_reads_are_written_in_pieces(dask_client, cli, data, sim_index,
     pieces = []
     unplaced_pieces = _align._unplaced_pieces
     monkeypatch.setattr(_align, "_unplaced_pieces", lambda s: pieces.extend(unplaced_pieces(s)) or pieces)
-    out = tmp_path / "sorted.bam"
-    done = cli("align", "--sort", "-x", sim_index, "-1", reads[0], "-2", reads[1], "-o", out, "-p", "2")
-    expected, expected_index = out.read_bytes(), (tmp_path / "sorted.bam.bai").read_bytes()
-    out.unlink()
-    (tmp_path / "sorted.bam.bai").unlink()
-    got = seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, sort=True, tasks_per_part=1, quiet=True)
-    assert out.read_bytes() == expected
-    assert (tmp_path / "sorted.bam.bai").read_bytes() == expected_index
-    assert got == done.stderr.decode()
+    _sorted_as_the_cli(dask_client, cli, sim_index, tmp_path, reads)
     assert len(pieces) >= 2 and all(skip_take[1] <= _native.UNPLACED_RUN for _, skip_take in pieces)
     assert any(skip_take[0] > 0 for _, skip_take in pieces)
 
