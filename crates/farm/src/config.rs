@@ -21,11 +21,6 @@ pub struct FarmConfig {
     /// Time the master and the workers ([`crate::FarmStats`]); without it no clock is
     /// read per task, and the report holds the wall time and task counts only.
     pub timed: bool,
-    /// The cores the farm's threads have to themselves (`None`: every available core).
-    /// A farm that runs beside others in its process (a part of a job on each thread of
-    /// a Dask worker) has fewer: when its threads outnumber them, a waiting thread
-    /// yields its core rather than spinning on it.
-    pub cores: Option<usize>,
 }
 
 impl Default for FarmConfig {
@@ -45,7 +40,6 @@ impl FarmConfig {
             placement: None,
             ordered: true,
             timed: false,
-            cores: None,
         }
     }
 
@@ -76,13 +70,6 @@ impl FarmConfig {
     /// Sets whether the master and the workers are timed (for `--stats`).
     pub fn timed(mut self, timed: bool) -> Self {
         self.timed = timed;
-        self
-    }
-
-    /// Sets the cores the farm's threads have to themselves (`None`: every available
-    /// core; 0 counts as 1).
-    pub fn cores(mut self, cores: Option<usize>) -> Self {
-        self.cores = cores.map(|n| n.max(1));
         self
     }
 

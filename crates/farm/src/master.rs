@@ -65,8 +65,7 @@ where
     let depth = config.queue_depth.max(1);
     let pool_size = workers * depth;
     let lead = worker_lead(depth);
-    let cores = config.cores.unwrap_or_else(crate::available_cores);
-    let patience = Patience::for_threads(workers + 1, cores);
+    let patience = Patience::for_threads(workers + 1);
     let shared = Shared::<E>::new();
     let master_bell = Bell::default();
     master_bell.attach();

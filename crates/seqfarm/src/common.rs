@@ -22,15 +22,6 @@ pub fn worker_threads(requested: Option<usize>) -> usize {
     threads
 }
 
-/// The farm of a part of a job run on `threads` threads (`None`: one per core, the
-/// process's cores to itself): a part given its threads (one per thread of a Dask
-/// worker, which runs its other parts beside it) has only as many cores, so its
-/// waiting threads do not spin on the others' cores.
-pub fn part_farm(threads: Option<usize>) -> seqfarm_farm::FarmConfig {
-    let workers = worker_threads(threads);
-    seqfarm_farm::FarmConfig::new(workers).cores(threads.map(|_| workers))
-}
-
 /// The worker threads of [`worker_threads`], without its warning: for what a run sizes
 /// by its workers besides the farm (a CRAM decoder), so that the warning is said once.
 pub fn capped_workers(requested: Option<usize>) -> usize {

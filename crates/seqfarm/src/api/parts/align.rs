@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
-use seqfarm_farm::WorkerInfo;
+use seqfarm_farm::{FarmConfig, WorkerInfo};
 use seqfarm_fmindex::FmIndex;
 use seqfarm_io::bgzf_writer::EOF_MARKER;
 use seqfarm_io::input::Input;
@@ -23,7 +23,7 @@ use crate::cmd::align::{
     header_bytes, summary_text, AlignOptions, AlignTask, AlignedTimes, ChunkWorker, MetricsCounts,
     SummaryCounts, SummaryStyle, HEADER_ONLY, TASK_LIMITS,
 };
-use crate::common::{farm_error, part_farm};
+use crate::common::{farm_error, worker_threads};
 use crate::numa::open_unplaced;
 
 /// Where a part's records of one file are.
@@ -301,7 +301,7 @@ fn run_part(
         totals += task.counts;
         Ok(())
     };
-    let config = part_farm(threads);
+    let config = FarmConfig::new(worker_threads(threads));
     seqfarm_farm::run(
         &config,
         AlignTask::default,

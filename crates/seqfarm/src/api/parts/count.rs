@@ -5,7 +5,7 @@ use seqfarm_farm::FarmConfig;
 use seqfarm_io::output::Output;
 
 use crate::cmd::count::{open_output, CountJob, CountOptions, CountTable};
-use crate::common::part_farm;
+use crate::common::worker_threads;
 
 /// `options` checked for a run in parts (which draws no picture and writes no farm
 /// statistics).
@@ -43,7 +43,7 @@ pub fn count_tasks(
     threads: Option<usize>,
 ) -> anyhow::Result<Vec<u8>> {
     let job = CountJob::new(part_options(options)?)?;
-    let config = part_farm(threads);
+    let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
     job.run(&config, task_bytes, tasks, |task| {
         out.extend_from_slice(task.rows());
@@ -60,5 +60,5 @@ pub fn count_task_table(
     threads: Option<usize>,
 ) -> anyhow::Result<CountTable> {
     let job = CountJob::new(part_options(options)?)?;
-    job.table(&part_farm(threads), task_bytes, tasks)
+    job.table(&FarmConfig::new(worker_threads(threads)), task_bytes, tasks)
 }

@@ -40,7 +40,7 @@ use crate::cmd::depth::{
     extend_run, push_run_line, DepthJob, DepthOptions, StretchFigures, Task, OTHER_LEVEL,
     REGIONS_LEVEL,
 };
-use crate::common::part_farm;
+use crate::common::worker_threads;
 
 /// The BGZF outputs a depth run writes in parts, in the command's order.
 pub const STREAMS: [&str; 3] = [".regions.bed.gz", ".thresholds.bed.gz", ".per-base.bed.gz"];
@@ -367,7 +367,7 @@ pub fn depth_tasks(
     threads: Option<usize>,
 ) -> anyhow::Result<Vec<u8>> {
     let job = part_job(bam, options)?;
-    let config = part_farm(threads);
+    let config = FarmConfig::new(worker_threads(threads));
     let names = job.names();
     let mut contigs: Vec<ContigFigures> = Vec::new();
     let mut rows: [Rows<'static>; 3] = Default::default();

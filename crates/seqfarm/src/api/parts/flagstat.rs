@@ -5,11 +5,11 @@
 
 use std::path::Path;
 
-use seqfarm_farm::FarmStats;
+use seqfarm_farm::{FarmConfig, FarmStats};
 use seqfarm_regions::{FlagCounts, FlagstatFormat};
 
 use crate::cmd::flagstat::{count_bam_groups, open_bam, plan_groups, range_unit};
-use crate::common::part_farm;
+use crate::common::worker_threads;
 
 /// The range size and the number of groups of the plan for `path` spread over `parts`
 /// parts (workers times a few).
@@ -28,7 +28,7 @@ pub fn flagstat_groups(
     threads: Option<usize>,
 ) -> anyhow::Result<FlagCounts> {
     let (bam, index) = open_bam(path)?;
-    let config = part_farm(threads);
+    let config = FarmConfig::new(worker_threads(threads));
     let mut stats = FarmStats::default();
     count_bam_groups(
         &bam,

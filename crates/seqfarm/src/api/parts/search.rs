@@ -11,7 +11,7 @@ pub use crate::cmd::search::DatabaseSize;
 #[cfg(test)]
 use crate::cmd::search::GpuChoice;
 use crate::cmd::search::{open_output, ScoreTable, SearchJob, SearchOptions, SearchResults};
-use crate::common::part_farm;
+use crate::common::worker_threads;
 
 /// What a part of the database holds for the search.
 #[derive(Debug, Clone, Default)]
@@ -137,7 +137,7 @@ pub fn search_chunks(
 ) -> anyhow::Result<SearchPart> {
     // `--scores-only` scores are kept as values; nothing else is written as lines.
     let job = SearchJob::new(options)?.with_score_values();
-    let config = part_farm(threads);
+    let config = FarmConfig::new(worker_threads(threads));
     let scan = job.scan(&config, |chunk| chunks.contains(&chunk), |_| Ok(()))?;
     Ok(SearchPart {
         size: scan.size,
@@ -183,7 +183,7 @@ pub fn search_finish(
     }
     let mut table = None;
     if !options.scores_only {
-        let config = part_farm(threads);
+        let config = FarmConfig::new(worker_threads(threads));
         table = job.write_hits(&config, top, &size, output.as_mut())?.1;
     }
     match output {

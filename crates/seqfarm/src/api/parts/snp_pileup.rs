@@ -13,7 +13,7 @@ use seqfarm_farm::{Collector, FarmConfig};
 use crate::cmd::snp_pileup::{
     findings, open_output, PileupTable, SnpPileupJob, SnpPileupOptions, Task,
 };
-use crate::common::{part_farm, worker_threads};
+use crate::common::worker_threads;
 
 /// `options` checked for a run in parts (which draws no picture and writes no farm
 /// statistics).
@@ -49,7 +49,7 @@ pub fn snp_pileup_tasks(
     let options = part_options(options)?;
     let job = SnpPileupJob::new(options)?.without_worker_rows();
     let files = job.files();
-    let config = part_farm(threads);
+    let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
     job.run(&config, task_bytes, tasks, &mut |task: &mut Task| {
         findings::encode(task, files, &mut out);
