@@ -77,33 +77,33 @@ impl IndexEntry {
 #[derive(Default)]
 pub(super) struct EntryGroups {
     out: Vec<u8>,
-    /// The group records are joining: its first record, chunk end and record count.
-    open: Option<(IndexEntry, u64, u64)>,
+    /// The group records are joining: its first record's entry, ending where the group's
+    /// chunk ends, and its record count.
+    open: Option<(IndexEntry, u64)>,
 }
 
-/// Bytes of an encoded group: its first record's entry, its chunk's end, its records.
-pub(crate) const GROUP_BYTES: usize = ENTRY_BYTES + 16;
+/// Bytes of an encoded group: its entry (the first record's, with the group's chunk end)
+/// and its records.
+pub(crate) const GROUP_BYTES: usize = ENTRY_BYTES + 8;
 
 impl EntryGroups {
     /// Adds the next record's entry.
     pub(super) fn add(&mut self, entry: IndexEntry) {
-        if let Some((first, end, records)) = &mut self.open {
-            if same_group(&first.context, &entry.context) && entry.start <= *end {
-                *end = entry.end;
+        if let Some((group, records)) = &mut self.open {
+            if same_group(&group.context, &entry.context) && entry.start <= group.end {
+                group.end = entry.end;
                 *records += 1;
                 return;
             }
         }
         self.close();
-        let end = entry.end;
-        self.open = Some((entry, end, 1));
+        self.open = Some((entry, 1));
     }
 
     /// Encodes the open group, if any.
     fn close(&mut self) {
-        if let Some((first, end, records)) = self.open.take() {
-            first.encode(&mut self.out);
-            self.out.extend_from_slice(&end.to_le_bytes());
+        if let Some((group, records)) = self.open.take() {
+            group.encode(&mut self.out);
             self.out.extend_from_slice(&records.to_le_bytes());
         }
     }
@@ -150,11 +150,9 @@ pub fn index_of_ranges<'a>(
             return Err(damaged());
         }
         for b in groups.chunks_exact(GROUP_BYTES) {
-            let first = IndexEntry::decode(&b[..ENTRY_BYTES], offset).ok_or_else(damaged)?;
-            let number = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
-            let end = number(ENTRY_BYTES) + (offset << 16);
-            let records = number(ENTRY_BYTES + 8);
-            match first.context {
+            let group = IndexEntry::decode(&b[..ENTRY_BYTES], offset).ok_or_else(damaged)?;
+            let records = u64::from_le_bytes(b[ENTRY_BYTES..].try_into().unwrap_or_default());
+            match group.context {
                 Some((ref_id, _, _, mapped)) => {
                     let count = counts.get_mut(ref_id).ok_or_else(damaged)?;
                     match mapped {
@@ -164,9 +162,9 @@ pub fn index_of_ranges<'a>(
                 }
                 None => unplaced += records,
             }
-            let chunk = Chunk::new(first.start.into(), end.into());
+            let chunk = Chunk::new(group.start.into(), group.end.into());
             indexer
-                .add_record(first.context, chunk)
+                .add_record(group.context, chunk)
                 .map_err(|e| Error::format(path, offset, format!("cannot index: {e}")))?;
         }
     }
