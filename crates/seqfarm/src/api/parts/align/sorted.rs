@@ -133,6 +133,12 @@ impl<'a> SegmentReader<'a> {
         self.left + (self.piece.len() - self.taken) as u64
     }
 
+    /// [`next`](Self::next), its error naming the file.
+    fn next_record(&mut self) -> anyhow::Result<bool> {
+        self.next()
+            .with_context(|| format!("cannot read {}", self.path.display()))
+    }
+
     /// Reads the next record; `false` at the segment's end (an error if the file ends
     /// first).
     fn next(&mut self) -> std::io::Result<bool> {
@@ -209,46 +215,37 @@ pub fn merge_range(
     segments: &[(PathBuf, u64, u64)],
     threads: Option<usize>,
 ) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
-    let lengths = reference_lengths(options)?;
     let mut readers: Vec<_> = segments
         .iter()
-        .map(|(path, offset, len)| (SegmentReader::new(path, *offset, *len), path))
+        .map(|(path, offset, len)| SegmentReader::new(path, *offset, *len))
         .collect();
     // The command's order: coordinate, forward strand first, then input order (the
     // parts are in input order, each sorted in it).
     let mut heap = BinaryHeap::new();
-    for (i, (reader, path)) in readers.iter_mut().enumerate() {
-        if reader
-            .next()
-            .with_context(|| format!("cannot read {}", path.display()))?
-        {
+    for (i, reader) in readers.iter_mut().enumerate() {
+        if reader.next_record()? {
             heap.push(Reverse((sort_key(&reader.record), i)));
         }
     }
-    let mut out = Vec::new();
-    let threads = worker_threads(threads);
-    let mut writer =
-        IndexedBamWriter::for_range(&mut out, &options.output, BAM_LEVEL, threads, &lengths)?;
-    while let Some(Reverse((_, i))) = heap.pop() {
-        let (reader, path) = &mut readers[i];
-        writer.write_record(&reader.record)?;
-        if reader
-            .next()
-            .with_context(|| format!("cannot read {}", path.display()))?
-        {
-            heap.push(Reverse((sort_key(&reader.record), i)));
+    written_range(options, threads, |writer| {
+        while let Some(Reverse((_, i))) = heap.pop() {
+            let reader = &mut readers[i];
+            writer.write_record(&reader.record)?;
+            if reader.next_record()? {
+                heap.push(Reverse((sort_key(&reader.record), i)));
+            }
         }
-    }
-    let entries = writer.finish_range()?;
-    Ok((out, entries))
+        Ok(())
+    })
 }
 
-/// Writes records `skip..skip + records` of the unplaced range, from the parts' unplaced
-/// records in the command's order (`segments`: each part's forward-strand records in input
-/// order, then each part's reverse-strand ones; each `(file, offset, length)`, those from
-/// the one holding record `skip` on) into the BGZF blocks the command writes for them;
-/// `skip` is a multiple of [`UNPLACED_RUN`](seqfarm_io::bam_writer::UNPLACED_RUN). Returns
-/// the bytes and the index entries, as [`merge_range`] does.
+/// Writes `records` records of the unplaced range, from the parts' unplaced records in
+/// the command's order (`segments`: each part's forward-strand records in input order,
+/// then each part's reverse-strand ones; each `(file, offset, length)`, those from the
+/// one holding the piece's first record on), the first `skip` records of the first
+/// segment left out, into the BGZF blocks the command writes for them (the piece starts
+/// at a multiple of [`UNPLACED_RUN`](seqfarm_io::bam_writer::UNPLACED_RUN) of the range).
+/// Returns the bytes and the index entries, as [`merge_range`] does.
 pub fn write_unplaced(
     options: &AlignOptions,
     segments: &[(PathBuf, u64, u64)],
@@ -256,27 +253,39 @@ pub fn write_unplaced(
     records: u64,
     threads: Option<usize>,
 ) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    written_range(options, threads, |writer| {
+        let mut left = records;
+        for (path, offset, len) in segments {
+            let mut reader = SegmentReader::new(path, *offset, *len);
+            while left > 0 && reader.next_record()? {
+                if skip > 0 {
+                    skip -= 1;
+                    continue;
+                }
+                writer.write_record(&reader.record)?;
+                left -= 1;
+            }
+        }
+        if left > 0 {
+            anyhow::bail!("the parts' unplaced records end {left} records short of the piece's");
+        }
+        Ok(())
+    })
+}
+
+/// One or more ranges written apart, their records given to the writer by `write`: the
+/// BGZF bytes and the index entries.
+fn written_range(
+    options: &AlignOptions,
+    threads: Option<usize>,
+    write: impl FnOnce(&mut IndexedBamWriter<'_>) -> anyhow::Result<()>,
+) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
     let lengths = reference_lengths(options)?;
     let mut out = Vec::new();
     let threads = worker_threads(threads);
     let mut writer =
         IndexedBamWriter::for_range(&mut out, &options.output, BAM_LEVEL, threads, &lengths)?;
-    let mut left = records;
-    for (path, offset, len) in segments {
-        let mut reader = SegmentReader::new(path, *offset, *len);
-        let cannot_read = || format!("cannot read {}", path.display());
-        while left > 0 && reader.next().with_context(cannot_read)? {
-            if skip > 0 {
-                skip -= 1;
-                continue;
-            }
-            writer.write_record(&reader.record)?;
-            left -= 1;
-        }
-    }
-    if left > 0 {
-        anyhow::bail!("the parts' unplaced records end {left} records short of the piece's");
-    }
+    write(&mut writer)?;
     let entries = writer.finish_range()?;
     Ok((out, entries))
 }
