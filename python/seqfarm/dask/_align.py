@@ -155,14 +155,14 @@ def _unplaced_pieces(segments):
     pieces of ``UNPLACED_PIECE`` records, each given the segments that hold its records
     and the records to skip in the first."""
     pieces = []
-    first = 0  # the range's record number of the first record of segments[i]
-    starts = []
+    total = 0
+    starts = []  # the range's record number of each segment's first record
     for *_, records in segments:
-        starts.append(first)
-        first += records
+        starts.append(total)
+        total += records
     i = 0
-    for lo in range(0, first, UNPLACED_PIECE):
-        hi = min(lo + UNPLACED_PIECE, first)
+    for lo in range(0, total, UNPLACED_PIECE):
+        hi = min(lo + UNPLACED_PIECE, total)
         while starts[i] + segments[i][3] <= lo:
             i += 1
         j = i
@@ -174,11 +174,8 @@ def _unplaced_pieces(segments):
 
 def _sorted_index(argv, offsets, path, *entries):
     """Runs on a worker: the index from every range's entries and file offset, written
-    into the index's temporary file ``path`` on the shared filesystem (its size
-    returned), or returned as bytes without one."""
+    into the index's temporary file ``path`` on the shared filesystem; its size."""
     index = _native.align_sorted_index(argv, list(zip(offsets, entries)))
-    if path is None:
-        return index
     return _native.write_at(path, 0, index)
 
 
@@ -194,8 +191,8 @@ def _write_sorted(client, argv, parts, output, header, progress):
     ``align``'s parts are, and the index is built and
     written by a worker from the ranges' index entries. The spill files are removed whatever
     happens."""
-    path = output.temporary_path()
-    spill_dir = tempfile.mkdtemp(prefix=".seqfarm-sort-", dir=os.path.dirname(os.path.abspath(os.fspath(path))))
+    # A sorted BAM is a file (never standard output), written through a temporary file.
+    spill_dir = tempfile.mkdtemp(prefix=".seqfarm-sort-", dir=os.path.dirname(output.temporary_path()))
     futures = []
     try:
         spills = [os.path.join(spill_dir, f"part-{i}") for i in range(len(parts))]
@@ -203,22 +200,23 @@ def _write_sorted(client, argv, parts, output, header, progress):
             client, _align_part_sorted, [(argv, part, spill) for part, spill in zip(parts, spills)], "align-sort", progress
         )
         counts = [0] * 10
+        # Per range its parts' segments; the unplaced range's of each strand apart, as
+        # the command writes them: forward, then reverse.
         by_range = {}
-        # The unplaced records forward, then reverse: the command's order.
-        unplaced = ([], [])
         for spill, future in zip(spills, futures):
             segments, part_counts = future.result()
             future.release()
             counts = [a + b for a, b in zip(counts, part_counts)]
             for range_id, reverse, offset, length, records in segments:
                 if range_id == _native.UNPLACED_RANGE:
-                    unplaced[reverse].append((spill, offset, length, records))
+                    by_range.setdefault(range_id, ([], []))[reverse].append((spill, offset, length, records))
                 else:
                     by_range.setdefault(range_id, []).append((spill, offset, length))
         tasks = []
-        for r in sorted([*by_range, *([_native.UNPLACED_RANGE] if any(unplaced) else [])]):
+        for r in sorted(by_range):
             if r == _native.UNPLACED_RANGE:
-                tasks += [(argv, piece, skip_take) for piece, skip_take in _unplaced_pieces(unplaced[0] + unplaced[1])]
+                forward, reverse = by_range[r]
+                tasks += [(argv, piece, skip_take) for piece, skip_take in _unplaced_pieces(forward + reverse)]
             else:
                 tasks.append((argv, by_range[r], None))
         futures = submit_in_order(client, _merge_range, tasks, "sort-range", progress)
@@ -232,10 +230,7 @@ def _write_sorted(client, argv, parts, output, header, progress):
         index_path = output.temporary_path("index")
         [index] = submit_in_order(client, _sorted_index, [(argv, offsets, index_path, *entries)], "sorted-index")
         futures.append(index)
-        if index_path is None:
-            output.write(index.result(), "index")
-        else:
-            index.result()
+        index.result()
         return counts
     except BaseException:
         client.cancel(futures)
