@@ -418,7 +418,7 @@ def _with_unaligned_pairs(tmp_path, data, every):
 
 def test_unplaced_reads_are_written_in_pieces(dask_client, cli, data, sim_index, tmp_path, monkeypatch):
     # 24,000 unplaced reads: pieces of one run of UNPLACED_RUN records each, from the
-    # segments of many parts, the first piece's skip inside a segment.
+    # segments of many parts, a piece starting inside a part's segment.
     from seqfarm import _native
     from seqfarm.dask import _align
 
