@@ -279,7 +279,8 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
         align_rows("gzip FASTQ, index kept from an earlier job", *packed, False)
         Path(f"{packed[0]}.sfzi").unlink(missing_ok=True)
         started = time.perf_counter()
-        _, inflated, _ = _native.gzip_access(str(packed[0]), _align.GZIP_SPAN)
+        argv = _align.align_argv(index, *map(str, packed), str(tmp / "a.bam"), {})
+        (_, inflated, _), _ = _native.gzip_access(argv, str(packed[0]), _align.GZIP_SPAN)
         inflate_rate = inflated / (time.perf_counter() - started)
         for m in packed:
             m.unlink()

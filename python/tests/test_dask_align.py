@@ -27,7 +27,17 @@ def cli_align(cli, tmp_path, index, reads, out_name, options=()):
 
 
 @pytest.mark.parametrize("out_name,how", [("pairs.bam", "gzip"), ("pairs.sam", "gzip"), ("pairs.bam", "bgzf")])
-def test_compressed_pairs_are_read_by_the_workers(dask_client, cli, data, sim_index, tmp_path, out_name, how):
+def test_compressed_pairs_are_read_by_the_workers(dask_client, cli, data, sim_index, tmp_path, out_name, how, monkeypatch):
+    from seqfarm.dask import _align
+
+    # The ranges the workers are given to count, job by job.
+    counting = []
+    submit = _align.submit_in_order
+    monkeypatch.setattr(
+        _align,
+        "submit_in_order",
+        lambda client, fn, args, name, *a: (name == "count-range" and counting.append(len(args))) or submit(client, fn, args, name, *a),
+    )
     reads = compressed_copies(tmp_path, data, DATA_PAIRS, how)
     expected, summary = cli_align(cli, tmp_path, sim_index, reads, out_name)
     out = tmp_path / out_name
@@ -42,6 +52,10 @@ def test_compressed_pairs_are_read_by_the_workers(dask_client, cli, data, sim_in
     seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, quiet=True)
     assert out.read_bytes() == expected
     assert [i.stat().st_mtime_ns for i in indexes] == made
+    # A gzip member's records were counted by the pass that indexed it, and kept with
+    # the index: neither job counts them again. BGZF is indexed without inflating it,
+    # so its ranges are counted by every job.
+    assert counting == ([0, 0] if how == "gzip" else [2, 2])
 
 
 def test_a_changed_gzip_file_is_indexed_again(dask_client, cli, data, sim_index, tmp_path):
@@ -340,7 +354,7 @@ def test_gzip_reads_without_an_index_travel_with_their_parts(cli, data, sim_inde
     reads = compressed_copies(tmp_path, data, DATA_PAIRS, "gzip")
     expected, summary = cli_align(cli, tmp_path, sim_index, reads, "unindexed.bam")
 
-    def nowhere_to_keep_it(path, span):
+    def nowhere_to_keep_it(argv, path, span):
         raise seqfarm.Error(f"cannot index {path}: cannot write its index")
 
     monkeypatch.setattr(_native, "gzip_access", nowhere_to_keep_it)

@@ -3,8 +3,10 @@
 //! begins, with the 32 KiB of output a block may refer back to, so that inflating can
 //! start there instead of at the file's first byte. The points are kept in a file beside
 //! the input (`NAME.sfzi`) and reused for as long as the input's size and modification
-//! time are those it was made from.
+//! time are those it was made from. The pass that makes the points of a gzip member can
+//! also count the file's records ([`RecordCounting`]), kept in the index beside them.
 
+mod counting;
 #[allow(unsafe_code)]
 mod stream;
 
@@ -14,12 +16,15 @@ use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
 use crate::output::{Output, Overwrite};
+use crate::reads::RangeRecords;
 
+use self::counting::RecordCounter;
+pub use self::counting::{RecordCounting, StreamRecords};
 pub use self::stream::GzipReader;
 use self::stream::{Inflater, ZlibMode, WINDOW};
 
-/// The first bytes of an index file (format version 2).
-const MAGIC: &[u8; 8] = b"SFZI\x02\0\0\0";
+/// The first bytes of an index file (format version 3: version 2 and the records).
+const MAGIC: &[u8; 8] = b"SFZI\x03\0\0\0";
 
 /// A place inflating can start from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +52,8 @@ pub struct GzipIndex {
     file_len: u64,
     /// The file's modification time (nanoseconds since 1970) when the index was made.
     modified: i128,
+    /// The file's records, when the pass that made the index counted them.
+    records: Option<StreamRecords>,
 }
 
 /// The size and modification time a file's index must match.
@@ -114,8 +121,9 @@ impl GzipIndex {
 
     /// The access points of `path`, one at the first block or member start after every
     /// `span` bytes of output (a member's start rather than a block within its first 64
-    /// KiB): for BGZF from its blocks' headers alone, otherwise by inflating it once.
-    pub fn build(path: &Path, span: u64) -> io::Result<Self> {
+    /// KiB): for BGZF from its blocks' headers alone, otherwise by inflating it once,
+    /// which then counts its records too as `counting` asks (on a second thread).
+    pub fn build(path: &Path, span: u64, counting: Option<RecordCounting>) -> io::Result<Self> {
         let (file_len, modified) = fingerprint(path)?;
         let mut file = File::open(path)?;
         if let Some((points, length)) = bgzf_points(&file, span)? {
@@ -124,8 +132,10 @@ impl GzipIndex {
                 length,
                 file_len,
                 modified,
+                records: None,
             });
         }
+        let mut counter = counting.map(RecordCounter::start).transpose()?;
         let mut inflater = Inflater::new(ZlibMode::Gzip)?;
         let mut input = vec![0u8; 1 << 20];
         let mut output = vec![0u8; 1 << 18];
@@ -169,8 +179,13 @@ impl GzipIndex {
                 member_ended = false;
                 member_out = total_out;
             }
+            // Inflated straight into the counter's chunk when counting.
+            let into = match &mut counter {
+                Some(counter) => counter.space(),
+                None => &mut output[..],
+            };
             let step = inflater
-                .inflate_block(&input[pos..have], &mut output)
+                .inflate_block(&input[pos..have], into)
                 .map_err(|e| invalid(format!("{e} (byte {total_in})")))?;
             if step.consumed == 0 && step.produced == 0 && !step.stream_end && pos < have {
                 return Err(invalid(format!("inflate stalled at byte {total_in}")));
@@ -178,6 +193,9 @@ impl GzipIndex {
             pos += step.consumed;
             total_in += step.consumed as u64;
             total_out += step.produced as u64;
+            if let Some(counter) = &mut counter {
+                counter.filled(step.produced);
+            }
             if step.stream_end {
                 member_ended = true;
             } else if step.block_end
@@ -205,23 +223,43 @@ impl GzipIndex {
             length: total_out,
             file_len,
             modified,
+            records: counter.and_then(RecordCounter::finish),
         })
+    }
+
+    /// The file's records as `counting` counts them (from its start to its end), when
+    /// the pass that made the index counted them so.
+    pub fn records(&self, counting: &RecordCounting) -> Option<&RangeRecords> {
+        self.records
+            .as_ref()
+            .filter(|r| r.key == counting.key())
+            .map(|r| &r.counted)
     }
 
     /// The index kept beside `path` (or in the cache directory, see
     /// [`GzipIndex::cache_path_for`]) if it was made from the file as it is now, or one
     /// made now (points every `span` bytes of output) and kept there for the next
-    /// reader. `Err` when `path` cannot be inflated or the index written in either place.
-    pub fn open_or_build(path: &Path, span: u64) -> io::Result<Self> {
-        Self::open_or_build_in(path, span, None)
+    /// reader, with the records `counting` asks for when it is made. `Err` when `path`
+    /// cannot be inflated or the index written in either place.
+    pub fn open_or_build(
+        path: &Path,
+        span: u64,
+        counting: Option<RecordCounting>,
+    ) -> io::Result<Self> {
+        Self::open_or_build_in(path, span, counting, None)
     }
 
     /// [`GzipIndex::open_or_build`] with the cache directory `cache` when given.
-    fn open_or_build_in(path: &Path, span: u64, cache: Option<&Path>) -> io::Result<Self> {
+    fn open_or_build_in(
+        path: &Path,
+        span: u64,
+        counting: Option<RecordCounting>,
+        cache: Option<&Path>,
+    ) -> io::Result<Self> {
         if let Ok(index) = Self::load_in(path, cache) {
             return Ok(index);
         }
-        let index = Self::build(path, span)?;
+        let index = Self::build(path, span, counting)?;
         let mut failures = Vec::new();
         for index_path in Self::index_paths(path, cache) {
             if let Some(dir) = index_path.parent() {
@@ -302,11 +340,13 @@ impl GzipIndex {
                 window,
             });
         }
+        let records = read_records(&mut r)?;
         Self {
             points,
             length,
             file_len,
             modified,
+            records,
         }
         .check()
     }
@@ -357,6 +397,7 @@ impl GzipIndex {
                 }
             }
         }
+        write_records(self.records.as_ref(), &mut bytes);
         let write = || -> crate::Result<()> {
             let mut out = Output::create(index_path, Overwrite::Allow)?;
             out.put(&bytes)?;
@@ -412,6 +453,44 @@ fn bgzf_points(file: &File, span: u64) -> io::Result<Option<(Vec<AccessPoint>, u
         out += block.inflated_size as u64;
     }
     Ok((!points.is_empty()).then_some((points, out)))
+}
+
+/// Appends the counted records to an index file's bytes: a byte saying whether there are
+/// any, then their framing, anchor spacing, number and anchors.
+fn write_records(records: Option<&StreamRecords>, bytes: &mut Vec<u8>) {
+    let Some(StreamRecords { key, counted }) = records else {
+        bytes.push(0);
+        return;
+    };
+    bytes.push(1);
+    bytes.push(key.0);
+    for n in [key.1, counted.records, counted.anchors.len() as u64] {
+        bytes.extend_from_slice(&n.to_le_bytes());
+    }
+    for anchor in &counted.anchors {
+        bytes.extend_from_slice(&anchor.to_le_bytes());
+    }
+}
+
+/// The counted records [`write_records`] wrote, checked: one anchor per `every` records.
+fn read_records(r: &mut impl Read) -> io::Result<Option<StreamRecords>> {
+    let mut flags = [0u8; 2];
+    r.read_exact(&mut flags[..1])?;
+    if flags[0] == 0 {
+        return Ok(None);
+    }
+    r.read_exact(&mut flags[1..])?;
+    let (every, records, anchors) = (read_u64(r)?, read_u64(r)?, read_u64(r)?);
+    if every == 0 || anchors != records.div_ceil(every) {
+        return Err(invalid("damaged record counts in a gzip index"));
+    }
+    let anchors = (0..anchors)
+        .map(|_| read_u64(r))
+        .collect::<io::Result<Vec<u64>>>()?;
+    Ok(Some(StreamRecords {
+        key: (flags[1], every),
+        counted: RangeRecords { records, anchors },
+    }))
 }
 
 fn read_u64(r: &mut impl Read) -> io::Result<u64> {

@@ -41,6 +41,8 @@ type RangeTuple = (PathBuf, u64, u64, Option<usize>);
 /// How a file is read from its middle as Python holds it: `("plain", length, None)` or
 /// `("gzip", inflated length, [access points' inflated offsets])`.
 type AccessTuple = (String, u64, Option<Vec<u64>>);
+/// A counted range: the range, then its records and the offsets of every 1024th.
+type CountedTuple = (RangeTuple, (u64, Vec<u64>));
 
 fn part_tuple<'py>(py: Python<'py>, part: &AlignPart) -> PartTuple<'py> {
     let files = part
@@ -181,13 +183,28 @@ fn align_read_files(
     })
 }
 
-/// Runs on a worker: the access points of the gzip file `path`, made and kept beside it
-/// when it has none (about one per `span` inflated bytes), as an access tuple.
+/// Runs on a worker: the access points of the gzip file `path`, a read file of an
+/// `align` command line, made and kept beside it when it has none (about one per `span`
+/// inflated bytes), as an access tuple; with the file's records as one counted range
+/// when the index holds them.
 #[pyfunction]
-fn gzip_access(py: Python<'_>, path: PathBuf, span: u64) -> PyResult<AccessTuple> {
-    run_native(py, || match ranges::gzip_access(&path, span)? {
-        ReadAccess::Gzip { points, length } => Ok(("gzip".to_string(), length, Some(points))),
-        ReadAccess::Plain { len } => Ok(("plain".to_string(), len, None)),
+fn gzip_access(
+    py: Python<'_>,
+    argv: Vec<String>,
+    path: PathBuf,
+    span: u64,
+) -> PyResult<(AccessTuple, Option<CountedTuple>)> {
+    run_native(py, || {
+        let (access, counted) = ranges::gzip_access(&align_options(&argv)?, &path, span)?;
+        let access = match access {
+            ReadAccess::Gzip { points, length } => ("gzip".to_string(), length, Some(points)),
+            ReadAccess::Plain { len } => ("plain".to_string(), len, None),
+        };
+        let counted = counted.map(|(range, records)| {
+            let range = (range.path, range.start, range.end, range.point);
+            (range, (records.records, records.anchors))
+        });
+        Ok((access, counted))
     })
 }
 
@@ -228,7 +245,7 @@ fn range_layout(argv: &[String]) -> anyhow::Result<ReadLayout> {
 }
 
 /// Ranges and their counts as the library takes them.
-fn counts_of(counted: Vec<(RangeTuple, (u64, Vec<u64>))>) -> Vec<(ReadRange, RangeRecords)> {
+fn counts_of(counted: Vec<CountedTuple>) -> Vec<(ReadRange, RangeRecords)> {
     counted
         .into_iter()
         .map(|(range, (records, anchors))| (range_of(range), RangeRecords { records, anchors }))
@@ -242,7 +259,7 @@ fn align_counts_suffice(
     py: Python<'_>,
     argv: Vec<String>,
     access: Vec<AccessTuple>,
-    counted: Vec<(RangeTuple, (u64, Vec<u64>))>,
+    counted: Vec<CountedTuple>,
 ) -> PyResult<bool> {
     run_native(py, || {
         Ok(range_layout(&argv)?.counts_suffice(&access_of(access), &counts_of(counted)))
@@ -257,7 +274,7 @@ fn align_parts_by_range<'py>(
     py: Python<'py>,
     argv: Vec<String>,
     access: Vec<AccessTuple>,
-    counted: Vec<(RangeTuple, (u64, Vec<u64>))>,
+    counted: Vec<CountedTuple>,
     parts: usize,
     tasks_per_part: Option<u64>,
 ) -> PyResult<Vec<PartTuple<'py>>> {

@@ -38,33 +38,37 @@ GZIP_SPAN = 4 << 20
 def plan_by_ranges(client, argv, parts, tasks_per_part=None):
     """The job's parts found without the client reading the reads, or None when the
     workers cannot read them at an offset (standard input, bzip2): the workers index
-    each gzip file (once: the index is kept beside it), count the records of each range
-    of every file, and the counts place the parts: ``parts`` of them, of as equal numbers
+    each gzip file (once: the index is kept beside it, with the file's records when the
+    pass that made it inflated the file), count the records of each range of every
+    other file, and the counts place the parts: ``parts`` of them, of as equal numbers
     of tasks as can be (more where a part would span read sources), or parts of
     ``tasks_per_part`` tasks."""
     files = _native.align_read_files(argv)
     if files is None or any(kind == "other" for _, kind, _ in files):
         return None
     packed = [path for path, kind, _ in files if kind == "gzip"]
-    indexed = dict(zip(packed, submit_in_order(client, _native.gzip_access, [(p, GZIP_SPAN) for p in packed], "gzip-index")))
+    indexed = dict(zip(packed, submit_in_order(client, _native.gzip_access, [(argv, p, GZIP_SPAN) for p in packed], "gzip-index")))
     try:
-        access = [indexed[path].result() if kind == "gzip" else ("plain", length, None) for path, kind, length in files]
+        indexed = {path: future.result() for path, future in indexed.items()}
     except _native.Error:
         # No index could be kept for a gzip file (nowhere writable), or it cannot be
         # inflated: the client reads it (and reports its errors as the command does);
         # its reads travel with the parts.
         return None
-    ranges = _native.align_ranges(argv, access, RANGE_BYTES)
-    counted = _count_ranges(client, argv, access, ranges)
+    access = [indexed[path][0] if kind == "gzip" else ("plain", length, None) for path, kind, length in files]
+    known = [counted for _, counted in indexed.values() if counted is not None]
+    whole = {range_[0] for range_, _ in known}
+    ranges = [r for r in _native.align_ranges(argv, access, RANGE_BYTES) if r[0] not in whole]
+    counted = _count_ranges(client, argv, access, ranges, known)
     return _native.align_parts_by_range(argv, access, counted, parts, tasks_per_part)
 
 
-def _count_ranges(client, argv, access, ranges):
-    """The records of as many ranges as place the job's parts, ``(range, count)`` in
-    the order of ``ranges``: the files are counted from their starts together (the
-    first range of each, then the second...), and the counting stops, the ranges not
-    yet counted cancelled, once the counts suffice (every file counted, or ``-u``'s
-    last read passed)."""
+def _count_ranges(client, argv, access, ranges, known):
+    """The records of as many ranges as place the job's parts, ``(range, count)``:
+    ``known`` (files counted whole already) then those of ``ranges`` in their order.
+    The files are counted from their starts together (the first range of each, then
+    the second...), and the counting stops, the ranges not yet counted cancelled, once
+    the counts suffice (every file counted, or ``-u``'s last read passed)."""
     # Each range's place in its file; the ranges are in file order.
     seen = collections.Counter()
     place = []
@@ -76,15 +80,16 @@ def _count_ranges(client, argv, access, ranges):
     counts = {}
 
     def counted():
-        """The ranges counted so far with their counts, in the order of ``ranges``."""
-        return [(ranges[i], counts[i]) for i in sorted(counts)]
+        """The ranges counted so far with their counts: ``known``, then those of
+        ``ranges`` in their order."""
+        return known + [(ranges[i], counts[i]) for i in sorted(counts)]
 
     # Asked whenever the counts have doubled: a job counting every range asks a few
     # times, not once per range.
     ask_at = 1
     try:
-        for start, known in results_in_order(client, futures):
-            counts.update(zip(order[start:], known))
+        for start, results in results_in_order(client, futures):
+            counts.update(zip(order[start:], results))
             if ask_at <= len(counts) < len(order):
                 ask_at = 2 * len(counts)
                 if _native.align_counts_suffice(argv, access, counted()):

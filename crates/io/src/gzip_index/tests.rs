@@ -41,7 +41,7 @@ fn check_points(file: &[u8], plain: &[u8], span: u64, expect_windows: bool) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("reads.fq.gz");
     std::fs::write(&path, file).unwrap();
-    let index = GzipIndex::open_or_build(&path, span).unwrap();
+    let index = GzipIndex::open_or_build(&path, span, None).unwrap();
     assert_eq!(index.length, plain.len() as u64);
     assert!(
         index.points.len() as u64 >= plain.len() as u64 / span / 2,
@@ -89,12 +89,14 @@ fn a_changed_file_is_indexed_again() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("r.fq.gz");
     std::fs::write(&path, gzip(&text(100_000))).unwrap();
-    GzipIndex::open_or_build(&path, 1 << 16).unwrap();
+    GzipIndex::open_or_build(&path, 1 << 16, None).unwrap();
     assert!(GzipIndex::load(&path).is_ok());
     std::fs::write(&path, gzip(&text(200_000))).unwrap();
     assert!(GzipIndex::load(&path).is_err());
     assert_eq!(
-        GzipIndex::open_or_build(&path, 1 << 16).unwrap().length,
+        GzipIndex::open_or_build(&path, 1 << 16, None)
+            .unwrap()
+            .length,
         text(200_000).len() as u64
     );
 }
@@ -105,7 +107,7 @@ fn a_cut_file_is_an_error() {
     let path = dir.path().join("r.fq.gz");
     let file = gzip(&text(500_000));
     std::fs::write(&path, &file[..file.len() / 2]).unwrap();
-    let e = GzipIndex::build(&path, 1 << 16).unwrap_err();
+    let e = GzipIndex::build(&path, 1 << 16, None).unwrap_err();
     assert!(e.to_string().contains("cut short"), "{e}");
 }
 
@@ -127,7 +129,72 @@ fn an_index_that_cannot_be_kept_beside_the_file_is_kept_in_the_cache() {
     // Its place beside the file is taken (as a read-only directory would refuse it).
     std::fs::create_dir(GzipIndex::path_for(&path)).unwrap();
     let cache = dir.path().join("cache");
-    let made = GzipIndex::open_or_build_in(&path, 1 << 16, Some(&cache)).unwrap();
+    let made = GzipIndex::open_or_build_in(&path, 1 << 16, None, Some(&cache)).unwrap();
     assert_eq!(GzipIndex::load_in(&path, Some(&cache)).unwrap(), made);
     assert!(GzipIndex::cache_path_in(&cache, &path).unwrap().is_file());
+}
+
+#[test]
+fn the_pass_over_a_member_counts_the_records_it_inflates() {
+    use crate::reads::{records_in_range, RecordFormat};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.fq.gz");
+    // Several MiB: the counting thread gets many chunks and drops what it has counted.
+    let plain = text(5 << 20);
+    std::fs::write(&path, gzip(&plain)).unwrap();
+    let counting = RecordCounting {
+        format: RecordFormat::Fastq,
+        every: 1000,
+    };
+    let made = GzipIndex::open_or_build(&path, 1 << 20, Some(counting)).unwrap();
+    let expect = records_in_range(&plain[..], RecordFormat::Fastq, 0, u64::MAX, 1000).unwrap();
+    assert_eq!(made.records(&counting), Some(&expect));
+    assert_eq!(
+        expect.records,
+        plain.iter().filter(|&&b| b == b'+').count() as u64
+    );
+    // Kept in the index file; asked for as another format or spacing, there are none.
+    let loaded = GzipIndex::load(&path).unwrap();
+    assert_eq!(loaded, made);
+    let fasta = RecordCounting {
+        format: RecordFormat::Fasta,
+        ..counting
+    };
+    assert_eq!(loaded.records(&fasta), None);
+    let sparser = RecordCounting {
+        every: 1024,
+        ..counting
+    };
+    assert_eq!(loaded.records(&sparser), None);
+}
+
+#[test]
+fn bgzf_is_indexed_without_counting() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.fq.gz");
+    std::fs::write(&path, bgzf(&text(200_000))).unwrap();
+    let counting = RecordCounting {
+        format: crate::reads::RecordFormat::Fastq,
+        every: 1000,
+    };
+    let made = GzipIndex::open_or_build(&path, 1 << 16, Some(counting)).unwrap();
+    assert_eq!(made.records(&counting), None);
+}
+
+#[test]
+fn an_index_of_the_older_format_is_made_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.fq.gz");
+    std::fs::write(&path, gzip(&text(100_000))).unwrap();
+    let made = GzipIndex::open_or_build(&path, 1 << 16, None).unwrap();
+    let index_path = GzipIndex::path_for(&path);
+    let mut bytes = std::fs::read(&index_path).unwrap();
+    bytes[4] = 2;
+    std::fs::write(&index_path, &bytes).unwrap();
+    assert!(GzipIndex::load(&path).is_err());
+    assert_eq!(
+        GzipIndex::open_or_build(&path, 1 << 16, None).unwrap(),
+        made
+    );
+    assert_eq!(std::fs::read(&index_path).unwrap()[4], 3);
 }

@@ -50,7 +50,7 @@ impl<R: Read> Ahead<R> {
     fn has(&mut self, len: usize) -> io::Result<bool> {
         while self.buf.len() < len && !self.eof {
             let old = self.buf.len();
-            self.buf.resize(old + (len - old).max(1 << 16), 0);
+            self.buf.resize(old + (len - old).max(1 << 18), 0);
             let n = loop {
                 match self.reader.read(&mut self.buf[old..]) {
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -145,9 +145,14 @@ impl<R: Read> Ahead<R> {
     }
 }
 
+/// Stream bytes a count holds behind the record it is at, at most (those before are
+/// dropped, so that a whole file is counted in bounded memory).
+const HELD_BEHIND: usize = 1 << 20;
+
 /// The records of `format` belonging to the range `start..end` of a file's stream
 /// (see the module's text), `stream` reading it from `start` on; with the offsets of
-/// every `every`-th of them.
+/// every `every`-th of them. The stream is read as far as the range's last record,
+/// holding about a MiB of it at a time, so a range may be the whole file.
 pub fn records_in_range(
     stream: impl Read,
     format: RecordFormat,
@@ -155,23 +160,36 @@ pub fn records_in_range(
     end: u64,
     every: u64,
 ) -> io::Result<RangeRecords> {
+    count_records(stream, format, start, end, every, HELD_BEHIND)
+}
+
+/// [`records_in_range`], dropping the stream's bytes once `held` lie behind the record
+/// it is at.
+fn count_records(
+    stream: impl Read,
+    format: RecordFormat,
+    start: u64,
+    end: u64,
+    every: u64,
+    held: usize,
+) -> io::Result<RangeRecords> {
     let mut ahead = Ahead {
         reader: stream,
         buf: Vec::new(),
         eof: false,
     };
-    let len = (end - start) as usize;
-    ahead.has(len + 1)?;
+    // The range's end, from the first byte `ahead` holds.
+    let mut len = end - start;
     let mut found = None;
     if start == 0 && ahead.record_starts(format, 0)? {
         found = Some(0);
     }
     let mut from = 0;
-    while found.is_none() && from < len.min(ahead.buf.len()) {
-        let Some(i) = memchr::memchr(b'\n', &ahead.buf[from..len.min(ahead.buf.len())]) else {
+    while found.is_none() && (from as u64) < len {
+        let line = ahead.next_line(from)?;
+        if line as u64 > len || line == from || ahead.buf[line - 1] != b'\n' {
             break;
-        };
-        let line = from + i + 1;
+        }
         if ahead.record_starts(format, line)? {
             found = Some(line);
         }
@@ -182,18 +200,26 @@ pub fn records_in_range(
         return Ok(range);
     };
     let every = every.max(1);
+    // Stream offset of the first byte `ahead` holds.
+    let mut base = start;
     loop {
         if range.records % every == 0 {
-            range.anchors.push(start + pos as u64);
+            range.anchors.push(base + pos as u64);
         }
         range.records += 1;
         let end_of_record = ahead.record_end(format, pos)?;
         let next = ahead.skip_blank(end_of_record)?;
         // The record after belongs to the next range if its line break does.
-        if ahead.byte(next)?.is_none() || next > len {
+        if ahead.byte(next)?.is_none() || next as u64 > len {
             return Ok(range);
         }
         pos = next;
+        if pos > held {
+            ahead.buf.drain(..pos);
+            base += pos as u64;
+            len -= pos as u64;
+            pos = 0;
+        }
     }
 }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
-use seqfarm_io::gzip_index::GzipIndex;
+use seqfarm_io::gzip_index::{GzipIndex, RecordCounting};
 use seqfarm_io::input::{Compression, Input};
 use seqfarm_io::reads::{
     file_record_format, records_in_range, skip_records, InputFormat, Layout, RangeRecords,
@@ -399,15 +399,34 @@ pub fn read_storage(path: &Path) -> ReadStorage {
     }
 }
 
-/// The access points of the gzip file `path` (made and kept beside it by the first
-/// caller, about one per `span` inflated bytes).
-pub fn gzip_access(path: &Path, span: u64) -> anyhow::Result<ReadAccess> {
-    let index = GzipIndex::open_or_build(path, span)
+/// The access points of the gzip file `path`, a read file of the run `options` ask for
+/// (made and kept beside it by the first caller, about one per `span` inflated bytes),
+/// and its records counted as [`count_range`] counts them, the whole file as one range,
+/// when the pass that made the index counted them (it counts as the run reads them; a
+/// BGZF file, indexed without inflating it, has none).
+pub fn gzip_access(
+    options: &AlignOptions,
+    path: &Path,
+    span: u64,
+) -> anyhow::Result<(ReadAccess, Option<(ReadRange, RangeRecords)>)> {
+    let counting = RecordCounting {
+        format: format_of(options, path)?,
+        every: ANCHOR_EVERY,
+    };
+    let index = GzipIndex::open_or_build(path, span, Some(counting))
         .with_context(|| format!("cannot index {}", path.display()))?;
-    Ok(ReadAccess::Gzip {
+    let whole = ReadRange {
+        path: path.to_path_buf(),
+        start: 0,
+        end: index.length,
+        point: Some(0),
+    };
+    let counted = index.records(&counting).map(|r| (whole, r.clone()));
+    let access = ReadAccess::Gzip {
         points: index.points.iter().map(|p| p.out).collect(),
         length: index.length,
-    })
+    };
+    Ok((access, counted))
 }
 
 /// Gzip indexes loaded by this process, by path.
