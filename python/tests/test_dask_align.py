@@ -453,3 +453,24 @@ def test_what_parts_cannot_do_is_refused_before_any_part_runs(dask_client, data,
         with pytest.raises(seqfarm.OptionError, match="not available when aligning in parts"):
             seqfarm.dask.align(dask_client, sim_index, reads[0], reads[1], out=out, quiet=True, **options)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in reads)
+
+
+def test_parts_done_together_are_sized_and_written_by_one_task_per_worker(dask_client, data, sim_index, tmp_path):
+    from distributed import get_task_stream, wait
+
+    from seqfarm.dask import _align, _cluster
+
+    reads = plain_copies(tmp_path, data, DATA_PAIRS)
+    out = tmp_path / "joined.bam"
+    argv = _align.align_argv(sim_index, reads[0], reads[1], out, {})
+    texts = [f"part {i}: " * (i + 1) for i in range(12)]
+    futures = _cluster.submit_in_order(dask_client, str.encode, [(t,) for t in texts], "bytes")
+    wait(futures)
+    workers = len({w for held in dask_client.who_has(futures).values() for w in held})
+    with get_task_stream(dask_client) as tasks, _cluster.whole_output(argv) as output:
+        _, offsets = _cluster.write_parts(dask_client, futures, output, b"head ", b" tail")
+    assert out.read_bytes() == b"head " + "".join(texts).encode() + b" tail"
+    assert offsets == [5 + sum(len(t) for t in texts[:i]) for i in range(12)]
+    names = [t["key"].split("-")[1] for t in tasks.data if t["key"].startswith("seqfarm-")]
+    # All twelve were done before the writing began: one batch.
+    assert names.count("size") == workers and names.count("write") == workers

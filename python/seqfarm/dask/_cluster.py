@@ -78,16 +78,37 @@ def _bytes_of(result):
     return result[0] if isinstance(result, tuple) else result
 
 
-def _part_size(result):
-    """Runs on the worker holding a part's result: its byte count and counts (``None``
-    for a result of bytes alone), all the client learns of it."""
-    return len(_bytes_of(result)), result[1] if isinstance(result, tuple) else None
+def _part_sizes(*results):
+    """Runs on the worker holding parts' results: each one's byte count and counts
+    (``None`` for a result of bytes alone), all the client learns of them."""
+    return [(len(_bytes_of(r)), r[1] if isinstance(r, tuple) else None) for r in results]
 
 
 def _write_part(result, path, offset):
     """Runs on the worker holding a part's result: writes its bytes at ``offset`` of the
     job's temporary file ``path`` on the shared filesystem."""
     return _native.write_at(path, offset, _bytes_of(result))
+
+
+def _write_run(path, offsets, *results):
+    """Runs on the worker holding parts' results: writes each one's bytes at its offset
+    of ``path``."""
+    return sum(_write_part(r, path, offset) for r, offset in zip(results, offsets))
+
+
+def _on_holders(client, function, futures, name, first=lambda group: (), **options):
+    """Yields ``(group, future)`` per worker holding some of ``futures``' results: the
+    group (those futures, in their order) and the future of ``function(*first(group),
+    *results)``, run on that worker if it still can: the scheduler handles one task for
+    all of a worker's parts rather than one per part."""
+    holders = client.who_has(futures)
+    groups = {}
+    for future in futures:
+        groups.setdefault((holders.get(future.key) or [None])[0], []).append(future)
+    for where, group in groups.items():
+        placed = {} if where is None else {"workers": [where], "allow_other_workers": True}
+        key = f"seqfarm-{name}-{os.urandom(6).hex()}"
+        yield group, client.submit(function, *first(group), *group, key=key, pure=False, **placed, **options)
 
 
 def map_results(client, function, futures, suffix, *more, **options):
@@ -120,8 +141,9 @@ def write_parts(client, futures, output, header, trailer):
     With a file on a shared filesystem the parts' bytes never pass through the client:
     it learns each part's size, places it after the parts before it, and the worker
     holding the part writes it there (Dask recomputes a part whose worker died, and a
-    write is retried; either writes the same bytes at the same offset). On standard
-    output the client writes the bytes itself."""
+    write is retried; either writes the same bytes at the same offset). The parts done
+    together are sized, and those placed together written, by one task per worker
+    holding them. On standard output the client writes the bytes itself."""
     counts, offsets = [], []
     output.write(header)
     path = output.temporary_path()
@@ -137,31 +159,47 @@ def write_parts(client, futures, output, header, trailer):
         output.write(trailer)
         return counts, offsets
     output.flush()
+    from distributed import as_completed
+
     offset = len(header)
-    sizes = map_results(client, _part_size, futures, "size")
-    writes = []
+    number = {future.key: i for i, future in enumerate(futures)}
+    sized = {}  # a sizing task's key: its parts' numbers
+    known = {}  # a part's number: its size and counts, until it is placed
+    sizings, writes = [], []
     placed = 0
+    done = as_completed(futures)
     try:
-        # The parts whose sizes are known together: their writes go out together.
-        for placed, known_sizes in results_in_order(client, sizes):
-            for length, part_counts in known_sizes:
+        for batch in done.batches():
+            parts = [f for f in batch if f.key in number]
+            for failed in (f for f in parts if f.status == "error"):
+                failed.result()
+            for group, sizing in _on_holders(client, _part_sizes, parts, "size") if parts else ():
+                sized[sizing.key] = [number[f.key] for f in group]
+                sizings.append(sizing)
+                done.add(sizing)
+            answered = [f for f in batch if f.key in sized]
+            for sizing, sizes in zip(answered, client.gather(answered)):
+                known.update(zip(sized.pop(sizing.key), sizes))
+            start = placed
+            while placed in known:
+                length, part_counts = known.pop(placed)
                 offsets.append(offset)
                 offset += length
                 counts.append(part_counts)
-            batch = range(placed, placed + len(known_sizes))
-            writes += map_results(
-                client, _write_part, futures[batch.start : batch.stop], "write", [path] * len(batch),
-                offsets[batch.start : batch.stop], retries=3,
-            )
-            placed = batch.stop
-            # The parts' bytes stay on their workers until their writes are done.
-            for i in batch:
-                futures[i].release()
-                sizes[i].release()
+                placed += 1
+            if placed > start:
+                run = futures[start:placed]
+                place = lambda group: (path, [offsets[number[f.key]] for f in group])  # noqa: E731
+                writes += [w for _, w in _on_holders(client, _write_run, run, "write", place, retries=3)]
+                # The parts' bytes stay on their workers until their writes are done.
+                for future in run:
+                    future.release()
+        if placed < len(futures):
+            raise RuntimeError(f"{len(futures) - placed} of the job's parts never came back")
         client.gather(writes)
     except BaseException:
         # No write may land in a later job's file of the same name.
-        client.cancel(futures[placed:] + sizes[placed:] + writes)
+        client.cancel(futures[placed:] + sizings + writes)
         raise
     _native.write_at(path, offset, trailer)
     return counts, offsets
