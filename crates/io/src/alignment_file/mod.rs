@@ -189,19 +189,19 @@ impl RegionInputs {
 
     /// Opens the inputs in order: each BAM with its index, which must exist and be
     /// current; each CRAM decoded, the containers `options` want, into an indexed BAM
-    /// (no `.crai` needed). Fails on inputs whose reference names or lengths differ
-    /// from the first's.
+    /// (no `.crai` needed), planned by its containers' sizes. Fails on inputs whose
+    /// reference names or lengths differ from the first's.
     pub fn open(&self, options: &ReadOptions<'_>) -> Result<BamSet> {
         cram::check_reference(options.reference)?;
         let mut set = BamSet::default();
         for input in &self.inputs {
-            let (bam, index) = if input.cram {
+            if input.cram {
                 let decoded = CramInput::open(&input.path, options)?;
-                (decoded.bam, decoded.index)
+                set.push_decoded(decoded.bam, decoded.index, decoded.sizes)?;
             } else {
-                bam::open_with_index(&input.path)?
-            };
-            set.push(bam, index)?;
+                let (bam, index) = bam::open_with_index(&input.path)?;
+                set.push(bam, index)?;
+            }
         }
         Ok(set)
     }

@@ -198,3 +198,39 @@ fn region_inputs_tell_crams_from_bams_once_and_need_an_index() {
     let indexed = open_by_region(&[data("bam/chm1.bam")], &options).unwrap();
     assert_eq!(indexed.len(), 1);
 }
+
+#[test]
+fn a_cram_wanted_nowhere_is_planned_as_one_decoded_whole() {
+    let cram = data("cram/normal_slice.cram");
+    let whole = open_by_region(std::slice::from_ref(&cram), &ReadOptions::default()).unwrap();
+    let nothing = crate::cram::WantedRanges::default();
+    let planned = ReadOptions {
+        ranges: Some(&nothing),
+        ..ReadOptions::default()
+    };
+    let sized = open_by_region(std::slice::from_ref(&cram), &planned).unwrap();
+    // Nothing decoded: the BAM is its header alone, with no reference opened.
+    assert!(sized.files()[0].0.len() < whole.files()[0].0.len() / 10);
+    let file_len = std::fs::metadata(&cram).unwrap().len();
+    assert_eq!(sized.total_bytes(), file_len);
+    assert_eq!(whole.total_bytes(), file_len);
+    let lengths: Vec<i64> = whole
+        .header()
+        .unwrap()
+        .references
+        .iter()
+        .map(|r| i64::from(r.length))
+        .collect();
+    let mut covered = 0;
+    for (id, &length) in lengths.iter().enumerate() {
+        for from in (0..length).step_by(7919) {
+            let to = from + 20_000;
+            assert_eq!(
+                sized.bytes_between(id, from, to),
+                whole.bytes_between(id, from, to)
+            );
+        }
+        covered += whole.bytes_between(id, 0, length);
+    }
+    assert!(covered > 0 && covered <= file_len);
+}

@@ -5,12 +5,16 @@
 use std::path::{Path, PathBuf};
 
 use super::{BamFile, BamIndex, Header};
+use crate::cram::ContainerSizes;
 use crate::{Error, Result};
 
 /// Indexed BAMs with identical reference lists.
 #[derive(Debug, Default)]
 pub struct BamSet {
     files: Vec<(BamFile, BamIndex)>,
+    /// Per file, for a BAM decoded from a CRAM, the CRAM's containers' sizes, which
+    /// stand for its data in plans ([`BamSet::bytes_between`], [`BamSet::total_bytes`]).
+    cram_sizes: Vec<Option<ContainerSizes>>,
 }
 
 impl BamSet {
@@ -29,10 +33,31 @@ impl BamSet {
     /// Adds `bam` and its index; fails when its reference names or lengths differ from
     /// those of the first BAM.
     pub fn push(&mut self, bam: BamFile, index: BamIndex) -> Result<()> {
+        self.push_sized(bam, index, None)
+    }
+
+    /// Adds `bam`, decoded from a CRAM whose containers have `sizes` (all of them,
+    /// decoded or not), and its index, as [`BamSet::push`] adds a BAM.
+    pub fn push_decoded(
+        &mut self,
+        bam: BamFile,
+        index: BamIndex,
+        sizes: ContainerSizes,
+    ) -> Result<()> {
+        self.push_sized(bam, index, Some(sizes))
+    }
+
+    fn push_sized(
+        &mut self,
+        bam: BamFile,
+        index: BamIndex,
+        sizes: Option<ContainerSizes>,
+    ) -> Result<()> {
         if let Some((first, _)) = self.files.first() {
             check_same_references(first, &bam)?;
         }
         self.files.push((bam, index));
+        self.cram_sizes.push(sizes);
         Ok(())
     }
 
@@ -58,18 +83,31 @@ impl BamSet {
 
     /// Sum over the BAMs of the compressed bytes between the first records that can
     /// overlap 0-based positions `from` and `to` of reference `ref_id` (an estimate of the
-    /// data a range holds, from the indexes alone).
+    /// data a range holds, from the indexes alone; for a CRAM, from its containers').
     pub fn bytes_between(&self, ref_id: usize, from: i64, to: i64) -> u64 {
         self.files
             .iter()
-            .map(|(_, index)| {
-                let at = |pos: i64| {
-                    index
-                        .min_offset(ref_id, pos.max(0) as u64 + 1)
-                        .map_or(0, |v| v.compressed())
-                };
-                at(to).saturating_sub(at(from))
+            .zip(&self.cram_sizes)
+            .map(|((_, index), sizes)| match sizes {
+                Some(sizes) => sizes.bytes_between(ref_id, from, to),
+                None => {
+                    let at = |pos: i64| {
+                        index
+                            .min_offset(ref_id, pos.max(0) as u64 + 1)
+                            .map_or(0, |v| v.compressed())
+                    };
+                    at(to).saturating_sub(at(from))
+                }
             })
+            .sum()
+    }
+
+    /// The inputs' bytes: each BAM's, or the CRAM's it was decoded from.
+    pub fn total_bytes(&self) -> u64 {
+        self.files
+            .iter()
+            .zip(&self.cram_sizes)
+            .map(|((bam, _), sizes)| sizes.as_ref().map_or(bam.len(), ContainerSizes::total))
             .sum()
     }
 }

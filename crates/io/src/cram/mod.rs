@@ -37,6 +37,7 @@ mod noodles_decode;
 mod reference;
 
 mod reading;
+mod sizes;
 mod transcode;
 
 use std::fs::File;
@@ -48,6 +49,7 @@ use noodles_sam as sam;
 pub use layout::{indexed_containers, walk_containers, ContainerSpan, EOF_CONTAINER};
 pub use reading::{ReadOptions, WantedRanges};
 pub use reference::{check_reference, normalized_md5, ReferenceSource};
+pub use sizes::ContainerSizes;
 pub use transcode::CramInput;
 
 use crate::{Error, Result};
@@ -134,6 +136,11 @@ impl CramFile {
     /// The path the file was opened by.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The file's size in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.map.len() as u64
     }
 
     /// The SAM header.

@@ -35,12 +35,14 @@ impl Default for ReadOptions<'_> {
 
 impl ReadOptions<'_> {
     /// Whether container `span` of `cram` may hold a record the command reads: a
-    /// command that reads by genomic region never reads unplaced records, and reads a
-    /// single-reference container only when it overlaps a wanted range.
+    /// command that reads by genomic region never reads unplaced records, reads a
+    /// single-reference container only when it overlaps a wanted range, and none when
+    /// no range is wanted (it plans from the containers' sizes alone).
     pub(super) fn wants(&self, cram: &CramFile, span: &ContainerSpan) -> bool {
         match (span.ref_id, self.ranges) {
             (-1, _) => false,
             (_, None) => true,
+            (_, Some(ranges)) if ranges.is_empty() => false,
             (id, Some(ranges)) => match usize::try_from(id) {
                 Ok(id) => cram
                     .header()
@@ -83,6 +85,11 @@ impl WantedRanges {
             *list = merged;
         }
         Self { by_reference }
+    }
+
+    /// Whether no range is wanted at all.
+    pub fn is_empty(&self) -> bool {
+        self.by_reference.values().all(Vec::is_empty)
     }
 
     /// Whether a wanted range on `reference` overlaps `[start, end)` (an empty range

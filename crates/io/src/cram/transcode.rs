@@ -13,7 +13,8 @@ use super::htslib::HtsContainerDecoder;
 #[cfg(feature = "htslib")]
 use super::reference::HtsReference;
 use super::{
-    layout, reference_names, ContainerSpan, CramFile, Fields, ReadOptions, ReferenceSource,
+    layout, reference_names, ContainerSizes, ContainerSpan, CramFile, Fields, ReadOptions,
+    ReferenceSource,
 };
 use crate::bam::{BamFile, BamIndex};
 use crate::bam_writer::IndexedBamWriter;
@@ -97,6 +98,8 @@ pub struct CramInput {
     pub index: BamIndex,
     /// Containers decoded.
     pub containers: usize,
+    /// The sizes of all its containers, decoded or not, by genomic range.
+    pub sizes: ContainerSizes,
 }
 
 impl CramFile {
@@ -250,10 +253,18 @@ fn farm_failure(path: &Path, e: FarmError<Error>) -> Error {
 impl CramInput {
     /// Decodes the containers of the CRAM at `path` that `reading` wants (placed reads,
     /// within its ranges if it has some) into an indexed BAM held in an unlinked
-    /// temporary file.
+    /// temporary file. With ranges that want nothing, nothing is decoded and no
+    /// reference opened: the header and the containers' sizes make a plan.
     pub fn open(path: &Path, reading: &ReadOptions<'_>) -> Result<Self> {
-        let (cram, source) =
-            CramFile::open_with_reference(path, reading.reference, reading.fields)?;
+        let (cram, source) = match reading.ranges {
+            Some(ranges) if ranges.is_empty() => (CramFile::open(path)?, ReferenceSource::none()),
+            _ => CramFile::open_with_reference(path, reading.reference, reading.fields)?,
+        };
+        let sizes = ContainerSizes::new(
+            cram.containers(),
+            cram.header().reference_sequences().len(),
+            cram.file_len(),
+        );
         let wanted: Vec<ContainerSpan> = cram
             .containers()
             .iter()
@@ -265,6 +276,7 @@ impl CramInput {
             bam,
             index,
             containers: wanted.len(),
+            sizes,
         })
     }
 }

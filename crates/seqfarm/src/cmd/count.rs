@@ -103,9 +103,22 @@ fn cram_ranges(args: &CountOptions, inputs: &RegionInputs) -> anyhow::Result<Opt
 impl CountJob {
     /// Opens the BAMs of `args` (after [`CountOptions::check`]).
     pub fn new(args: &CountOptions) -> anyhow::Result<Self> {
+        Self::open(args, false)
+    }
+
+    /// Opens the job to plan it ([`CountJob::run`] on no task): a CRAM is decoded not at
+    /// all, its containers' sizes pricing the tasks as they do when it is decoded.
+    pub fn planning(args: &CountOptions) -> anyhow::Result<Self> {
+        Self::open(args, true)
+    }
+
+    fn open(args: &CountOptions, plan_only: bool) -> anyhow::Result<Self> {
         args.check()?;
         let inputs = RegionInputs::sniff(&args.bams);
-        let ranges = cram_ranges(args, &inputs)?;
+        let ranges = match plan_only {
+            true => Some(WantedRanges::default()),
+            false => cram_ranges(args, &inputs)?,
+        };
         let bams = inputs.open(&ReadOptions {
             reference: args.reference.as_deref(),
             fields: Fields::Coverage,
@@ -155,7 +168,7 @@ impl CountJob {
 
     /// Compressed BAM bytes per task for `workers` workers (`--task-bytes` when given).
     pub fn task_bytes(&self, args: &CountOptions, workers: usize) -> u64 {
-        let total: u64 = self.bams.files().iter().map(|(bam, _)| bam.len()).sum();
+        let total = self.bams.total_bytes();
         args.task_bytes
             .unwrap_or_else(|| task_bytes_for(total, workers))
     }

@@ -30,7 +30,7 @@ use seqfarm_farm::{Collector, FarmConfig, Fill};
 use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
 use seqfarm_io::bam::BamSet;
 use seqfarm_io::bgzf_writer::compressor_threads;
-use seqfarm_io::cram::Fields;
+use seqfarm_io::cram::{Fields, WantedRanges};
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::vcf::VcfSites;
@@ -154,7 +154,18 @@ pub struct RunFigures {
 impl SnpPileupJob {
     /// Opens the VCF and the BAMs of `options` (after [`SnpPileupOptions::check`]).
     pub fn new(options: &SnpPileupOptions) -> anyhow::Result<Self> {
+        Self::open(options, false)
+    }
+
+    /// Opens the job to plan it ([`SnpPileupJob::run`] on no task): a CRAM is decoded
+    /// not at all, its containers' sizes pricing the tasks as they do when it is decoded.
+    pub fn planning(options: &SnpPileupOptions) -> anyhow::Result<Self> {
+        Self::open(options, true)
+    }
+
+    fn open(options: &SnpPileupOptions, plan_only: bool) -> anyhow::Result<Self> {
         options.check()?;
+        let nothing = WantedRanges::default();
         let params = PileupParams {
             min_map_quality: options.min_map_quality,
             min_base_quality: options.min_base_quality,
@@ -169,7 +180,7 @@ impl SnpPileupJob {
                 reference: options.reference.as_deref(),
                 fields: Fields::Pileup,
                 threads: options.farm.workers(),
-                ranges: None,
+                ranges: plan_only.then_some(&nothing),
             },
         )?;
         let names: Vec<String> = bams
@@ -205,7 +216,7 @@ impl SnpPileupJob {
     /// Compressed BAM bytes per task for `workers` workers (the options' `task_bytes` when
     /// given).
     pub fn task_bytes(&self, workers: usize) -> u64 {
-        let total: u64 = self.bams.files().iter().map(|(bam, _)| bam.len()).sum();
+        let total = self.bams.total_bytes();
         self.task_bytes.unwrap_or_else(|| {
             (total / (workers as u64 * TASKS_PER_WORKER))
                 .clamp(*TASK_BYTES.start(), *TASK_BYTES.end())

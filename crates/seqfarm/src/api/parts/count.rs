@@ -27,7 +27,7 @@ pub fn count_output(options: &CountOptions) -> anyhow::Result<Output> {
 /// `parts` parts.
 pub fn count_plan(options: &CountOptions, parts: usize) -> anyhow::Result<(u64, usize)> {
     let options = part_options(options)?;
-    let job = CountJob::new(options)?;
+    let job = CountJob::planning(options)?;
     let task_bytes = job.task_bytes(options, parts.max(1));
     let nothing = usize::MAX..usize::MAX;
     let (_, _, tasks) = job.run(&FarmConfig::new(1), task_bytes, nothing, |_| Ok(()))?;

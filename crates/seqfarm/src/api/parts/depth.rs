@@ -63,6 +63,12 @@ fn part_job(bam: &Path, options: &DepthOptions) -> anyhow::Result<DepthJob> {
     DepthJob::new(bam, options)
 }
 
+/// [`part_job`] opened to plan the job or name its contigs ([`DepthJob::planning`]).
+fn planned_job(bam: &Path, options: &DepthOptions) -> anyhow::Result<DepthJob> {
+    super::refuse_plot_and_stats(options.plot.as_ref(), &options.farm)?;
+    DepthJob::planning(bam, options)
+}
+
 /// `(task size in BAM bytes, tasks)` of the depth run `options` ask for on `bam`, spread
 /// over `parts` parts.
 pub fn depth_plan(
@@ -70,7 +76,7 @@ pub fn depth_plan(
     options: &DepthOptions,
     parts: usize,
 ) -> anyhow::Result<(u64, usize)> {
-    plan_of(&part_job(bam, options)?, parts)
+    plan_of(&planned_job(bam, options)?, parts)
 }
 
 /// [`depth_plan`] of an open job.
@@ -97,7 +103,7 @@ pub fn depth_outputs(
     prefix: &Path,
     options: &DepthOptions,
 ) -> anyhow::Result<Vec<(String, Output)>> {
-    let job = part_job(bam, options)?;
+    let job = planned_job(bam, options)?;
     let paths = job.output_paths(prefix)?;
     let overwrite = crate::cmd::depth::EXISTING_OUTPUT.overwrite(options.force);
     let mut suffixes: Vec<String> = Vec::new();

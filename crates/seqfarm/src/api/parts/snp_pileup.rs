@@ -26,7 +26,7 @@ fn part_options(options: &SnpPileupOptions) -> anyhow::Result<&SnpPileupOptions>
 /// `parts` parts (reads the whole VCF, none of the BAMs).
 pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Result<(u64, usize)> {
     let options = part_options(options)?;
-    let job = SnpPileupJob::new(options)?;
+    let job = SnpPileupJob::planning(options)?;
     let task_bytes = job.task_bytes(parts.max(1));
     let nothing = usize::MAX..usize::MAX;
     let figures = job.run(

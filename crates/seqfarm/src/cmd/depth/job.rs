@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use seqfarm_farm::{FarmConfig, FarmStats};
 use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
 use seqfarm_io::bam::{BamSet, RangeReader};
-use seqfarm_io::cram::Fields;
+use seqfarm_io::cram::{Fields, WantedRanges};
 use seqfarm_io::output::refuse_input_as_output;
 use seqfarm_regions::depth::{Coverage, DepthFilter};
 
@@ -35,7 +35,19 @@ pub struct DepthJob {
 impl DepthJob {
     /// Opens `bam` and reads the BED of `options`, checked as the command checks them.
     pub fn new(bam: &Path, options: &DepthOptions) -> anyhow::Result<Self> {
+        Self::open(bam, options, false)
+    }
+
+    /// Opens the job to plan it ([`DepthJob::run`] on no task) or to name its contigs:
+    /// a CRAM is decoded not at all, its containers' sizes pricing the tasks as they do
+    /// when it is decoded.
+    pub fn planning(bam: &Path, options: &DepthOptions) -> anyhow::Result<Self> {
+        Self::open(bam, options, true)
+    }
+
+    fn open(bam: &Path, options: &DepthOptions, plan_only: bool) -> anyhow::Result<Self> {
         options.check()?;
+        let nothing = WantedRanges::default();
         // A CRAM is decoded whole, even with a BED: the summary and the global
         // distribution cover every base.
         let bams = open_by_region(
@@ -44,7 +56,7 @@ impl DepthJob {
                 reference: options.reference.as_deref(),
                 fields: Fields::Coverage,
                 threads: options.farm.workers(),
-                ranges: None,
+                ranges: plan_only.then_some(&nothing),
             },
         )?;
         let (names, lengths) = crate::cmd::count::reference_names_and_lengths(&bams)?;
@@ -156,7 +168,7 @@ impl DepthJob {
     /// Compressed BAM bytes per task for `workers` workers (the command's, unless
     /// `--task-bytes` is given).
     pub fn task_bytes(&self, workers: usize) -> u64 {
-        let total = self.bams.files()[0].0.len();
+        let total = self.bams.total_bytes();
         self.options
             .task_bytes
             .unwrap_or_else(|| task_bytes_for(total, workers))

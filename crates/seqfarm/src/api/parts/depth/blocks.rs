@@ -13,7 +13,7 @@ use seqfarm_io::bgzf_writer::placed::{compress_range, inner_starts, PartSpan, Sp
 use seqfarm_io::bgzf_writer::BgzfCompressor;
 use seqfarm_io::output::write_at;
 
-use super::{level, part_job, Rows, PER_BASE, STREAMS};
+use super::{level, planned_job, Rows, PER_BASE, STREAMS};
 use crate::api::parts::wire::{WireReader, WireWriter};
 use crate::cmd::depth::DepthOptions;
 
@@ -300,7 +300,7 @@ pub fn depth_index(
     path: &Path,
     parts: &[&[u8]],
 ) -> anyhow::Result<()> {
-    let job = part_job(bam, options)?;
+    let job = planned_job(bam, options)?;
     let names = job.names();
     let mut indexer = BedIndexer::new(names.iter().map(String::as_str), job.max_length());
     for part in parts {

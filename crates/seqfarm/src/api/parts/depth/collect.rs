@@ -7,7 +7,7 @@ use seqfarm_io::bgzf_writer::placed::{Placement, StreamLayout};
 
 use super::wire::Run;
 use super::{
-    part_job, plan_of, written_streams, PartPlan, PartSummary, PER_BASE, STREAMS, THRESHOLDS,
+    plan_of, planned_job, written_streams, PartPlan, PartSummary, PER_BASE, STREAMS, THRESHOLDS,
 };
 use crate::cmd::depth::{extend_run, push_run_line, DepthJob, DepthOptions, Totals};
 
@@ -43,7 +43,7 @@ impl DepthCollector {
     /// The walk of the depth run `options` ask for on `bam`; warns on standard error, as
     /// the command does, about BED regions the BAM cannot cover.
     pub fn new(bam: &Path, options: &DepthOptions) -> anyhow::Result<Self> {
-        let job = part_job(bam, options)?;
+        let job = planned_job(bam, options)?;
         job.warn_about_bed();
         Ok(Self {
             job,

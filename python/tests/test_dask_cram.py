@@ -1,0 +1,42 @@
+"""The Dask region jobs on CRAM inputs: the command line's outputs, byte for byte. The
+client plans a CRAM's parts from its containers' sizes, decoding none of it."""
+
+import pytest
+
+import seqfarm.dask
+
+#: The committed CRAMs, with their references embedded (the same reads as the
+#: snp-pileup test BAMs).
+CRAMS = ["normal_slice.cram", "tumor_slice.cram"]
+
+
+@pytest.fixture
+def crams(data):
+    return [data / "cram" / name for name in CRAMS]
+
+
+@pytest.mark.parametrize("mixed", [False, True])
+def test_count_on_crams_is_the_cli_rows(dask_client, cli, data, tmp_path, crams, mixed):
+    inputs = [crams[0], data / "snp-pileup" / "tumor_slice.bam"] if mixed else crams
+    expected = cli("count", "--window", "2000", "-q", "10", *inputs).stdout
+    out = tmp_path / "counts.tsv"
+    seqfarm.dask.count(dask_client, inputs, window=2000, out=out, parts_per_worker=8, min_map_quality=10)
+    assert out.read_bytes() == expected
+
+
+def test_depth_on_a_cram_is_the_cli_files(dask_client, cli, tmp_path, crams):
+    suffixes = (".regions.bed.gz", ".regions.bed.gz.csi", ".mosdepth.summary.txt", ".mosdepth.global.dist.txt",
+                ".per-base.bed.gz", ".thresholds.bed.gz")
+    cli("depth", "--window", "3000", "-T", "1,5", "--per-base", "-o", tmp_path / "cli", crams[0])
+    seqfarm.dask.depth(dask_client, crams[0], tmp_path / "dask", window=3000, thresholds=[1, 5], per_base=True,
+                       parts_per_worker=8)
+    for suffix in suffixes:
+        assert (tmp_path / f"dask{suffix}").read_bytes() == (tmp_path / f"cli{suffix}").read_bytes(), suffix
+
+
+def test_snp_pileup_on_crams_is_the_cli_csv(dask_client, cli, data, tmp_path, crams):
+    vcf = data / "snp-pileup" / "sites_slice.vcf.gz"
+    cli("snp-pileup", "-q", "15", "-Q", "20", "-P", "100", vcf, tmp_path / "cli.csv", *crams)
+    out = tmp_path / "dask.csv"
+    seqfarm.dask.snp_pileup(dask_client, vcf, crams, out=out, parts_per_worker=8, q=15, Q=20, P=100, task_bytes=20000)
+    assert out.read_bytes() == (tmp_path / "cli.csv").read_bytes()
