@@ -24,6 +24,22 @@ def test_count_on_crams_is_the_cli_rows(dask_client, cli, data, tmp_path, crams,
     assert out.read_bytes() == expected
 
 
+@pytest.mark.parametrize("bed", [False, True])
+def test_count_parts_of_a_cram_of_many_containers(dask_client, cli, data, tmp_path, bed):
+    # Each part decodes the containers of its own regions alone.
+    cram = data / "cram" / "normal_slice_containers.cram"
+    where = ["--window", "1500"]
+    if bed:
+        regions = tmp_path / "regions.bed"
+        regions.write_text("".join(f"20\t{s}\t{s + 700}\n" for s in range(1_000_000, 1_060_000, 1100)))
+        where = ["--bed", regions]
+    expected = cli("count", *where, cram).stdout
+    out = tmp_path / "counts.tsv"
+    placed = {"bed": where[1]} if bed else {"window": 1500}
+    seqfarm.dask.count(dask_client, [cram], out=out, parts_per_worker=8, task_bytes=20000, **placed)
+    assert out.read_bytes() == expected
+
+
 def test_depth_on_a_cram_is_the_cli_files(dask_client, cli, tmp_path, crams):
     suffixes = (".regions.bed.gz", ".regions.bed.gz.csi", ".mosdepth.summary.txt", ".mosdepth.global.dist.txt",
                 ".per-base.bed.gz", ".thresholds.bed.gz")

@@ -16,7 +16,7 @@ mod worker;
 use std::io::Write;
 use std::path::PathBuf;
 
-use seqfarm_farm::{FarmConfig, FarmStats};
+use seqfarm_farm::{FarmConfig, FarmStats, Fill};
 use seqfarm_io::alignment_file::{ReadOptions, RegionInputs};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
@@ -103,21 +103,37 @@ fn cram_ranges(args: &CountOptions, inputs: &RegionInputs) -> anyhow::Result<Opt
 impl CountJob {
     /// Opens the BAMs of `args` (after [`CountOptions::check`]).
     pub fn new(args: &CountOptions) -> anyhow::Result<Self> {
-        Self::open(args, false)
+        Self::open(args, None)
     }
 
     /// Opens the job to plan it ([`CountJob::run`] on no task): a CRAM is decoded not at
     /// all, its containers' sizes pricing the tasks as they do when it is decoded.
     pub fn planning(args: &CountOptions) -> anyhow::Result<Self> {
-        Self::open(args, true)
+        Self::open(args, Some(WantedRanges::default()))
     }
 
-    fn open(args: &CountOptions, plan_only: bool) -> anyhow::Result<Self> {
+    /// Opens the job to run tasks `tasks` of the plan with tasks of `task_bytes` and no
+    /// others (a part of the run): a CRAM is decoded only where their regions lie.
+    pub fn for_tasks(
+        args: &CountOptions,
+        task_bytes: u64,
+        tasks: std::ops::Range<usize>,
+    ) -> anyhow::Result<Self> {
+        if !RegionInputs::sniff(&args.bams).any_cram() {
+            return Self::new(args);
+        }
+        let ranges = Self::planning(args)?.task_ranges(task_bytes, tasks)?;
+        Self::open(args, Some(ranges))
+    }
+
+    /// Opens the BAMs of `args`, a CRAM decoded where `ranges` say (`None`: where the
+    /// BED's regions lie, or whole without a BED).
+    fn open(args: &CountOptions, ranges: Option<WantedRanges>) -> anyhow::Result<Self> {
         args.check()?;
         let inputs = RegionInputs::sniff(&args.bams);
-        let ranges = match plan_only {
-            true => Some(WantedRanges::default()),
-            false => cram_ranges(args, &inputs)?,
+        let ranges = match ranges {
+            Some(ranges) => Some(ranges),
+            None => cram_ranges(args, &inputs)?,
         };
         let bams = inputs.open(&ReadOptions {
             reference: args.reference.as_deref(),
@@ -184,27 +200,9 @@ impl CountJob {
         tasks: std::ops::Range<usize>,
         mut collect: impl FnMut(&Task) -> anyhow::Result<()>,
     ) -> anyhow::Result<(FarmStats, u64, usize)> {
-        let source = match (&self.bed, self.window) {
-            (Some(bed), _) => Source::Bed(BedRegions::open(bed)?),
-            (None, Some(size)) => Source::Windows {
-                size: size.min(i64::MAX as u64) as i64,
-                ref_id: 0,
-                start: 0,
-            },
-            (None, None) => option_error!("give --bed REGIONS.bed or --window SIZE"),
-        };
         let mut regions = 0u64;
         let mut planned = 0usize;
-        let mut planner = RegionPlanner {
-            source,
-            bams: &self.bams,
-            ids: self.ids.clone(),
-            lengths: self.lengths.clone(),
-            task_bytes: task_bytes.max(1),
-            split: self.rule.overlap.split,
-            line_blocks: Vec::new(),
-            ended: false,
-        };
+        let mut planner = self.planner(task_bytes)?;
         let report = seqfarm_farm::run(
             config,
             Task::default,
@@ -226,6 +224,64 @@ impl CountJob {
         )
         .map_err(farm_error)?;
         Ok((report.stats, regions, planned))
+    }
+
+    /// Bytes of the BAMs read (a CRAM's: those of the BAM it was decoded into).
+    #[cfg(test)]
+    pub(crate) fn bam_bytes(&self) -> u64 {
+        self.bams.files().iter().map(|(bam, _)| bam.len()).sum()
+    }
+
+    /// The emitter of tasks of `task_bytes`, from the job's first region.
+    fn planner(&self, task_bytes: u64) -> anyhow::Result<RegionPlanner<'_>> {
+        let source = match (&self.bed, self.window) {
+            (Some(bed), _) => Source::Bed(BedRegions::open(bed)?),
+            (None, Some(size)) => Source::Windows {
+                size: size.min(i64::MAX as u64) as i64,
+                ref_id: 0,
+                start: 0,
+            },
+            (None, None) => option_error!("give --bed REGIONS.bed or --window SIZE"),
+        };
+        Ok(RegionPlanner {
+            source,
+            bams: &self.bams,
+            ids: self.ids.clone(),
+            lengths: self.lengths.clone(),
+            task_bytes: task_bytes.max(1),
+            split: self.rule.overlap.split,
+            line_blocks: Vec::new(),
+            ended: false,
+        })
+    }
+
+    /// Where the regions of tasks `tasks` of the plan with tasks of `task_bytes` lie,
+    /// as a CRAM decoded for them alone is asked.
+    fn task_ranges(
+        &self,
+        task_bytes: u64,
+        tasks: std::ops::Range<usize>,
+    ) -> anyhow::Result<WantedRanges> {
+        let mut planner = self.planner(task_bytes)?;
+        let (mut planned, mut task) = (0, Task::default());
+        let mut ranges = Vec::new();
+        while let Fill::Task = fill_in_range(&tasks, &mut planned, &mut task, |t| planner.fill(t))?
+        {
+            for region in &task.regions {
+                let name = usize::try_from(region.ref_id)
+                    .ok()
+                    .and_then(|id| self.names.get(id));
+                if let Some(name) = name {
+                    let start = region.start.max(0) as u64;
+                    ranges.push((
+                        name.as_bytes(),
+                        start,
+                        (region.stop.max(0) as u64).max(start),
+                    ));
+                }
+            }
+        }
+        Ok(WantedRanges::new(ranges))
     }
 }
 

@@ -42,7 +42,7 @@ pub fn count_tasks(
     tasks: std::ops::Range<usize>,
     threads: Option<usize>,
 ) -> anyhow::Result<Vec<u8>> {
-    let job = CountJob::new(part_options(options)?)?;
+    let job = CountJob::for_tasks(part_options(options)?, task_bytes, tasks.clone())?;
     let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
     job.run(&config, task_bytes, tasks, |task| {
@@ -59,6 +59,43 @@ pub fn count_task_table(
     tasks: std::ops::Range<usize>,
     threads: Option<usize>,
 ) -> anyhow::Result<CountTable> {
-    let job = CountJob::new(part_options(options)?)?;
+    let job = CountJob::for_tasks(part_options(options)?, task_bytes, tasks.clone())?;
     job.table(&FarmConfig::new(worker_threads(threads)), task_bytes, tasks)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    #[test]
+    fn a_cram_part_decodes_the_containers_of_its_tasks_alone() {
+        let cram = PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/data/cram/normal_slice_containers.cram"
+        ));
+        let options = CountOptions {
+            bams: vec![cram],
+            window: Some(500),
+            task_bytes: Some(4000),
+            ..CountOptions::default()
+        };
+        let (task_bytes, tasks) = count_plan(&options, 4).unwrap();
+        assert!(tasks >= 4, "{tasks}");
+        let whole = count_tasks(&options, task_bytes, 0..tasks, Some(1)).unwrap();
+        let mut joined = Vec::new();
+        let mut decoded = 0;
+        for k in 0..4 {
+            let part = tasks * k / 4..tasks * (k + 1) / 4;
+            joined.extend(count_tasks(&options, task_bytes, part.clone(), Some(1)).unwrap());
+            decoded += CountJob::for_tasks(&options, task_bytes, part)
+                .unwrap()
+                .bam_bytes();
+        }
+        assert_eq!(joined, whole);
+        // The parts decode about the file once between them, not once each.
+        let once = CountJob::new(&options).unwrap().bam_bytes();
+        assert!(decoded * 4 < once * 5, "{decoded} against {once}");
+    }
 }
