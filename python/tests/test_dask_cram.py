@@ -40,12 +40,14 @@ def test_count_parts_of_a_cram_of_many_containers(dask_client, cli, data, tmp_pa
     assert out.read_bytes() == expected
 
 
-def test_depth_on_a_cram_is_the_cli_files(dask_client, cli, tmp_path, crams):
+@pytest.mark.parametrize("name", ["normal_slice.cram", "normal_slice_containers.cram"])
+def test_depth_on_a_cram_is_the_cli_files(dask_client, cli, data, tmp_path, name):
+    cram = data / "cram" / name
     suffixes = (".regions.bed.gz", ".regions.bed.gz.csi", ".mosdepth.summary.txt", ".mosdepth.global.dist.txt",
                 ".per-base.bed.gz", ".thresholds.bed.gz")
-    cli("depth", "--window", "3000", "-T", "1,5", "--per-base", "-o", tmp_path / "cli", crams[0])
-    seqfarm.dask.depth(dask_client, crams[0], tmp_path / "dask", window=3000, thresholds=[1, 5], per_base=True,
-                       parts_per_worker=8)
+    cli("depth", "--window", "3000", "-T", "1,5", "--per-base", "-o", tmp_path / "cli", cram)
+    seqfarm.dask.depth(dask_client, cram, tmp_path / "dask", window=3000, thresholds=[1, 5], per_base=True,
+                       parts_per_worker=8, task_bytes=30000)
     for suffix in suffixes:
         assert (tmp_path / f"dask{suffix}").read_bytes() == (tmp_path / f"cli{suffix}").read_bytes(), suffix
 

@@ -56,14 +56,9 @@ fn level(stream: usize) -> i32 {
     }
 }
 
-/// The job `options` ask for on `bam`, checked for a run in parts (which draws no
-/// picture and writes no farm statistics).
-fn part_job(bam: &Path, options: &DepthOptions) -> anyhow::Result<DepthJob> {
-    super::refuse_plot_and_stats(options.plot.as_ref(), &options.farm)?;
-    DepthJob::new(bam, options)
-}
-
-/// [`part_job`] opened to plan the job or name its contigs ([`DepthJob::planning`]).
+/// The job `options` ask for on `bam`, opened to plan it or name its contigs
+/// ([`DepthJob::planning`]), checked for a run in parts (which draws no picture and
+/// writes no farm statistics).
 fn planned_job(bam: &Path, options: &DepthOptions) -> anyhow::Result<DepthJob> {
     super::refuse_plot_and_stats(options.plot.as_ref(), &options.farm)?;
     DepthJob::planning(bam, options)
@@ -372,7 +367,8 @@ pub fn depth_tasks(
     tasks: Range<usize>,
     threads: Option<usize>,
 ) -> anyhow::Result<Vec<u8>> {
-    let job = part_job(bam, options)?;
+    super::refuse_plot_and_stats(options.plot.as_ref(), &options.farm)?;
+    let job = DepthJob::for_tasks(bam, options, task_bytes, tasks.clone())?;
     let config = FarmConfig::new(worker_threads(threads));
     let names = job.names();
     let mut contigs: Vec<ContigFigures> = Vec::new();

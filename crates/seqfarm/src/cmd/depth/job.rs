@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use seqfarm_farm::{FarmConfig, FarmStats};
-use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
+use seqfarm_farm::{FarmConfig, FarmStats, Fill};
+use seqfarm_io::alignment_file::{open_by_region, ReadOptions, RegionInputs};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::cram::{Fields, WantedRanges};
 use seqfarm_io::output::refuse_input_as_output;
@@ -35,28 +35,55 @@ pub struct DepthJob {
 impl DepthJob {
     /// Opens `bam` and reads the BED of `options`, checked as the command checks them.
     pub fn new(bam: &Path, options: &DepthOptions) -> anyhow::Result<Self> {
-        Self::open(bam, options, false)
+        Self::open(bam, options, None)
     }
 
     /// Opens the job to plan it ([`DepthJob::run`] on no task) or to name its contigs:
     /// a CRAM is decoded not at all, its containers' sizes pricing the tasks as they do
     /// when it is decoded.
     pub fn planning(bam: &Path, options: &DepthOptions) -> anyhow::Result<Self> {
-        Self::open(bam, options, true)
+        Self::open(bam, options, Some(WantedRanges::default()))
     }
 
-    fn open(bam: &Path, options: &DepthOptions, plan_only: bool) -> anyhow::Result<Self> {
+    /// Opens the job to run tasks `tasks` of the plan with tasks of `task_bytes` and no
+    /// others (a part of the run): a CRAM is decoded only where they read.
+    pub fn for_tasks(
+        bam: &Path,
+        options: &DepthOptions,
+        task_bytes: u64,
+        tasks: Range<usize>,
+    ) -> anyhow::Result<Self> {
+        if !RegionInputs::sniff(std::slice::from_ref(&bam.to_path_buf())).any_cram() {
+            return Self::new(bam, options);
+        }
+        let planning = Self::planning(bam, options)?;
+        let mut spans = Vec::new();
+        planning.plan(task_bytes, tasks, |task| {
+            let (from, to) = task.read_span(planning.lengths[task.ref_id]);
+            spans.push((
+                planning.names[task.ref_id].as_bytes(),
+                from as u64,
+                to as u64,
+            ));
+        });
+        Self::open(bam, options, Some(WantedRanges::new(spans)))
+    }
+
+    /// Opens `bam`, a CRAM decoded where `ranges` say (`None`: whole, even with a BED:
+    /// the summary and the global distribution cover every base).
+    fn open(
+        bam: &Path,
+        options: &DepthOptions,
+        ranges: Option<WantedRanges>,
+    ) -> anyhow::Result<Self> {
         options.check()?;
-        let nothing = WantedRanges::default();
-        // A CRAM is decoded whole, even with a BED: the summary and the global
-        // distribution cover every base.
         let bams = open_by_region(
             std::slice::from_ref(&bam.to_path_buf()),
             &ReadOptions {
                 reference: options.reference.as_deref(),
                 fields: Fields::Coverage,
                 threads: options.farm.workers(),
-                ranges: plan_only.then_some(&nothing),
+                ranges: ranges.as_ref(),
             },
         )?;
         let (names, lengths) = crate::cmd::count::reference_names_and_lengths(&bams)?;
@@ -186,18 +213,7 @@ impl DepthJob {
         mut collect: impl FnMut(&mut Task) -> anyhow::Result<()>,
     ) -> anyhow::Result<(FarmStats, usize)> {
         let options = &self.options;
-        let mut planner = StretchPlanner {
-            bams: &self.bams,
-            lengths: &self.lengths,
-            names: &self.names,
-            window: options.window.map(i64::from),
-            all_contigs: options.bed.is_none() || self.has_per_base() || self.has_thresholds(),
-            bed: self.bed.clone(),
-            task_bytes,
-            ref_id: 0,
-            pos: 0,
-            next_region: 0,
-        };
+        let mut planner = self.planner(task_bytes);
         let filter = DepthFilter {
             min_map_quality: options.mapq,
             exclude_flags: options.exclude_flags,
@@ -227,5 +243,39 @@ impl DepthJob {
         )
         .map_err(farm_error)?;
         Ok((report.stats, planned))
+    }
+
+    /// Bytes of the BAM read (a CRAM's: those of the BAM it was decoded into).
+    #[cfg(test)]
+    pub(crate) fn bam_bytes(&self) -> u64 {
+        self.bams.files().iter().map(|(bam, _)| bam.len()).sum()
+    }
+
+    /// The emitter of stretches priced at `task_bytes`, from the first contig.
+    fn planner(&self, task_bytes: u64) -> StretchPlanner<'_> {
+        StretchPlanner {
+            bams: &self.bams,
+            lengths: &self.lengths,
+            names: &self.names,
+            window: self.options.window.map(i64::from),
+            all_contigs: self.options.bed.is_none() || self.has_per_base() || self.has_thresholds(),
+            bed: self.bed.clone(),
+            task_bytes,
+            ref_id: 0,
+            pos: 0,
+            next_region: 0,
+        }
+    }
+
+    /// Plans tasks `tasks` of the plan with tasks of `task_bytes`, giving each to
+    /// `planned` (nothing is computed).
+    fn plan(&self, task_bytes: u64, tasks: Range<usize>, mut planned: impl FnMut(&Task)) {
+        let mut planner = self.planner(task_bytes);
+        let (mut count, mut task) = (0, Task::default());
+        while let Ok(Fill::Task) =
+            fill_in_range(&tasks, &mut count, &mut task, |t| Ok(planner.fill(t)))
+        {
+            planned(&task);
+        }
     }
 }

@@ -220,16 +220,31 @@ impl StretchWorker<'_> {
     }
 }
 
+impl Task {
+    /// The contig positions whose depths the task computes, on a contig of `len` bases:
+    /// from [`MATE_REACH`] before the stretch to its end or its last region's, up to
+    /// the contig's end, where mosdepth's array ends with a 0 (`len + 1`).
+    fn depth_span(&self, len: i64) -> (i64, i64) {
+        let reach = self.regions.iter().map(|r| r.stop).max().unwrap_or(0);
+        let hi = self.end.max(reach).min(len + 1);
+        ((self.start - MATE_REACH).max(0), hi)
+    }
+
+    /// The contig positions whose reads the task reads, on a contig of `len` bases.
+    pub(crate) fn read_span(&self, len: i64) -> (i64, i64) {
+        let (lo, hi) = self.depth_span(len);
+        (lo, hi.min(len))
+    }
+}
+
 impl Worker<Task, anyhow::Error> for StretchWorker<'_> {
     fn process(&mut self, task: &mut Task) -> anyhow::Result<()> {
         let len = self.lengths[task.ref_id];
-        // Depths are defined up to the contig's end, where mosdepth's array ends with a 0.
         let limit = len + 1;
-        let reach = task.regions.iter().map(|r| r.stop).max().unwrap_or(0);
-        let hi = task.end.max(reach).min(limit);
-        let lo = (task.start - MATE_REACH).max(0);
+        let (lo, hi) = task.depth_span(len);
         self.coverage.reset(lo, hi);
-        task.figures.found = len > 0 && self.add_reads(task.ref_id, lo, hi.min(len))?;
+        let (from, to) = task.read_span(len);
+        task.figures.found = len > 0 && self.add_reads(task.ref_id, from, to)?;
         let depths = self.coverage.depths();
         let at = |p: i64| (p.clamp(lo, hi) - lo) as usize;
         let own = depths.map(|d| &d[at(task.start)..at(task.end)]);

@@ -139,3 +139,48 @@ fn parts_of_every_shape_write_the_commands_files() {
         }
     }
 }
+
+#[test]
+fn parts_of_a_cram_decode_their_own_stretches_and_write_the_commands_files() {
+    let cram = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/cram/normal_slice_containers.cram"
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let options = DepthOptions {
+        window: Some(2_000),
+        thresholds: vec![1, 5],
+        per_base: true,
+        task_bytes: Some(30_000),
+        ..DepthOptions::default()
+    };
+    let expected = dir.path().join("cli");
+    crate::cmd::depth::run(cram, &expected, &options).unwrap();
+    let (task_bytes, tasks) = depth_plan(cram, &options, 1).unwrap();
+    assert!(tasks >= 4, "{tasks} tasks");
+    let cuts: Vec<usize> = (1..4).map(|k| tasks * k / 4).collect();
+    let prefix = dir.path().join("parts");
+    run_in_parts(cram, &options, &prefix, 4, &cuts);
+    for stream in STREAMS {
+        for suffix in [stream.to_string(), format!("{stream}.csi")] {
+            let read = |p: &Path| std::fs::read(format!("{}{suffix}", p.display())).unwrap();
+            assert!(read(&prefix) == read(&expected), "{suffix} differs");
+        }
+    }
+    for suffix in TEXTS {
+        let read = |p: &Path| std::fs::read(format!("{}{suffix}", p.display())).unwrap();
+        assert!(read(&prefix) == read(&expected), "{suffix} differs");
+    }
+    // The parts decode about the file once between them, not once each.
+    let bounds: Vec<usize> = std::iter::once(0).chain(cuts).chain([tasks]).collect();
+    let decoded: u64 = bounds
+        .windows(2)
+        .map(|w| {
+            DepthJob::for_tasks(cram, &options, task_bytes, w[0]..w[1])
+                .unwrap()
+                .bam_bytes()
+        })
+        .sum();
+    let once = DepthJob::new(cram, &options).unwrap().bam_bytes();
+    assert!(decoded * 4 < once * 5, "{decoded} against {once}");
+}
