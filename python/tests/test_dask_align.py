@@ -474,3 +474,30 @@ def test_parts_done_together_are_sized_and_written_by_one_task_per_worker(dask_c
     names = [t["key"].split("-")[1] for t in tasks.data if t["key"].startswith("seqfarm-")]
     # All twelve were done before the writing began: one batch.
     assert names.count("size") == workers and names.count("write") == workers
+
+
+def _unplaced_record(name, seq):
+    """An unplaced BAM record (FLAG 4, no position) as the spill holds it."""
+    import struct
+
+    codes = {"A": 1, "C": 2, "G": 4, "T": 8, "N": 15}
+    packed = bytes((codes[a] << 4) | codes[b] for a, b in zip(seq[::2], (seq + "N")[1::2]))
+    body = struct.pack("<iiBBHHHiiii", -1, -1, len(name) + 1, 0, 4680, 0, 4, len(seq), -1, -1, 0)
+    body += name.encode() + b"\0" + packed + b"\x1e" * len(seq)
+    return struct.pack("<i", len(body)) + body
+
+
+def test_a_piece_of_unplaced_reads_longer_than_its_segments_is_an_error(data, sim_index, tmp_path):
+    from seqfarm import _native
+    from seqfarm.dask import _align
+
+    reads = plain_copies(tmp_path, data, DATA_PAIRS)
+    argv = _align.align_argv(sim_index, reads[0], reads[1], tmp_path / "sorted.bam", {"sort": True})
+    spill = tmp_path / "spill"
+    spill.write_bytes(b"".join(_unplaced_record(f"r{i}", "ACGTA") for i in range(3)))
+    segments = [(str(spill), 0, spill.stat().st_size)]
+    blocks, _ = _native.align_merge_range(argv, segments, None, (1, 2))
+    assert blocks
+    for skip, records in ((0, 4), (2, 2)):
+        with pytest.raises(seqfarm.Error, match="records short of the piece's"):
+            _native.align_merge_range(argv, segments, None, (skip, records))

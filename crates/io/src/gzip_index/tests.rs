@@ -198,3 +198,22 @@ fn an_index_of_the_older_format_is_made_again() {
     );
     assert_eq!(std::fs::read(&index_path).unwrap()[4], 3);
 }
+
+#[test]
+fn records_that_cannot_be_counted_leave_an_index_without_counts() {
+    use crate::reads::RecordFormat;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("r.fq.gz");
+    // A line longer than any record may be: not reads, which the job says when it
+    // reads the file; the index is made all the same.
+    let mut plain = text(100_000);
+    plain.extend(std::iter::repeat_n(b'A', 5 << 20));
+    std::fs::write(&path, gzip(&plain)).unwrap();
+    let counting = RecordCounting {
+        format: RecordFormat::Fastq,
+        every: 1000,
+    };
+    let made = GzipIndex::open_or_build(&path, 1 << 20, Some(counting)).unwrap();
+    assert_eq!(made.length, plain.len() as u64);
+    assert_eq!(made.records(&counting), None);
+}
