@@ -466,14 +466,22 @@ def test_parts_done_together_are_sized_and_written_by_one_task_per_worker(dask_c
     texts = [f"part {i}: " * (i + 1) for i in range(12)]
     futures = _cluster.submit_in_order(dask_client, str.encode, [(t,) for t in texts], "bytes")
     wait(futures)
-    workers = len({w for held in dask_client.who_has(futures).values() for w in held})
+    holders = dask_client.who_has(futures)
+    # Done parts are sized by one task per worker holding some, each given its own.
+    sizings = list(_cluster._on_holders(dask_client, _cluster._part_sizes, futures, "size"))
+    assert len(sizings) == len({held[0] for held in holders.values()})
+    for group, sizing in sizings:
+        assert {holders[f.key][0] for f in group} == {holders[group[0].key][0]}
+        assert sizing.result() == [(len(f.result()), None) for f in group]
+    assert sorted(f.key for group, _ in sizings for f in group) == sorted(f.key for f in futures)
     with get_task_stream(dask_client) as tasks, _cluster.whole_output(argv) as output:
         _, offsets = _cluster.write_parts(dask_client, futures, output, b"head ", b" tail")
     assert out.read_bytes() == b"head " + "".join(texts).encode() + b" tail"
     assert offsets == [5 + sum(len(t) for t in texts[:i]) for i in range(12)]
     names = [t["key"].split("-")[1] for t in tasks.data if t["key"].startswith("seqfarm-")]
-    # All twelve were done before the writing began: one batch.
-    assert names.count("size") == workers and names.count("write") == workers
+    # Fewer tasks than one size and one write per part (how many batches the parts
+    # come back in is up to the client's loop).
+    assert names.count("size") + names.count("write") < 2 * 12
 
 
 def _unplaced_record(name, seq):

@@ -168,6 +168,11 @@ def write_parts(client, futures, output, header, trailer):
     sizings, writes = [], []
     placed = 0
     done = as_completed(futures)
+
+    def placing(group):
+        """The first arguments of the write of ``group``: the file and their offsets."""
+        return path, [offsets[number[f.key]] for f in group]
+
     try:
         for batch in done.batches():
             parts = [f for f in batch if f.key in number]
@@ -189,8 +194,7 @@ def write_parts(client, futures, output, header, trailer):
                 placed += 1
             if placed > start:
                 run = futures[start:placed]
-                place = lambda group: (path, [offsets[number[f.key]] for f in group])  # noqa: E731
-                writes += [w for _, w in _on_holders(client, _write_run, run, "write", place, retries=3)]
+                writes += [w for _, w in _on_holders(client, _write_run, run, "write", placing, retries=3)]
                 # The parts' bytes stay on their workers until their writes are done.
                 for future in run:
                     future.release()
