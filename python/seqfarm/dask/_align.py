@@ -276,7 +276,8 @@ def align(
     a shared filesystem: the workers count the records of each range of the files, and
     each part's worker finds its first record from those counts; a gzip file (one
     member or BGZF) is entered at access points kept beside it (``NAME.sfzi``, made by
-    one worker in one pass the first time and reused while the file is unchanged; in
+    one worker in one pass the first time, which also counts a gzip member's records so
+    that no job counts its ranges, and reused while the file is unchanged; in
     ``$XDG_CACHE_HOME/seqfarm/gzip-index`` (``~/.cache/...``) when its directory cannot
     be written, which must then be shared by the workers). Reads on standard input or bzip2-compressed are read
     by the client and travel with their parts.
