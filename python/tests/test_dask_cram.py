@@ -1,6 +1,8 @@
 """The Dask region jobs on CRAM inputs: the command line's outputs, byte for byte. The
 client plans a CRAM's parts from its containers' sizes, decoding none of it."""
 
+import json
+
 import pytest
 
 import seqfarm.dask
@@ -58,3 +60,12 @@ def test_snp_pileup_on_crams_is_the_cli_csv(dask_client, cli, data, tmp_path, cr
     out = tmp_path / "dask.csv"
     seqfarm.dask.snp_pileup(dask_client, vcf, crams, out=out, parts_per_worker=8, q=15, Q=20, P=100, task_bytes=20000)
     assert out.read_bytes() == (tmp_path / "cli.csv").read_bytes()
+
+
+@pytest.mark.parametrize("name", ["normal_slice.cram", "normal_slice_containers.cram", "tumor_slice.cram"])
+def test_flagstat_on_a_cram_is_the_cli_report(dask_client, cli, data, name):
+    # The parts are runs of the CRAM's containers, decoded by the workers.
+    cram = data / "cram" / name
+    expected = json.loads(cli("flagstat", "-O", "json", cram).stdout)
+    assert seqfarm.dask.flagstat(dask_client, cram, parts_per_worker=8) == expected
+    assert seqfarm.dask.flagstat(dask_client, cram, format="default") == cli("flagstat", cram).stdout.decode()

@@ -14,13 +14,14 @@ def _count_groups(path, unit, first, last):
 
 
 def flagstat(client, bam, format="json", *, parts_per_worker=2, progress=False):
-    """FLAG statistics of the BAM file ``bam`` (indexed or not) on the cluster of
-    ``client``: with ``format="json"`` a dict as :func:`seqfarm.flagstat` returns it,
+    """FLAG statistics of the BAM file ``bam`` (indexed or not) or CRAM on the cluster
+    of ``client``: with ``format="json"`` a dict as :func:`seqfarm.flagstat` returns it,
     with ``"default"`` or ``"tsv"`` the text ``seqfarm flagstat -O <format>`` prints.
 
     The BAM's ranges (from its index; the unmapped tail and unindexed stretches as
-    whole runs of blocks) are counted by the workers, which read the BAM from a shared
-    filesystem; only a range's bounds go out and 32 numbers come back per part.
+    whole runs of blocks), or the CRAM's runs of containers, are counted by the
+    workers, which read the file from a shared filesystem; only a range's bounds go out
+    and 32 numbers come back per part.
     """
     path = os.fspath(bam)
     parts = total_threads(client) * parts_per_worker

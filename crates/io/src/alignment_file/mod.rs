@@ -219,7 +219,7 @@ pub fn index_beside(path: &Path) -> Option<PathBuf> {
 }
 
 /// Whether the file at `path` starts with the CRAM magic; false when it cannot be read.
-fn starts_cram(path: &Path) -> bool {
+pub fn starts_cram(path: &Path) -> bool {
     let mut head = [0u8; sniff::CRAM_MAGIC.len()];
     File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))

@@ -146,7 +146,28 @@ impl CramFile {
         N: Fn() -> S + Sync,
         F: Fn(&mut S, crate::bam::Record<'_>) + Sync,
     {
-        let mut emit = container_tasks(self.containers());
+        let all = 0..self.containers().len();
+        self.for_each_record_of(all, reference, fields, threads, new_state, f)
+    }
+
+    /// [`CramFile::for_each_record`] on containers `containers` (numbers in
+    /// [`CramFile::containers`]) alone: a part of a run spread over machines.
+    pub fn for_each_record_of<S, N, F>(
+        &self,
+        containers: std::ops::Range<usize>,
+        reference: &ReferenceSource,
+        fields: Fields,
+        threads: usize,
+        new_state: N,
+        f: F,
+    ) -> Result<Vec<S>>
+    where
+        S: Send,
+        N: Fn() -> S + Sync,
+        F: Fn(&mut S, crate::bam::Record<'_>) + Sync,
+    {
+        let end = containers.end.min(self.containers().len());
+        let mut emit = container_tasks(&self.containers()[..end], containers.start);
         let n_ref = self.header.reference_sequences().len();
         let source = DecoderSource::new(self, reference, fields)?;
         let make_worker = |_| {
@@ -205,11 +226,13 @@ where
     }
 }
 
-/// The next task's containers: whole containers of about [`TASK_BYTES`] from `*next`.
 /// The farm's emitter over `spans`: each task gets the next run of containers
-/// ([`next_task`]) until none is left.
-fn container_tasks(spans: &[ContainerSpan]) -> impl FnMut(&mut Task) -> Result<Fill> + '_ {
-    let mut next = 0usize;
+/// ([`next_task`]), from number `first` on, until none is left.
+fn container_tasks(
+    spans: &[ContainerSpan],
+    first: usize,
+) -> impl FnMut(&mut Task) -> Result<Fill> + '_ {
+    let mut next = first.min(spans.len());
     move |task: &mut Task| {
         Ok(match next_task(spans, &mut next) {
             Some(range) => {
@@ -221,6 +244,7 @@ fn container_tasks(spans: &[ContainerSpan]) -> impl FnMut(&mut Task) -> Result<F
     }
 }
 
+/// The next task's containers: whole containers of about [`TASK_BYTES`] from `*next`.
 fn next_task(spans: &[ContainerSpan], next: &mut usize) -> Option<std::ops::Range<usize>> {
     if *next == spans.len() {
         return None;
@@ -324,7 +348,7 @@ fn transcode(
         let mut buffered = std::io::BufWriter::with_capacity(1 << 20, out);
         let mut writer =
             IndexedBamWriter::new(&mut buffered, path, compressed.len() as u64, 0, 1, &lengths)?;
-        let mut emit = container_tasks(spans);
+        let mut emit = container_tasks(spans, 0);
         let source = DecoderSource::new(cram, reference, reading.fields)?;
         let make_worker = |_| {
             let mut decoder = source.decoder()?;

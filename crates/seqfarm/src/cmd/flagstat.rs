@@ -22,7 +22,7 @@ use seqfarm_io::bam::{
     WorkUnit,
 };
 use seqfarm_io::bgzf::{self, InflateBuffer, Inflater, VirtualRange};
-use seqfarm_io::cram::Fields;
+use seqfarm_io::cram::{CramFile, Fields, ReferenceSource};
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::sam::flag_fields;
@@ -107,19 +107,8 @@ pub fn count_with_reference(
         AlignmentFile::Bam(bam) => count_bam_file(input, bam, config, stats),
         AlignmentFile::BamStream(stream) => count_bam_stream(input, stream, config, stats),
         AlignmentFile::Cram { cram, reference } => {
-            // Workers count the records of the containers they decode; nothing is written.
-            let states = cram.for_each_record(
-                &reference,
-                options.fields,
-                config.workers,
-                FlagCounts::default,
-                |counts, record| count_record(counts, &record),
-            )?;
-            let mut total = FlagCounts::default();
-            for counts in states {
-                total += counts;
-            }
-            Ok(total)
+            let all = 0..cram.containers().len();
+            count_cram_containers(&cram, &reference, all, config.workers)
         }
         AlignmentFile::Sam(sam) => count_sam(sam),
     }
@@ -172,6 +161,30 @@ impl<'a> FlagWorker<'a> {
             counts: FlagCounts::default(),
         }
     }
+}
+
+/// The flag counts of containers `containers` of `cram`, decoded against `reference`
+/// on `workers` workers, each counting the records of the containers it decodes
+/// (nothing is written).
+pub fn count_cram_containers(
+    cram: &CramFile,
+    reference: &ReferenceSource,
+    containers: std::ops::Range<usize>,
+    workers: usize,
+) -> anyhow::Result<FlagCounts> {
+    let states = cram.for_each_record_of(
+        containers,
+        reference,
+        Fields::FlagStatistics,
+        workers,
+        FlagCounts::default,
+        |counts, record| count_record(counts, &record),
+    )?;
+    let mut total = FlagCounts::default();
+    for counts in states {
+        total += counts;
+    }
+    Ok(total)
 }
 
 #[inline(always)]

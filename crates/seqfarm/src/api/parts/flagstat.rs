@@ -1,19 +1,28 @@
 //! `seqfarm flagstat` in parts: the groups of the command's work plan over an indexed
 //! BAM (virtual-offset ranges, and the runs of blocks one reader walks in order, such
-//! as the unmapped tail) counted anywhere; the counts of all groups add up to the
-//! command's.
+//! as the unmapped tail), or a CRAM's containers, counted anywhere; the counts of all
+//! groups add up to the command's.
 
 use std::path::Path;
 
 use seqfarm_farm::{FarmConfig, FarmStats};
 use seqfarm_regions::{FlagCounts, FlagstatFormat};
 
-use crate::cmd::flagstat::{count_bam_groups, open_bam, plan_groups, range_unit};
+use seqfarm_io::alignment_file::starts_cram;
+use seqfarm_io::cram::{CramFile, Fields};
+
+use crate::cmd::flagstat::{
+    count_bam_groups, count_cram_containers, open_bam, plan_groups, range_unit,
+};
 use crate::common::worker_threads;
 
 /// The range size and the number of groups of the plan for `path` spread over `parts`
-/// parts (workers times a few).
+/// parts (workers times a few); for a CRAM, 0 and its containers (found from its
+/// `.crai` or its container headers, none decoded).
 pub fn flagstat_plan(path: &Path, parts: usize) -> anyhow::Result<(u64, usize)> {
+    if starts_cram(path) {
+        return Ok((0, CramFile::open(path)?.containers().len()));
+    }
     let (bam, index) = open_bam(path)?;
     let unit = range_unit(bam.len(), parts);
     Ok((unit, plan_groups(&bam, index.as_ref(), unit)?))
@@ -27,6 +36,10 @@ pub fn flagstat_groups(
     groups: std::ops::Range<usize>,
     threads: Option<usize>,
 ) -> anyhow::Result<FlagCounts> {
+    if starts_cram(path) {
+        let (cram, reference) = CramFile::open_with_reference(path, None, Fields::FlagStatistics)?;
+        return count_cram_containers(&cram, &reference, groups, worker_threads(threads));
+    }
     let (bam, index) = open_bam(path)?;
     let config = FarmConfig::new(worker_threads(threads));
     let mut stats = FarmStats::default();
