@@ -400,6 +400,45 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
                      f"{traffic.sent / traffic.parts:.0f} B out per part + {traffic.received / sites_in:.1f} B "
                      f"back per site ({traffic.parts} parts)"))
 
+    if "cram" in jobs:
+        # normal.bam as CRAM 3.0 with a reference made from its reads and embedded (no
+        # reference file needed): the region jobs plan it from its containers' sizes, and
+        # each part decodes only the containers its own work reads.
+        cram = tmp / "normal.cram"
+        subprocess.run(["samtools", "view", "--no-PG", "-C", "--output-fmt-option", "embed_ref=2",
+                        "-o", cram, normal], check=True)
+        cram_mb = os.path.getsize(cram) / 1e6
+        out = tmp / "cram-out"
+        cram_jobs = [
+            ("flagstat", ["flagstat", "-t", 2, cram], lambda c: seqfarm.dask.flagstat(c, cram, format="default"),
+             lambda done: done.stdout, lambda result: result.encode()),
+            ("count", ["count", "-t", 2, "--window", window, "-o", out, cram],
+             lambda c: seqfarm.dask.count(c, [cram], window=window, out=out),
+             lambda done: out.read_bytes(), lambda result: out.read_bytes()),
+            ("depth", ["depth", "-t", 2, "--window", 500, "-o", out, cram],
+             lambda c: seqfarm.dask.depth(c, cram, out, window=500),
+             lambda done: Path(f"{out}.regions.bed.gz").read_bytes(),
+             lambda result: Path(f"{out}.regions.bed.gz").read_bytes()),
+        ]
+        for name, argv, job, cli_output, dask_output in cram_jobs:
+            def cram_cli():
+                seconds, done = cli(*argv)
+                expected["cram"] = cli_output(done)
+                return seconds
+
+            def cram_dask():
+                traffic.reset()
+                seconds, result = timed_dask(traffic, job)
+                return seconds, dask_output(result) == expected["cram"]
+
+            a, b, same = rounds_of(rounds, cram_cli, cram_dask)
+            rows.append((f"{name} on CRAM (normal.bam as {cram_mb:.0f} MB of CRAM)", a, b, same,
+                         f"pickled: {traffic.sent / 1e3:.1f} kB out + {traffic.received / 1e3:.1f} kB back "
+                         f"({traffic.parts} parts)"))
+        for leftover in tmp.glob("cram-out*"):
+            leftover.unlink()
+        cram.unlink()
+
     print(f"# medians of {rounds} alternating rounds; seqfarm.dask timed from submission to the "
           "output complete, on a fresh cluster each round (its workers load the index)")
     print(f"| job | seqfarm CLI, 2 threads (s) | seqfarm.dask, {NWORKERS} worker process(es) x {NTHREADS} "
