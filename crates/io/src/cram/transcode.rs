@@ -128,31 +128,13 @@ impl CramFile {
         Ok((cram, source))
     }
 
-    /// Decodes every container on `threads` workers (0: one per core), producing at least
-    /// `fields`, and calls `f` with each worker's state (made by `new_state`) and each
-    /// record as BAM record bytes, in file order within a task; returns the states. For
-    /// analyses that merge per-worker totals (flagstat), where the order of records does
-    /// not matter.
+    /// Decodes containers `containers` (numbers in [`CramFile::containers`]; a part of a
+    /// run spread over machines, or all of them) on `threads` workers (0: one per core),
+    /// producing at least `fields`, and calls `f` with each worker's state (made by
+    /// `new_state`) and each record as BAM record bytes, in file order within a task;
+    /// returns the states. For analyses that merge per-worker totals (flagstat), where
+    /// the order of records does not matter.
     pub fn for_each_record<S, N, F>(
-        &self,
-        reference: &ReferenceSource,
-        fields: Fields,
-        threads: usize,
-        new_state: N,
-        f: F,
-    ) -> Result<Vec<S>>
-    where
-        S: Send,
-        N: Fn() -> S + Sync,
-        F: Fn(&mut S, crate::bam::Record<'_>) + Sync,
-    {
-        let all = 0..self.containers().len();
-        self.for_each_record_of(all, reference, fields, threads, new_state, f)
-    }
-
-    /// [`CramFile::for_each_record`] on containers `containers` (numbers in
-    /// [`CramFile::containers`]) alone: a part of a run spread over machines.
-    pub fn for_each_record_of<S, N, F>(
         &self,
         containers: std::ops::Range<usize>,
         reference: &ReferenceSource,

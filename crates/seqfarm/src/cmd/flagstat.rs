@@ -172,7 +172,7 @@ pub fn count_cram_containers(
     containers: std::ops::Range<usize>,
     workers: usize,
 ) -> anyhow::Result<FlagCounts> {
-    let states = cram.for_each_record_of(
+    let states = cram.for_each_record(
         containers,
         reference,
         Fields::FlagStatistics,
