@@ -47,9 +47,9 @@ def plan_by_ranges(client, argv, parts, tasks_per_part=None):
     if files is None or any(kind == "other" for _, kind, _ in files):
         return None
     packed = [path for path, kind, _ in files if kind == "gzip"]
-    indexed = dict(zip(packed, submit_in_order(client, _native.gzip_access, [(argv, p, GZIP_SPAN) for p in packed], "gzip-index")))
+    indexing = submit_in_order(client, _native.gzip_access, [(argv, p, GZIP_SPAN) for p in packed], "gzip-index")
     try:
-        indexed = {path: future.result() for path, future in indexed.items()}
+        indexed = {path: future.result() for path, future in zip(packed, indexing)}
     except _native.Error:
         # No index could be kept for a gzip file (nowhere writable), or it cannot be
         # inflated: the client reads it (and reports its errors as the command does);

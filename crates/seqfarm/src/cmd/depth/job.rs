@@ -65,7 +65,7 @@ impl DepthJob {
                 from as u64,
                 to as u64,
             ));
-        });
+        })?;
         Self::open(bam, options, Some(WantedRanges::new(spans)))
     }
 
@@ -269,13 +269,19 @@ impl DepthJob {
 
     /// Plans tasks `tasks` of the plan with tasks of `task_bytes`, giving each to
     /// `planned` (nothing is computed).
-    fn plan(&self, task_bytes: u64, tasks: Range<usize>, mut planned: impl FnMut(&Task)) {
+    fn plan(
+        &self,
+        task_bytes: u64,
+        tasks: Range<usize>,
+        mut planned: impl FnMut(&Task),
+    ) -> anyhow::Result<()> {
         let mut planner = self.planner(task_bytes);
         let (mut count, mut task) = (0, Task::default());
-        while let Ok(Fill::Task) =
-            fill_in_range(&tasks, &mut count, &mut task, |t| Ok(planner.fill(t)))
+        while let Fill::Task =
+            fill_in_range(&tasks, &mut count, &mut task, |t| Ok(planner.fill(t)))?
         {
             planned(&task);
         }
+        Ok(())
     }
 }
