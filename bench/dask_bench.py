@@ -403,7 +403,8 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     if "cram" in jobs:
         # normal.bam as CRAM 3.0 with a reference made from its reads and embedded (no
         # reference file needed): the region jobs plan it from its containers' sizes, and
-        # each part decodes only the containers its own work reads.
+        # each part decodes only the containers its own work reads (snp-pileup's parts and
+        # walk: those their replays reach, read with tumor.bam).
         cram = tmp / "normal.cram"
         subprocess.run(["samtools", "view", "--no-PG", "-C", "--output-fmt-option", "embed_ref=2",
                         "-o", cram, normal], check=True)
@@ -419,6 +420,9 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
              lambda c: seqfarm.dask.depth(c, cram, out, window=500),
              lambda done: Path(f"{out}.regions.bed.gz").read_bytes(),
              lambda result: Path(f"{out}.regions.bed.gz").read_bytes()),
+            ("snp-pileup (with tumor.bam)", ["snp-pileup", "-t", 2, "--force", sites, out, cram, tumor],
+             lambda c: seqfarm.dask.snp_pileup(c, sites, [cram, tumor], out=out, force=True),
+             lambda done: out.read_bytes(), lambda result: out.read_bytes()),
         ]
         for name, argv, job, cli_output, dask_output in cram_jobs:
             def cram_cli():

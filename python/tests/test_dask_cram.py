@@ -62,6 +62,17 @@ def test_snp_pileup_on_crams_is_the_cli_csv(dask_client, cli, data, tmp_path, cr
     assert out.read_bytes() == (tmp_path / "cli.csv").read_bytes()
 
 
+@pytest.mark.parametrize("pseudo", [0, 100])
+def test_snp_pileup_parts_of_a_cram_of_many_containers(dask_client, cli, data, tmp_path, pseudo):
+    # Each part, and the client's walk, decodes the containers its replays reach.
+    vcf = data / "snp-pileup" / "sites_slice.vcf.gz"
+    inputs = [data / "cram" / "normal_slice_containers.cram", data / "snp-pileup" / "tumor_slice.bam"]
+    cli("snp-pileup", "-q", "15", "-P", pseudo, vcf, tmp_path / "cli.csv", *inputs)
+    out = tmp_path / "dask.csv"
+    seqfarm.dask.snp_pileup(dask_client, vcf, inputs, out=out, parts_per_worker=8, q=15, P=pseudo, task_bytes=20000)
+    assert out.read_bytes() == (tmp_path / "cli.csv").read_bytes()
+
+
 @pytest.mark.parametrize("name", ["normal_slice.cram", "normal_slice_containers.cram", "tumor_slice.cram"])
 def test_flagstat_on_a_cram_is_the_cli_report(dask_client, cli, data, name):
     # The parts are runs of the CRAM's containers, decoded by the workers.

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use crate::bam::{self, BamFile, BamIndex, BamSet, BamStream};
 pub use crate::cram::ReadOptions;
-use crate::cram::{self, CramFile, CramInput, ReferenceSource};
+use crate::cram::{self, CramFile, CramInput, CramRanges, ReferenceSource};
 use crate::input::Input;
 use crate::sniff::{self, AlignmentFormat, HEAD};
 use crate::{Error, Result};
@@ -204,6 +204,21 @@ impl RegionInputs {
             }
         }
         Ok(set)
+    }
+
+    /// Each CRAM input opened to be decoded where it is read ([`CramRanges`]), with the
+    /// reference and fields of `options`; `None` for a BAM.
+    pub fn crams_on_demand(&self, options: &ReadOptions<'_>) -> Result<Vec<Option<CramRanges>>> {
+        cram::check_reference(options.reference)?;
+        self.inputs
+            .iter()
+            .map(|input| {
+                input
+                    .cram
+                    .then(|| CramRanges::open(&input.path, options))
+                    .transpose()
+            })
+            .collect()
     }
 }
 

@@ -34,6 +34,7 @@ mod htslib;
 mod layout;
 #[cfg(not(feature = "htslib"))]
 mod noodles_decode;
+mod on_demand;
 mod reference;
 
 mod reading;
@@ -47,6 +48,7 @@ use memmap2::Mmap;
 use noodles_sam as sam;
 
 pub use layout::{indexed_containers, walk_containers, ContainerSpan, EOF_CONTAINER};
+pub use on_demand::{CramRangeReader, CramRanges};
 pub use reading::{ReadOptions, WantedRanges};
 pub use reference::{check_reference, normalized_md5, ReferenceSource};
 pub use sizes::ContainerSizes;

@@ -46,46 +46,58 @@ impl<'a> DecoderSource<'a> {
     }
 
     /// A decoder for one worker.
-    fn decoder(&self) -> Result<ContainerDecoder<'_>> {
-        Ok(ContainerDecoder {
-            source: self,
+    fn decoder(&self) -> Result<ContainerDecoder<'a>> {
+        ContainerDecoder::open(
+            self.cram,
+            self.reference,
+            self.fields,
             #[cfg(feature = "htslib")]
-            hts: HtsContainerDecoder::open(
-                self.cram.path(),
-                self.hts_reference.path(),
-                self.fields,
-            )?,
-        })
+            &self.hts_reference,
+        )
     }
 }
 
 /// One worker's container decoder: htslib (feature `htslib`, the binary's default) with
 /// a handle of its own, else noodles-cram.
-struct ContainerDecoder<'a> {
-    source: &'a DecoderSource<'a>,
+pub(super) struct ContainerDecoder<'a> {
+    cram: &'a CramFile,
+    reference: &'a ReferenceSource,
+    fields: Fields,
     #[cfg(feature = "htslib")]
     hts: HtsContainerDecoder,
 }
 
-impl ContainerDecoder<'_> {
-    /// Appends the records of container `span` to `out` as BAM records, after checking
-    /// the checksums of all its blocks and, when the fields need it, the reference.
-    fn decode(&mut self, span: &ContainerSpan, out: &mut Vec<u8>) -> Result<()> {
-        let DecoderSource {
+impl<'a> ContainerDecoder<'a> {
+    /// A decoder of `cram`'s containers against `reference` (for htslib, read from
+    /// `hts_reference`, which must outlive the decoder).
+    pub(super) fn open(
+        cram: &'a CramFile,
+        reference: &'a ReferenceSource,
+        fields: Fields,
+        #[cfg(feature = "htslib")] hts_reference: &HtsReference,
+    ) -> Result<Self> {
+        Ok(Self {
             cram,
             reference,
             fields,
-            ..
-        } = self.source;
+            #[cfg(feature = "htslib")]
+            hts: HtsContainerDecoder::open(cram.path(), hts_reference.path(), fields)?,
+        })
+    }
+
+    /// Appends the records of container `span` to `out` as BAM records, after checking
+    /// the checksums of all its blocks and, when the fields need it, the reference.
+    pub(super) fn decode(&mut self, span: &ContainerSpan, out: &mut Vec<u8>) -> Result<()> {
+        let cram = self.cram;
         layout::check_block_checksums(cram.container_bytes(span))
             .map_err(|m| cram.container_error(span, m))?;
-        if fields.need_reference() {
-            cram.check_reference_for(span, reference)?;
+        if self.fields.need_reference() {
+            cram.check_reference_for(span, self.reference)?;
         }
         #[cfg(feature = "htslib")]
         return self.hts.decode(span, out);
         #[cfg(not(feature = "htslib"))]
-        cram.decode_container(span, reference, out)
+        cram.decode_container(span, self.reference, out)
     }
 }
 
@@ -187,7 +199,7 @@ where
 {
     fn process(&mut self, task: &mut Task) -> Result<()> {
         task.records.clear();
-        let cram = self.decoder.source.cram;
+        let cram = self.decoder.cram;
         for span in &cram.containers()[task.containers.clone()] {
             let start = task.records.len();
             self.decoder.decode(span, &mut task.records)?;

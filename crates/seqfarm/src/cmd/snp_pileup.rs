@@ -27,10 +27,10 @@
 use std::path::PathBuf;
 
 use seqfarm_farm::{Collector, FarmConfig, Fill};
-use seqfarm_io::alignment_file::{open_by_region, ReadOptions};
+use seqfarm_io::alignment_file::{ReadOptions, RegionInputs};
 use seqfarm_io::bam::BamSet;
 use seqfarm_io::bgzf_writer::compressor_threads;
-use seqfarm_io::cram::{Fields, WantedRanges};
+use seqfarm_io::cram::{CramRanges, Fields, WantedRanges};
 use seqfarm_io::input::{Input, LineReader};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_io::vcf::VcfSites;
@@ -119,7 +119,12 @@ impl Task {
 /// What a snp-pileup needs before it runs: the BAMs, the pileup settings and the walk's
 /// rules; it runs the whole command or any range of its tasks.
 pub struct SnpPileupJob {
+    /// The BAMs, and the CRAMs decoded into BAMs (or, decoded on demand or not at all,
+    /// their headers and container sizes).
     bams: BamSet,
+    /// With [`SnpPileupJob::on_demand`], each CRAM of `bams` opened to be decoded where
+    /// it is read (none for a BAM); otherwise empty.
+    crams: Vec<Option<CramRanges>>,
     names: Vec<String>,
     contigs: chunk::ContigLookup,
     params: PileupParams,
@@ -137,12 +142,25 @@ pub struct SnpPileupJob {
     worker_rows: bool,
 }
 
+/// How a job reads its CRAMs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CramDecoding {
+    /// Every placed container, into an indexed BAM, before the run.
+    Whole,
+    /// Each container by each thread whose replay reaches it.
+    OnDemand,
+    /// None: the job only plans.
+    Never,
+}
+
 /// What a run of [`SnpPileupJob::run`] reports.
 pub struct RunFigures {
     /// The farm's figures.
     pub stats: seqfarm_farm::FarmStats,
     /// BGZF blocks the workers inflated.
     pub blocks: u64,
+    /// CRAM containers the workers decoded on demand ([`SnpPileupJob::on_demand`]).
+    pub containers: u64,
     /// What the workers replayed.
     pub replay: ReplayStats,
     /// Tasks planned, up to the end of the range run.
@@ -152,18 +170,26 @@ pub struct RunFigures {
 }
 
 impl SnpPileupJob {
-    /// Opens the VCF and the BAMs of `options` (after [`SnpPileupOptions::check`]).
+    /// Opens the VCF and the BAMs of `options` (after [`SnpPileupOptions::check`]); a
+    /// CRAM is decoded whole, on all the job's threads, before the run.
     pub fn new(options: &SnpPileupOptions) -> anyhow::Result<Self> {
-        Self::open(options, false)
+        Self::open(options, CramDecoding::Whole)
     }
 
     /// Opens the job to plan it ([`SnpPileupJob::run`] on no task): a CRAM is decoded
     /// not at all, its containers' sizes pricing the tasks as they do when it is decoded.
     pub fn planning(options: &SnpPileupOptions) -> anyhow::Result<Self> {
-        Self::open(options, true)
+        Self::open(options, CramDecoding::Never)
     }
 
-    fn open(options: &SnpPileupOptions, plan_only: bool) -> anyhow::Result<Self> {
+    /// Opens the job for a run of some of its tasks, or for a walk that replays little
+    /// (a part of a run spread over machines, its collector): each thread decodes a
+    /// CRAM's containers as its replays reach them. The rows are [`SnpPileupJob::new`]'s.
+    pub fn on_demand(options: &SnpPileupOptions) -> anyhow::Result<Self> {
+        Self::open(options, CramDecoding::OnDemand)
+    }
+
+    fn open(options: &SnpPileupOptions, decoding: CramDecoding) -> anyhow::Result<Self> {
         options.check()?;
         let nothing = WantedRanges::default();
         let params = PileupParams {
@@ -174,15 +200,21 @@ impl SnpPileupJob {
             detect_overlaps: !options.ignore_overlaps,
         };
         let vcf = Input::open(&options.vcf)?;
-        let bams = open_by_region(
-            &options.bams,
-            &ReadOptions {
-                reference: options.reference.as_deref(),
-                fields: Fields::Pileup,
-                threads: options.farm.workers(),
-                ranges: plan_only.then_some(&nothing),
-            },
-        )?;
+        let inputs = RegionInputs::sniff(&options.bams);
+        let mut reading = ReadOptions {
+            reference: options.reference.as_deref(),
+            fields: Fields::Pileup,
+            threads: options.farm.workers(),
+            ranges: None,
+        };
+        let crams = match decoding {
+            CramDecoding::OnDemand => inputs.crams_on_demand(&reading)?,
+            _ => Vec::new(),
+        };
+        if decoding != CramDecoding::Whole {
+            reading.ranges = Some(&nothing);
+        }
+        let bams = inputs.open(&reading)?;
         let names: Vec<String> = bams
             .header()
             .map(|h| h.references.iter().map(|r| r.name.clone()).collect())
@@ -199,6 +231,7 @@ impl SnpPileupJob {
         Ok(Self {
             contigs: chunk::ContigLookup::new(&bams),
             bams,
+            crams,
             names,
             params,
             walker,
@@ -247,7 +280,7 @@ impl SnpPileupJob {
             self.walker.clone(),
             self.vcf.clone(),
             sink.transpose()?,
-            &self.bams,
+            replay::BamReads::new(&self.bams, &self.crams)?,
             self.params,
             self.names.clone(),
             self.progress,
@@ -296,14 +329,14 @@ impl SnpPileupJob {
             Task::default,
             &mut |task: &mut Task| fill_in_range(&tasks, &mut planned, task, &mut emit),
             |_| {
-                Ok(replay::SiteWorker::new(
-                    &self.bams,
+                replay::SiteWorker::new(
+                    replay::BamReads::new(&self.bams, &self.crams)?,
                     &self.contigs,
                     &self.names,
                     self.worker_rows.then(|| self.walker.clone()),
                     self.params,
                     self.pseudo_snps,
-                ))
+                )
             },
             collector,
         )
@@ -315,6 +348,7 @@ impl SnpPileupJob {
         }
         Ok(RunFigures {
             blocks: report.workers.iter().map(|w| w.blocks_inflated()).sum(),
+            containers: report.workers.iter().map(|w| w.containers_decoded()).sum(),
             stats: report.stats,
             replay: replayed,
             planned,

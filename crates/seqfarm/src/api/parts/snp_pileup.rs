@@ -3,7 +3,8 @@
 //! back as bytes (`findings`), and the command's collector walking them all in VCF
 //! order on one machine: the walk carries its state (the last covered position, the
 //! pseudo-SNPs, the contig order, the line numbers) from task to task, so its rows are
-//! the command's, byte for byte, however the tasks were spread.
+//! the command's, byte for byte, however the tasks were spread. A CRAM is decoded where
+//! the parts' replays and the walk's contig probe read it, never whole.
 
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
@@ -47,7 +48,7 @@ pub fn snp_pileup_tasks(
     threads: Option<usize>,
 ) -> anyhow::Result<Vec<u8>> {
     let options = part_options(options)?;
-    let job = SnpPileupJob::new(options)?.without_worker_rows();
+    let job = SnpPileupJob::on_demand(options)?.without_worker_rows();
     let files = job.files();
     let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
@@ -73,7 +74,7 @@ impl SnpPileupMerge {
     /// [`SnpPileupMerge::finish`]).
     pub fn start(options: &SnpPileupOptions, to_memory: bool) -> anyhow::Result<Self> {
         let options = part_options(options)?;
-        let job = SnpPileupJob::new(options)?;
+        let job = SnpPileupJob::on_demand(options)?;
         let out = match to_memory {
             true => None,
             false => Some(open_output(options)?),
@@ -139,5 +140,74 @@ impl SnpPileupMerge {
                 .map_err(|_| anyhow::anyhow!("snp-pileup: the walk stopped unexpectedly"))??;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+
+    fn data(path: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data")
+            .join(path)
+    }
+
+    /// Parts of a run on a CRAM of many containers, with and without pseudo-SNPs.
+    fn parts_of_a_cram(pseudo_snps: i64) {
+        let cram = data("cram/normal_slice_containers.cram");
+        let options = SnpPileupOptions {
+            vcf: data("snp-pileup/sites_slice.vcf.gz"),
+            bams: vec![cram.clone(), data("snp-pileup/tumor_slice.bam")],
+            min_map_quality: 15,
+            min_base_quality: 20,
+            pseudo_snps,
+            task_bytes: Some(20_000),
+            ..SnpPileupOptions::default()
+        };
+        let (task_bytes, tasks) = snp_pileup_plan(&options, 4).unwrap();
+        assert!(tasks >= 4, "{tasks}");
+        let mut merge = SnpPileupMerge::start(&options, true).unwrap();
+        let mut decoded = 0;
+        for k in 0..4 {
+            let part = tasks * k / 4..tasks * (k + 1) / 4;
+            merge
+                .add(snp_pileup_tasks(&options, task_bytes, part.clone(), Some(1)).unwrap())
+                .unwrap();
+            let job = SnpPileupJob::on_demand(&options).unwrap();
+            let figures = job
+                .run(
+                    &FarmConfig::new(1),
+                    task_bytes,
+                    part,
+                    &mut |_: &mut Task| Ok(()),
+                )
+                .unwrap();
+            decoded += figures.containers;
+        }
+        // The rows of the command, which decodes the CRAM whole first.
+        let table = merge.finish().unwrap().unwrap();
+        assert_eq!(table, crate::cmd::snp_pileup::table(&options).unwrap());
+        // Between them the parts decode about the CRAM once, not once each.
+        let containers = seqfarm_io::cram::CramFile::open(&cram)
+            .unwrap()
+            .containers()
+            .len() as u64;
+        assert!(
+            decoded > 0 && decoded * 4 < containers * 5,
+            "{decoded} of {containers}"
+        );
+    }
+
+    #[test]
+    fn parts_of_a_cram_decode_what_their_replays_reach() {
+        parts_of_a_cram(0);
+    }
+
+    #[test]
+    fn parts_of_a_cram_with_pseudo_snps_decode_what_their_replays_reach() {
+        parts_of_a_cram(100);
     }
 }

@@ -5,11 +5,10 @@ use std::path::PathBuf;
 
 use indicatif::ProgressBar;
 use seqfarm_farm::Collector;
-use seqfarm_io::bam::BamSet;
 use seqfarm_io::bgzf_writer::ParallelBgzfWriter;
 use seqfarm_io::output::Output;
 use seqfarm_plot::SiteTable;
-use seqfarm_regions::pileup::replay::ContigProbe;
+use seqfarm_regions::pileup::replay::{ContigProbe, ReadSource};
 use seqfarm_regions::pileup::rows::PileupTable;
 use seqfarm_regions::pileup::visit::SiteWalker;
 use seqfarm_regions::pileup::PileupParams;
@@ -103,7 +102,7 @@ impl<'a> RowCollector<'a> {
         walker: SiteWalker,
         vcf: PathBuf,
         mut sink: Option<Sink>,
-        bams: &'a BamSet,
+        reads: BamReads<'a>,
         params: PileupParams,
         names: Vec<String>,
         progress: bool,
@@ -122,10 +121,10 @@ impl<'a> RowCollector<'a> {
             lines: 0,
             furthest: None,
             sink,
-            probe: ContigProbe::new(BamReads::new(bams), params),
+            files: reads.files(),
+            probe: ContigProbe::new(reads, params),
             names,
             rows: Vec::with_capacity(1 << 20),
-            files: bams.len(),
             progress: bar,
             sites: None,
             table: None,

@@ -9,6 +9,7 @@ use std::ops::{ControlFlow, Range};
 use anyhow::anyhow;
 use seqfarm_farm::Worker;
 use seqfarm_io::bam::{BamIndex, BamSet, RangeReader, Record};
+use seqfarm_io::cram::{CramRangeReader, CramRanges};
 use seqfarm_regions::pileup::engine::EngineError;
 use seqfarm_regions::pileup::replay::{ReadSource, ReplayStats, Replayer, SourceRead};
 use seqfarm_regions::pileup::visit::SiteWalker;
@@ -49,24 +50,43 @@ fn compressed_between(index: &BamIndex, ref_id: i32, from: i64, to: i64) -> Rang
 }
 
 /// The BAMs as the replay's read source: records through each BAM's index, inflated by
-/// one reader (each worker and the collector have their own).
+/// one reader, and those of a CRAM decoded on demand through a reader of its containers
+/// (each worker and the collector have their own).
 pub struct BamReads<'a> {
     bams: &'a BamSet,
     reader: RangeReader,
+    /// Per file of `bams`, the reader of a CRAM decoded on demand (none: `bams` holds
+    /// its records).
+    crams: Vec<Option<CramRangeReader<'a>>>,
 }
 
 impl<'a> BamReads<'a> {
-    /// A source reading `bams`.
-    pub fn new(bams: &'a BamSet) -> Self {
-        Self {
+    /// A source reading `bams`, and the CRAMs among them from `crams` where it has one
+    /// (a file it has none for, or all when it is empty, read from `bams`).
+    pub fn new(bams: &'a BamSet, crams: &'a [Option<CramRanges>]) -> anyhow::Result<Self> {
+        let crams = crams
+            .iter()
+            .map(|cram| cram.as_ref().map(CramRanges::reader).transpose())
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
             bams,
             reader: RangeReader::new(),
-        }
+            crams,
+        })
     }
 
     /// BGZF blocks inflated so far.
     pub fn blocks_inflated(&self) -> u64 {
         self.reader.blocks_inflated()
+    }
+
+    /// CRAM containers decoded on demand so far.
+    pub fn containers_decoded(&self) -> u64 {
+        self.crams
+            .iter()
+            .flatten()
+            .map(CramRangeReader::containers_decoded)
+            .sum()
     }
 }
 
@@ -98,6 +118,13 @@ impl ReadSource for BamReads<'_> {
     where
         F: FnMut(SourceRead<'_>) -> ControlFlow<()>,
     {
+        if let Some(Some(cram)) = self.crams.get_mut(file) {
+            let start = first.max(1) as u64 - 1;
+            cram.for_each_record(ref_id, start, last.max(0) as u64, |record| {
+                visit(source_read(&record))
+            })?;
+            return Ok(());
+        }
         let (bam, index) = &self.bams.files()[file];
         // No further than the index can address (2^29 - 1 for BAI).
         let limit = index.kind().max_position();
@@ -155,24 +182,29 @@ pub struct SiteWorker<'a> {
 }
 
 impl<'a> SiteWorker<'a> {
-    /// A worker for `bams`; `contigs` and `names` map VCF contigs to the BAMs' and
+    /// A worker replaying `reads`; `contigs` and `names` map VCF contigs to the BAMs' and
     /// back, `walker` is snp-pileup's walk with the run's rules (`None`: no rows are
     /// written here).
     pub fn new(
-        bams: &'a BamSet,
+        reads: BamReads<'a>,
         contigs: &'a ContigLookup,
         names: &'a [String],
         walker: Option<SiteWalker>,
         params: PileupParams,
         pseudo_every: i64,
-    ) -> Self {
-        Self {
-            replayer: Replayer::new(BamReads::new(bams), params, pseudo_every),
+    ) -> anyhow::Result<Self> {
+        Ok(Self {
+            replayer: Replayer::new(reads, params, pseudo_every),
             contigs,
             names,
             walker,
             pseudo: pseudo_every != 0,
-        }
+        })
+    }
+
+    /// CRAM containers this worker decoded on demand.
+    pub fn containers_decoded(&self) -> u64 {
+        self.replayer.source().containers_decoded()
     }
 
     /// BGZF blocks this worker inflated.
