@@ -44,7 +44,11 @@ const VARIANTS: [(&str, &str, &[&str]); 5] = [
 ];
 
 /// The committed CRAMs with an embedded reference (no reference file needed).
-const EMBEDDED: [&str; 2] = ["cram/normal_slice.cram", "cram/tumor_slice.cram"];
+const EMBEDDED: [&str; 3] = [
+    "cram/normal_slice.cram",
+    "cram/tumor_slice.cram",
+    "cram/normal_slice_containers.cram",
+];
 
 /// A CRAM and the same data as BAM.
 struct Pair {
@@ -272,7 +276,7 @@ fn snp_pileup_on_crams_is_snp_pileup_on_the_bams() {
     let dir = tempfile::tempdir().unwrap();
     let all = pairs(dir.path());
     let find = |name: &str| all.iter().find(|p| p.name == name).unwrap();
-    let cases: [(&str, &[&str], &str, Vec<&Pair>); 3] = [
+    let cases: [(&str, &[&str], &str, Vec<&Pair>); 5] = [
         (
             "slices",
             &[],
@@ -284,6 +288,19 @@ fn snp_pileup_on_crams_is_snp_pileup_on_the_bams() {
             &["-A", "-x", "-q1", "-Q13", "-r2,2", "-d", "8"],
             "snp-pileup/sites_slice.vcf.gz",
             vec![find(EMBEDDED[0]), find(EMBEDDED[1])],
+        ),
+        // 32 containers, each thread decoding those its replays reach.
+        (
+            "containers",
+            &["-q15", "-Q20", "--task-bytes", "20000"],
+            "snp-pileup/sites_slice.vcf.gz",
+            vec![find(EMBEDDED[2]), find(EMBEDDED[1])],
+        ),
+        (
+            "containers_pseudo",
+            &["-P", "100", "--task-bytes", "20000"],
+            "snp-pileup/sites_slice.vcf.gz",
+            vec![find(EMBEDDED[2]), find(EMBEDDED[1])],
         ),
         (
             "chrM",

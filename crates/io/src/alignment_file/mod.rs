@@ -6,7 +6,8 @@
 //!   its reference, SAM text (plain or gzip); flagstat reads this way.
 //! * [`RegionInputs`]: inputs read by genomic region through an index: indexed BAMs as
 //!   they are, CRAMs decoded into an indexed BAM ([`CramInput`]); count, depth and
-//!   snp-pileup read this way, as a [`BamSet`].
+//!   snp-pileup read this way, as a [`BamSet`] (snp-pileup with its CRAMs left
+//!   undecoded there and read through [`CramRanges`] instead).
 //!
 //! This module sits above [`bam`], [`cram`], [`input`](crate::input) and [`sniff`]:
 //! none of them imports it. SAM text comes back as an [`Input`], for the `sam` readers.

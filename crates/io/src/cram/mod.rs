@@ -22,7 +22,9 @@
 //! Errors name the CRAM and the offset of the container they are about.
 //!
 //! [`CramFile::for_each_record`] hands the decoded records to per-worker state instead,
-//! with nothing written (flagstat).
+//! with nothing written (flagstat). [`CramRanges`] decodes no container up front: each
+//! thread's [`CramRangeReader`] decodes those a genomic range it reads meets, when it
+//! reads it (snp-pileup, whose replays read a little around each site).
 //!
 //! htslib decodes a whole CRAM 2.1x faster than noodles-cram (5.0 against 10.6 CPU s for
 //! a 125 MB CRAM of 2 M reads; BENCHMARKS.md, "CRAM input"), and far faster when only the

@@ -21,7 +21,7 @@ use crate::{Error, Result};
 /// Decoded BAM bytes a reader keeps (whole containers; the last one decoded is always
 /// kept): a replay that moves back a little or reads the same stretch again finds its
 /// containers decoded.
-const KEPT_BYTES: usize = 64 << 20;
+const KEPT_BYTES: usize = 16 << 20;
 
 /// A CRAM opened to be read by genomic range, its containers found (from its `.crai` or
 /// their headers) and its reference checked, nothing decoded.

@@ -119,11 +119,10 @@ impl Task {
 /// What a snp-pileup needs before it runs: the BAMs, the pileup settings and the walk's
 /// rules; it runs the whole command or any range of its tasks.
 pub struct SnpPileupJob {
-    /// The BAMs, and the CRAMs decoded into BAMs (or, decoded on demand or not at all,
-    /// their headers and container sizes).
+    /// The BAMs, and for each CRAM its header and containers' sizes (none decoded).
     bams: BamSet,
-    /// With [`SnpPileupJob::on_demand`], each CRAM of `bams` opened to be decoded where
-    /// it is read (none for a BAM); otherwise empty.
+    /// Each CRAM of `bams` opened to be decoded where it is read (none for a BAM; empty
+    /// when the job only plans).
     crams: Vec<Option<CramRanges>>,
     names: Vec<String>,
     contigs: chunk::ContigLookup,
@@ -142,24 +141,13 @@ pub struct SnpPileupJob {
     worker_rows: bool,
 }
 
-/// How a job reads its CRAMs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum CramDecoding {
-    /// Every placed container, into an indexed BAM, before the run.
-    Whole,
-    /// Each container by each thread whose replay reaches it.
-    OnDemand,
-    /// None: the job only plans.
-    Never,
-}
-
 /// What a run of [`SnpPileupJob::run`] reports.
 pub struct RunFigures {
     /// The farm's figures.
     pub stats: seqfarm_farm::FarmStats,
     /// BGZF blocks the workers inflated.
     pub blocks: u64,
-    /// CRAM containers the workers decoded on demand ([`SnpPileupJob::on_demand`]).
+    /// CRAM containers the workers decoded.
     pub containers: u64,
     /// What the workers replayed.
     pub replay: ReplayStats,
@@ -171,25 +159,20 @@ pub struct RunFigures {
 
 impl SnpPileupJob {
     /// Opens the VCF and the BAMs of `options` (after [`SnpPileupOptions::check`]); a
-    /// CRAM is decoded whole, on all the job's threads, before the run.
+    /// CRAM is opened to be decoded where it is read: each thread decodes the containers
+    /// its replays reach (a run of some of the tasks, or the collector's walk, decodes
+    /// little of it), and nothing is written to disk.
     pub fn new(options: &SnpPileupOptions) -> anyhow::Result<Self> {
-        Self::open(options, CramDecoding::Whole)
+        Self::open(options, false)
     }
 
-    /// Opens the job to plan it ([`SnpPileupJob::run`] on no task): a CRAM is decoded
-    /// not at all, its containers' sizes pricing the tasks as they do when it is decoded.
+    /// Opens the job to plan it ([`SnpPileupJob::run`] on no task): a CRAM is not
+    /// opened for decoding, its containers' sizes pricing the tasks.
     pub fn planning(options: &SnpPileupOptions) -> anyhow::Result<Self> {
-        Self::open(options, CramDecoding::Never)
+        Self::open(options, true)
     }
 
-    /// Opens the job for a run of some of its tasks, or for a walk that replays little
-    /// (a part of a run spread over machines, its collector): each thread decodes a
-    /// CRAM's containers as its replays reach them. The rows are [`SnpPileupJob::new`]'s.
-    pub fn on_demand(options: &SnpPileupOptions) -> anyhow::Result<Self> {
-        Self::open(options, CramDecoding::OnDemand)
-    }
-
-    fn open(options: &SnpPileupOptions, decoding: CramDecoding) -> anyhow::Result<Self> {
+    fn open(options: &SnpPileupOptions, plan_only: bool) -> anyhow::Result<Self> {
         options.check()?;
         let nothing = WantedRanges::default();
         let params = PileupParams {
@@ -201,19 +184,17 @@ impl SnpPileupJob {
         };
         let vcf = Input::open(&options.vcf)?;
         let inputs = RegionInputs::sniff(&options.bams);
-        let mut reading = ReadOptions {
+        let reading = ReadOptions {
             reference: options.reference.as_deref(),
             fields: Fields::Pileup,
             threads: options.farm.workers(),
-            ranges: None,
+            ranges: Some(&nothing),
         };
-        let crams = match decoding {
-            CramDecoding::OnDemand => inputs.crams_on_demand(&reading)?,
-            _ => Vec::new(),
+        let crams = match plan_only {
+            true => Vec::new(),
+            false => inputs.crams_on_demand(&reading)?,
         };
-        if decoding != CramDecoding::Whole {
-            reading.ranges = Some(&nothing);
-        }
+        // A CRAM's header and containers' sizes, none decoded.
         let bams = inputs.open(&reading)?;
         let names: Vec<String> = bams
             .header()
@@ -390,14 +371,16 @@ fn pileup_into(
     let job = SnpPileupJob::new(options)?;
     if options.verbose {
         for (i, (bam, index)) in job.bams.files().iter().enumerate() {
-            stderr_line!(
-                "File {}: {} (BAM, {} references, {:?} index {})",
-                i + 1,
-                bam.path().display(),
-                bam.header().references.len(),
-                index.kind(),
-                index.path().display()
-            );
+            let references = bam.header().references.len();
+            let read = match job.crams.get(i) {
+                Some(Some(_)) => format!("CRAM, {references} references, decoded where read"),
+                _ => format!(
+                    "BAM, {references} references, {:?} index {}",
+                    index.kind(),
+                    index.path().display()
+                ),
+            };
+            stderr_line!("File {}: {} ({read})", i + 1, bam.path().display());
         }
         stderr_line!("Max per-file depth set to {}.", options.max_depth);
     }

@@ -48,7 +48,7 @@ pub fn snp_pileup_tasks(
     threads: Option<usize>,
 ) -> anyhow::Result<Vec<u8>> {
     let options = part_options(options)?;
-    let job = SnpPileupJob::on_demand(options)?.without_worker_rows();
+    let job = SnpPileupJob::new(options)?.without_worker_rows();
     let files = job.files();
     let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
@@ -74,7 +74,7 @@ impl SnpPileupMerge {
     /// [`SnpPileupMerge::finish`]).
     pub fn start(options: &SnpPileupOptions, to_memory: bool) -> anyhow::Result<Self> {
         let options = part_options(options)?;
-        let job = SnpPileupJob::on_demand(options)?;
+        let job = SnpPileupJob::new(options)?;
         let out = match to_memory {
             true => None,
             false => Some(open_output(options)?),
@@ -176,7 +176,7 @@ mod tests {
             merge
                 .add(snp_pileup_tasks(&options, task_bytes, part.clone(), Some(1)).unwrap())
                 .unwrap();
-            let job = SnpPileupJob::on_demand(&options).unwrap();
+            let job = SnpPileupJob::new(&options).unwrap();
             let figures = job
                 .run(
                     &FarmConfig::new(1),
