@@ -9,7 +9,8 @@
 #
 # usage: bench/compare-builds.sh OLD_BINARY NEW_BINARY
 # env:   SEQFARM_BENCH_DATA (/tmp/seqfarm-bench): normal.bam, tumor.bam (make-bench-bams.sh)
-#        and sites.vcf.gz (bench/make-snp-sites.sh) there, and align/chr20.sfi with
+#        and sites.vcf.gz (bench/make-snp-sites.sh) there (and normal.cram, tumor.cram:
+#        see bench/snp-pileup.sh), and align/chr20.sfi with
 #        align/chr20.150.100000.fq (bench/align.sh); SHARED (../shared/data) for the
 #        protein search inputs. A run whose inputs are missing is reported as skipped;
 #        one that fails with both binaries is reported, and counts as a difference.
@@ -95,6 +96,8 @@ run snp-pileup "$sites" "$normal" "$tumor" -- \
   snp-pileup -t "$threads" --force "$sites" @OUT@/pileup.csv "$normal" "$tumor"
 run snp-pileup-options "$sites" "$normal" "$tumor" -- \
   snp-pileup -t "$threads" --force -q 15 -Q 20 -P 100 -r 10,0 -g "$sites" @OUT@/p.csv.gz "$normal" "$tumor"
+run snp-pileup-cram "$sites" "$bench/normal.cram" "$bench/tumor.cram" -- \
+  snp-pileup -t "$threads" --force "$sites" @OUT@/pileup.csv "$bench/normal.cram" "$bench/tumor.cram"
 run search "$proteins/QUERY.fasta.gz" -- \
   search -t "$threads" "$proteins/QUERY.fasta.gz" "$proteins/DB.fasta.gz"
 run search-outfmt7 "$proteins/QUERY.fasta.gz" -- \

@@ -10,11 +10,12 @@
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::path::Path;
+use std::sync::Mutex;
 
 #[cfg(feature = "htslib")]
 use super::reference::HtsReference;
 use super::transcode::ContainerDecoder;
-use super::{ContainerSpan, CramFile, Fields, ReadOptions, ReferenceSource};
+use super::{layout, ContainerSpan, CramFile, Fields, ReadOptions, ReferenceSource};
 use crate::bam::Record;
 use crate::{Error, Result};
 
@@ -31,6 +32,8 @@ pub struct CramRanges {
     fields: Fields,
     /// [`reference_bounds`] of its containers.
     bounds: Vec<(i32, i32)>,
+    /// Per reference sequence, whether it was checked ([`CramRanges::check_reference`]).
+    checked: Mutex<Vec<bool>>,
     #[cfg(feature = "htslib")]
     hts_reference: HtsReference,
 }
@@ -43,20 +46,54 @@ impl std::fmt::Debug for CramRanges {
 
 impl CramRanges {
     /// Opens the CRAM at `path` with the reference and fields of `options` (its
-    /// `ranges` and `threads` do not apply: what is decoded is what is read).
+    /// `ranges` and `threads` do not apply: what is decoded is what is read). Each
+    /// reference sequence is checked (its length and `M5`) before the first container
+    /// that uses it is decoded, not here: a part of a run on a human genome would
+    /// otherwise read and digest all 3 Gbp of it.
     pub fn open(path: &Path, options: &ReadOptions<'_>) -> Result<Self> {
-        let (cram, reference) =
-            CramFile::open_with_reference(path, options.reference, options.fields)?;
+        let cram = CramFile::open(path)?;
+        let reference = match options.fields.need_reference() {
+            true => ReferenceSource::open(options.reference, cram.header())?,
+            false => ReferenceSource::none(),
+        };
         #[cfg(feature = "htslib")]
         let hts_reference = HtsReference::prepare(&reference)?;
+        let references = cram.header().reference_sequences().len();
         Ok(Self {
             bounds: reference_bounds(cram.containers()),
+            checked: Mutex::new(vec![false; references]),
             cram,
             reference,
             fields: options.fields,
             #[cfg(feature = "htslib")]
             hts_reference,
         })
+    }
+
+    /// Checks the reference sequences container `number` may use, those not checked
+    /// yet, against the header (see [`ReferenceSource::check`]).
+    fn check_reference(&self, number: usize) -> Result<()> {
+        let span = &self.cram.containers()[number];
+        if !self.fields.need_reference()
+            || layout::reference_required(self.cram.container_bytes(span)) == Some(false)
+        {
+            return Ok(());
+        }
+        let (lo, hi) = self.bounds[number];
+        let mut checked = self.checked.lock().unwrap_or_else(|e| e.into_inner());
+        let header = self.cram.header();
+        for id in lo.max(0)..=hi.min(checked.len() as i32 - 1) {
+            if !checked[id as usize] {
+                let (name, _) = header
+                    .reference_sequences()
+                    .get_index(id as usize)
+                    .expect("a reference of the header");
+                self.reference
+                    .check(self.cram.path(), header, name.as_ref())?;
+                checked[id as usize] = true;
+            }
+        }
+        Ok(())
     }
 
     /// The CRAM.
@@ -143,6 +180,7 @@ impl CramRangeReader<'_> {
             }
             _ => Vec::new(),
         };
+        self.ranges.check_reference(number)?;
         self.decoder
             .decode(&self.ranges.cram.containers()[number], &mut records)?;
         self.decoded += 1;
