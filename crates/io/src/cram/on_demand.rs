@@ -1,8 +1,9 @@
 //! A CRAM read by genomic range with each container decoded when a range first needs it:
-//! for a job that looks at some places of a large CRAM (a part of a run spread over
-//! machines, or a walk that reads a few bases at each contig's start), where decoding
-//! every container it might reach, as [`CramInput`](super::CramInput) does, would cost
-//! far more than the work.
+//! for snp-pileup, whose replays read a little around each site. Decoding as they read
+//! writes no temporary BAM (as [`CramInput`](super::CramInput) does, before the work),
+//! and a job that looks at some places of a large CRAM (a part of a run spread over
+//! machines, or a walk that reads a few bases at each contig's start) decodes only
+//! those.
 //!
 //! [`CramRanges`] is the opened CRAM, shared; each thread reads it through a
 //! [`CramRangeReader`] of its own (an htslib handle and a few decoded containers).
