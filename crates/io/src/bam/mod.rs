@@ -79,6 +79,27 @@ impl std::fmt::Debug for BamFile {
     }
 }
 
+/// Drops the whole pages of byte range `range` of the read-only file mapping `map` from
+/// this process (they stay in the page cache, and a later read faults them back in).
+pub(crate) fn release_mapped(map: &Mmap, range: std::ops::Range<u64>) {
+    let page = 4096u64;
+    let start = range.start.div_ceil(page) * page;
+    let end = (range.end.min(map.len() as u64) / page) * page;
+    if end > start {
+        // SAFETY: the map is a read-only, file-backed, shared mapping: MADV_DONTNEED
+        // only drops this process's page-table entries, and a later read faults the
+        // same file bytes back in from the page cache. No reference into the range can
+        // observe different contents.
+        let _ = unsafe {
+            map.unchecked_advise_range(
+                memmap2::UncheckedAdvice::DontNeed,
+                start as usize,
+                (end - start) as usize,
+            )
+        };
+    }
+}
+
 impl BamFile {
     /// Maps `path`, checks that it is a BGZF file ending with the EOF marker, and parses
     /// the header.
@@ -215,22 +236,7 @@ impl BamFile {
     /// Releases the mapped pages of byte range `range` from this process (they stay in
     /// the page cache), so a pass over a large BAM keeps a bounded resident set.
     pub fn release(&self, range: std::ops::Range<u64>) {
-        let page = 4096u64;
-        let start = range.start.div_ceil(page) * page;
-        let end = (range.end.min(self.len()) / page) * page;
-        if end > start {
-            // SAFETY: the map is a read-only, file-backed, shared mapping: MADV_DONTNEED
-            // only drops this process's page-table entries, and a later read faults the
-            // same file bytes back in from the page cache. No reference into the range
-            // can observe different contents.
-            let _ = unsafe {
-                self.map.unchecked_advise_range(
-                    memmap2::UncheckedAdvice::DontNeed,
-                    start as usize,
-                    (end - start) as usize,
-                )
-            };
-        }
+        release_mapped(&self.map, range);
     }
 
     /// An [`Error::Format`] about this file at byte `offset`.

@@ -176,6 +176,13 @@ impl CramFile {
         &self.map[span.offset as usize..(span.offset + span.size) as usize]
     }
 
+    /// Drops the mapped pages of container `span` from this process once it is decoded
+    /// (see [`BamFile::release`](crate::bam::BamFile::release)): a pass over a large
+    /// CRAM keeps a bounded resident set.
+    fn release(&self, span: &ContainerSpan) {
+        crate::bam::release_mapped(&self.map, span.offset..span.offset + span.size);
+    }
+
     /// Fails, naming the reference and what to pass, when container `span` needs a
     /// reference sequence that `reference` does not have.
     fn check_reference_for(&self, span: &ContainerSpan, reference: &ReferenceSource) -> Result<()> {

@@ -95,9 +95,11 @@ impl<'a> ContainerDecoder<'a> {
             cram.check_reference_for(span, self.reference)?;
         }
         #[cfg(feature = "htslib")]
-        return self.hts.decode(span, out);
+        let decoded = self.hts.decode(span, out);
         #[cfg(not(feature = "htslib"))]
-        cram.decode_container(span, self.reference, out)
+        let decoded = cram.decode_container(span, self.reference, out);
+        cram.release(span);
+        decoded
     }
 }
 
