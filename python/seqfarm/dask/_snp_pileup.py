@@ -29,8 +29,9 @@ def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, 
 
     The workers read the VCF and the BAMs from a shared filesystem (a CRAM among them:
     each part, and the client's walk, decodes only the containers its replays reach).
-    A part sends a task range out and its sites' findings back: per site about ``6 + 5 * len(bams)`` bytes
-    (the counts and the next covered positions); the client walks them into the rows.
+    A part sends a task range out and its sites' findings back (the counts and the next
+    covered positions, about ``6 + 5 * len(bams)`` bytes per site, compressed to about a
+    third); the client walks them into the rows.
     """
     bams = [os.fspath(b) for b in ([bams] if isinstance(bams, (str, os.PathLike)) else bams)]
     if out is None and (facets_opts.get("gzip") or facets_opts.get("g")):

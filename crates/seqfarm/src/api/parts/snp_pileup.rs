@@ -10,6 +10,8 @@ use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 
 use seqfarm_farm::{Collector, FarmConfig};
+use seqfarm_io::bgzf::{InflateBuffer, Inflater};
+use seqfarm_io::bgzf_writer::BgzfCompressor;
 
 use crate::cmd::snp_pileup::{
     findings, open_output, PileupTable, SnpPileupJob, SnpPileupOptions, Task,
@@ -39,8 +41,12 @@ pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Resu
     Ok((task_bytes, figures.planned))
 }
 
+/// libdeflate's level for the findings a part sends back: its fastest, which makes them
+/// about a third of their size (they travel to the one machine that walks them all).
+const FINDINGS_LEVEL: i32 = 1;
+
 /// The findings of tasks `tasks` of the plan with tasks of `task_bytes`, on `threads`
-/// threads (`None`: one per core), as [`SnpPileupMerge::add`] takes them.
+/// threads (`None`: one per core), as [`SnpPileupMerge::add`] takes them: BGZF blocks.
 pub fn snp_pileup_tasks(
     options: &SnpPileupOptions,
     task_bytes: u64,
@@ -56,7 +62,9 @@ pub fn snp_pileup_tasks(
         findings::encode(task, files, &mut out);
         Ok(())
     })?;
-    Ok(out)
+    let mut compressed = Vec::with_capacity(out.len() / 2);
+    BgzfCompressor::new(FINDINGS_LEVEL).compress(&out, &mut compressed);
+    Ok(compressed)
 }
 
 /// The collector of a `snp-pileup` run in parts: takes the parts' findings in VCF order
@@ -88,12 +96,19 @@ impl SnpPileupMerge {
                 collector.keep_table();
             }
             let mut task = Task::default();
+            let mut inflater = Inflater::new();
+            let mut inflated = InflateBuffer::new();
             // Parts, then `None` once the last was given; a run given up before that
             // leaves no output.
-            while let Some(part) = parts.recv()? {
+            while let Some(compressed) = parts.recv()? {
+                inflated.clear();
+                inflater
+                    .inflate_blocks(&compressed, 0, &mut inflated)
+                    .map_err(|e| anyhow::anyhow!("snp-pileup: a part's findings: {e}"))?;
+                let part = inflated.as_slice();
                 let mut at = 0;
                 while at < part.len() {
-                    findings::decode(&part, &mut at, files, &mut task)?;
+                    findings::decode(part, &mut at, files, &mut task)?;
                     collector.collect(&mut task)?;
                 }
             }
@@ -108,8 +123,8 @@ impl SnpPileupMerge {
         })
     }
 
-    /// Walks the next part's findings (parts in VCF order); an error of the walk so far
-    /// ends the run.
+    /// Walks the next part's findings ([`snp_pileup_tasks`]' bytes; parts in VCF order);
+    /// an error of the walk so far ends the run.
     pub fn add(&mut self, part: Vec<u8>) -> anyhow::Result<()> {
         self.send(Some(part))
     }
@@ -199,6 +214,25 @@ mod tests {
             decoded > 0 && decoded * 4 < containers * 5,
             "{decoded} of {containers}"
         );
+    }
+
+    #[test]
+    fn damaged_findings_end_the_walk_with_an_error() {
+        let options = SnpPileupOptions {
+            vcf: data("snp-pileup/sites_slice.vcf.gz"),
+            bams: vec![data("snp-pileup/normal_slice.bam")],
+            ..SnpPileupOptions::default()
+        };
+        let (task_bytes, tasks) = snp_pileup_plan(&options, 1).unwrap();
+        let mut part = snp_pileup_tasks(&options, task_bytes, 0..tasks, Some(1)).unwrap();
+        part.truncate(part.len() / 2);
+        let mut merge = SnpPileupMerge::start(&options, true).unwrap();
+        // The walk may end before or after the next part is given.
+        let e = merge
+            .add(part)
+            .and_then(|()| merge.finish().map(|_| ()))
+            .unwrap_err();
+        assert!(e.to_string().contains("findings"), "{e:#}");
     }
 
     #[test]
