@@ -74,6 +74,8 @@ pub struct CramFile {
     map: Mmap,
     header: sam::Header,
     containers: Vec<ContainerSpan>,
+    /// [`reference_bounds`] of `containers`.
+    bounds: Vec<(i32, i32)>,
     index: Option<PathBuf>,
 }
 
@@ -132,6 +134,7 @@ impl CramFile {
             path: path.to_path_buf(),
             map,
             header,
+            bounds: reference_bounds(&containers),
             containers,
             index,
         })
@@ -155,6 +158,32 @@ impl CramFile {
     /// The data containers, in file order.
     pub fn containers(&self) -> &[ContainerSpan] {
         &self.containers
+    }
+
+    /// Per container, the lowest and highest reference its records may lie on
+    /// ([`reference_bounds`]).
+    fn reference_bounds(&self) -> &[(i32, i32)] {
+        &self.bounds
+    }
+
+    /// The names of the reference sequences container `span` may use: its own, for a
+    /// container of several references those between its [`reference_bounds`], none for
+    /// unplaced reads.
+    fn references_of(&self, span: &ContainerSpan) -> Vec<&[u8]> {
+        let (lo, hi) = match self
+            .containers
+            .binary_search_by_key(&span.offset, |c| c.offset)
+        {
+            Ok(number) => self.bounds[number],
+            Err(_) if span.ref_id == -2 => (0, i32::MAX),
+            Err(_) => (span.ref_id, span.ref_id),
+        };
+        let refs = self.header.reference_sequences();
+        let last = refs.len() as i32 - 1;
+        (lo.max(0)..=hi.min(last))
+            .filter_map(|id| refs.get_index(id as usize))
+            .map(|(name, _)| name.as_ref())
+            .collect()
     }
 
     /// The `.crai` the containers were found through, if any.
@@ -184,12 +213,14 @@ impl CramFile {
     }
 
     /// Fails, naming the reference and what to pass, when container `span` needs a
-    /// reference sequence that `reference` does not have.
+    /// reference sequence that `reference` does not have, or one whose length or `M5`
+    /// differs from the header's (each sequence checked once, when a container that
+    /// needs it is first decoded).
     fn check_reference_for(&self, span: &ContainerSpan, reference: &ReferenceSource) -> Result<()> {
         if layout::reference_required(self.container_bytes(span)) == Some(false) {
             return Ok(());
         }
-        for name in reference_names(&self.header, span.ref_id) {
+        for name in self.references_of(span) {
             if reference.sequence(name).is_none() {
                 let shown = String::from_utf8_lossy(name);
                 let what = match reference.path() {
@@ -205,6 +236,7 @@ impl CramFile {
                     ),
                 ));
             }
+            reference.check_once(&self.path, &self.header, name)?;
         }
         Ok(())
     }
@@ -235,19 +267,33 @@ impl Fields {
     }
 }
 
-/// The names of the reference sequences a container of reference `ref_id` uses: its own,
-/// every one for a multi-reference container (-2), none for unplaced reads (-1).
-fn reference_names(header: &sam::Header, ref_id: i32) -> Vec<&[u8]> {
-    let refs = header.reference_sequences();
-    match ref_id {
-        -2 => refs.keys().map(|name| name.as_ref()).collect(),
-        id if id >= 0 => refs
-            .get_index(id as usize)
-            .map(|(name, _)| name.as_ref())
-            .into_iter()
-            .collect(),
-        _ => Vec::new(),
+/// Per container, the lowest and highest reference its records may lie on: its own for
+/// a single-reference container; for one of several references, those of the
+/// single-reference containers around it (a coordinate-sorted CRAM's records are in
+/// reference order); past every reference (`i32::MAX`) for unplaced records, which a
+/// coordinate-sorted CRAM keeps at its end.
+fn reference_bounds(spans: &[ContainerSpan]) -> Vec<(i32, i32)> {
+    let mut bounds = vec![(i32::MAX, i32::MAX); spans.len()];
+    let mut before = 0;
+    for (bound, span) in bounds.iter_mut().zip(spans) {
+        match span.ref_id {
+            -2 => bound.0 = before,
+            id if id >= 0 => {
+                *bound = (id, id);
+                before = id;
+            }
+            _ => {}
+        }
     }
+    let mut after = i32::MAX - 1;
+    for (bound, span) in bounds.iter_mut().zip(spans).rev() {
+        match span.ref_id {
+            -2 => bound.1 = after,
+            id if id >= 0 => after = id,
+            _ => {}
+        }
+    }
+    bounds
 }
 
 #[cfg(test)]

@@ -11,12 +11,11 @@
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::path::Path;
-use std::sync::Mutex;
 
 #[cfg(feature = "htslib")]
 use super::reference::HtsReference;
 use super::transcode::ContainerDecoder;
-use super::{layout, ContainerSpan, CramFile, Fields, ReadOptions, ReferenceSource};
+use super::{ContainerSpan, CramFile, Fields, ReadOptions, ReferenceSource};
 use crate::bam::Record;
 use crate::{Error, Result};
 
@@ -26,15 +25,11 @@ use crate::{Error, Result};
 const KEPT_BYTES: usize = 16 << 20;
 
 /// A CRAM opened to be read by genomic range, its containers found (from its `.crai` or
-/// their headers) and its reference checked, nothing decoded.
+/// their headers), nothing decoded.
 pub struct CramRanges {
     cram: CramFile,
     reference: ReferenceSource,
     fields: Fields,
-    /// [`reference_bounds`] of its containers.
-    bounds: Vec<(i32, i32)>,
-    /// Per reference sequence, whether it was checked ([`CramRanges::check_reference`]).
-    checked: Mutex<Vec<bool>>,
     #[cfg(feature = "htslib")]
     hts_reference: HtsReference,
 }
@@ -47,54 +42,19 @@ impl std::fmt::Debug for CramRanges {
 
 impl CramRanges {
     /// Opens the CRAM at `path` with the reference and fields of `options` (its
-    /// `ranges` and `threads` do not apply: what is decoded is what is read). Each
-    /// reference sequence is checked (its length and `M5`) before the first container
-    /// that uses it is decoded, not here: a part of a run on a human genome would
-    /// otherwise read and digest all 3 Gbp of it.
+    /// `ranges` and `threads` do not apply: what is decoded is what is read).
     pub fn open(path: &Path, options: &ReadOptions<'_>) -> Result<Self> {
-        let cram = CramFile::open(path)?;
-        let reference = match options.fields.need_reference() {
-            true => ReferenceSource::open(options.reference, cram.header())?,
-            false => ReferenceSource::none(),
-        };
+        let (cram, reference) =
+            CramFile::open_with_reference(path, options.reference, options.fields)?;
         #[cfg(feature = "htslib")]
         let hts_reference = HtsReference::prepare(&reference)?;
-        let references = cram.header().reference_sequences().len();
         Ok(Self {
-            bounds: reference_bounds(cram.containers()),
-            checked: Mutex::new(vec![false; references]),
             cram,
             reference,
             fields: options.fields,
             #[cfg(feature = "htslib")]
             hts_reference,
         })
-    }
-
-    /// Checks the reference sequences container `number` may use, those not checked
-    /// yet, against the header (see [`ReferenceSource::check`]).
-    fn check_reference(&self, number: usize) -> Result<()> {
-        let span = &self.cram.containers()[number];
-        if !self.fields.need_reference()
-            || layout::reference_required(self.cram.container_bytes(span)) == Some(false)
-        {
-            return Ok(());
-        }
-        let (lo, hi) = self.bounds[number];
-        let mut checked = self.checked.lock().unwrap_or_else(|e| e.into_inner());
-        let header = self.cram.header();
-        for id in lo.max(0)..=hi.min(checked.len() as i32 - 1) {
-            if !checked[id as usize] {
-                let (name, _) = header
-                    .reference_sequences()
-                    .get_index(id as usize)
-                    .expect("a reference of the header");
-                self.reference
-                    .check(self.cram.path(), header, name.as_ref())?;
-                checked[id as usize] = true;
-            }
-        }
-        Ok(())
     }
 
     /// The CRAM.
@@ -150,7 +110,8 @@ impl CramRangeReader<'_> {
     {
         let cram = &self.ranges.cram;
         let spans = cram.containers();
-        for number in containers_meeting(spans, &self.ranges.bounds, ref_id, start, end) {
+        let bounds = cram.reference_bounds();
+        for number in containers_meeting(spans, bounds, ref_id, start, end) {
             let at = self.decode(number)?;
             let records = &self.kept[at].1;
             if visit_records(cram, &spans[number], records, ref_id, &mut visit)?.is_break() {
@@ -171,17 +132,14 @@ impl CramRangeReader<'_> {
         if let Some(at) = self.kept.iter().position(|(n, _)| *n == number) {
             return Ok(at);
         }
-        let mut records = match self.kept.len() {
-            0 => Vec::new(),
-            _ if self.kept_bytes > KEPT_BYTES => {
-                let (_, mut old) = self.kept.pop_front().expect("one is kept");
-                self.kept_bytes -= old.len();
-                old.clear();
-                old
-            }
-            _ => Vec::new(),
-        };
-        self.ranges.check_reference(number)?;
+        let mut records = Vec::new();
+        if self.kept_bytes > KEPT_BYTES {
+            // The oldest container's buffer, reused.
+            let (_, old) = self.kept.pop_front().expect("bytes are kept");
+            self.kept_bytes -= old.len();
+            records = old;
+            records.clear();
+        }
         self.decoder
             .decode(&self.ranges.cram.containers()[number], &mut records)?;
         self.decoded += 1;
@@ -189,35 +147,6 @@ impl CramRangeReader<'_> {
         self.kept.push_back((number, records));
         Ok(self.kept.len() - 1)
     }
-}
-
-/// Per container, the lowest and highest reference its records may lie on: its own for
-/// a single-reference container; for one of several references, those of the
-/// single-reference containers around it (a coordinate-sorted CRAM's records are in
-/// reference order); past every reference (`i32::MAX`) for unplaced records, which a
-/// coordinate-sorted CRAM keeps at its end.
-fn reference_bounds(spans: &[ContainerSpan]) -> Vec<(i32, i32)> {
-    let mut bounds = vec![(i32::MAX, i32::MAX); spans.len()];
-    let mut before = 0;
-    for (bound, span) in bounds.iter_mut().zip(spans) {
-        match span.ref_id {
-            -2 => bound.0 = before,
-            id if id >= 0 => {
-                *bound = (id, id);
-                before = id;
-            }
-            _ => {}
-        }
-    }
-    let mut after = i32::MAX - 1;
-    for (bound, span) in bounds.iter_mut().zip(spans).rev() {
-        match span.ref_id {
-            -2 => bound.1 = after,
-            id if id >= 0 => after = id,
-            _ => {}
-        }
-    }
-    bounds
 }
 
 /// The numbers of the containers that may hold a record of `ref_id` overlapping the
@@ -292,7 +221,7 @@ mod tests {
     }
 
     fn meeting(spans: &[ContainerSpan], ref_id: i32, start: u64, end: u64) -> Vec<usize> {
-        let bounds = reference_bounds(spans);
+        let bounds = crate::cram::reference_bounds(spans);
         containers_meeting(spans, &bounds, ref_id, start, end).collect()
     }
 

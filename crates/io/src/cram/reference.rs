@@ -1,8 +1,9 @@
 //! The reference sequences a CRAM is decoded against: a FASTA given by the caller, or
 //! the file its `@SQ UR:` names; checked against the header's lengths and `M5` digests.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use md5::{Digest, Md5};
 use noodles_fasta as fasta;
@@ -40,6 +41,8 @@ pub fn check_reference(path: Option<&Path>) -> Result<()> {
 pub struct ReferenceSource {
     repository: fasta::Repository,
     path: Option<PathBuf>,
+    /// The sequences checked so far ([`ReferenceSource::check_once`]), shared by clones.
+    checked: Arc<Mutex<HashSet<Vec<u8>>>>,
 }
 
 impl std::fmt::Debug for ReferenceSource {
@@ -79,6 +82,7 @@ impl ReferenceSource {
         Ok(Self {
             repository,
             path: Some(path),
+            checked: Arc::default(),
         })
     }
 
@@ -87,6 +91,7 @@ impl ReferenceSource {
         Self {
             repository: fasta::Repository::default(),
             path: None,
+            checked: Arc::default(),
         }
     }
 
@@ -104,6 +109,18 @@ impl ReferenceSource {
     pub fn sequence(&self, name: &[u8]) -> Option<Arc<fasta::record::Sequence>> {
         self.path.as_ref()?;
         self.repository.get(name)?.ok()
+    }
+
+    /// [`ReferenceSource::check`] of reference `name`, once however many containers use
+    /// it: a sequence is read and digested only when a container that needs it is
+    /// decoded, not every one the CRAM names.
+    pub fn check_once(&self, cram: &Path, header: &sam::Header, name: &[u8]) -> Result<()> {
+        let mut checked = self.checked.lock().unwrap_or_else(|e| e.into_inner());
+        if !checked.contains(name) {
+            self.check(cram, header, name)?;
+            checked.insert(name.to_vec());
+        }
+        Ok(())
     }
 
     /// Checks reference `name` against its `@SQ` length and `M5` digest (when the header

@@ -13,8 +13,8 @@ use super::htslib::HtsContainerDecoder;
 #[cfg(feature = "htslib")]
 use super::reference::HtsReference;
 use super::{
-    layout, reference_names, ContainerSizes, ContainerSpan, CramFile, Fields, ReadOptions,
-    ReferenceSource,
+    layout, ContainerSizes, ContainerSpan, CramFile, Fields, ReadOptions, ReferenceSource,
+    WantedRanges,
 };
 use crate::bam::{BamFile, BamIndex};
 use crate::bam_writer::IndexedBamWriter;
@@ -119,8 +119,10 @@ pub struct CramInput {
 impl CramFile {
     /// Opens the CRAM at `path` ([`CramFile::open`]) and, when decoding `fields` needs
     /// one ([`Fields::need_reference`]), its reference: `reference`, or the `@SQ UR:`
-    /// file, or none (the embedded one); checks the length and `M5` of each reference
-    /// sequence its containers use.
+    /// file, or none (the embedded one). The length and `M5` of each reference sequence
+    /// are checked before the first container that uses it is decoded, not here: a job
+    /// that decodes a few containers of a CRAM of a human genome (a part of a run spread
+    /// over machines) would otherwise read and digest all 3 Gbp of it.
     pub fn open_with_reference(
         path: &Path,
         reference: Option<&Path>,
@@ -131,14 +133,6 @@ impl CramFile {
             return Ok((cram, ReferenceSource::none()));
         }
         let source = ReferenceSource::open(reference, cram.header())?;
-        let mut used: Vec<i32> = cram.containers().iter().map(|c| c.ref_id).collect();
-        used.sort_unstable();
-        used.dedup();
-        for id in used {
-            for name in reference_names(cram.header(), id) {
-                source.check(path, cram.header(), name)?;
-            }
-        }
         Ok((cram, source))
     }
 
@@ -280,6 +274,27 @@ impl CramInput {
             Some(ranges) if ranges.is_empty() => (CramFile::open(path)?, ReferenceSource::none()),
             _ => CramFile::open_with_reference(path, reading.reference, reading.fields)?,
         };
+        Self::decode(&cram, &source, reading)
+    }
+
+    /// [`CramInput::open`] of an opened CRAM that is read otherwise (see
+    /// [`CramRanges`](super::CramRanges)): its header and its containers' sizes, none
+    /// decoded.
+    pub fn planned(cram: &CramFile) -> Result<Self> {
+        let nothing = WantedRanges::default();
+        let reading = ReadOptions {
+            ranges: Some(&nothing),
+            ..ReadOptions::default()
+        };
+        Self::decode(cram, &ReferenceSource::none(), &reading)
+    }
+
+    /// The containers of `cram` that `reading` wants, decoded against `source`.
+    fn decode(
+        cram: &CramFile,
+        source: &ReferenceSource,
+        reading: &ReadOptions<'_>,
+    ) -> Result<Self> {
         let sizes = ContainerSizes::new(
             cram.containers(),
             cram.header().reference_sequences().len(),
@@ -288,10 +303,10 @@ impl CramInput {
         let wanted: Vec<ContainerSpan> = cram
             .containers()
             .iter()
-            .filter(|span| reading.wants(&cram, span))
+            .filter(|span| reading.wants(cram, span))
             .copied()
             .collect();
-        let (bam, index) = transcode(&cram, &wanted, &source, reading)?;
+        let (bam, index) = transcode(cram, &wanted, source, reading)?;
         Ok(Self {
             bam,
             index,
