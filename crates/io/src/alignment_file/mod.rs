@@ -207,19 +207,30 @@ impl RegionInputs {
         Ok(set)
     }
 
-    /// Each CRAM input opened to be decoded where it is read ([`CramRanges`]), with the
-    /// reference and fields of `options`; `None` for a BAM.
-    pub fn crams_on_demand(&self, options: &ReadOptions<'_>) -> Result<Vec<Option<CramRanges>>> {
+    /// Opens the inputs as [`open`](Self::open) does, but each CRAM to be decoded where
+    /// it is read ([`CramRanges`], with the reference and fields of `options`; `None`
+    /// for a BAM): in the set, a CRAM is its header and its containers' sizes, none
+    /// decoded.
+    pub fn open_on_demand(
+        &self,
+        options: &ReadOptions<'_>,
+    ) -> Result<(BamSet, Vec<Option<CramRanges>>)> {
         cram::check_reference(options.reference)?;
-        self.inputs
-            .iter()
-            .map(|input| {
-                input
-                    .cram
-                    .then(|| CramRanges::open(&input.path, options))
-                    .transpose()
-            })
-            .collect()
+        let mut set = BamSet::default();
+        let mut crams = Vec::new();
+        for input in &self.inputs {
+            if input.cram {
+                let ranges = CramRanges::open(&input.path, options)?;
+                let planned = CramInput::planned(ranges.cram())?;
+                set.push_decoded(planned.bam, planned.index, planned.sizes)?;
+                crams.push(Some(ranges));
+            } else {
+                let (bam, index) = bam::open_with_index(&input.path)?;
+                set.push(bam, index)?;
+                crams.push(None);
+            }
+        }
+        Ok((set, crams))
     }
 }
 

@@ -190,12 +190,11 @@ impl SnpPileupJob {
             threads: options.farm.workers(),
             ranges: Some(&nothing),
         };
-        let crams = match plan_only {
-            true => Vec::new(),
-            false => inputs.crams_on_demand(&reading)?,
+        // In `bams`, a CRAM's header and containers' sizes, none decoded.
+        let (bams, crams) = match plan_only {
+            true => (inputs.open(&reading)?, Vec::new()),
+            false => inputs.open_on_demand(&reading)?,
         };
-        // A CRAM's header and containers' sizes, none decoded.
-        let bams = inputs.open(&reading)?;
         let names: Vec<String> = bams
             .header()
             .map(|h| h.references.iter().map(|r| r.name.clone()).collect())
