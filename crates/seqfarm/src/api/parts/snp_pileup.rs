@@ -202,7 +202,7 @@ mod tests {
                 .unwrap();
             decoded += figures.containers;
         }
-        // The rows of the command, which decodes the CRAM whole first.
+        // The rows of the command, every task in one run.
         let table = merge.finish().unwrap().unwrap();
         assert_eq!(table, crate::cmd::snp_pileup::table(&options).unwrap());
         // Between them the parts decode about the CRAM once, not once each.
