@@ -123,20 +123,22 @@ fn parts_of_every_shape_write_the_commands_files() {
         vec![1, 2, 3, 5, 8, 13, 21, 34, 55, tasks - 1],
         vec![tasks / 2],
     ];
-    let bgzf = STREAMS
-        .iter()
-        .flat_map(|s| [s.to_string(), format!("{s}.csi")]);
-    let suffixes: Vec<String> = bgzf.chain(TEXTS.iter().map(|s| s.to_string())).collect();
     for (i, cuts) in shapes.iter().enumerate() {
         let prefix = dir.path().join(format!("parts{i}"));
         run_in_parts(bam, &options, &prefix, 4, cuts);
-        for suffix in &suffixes {
-            let read = |p: &Path| std::fs::read(format!("{}{suffix}", p.display())).unwrap();
-            assert!(
-                read(&prefix) == read(&expected),
-                "{suffix} differs in shape {i}"
-            );
-        }
+        assert_same_files(&prefix, &expected, &format!("shape {i}"));
+    }
+}
+
+/// Asserts that every output of `prefix` (the BGZF outputs with their indexes, the text
+/// outputs) is that of `expected`, byte for byte; `run` names the run in failures.
+fn assert_same_files(prefix: &Path, expected: &Path, run: &str) {
+    let bgzf = STREAMS
+        .iter()
+        .flat_map(|s| [s.to_string(), format!("{s}.csi")]);
+    for suffix in bgzf.chain(TEXTS.iter().map(|s| s.to_string())) {
+        let read = |p: &Path| std::fs::read(format!("{}{suffix}", p.display())).unwrap();
+        assert!(read(prefix) == read(expected), "{suffix} differs in {run}");
     }
 }
 
@@ -161,16 +163,7 @@ fn parts_of_a_cram_decode_their_own_stretches_and_write_the_commands_files() {
     let cuts: Vec<usize> = (1..4).map(|k| tasks * k / 4).collect();
     let prefix = dir.path().join("parts");
     run_in_parts(cram, &options, &prefix, 4, &cuts);
-    for stream in STREAMS {
-        for suffix in [stream.to_string(), format!("{stream}.csi")] {
-            let read = |p: &Path| std::fs::read(format!("{}{suffix}", p.display())).unwrap();
-            assert!(read(&prefix) == read(&expected), "{suffix} differs");
-        }
-    }
-    for suffix in TEXTS {
-        let read = |p: &Path| std::fs::read(format!("{}{suffix}", p.display())).unwrap();
-        assert!(read(&prefix) == read(&expected), "{suffix} differs");
-    }
+    assert_same_files(&prefix, &expected, "the CRAM's parts");
     // The parts decode about the file once between them, not once each.
     let bounds: Vec<usize> = std::iter::once(0).chain(cuts).chain([tasks]).collect();
     let decoded: u64 = bounds
