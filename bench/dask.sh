@@ -15,7 +15,8 @@
 #        (the command line to compare with; default: this checkout's release build), WINDOW
 #        (count windows, default 10000), ROUNDS (alternating rounds, medians; default 3),
 #        JOBS (comma-separated, default align,flagstat,count,depth,snp-pileup; also cram:
-#        flagstat, count and depth of NORMAL.bam written as CRAM, which needs samtools), WORKERS
+#        flagstat, count, depth and snp-pileup (with TUMOR.bam) of NORMAL.bam written as
+#        CRAM, which needs samtools), WORKERS
 #        (worker processes x threads each: 1x2, the default, one process as a node runs
 #        one with all its cores, or 2x1)
 set -euo pipefail
