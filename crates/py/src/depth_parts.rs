@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use seqfarm::api::parts::depth::{self, DepthCollector};
+use seqfarm::api::parts::PartBytes;
 use seqfarm::cmd::depth::DepthOptions;
 use seqfarm_io::bgzf_writer::placed::SpanOffsets;
 
@@ -43,11 +44,20 @@ fn depth_tasks<'py>(
     last: usize,
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let bytes = run_native(py, || {
+    let part = run_native(py, || {
         let (bam, _, options) = depth_args(&argv)?;
         depth::depth_tasks(&bam, &options, task_bytes, first..last, threads)
     })?;
-    Ok(PyBytes::new(py, &bytes))
+    part_bytes(py, &part)
+}
+
+/// A part's result as a Python bytes object, written straight into it (without the GIL):
+/// a part's rows are its largest result, and each copy of them costs fresh pages.
+fn part_bytes<'py>(py: Python<'py>, part: &PartBytes) -> PyResult<Bound<'py, PyBytes>> {
+    PyBytes::new_with(py, part.len(), |buffer| {
+        py.detach(|| part.write_into(buffer));
+        Ok(())
+    })
 }
 
 /// Runs `step` on bytes and returns its bytes.
@@ -68,7 +78,8 @@ fn depth_part_summary<'py>(py: Python<'py>, part: &[u8]) -> PyResult<Bound<'py, 
 /// A part compressed as its plan (from `DepthWalk.finish`) places it.
 #[pyfunction]
 fn depth_compress<'py>(py: Python<'py>, part: &[u8], plan: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-    bytes_step(py, || depth::depth_compress(part, plan))
+    let compressed = run_native(py, || depth::depth_compress(part, plan))?;
+    part_bytes(py, &compressed)
 }
 
 /// The compressed sizes of a compressed part's inner blocks, by output.

@@ -8,6 +8,7 @@
 //! part the offsets that resolve the virtual offset of any of its bytes
 //! ([`SpanOffsets`]), so that it indexes its own lines.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use super::BLOCK_INPUT;
@@ -95,22 +96,64 @@ pub fn inner_starts(inner_sizes: &[u64]) -> Vec<u64> {
     starts
 }
 
+/// Bytes given as consecutive pieces (the bytes are the pieces joined): a part's few
+/// lines joined to its large body, compressed without copying the body.
+#[derive(Debug, Clone, Copy)]
+pub struct Pieces<'a>(pub &'a [&'a [u8]]);
+
+impl<'a> Pieces<'a> {
+    /// The number of bytes.
+    pub fn len(&self) -> usize {
+        self.0.iter().map(|p| p.len()).sum()
+    }
+
+    /// Whether there are no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes `range`: borrowed where one piece holds them, copied where they span pieces.
+    pub fn range(&self, range: Range<usize>) -> Cow<'a, [u8]> {
+        let mut joined = Vec::new();
+        let mut at = 0;
+        for piece in self.0 {
+            let (start, end) = (at, at + piece.len());
+            at = end;
+            if end <= range.start || piece.is_empty() {
+                continue;
+            }
+            if start >= range.end {
+                break;
+            }
+            let taken = &piece[range.start.max(start) - start..range.end.min(end) - start];
+            if joined.is_empty() && range.start >= start && range.end <= end {
+                return Cow::Borrowed(taken);
+            }
+            joined.extend_from_slice(taken);
+        }
+        assert_eq!(joined.len(), range.len(), "bytes {range:?} of {at}");
+        Cow::Owned(joined)
+    }
+}
+
 /// Appends the blocks of stream positions `range` of `span`, whose bytes are `bytes`, to
 /// `out` with `compressor`; returns their compressed sizes, block by block.
 pub fn compress_range(
     compressor: &mut super::BgzfCompressor,
     span: &PartSpan,
-    bytes: &[u8],
+    bytes: Pieces<'_>,
     range: Range<u64>,
     out: &mut Vec<u8>,
 ) -> Vec<u64> {
-    let from = (range.start - span.start) as usize;
+    let mut at = (range.start - span.start) as usize;
     let to = (range.end - span.start) as usize;
     let mut sizes = Vec::new();
-    for block in bytes[from..to].chunks(BLOCK_INPUT) {
+    while at < to {
+        let end = (at + BLOCK_INPUT).min(to);
         let before = out.len();
-        compressor.compress(block, out);
+        compressor.compress(&bytes.range(at..end), out);
         sizes.push((out.len() - before) as u64);
+        at = end;
     }
     sizes
 }

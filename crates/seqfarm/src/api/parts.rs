@@ -9,6 +9,8 @@ pub mod search;
 pub mod snp_pileup;
 mod wire;
 
+pub use self::wire::PartBytes;
+
 /// Fails when a run in parts asks for a picture (`plot`, `--plot`) or the farm's
 /// statistics file (`stats`, `--stats`): parts draw none and write none, each running a
 /// farm of its own.

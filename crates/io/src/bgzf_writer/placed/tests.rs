@@ -16,7 +16,13 @@ fn written_in_parts(header: &[u8], parts: &[Vec<u8>]) -> (Vec<u8>, Vec<Vec<u64>>
     let mut inner_sizes = Vec::new();
     for (span, bytes) in layout.spans().iter().zip(parts) {
         let mut out = Vec::new();
-        let sizes = compress_range(&mut compressor, span, bytes, span.inner(), &mut out);
+        let sizes = compress_range(
+            &mut compressor,
+            span,
+            Pieces(&[bytes]),
+            span.inner(),
+            &mut out,
+        );
         inner.push(out);
         inner_sizes.push(sizes);
     }
@@ -135,4 +141,21 @@ fn parts_of_every_kind_write_the_whole_streams_file() {
 #[test]
 fn a_header_longer_than_a_block_is_refused() {
     assert!(StreamLayout::new(BLOCK, &[1]).is_err());
+}
+
+#[test]
+fn pieces_give_the_bytes_they_join() {
+    let bytes: Vec<u8> = (0..100u8).collect();
+    let pieces = [&bytes[..10], &bytes[10..10], &bytes[10..70], &bytes[70..]];
+    let joined = Pieces(&pieces);
+    assert_eq!(joined.len(), 100);
+    for start in 0..=100 {
+        for end in start..=100 {
+            assert_eq!(&joined.range(start..end)[..], &bytes[start..end]);
+        }
+    }
+    assert!(matches!(
+        joined.range(12..60),
+        std::borrow::Cow::Borrowed(_)
+    ));
 }

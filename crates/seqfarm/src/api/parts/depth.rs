@@ -35,7 +35,7 @@ pub use self::blocks::{
 };
 pub use self::collect::{DepthCollector, DepthLayout};
 use self::wire::Run;
-use super::wire::{WireReader, WireWriter};
+use super::wire::{PartBytes, ToWire, WireOut, WireReader, WireWriter};
 use crate::cmd::depth::{
     extend_run, push_run_line, DepthJob, DepthOptions, StretchFigures, Task, OTHER_LEVEL,
     REGIONS_LEVEL,
@@ -149,13 +149,6 @@ impl<'a> Rows<'a> {
         self.text.to_mut()
     }
 
-    /// Appends `rows`.
-    fn append(&mut self, rows: &Rows<'_>) {
-        for (ref_id, lines) in rows.by_contig() {
-            self.push(ref_id, lines);
-        }
-    }
-
     /// The lines of each contig in turn: `(contig, lines)`.
     fn by_contig(&self) -> impl Iterator<Item = (usize, &[u8])> {
         self.contigs.iter().enumerate().map(|(i, &(at, ref_id))| {
@@ -167,7 +160,7 @@ impl<'a> Rows<'a> {
         })
     }
 
-    fn write(&self, out: &mut WireWriter) {
+    fn write<O: WireOut>(&self, out: &mut WireWriter<O>) {
         out.bytes(&self.text);
         let flat: Vec<u64> = self
             .contigs
@@ -293,20 +286,16 @@ impl DepthPart {
         out.numbers(&lengths);
         out.0
     }
+}
 
-    fn to_bytes(&self) -> Vec<u8> {
-        let rows: usize = self
-            .rows
-            .iter()
-            .map(|r| r.text.len() + 16 * r.contigs.len() + 16)
-            .sum();
-        let summary = self.summary();
-        let mut out = WireWriter::with_capacity(summary.len() + rows + 8);
-        out.bytes(&summary);
+/// The part's bytes: its summary (as one byte string, which [`depth_part_summary`]
+/// takes out), then its rows.
+impl ToWire for DepthPart {
+    fn to_wire(&self, out: &mut WireWriter<&mut dyn WireOut>) {
+        out.bytes(&self.summary());
         for rows in &self.rows {
-            rows.write(&mut out);
+            rows.write(out);
         }
-        out.0
     }
 }
 
@@ -358,7 +347,7 @@ impl PartSummary {
 }
 
 /// Computes tasks `tasks` of the plan with tasks of `task_bytes` on `threads` threads
-/// (`None`: one per core): the part's rows and figures, as bytes for [`depth_compress`]
+/// (`None`: one per core): the part's rows and figures, the bytes for [`depth_compress`]
 /// and [`depth_part_summary`].
 pub fn depth_tasks(
     bam: &Path,
@@ -366,7 +355,7 @@ pub fn depth_tasks(
     task_bytes: u64,
     tasks: Range<usize>,
     threads: Option<usize>,
-) -> anyhow::Result<Vec<u8>> {
+) -> anyhow::Result<PartBytes> {
     super::refuse_plot_and_stats(options.plot.as_ref(), &options.farm)?;
     let job = DepthJob::for_tasks(bam, options, task_bytes, tasks.clone())?;
     let config = FarmConfig::new(worker_threads(threads));
@@ -396,7 +385,7 @@ pub fn depth_tasks(
         edges: joiner.finish(),
         rows,
     };
-    Ok(part.to_bytes())
+    Ok(PartBytes::new(part))
 }
 
 /// What the client learns of a part ([`depth_tasks`]' bytes): its figures, the runs at

@@ -1,23 +1,58 @@
 //! The bytes a part's results travel as between the machines of a cluster: numbers as 8
 //! little-endian bytes, byte strings after their length.
 
-/// Appends values to a byte string.
-#[derive(Default)]
-pub(crate) struct WireWriter(pub(crate) Vec<u8>);
+/// Where [`WireWriter`] puts its bytes.
+pub(crate) trait WireOut {
+    fn put(&mut self, bytes: &[u8]);
+}
 
-impl WireWriter {
-    pub(crate) fn with_capacity(bytes: usize) -> Self {
-        Self(Vec::with_capacity(bytes))
+impl WireOut for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
     }
+}
 
+impl<O: WireOut + ?Sized> WireOut for &mut O {
+    fn put(&mut self, bytes: &[u8]) {
+        (**self).put(bytes);
+    }
+}
+
+/// Counts the bytes put, to size a buffer before writing into it.
+struct Counting(usize);
+
+impl WireOut for Counting {
+    fn put(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+}
+
+/// Fills a buffer from its start.
+struct Filling<'a> {
+    buffer: &'a mut [u8],
+    at: usize,
+}
+
+impl WireOut for Filling<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.buffer[self.at..self.at + bytes.len()].copy_from_slice(bytes);
+        self.at += bytes.len();
+    }
+}
+
+/// Appends values to a byte string (by default a vector).
+#[derive(Default)]
+pub(crate) struct WireWriter<O = Vec<u8>>(pub(crate) O);
+
+impl<O: WireOut> WireWriter<O> {
     pub(crate) fn number(&mut self, n: u64) -> &mut Self {
-        self.0.extend_from_slice(&n.to_le_bytes());
+        self.0.put(&n.to_le_bytes());
         self
     }
 
     pub(crate) fn bytes(&mut self, bytes: &[u8]) -> &mut Self {
         self.number(bytes.len() as u64);
-        self.0.extend_from_slice(bytes);
+        self.0.put(bytes);
         self
     }
 
@@ -27,6 +62,52 @@ impl WireWriter {
             self.number(n);
         }
         self
+    }
+}
+
+/// A value that writes itself as a part's bytes.
+pub(crate) trait ToWire: Send + Sync {
+    fn to_wire(&self, out: &mut WireWriter<&mut dyn WireOut>);
+}
+
+/// A part's result, written as bytes on demand: its size is known first, so that a front
+/// end writes a large result once, straight into a buffer of its own (a Python `bytes`),
+/// rather than through a vector copied again.
+pub struct PartBytes(Box<dyn ToWire>);
+
+impl PartBytes {
+    pub(crate) fn new(value: impl ToWire + 'static) -> Self {
+        Self(Box::new(value))
+    }
+
+    /// The number of bytes [`Self::write_into`] writes.
+    pub fn len(&self) -> usize {
+        let mut counting = Counting(0);
+        self.0.to_wire(&mut WireWriter(&mut counting));
+        counting.0
+    }
+
+    /// Whether the bytes are empty (never, for a part's result).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Writes the bytes into `buffer`, of [`Self::len`] bytes.
+    pub fn write_into(&self, buffer: &mut [u8]) {
+        let mut filling = Filling { buffer, at: 0 };
+        self.0.to_wire(&mut WireWriter(&mut filling));
+        assert_eq!(
+            filling.at,
+            filling.buffer.len(),
+            "a part's bytes: size changed"
+        );
+    }
+
+    /// The bytes, in a vector.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(self.len());
+        self.0.to_wire(&mut WireWriter(&mut bytes));
+        bytes
     }
 }
 
@@ -72,5 +153,35 @@ impl<'a> WireReader<'a> {
         let taken = &self.bytes[self.at..end];
         self.at = end;
         Ok(taken)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Example;
+
+    impl ToWire for Example {
+        fn to_wire(&self, out: &mut WireWriter<&mut dyn WireOut>) {
+            out.number(7).bytes(b"rows").numbers(&[1, 2]);
+        }
+    }
+
+    #[test]
+    fn part_bytes_are_sized_before_they_are_written() {
+        let part = PartBytes::new(Example);
+        let mut expected: WireWriter = WireWriter::default();
+        expected.number(7).bytes(b"rows").numbers(&[1, 2]);
+        assert_eq!(part.len(), expected.0.len());
+        assert_eq!(part.to_vec(), expected.0);
+        let mut buffer = vec![0; part.len()];
+        part.write_into(&mut buffer);
+        assert_eq!(buffer, expected.0);
+        let mut input = WireReader::new(&buffer);
+        assert_eq!(input.number().unwrap(), 7);
+        assert_eq!(input.bytes().unwrap(), b"rows");
+        assert_eq!(input.numbers().unwrap(), [1, 2]);
+        assert!(input.is_empty());
     }
 }

@@ -9,12 +9,14 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use seqfarm_io::bed_index::{BedIndexer, PartLineGroups};
-use seqfarm_io::bgzf_writer::placed::{compress_range, inner_starts, PartSpan, SpanOffsets};
+use seqfarm_io::bgzf_writer::placed::{
+    compress_range, inner_starts, PartSpan, Pieces, SpanOffsets,
+};
 use seqfarm_io::bgzf_writer::BgzfCompressor;
 use seqfarm_io::output::write_at;
 
 use super::{level, planned_job, Rows, PER_BASE, STREAMS};
-use crate::api::parts::wire::{WireReader, WireWriter};
+use crate::api::parts::wire::{PartBytes, ToWire, WireOut, WireReader, WireWriter};
 use crate::cmd::depth::DepthOptions;
 
 /// Where a part's bytes go: the per-base lines at its edges, as the client joined them,
@@ -84,15 +86,9 @@ struct CompressedOutput<'a> {
 /// A part's outputs compressed ([`depth_compress`]), by output of [`STREAMS`].
 struct CompressedPart<'a>([Option<CompressedOutput<'a>>; 3]);
 
-impl<'a> CompressedPart<'a> {
-    fn to_bytes(&self) -> Vec<u8> {
-        let size: usize = self
-            .0
-            .iter()
-            .flatten()
-            .map(|o| o.inner.len() + o.groups.len() + 4096)
-            .sum();
-        let mut out = WireWriter::with_capacity(size);
+/// The compressed part's bytes, as [`CompressedPart::read`] reads them.
+impl ToWire for CompressedPart<'static> {
+    fn to_wire(&self, out: &mut WireWriter<&mut dyn WireOut>) {
         for output in &self.0 {
             let Some(o) = output else {
                 out.number(0);
@@ -108,10 +104,11 @@ impl<'a> CompressedPart<'a> {
             }
             out.bytes(&o.groups).bytes(&o.inner);
         }
-        out.0
     }
+}
 
-    /// The part [`CompressedPart::to_bytes`] wrote, its bytes borrowed from `bytes`.
+impl<'a> CompressedPart<'a> {
+    /// The part [`ToWire::to_wire`] wrote, its bytes borrowed from `bytes`.
     fn read(bytes: &'a [u8]) -> anyhow::Result<Self> {
         let mut input = WireReader::new(bytes);
         let mut outputs: [Option<CompressedOutput<'a>>; 3] = Default::default();
@@ -139,48 +136,49 @@ impl<'a> CompressedPart<'a> {
 /// Compresses a part's outputs ([`depth_tasks`](super::depth_tasks)' bytes) as `plan`
 /// ([`PartPlan`]'s bytes) places them and groups their lines for the index: the bytes for
 /// [`depth_pieces`], [`depth_inner_sizes`] and [`depth_write`].
-pub fn depth_compress(part: &[u8], plan: &[u8]) -> anyhow::Result<Vec<u8>> {
+pub fn depth_compress(part: &[u8], plan: &[u8]) -> anyhow::Result<PartBytes> {
     let plan = PartPlan::read(plan)?;
     let mut input = WireReader::new(part);
     input.bytes()?;
-    let mut outputs: [Option<CompressedOutput<'_>>; 3] = Default::default();
+    let mut outputs: [Option<CompressedOutput<'static>>; 3] = Default::default();
     for (stream, output) in outputs.iter_mut().enumerate() {
-        let mut rows = Rows::read(&mut input)?;
+        let rows = Rows::read(&mut input)?;
         let Some(span) = plan.spans[stream] else {
             continue;
         };
-        if stream == PER_BASE {
-            let mut joined = Rows::default();
-            if let Some((ref_id, line)) = &plan.head_line {
-                joined.push(*ref_id, line);
-            }
-            joined.append(&rows);
-            if let Some((ref_id, line)) = &plan.tail_line {
-                joined.push(*ref_id, line);
-            }
-            rows = joined;
-        }
+        // The per-base lines at the part's edges, as the client joined them, around its
+        // own lines.
+        let (head, tail) = match stream {
+            PER_BASE => (edge_line(&plan.head_line), edge_line(&plan.tail_line)),
+            _ => (None, None),
+        };
+        let by_contig: Vec<(usize, &[u8])> = head
+            .into_iter()
+            .chain(rows.by_contig())
+            .chain(tail)
+            .collect();
+        let pieces: Vec<&[u8]> = by_contig.iter().map(|&(_, lines)| lines).collect();
+        let text = Pieces(&pieces);
         anyhow::ensure!(
-            rows.text.len() as u64 == span.end - span.start,
+            text.len() as u64 == span.end - span.start,
             "depth part: {} bytes of {} where {} were planned",
-            rows.text.len(),
+            text.len(),
             STREAMS[stream],
             span.end - span.start
         );
-        let mut inner = Vec::with_capacity(rows.text.len() / 3);
+        let mut inner = Vec::with_capacity(text.len() / 3);
         let mut compressor = BgzfCompressor::new(level(stream));
-        let inner_sizes =
-            compress_range(&mut compressor, &span, &rows.text, span.inner(), &mut inner);
+        let inner_sizes = compress_range(&mut compressor, &span, text, span.inner(), &mut inner);
         let pieces = span
             .pieces()
             .map(|(block, r)| {
                 let at = (r.start - span.start) as usize..(r.end - span.start) as usize;
-                (block, Cow::Owned(rows.text[at].to_vec()))
+                (block, Cow::Owned(text.range(at).into_owned()))
             })
             .collect();
         let mut groups = PartLineGroups::new(plan.max_length);
         let mut at = span.start;
-        for (ref_id, lines) in rows.by_contig() {
+        for &(ref_id, lines) in &by_contig {
             for line in lines.split_inclusive(|&b| b == b'\n') {
                 let end = at + line.len() as u64;
                 groups.add_line(ref_id, line, at, end).map_err(|message| {
@@ -200,7 +198,13 @@ pub fn depth_compress(part: &[u8], plan: &[u8]) -> anyhow::Result<Vec<u8>> {
             inner: Cow::Owned(inner),
         });
     }
-    Ok(CompressedPart(outputs).to_bytes())
+    Ok(PartBytes::new(CompressedPart(outputs)))
+}
+
+/// A per-base line at a part's edge, as `(contig, line)`.
+fn edge_line(line: &Option<(usize, Vec<u8>)>) -> Option<(usize, &[u8])> {
+    line.as_ref()
+        .map(|(ref_id, text)| (*ref_id, text.as_slice()))
 }
 
 /// The compressed size of each output's inner blocks in a part ([`depth_compress`]'

@@ -23,7 +23,11 @@ fn run_in_parts(bam: &Path, options: &DepthOptions, prefix: &Path, parts: usize,
     bounds.dedup();
     let results: Vec<Vec<u8>> = bounds
         .windows(2)
-        .map(|w| depth_tasks(bam, options, task_bytes, w[0]..w[1], Some(1)).unwrap())
+        .map(|w| {
+            depth_tasks(bam, options, task_bytes, w[0]..w[1], Some(1))
+                .unwrap()
+                .to_vec()
+        })
         .collect();
     let mut collector = DepthCollector::new(bam, options).unwrap();
     for part in &results {
@@ -33,7 +37,7 @@ fn run_in_parts(bam: &Path, options: &DepthOptions, prefix: &Path, parts: usize,
     let compressed: Vec<Vec<u8>> = results
         .iter()
         .zip(&layout.plans)
-        .map(|(part, plan)| depth_compress(part, plan).unwrap())
+        .map(|(part, plan)| depth_compress(part, plan).unwrap().to_vec())
         .collect();
     let pieces: Vec<Vec<u8>> = compressed
         .iter()

@@ -3,12 +3,12 @@
 
 use seqfarm_regions::depth::{DepthDistribution, DepthStat};
 
-use crate::api::parts::wire::{WireReader, WireWriter};
+use crate::api::parts::wire::{WireOut, WireReader, WireWriter};
 
 /// A per-base run: start, end, depth.
 pub(super) type Run = (i64, i64, i32);
 
-impl WireWriter {
+impl<O: WireOut> WireWriter<O> {
     pub(super) fn stat(&mut self, stat: &DepthStat) -> &mut Self {
         self.number(stat.length).number(stat.bases);
         self.number(u64::from(stat.min)).number(u64::from(stat.max))
