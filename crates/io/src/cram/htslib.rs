@@ -216,11 +216,7 @@ impl HtsContainerDecoder {
         let before = out.len();
         let failed = |out: &mut Vec<u8>, what: String| {
             out.truncate(before);
-            Err(Error::format(
-                &self.path,
-                span.offset,
-                format!("container at offset {}: {what}", span.offset),
-            ))
+            Err(super::container_error(&self.path, span, what))
         };
         // SAFETY: `file` is an open CRAM handle, so its union holds its `cram_fd`; the
         // previous container was read to its end, so no slice is left half read.

@@ -193,11 +193,7 @@ impl CramFile {
 
     /// An error naming the file and the offset of container `span`.
     fn container_error(&self, span: &ContainerSpan, message: String) -> Error {
-        Error::format(
-            &self.path,
-            span.offset,
-            format!("container at offset {}: {message}", span.offset),
-        )
+        container_error(&self.path, span, message)
     }
 
     /// The bytes of container `span`, its header first.
@@ -227,12 +223,10 @@ impl CramFile {
                     Some(fasta) => format!("{} has no sequence {shown}", fasta.display()),
                     None => "no reference was given, the CRAM embeds none and no @SQ UR: names an existing file".to_string(),
                 };
-                return Err(Error::format(
-                    &self.path,
-                    span.offset,
+                return Err(self.container_error(
+                    span,
                     format!(
-                        "container at offset {} needs reference sequence {shown}: {what}; pass the FASTA it was made with as --reference FASTA",
-                        span.offset
+                        "needs reference sequence {shown}: {what}; pass the FASTA it was made with as --reference FASTA"
                     ),
                 ));
             }
@@ -240,6 +234,12 @@ impl CramFile {
         }
         Ok(())
     }
+}
+
+/// An error in the container `span` of the CRAM `path`: the message says it is the
+/// container, the error gives its offset.
+fn container_error(path: &Path, span: &ContainerSpan, message: String) -> Error {
+    Error::format(path, span.offset, format!("container: {message}"))
 }
 
 /// The fields a command needs of each record. htslib decodes only those (and, without

@@ -204,13 +204,7 @@ where
             stitcher
                 .feed(&task.records[start..], |record| f(state, record))
                 .and_then(|()| stitcher.finish())
-                .map_err(|e| {
-                    Error::format(
-                        &cram.path,
-                        span.offset,
-                        format!("container at offset {}: {}", span.offset, e.0),
-                    )
-                })?;
+                .map_err(|e| super::container_error(&cram.path, span, e.0))?;
         }
         Ok(())
     }
