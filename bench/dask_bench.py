@@ -31,6 +31,8 @@ NWORKERS, NTHREADS = os.environ.get("WORKERS", "1x2").split("x")
 #: Dask job's (workers, scheduler, client); one median per row in ``CPU_ROWS``.
 CPU = {"cli": [], "dask": []}
 CPU_ROWS = []
+#: Per job, the lowest and highest of its rounds' Dask / command line wall-time ratios.
+RATIO_SPREAD = []
 
 
 def _cpu(dask_scheduler=None):
@@ -226,6 +228,8 @@ def rounds_of(rounds, run_cli, run_dask):
         dask_times.append(seconds)
         same = same and identical
     CPU_ROWS.append((median(CPU["cli"]), *(median(side) for side in zip(*CPU["dask"]))))
+    ratios = [b / a for a, b in zip(cli_times, dask_times)]
+    RATIO_SPREAD.append((min(ratios), max(ratios)))
     return median(cli_times), median(dask_times), same
 
 
@@ -446,10 +450,10 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     print(f"# medians of {rounds} alternating rounds; seqfarm.dask timed from submission to the "
           "output complete, on a fresh cluster each round (its workers load the index)")
     print(f"| job | seqfarm CLI, 2 threads (s) | seqfarm.dask, {NWORKERS} worker process(es) x {NTHREADS} "
-          "thread(s) (s) | ratio | identical | network per unit |")
-    print("|---|---|---|---|---|---|")
-    for name, a, b, same, net in rows:
-        print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} | {'yes' if same else 'NO'} | {net} |")
+          "thread(s) (s) | ratio | rounds' ratios | identical | network per unit |")
+    print("|---|---|---|---|---|---|---|")
+    for (name, a, b, same, net), (low, high) in zip(rows, RATIO_SPREAD):
+        print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} | {low:.2f}–{high:.2f} | {'yes' if same else 'NO'} | {net} |")
     print()
     print("# CPU seconds (user + system), medians of the rounds: the command line's process; the Dask "
           "job's worker processes, scheduler and client, read from each before and after the job")

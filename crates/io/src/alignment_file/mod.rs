@@ -232,6 +232,58 @@ impl RegionInputs {
         }
         Ok((set, crams))
     }
+
+    /// Opens the inputs to plan a run, as [`open`](Self::open) does with ranges that want
+    /// nothing (a CRAM is its header and its containers' sizes, none decoded), and keeps
+    /// the CRAMs open, so that a part of the run decodes where it reads
+    /// ([`PlannedInputs::open`]) without reading their containers' headers again.
+    pub fn open_planned(&self) -> Result<(BamSet, PlannedInputs)> {
+        let mut set = BamSet::default();
+        let mut crams = Vec::new();
+        for input in &self.inputs {
+            if input.cram {
+                let cram = CramFile::open(&input.path)?;
+                let planned = CramInput::planned(&cram)?;
+                set.push_decoded(planned.bam, planned.index, planned.sizes)?;
+                crams.push(Some(cram));
+            } else {
+                let (bam, index) = bam::open_with_index(&input.path)?;
+                set.push(bam, index)?;
+                crams.push(None);
+            }
+        }
+        let inputs = self.inputs.clone();
+        Ok((set, PlannedInputs { inputs, crams }))
+    }
+}
+
+/// Inputs opened to plan a run ([`RegionInputs::open_planned`]), their CRAMs kept open.
+pub struct PlannedInputs {
+    inputs: Vec<RegionInput>,
+    /// Per input, the CRAM opened (`None` for a BAM).
+    crams: Vec<Option<CramFile>>,
+}
+
+impl PlannedInputs {
+    /// Opens the inputs as [`RegionInputs::open`] does, each CRAM decoded from the file
+    /// already open.
+    pub fn open(&self, options: &ReadOptions<'_>) -> Result<BamSet> {
+        cram::check_reference(options.reference)?;
+        let mut set = BamSet::default();
+        for (input, cram) in self.inputs.iter().zip(&self.crams) {
+            match cram {
+                Some(cram) => {
+                    let decoded = CramInput::open_cram(cram, options)?;
+                    set.push_decoded(decoded.bam, decoded.index, decoded.sizes)?;
+                }
+                None => {
+                    let (bam, index) = bam::open_with_index(&input.path)?;
+                    set.push(bam, index)?;
+                }
+            }
+        }
+        Ok(set)
+    }
 }
 
 /// Opens `paths` to be read by region ([`RegionInputs`]).

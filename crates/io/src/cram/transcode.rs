@@ -129,11 +129,20 @@ impl CramFile {
         fields: Fields,
     ) -> Result<(Self, ReferenceSource)> {
         let cram = CramFile::open(path)?;
-        if !fields.need_reference() {
-            return Ok((cram, ReferenceSource::none()));
-        }
-        let source = ReferenceSource::open(reference, cram.header())?;
+        let source = cram.reference_source(reference, fields)?;
         Ok((cram, source))
+    }
+
+    /// The reference decoding `fields` of this CRAM needs ([`CramFile::open_with_reference`]).
+    pub fn reference_source(
+        &self,
+        reference: Option<&Path>,
+        fields: Fields,
+    ) -> Result<ReferenceSource> {
+        if !fields.need_reference() {
+            return Ok(ReferenceSource::none());
+        }
+        ReferenceSource::open(reference, self.header())
     }
 
     /// Decodes containers `containers` (numbers in [`CramFile::containers`]; a part of a
@@ -264,11 +273,17 @@ impl CramInput {
     /// temporary file. With ranges that want nothing, nothing is decoded and no
     /// reference opened: the header and the containers' sizes make a plan.
     pub fn open(path: &Path, reading: &ReadOptions<'_>) -> Result<Self> {
-        let (cram, source) = match reading.ranges {
-            Some(ranges) if ranges.is_empty() => (CramFile::open(path)?, ReferenceSource::none()),
-            _ => CramFile::open_with_reference(path, reading.reference, reading.fields)?,
+        Self::open_cram(&CramFile::open(path)?, reading)
+    }
+
+    /// [`CramInput::open`] of a CRAM already open (to plan the run this decodes a part
+    /// of), whose containers' headers are not read again.
+    pub fn open_cram(cram: &CramFile, reading: &ReadOptions<'_>) -> Result<Self> {
+        let source = match reading.ranges {
+            Some(ranges) if ranges.is_empty() => ReferenceSource::none(),
+            _ => cram.reference_source(reading.reference, reading.fields)?,
         };
-        Self::decode(&cram, &source, reading)
+        Self::decode(cram, &source, reading)
     }
 
     /// [`CramInput::open`] of an opened CRAM that is read otherwise (see

@@ -119,11 +119,15 @@ impl CountJob {
         task_bytes: u64,
         tasks: std::ops::Range<usize>,
     ) -> anyhow::Result<Self> {
-        if !RegionInputs::sniff(&args.bams).any_cram() {
+        let inputs = RegionInputs::sniff(&args.bams);
+        if !inputs.any_cram() {
             return Self::new(args);
         }
-        let ranges = Self::planning(args)?.task_ranges(task_bytes, tasks)?;
-        Self::open(args, Some(ranges))
+        args.check()?;
+        let (planned, opened) = inputs.open_planned()?;
+        let ranges = Self::with_bams(args, planned)?.task_ranges(task_bytes, tasks)?;
+        let bams = opened.open(&Self::read_options(args, Some(&ranges)))?;
+        Self::with_bams(args, bams)
     }
 
     /// Opens the BAMs of `args`, a CRAM decoded where `ranges` say (`None`: where the
@@ -135,12 +139,25 @@ impl CountJob {
             Some(ranges) => Some(ranges),
             None => cram_ranges(args, &inputs)?,
         };
-        let bams = inputs.open(&ReadOptions {
+        let bams = inputs.open(&Self::read_options(args, ranges.as_ref()))?;
+        Self::with_bams(args, bams)
+    }
+
+    /// How the BAMs of `args` are read, a CRAM decoded where `ranges` say.
+    fn read_options<'a>(
+        args: &'a CountOptions,
+        ranges: Option<&'a WantedRanges>,
+    ) -> ReadOptions<'a> {
+        ReadOptions {
             reference: args.reference.as_deref(),
             fields: Fields::Coverage,
             threads: args.farm.workers(),
-            ranges: ranges.as_ref(),
-        })?;
+            ranges,
+        }
+    }
+
+    /// The job of `args` on `bams`, opened.
+    fn with_bams(args: &CountOptions, bams: BamSet) -> anyhow::Result<Self> {
         let (names, lengths) = reference_names_and_lengths(&bams)?;
         let ids = names
             .iter()

@@ -53,10 +53,13 @@ impl DepthJob {
         task_bytes: u64,
         tasks: Range<usize>,
     ) -> anyhow::Result<Self> {
-        if !RegionInputs::sniff(std::slice::from_ref(&bam.to_path_buf())).any_cram() {
+        let inputs = RegionInputs::sniff(std::slice::from_ref(&bam.to_path_buf()));
+        if !inputs.any_cram() {
             return Self::new(bam, options);
         }
-        let planning = Self::planning(bam, options)?;
+        options.check()?;
+        let (planned, opened) = inputs.open_planned()?;
+        let planning = Self::with_bams(bam, options, planned)?;
         let mut spans = Vec::new();
         planning.plan(task_bytes, tasks, |task| {
             let (from, to) = task.read_span(planning.lengths[task.ref_id]);
@@ -66,7 +69,9 @@ impl DepthJob {
                 to as u64,
             ));
         })?;
-        Self::open(bam, options, Some(WantedRanges::new(spans)))
+        let ranges = WantedRanges::new(spans);
+        let bams = opened.open(&Self::read_options(options, Some(&ranges)))?;
+        Self::with_bams(bam, options, bams)
     }
 
     /// Opens `bam`, a CRAM decoded where `ranges` say (`None`: whole, even with a BED:
@@ -77,15 +82,26 @@ impl DepthJob {
         ranges: Option<WantedRanges>,
     ) -> anyhow::Result<Self> {
         options.check()?;
-        let bams = open_by_region(
-            std::slice::from_ref(&bam.to_path_buf()),
-            &ReadOptions {
-                reference: options.reference.as_deref(),
-                fields: Fields::Coverage,
-                threads: options.farm.workers(),
-                ranges: ranges.as_ref(),
-            },
-        )?;
+        let reading = Self::read_options(options, ranges.as_ref());
+        let bams = open_by_region(std::slice::from_ref(&bam.to_path_buf()), &reading)?;
+        Self::with_bams(bam, options, bams)
+    }
+
+    /// How the BAM of `options` is read, a CRAM decoded where `ranges` say.
+    fn read_options<'a>(
+        options: &'a DepthOptions,
+        ranges: Option<&'a WantedRanges>,
+    ) -> ReadOptions<'a> {
+        ReadOptions {
+            reference: options.reference.as_deref(),
+            fields: Fields::Coverage,
+            threads: options.farm.workers(),
+            ranges,
+        }
+    }
+
+    /// The job of `options` on `bam`, opened as `bams`.
+    fn with_bams(bam: &Path, options: &DepthOptions, bams: BamSet) -> anyhow::Result<Self> {
         let (names, lengths) = crate::cmd::count::reference_names_and_lengths(&bams)?;
         let bed = options.bed.as_deref().map(read_bed).transpose()?;
         let mut thresholds: Vec<i32> = options
