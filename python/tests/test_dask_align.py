@@ -446,6 +446,55 @@ def test_unplaced_reads_are_written_in_pieces(dask_client, cli, data, sim_index,
     assert any(skip_take[0] > 0 for _, skip_take in pieces)
 
 
+def test_a_range_is_cut_into_pieces_of_whole_cells():
+    from seqfarm.dask import _align
+
+    def segment(spill, offset, cell_bytes):
+        starts = [sum(cell_bytes[:j]) for j in range(1, len(cell_bytes))]
+        return (spill, offset, sum(cell_bytes), starts)
+
+    parts = [segment("a", 100, [10, 0, 30, 0, 0, 0, 0, 5]), segment("b", 0, [5, 0, 10, 0, 0, 0, 0, 0])]
+    # 60 bytes: whole under twice the piece's bytes, else cut after the cells reaching them.
+    assert _align._range_pieces(parts, 30) == [[("a", 100, 45), ("b", 0, 15)]]
+    assert _align._range_pieces(parts, 15) == [
+        [("a", 100, 10), ("b", 0, 5)],
+        [("a", 110, 30), ("b", 5, 10)],
+        [("a", 140, 5)],
+    ]
+
+
+def test_a_range_of_many_reads_is_merged_in_pieces_of_cells(dask_client, cli, tmp_path, monkeypatch):
+    # A genome of 2.6 Mbp: its one range holds reads in three 1 Mbp cells. With merges of
+    # a byte each, the range is merged by a task per cell, and the BAM and its index are
+    # still the command's (which starts a block at each cell).
+    import random
+
+    from seqfarm.dask import _align
+
+    rng = random.Random(11)
+    genome = "".join(rng.choices("ACGT", k=2_600_000))
+    fasta = tmp_path / "cells.fa"
+    fasta.write_text(">cells\n" + "\n".join(genome[i : i + 80] for i in range(0, len(genome), 80)) + "\n")
+    index = tmp_path / "cells"
+    cli("index", "-t", "2", "-o", index, fasta)
+    complement = str.maketrans("ACGT", "TGCA")
+    mates = ([], [])
+    for n in range(1500):
+        start = rng.randrange(len(genome) - 300)
+        fragment = genome[start : start + 300]
+        mates[0].extend([f"@p{n}/1", fragment[:100], "+", "I" * 100])
+        mates[1].extend([f"@p{n}/2", fragment[-100:].translate(complement)[::-1], "+", "I" * 100])
+    reads = [tmp_path / "cells_1.fq", tmp_path / "cells_2.fq"]
+    for path, lines in zip(reads, mates):
+        path.write_text("\n".join(lines) + "\n")
+    pieces = []
+    range_pieces = _align._range_pieces
+    monkeypatch.setattr(_align, "_merge_piece_bytes", lambda placed, parts: 1)
+    monkeypatch.setattr(_align, "_range_pieces", lambda s, b: pieces.append(range_pieces(s, b)) or pieces[-1])
+    _sorted_as_the_cli(dask_client, cli, index, tmp_path, reads)
+    assert [len(p) for p in pieces] == [3]
+
+
 def test_what_parts_cannot_do_is_refused_before_any_part_runs(dask_client, data, sim_index, tmp_path):
     reads = plain_copies(tmp_path, data, DATA_PAIRS)
     out = tmp_path / "refused.bam"

@@ -81,6 +81,23 @@ pub fn sort_range(record: &[u8]) -> u64 {
     crate::bam_sort::sort_key(record).0 >> RANGE_SHIFT
 }
 
+/// A range is cut into cells of 2^20 bp (1 Mbp), where sorted output starts a block too,
+/// so that a range holding many of the reads can be written in pieces of whole cells.
+const CELL_SHIFT: u32 = 20;
+
+/// The cells of a range.
+pub const RANGE_CELLS: usize = 1 << (RANGE_SHIFT - CELL_SHIFT);
+
+/// The cell of a sorted record within its range (`0..RANGE_CELLS`); 0 for the unplaced
+/// range, which is not cut into cells.
+pub fn range_cell(record: &[u8]) -> usize {
+    let key = crate::bam_sort::sort_key(record).0;
+    match key >> RANGE_SHIFT {
+        UNPLACED_RANGE => 0,
+        _ => (key >> CELL_SHIFT) as usize & (RANGE_CELLS - 1),
+    }
+}
+
 /// The range of the unplaced records (no reference, no position): the reads a run of
 /// sorted output ends with, as many as one in twenty of a genome's.
 pub const UNPLACED_RANGE: u64 = (u32::MAX as u64) << 32 >> RANGE_SHIFT;
@@ -121,10 +138,10 @@ pub struct IndexedBamWriter<'o> {
     indexer: Indexer,
     reference_count: usize,
     written: u64,
-    /// Each genomic range starts a block ([`IndexedBamWriter::range_blocks`]); the last
-    /// record's range.
+    /// Each genomic range and each cell of one starts a block
+    /// ([`IndexedBamWriter::range_blocks`]); the last record's range and cell.
     range_blocks: bool,
-    last_range: Option<u64>,
+    last_cell: Option<(u64, usize)>,
     /// The unplaced records written so far.
     unplaced: u64,
     /// The index entries, grouped and encoded, kept instead of indexed (a range written
@@ -159,22 +176,22 @@ impl<'o> IndexedBamWriter<'o> {
             reference_count: reference_lengths.len(),
             written: 0,
             range_blocks: false,
-            last_range: None,
+            last_cell: None,
             unplaced: 0,
             entries: None,
         })
     }
 
-    /// Starts a block at each genomic range ([`sort_range`]) of sorted records, so that
-    /// the file's bytes are its ranges' bytes put end to end, whoever wrote each range
-    /// ([`IndexedBamWriter::for_range`]).
+    /// Starts a block at each genomic range ([`sort_range`]) of sorted records and at each
+    /// cell of one ([`range_cell`]), so that the file's bytes are its ranges' (or its
+    /// cells') bytes put end to end, whoever wrote each ([`IndexedBamWriter::for_range`]).
     pub fn range_blocks(mut self) -> Self {
         self.range_blocks = true;
         self
     }
 
-    /// A writer of one or more consecutive genomic ranges of a sorted BAM apart from the
-    /// rest, into `out` from its first byte: blocks as [`IndexedBamWriter::range_blocks`]
+    /// A writer of one or more consecutive genomic ranges (or cells of one) of a sorted
+    /// BAM apart from the rest, into `out` from its first byte: blocks as [`IndexedBamWriter::range_blocks`]
     /// cuts them, index entries kept for [`index_of_ranges`].
     pub fn for_range(
         out: &'o mut dyn Write,
@@ -214,13 +231,13 @@ impl<'o> IndexedBamWriter<'o> {
     /// Appends one record (with its 4-byte length).
     pub fn write_record(&mut self, record: &[u8]) -> Result<()> {
         if self.range_blocks {
-            let range = sort_range(record);
-            let unplaced = range == UNPLACED_RANGE;
+            let cell = (sort_range(record), range_cell(record));
+            let unplaced = cell.0 == UNPLACED_RANGE;
             let run_starts = unplaced && self.unplaced.is_multiple_of(UNPLACED_RUN);
-            if run_starts || self.last_range.is_some_and(|r| r != range) {
+            if run_starts || self.last_cell.is_some_and(|c| c != cell) {
                 self.close_open_block();
             }
-            self.last_range = Some(range);
+            self.last_cell = Some(cell);
             self.unplaced += u64::from(unplaced);
         }
         let open = self.data.len() - self.open_block_start();

@@ -32,8 +32,9 @@ type FileTuple<'py> = (
 type PartTuple<'py> = (usize, u64, u64, u64, u64, Vec<FileTuple<'py>>);
 
 /// Where a genomic range lies in a part's spill file as Python holds it: `(range,
-/// offset, length)`.
-type SegmentTuple = (u64, bool, u64, u64, u64);
+/// reverse, offset, length, records, cells)` (`cells`: where each of its cells after the
+/// first starts in it).
+type SegmentTuple = (u64, bool, u64, u64, u64, Vec<u64>);
 
 /// A range as Python holds it: `(path, start, end, access point or None)`.
 type RangeTuple = (PathBuf, u64, u64, Option<usize>);
@@ -304,7 +305,16 @@ fn align_part_sorted(
     let segments = sorted
         .segments
         .iter()
-        .map(|s| (s.range, s.reverse, s.offset, s.len, s.records))
+        .map(|s| {
+            (
+                s.range,
+                s.reverse,
+                s.offset,
+                s.len,
+                s.records,
+                s.cells.clone(),
+            )
+        })
         .collect();
     Ok((segments, sorted.counts))
 }
@@ -360,5 +370,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(align_sorted_index, m)?)?;
     m.add("UNPLACED_RANGE", seqfarm_io::bam_writer::UNPLACED_RANGE)?;
     m.add("UNPLACED_RUN", seqfarm_io::bam_writer::UNPLACED_RUN)?;
+    m.add("RANGE_CELLS", seqfarm_io::bam_writer::RANGE_CELLS)?;
     Ok(())
 }

@@ -177,6 +177,40 @@ def _unplaced_pieces(segments):
     return pieces
 
 
+def _merge_piece_bytes(placed, parts):
+    """The bytes of spilled records a merge task is given, ``placed`` bytes of placed
+    records from ``parts`` parts: a part's worth, so that there are about as many merges
+    as parts (as many as the cluster's threads keep busy), a range holding more than two
+    parts' worth cut into pieces of whole cells."""
+    return max(placed // max(parts, 1), 1)
+
+
+def _range_pieces(segments, piece_bytes):
+    """The merges of one genomic range: the parts' ``segments`` (``(spill, offset,
+    length, cells)`` in input order) whole, or, when the range holds more than twice
+    ``piece_bytes``, cut into pieces of whole cells of about ``piece_bytes`` each (the
+    command starts a block at each cell of a range too). Each piece is the parts'
+    ``(spill, offset, length)`` of its cells, parts with none left out."""
+    cells = _native.RANGE_CELLS
+    bounds = [[0, *c, length] for _, _, length, c in segments]
+    if sum(b[-1] for b in bounds) <= 2 * piece_bytes:
+        return [[s[:3] for s in segments]]
+    sizes = [sum(b[j + 1] - b[j] for b in bounds) for j in range(cells)]
+    cuts, size = [0], 0
+    for j in range(cells):
+        size += sizes[j]
+        if size >= piece_bytes and j + 1 < cells:
+            cuts.append(j + 1)
+            size = 0
+    cuts.append(cells)
+    pieces = []
+    for lo, hi in zip(cuts, cuts[1:]):
+        piece = [(spill, offset + b[lo], b[hi] - b[lo]) for (spill, offset, _, _), b in zip(segments, bounds) if b[hi] > b[lo]]
+        if piece:
+            pieces.append(piece)
+    return pieces
+
+
 def _sorted_index(argv, offsets, path, *entries):
     """Runs on a worker: the index from every range's entries and file offset, written
     into the index's temporary file ``path`` on the shared filesystem; its size."""
@@ -191,7 +225,8 @@ def _write_sorted(client, argv, parts, output, header, progress):
     Each part's worker sorts its records into a spill file beside the output (on the
     shared filesystem), grouped by genomic range; one task per range merges the parts'
     records of that range into its BGZF blocks (the command starts a block at each
-    range), and the unplaced reads, which need no merging, are written in pieces of
+    range), a range holding more than two parts' worth of records cut into pieces of
+    whole 1 Mbp cells (where the command starts blocks too), and the unplaced reads, which need no merging, are written in pieces of
     ``UNPLACED_PIECE`` records by as many tasks; the blocks are placed and written as
     ``align``'s parts are, and the index is built and
     written by a worker from the ranges' index entries. The spill files are removed whatever
@@ -212,18 +247,20 @@ def _write_sorted(client, argv, parts, output, header, progress):
             segments, part_counts = future.result()
             future.release()
             counts = [a + b for a, b in zip(counts, part_counts)]
-            for range_id, reverse, offset, length, records in segments:
+            for range_id, reverse, offset, length, records, cells in segments:
                 if range_id == _native.UNPLACED_RANGE:
                     by_range.setdefault(range_id, ([], []))[reverse].append((spill, offset, length, records))
                 else:
-                    by_range.setdefault(range_id, []).append((spill, offset, length))
+                    by_range.setdefault(range_id, []).append((spill, offset, length, cells))
+        placed = sum(s[2] for r, segments in by_range.items() if r != _native.UNPLACED_RANGE for s in segments)
+        piece_bytes = _merge_piece_bytes(placed, len(parts))
         tasks = []
         for r in sorted(by_range):
             if r == _native.UNPLACED_RANGE:
                 forward, reverse = by_range[r]
                 tasks += [(argv, piece, skip_take) for piece, skip_take in _unplaced_pieces(forward + reverse)]
             else:
-                tasks.append((argv, by_range[r], None))
+                tasks += [(argv, piece, None) for piece in _range_pieces(by_range[r], piece_bytes)]
         futures = submit_in_order(client, _merge_range, tasks, "sort-range", progress)
         blocks = map_results(client, operator.itemgetter(0), futures, "bytes")
         entries = map_results(client, operator.itemgetter(1), futures, "entries")

@@ -250,7 +250,9 @@ fn dense_ranges_are_indexed_from_groups_of_records() {
 /// Writes `records` whole and range by range, and checks the bytes and the indexes;
 /// returns the number of index groups the ranges gave.
 fn check_ranges_apart(records: &[Vec<u8>], threads: usize) -> usize {
-    use crate::bam_writer::{index_of_ranges, sort_range, UNPLACED_RANGE, UNPLACED_RUN};
+    use crate::bam_writer::{
+        index_of_ranges, range_cell, sort_range, UNPLACED_RANGE, UNPLACED_RUN,
+    };
     let lengths = [500_000_000u64; 3];
     let path = std::path::Path::new("x.bam");
     let mut whole = Vec::new();
@@ -276,7 +278,17 @@ fn check_ranges_apart(records: &[Vec<u8>], threads: usize) -> usize {
     };
     for group in records.chunk_by(|a, b| sort_range(a) == sort_range(b)) {
         if sort_range(&group[0]) != UNPLACED_RANGE {
-            write_apart(group);
+            // A range in pieces of one cell, two cells, one cell...
+            let mut starts = vec![0];
+            for cell in group.chunk_by(|a, b| range_cell(a) == range_cell(b)) {
+                starts.push(starts[starts.len() - 1] + cell.len());
+            }
+            let (mut k, mut cells) = (0, 1);
+            while k + 1 < starts.len() {
+                let end = (k + cells).min(starts.len() - 1);
+                write_apart(&group[starts[k]..starts[end]]);
+                (k, cells) = (end, 3 - cells);
+            }
             continue;
         }
         // The unplaced records in pieces of one run, two runs, one run...

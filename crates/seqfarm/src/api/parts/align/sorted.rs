@@ -1,8 +1,9 @@
 //! `seqfarm align --sort` in parts: each part's records sorted by coordinate and spilled
 //! to a file on the shared filesystem, grouped by genomic range ([`sort_range`]); one
-//! task per range merges every part's records of that range into the BGZF blocks the
-//! command writes for it (the command starts a block at each range), with the range's
-//! index entries; the ranges' bytes placed end to end are the command's BAM, and the
+//! task per range (or per run of its 1 Mbp cells, [`range_cell`], for a range holding
+//! many of the reads) merges every part's records of it into the BGZF blocks the command
+//! writes for it (the command starts a block at each range and cell), with its index
+//! entries; the ranges' bytes placed end to end are the command's BAM, and the
 //! index built from the ranges' entries ([`sorted_index`]) is its index. The unplaced
 //! reads, often the largest range by far, need no merging (they keep the input's order,
 //! forward strand first): they are written in pieces of whole runs of
@@ -17,7 +18,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use seqfarm_io::bam_sort::{index_beside, sort_key, BatchSort};
-use seqfarm_io::bam_writer::{index_of_ranges, sort_range, IndexedBamWriter, UNPLACED_RANGE};
+use seqfarm_io::bam_writer::{
+    index_of_ranges, range_cell, sort_range, IndexedBamWriter, RANGE_CELLS, UNPLACED_RANGE,
+};
 use seqfarm_io::output::Output;
 
 use super::{cached_index, run_part, AlignPart};
@@ -26,7 +29,7 @@ use crate::common::worker_threads;
 
 /// Where one genomic range's records of a part lie in its spill file (the unplaced
 /// range's records of each strand apart).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RangeSegment {
     /// The range ([`sort_range`]).
     pub range: u64,
@@ -37,6 +40,24 @@ pub struct RangeSegment {
     pub offset: u64,
     pub len: u64,
     pub records: u64,
+    /// Where each of the range's cells after the first ([`range_cell`]) starts, from the
+    /// segment's start (a cell without records starts where the next one does): the
+    /// merge of a range that holds many of the reads is cut at cells. Empty for the
+    /// unplaced range.
+    pub cells: Vec<u64>,
+}
+
+impl RangeSegment {
+    /// Sets the starts of the cells up to `cell` (the cell of a record at `at` from the
+    /// segment's start; `RANGE_CELLS` at its end).
+    fn reach_cell(&mut self, cell: usize, at: u64) {
+        if self.range == UNPLACED_RANGE {
+            return;
+        }
+        while self.cells.len() < cell {
+            self.cells.push(at);
+        }
+    }
 }
 
 /// What aligning a part for sorted output gives: where its ranges lie in its spill file,
@@ -72,21 +93,31 @@ pub fn align_part_sorted(
         for record in sort.sorted_records(&aligned.out) {
             let (range, len) = (sort_range(record), record.len() as u64);
             let reverse = range == UNPLACED_RANGE && sort_key(record).1;
-            match segments.last_mut() {
-                Some(last) if last.range == range && last.reverse == reverse => {
-                    last.len += len;
-                    last.records += 1;
+            let segment = match segments.last_mut() {
+                Some(last) if last.range == range && last.reverse == reverse => last,
+                last => {
+                    if let Some(last) = last {
+                        last.reach_cell(RANGE_CELLS - 1, last.len);
+                    }
+                    segments.push(RangeSegment {
+                        range,
+                        reverse,
+                        offset: at,
+                        len: 0,
+                        records: 0,
+                        cells: Vec::new(),
+                    });
+                    segments.last_mut().expect("just pushed")
                 }
-                _ => segments.push(RangeSegment {
-                    range,
-                    reverse,
-                    offset: at,
-                    len,
-                    records: 1,
-                }),
-            }
+            };
+            segment.reach_cell(range_cell(record), segment.len);
+            segment.len += len;
+            segment.records += 1;
             file.write_all(record)?;
             at += len;
+        }
+        if let Some(last) = segments.last_mut() {
+            last.reach_cell(RANGE_CELLS - 1, last.len);
         }
         file.into_inner().map_err(|e| e.into_error())?.sync_data()?;
         std::fs::rename(&name, spill)
@@ -207,9 +238,10 @@ fn reference_lengths(options: &AlignOptions) -> anyhow::Result<Vec<u64>> {
     }
 }
 
-/// Merges the records of one or more consecutive ranges from the parts' spill files
-/// (`segments`: each part's file, offset and length, in input order) into the BGZF
-/// blocks the command writes for them; returns the bytes and the ranges' index entries.
+/// Merges the records of one or more consecutive ranges (or cells of one) from the
+/// parts' spill files (`segments`: each part's file, offset and length, in input order)
+/// into the BGZF blocks the command writes for them; returns the bytes and their index
+/// entries.
 pub fn merge_range(
     options: &AlignOptions,
     segments: &[(PathBuf, u64, u64)],
