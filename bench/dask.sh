@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Times seqfarm.dask jobs on a cluster of a `dask scheduler` process and `dask worker`
-# processes of 2 threads in all (TCP on 127.0.0.1) against the command line at 2 threads,
-# checks that the outputs are identical, and prints what crosses the client's connection
+# processes of 2 threads in all (TCP on 127.0.0.1) against the command line at 2 threads
+# (the median ratio and the lowest and highest of the rounds'), checks that the outputs
+# are identical, and prints what crosses the client's connection
 # per unit of work: the bytes the client process's connections write and read, Dask's
 # counts of the batched streams between client and scheduler, and the pickled size of
 # the tasks' arguments and of the results the client receives; for align, whether the
 # client read any of the reads (gzip FASTQ is timed with its index made by the job and
-# kept from an earlier one).
+# kept from an earlier one). With align, it projects one human genome's job onto
+# clusters of 32-core nodes, and a sorted job's merge from what one part spills and how
+# fast one thread merges it.
 #
 # usage: bench/dask.sh [INDEX_PREFIX R1 R2 NORMAL.bam TUMOR.bam SITES.vcf.gz]
 #   defaults: /tmp/seqfarm-bench/align/chr20 (chr20.sfi), chr20.pe150.100000.{1,2}.fq,

@@ -468,7 +468,57 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
             started = time.perf_counter()
             distributed.wait(traffic.unrecorded_map(client, int, range(n), pure=False))
             task_seconds = (time.perf_counter() - started) / n
+            spill_per_pair, merge_rate = sorted_merge_rate(client, index, r1, r2, pairs)
         project(pairs, per_core, inflate_rate, task_seconds, (os.path.getsize(r1) + os.path.getsize(r2)) / pairs)
+        project_sorted(per_core, task_seconds, spill_per_pair, merge_rate)
+
+
+def sorted_merge_rate(client, index, r1, r2, pairs):
+    """What a sorted job spills and how fast a merge task writes it: all the pairs
+    aligned as one part (``sort=True``) into a spill file, then each placed range's
+    records merged alone on one thread, as a merge task does. Returns (spill bytes per
+    pair, merged spill bytes per second)."""
+    with tempfile.TemporaryDirectory(prefix="seqfarm-dask-bench-") as tmp:
+        argv = _align.align_argv(index, r1, r2, str(Path(tmp) / "merged.bam"), {"sort": True})
+        [part] = _align.plan_by_ranges(client, argv, 1)
+        spill = str(Path(tmp) / "spill")
+        segments, _ = _native.align_part_sorted(argv, part, spill, None)
+        placed = [(spill, offset, length) for r, _, offset, length, _, _ in segments if r != _native.UNPLACED_RANGE]
+        started = time.perf_counter()
+        for segment in placed:
+            _native.align_merge_range(argv, [segment], 1)
+        seconds = time.perf_counter() - started
+    return sum(s[3] for s in segments) / pairs, sum(s[2] for s in placed) / seconds
+
+
+def project_sorted(per_core, task_seconds, spill_per_pair, merge_rate):
+    """Prints the projection of the sorted job's merge (``sort=True``) for one 30x human
+    genome: the merge tasks run once every part is aligned, a range (or a piece of one)
+    each, so the merge takes the longer of its work spread over the cores and the
+    largest task; the spill spread evenly over the genome."""
+    genome_pairs, genome_bases = 400e6, 3.1e9
+    spill = genome_pairs * spill_per_pair
+    ranges = genome_bases / (8 << 20)
+    cells = ranges * _native.RANGE_CELLS
+    print()
+    print(f"# sorted (sort=True), measured: {spill_per_pair:.0f} B of spill per pair, merged at "
+          f"{merge_rate / 1e6:.0f} MB/s per core (each range of one part's spill merged on one thread)")
+    print(f"# projection: {spill / 1e9:.0f} GB of spill over {genome_bases / 1e9:.1f} Gbp, evenly: "
+          f"{ranges:.0f} ranges of 8 Mbp, {cells:.0f} cells of 1 Mbp; the merge takes the longer "
+          "of its work over the cores and its largest task (a range, or a piece of whole cells of "
+          "one holding more than two parts' worth, at 2 parts per core)")
+    print("| nodes | aligning (s) | merge, a task per range (s) | merge, ranges cut into cells (s) |")
+    print("|---|---|---|---|")
+    for nodes in (10, 100, 1000):
+        cores = 32 * nodes
+        spread = spill / merge_rate / cores
+        by_range = max(spread, spill / ranges / merge_rate)
+        # A range holding more than two parts' worth is cut into pieces of about one
+        # part's worth, of whole cells.
+        parts = 2 * cores
+        per_range = min(_native.RANGE_CELLS, int(parts / ranges)) if parts > 2 * ranges else 1
+        by_cell = max(spread, spill / ranges / per_range / merge_rate)
+        print(f"| {nodes} | {genome_pairs / (per_core * cores):.0f} | {by_range:.1f} | {by_cell:.1f} |")
 
 
 def project(pairs, per_core, inflate_rate, task_seconds, fastq_per_pair):
