@@ -191,8 +191,9 @@ impl<'o> IndexedBamWriter<'o> {
     }
 
     /// A writer of one or more consecutive genomic ranges (or cells of one) of a sorted
-    /// BAM apart from the rest, into `out` from its first byte: blocks as [`IndexedBamWriter::range_blocks`]
-    /// cuts them, index entries kept for [`index_of_ranges`].
+    /// BAM apart from the rest, into `out` from its first byte: blocks as
+    /// [`IndexedBamWriter::range_blocks`] cuts them, index entries kept for
+    /// [`index_of_ranges`].
     pub fn for_range(
         out: &'o mut dyn Write,
         path: &Path,

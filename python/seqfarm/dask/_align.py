@@ -205,7 +205,11 @@ def _range_pieces(segments, piece_bytes):
     cuts.append(cells)
     pieces = []
     for lo, hi in zip(cuts, cuts[1:]):
-        piece = [(spill, offset + b[lo], b[hi] - b[lo]) for (spill, offset, _, _), b in zip(segments, bounds) if b[hi] > b[lo]]
+        piece = [
+            (spill, offset + b[lo], b[hi] - b[lo])
+            for (spill, offset, _, _), b in zip(segments, bounds)
+            if b[hi] > b[lo]
+        ]
         if piece:
             pieces.append(piece)
     return pieces
@@ -226,11 +230,11 @@ def _write_sorted(client, argv, parts, output, header, progress):
     shared filesystem), grouped by genomic range; one task per range merges the parts'
     records of that range into its BGZF blocks (the command starts a block at each
     range), a range holding more than two parts' worth of records cut into pieces of
-    whole 1 Mbp cells (where the command starts blocks too), and the unplaced reads, which need no merging, are written in pieces of
-    ``UNPLACED_PIECE`` records by as many tasks; the blocks are placed and written as
-    ``align``'s parts are, and the index is built and
-    written by a worker from the ranges' index entries. The spill files are removed whatever
-    happens."""
+    whole 1 Mbp cells (where the command starts blocks too); the unplaced reads, which
+    need no merging, are written in pieces of ``UNPLACED_PIECE`` records by as many
+    tasks. The blocks are placed and written as ``align``'s parts are, and the index is
+    built and written by a worker from the ranges' index entries. The spill files are
+    removed whatever happens."""
     # A sorted BAM is a file (never standard output), written through a temporary file.
     spill_dir = tempfile.mkdtemp(prefix=".seqfarm-sort-", dir=os.path.dirname(output.temporary_path()))
     futures = []

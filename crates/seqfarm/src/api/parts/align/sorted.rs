@@ -48,8 +48,8 @@ pub struct RangeSegment {
 }
 
 impl RangeSegment {
-    /// Sets the starts of the cells up to `cell` (the cell of a record at `at` from the
-    /// segment's start; `RANGE_CELLS` at its end).
+    /// Sets the starts of the cells up to `cell` not set yet to `at`: at a record of
+    /// `cell`, `at` from the segment's start, and at its end with the last cell.
     fn reach_cell(&mut self, cell: usize, at: u64) {
         if self.range == UNPLACED_RANGE {
             return;
