@@ -65,6 +65,21 @@ pub fn with_bam_indexes(paths: &[PathBuf]) -> Vec<PathBuf> {
     all
 }
 
+/// How `count` and `depth` read their inputs: the fields coverage needs, a CRAM decoded
+/// against `reference` on `workers` workers where `ranges` say (`None`: everywhere).
+pub(crate) fn coverage_reading<'a>(
+    reference: Option<&'a Path>,
+    workers: usize,
+    ranges: Option<&'a seqfarm_io::cram::WantedRanges>,
+) -> seqfarm_io::alignment_file::ReadOptions<'a> {
+    seqfarm_io::alignment_file::ReadOptions {
+        reference,
+        fields: seqfarm_io::cram::Fields::Coverage,
+        threads: workers,
+        ranges,
+    }
+}
+
 /// Characters of user input quoted in a message before it is cut.
 const EXCERPT_CHARS: usize = 40;
 

@@ -216,21 +216,11 @@ impl RegionInputs {
         options: &ReadOptions<'_>,
     ) -> Result<(BamSet, Vec<Option<CramRanges>>)> {
         cram::check_reference(options.reference)?;
-        let mut set = BamSet::default();
-        let mut crams = Vec::new();
-        for input in &self.inputs {
-            if input.cram {
-                let ranges = CramRanges::open(&input.path, options)?;
-                let planned = CramInput::planned(ranges.cram())?;
-                set.push_decoded(planned.bam, planned.index, planned.sizes)?;
-                crams.push(Some(ranges));
-            } else {
-                let (bam, index) = bam::open_with_index(&input.path)?;
-                set.push(bam, index)?;
-                crams.push(None);
-            }
-        }
-        Ok((set, crams))
+        self.open_planning_with(|path| {
+            let ranges = CramRanges::open(path, options)?;
+            let planned = CramInput::planned(ranges.cram())?;
+            Ok((ranges, planned))
+        })
     }
 
     /// Opens the inputs to plan a run, as [`open`](Self::open) does with ranges that want
@@ -238,22 +228,36 @@ impl RegionInputs {
     /// the CRAMs open, so that a part of the run decodes where it reads
     /// ([`PlannedInputs::open`]) without reading their containers' headers again.
     pub fn open_planned(&self) -> Result<(BamSet, PlannedInputs)> {
+        let (set, crams) = self.open_planning_with(|path| {
+            let cram = CramFile::open(path)?;
+            let planned = CramInput::planned(&cram)?;
+            Ok((cram, planned))
+        })?;
+        let inputs = self.inputs.clone();
+        Ok((set, PlannedInputs { inputs, crams }))
+    }
+
+    /// The inputs opened in order, each BAM with its index and each CRAM by `open_cram`
+    /// (what it keeps open, and its planned entry in the set); per input, what was kept
+    /// (`None` for a BAM).
+    fn open_planning_with<C>(
+        &self,
+        mut open_cram: impl FnMut(&Path) -> Result<(C, CramInput)>,
+    ) -> Result<(BamSet, Vec<Option<C>>)> {
         let mut set = BamSet::default();
         let mut crams = Vec::new();
         for input in &self.inputs {
             if input.cram {
-                let cram = CramFile::open(&input.path)?;
-                let planned = CramInput::planned(&cram)?;
+                let (kept, planned) = open_cram(&input.path)?;
                 set.push_decoded(planned.bam, planned.index, planned.sizes)?;
-                crams.push(Some(cram));
+                crams.push(Some(kept));
             } else {
                 let (bam, index) = bam::open_with_index(&input.path)?;
                 set.push(bam, index)?;
                 crams.push(None);
             }
         }
-        let inputs = self.inputs.clone();
-        Ok((set, PlannedInputs { inputs, crams }))
+        Ok((set, crams))
     }
 }
 

@@ -20,7 +20,7 @@ use seqfarm_farm::{FarmConfig, FarmStats, Fill};
 use seqfarm_io::alignment_file::{ReadOptions, RegionInputs};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
-use seqfarm_io::cram::{Fields, WantedRanges};
+use seqfarm_io::cram::WantedRanges;
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_plot::{file_label, WindowTable, WindowValues};
 use seqfarm_regions::count::{
@@ -32,7 +32,9 @@ pub use self::plan::Task;
 use self::plan::{RegionPlanner, Source};
 pub use self::table::CountTable;
 use self::worker::RegionCounter;
-use crate::common::{farm_error, fill_in_range, refuse_shared_outputs, with_bam_indexes};
+use crate::common::{
+    coverage_reading, farm_error, fill_in_range, refuse_shared_outputs, with_bam_indexes,
+};
 use crate::farm_stats::StatsFile;
 use crate::plot_file::PlotFile;
 
@@ -75,6 +77,11 @@ pub(crate) fn reference_names_and_lengths(
         .map(|r| i64::from(r.length))
         .collect();
     Ok((names, lengths))
+}
+
+/// How the BAMs of `args` are read, a CRAM decoded where `ranges` say.
+fn reading<'a>(args: &'a CountOptions, ranges: Option<&'a WantedRanges>) -> ReadOptions<'a> {
+    coverage_reading(args.reference.as_deref(), args.farm.workers(), ranges)
 }
 
 /// The ranges the BED file of `args` names, so that a CRAM among `inputs` is decoded
@@ -126,7 +133,7 @@ impl CountJob {
         args.check()?;
         let (planned, opened) = inputs.open_planned()?;
         let ranges = Self::with_bams(args, planned)?.task_ranges(task_bytes, tasks)?;
-        let bams = opened.open(&Self::read_options(args, Some(&ranges)))?;
+        let bams = opened.open(&reading(args, Some(&ranges)))?;
         Self::with_bams(args, bams)
     }
 
@@ -139,21 +146,8 @@ impl CountJob {
             Some(ranges) => Some(ranges),
             None => cram_ranges(args, &inputs)?,
         };
-        let bams = inputs.open(&Self::read_options(args, ranges.as_ref()))?;
+        let bams = inputs.open(&reading(args, ranges.as_ref()))?;
         Self::with_bams(args, bams)
-    }
-
-    /// How the BAMs of `args` are read, a CRAM decoded where `ranges` say.
-    fn read_options<'a>(
-        args: &'a CountOptions,
-        ranges: Option<&'a WantedRanges>,
-    ) -> ReadOptions<'a> {
-        ReadOptions {
-            reference: args.reference.as_deref(),
-            fields: Fields::Coverage,
-            threads: args.farm.workers(),
-            ranges,
-        }
     }
 
     /// The job of `args` on `bams`, opened.

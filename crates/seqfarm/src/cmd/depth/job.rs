@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use seqfarm_farm::{FarmConfig, FarmStats, Fill};
 use seqfarm_io::alignment_file::{open_by_region, ReadOptions, RegionInputs};
 use seqfarm_io::bam::{BamSet, RangeReader};
-use seqfarm_io::cram::{Fields, WantedRanges};
+use seqfarm_io::cram::WantedRanges;
 use seqfarm_io::output::refuse_input_as_output;
 use seqfarm_regions::depth::{Coverage, DepthFilter};
 
@@ -18,7 +18,14 @@ use super::outputs::with_suffix;
 use super::stretch::{StretchPlanner, StretchWorker, Task};
 use super::DepthOptions;
 use crate::cmd::count::task_bytes_for;
-use crate::common::{farm_error, fill_in_range, refuse_shared_outputs, with_bam_indexes};
+use crate::common::{
+    coverage_reading, farm_error, fill_in_range, refuse_shared_outputs, with_bam_indexes,
+};
+
+/// How the BAM of `options` is read, a CRAM decoded where `ranges` say.
+fn reading<'a>(options: &'a DepthOptions, ranges: Option<&'a WantedRanges>) -> ReadOptions<'a> {
+    coverage_reading(options.reference.as_deref(), options.farm.workers(), ranges)
+}
 
 /// The BAM (or CRAM) of a depth run, its contigs, its BED regions and thresholds.
 pub struct DepthJob {
@@ -70,7 +77,7 @@ impl DepthJob {
             ));
         })?;
         let ranges = WantedRanges::new(spans);
-        let bams = opened.open(&Self::read_options(options, Some(&ranges)))?;
+        let bams = opened.open(&reading(options, Some(&ranges)))?;
         Self::with_bams(bam, options, bams)
     }
 
@@ -82,22 +89,9 @@ impl DepthJob {
         ranges: Option<WantedRanges>,
     ) -> anyhow::Result<Self> {
         options.check()?;
-        let reading = Self::read_options(options, ranges.as_ref());
+        let reading = reading(options, ranges.as_ref());
         let bams = open_by_region(std::slice::from_ref(&bam.to_path_buf()), &reading)?;
         Self::with_bams(bam, options, bams)
-    }
-
-    /// How the BAM of `options` is read, a CRAM decoded where `ranges` say.
-    fn read_options<'a>(
-        options: &'a DepthOptions,
-        ranges: Option<&'a WantedRanges>,
-    ) -> ReadOptions<'a> {
-        ReadOptions {
-            reference: options.reference.as_deref(),
-            fields: Fields::Coverage,
-            threads: options.farm.workers(),
-            ranges,
-        }
     }
 
     /// The job of `options` on `bam`, opened as `bams`.
