@@ -482,7 +482,8 @@ def sorted_merge_rate(client, index, r1, r2, pairs):
         argv = _align.align_argv(index, r1, r2, str(Path(tmp) / "merged.bam"), {"sort": True})
         [part] = _align.plan_by_ranges(client, argv, 1)
         spill = str(Path(tmp) / "spill")
-        segments, _ = _native.align_part_sorted(argv, part, spill, None)
+        table, _ = _native.align_part_sorted(argv, part, spill, None)
+        segments = _native.align_spill_segments(table)
         placed = [(spill, offset, length) for r, _, offset, length, _, _ in segments if r != _native.UNPLACED_RANGE]
         started = time.perf_counter()
         for segment in placed:

@@ -287,36 +287,35 @@ fn align_parts_by_range<'py>(
 }
 
 /// Runs on a worker: aligns a part for sorted output, its records sorted and written to
-/// `spill`; returns `([(range, reverse, offset, length, records), ...], summary counts)`
-/// (`reverse`: the unplaced records flagged reverse, written after every part's others).
+/// `spill`; returns `(table, summary counts)`, the table the compressed bytes of where
+/// its ranges lie in the spill (`align_spill_segments` reads it).
 #[pyfunction]
 #[pyo3(signature = (argv, part, spill, threads=None))]
-fn align_part_sorted(
-    py: Python<'_>,
+fn align_part_sorted<'py>(
+    py: Python<'py>,
     argv: Vec<String>,
     part: PartTuple<'_>,
     spill: PathBuf,
     threads: Option<usize>,
-) -> PyResult<(Vec<SegmentTuple>, Vec<u64>)> {
+) -> PyResult<(Bound<'py, PyBytes>, Vec<u64>)> {
     let part = part_of(part);
     let sorted = run_native(py, || {
         sorted::align_part_sorted(&align_options(&argv)?, &part, threads, &spill)
     })?;
-    let segments = sorted
-        .segments
-        .iter()
-        .map(|s| {
-            (
-                s.range,
-                s.reverse,
-                s.offset,
-                s.len,
-                s.records,
-                s.cells.clone(),
-            )
-        })
-        .collect();
-    Ok((segments, sorted.counts))
+    Ok((PyBytes::new(py, &sorted.segments_to_bytes()), sorted.counts))
+}
+
+/// The segments of a sorted part's table (`align_part_sorted`'s bytes): `[(range, reverse,
+/// offset, length, records, cells), ...]` (`reverse`: the unplaced records flagged
+/// reverse, written after every part's others; `cells`: where each of the range's cells
+/// after the first starts in the segment).
+#[pyfunction]
+fn align_spill_segments(py: Python<'_>, table: &[u8]) -> PyResult<Vec<SegmentTuple>> {
+    let segments = run_native(py, || sorted::segments_from_bytes(table))?;
+    Ok(segments
+        .into_iter()
+        .map(|s| (s.range, s.reverse, s.offset, s.len, s.records, s.cells))
+        .collect())
 }
 
 /// Runs on a worker: the BGZF bytes and index entries of one or more consecutive
@@ -366,6 +365,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(align_counts_suffice, m)?)?;
     m.add_function(wrap_pyfunction!(align_parts_by_range, m)?)?;
     m.add_function(wrap_pyfunction!(align_part_sorted, m)?)?;
+    m.add_function(wrap_pyfunction!(align_spill_segments, m)?)?;
     m.add_function(wrap_pyfunction!(align_merge_range, m)?)?;
     m.add_function(wrap_pyfunction!(align_sorted_index, m)?)?;
     m.add("UNPLACED_RANGE", seqfarm_io::bam_writer::UNPLACED_RANGE)?;

@@ -138,7 +138,8 @@ def _align_part(argv, part):
 
 def _align_part_sorted(argv, part, spill):
     """Runs on a worker: the part's records sorted into ``spill``; where each genomic
-    range lies in it, and the part's summary counts."""
+    range lies in it (a few compressed bytes per range, read by
+    ``_native.align_spill_segments``), and the part's summary counts."""
     return _native.align_part_sorted(argv, part, spill, task_threads())
 
 
@@ -248,7 +249,8 @@ def _write_sorted(client, argv, parts, output, header, progress):
         # the command writes them: forward, then reverse.
         by_range = {}
         for spill, future in zip(spills, futures):
-            segments, part_counts = future.result()
+            table, part_counts = future.result()
+            segments = _native.align_spill_segments(table)
             future.release()
             counts = [a + b for a, b in zip(counts, part_counts)]
             for range_id, reverse, offset, length, records, cells in segments:

@@ -21,9 +21,12 @@ use seqfarm_io::bam_sort::{index_beside, sort_key, BatchSort};
 use seqfarm_io::bam_writer::{
     index_of_ranges, range_cell, sort_range, IndexedBamWriter, RANGE_CELLS, UNPLACED_RANGE,
 };
+use seqfarm_io::bgzf::{InflateBuffer, Inflater};
+use seqfarm_io::bgzf_writer::BgzfCompressor;
 use seqfarm_io::output::Output;
 
 use super::{cached_index, run_part, AlignPart};
+use crate::api::parts::wire::{WireReader, WireWriter};
 use crate::cmd::align::{peek_contig_lengths, AlignOptions, BAM_LEVEL};
 use crate::common::worker_threads;
 
@@ -65,6 +68,48 @@ impl RangeSegment {
 pub struct SortedPart {
     pub segments: Vec<RangeSegment>,
     pub counts: Vec<u64>,
+}
+
+/// libdeflate's level for a part's table of segments sent back to the client: its
+/// fastest (the client of a big cluster receives a segment per part and range).
+const TABLE_LEVEL: i32 = 1;
+
+impl SortedPart {
+    /// Where the part's ranges lie in its spill, as the bytes it sends back
+    /// ([`segments_from_bytes`]): its numbers compressed, a few bytes per segment.
+    pub fn segments_to_bytes(&self) -> Vec<u8> {
+        let mut table: WireWriter = WireWriter::default();
+        table.number(self.segments.len() as u64);
+        for s in &self.segments {
+            table.number(s.range).number(u64::from(s.reverse));
+            table.number(s.offset).number(s.len).number(s.records);
+            table.numbers(&s.cells);
+        }
+        let mut compressed = Vec::new();
+        BgzfCompressor::new(TABLE_LEVEL).compress(&table.0, &mut compressed);
+        compressed
+    }
+}
+
+/// The segments of [`SortedPart::segments_to_bytes`].
+pub fn segments_from_bytes(bytes: &[u8]) -> anyhow::Result<Vec<RangeSegment>> {
+    let mut table = InflateBuffer::new();
+    Inflater::new()
+        .inflate_blocks(bytes, 0, &mut table)
+        .map_err(|e| anyhow::anyhow!("a sorted part's table of segments: {e}"))?;
+    let mut input = WireReader::new(table.as_slice());
+    (0..input.number()?)
+        .map(|_| {
+            Ok(RangeSegment {
+                range: input.number()?,
+                reverse: input.number()? != 0,
+                offset: input.number()?,
+                len: input.number()?,
+                records: input.number()?,
+                cells: input.numbers()?,
+            })
+        })
+        .collect()
 }
 
 /// Bytes of a spill file written at a time.
@@ -359,6 +404,30 @@ mod tests {
                 record
             })
             .collect()
+    }
+
+    #[test]
+    fn a_table_of_segments_reads_back_as_written() {
+        let segment = |range, reverse, offset, cells: &[u64]| RangeSegment {
+            range,
+            reverse,
+            offset,
+            len: 1000 + offset,
+            records: 7,
+            cells: cells.to_vec(),
+        };
+        let part = SortedPart {
+            segments: vec![
+                segment(0, false, 0, &[10, 10, 20, 300, 300, 300, 900]),
+                segment(3, false, 1000, &[0; 7]),
+                segment(UNPLACED_RANGE, true, 3000, &[]),
+            ],
+            counts: Vec::new(),
+        };
+        let bytes = part.segments_to_bytes();
+        assert_eq!(segments_from_bytes(&bytes).unwrap(), part.segments);
+        let e = segments_from_bytes(&bytes[..bytes.len() / 2]).unwrap_err();
+        assert!(e.to_string().contains("table of segments"), "{e:#}");
     }
 
     #[test]
