@@ -148,16 +148,24 @@ def _align_part_sorted(argv, part, spill):
 UNPLACED_PIECE = 16 * _native.UNPLACED_RUN
 
 
-def _merge_range(argv, segments, unplaced=None):
+def _spill_path(spill_dir, part):
+    """The spill file of part number ``part`` in ``spill_dir``."""
+    return os.path.join(spill_dir, f"part-{part}")
+
+
+def _merge_range(argv, spill_dir, segments, unplaced=None):
     """Runs on a worker: a range's BGZF bytes and index entries, merged from the
-    parts' spills; with ``unplaced=(skip, records)``, a piece of the unplaced range
-    (see :func:`_unplaced_pieces`)."""
+    parts' spills in ``spill_dir`` (``segments``: ``(part number, offset, length)``,
+    a part named by its number rather than its path, since a merge is sent a segment of
+    every part); with ``unplaced=(skip, records)``, a piece of the unplaced range (see
+    :func:`_unplaced_pieces`)."""
+    segments = [(_spill_path(spill_dir, k), offset, length) for k, offset, length in segments]
     return _native.align_merge_range(argv, segments, task_threads(), unplaced)
 
 
 def _unplaced_pieces(segments):
     """The tasks that write the unplaced range, ``(segments, (skip, records))`` each:
-    ``segments`` (``(spill, offset, length, records)`` in the command's order) cut into
+    ``segments`` (``(part, offset, length, records)`` in the command's order) cut into
     pieces of ``UNPLACED_PIECE`` records, each given the segments that hold its records
     and the records to skip in the first."""
     pieces = []
@@ -187,11 +195,11 @@ def _merge_piece_bytes(placed, parts):
 
 
 def _range_pieces(segments, piece_bytes):
-    """The merges of one genomic range: the parts' ``segments`` (``(spill, offset,
+    """The merges of one genomic range: the parts' ``segments`` (``(part, offset,
     length, cells)`` in input order) whole, or, when the range holds more than twice
     ``piece_bytes``, cut into pieces of whole cells of about ``piece_bytes`` each (the
     command starts a block at each cell of a range too). Each piece is the parts'
-    ``(spill, offset, length)`` of its cells, parts with none left out."""
+    ``(part, offset, length)`` of its cells, parts with none left out."""
     cells = _native.RANGE_CELLS
     bounds = [[0, *c, length] for _, _, length, c in segments]
     if sum(b[-1] for b in bounds) <= 2 * piece_bytes:
@@ -207,8 +215,8 @@ def _range_pieces(segments, piece_bytes):
     pieces = []
     for lo, hi in zip(cuts, cuts[1:]):
         piece = [
-            (spill, offset + b[lo], b[hi] - b[lo])
-            for (spill, offset, _, _), b in zip(segments, bounds)
+            (part, offset + b[lo], b[hi] - b[lo])
+            for (part, offset, _, _), b in zip(segments, bounds)
             if b[hi] > b[lo]
         ]
         if piece:
@@ -240,7 +248,7 @@ def _write_sorted(client, argv, parts, output, header, progress):
     spill_dir = tempfile.mkdtemp(prefix=".seqfarm-sort-", dir=os.path.dirname(output.temporary_path()))
     futures = []
     try:
-        spills = [os.path.join(spill_dir, f"part-{i}") for i in range(len(parts))]
+        spills = [_spill_path(spill_dir, k) for k in range(len(parts))]
         futures = submit_in_order(
             client, _align_part_sorted, [(argv, part, spill) for part, spill in zip(parts, spills)], "align-sort", progress
         )
@@ -248,25 +256,26 @@ def _write_sorted(client, argv, parts, output, header, progress):
         # Per range its parts' segments; the unplaced range's of each strand apart, as
         # the command writes them: forward, then reverse.
         by_range = {}
-        for spill, future in zip(spills, futures):
+        for k, future in enumerate(futures):
             table, part_counts = future.result()
             segments = _native.align_spill_segments(table)
             future.release()
             counts = [a + b for a, b in zip(counts, part_counts)]
             for range_id, reverse, offset, length, records, cells in segments:
                 if range_id == _native.UNPLACED_RANGE:
-                    by_range.setdefault(range_id, ([], []))[reverse].append((spill, offset, length, records))
+                    by_range.setdefault(range_id, ([], []))[reverse].append((k, offset, length, records))
                 else:
-                    by_range.setdefault(range_id, []).append((spill, offset, length, cells))
+                    by_range.setdefault(range_id, []).append((k, offset, length, cells))
         placed = sum(s[2] for r, segments in by_range.items() if r != _native.UNPLACED_RANGE for s in segments)
         piece_bytes = _merge_piece_bytes(placed, len(parts))
         tasks = []
         for r in sorted(by_range):
             if r == _native.UNPLACED_RANGE:
                 forward, reverse = by_range[r]
-                tasks += [(argv, piece, skip_take) for piece, skip_take in _unplaced_pieces(forward + reverse)]
+                pieces = _unplaced_pieces(forward + reverse)
+                tasks += [(argv, spill_dir, piece, skip_take) for piece, skip_take in pieces]
             else:
-                tasks += [(argv, piece, None) for piece in _range_pieces(by_range[r], piece_bytes)]
+                tasks += [(argv, spill_dir, piece, None) for piece in _range_pieces(by_range[r], piece_bytes)]
         futures = submit_in_order(client, _merge_range, tasks, "sort-range", progress)
         blocks = map_results(client, operator.itemgetter(0), futures, "bytes")
         entries = map_results(client, operator.itemgetter(1), futures, "entries")
