@@ -10,9 +10,8 @@ use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 
 use seqfarm_farm::{Collector, FarmConfig};
-use seqfarm_io::bgzf::{InflateBuffer, Inflater};
-use seqfarm_io::bgzf_writer::BgzfCompressor;
 
+use super::wire::{packed, Unpacker};
 use crate::cmd::snp_pileup::{
     findings, open_output, PileupTable, SnpPileupJob, SnpPileupOptions, Task,
 };
@@ -41,10 +40,6 @@ pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Resu
     Ok((task_bytes, figures.planned))
 }
 
-/// libdeflate's level for the findings a part sends back: its fastest, which makes them
-/// about a third of their size (they travel to the one machine that walks them all).
-const FINDINGS_LEVEL: i32 = 1;
-
 /// The findings of tasks `tasks` of the plan with tasks of `task_bytes`, on `threads`
 /// threads (`None`: one per core), as [`SnpPileupMerge::add`] takes them: BGZF blocks.
 pub fn snp_pileup_tasks(
@@ -62,9 +57,8 @@ pub fn snp_pileup_tasks(
         findings::encode(task, files, &mut out);
         Ok(())
     })?;
-    let mut compressed = Vec::with_capacity(out.len() / 2);
-    BgzfCompressor::new(FINDINGS_LEVEL).compress(&out, &mut compressed);
-    Ok(compressed)
+    // About a third of their size: they travel to the one machine that walks them all.
+    Ok(packed(&out))
 }
 
 /// The collector of a `snp-pileup` run in parts: takes the parts' findings in VCF order
@@ -96,16 +90,11 @@ impl SnpPileupMerge {
                 collector.keep_table();
             }
             let mut task = Task::default();
-            let mut inflater = Inflater::new();
-            let mut inflated = InflateBuffer::new();
+            let mut unpacker = Unpacker::default();
             // Parts, then `None` once the last was given; a run given up before that
             // leaves no output.
             while let Some(compressed) = parts.recv()? {
-                inflated.clear();
-                inflater
-                    .inflate_blocks(&compressed, 0, &mut inflated)
-                    .map_err(|e| anyhow::anyhow!("snp-pileup: a part's findings: {e}"))?;
-                let part = inflated.as_slice();
+                let part = unpacker.unpack(&compressed, "snp-pileup: a part's findings")?;
                 let mut at = 0;
                 while at < part.len() {
                     findings::decode(part, &mut at, files, &mut task)?;

@@ -111,6 +111,35 @@ impl PartBytes {
     }
 }
 
+/// libdeflate's level for the bytes a part compresses before they travel to the one
+/// machine that reads every part's (findings, tables of segments): its fastest.
+const TRAVEL_LEVEL: i32 = 1;
+
+/// `bytes` compressed as BGZF blocks for the journey ([`Unpacker::unpack`] reads them).
+pub(crate) fn packed(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() / 2);
+    seqfarm_io::bgzf_writer::BgzfCompressor::new(TRAVEL_LEVEL).compress(bytes, &mut out);
+    out
+}
+
+/// Inflates what [`packed`] wrote, its buffers kept from one part to the next.
+#[derive(Default)]
+pub(crate) struct Unpacker {
+    inflater: seqfarm_io::bgzf::Inflater,
+    inflated: seqfarm_io::bgzf::InflateBuffer,
+}
+
+impl Unpacker {
+    /// The bytes of `packed` bytes; an error names `what` they are.
+    pub(crate) fn unpack(&mut self, packed: &[u8], what: &str) -> anyhow::Result<&[u8]> {
+        self.inflated.clear();
+        self.inflater
+            .inflate_blocks(packed, 0, &mut self.inflated)
+            .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+        Ok(self.inflated.as_slice())
+    }
+}
+
 /// Reads back what [`WireWriter`] wrote; every read fails on bytes cut short.
 pub(crate) struct WireReader<'a> {
     bytes: &'a [u8],

@@ -21,12 +21,10 @@ use seqfarm_io::bam_sort::{index_beside, sort_key, BatchSort};
 use seqfarm_io::bam_writer::{
     index_of_ranges, range_cell, sort_range, IndexedBamWriter, RANGE_CELLS, UNPLACED_RANGE,
 };
-use seqfarm_io::bgzf::{InflateBuffer, Inflater};
-use seqfarm_io::bgzf_writer::BgzfCompressor;
 use seqfarm_io::output::Output;
 
 use super::{cached_index, run_part, AlignPart};
-use crate::api::parts::wire::{WireReader, WireWriter};
+use crate::api::parts::wire::{packed, Unpacker, WireReader, WireWriter};
 use crate::cmd::align::{peek_contig_lengths, AlignOptions, BAM_LEVEL};
 use crate::common::worker_threads;
 
@@ -70,10 +68,6 @@ pub struct SortedPart {
     pub counts: Vec<u64>,
 }
 
-/// libdeflate's level for a part's table of segments sent back to the client: its
-/// fastest (the client of a big cluster receives a segment per part and range).
-const TABLE_LEVEL: i32 = 1;
-
 impl SortedPart {
     /// Where the part's ranges lie in its spill, as the bytes it sends back
     /// ([`segments_from_bytes`]): its numbers compressed, a few bytes per segment.
@@ -85,19 +79,16 @@ impl SortedPart {
             table.number(s.offset).number(s.len).number(s.records);
             table.numbers(&s.cells);
         }
-        let mut compressed = Vec::new();
-        BgzfCompressor::new(TABLE_LEVEL).compress(&table.0, &mut compressed);
-        compressed
+        // The client of a big cluster receives a segment per part and range.
+        packed(&table.0)
     }
 }
 
 /// The segments of [`SortedPart::segments_to_bytes`].
 pub fn segments_from_bytes(bytes: &[u8]) -> anyhow::Result<Vec<RangeSegment>> {
-    let mut table = InflateBuffer::new();
-    Inflater::new()
-        .inflate_blocks(bytes, 0, &mut table)
-        .map_err(|e| anyhow::anyhow!("a sorted part's table of segments: {e}"))?;
-    let mut input = WireReader::new(table.as_slice());
+    let mut unpacker = Unpacker::default();
+    let table = unpacker.unpack(bytes, "a sorted part's table of segments")?;
+    let mut input = WireReader::new(table);
     (0..input.number()?)
         .map(|_| {
             Ok(RangeSegment {
