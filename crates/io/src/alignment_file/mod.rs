@@ -194,16 +194,7 @@ impl RegionInputs {
     /// reference names or lengths differ from the first's.
     pub fn open(&self, options: &ReadOptions<'_>) -> Result<BamSet> {
         cram::check_reference(options.reference)?;
-        let mut set = BamSet::default();
-        for input in &self.inputs {
-            if input.cram {
-                let decoded = CramInput::open(&input.path, options)?;
-                set.push_decoded(decoded.bam, decoded.index, decoded.sizes)?;
-            } else {
-                let (bam, index) = bam::open_with_index(&input.path)?;
-                set.push(bam, index)?;
-            }
-        }
+        let (set, _) = self.open_each(|path| Ok(((), CramInput::open(path, options)?)))?;
         Ok(set)
     }
 
@@ -216,7 +207,7 @@ impl RegionInputs {
         options: &ReadOptions<'_>,
     ) -> Result<(BamSet, Vec<Option<CramRanges>>)> {
         cram::check_reference(options.reference)?;
-        self.open_planning_with(|path| {
+        self.open_each(|path| {
             let ranges = CramRanges::open(path, options)?;
             let planned = CramInput::planned(ranges.cram())?;
             Ok((ranges, planned))
@@ -228,19 +219,19 @@ impl RegionInputs {
     /// the CRAMs open, so that a part of the run decodes where it reads
     /// ([`PlannedInputs::open`]) without reading their containers' headers again.
     pub fn open_planned(&self) -> Result<(BamSet, PlannedInputs)> {
-        let (set, crams) = self.open_planning_with(|path| {
+        let (set, crams) = self.open_each(|path| {
             let cram = CramFile::open(path)?;
             let planned = CramInput::planned(&cram)?;
             Ok((cram, planned))
         })?;
-        let inputs = self.inputs.clone();
+        let inputs = self.clone();
         Ok((set, PlannedInputs { inputs, crams }))
     }
 
-    /// The inputs opened in order, each BAM with its index and each CRAM by `open_cram`
-    /// (what it keeps open, and its planned entry in the set); per input, what was kept
-    /// (`None` for a BAM).
-    fn open_planning_with<C>(
+    /// The inputs opened in order into a set, each BAM with its index and each CRAM by
+    /// `open_cram` (what it keeps open, and its entry in the set); per input, what was
+    /// kept (`None` for a BAM).
+    fn open_each<C>(
         &self,
         mut open_cram: impl FnMut(&Path) -> Result<(C, CramInput)>,
     ) -> Result<(BamSet, Vec<Option<C>>)> {
@@ -263,7 +254,7 @@ impl RegionInputs {
 
 /// Inputs opened to plan a run ([`RegionInputs::open_planned`]), their CRAMs kept open.
 pub struct PlannedInputs {
-    inputs: Vec<RegionInput>,
+    inputs: RegionInputs,
     /// Per input, the CRAM opened (`None` for a BAM).
     crams: Vec<Option<CramFile>>,
 }
@@ -273,19 +264,11 @@ impl PlannedInputs {
     /// already open.
     pub fn open(&self, options: &ReadOptions<'_>) -> Result<BamSet> {
         cram::check_reference(options.reference)?;
-        let mut set = BamSet::default();
-        for (input, cram) in self.inputs.iter().zip(&self.crams) {
-            match cram {
-                Some(cram) => {
-                    let decoded = CramInput::open_cram(cram, options)?;
-                    set.push_decoded(decoded.bam, decoded.index, decoded.sizes)?;
-                }
-                None => {
-                    let (bam, index) = bam::open_with_index(&input.path)?;
-                    set.push(bam, index)?;
-                }
-            }
-        }
+        let mut crams = self.crams.iter().flatten();
+        let (set, _) = self.inputs.open_each(|_| {
+            let cram = crams.next().expect("a CRAM opened for each CRAM input");
+            Ok(((), CramInput::open_cram(cram, options)?))
+        })?;
         Ok(set)
     }
 }
