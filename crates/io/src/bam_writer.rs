@@ -88,13 +88,13 @@ const CELL_SHIFT: u32 = 20;
 /// The cells of a range.
 pub const RANGE_CELLS: usize = 1 << (RANGE_SHIFT - CELL_SHIFT);
 
-/// The cell of a sorted record within its range (`0..RANGE_CELLS`); 0 for the unplaced
-/// range, which is not cut into cells.
-pub fn range_cell(record: &[u8]) -> usize {
-    let key = crate::bam_sort::sort_key(record).0;
+/// The genomic range ([`sort_range`]) of a record of sort key `key`
+/// ([`sort_key`](crate::bam_sort::sort_key)) and its cell within the range
+/// (`0..RANGE_CELLS`; 0 for the unplaced range, which is not cut into cells).
+pub fn range_and_cell(key: u64) -> (u64, usize) {
     match key >> RANGE_SHIFT {
-        UNPLACED_RANGE => 0,
-        _ => (key >> CELL_SHIFT) as usize & (RANGE_CELLS - 1),
+        UNPLACED_RANGE => (UNPLACED_RANGE, 0),
+        range => (range, (key >> CELL_SHIFT) as usize & (RANGE_CELLS - 1)),
     }
 }
 
@@ -183,7 +183,7 @@ impl<'o> IndexedBamWriter<'o> {
     }
 
     /// Starts a block at each genomic range ([`sort_range`]) of sorted records and at each
-    /// cell of one ([`range_cell`]), so that the file's bytes are its ranges' (or its
+    /// cell of one ([`range_and_cell`]), so that the file's bytes are its ranges' (or its
     /// cells') bytes put end to end, whoever wrote each ([`IndexedBamWriter::for_range`]).
     pub fn range_blocks(mut self) -> Self {
         self.range_blocks = true;
@@ -232,7 +232,7 @@ impl<'o> IndexedBamWriter<'o> {
     /// Appends one record (with its 4-byte length).
     pub fn write_record(&mut self, record: &[u8]) -> Result<()> {
         if self.range_blocks {
-            let cell = (sort_range(record), range_cell(record));
+            let cell = range_and_cell(crate::bam_sort::sort_key(record).0);
             let unplaced = cell.0 == UNPLACED_RANGE;
             let run_starts = unplaced && self.unplaced.is_multiple_of(UNPLACED_RUN);
             if run_starts || self.last_cell.is_some_and(|c| c != cell) {

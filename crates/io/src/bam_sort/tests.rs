@@ -251,7 +251,7 @@ fn dense_ranges_are_indexed_from_groups_of_records() {
 /// returns the number of index groups the ranges gave.
 fn check_ranges_apart(records: &[Vec<u8>], threads: usize) -> usize {
     use crate::bam_writer::{
-        index_of_ranges, range_cell, sort_range, UNPLACED_RANGE, UNPLACED_RUN,
+        index_of_ranges, range_and_cell, sort_range, UNPLACED_RANGE, UNPLACED_RUN,
     };
     let lengths = [500_000_000u64; 3];
     let path = std::path::Path::new("x.bam");
@@ -280,7 +280,8 @@ fn check_ranges_apart(records: &[Vec<u8>], threads: usize) -> usize {
         if sort_range(&group[0]) != UNPLACED_RANGE {
             // A range in pieces of one cell, two cells, one cell...
             let mut starts = vec![0];
-            for cell in group.chunk_by(|a, b| range_cell(a) == range_cell(b)) {
+            let cell = |r: &Vec<u8>| range_and_cell(sort_key(r).0).1;
+            for cell in group.chunk_by(|a, b| cell(a) == cell(b)) {
                 starts.push(starts[starts.len() - 1] + cell.len());
             }
             let (mut k, mut cells) = (0, 1);

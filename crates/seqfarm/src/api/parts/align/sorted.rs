@@ -1,14 +1,14 @@
 //! `seqfarm align --sort` in parts: each part's records sorted by coordinate and spilled
-//! to a file on the shared filesystem, grouped by genomic range ([`sort_range`]); one
-//! task per range (or per run of its 1 Mbp cells, [`range_cell`], for a range holding
-//! many of the reads) merges every part's records of it into the BGZF blocks the command
-//! writes for it (the command starts a block at each range and cell), with its index
-//! entries; the ranges' bytes placed end to end are the command's BAM, and the
-//! index built from the ranges' entries ([`sorted_index`]) is its index. The unplaced
-//! reads, often the largest range by far, need no merging (they keep the input's order,
-//! forward strand first): they are written in pieces of whole runs of
-//! [`UNPLACED_RUN`](seqfarm_io::bam_writer::UNPLACED_RUN) records ([`write_unplaced`]),
-//! where the command starts blocks too.
+//! to a file on the shared filesystem, grouped by genomic range
+//! ([`sort_range`](seqfarm_io::bam_writer::sort_range)); one task per range (or per run
+//! of its 1 Mbp cells, [`range_and_cell`], for a range holding many of the reads) merges
+//! every part's records of it into the BGZF blocks the command writes for it (the command
+//! starts a block at each range and cell), with its index entries; the ranges' bytes
+//! placed end to end are the command's BAM, and the index built from the ranges' entries
+//! ([`sorted_index`]) is its index. The unplaced reads, often the largest range by far,
+//! need no merging (they keep the input's order, forward strand first): they are written
+//! in pieces of whole runs of [`UNPLACED_RUN`](seqfarm_io::bam_writer::UNPLACED_RUN)
+//! records ([`write_unplaced`]), where the command starts blocks too.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use seqfarm_io::bam_sort::{index_beside, sort_key, BatchSort};
 use seqfarm_io::bam_writer::{
-    index_of_ranges, range_cell, sort_range, IndexedBamWriter, RANGE_CELLS, UNPLACED_RANGE,
+    index_of_ranges, range_and_cell, IndexedBamWriter, RANGE_CELLS, UNPLACED_RANGE,
 };
 use seqfarm_io::output::Output;
 
@@ -32,7 +32,7 @@ use crate::common::worker_threads;
 /// range's records of each strand apart).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RangeSegment {
-    /// The range ([`sort_range`]).
+    /// The range ([`sort_range`](seqfarm_io::bam_writer::sort_range)).
     pub range: u64,
     /// Whether these are the unplaced records flagged reverse (0x10), which the command
     /// writes after every part's others.
@@ -41,7 +41,7 @@ pub struct RangeSegment {
     pub offset: u64,
     pub len: u64,
     pub records: u64,
-    /// Where each of the range's cells after the first ([`range_cell`]) starts, from the
+    /// Where each of the range's cells after the first ([`range_and_cell`]) starts, from the
     /// segment's start (a cell without records starts where the next one does): the
     /// merge of a range that holds many of the reads is cut at cells. Empty for the
     /// unplaced range.
@@ -127,8 +127,9 @@ pub fn align_part_sorted(
         let mut file = BufWriter::with_capacity(SPILL_BUFFER, File::create(&name)?);
         let mut at = 0;
         for record in sort.sorted_records(&aligned.out) {
-            let (range, len) = (sort_range(record), record.len() as u64);
-            let reverse = range == UNPLACED_RANGE && sort_key(record).1;
+            let (key, reverse) = sort_key(record);
+            let ((range, cell), len) = (range_and_cell(key), record.len() as u64);
+            let reverse = range == UNPLACED_RANGE && reverse;
             let segment = match segments.last_mut() {
                 Some(last) if last.range == range && last.reverse == reverse => last,
                 last => {
@@ -146,7 +147,7 @@ pub fn align_part_sorted(
                     segments.last_mut().expect("just pushed")
                 }
             };
-            segment.reach_cell(range_cell(record), segment.len);
+            segment.reach_cell(cell, segment.len);
             segment.len += len;
             segment.records += 1;
             file.write_all(record)?;
