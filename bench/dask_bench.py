@@ -470,7 +470,7 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
             task_seconds = (time.perf_counter() - started) / n
             spill_per_pair, merge_rate = sorted_merge_rate(client, index, r1, r2, pairs)
         project(pairs, per_core, inflate_rate, task_seconds, (os.path.getsize(r1) + os.path.getsize(r2)) / pairs)
-        project_sorted(per_core, task_seconds, spill_per_pair, merge_rate)
+        project_sorted(per_core, spill_per_pair, merge_rate)
 
 
 def sorted_merge_rate(client, index, r1, r2, pairs):
@@ -492,7 +492,7 @@ def sorted_merge_rate(client, index, r1, r2, pairs):
     return sum(s[3] for s in segments) / pairs, sum(s[2] for s in placed) / seconds
 
 
-def project_sorted(per_core, task_seconds, spill_per_pair, merge_rate):
+def project_sorted(per_core, spill_per_pair, merge_rate):
     """Prints the projection of the sorted job's merge (``sort=True``) for one 30x human
     genome: the merge tasks run once every part is aligned, a range (or a piece of one)
     each, so the merge takes the longer of its work spread over the cores and the

@@ -74,7 +74,8 @@ pub struct CramFile {
     map: Mmap,
     header: sam::Header,
     containers: Vec<ContainerSpan>,
-    /// [`reference_bounds`] of `containers`.
+    /// Per container, the lowest and highest reference its records may lie on
+    /// ([`reference_bounds`] of `containers`).
     bounds: Vec<(i32, i32)>,
     index: Option<PathBuf>,
 }
@@ -158,12 +159,6 @@ impl CramFile {
     /// The data containers, in file order.
     pub fn containers(&self) -> &[ContainerSpan] {
         &self.containers
-    }
-
-    /// Per container, the lowest and highest reference its records may lie on
-    /// ([`reference_bounds`]).
-    fn reference_bounds(&self) -> &[(i32, i32)] {
-        &self.bounds
     }
 
     /// The names of the reference sequences container `span` may use: its own, for a

@@ -110,8 +110,7 @@ impl CramRangeReader<'_> {
     {
         let cram = &self.ranges.cram;
         let spans = cram.containers();
-        let bounds = cram.reference_bounds();
-        for number in containers_meeting(spans, bounds, ref_id, start, end) {
+        for number in containers_meeting(spans, &cram.bounds, ref_id, start, end) {
             let at = self.decode(number)?;
             let records = &self.kept[at].1;
             if visit_records(cram, &spans[number], records, ref_id, &mut visit)?.is_break() {
