@@ -288,11 +288,18 @@ impl DepthPart {
     }
 }
 
+/// A part as it travels: its summary (made once; sizing the bytes and writing them both
+/// read it), then its rows.
+struct SummarizedPart {
+    summary: Vec<u8>,
+    rows: [Rows<'static>; 3],
+}
+
 /// The part's bytes: its summary (as one byte string, which [`depth_part_summary`]
 /// takes out), then its rows.
-impl ToWire for DepthPart {
+impl ToWire for SummarizedPart {
     fn to_wire(&self, out: &mut WireWriter<&mut dyn WireOut>) {
-        out.bytes(&self.summary());
+        out.bytes(&self.summary);
         for rows in &self.rows {
             rows.write(out);
         }
@@ -385,7 +392,10 @@ pub fn depth_tasks(
         edges: joiner.finish(),
         rows,
     };
-    Ok(PartBytes::new(part))
+    Ok(PartBytes::new(SummarizedPart {
+        summary: part.summary(),
+        rows: part.rows,
+    }))
 }
 
 /// What the client learns of a part ([`depth_tasks`]' bytes): its figures, the runs at
