@@ -104,6 +104,30 @@ fn a_fastq_record_without_line_breaks_is_refused_after_4_mib() {
     );
 }
 
+/// Eight threads (more than the cores here) aligning gzip FASTQ into a sorted BAM in a
+/// limited address space: malloc's per-thread reservations are kept within the limit,
+/// so every thread starts, and the BAM is the unlimited run's, byte for byte.
+#[test]
+fn many_threads_start_in_a_limited_address_space() {
+    let dir = tempfile::tempdir().unwrap();
+    let index = small_index(dir.path());
+    let (r1, r2) = (data("pe_sim_R1.fq.gz"), data("pe_sim_R2.fq.gz"));
+    let run = |limit_mib: u64| {
+        let script = format!(
+            "\"$SEQFARM\" align -p 8 -x {index} -1 {} -2 {} --sort --sort-memory 1M -o out.bam",
+            r1.display(),
+            r2.display()
+        );
+        let done = limited(dir.path(), limit_mib, &script);
+        let e = String::from_utf8_lossy(&done.stderr);
+        assert!(done.status.success(), "{limit_mib} MiB: {e}");
+        assert!(!e.contains("panicked"), "{e}");
+        std::fs::read(dir.path().join("out.bam")).unwrap()
+    };
+    let limited_run = run(LIMIT_MIB);
+    assert!(limited_run == run(64 << 10), "the BAMs differ");
+}
+
 #[test]
 fn kmers_of_a_one_line_fasta_are_read_in_bounded_memory() {
     let dir = tempfile::tempdir().unwrap();

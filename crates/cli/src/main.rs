@@ -8,6 +8,9 @@ use seqfarm::{is_broken_pipe, stderr_line};
 use seqfarm_cli::Cli;
 
 fn main() -> ExitCode {
+    // Under `ulimit -v` (a batch system's `h_vmem`), malloc's per-thread reservations
+    // would otherwise keep threads from starting.
+    seqfarm_farm::threads::fit_allocator_to_address_limit();
     // Ctrl-C, `kill` or a closed terminal: the temporary files of unfinished outputs
     // go with the run.
     if let Err(e) = seqfarm_io::pending_files::remove_on_signal() {

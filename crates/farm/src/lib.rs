@@ -68,6 +68,7 @@ mod master;
 pub mod numa;
 mod pin;
 mod stats;
+pub mod threads;
 mod worker;
 
 pub use config::FarmConfig;

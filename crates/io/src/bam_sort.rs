@@ -25,6 +25,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
 
+use seqfarm_farm::threads::{spawn_or_run, Job};
+
 use self::runs::{RunFiles, RunReader};
 use crate::bam_writer::{BamIndex, IndexedBamWriter};
 use crate::{Error, Result};
@@ -161,7 +163,7 @@ pub struct BamSorter {
     records: u64,
     /// The run being sorted and written on a thread of its own; it gives back its
     /// emptied buffers.
-    spilling: Option<std::thread::JoinHandle<Result<SpillBuffers>>>,
+    spilling: Option<Job<Result<SpillBuffers>>>,
 }
 
 /// A buffer of records and its entries, handed to the spilling thread and back.
@@ -225,7 +227,7 @@ impl BamSorter {
         std::mem::swap(&mut buffer, &mut self.buffer);
         std::mem::swap(&mut entries, &mut self.entries);
         let mut run = self.runs.create()?;
-        self.spilling = Some(std::thread::spawn(move || {
+        self.spilling = Some(spawn_or_run("seqfarm-sort-spill", move || {
             // Sorted batches make ascending runs: the stable sort merges them.
             entries.sort();
             for entry in &entries {

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use noodles_bam::index::Indexer;
 use noodles_core::Position;
 use noodles_csi::binning_index::index::reference_sequence::bin::Chunk;
+use seqfarm_farm::threads::spawn_scoped_or_run;
 
 pub use self::range_index::index_of_ranges;
 #[cfg(test)]
@@ -292,7 +293,9 @@ impl<'o> IndexedBamWriter<'o> {
         } else {
             std::thread::scope(|scope| {
                 for item in work {
-                    scope.spawn(move || compress_blocks(data, item));
+                    spawn_scoped_or_run(scope, "seqfarm-bam-compress", move || {
+                        compress_blocks(data, item)
+                    });
                 }
             });
         }

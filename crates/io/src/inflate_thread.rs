@@ -16,6 +16,8 @@
 use std::io::{self, BufRead, Read};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
+use seqfarm_farm::threads::hand_over;
+
 /// Decompressed bytes per block.
 const BLOCK: usize = 1 << 20;
 /// Blocks inflated ahead of the reader, at most.
@@ -38,29 +40,22 @@ pub struct InflateThread {
 
 impl InflateThread {
     /// Starts a thread reading `decoder` (a gzip decoder over the raw input) into
-    /// blocks; the returned reader yields the same bytes in the same order.
-    pub fn spawn(mut decoder: impl Read + Send + 'static) -> io::Result<Self> {
+    /// blocks; the returned reader yields the same bytes in the same order. When no
+    /// thread can be started (a process or address-space limit), gives `decoder` back,
+    /// to be read on the caller's thread.
+    pub fn spawn<D: Read + Send + 'static>(decoder: D) -> Result<Self, D> {
         let (piece_tx, pieces) = sync_channel::<Piece>(DEPTH);
         let (spares, spare_rx) = sync_channel::<Vec<u8>>(DEPTH + 2);
-        std::thread::Builder::new()
-            .name("seqfarm-inflate".into())
-            .spawn(move || loop {
-                let mut block = spare_rx.try_recv().unwrap_or_default();
-                block.clear();
-                block.reserve(BLOCK);
-                let outcome = fill(&mut decoder, &mut block);
-                if !block.is_empty() && piece_tx.send(Piece::Bytes(block)).is_err() {
-                    return;
-                }
-                match outcome {
-                    Ok(true) => {}
-                    Ok(false) => return,
-                    Err(e) => {
-                        let _ = piece_tx.send(Piece::Failed(e));
-                        return;
+        let start = |taken: Receiver<D>| {
+            std::thread::Builder::new()
+                .name("seqfarm-inflate".into())
+                .spawn(move || {
+                    if let Ok(mut decoder) = taken.recv() {
+                        inflate(&mut decoder, &piece_tx, &spare_rx);
                     }
-                }
-            })?;
+                })
+        };
+        hand_over(decoder, start)?;
         Ok(Self {
             pieces,
             spares,
@@ -68,6 +63,28 @@ impl InflateThread {
             pos: 0,
             done: false,
         })
+    }
+}
+
+/// The inflating thread: sends `decoder`'s bytes in blocks (reusing the reader's spares)
+/// until the input or the reader ends, or an error, sent after the bytes before it.
+fn inflate(decoder: &mut impl Read, pieces: &SyncSender<Piece>, spares: &Receiver<Vec<u8>>) {
+    loop {
+        let mut block = spares.try_recv().unwrap_or_default();
+        block.clear();
+        block.reserve(BLOCK);
+        let outcome = fill(decoder, &mut block);
+        if !block.is_empty() && pieces.send(Piece::Bytes(block)).is_err() {
+            return;
+        }
+        match outcome {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(e) => {
+                let _ = pieces.send(Piece::Failed(e));
+                return;
+            }
+        }
     }
 }
 
@@ -139,7 +156,9 @@ mod tests {
 
     fn inflate_all(compressed: Vec<u8>) -> io::Result<Vec<u8>> {
         let decoder = flate2::read::MultiGzDecoder::new(io::Cursor::new(compressed));
-        let mut reader = InflateThread::spawn(decoder)?;
+        let Ok(mut reader) = InflateThread::spawn(decoder) else {
+            panic!("no thread for the test");
+        };
         let mut out = Vec::new();
         reader.read_to_end(&mut out)?;
         Ok(out)
@@ -161,7 +180,9 @@ mod tests {
         let n = damaged.len();
         damaged.truncate(n - 8);
         let decoder = flate2::read::MultiGzDecoder::new(io::Cursor::new(damaged));
-        let mut reader = InflateThread::spawn(decoder).unwrap();
+        let Ok(mut reader) = InflateThread::spawn(decoder) else {
+            panic!("no thread for the test");
+        };
         let mut out = Vec::new();
         let error = reader.read_to_end(&mut out).unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::UnexpectedEof);
@@ -173,7 +194,9 @@ mod tests {
     fn dropping_the_reader_early_is_fine() {
         let text = vec![b'C'; 8 * BLOCK];
         let decoder = flate2::read::MultiGzDecoder::new(io::Cursor::new(gzip(&text)));
-        let mut reader = InflateThread::spawn(decoder).unwrap();
+        let Ok(mut reader) = InflateThread::spawn(decoder) else {
+            panic!("no thread for the test");
+        };
         let mut first = [0u8; 10];
         reader.read_exact(&mut first).unwrap();
         drop(reader);

@@ -65,11 +65,15 @@ impl Input {
                 reader: buffered,
             });
         };
-        let reader = InflateThread::spawn(decoder).map_err(|e| Error::io(&path, e))?;
+        let reader: Box<dyn BufRead + Send> = match InflateThread::spawn(decoder) {
+            Ok(thread) => Box::new(thread),
+            // No thread to be had: inflated as it is read, on this thread.
+            Err(decoder) => Box::new(BufReader::with_capacity(BUFFER, decoder)),
+        };
         Ok(Self {
             path,
             compressed: true,
-            reader: Box::new(reader),
+            reader,
         })
     }
 

@@ -69,6 +69,8 @@ fn flag_options(command: &str) -> Vec<String> {
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // The farms' threads start under an address-space limit too (see the function).
+    seqfarm_farm::threads::fit_allocator_to_address_limit();
     errors::register(m)?;
     parts::register(m)?;
     depth_parts::register(m)?;

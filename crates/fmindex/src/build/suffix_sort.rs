@@ -27,6 +27,8 @@
 
 use std::ops::Range;
 
+use seqfarm_farm::threads::spawn_scoped_or_run;
+
 use super::huge::HugeArray;
 use super::text::{PackedText, KEY_CHARS};
 
@@ -207,7 +209,9 @@ impl CodeCounts {
         std::thread::scope(|scope| {
             for (range, counts) in chunks.iter().zip(per_chunk.chunks_mut(codes)) {
                 let range = range.clone();
-                scope.spawn(move || scan_codes(text, plen, range, |_, c| counts[c] += 1));
+                spawn_scoped_or_run(scope, "seqfarm-index-count", move || {
+                    scan_codes(text, plen, range, |_, c| counts[c] += 1)
+                });
             }
         });
         let mut totals = HugeArray::<u64>::zeroed(codes)?;
@@ -321,7 +325,9 @@ pub(crate) fn sort_bucket<P: Position>(
     std::thread::scope(|scope| {
         for ((range, mut cursors), ends) in counts.chunks.iter().zip(starts).zip(ends) {
             let (range, codes, slots) = (range.clone(), codes.clone(), &slots);
-            scope.spawn(move || place(text, plen, range, codes, &mut cursors, &ends, slots));
+            spawn_scoped_or_run(scope, "seqfarm-index-place", move || {
+                place(text, plen, range, codes, &mut cursors, &ends, slots)
+            });
         }
     });
     let parts = split_codes(&counts.totals, codes.clone(), threads);
@@ -337,7 +343,9 @@ pub(crate) fn sort_bucket<P: Position>(
     }
     std::thread::scope(|scope| {
         for (slots, group_ends) in jobs {
-            scope.spawn(move || sort_groups(text, plen, slots, &group_ends));
+            spawn_scoped_or_run(scope, "seqfarm-index-sort", move || {
+                sort_groups(text, plen, slots, &group_ends)
+            });
         }
     });
 }

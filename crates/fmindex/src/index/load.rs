@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use memmap2::{Mmap, MmapMut};
+#[cfg(unix)]
+use seqfarm_farm::threads::spawn_scoped_or_run;
 
 use super::parse::parse;
 use super::{FmIndex, LoadMode, LoadOptions};
@@ -116,7 +118,11 @@ fn read_in_parts(
             let readers: Vec<_> = buffer
                 .chunks_mut(part)
                 .enumerate()
-                .map(|(k, piece)| scope.spawn(move || file.read_exact_at(piece, (k * part) as u64)))
+                .map(|(k, piece)| {
+                    spawn_scoped_or_run(scope, "seqfarm-index-read", move || {
+                        file.read_exact_at(piece, (k * part) as u64)
+                    })
+                })
                 .collect();
             readers.into_iter().try_for_each(|r| {
                 r.join()

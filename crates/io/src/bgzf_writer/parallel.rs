@@ -70,10 +70,18 @@ impl CompressorPool {
         for _ in 0..threads.max(1) {
             let job_rx = job_rx.clone();
             let done_tx = done_tx.clone();
-            let thread = std::thread::Builder::new()
+            let started = std::thread::Builder::new()
                 .name("seqfarm-bgzf".into())
-                .spawn(move || compress_jobs(level, &job_rx, &done_tx))?;
-            pool.threads.push(thread);
+                .spawn(move || compress_jobs(level, &job_rx, &done_tx));
+            match started {
+                Ok(thread) => pool.threads.push(thread),
+                // Under a process or address-space limit: fewer threads, the same bytes.
+                Err(_) if !pool.threads.is_empty() => break,
+                Err(e) => {
+                    let message = format!("cannot start a thread to compress: {e}");
+                    return Err(io::Error::new(e.kind(), message));
+                }
+            }
         }
         Ok(pool)
     }

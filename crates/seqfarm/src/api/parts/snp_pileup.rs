@@ -9,6 +9,7 @@
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 
+use anyhow::Context;
 use seqfarm_farm::{Collector, FarmConfig};
 
 use super::wire::{packed, Unpacker};
@@ -84,7 +85,8 @@ impl SnpPileupMerge {
         let files = job.files();
         let threads = worker_threads(None).div_ceil(2);
         let (sender, parts) = sync_channel::<Option<Vec<u8>>>(2);
-        let walk = std::thread::spawn(move || -> anyhow::Result<Option<PileupTable>> {
+        let walk = std::thread::Builder::new().name("seqfarm-snp-walk".into());
+        let walk = walk.spawn(move || -> anyhow::Result<Option<PileupTable>> {
             let mut collector = job.collector(out, threads)?;
             if to_memory {
                 collector.keep_table();
@@ -105,6 +107,7 @@ impl SnpPileupMerge {
             collector.finish()?;
             Ok(table)
         });
+        let walk = walk.context("snp-pileup: cannot start the walk's thread")?;
         Ok(Self {
             parts: Some(sender),
             walk: Some(walk),

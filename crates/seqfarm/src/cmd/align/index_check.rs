@@ -2,9 +2,10 @@
 //! too large to verify before it starts.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::{Scope, ScopedJoinHandle};
+use std::thread::Scope;
 
 use anyhow::Context;
+use seqfarm_farm::threads::{spawn_scoped_or_run, ScopedJob};
 use seqfarm_fmindex::FmIndex;
 
 /// Index files up to this size are verified before alignment starts (a few
@@ -28,7 +29,7 @@ pub(super) fn check_first_bytes() -> u64 {
 /// thread to stop, so the error is not held up by hashing the rest of the index.
 pub(super) struct IndexCheck<'scope> {
     index: &'scope FmIndex,
-    running: Option<ScopedJoinHandle<'scope, Result<bool, seqfarm_fmindex::LoadError>>>,
+    running: Option<ScopedJob<'scope, Result<bool, seqfarm_fmindex::LoadError>>>,
     stop: &'scope AtomicBool,
 }
 
@@ -41,7 +42,11 @@ impl<'scope> IndexCheck<'scope> {
         stop: &'env AtomicBool,
         run: bool,
     ) -> Self {
-        let running = run.then(|| scope.spawn(move || index.verify_checksums(stop)));
+        let running = run.then(|| {
+            spawn_scoped_or_run(scope, "seqfarm-index-check", move || {
+                index.verify_checksums(stop)
+            })
+        });
         Self {
             index,
             running,
