@@ -203,14 +203,16 @@ impl BamIndex {
         offsets.sort_unstable();
         offsets.dedup();
         // An index made for another BAM with the same references points inside its data
-        // but not at block starts: say so here rather than fail later on a bad block.
-        let mut last = None;
-        for v in &offsets {
-            let block = v.compressed();
-            if last == Some(block) || block >= bam.data_end() {
-                continue;
-            }
-            last = Some(block);
+        // but not at block starts: say so here rather than fail later on a bad block. A
+        // sample of the blocks it names tells: checking each would read a page of the
+        // BAM per block (hundreds of thousands for a genome, on every open).
+        let mut blocks: Vec<u64> = offsets
+            .iter()
+            .map(|v| v.compressed())
+            .filter(|&b| b < bam.data_end())
+            .collect();
+        blocks.dedup();
+        for block in sampled(&blocks, CHECKED_BLOCKS) {
             if crate::bgzf::block_at(bam.bytes(), block).is_err() {
                 return Err(Error::format(
                     &path,
@@ -412,4 +414,30 @@ pub(crate) fn suffixed(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_os_string();
     s.push(suffix);
     PathBuf::from(s)
+}
+
+/// Blocks named by an index that opening it checks (see [`sampled`]).
+const CHECKED_BLOCKS: usize = 64;
+
+/// At most `n` of `items`, spread evenly, the first and the last among them.
+fn sampled(items: &[u64], n: usize) -> impl Iterator<Item = u64> + '_ {
+    let picks = items.len().min(n);
+    (0..picks).map(move |i| match picks {
+        1 => items[0],
+        _ => items[i * (items.len() - 1) / (picks - 1)],
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sampled;
+
+    #[test]
+    fn a_sample_spreads_from_the_first_to_the_last() {
+        let items: Vec<u64> = (0..10).collect();
+        assert_eq!(sampled(&items, 4).collect::<Vec<_>>(), [0, 3, 6, 9]);
+        assert_eq!(sampled(&items, 64).collect::<Vec<_>>(), items);
+        assert_eq!(sampled(&items, 1).collect::<Vec<_>>(), [0]);
+        assert_eq!(sampled(&[], 64).count(), 0);
+    }
 }
