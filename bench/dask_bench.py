@@ -6,6 +6,7 @@ bytes the client process's TCP connections write and read (the scheduler runs el
 Dask's own counts of the batched streams between the client and the scheduler, and the
 pickled task arguments and results the client sends and receives."""
 
+import gzip
 import os
 import pickle
 import resource
@@ -381,28 +382,40 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
                      f"{traffic.sent / 1e3:.0f} kB out + {traffic.received / 1e3:.0f} kB back ({traffic.parts} parts)"))
 
     pileup = tmp / "pileup.csv"
+    #: The command's options as FACETS runs it (BGZF output, pseudo-SNPs every 100 bases).
+    facets = (["-g", "-q", 15, "-Q", 20, "-P", 100, "-r", "25,0"],
+              {"g": True, "q": 15, "Q": 20, "P": 100, "r": [25, 0]})
 
-    def snp_pileup_cli():
-        seconds, _ = cli("snp-pileup", "-t", 2, sites, pileup, normal, tumor)
-        expected["snp-pileup"] = pileup.read_bytes()
-        pileup.unlink()
-        return seconds
+    def snp_pileup_rounds(flags, options):
+        written = Path(f"{pileup}.gz") if options.get("g") else pileup
 
-    def snp_pileup_dask():
-        traffic.reset()
-        seconds, _ = timed_dask(traffic,
-            lambda client: seqfarm.dask.snp_pileup(client, sites, [normal, tumor], out=pileup)
-        )
-        same = pileup.read_bytes() == expected["snp-pileup"]
-        pileup.unlink()
-        return seconds, same
+        def snp_pileup_cli():
+            seconds, _ = cli("snp-pileup", "-t", 2, *flags, sites, pileup, normal, tumor)
+            expected["snp-pileup"] = written.read_bytes()
+            written.unlink()
+            return seconds
+
+        def snp_pileup_dask():
+            traffic.reset()
+            seconds, _ = timed_dask(traffic,
+                lambda client: seqfarm.dask.snp_pileup(client, sites, [normal, tumor], out=pileup, **options)
+            )
+            same = written.read_bytes() == expected["snp-pileup"]
+            written.unlink()
+            return seconds, same
+
+        a, b, same = rounds_of(rounds, snp_pileup_cli, snp_pileup_dask)
+        text = gzip.decompress(expected["snp-pileup"]) if options.get("g") else expected["snp-pileup"]
+        rows_out = text.count(b"\n") - 1
+        name = " ".join(map(str, flags)) or "default options"
+        rows.append((f"snp-pileup, {name} ({rows_out} rows, 2 BAMs)", a, b, same,
+                     f"{traffic.comm / rows_out:.3f} B per row through the client's connections; pickled: "
+                     f"{traffic.sent / traffic.parts:.0f} B out per part + {traffic.received / rows_out:.3f} B "
+                     f"back per row ({traffic.parts} parts)"))
 
     if "snp-pileup" in jobs:
-        a, b, same = rounds_of(rounds, snp_pileup_cli, snp_pileup_dask)
-        sites_in = expected["snp-pileup"].count(b"\n") - 1
-        rows.append((f"snp-pileup ({sites_in} rows, 2 BAMs)", a, b, same,
-                     f"{traffic.sent / traffic.parts:.0f} B out per part + {traffic.received / sites_in:.1f} B "
-                     f"back per site ({traffic.parts} parts)"))
+        snp_pileup_rounds([], {})
+        snp_pileup_rounds(*facets)
 
     if "cram" in jobs:
         # normal.bam as CRAM 3.0 with a reference made from its reads and embedded (no

@@ -5,10 +5,12 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyBytes, PyDict};
 use seqfarm::api::parts::align;
 use seqfarm::api::parts::search::SearchPart;
 use seqfarm::api::parts::snp_pileup::{self, SnpPileupMerge};
+use seqfarm::api::parts::snp_pileup_walk as walk;
 use seqfarm::api::parts::{count, flagstat, search};
 use seqfarm::cmd::align::AlignOptions;
 use seqfarm::cmd::search::SearchOptions;
@@ -160,7 +162,7 @@ fn search_options(argv: &[String]) -> anyhow::Result<SearchOptions> {
 }
 
 /// The options of a `snp-pileup` command line (the command first).
-fn snp_pileup_options(
+pub(crate) fn snp_pileup_options(
     argv: &[String],
 ) -> anyhow::Result<seqfarm::cmd::snp_pileup::SnpPileupOptions> {
     seqfarm_cli::snp_pileup_options(args_of(argv, "snp-pileup")?)
@@ -207,6 +209,62 @@ impl SnpPileupWalk {
         })?;
         table.map(|table| pileup_columns(py, table)).transpose()
     }
+}
+
+/// The header of a `snp-pileup` run in parts walked by the workers, and the carry its
+/// first part's walk starts from: `(header, carry)` (see
+/// `seqfarm::api::parts::snp_pileup_walk`).
+#[pyfunction]
+fn snp_pileup_walk_start<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let (header, carry) = run_native(py, || {
+        walk::snp_pileup_walk_start(&snp_pileup_options(&argv)?)
+    })?;
+    Ok((PyBytes::new(py, &header), PyBytes::new(py, &carry)))
+}
+
+/// Walks consecutive parts' findings from `carry`: `(piece, carry)`, the parts' piece of
+/// the output stream and the carry of the next parts' walk.
+#[pyfunction]
+fn snp_pileup_walk<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    parts: Vec<PyBackedBytes>,
+    carry: &[u8],
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let (piece, carry) = run_native(py, || {
+        let parts: Vec<&[u8]> = parts.iter().map(|p| &**p).collect();
+        walk::snp_pileup_walk(&snp_pileup_options(&argv)?, &parts, carry)
+    })?;
+    Ok((PyBytes::new(py, &piece), PyBytes::new(py, &carry)))
+}
+
+/// The bytes a part writes into the output, from its piece.
+#[pyfunction]
+fn snp_pileup_blocks<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    piece: &[u8],
+) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = run_native(py, || {
+        Ok(walk::snp_pileup_blocks(&snp_pileup_options(&argv)?, piece))
+    })?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// What the client writes after the parts, from the last part's carry.
+#[pyfunction]
+fn snp_pileup_trailer<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    carry: &[u8],
+) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = run_native(py, || {
+        walk::snp_pileup_trailer(&snp_pileup_options(&argv)?, carry)
+    })?;
+    Ok(PyBytes::new(py, &bytes))
 }
 
 /// Writes `data` at `offset` of the existing file `path` and waits until it is on the
@@ -281,6 +339,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(region_plan, m)?)?;
     m.add_function(wrap_pyfunction!(region_tasks, m)?)?;
     m.add_class::<SnpPileupWalk>()?;
+    m.add_function(wrap_pyfunction!(snp_pileup_walk_start, m)?)?;
+    m.add_function(wrap_pyfunction!(snp_pileup_walk, m)?)?;
+    m.add_function(wrap_pyfunction!(snp_pileup_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(snp_pileup_trailer, m)?)?;
     m.add_function(wrap_pyfunction!(search_plan, m)?)?;
     m.add_function(wrap_pyfunction!(search_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(search_finish, m)?)?;

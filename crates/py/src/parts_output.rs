@@ -44,12 +44,19 @@ fn open_outputs(argv: &[String]) -> anyhow::Result<Vec<(String, Output)>> {
             let options = crate::parts::count_options(argv)?;
             Ok(vec![(MAIN.to_string(), count::count_output(&options)?)])
         }
+        Some("snp-pileup") => {
+            let options = crate::parts::snp_pileup_options(argv)?;
+            let output = seqfarm::cmd::snp_pileup::open_output(&options)?;
+            Ok(vec![(MAIN.to_string(), output)])
+        }
         Some("depth") => {
             let (bam, prefix, options) = crate::depth_parts::depth_args(argv)?;
             depth::depth_outputs(&bam, &prefix, &options)
         }
         other => {
-            anyhow::bail!("no output written from parts for {other:?} (align, count or depth)")
+            anyhow::bail!(
+                "no output written from parts for {other:?} (align, count, depth or snp-pileup)"
+            )
         }
     }
 }

@@ -135,8 +135,9 @@ def results_in_order(client, futures):
 
 def write_parts(client, futures, output, header, trailer):
     """Writes ``header``, the parts' bytes (each future's result: bytes, or ``(bytes,
-    counts)``, in output order) and ``trailer`` into ``output``; returns the parts'
-    counts in order (``None`` for results of bytes alone) and their offsets in the file.
+    counts)``, in output order) and ``trailer`` (bytes, or a function giving them once
+    the parts are written) into ``output``; returns the parts' counts in order (``None``
+    for results of bytes alone) and their offsets in the file.
 
     With a file on a shared filesystem the parts' bytes never pass through the client:
     it learns each part's size, places it after the parts before it, and the worker
@@ -156,7 +157,7 @@ def write_parts(client, futures, output, header, trailer):
             offset += len(_bytes_of(result))
             output.write(_bytes_of(result))
             counts.append(result[1] if isinstance(result, tuple) else None)
-        output.write(trailer)
+        output.write(trailer() if callable(trailer) else trailer)
         return counts, offsets
     output.flush()
     from distributed import as_completed
@@ -205,7 +206,7 @@ def write_parts(client, futures, output, header, trailer):
         # No write may land in a later job's file of the same name.
         client.cancel(futures[placed:] + sizings + writes)
         raise
-    _native.write_at(path, offset, trailer)
+    _native.write_at(path, offset, trailer() if callable(trailer) else trailer)
     return counts, offsets
 
 

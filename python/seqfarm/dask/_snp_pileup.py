@@ -1,13 +1,14 @@
 """``seqfarm.dask.snp_pileup``: the command's tasks (consecutive VCF sites) replayed by
-the workers, their findings walked in VCF order by the client, as the command's
-collector walks them."""
+the workers, their findings walked in VCF order as the command's collector walks them:
+for a file, by the workers, part after part, each writing its rows; for a DataFrame, by
+the client."""
 
 import os
 
 from .. import _native
 from .._options import option_argv
 from ..tables import snp_pileup_frame
-from ._cluster import even_runs, region_tasks, submit_in_order, total_threads
+from ._cluster import even_runs, region_tasks, submit_in_order, total_threads, whole_output, write_parts
 
 
 def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, progress=False,
@@ -28,29 +29,81 @@ def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, 
     not.
 
     The workers read the VCF and the BAMs from a shared filesystem (a CRAM among them:
-    each part, and the client's walk, decodes only the containers its replays reach).
-    A part sends a task range out and its sites' findings back (the counts and the next
-    covered positions, about ``6 + 5 * len(bams)`` bytes per site, compressed to about a
-    third); the client walks them into the rows.
+    each part, and each walk, decodes only the containers its replays reach). A part
+    finds its sites' counts and next covered positions; the walk of its findings into
+    rows runs on the worker holding them, once the walk of the part before has ended,
+    from what that walk carries (where it stands, the VCF lines so far, and for a BGZF
+    output the bytes after the last whole block: less than 64 KiB). The client learns
+    each part's size, and the workers write the parts' bytes into ``out`` on the shared
+    filesystem; no row or site passes through the client. For a DataFrame the client
+    receives the parts' findings (about ``6 + 5 * len(bams)`` bytes per site, compressed
+    to about a third) and walks them itself.
     """
     bams = [os.fspath(b) for b in ([bams] if isinstance(bams, (str, os.PathLike)) else bams)]
-    if out is None and (facets_opts.get("gzip") or facets_opts.get("g")):
+    gzip = bool(facets_opts.get("gzip") or facets_opts.get("g"))
+    if out is None and gzip:
         raise _native.OptionError("gzip: give out= (the result is otherwise a DataFrame)")
     output = "-" if out is None else os.fspath(out)
     argv = ["snp-pileup"] + option_argv({"force": force, **facets_opts}, "snp-pileup")
     argv += ["--", os.fspath(vcf), output] + bams
-    walk = _native.SnpPileupWalk(argv, out is None)
+    if out is None:
+        return snp_pileup_frame(_walk_on_client(client, argv, parts_per_worker, progress))
+    with whole_output(argv) as written:
+        _walk_on_workers(client, argv, written, gzip, parts_per_worker, progress)
+    return output if not gzip or output.endswith(".gz") else output + ".gz"
+
+
+def _parts(client, argv, parts_per_worker, progress):
+    """The futures of the parts' findings, in VCF order."""
     parts = total_threads(client) * parts_per_worker
     task_bytes, tasks = _native.region_plan(argv, parts)
     arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
-    futures = submit_in_order(client, region_tasks, arguments, "snp-pileup", progress)
-    for future in futures:
+    return submit_in_order(client, region_tasks, arguments, "snp-pileup", progress)
+
+
+def _walk_on_client(client, argv, parts_per_worker, progress):
+    """The rows as columns: the parts' findings walked by the client (the rows are the
+    result the client returns)."""
+    walk = _native.SnpPileupWalk(argv, True)
+    for future in _parts(client, argv, parts_per_worker, progress):
         walk.add(future.result())
         future.release()
-    columns = walk.finish()
-    if out is None:
-        return snp_pileup_frame(columns)
-    if facets_opts.get("gzip") or facets_opts.get("g"):
-        text = output if output.endswith(".gz") else output + ".gz"
-        return text
-    return output
+    return walk.finish()
+
+
+#: At most this many walks, one after the other: each walks a run of consecutive parts
+#: (their findings brought to its worker), so that the walks' own costs (opening the BAMs,
+#: a task's scheduling) stay a small share of the job however many parts it has.
+WALKS = 64
+
+
+def _walk(argv, carry, *findings):
+    """Runs on a worker: walks consecutive parts' findings from the carry of the walk of
+    the parts before: ``(piece of the output stream, carry of the next walk)``."""
+    return _native.snp_pileup_walk(argv, list(findings), carry)
+
+
+def _carry(walked):
+    return walked[1]
+
+
+def _blocks(walked, argv, gzip):
+    """Runs on the worker holding a walk: the bytes it writes into the output."""
+    return _native.snp_pileup_blocks(argv, walked[0]) if gzip else walked[0]
+
+
+def _walk_on_workers(client, argv, written, gzip, parts_per_worker, progress):
+    """The parts' findings walked on the workers in runs of consecutive parts, one run
+    after the other, the walk's carry (where it stands, the lines so far, and the bytes
+    of a BGZF output after its last whole block) passed from each walk to the next; the
+    workers write the walks' bytes, placed by the client from their sizes."""
+    header, carry = _native.snp_pileup_walk_start(argv)
+    found = _parts(client, argv, parts_per_worker, progress)
+    blocks = []
+    for first, last in even_runs(len(found), WALKS):
+        key = found[first].key
+        walked = client.submit(_walk, argv, carry, *found[first:last], key=f"{key}-walk", pure=False)
+        carry = client.submit(_carry, walked, key=f"{key}-carry", pure=False)
+        blocks.append(client.submit(_blocks, walked, argv, gzip, key=f"{key}-blocks", pure=False))
+    last = carry
+    write_parts(client, blocks, written, header, lambda: _native.snp_pileup_trailer(argv, last.result()))

@@ -81,6 +81,22 @@ pub struct RowRules {
     pub pseudo_every: i64,
 }
 
+/// Where a [`SiteWalker`] stands between two sites: what another walker needs to go on
+/// from there (on another machine).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WalkerState {
+    /// The last position consumed.
+    pub cursor: Option<(i32, i64)>,
+    /// Whether the pileup has ended.
+    pub finished: bool,
+    /// The pseudo-SNP positions offered and not yet consumed, in order.
+    pub pseudo: Vec<OfferedPseudo>,
+}
+
+/// A pseudo-SNP position (reference index, 0-based position) with each file's counted
+/// bases and depth there.
+pub type OfferedPseudo = ((i32, i64), Vec<[u32; 2]>);
+
 /// snp-pileup's walk (see the module docs), giving its rows to a [`RowSink`].
 #[derive(Debug, Clone)]
 pub struct SiteWalker {
@@ -134,6 +150,23 @@ impl SiteWalker {
     /// sites before (another walker's [`SiteWalker::cursor`], on the same sites' findings).
     pub fn resume_at(&mut self, cursor: (i32, i64)) {
         self.cursor = Some(cursor);
+    }
+
+    /// Where the walk stands (see [`SiteWalker::restore`]).
+    pub fn state(&self) -> WalkerState {
+        WalkerState {
+            cursor: self.cursor,
+            finished: self.finished,
+            pseudo: self.pseudo.iter().map(|(&at, c)| (at, c.clone())).collect(),
+        }
+    }
+
+    /// Goes on from where another walker of the same run stood ([`SiteWalker::state`]),
+    /// as if it had walked the sites before.
+    pub fn restore(&mut self, state: WalkerState) {
+        self.cursor = state.cursor;
+        self.finished = state.finished;
+        self.pseudo = state.pseudo.into_iter().collect();
     }
 
     /// Whether 0-based `pos` is a pseudo-SNP position.

@@ -7,6 +7,7 @@ pub mod depth;
 pub mod flagstat;
 pub mod search;
 pub mod snp_pileup;
+pub mod snp_pileup_walk;
 mod wire;
 
 pub use self::wire::PartBytes;

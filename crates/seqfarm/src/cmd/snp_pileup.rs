@@ -141,6 +141,16 @@ pub struct SnpPileupJob {
     worker_rows: bool,
 }
 
+/// What [`SnpPileupJob::open`] opens the job for.
+enum Opening {
+    /// Planning: a CRAM's containers are sized, not opened to decode.
+    Plan,
+    /// Runs and collectors.
+    Run,
+    /// A collector only: the VCF is left unopened.
+    Collect,
+}
+
 /// What a run of [`SnpPileupJob::run`] reports.
 pub struct RunFigures {
     /// The farm's figures.
@@ -163,16 +173,23 @@ impl SnpPileupJob {
     /// its replays reach (a run of some of the tasks, or the collector's walk, decodes
     /// little of it), and nothing is written to disk.
     pub fn new(options: &SnpPileupOptions) -> anyhow::Result<Self> {
-        Self::open(options, false)
+        Self::open(options, Opening::Run)
     }
 
     /// Opens the job to plan it ([`SnpPileupJob::run`] on no task): a CRAM is not
     /// opened for decoding, its containers' sizes pricing the tasks.
     pub fn planning(options: &SnpPileupOptions) -> anyhow::Result<Self> {
-        Self::open(options, true)
+        Self::open(options, Opening::Plan)
     }
 
-    fn open(options: &SnpPileupOptions, plan_only: bool) -> anyhow::Result<Self> {
+    /// Opens the job for a collector only ([`SnpPileupJob::collector`]): the BAMs as
+    /// [`SnpPileupJob::new`] opens them, the VCF not at all (its lines come as the tasks'
+    /// findings).
+    pub fn for_collector(options: &SnpPileupOptions) -> anyhow::Result<Self> {
+        Self::open(options, Opening::Collect)
+    }
+
+    fn open(options: &SnpPileupOptions, opening: Opening) -> anyhow::Result<Self> {
         options.check()?;
         let nothing = WantedRanges::default();
         let params = PileupParams {
@@ -182,7 +199,10 @@ impl SnpPileupJob {
             count_orphans: options.count_orphans,
             detect_overlaps: !options.ignore_overlaps,
         };
-        let vcf = Input::open(&options.vcf)?;
+        let vcf = match opening {
+            Opening::Collect => None,
+            Opening::Run | Opening::Plan => Some(Input::open(&options.vcf)?),
+        };
         let inputs = RegionInputs::sniff(&options.bams);
         let reading = ReadOptions {
             reference: options.reference.as_deref(),
@@ -191,9 +211,9 @@ impl SnpPileupJob {
             ranges: Some(&nothing),
         };
         // In `bams`, a CRAM's header and containers' sizes, none decoded.
-        let (bams, crams) = match plan_only {
-            true => (inputs.open(&reading)?, Vec::new()),
-            false => inputs.open_on_demand(&reading)?,
+        let (bams, crams) = match opening {
+            Opening::Plan => (inputs.open(&reading)?, Vec::new()),
+            Opening::Run | Opening::Collect => inputs.open_on_demand(&reading)?,
         };
         let names: Vec<String> = bams
             .header()
@@ -216,7 +236,7 @@ impl SnpPileupJob {
             params,
             walker,
             vcf: options.vcf.clone(),
-            opened: std::sync::Mutex::new(Some(vcf)),
+            opened: std::sync::Mutex::new(vcf),
             pseudo_snps: options.pseudo_snps,
             task_bytes: options.task_bytes,
             task_span: options.task_span,
@@ -246,6 +266,11 @@ impl SnpPileupJob {
     /// The BAMs' count.
     pub fn files(&self) -> usize {
         self.bams.len()
+    }
+
+    /// The output's header line.
+    pub fn header(&self) -> Vec<u8> {
+        self.walker.header()
     }
 
     /// The collector of the tasks' findings, writing the header and then the rows to

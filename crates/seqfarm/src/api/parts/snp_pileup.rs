@@ -20,7 +20,7 @@ use crate::common::worker_threads;
 
 /// `options` checked for a run in parts (which draws no picture and writes no farm
 /// statistics).
-fn part_options(options: &SnpPileupOptions) -> anyhow::Result<&SnpPileupOptions> {
+pub(super) fn part_options(options: &SnpPileupOptions) -> anyhow::Result<&SnpPileupOptions> {
     super::refuse_plot_and_stats(options.plot.as_ref(), &options.farm)?;
     Ok(options)
 }
@@ -77,7 +77,7 @@ impl SnpPileupMerge {
     /// [`SnpPileupMerge::finish`]).
     pub fn start(options: &SnpPileupOptions, to_memory: bool) -> anyhow::Result<Self> {
         let options = part_options(options)?;
-        let job = SnpPileupJob::new(options)?;
+        let job = SnpPileupJob::for_collector(options)?;
         let out = match to_memory {
             true => None,
             false => Some(open_output(options)?),

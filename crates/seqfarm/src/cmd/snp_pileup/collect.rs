@@ -10,7 +10,7 @@ use seqfarm_io::output::Output;
 use seqfarm_plot::SiteTable;
 use seqfarm_regions::pileup::replay::{ContigProbe, ReadSource};
 use seqfarm_regions::pileup::rows::PileupTable;
-use seqfarm_regions::pileup::visit::SiteWalker;
+use seqfarm_regions::pileup::visit::{SiteWalker, WalkerState};
 use seqfarm_regions::pileup::PileupParams;
 
 use super::replay::BamReads;
@@ -19,7 +19,7 @@ use super::skipped::{SkipTally, SkippedSites};
 use super::{rows, Task};
 
 /// libdeflate level of `-g` output (htslib's default is zlib's 6).
-const GZIP_LEVEL: i32 = 6;
+pub const GZIP_LEVEL: i32 = 6;
 
 /// Where rows go: the output file, plain or BGZF; write errors name the file.
 pub struct Sink {
@@ -70,6 +70,19 @@ impl Sink {
     }
 }
 
+/// What the walk carries from one task to the next: taken from a collector at the end of
+/// some tasks ([`RowCollector::carry`]), it lets another collector walk the tasks after
+/// them ([`RowCollector::resume`]), on another machine, as the one collector would.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WalkCarry {
+    /// Where the walk stands.
+    pub walker: WalkerState,
+    /// VCF lines before the next task.
+    pub lines: u64,
+    /// The furthest BAM contig of the sites so far, as the VCF first named it.
+    pub furthest: Option<(i32, Vec<u8>)>,
+}
+
 /// Receives the tasks in order, walks their sites and writes the rows.
 pub struct RowCollector<'a> {
     walker: SiteWalker,
@@ -93,6 +106,8 @@ pub struct RowCollector<'a> {
     table: Option<PileupTable>,
     /// The sites skipped so far, for warnings.
     skipped: SkipTally,
+    /// The rows kept as bytes ([`Self::keep_rows`]).
+    kept_rows: Option<Vec<u8>>,
 }
 
 impl<'a> RowCollector<'a> {
@@ -129,6 +144,7 @@ impl<'a> RowCollector<'a> {
             sites: None,
             table: None,
             skipped: SkipTally::default(),
+            kept_rows: None,
         })
     }
 
@@ -151,6 +167,33 @@ impl<'a> RowCollector<'a> {
     /// The rows kept since [`Self::keep_table`].
     pub fn take_table(&mut self) -> Option<PileupTable> {
         self.table.take()
+    }
+
+    /// Keeps the rows as the bytes of the output's lines ([`Self::take_rows`]).
+    pub fn keep_rows(&mut self) {
+        self.kept_rows = Some(Vec::new());
+    }
+
+    /// The rows kept since [`Self::keep_rows`].
+    pub fn take_rows(&mut self) -> Vec<u8> {
+        self.kept_rows.take().unwrap_or_default()
+    }
+
+    /// What the walk carries to the tasks after those collected so far.
+    pub fn carry(&self) -> WalkCarry {
+        WalkCarry {
+            walker: self.walker.state(),
+            lines: self.lines,
+            furthest: self.furthest.clone(),
+        }
+    }
+
+    /// Goes on from `carry`, another collector's [`Self::carry`] after the tasks before
+    /// the next one given.
+    pub fn resume(&mut self, carry: WalkCarry) {
+        self.walker.restore(carry.walker);
+        self.lines = carry.lines;
+        self.furthest = carry.furthest;
     }
 
     /// Checks a task's VCF lines against those before it: the first error of the task's
@@ -240,6 +283,9 @@ impl Collector<Task, anyhow::Error> for RowCollector<'_> {
         }
         if let Some(sites) = self.sites.as_mut() {
             sites.add_rows(&self.rows)?;
+        }
+        if let Some(kept) = self.kept_rows.as_mut() {
+            kept.extend_from_slice(&self.rows);
         }
         self.rows.clear();
         self.progress.inc(task.sites.len() as u64);

@@ -1,0 +1,263 @@
+//! `seqfarm snp-pileup` in parts with its walk on the workers: the command's collector
+//! walks the parts' findings in VCF order, and what it carries from one task to the next
+//! is small (where the walk stands, the VCF lines so far, the furthest contig). So each
+//! part's findings are walked where they were found, one part after the other, each walk
+//! starting from the carry the walk of the part before left ([`snp_pileup_walk`]); only
+//! the carry travels between the machines, and the client learns the parts' sizes alone.
+//!
+//! The output's bytes are the parts' rows after the header. For a BGZF output (`-g`) the
+//! command cuts the stream into blocks of [`BLOCK_INPUT`] bytes from its start: a part's
+//! rows are given after the bytes the part before left past its last whole block (the
+//! carry holds them, less than a block), so that each part compresses the whole blocks of
+//! its piece ([`snp_pileup_blocks`]) and the client compresses the last, short one
+//! ([`snp_pileup_trailer`]).
+
+use seqfarm_io::bgzf_writer::{BgzfCompressor, BLOCK_INPUT, EOF_MARKER};
+use seqfarm_regions::pileup::visit::WalkerState;
+
+use super::snp_pileup::part_options;
+use super::wire::{packed, Unpacker, WireReader, WireWriter};
+use crate::cmd::snp_pileup::collect::{WalkCarry, GZIP_LEVEL};
+use crate::cmd::snp_pileup::{findings, SnpPileupJob, SnpPileupOptions, Task};
+
+/// What travels from one part's walk to the next: the walk's carry and, for a BGZF
+/// output, the stream's bytes after its last whole block.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Carry {
+    walk: WalkCarry,
+    pending: Vec<u8>,
+}
+
+impl Carry {
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut w = WireWriter::<Vec<u8>>::default();
+        let walker = &self.walk.walker;
+        match walker.cursor {
+            Some((ref_id, pos)) => w.number(1).number(ref_id as u64).number(pos as u64),
+            None => w.number(0),
+        };
+        w.number(u64::from(walker.finished))
+            .number(walker.pseudo.len() as u64);
+        for ((ref_id, pos), counts) in &walker.pseudo {
+            w.number(*ref_id as u64).number(*pos as u64);
+            let flat: Vec<u64> = counts.iter().flatten().map(|&c| u64::from(c)).collect();
+            w.numbers(&flat);
+        }
+        w.number(self.walk.lines);
+        match &self.walk.furthest {
+            Some((ref_id, name)) => w.number(1).number(*ref_id as u64).bytes(name),
+            None => w.number(0),
+        };
+        w.bytes(&self.pending);
+        packed(&w.0)
+    }
+
+    fn from_bytes(bytes: &[u8]) -> anyhow::Result<Self> {
+        let mut unpacker = Unpacker::default();
+        let bytes = unpacker.unpack(bytes, "snp-pileup: the walk's carry")?;
+        let mut r = WireReader::new(bytes);
+        let contig = |n: u64| i32::try_from(n as i64);
+        let cursor = match r.number()? {
+            0 => None,
+            _ => Some((contig(r.number()?)?, r.number()? as i64)),
+        };
+        let finished = r.number()? != 0;
+        let mut pseudo = Vec::new();
+        for _ in 0..r.number()? {
+            let at = (contig(r.number()?)?, r.number()? as i64);
+            let flat = r.numbers()?;
+            anyhow::ensure!(flat.len() % 2 == 0, "snp-pileup: damaged carry");
+            let counts = flat
+                .chunks_exact(2)
+                .map(|c| Ok([u32::try_from(c[0])?, u32::try_from(c[1])?]))
+                .collect::<anyhow::Result<_>>()?;
+            pseudo.push((at, counts));
+        }
+        let lines = r.number()?;
+        let furthest = match r.number()? {
+            0 => None,
+            _ => Some((contig(r.number()?)?, r.bytes()?.to_vec())),
+        };
+        let pending = r.bytes()?.to_vec();
+        anyhow::ensure!(
+            r.is_empty(),
+            "snp-pileup: the walk's carry has bytes after its end"
+        );
+        Ok(Self {
+            walk: WalkCarry {
+                walker: WalkerState {
+                    cursor,
+                    finished,
+                    pseudo,
+                },
+                lines,
+                furthest,
+            },
+            pending,
+        })
+    }
+}
+
+/// The header of the run `options` ask for and the carry its first part's walk starts
+/// from: `(header, carry)`. A BGZF output's header goes into the carry (the first block
+/// holds it), a plain one is written by the client before the parts.
+pub fn snp_pileup_walk_start(options: &SnpPileupOptions) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    let options = part_options(options)?;
+    let header = SnpPileupJob::for_collector(options)?.header();
+    let mut carry = Carry::default();
+    if options.gzip {
+        carry.pending = header;
+        return Ok((Vec::new(), carry.to_bytes()));
+    }
+    Ok((header, carry.to_bytes()))
+}
+
+/// Walks consecutive parts' findings ([`super::snp_pileup::snp_pileup_tasks`]' bytes)
+/// from `carry` (the walk of the parts before's, or [`snp_pileup_walk_start`]'s):
+/// `(piece, carry)`, the parts' piece of the output stream (their rows; for a BGZF
+/// output, after the bytes the carry held) and the carry of the next parts' walk.
+pub fn snp_pileup_walk(
+    options: &SnpPileupOptions,
+    parts: &[&[u8]],
+    carry: &[u8],
+) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    let options = part_options(options)?;
+    let Carry { walk, pending } = Carry::from_bytes(carry)?;
+    let job = SnpPileupJob::for_collector(options)?;
+    let files = job.files();
+    let mut collector = job.collector(None, 1)?;
+    collector.keep_rows();
+    collector.resume(walk);
+    let (mut unpacker, mut task) = (Unpacker::default(), Task::default());
+    for part in parts {
+        let part = unpacker.unpack(part, "snp-pileup: a part's findings")?;
+        let mut at = 0;
+        while at < part.len() {
+            findings::decode(part, &mut at, files, &mut task)?;
+            seqfarm_farm::Collector::collect(&mut collector, &mut task)?;
+        }
+    }
+    let mut piece = pending;
+    piece.extend_from_slice(&collector.take_rows());
+    let mut next = Carry {
+        walk: collector.carry(),
+        pending: Vec::new(),
+    };
+    if options.gzip {
+        next.pending = piece[whole_blocks(piece.len())..].to_vec();
+    }
+    Ok((piece, next.to_bytes()))
+}
+
+/// Bytes of the whole blocks in a piece of `len` bytes that starts a block.
+fn whole_blocks(len: usize) -> usize {
+    len / BLOCK_INPUT * BLOCK_INPUT
+}
+
+/// The bytes a part writes into the output: its piece as it is, or, for a BGZF output,
+/// the whole blocks of its piece compressed as the command compresses them.
+pub fn snp_pileup_blocks(options: &SnpPileupOptions, piece: &[u8]) -> Vec<u8> {
+    if !options.gzip {
+        return piece.to_vec();
+    }
+    let mut out = Vec::new();
+    BgzfCompressor::new(GZIP_LEVEL).compress(&piece[..whole_blocks(piece.len())], &mut out);
+    out
+}
+
+/// What the client writes after the parts, from the last part's carry: for a BGZF
+/// output the last, short block and the EOF marker; nothing for a plain one.
+pub fn snp_pileup_trailer(options: &SnpPileupOptions, carry: &[u8]) -> anyhow::Result<Vec<u8>> {
+    if !options.gzip {
+        return Ok(Vec::new());
+    }
+    let pending = Carry::from_bytes(carry)?.pending;
+    let mut out = Vec::new();
+    BgzfCompressor::new(GZIP_LEVEL).compress(&pending, &mut out);
+    out.extend_from_slice(&EOF_MARKER);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::super::snp_pileup::{snp_pileup_plan, snp_pileup_tasks};
+    use super::*;
+
+    fn data(path: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/snp-pileup")
+            .join(path)
+    }
+
+    /// The output of the run `options` ask for, made in `parts` parts walked one after
+    /// the other, `per_walk` at a time, each walk from the carry of the one before.
+    fn walked_in_parts(options: &SnpPileupOptions, parts: usize, per_walk: usize) -> Vec<u8> {
+        let (task_bytes, tasks) = snp_pileup_plan(options, parts).unwrap();
+        assert!(tasks >= parts, "{tasks}");
+        let found: Vec<Vec<u8>> = (0..parts)
+            .map(|k| {
+                let part = tasks * k / parts..tasks * (k + 1) / parts;
+                snp_pileup_tasks(options, task_bytes, part, Some(1)).unwrap()
+            })
+            .collect();
+        let (mut out, mut carry) = snp_pileup_walk_start(options).unwrap();
+        for walked in found.chunks(per_walk) {
+            let walked: Vec<&[u8]> = walked.iter().map(Vec::as_slice).collect();
+            let (piece, next) = snp_pileup_walk(options, &walked, &carry).unwrap();
+            out.extend(snp_pileup_blocks(options, &piece));
+            carry = next;
+        }
+        out.extend(snp_pileup_trailer(options, &carry).unwrap());
+        out
+    }
+
+    #[test]
+    fn parts_walked_one_after_the_other_give_the_command_s_output() {
+        let dir = tempfile::tempdir().unwrap();
+        for (pseudo_snps, gzip) in [(0, false), (100, false), (0, true), (7, true)] {
+            let options = SnpPileupOptions {
+                vcf: data("sites_slice.vcf.gz"),
+                bams: vec![data("normal_slice.bam"), data("tumor_slice.bam")],
+                output: dir.path().join(format!("cli_{pseudo_snps}_{gzip}.csv")),
+                min_base_quality: 20,
+                pseudo_snps,
+                gzip,
+                task_bytes: Some(20_000),
+                ..SnpPileupOptions::default()
+            };
+            crate::cmd::snp_pileup::run(&options).unwrap();
+            let expected = std::fs::read(options.output_path()).unwrap();
+            for (parts, per_walk) in [(1, 1), (3, 1), (7, 1), (7, 3)] {
+                let got = walked_in_parts(&options, parts, per_walk);
+                let case = format!("-P {pseudo_snps}, -g {gzip}, {parts} parts by {per_walk}");
+                assert!(got == expected, "{case}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_carry_reads_back_as_written() {
+        let carry = Carry {
+            walk: WalkCarry {
+                walker: WalkerState {
+                    cursor: Some((3, 1_000_000)),
+                    finished: false,
+                    pseudo: vec![
+                        ((3, 1_000_099), vec![[1, 2], [3, 4]]),
+                        ((4, 99), vec![[0, 7], [5, 5]]),
+                    ],
+                },
+                lines: 1234,
+                furthest: Some((3, b"chr4".to_vec())),
+            },
+            pending: b"chr4,100,A,G,1,2,0,0\n".to_vec(),
+        };
+        assert_eq!(Carry::from_bytes(&carry.to_bytes()).unwrap(), carry);
+        let empty = Carry::default();
+        assert_eq!(Carry::from_bytes(&empty.to_bytes()).unwrap(), empty);
+        let bytes = carry.to_bytes();
+        assert!(Carry::from_bytes(&bytes[..bytes.len() / 2]).is_err());
+    }
+}
