@@ -4,7 +4,9 @@
 //! order on one machine: the walk carries its state (the last covered position, the
 //! pseudo-SNPs, the contig order, the line numbers) from task to task, so its rows are
 //! the command's, byte for byte, however the tasks were spread. A CRAM is decoded where
-//! the parts' replays and the walk's contig probe read it, never whole.
+//! the parts' replays and the walk's contig probe read it, never whole. The walk can
+//! also run part after part on the machines that hold the findings
+//! ([`super::snp_pileup_walk`]).
 
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
