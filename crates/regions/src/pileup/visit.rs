@@ -16,7 +16,7 @@
 //! first after it ([`Next`]), which workers compute range by range, and the counts at the
 //! consumed positions. [`SiteWalker`] runs the walk in VCF order on the collector.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use super::rows::RowSink;
 
@@ -104,7 +104,9 @@ pub struct SiteWalker {
     files: usize,
     cursor: Option<(i32, i64)>,
     finished: bool,
-    pseudo: BTreeMap<(i32, i64), Vec<[u32; 2]>>,
+    /// The pseudo-SNP positions offered and not yet consumed, in position order, one
+    /// entry per position (they come mostly in order: a queue, not a tree).
+    pseudo: VecDeque<OfferedPseudo>,
 }
 
 impl SiteWalker {
@@ -115,7 +117,7 @@ impl SiteWalker {
             files,
             cursor: None,
             finished: false,
-            pseudo: BTreeMap::new(),
+            pseudo: VecDeque::new(),
         }
     }
 
@@ -157,7 +159,7 @@ impl SiteWalker {
         WalkerState {
             cursor: self.cursor,
             finished: self.finished,
-            pseudo: self.pseudo.iter().map(|(&at, c)| (at, c.clone())).collect(),
+            pseudo: self.pseudo.iter().cloned().collect(),
         }
     }
 
@@ -176,12 +178,19 @@ impl SiteWalker {
 
     /// Offers the counts at a covered pseudo-SNP position (ignored once passed).
     pub fn offer_pseudo(&mut self, ref_id: i32, pos: i64, counts: &[[u32; 2]]) {
-        if self.cursor.is_some_and(|c| (ref_id, pos) <= c) {
+        let at = (ref_id, pos);
+        if self.cursor.is_some_and(|c| at <= c) {
             return;
         }
-        self.pseudo
-            .entry((ref_id, pos))
-            .or_insert_with(|| counts.to_vec());
+        match self.pseudo.back() {
+            Some((last, _)) if *last >= at => {
+                // Out of order, or offered again (the first offer stands).
+                if let Err(i) = self.pseudo.binary_search_by(|(k, _)| k.cmp(&at)) {
+                    self.pseudo.insert(i, (at, counts.to_vec()));
+                }
+            }
+            _ => self.pseudo.push_back((at, counts.to_vec())),
+        }
     }
 
     /// Walks one site (in VCF order) and gives any rows to `out`. `finding` is the
@@ -247,12 +256,11 @@ impl SiteWalker {
         out: &mut impl RowSink,
     ) {
         let key = (site.ref_id, site.pos);
-        while let Some(entry) = self.pseudo.first_entry() {
-            let at = *entry.key();
+        while let Some((at, counts)) = self.pseudo.pop_front() {
             if target.is_some_and(|t| at > t) {
+                self.pseudo.push_front((at, counts));
                 break;
             }
-            let counts = entry.remove();
             if self.cursor.is_some_and(|c| at <= c) || at.0 < site.ref_id || at == key {
                 continue;
             }

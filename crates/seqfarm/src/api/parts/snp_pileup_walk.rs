@@ -126,7 +126,8 @@ pub fn snp_pileup_walk(
     let job = SnpPileupJob::for_collector(options)?;
     let files = job.files();
     let mut collector = job.collector(None, 1)?;
-    collector.keep_rows();
+    // The piece: the bytes the carry held, then the rows.
+    collector.keep_rows(pending);
     collector.resume(walk);
     let (mut unpacker, mut task) = (Unpacker::default(), Task::default());
     for part in parts {
@@ -137,8 +138,7 @@ pub fn snp_pileup_walk(
             seqfarm_farm::Collector::collect(&mut collector, &mut task)?;
         }
     }
-    let mut piece = pending;
-    piece.extend_from_slice(&collector.take_rows());
+    let piece = collector.take_rows();
     let mut next = Carry {
         walk: collector.carry(),
         pending: Vec::new(),

@@ -169,9 +169,10 @@ impl<'a> RowCollector<'a> {
         self.table.take()
     }
 
-    /// Keeps the rows as the bytes of the output's lines ([`Self::take_rows`]).
-    pub fn keep_rows(&mut self) {
-        self.kept_rows = Some(Vec::new());
+    /// Keeps the rows as the bytes of the output's lines, after `before`
+    /// ([`Self::take_rows`]).
+    pub fn keep_rows(&mut self, before: Vec<u8>) {
+        self.kept_rows = Some(before);
     }
 
     /// The rows kept since [`Self::keep_rows`].
