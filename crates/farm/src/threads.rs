@@ -25,6 +25,7 @@ pub fn arenas_for_limit(limit: Option<u64>) -> Option<u64> {
 }
 
 /// The soft address-space limit of this process, in bytes (`None`: unlimited).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 fn address_limit() -> Option<u64> {
     let mut limit = libc::rlimit {
