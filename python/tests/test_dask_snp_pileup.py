@@ -165,3 +165,16 @@ def test_a_killed_worker_has_its_parts_and_walks_recomputed(cli, data, tmp_path,
         seqfarm.dask.snp_pileup(client, vcf, bams, out=out, g=True, P=50, task_span=2000, parts_per_worker=8)
     assert (tmp_path / "dask.csv.gz").read_bytes() == (tmp_path / "cli.csv.gz").read_bytes()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.parametrize("flags,options", [([], {}), (["-g"], {"g": True})])
+def test_a_vcf_without_sites_gives_the_cli_header(dask_client, cli, data, tmp_path, flags, options):
+    vcf = tmp_path / "empty.vcf"
+    vcf.write_text("##fileformat=VCFv4.2\n#CHROM\tPOS\tID\tREF\tALT\n")
+    bam = data / "snp-pileup" / "normal_slice.bam"
+    cli("snp-pileup", *flags, vcf, tmp_path / "cli.csv", bam)
+    got = seqfarm.dask.snp_pileup(dask_client, vcf, [bam], out=tmp_path / "dask.csv", **options)
+    suffix = ".gz" if flags else ""
+    assert got == str(tmp_path / f"dask.csv{suffix}")
+    assert (tmp_path / f"dask.csv{suffix}").read_bytes() == (tmp_path / f"cli.csv{suffix}").read_bytes()
+    assert seqfarm.dask.snp_pileup(dask_client, vcf, [bam]).empty

@@ -105,5 +105,10 @@ def _walk_on_workers(client, argv, written, gzip, parts_per_worker, progress):
         walked = client.submit(_walk, argv, carry, *found[first:last], key=f"{key}-walk", pure=False)
         carry = client.submit(_carry, walked, key=f"{key}-carry", pure=False)
         blocks.append(client.submit(_blocks, walked, argv, gzip, key=f"{key}-blocks", pure=False))
-    last = carry
-    write_parts(client, blocks, written, header, lambda: _native.snp_pileup_trailer(argv, last.result()))
+
+    def trailer():
+        # The last walk's carry, or the first one when no part had a task.
+        last = carry if isinstance(carry, bytes) else carry.result()
+        return _native.snp_pileup_trailer(argv, last)
+
+    write_parts(client, blocks, written, header, trailer)
