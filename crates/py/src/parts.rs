@@ -168,8 +168,8 @@ pub(crate) fn snp_pileup_options(
     seqfarm_cli::snp_pileup_options(args_of(argv, "snp-pileup")?)
 }
 
-/// The client's side of `seqfarm.dask.snp_pileup`: walks the parts' findings in VCF
-/// order and writes the command's output (its file, or memory).
+/// The client's side of `seqfarm.dask.snp_pileup` into a DataFrame: walks the parts'
+/// findings in VCF order, the rows kept as values.
 #[pyclass(module = "seqfarm._native")]
 pub struct SnpPileupWalk {
     merge: Mutex<Option<SnpPileupMerge>>,
@@ -178,10 +178,8 @@ pub struct SnpPileupWalk {
 #[pymethods]
 impl SnpPileupWalk {
     #[new]
-    fn new(py: Python<'_>, argv: Vec<String>, to_memory: bool) -> PyResult<Self> {
-        let merge = run_native(py, || {
-            SnpPileupMerge::start(&snp_pileup_options(&argv)?, to_memory)
-        })?;
+    fn new(py: Python<'_>, argv: Vec<String>) -> PyResult<Self> {
+        let merge = run_native(py, || SnpPileupMerge::start(&snp_pileup_options(&argv)?))?;
         Ok(Self {
             merge: Mutex::new(Some(merge)),
         })
@@ -199,15 +197,14 @@ impl SnpPileupWalk {
         added
     }
 
-    /// Ends the walk: the rows' columns (as `snp_pileup_table` gives them) when they
-    /// were kept in memory, `None` when they went to the output file.
-    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+    /// Ends the walk: the rows' columns (as `snp_pileup_table` gives them).
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let merge = self.merge.lock().unwrap_or_else(|e| e.into_inner()).take();
         let table = run_native(py, || match merge {
             Some(m) => m.finish(),
             None => anyhow::bail!("snp-pileup: the walk has already ended"),
         })?;
-        table.map(|table| pileup_columns(py, table)).transpose()
+        pileup_columns(py, table)
     }
 }
 
@@ -241,17 +238,22 @@ fn snp_pileup_walk<'py>(
     Ok((PyBytes::new(py, &piece), PyBytes::new(py, &carry)))
 }
 
-/// The bytes a part writes into the output, from its piece.
+/// The bytes a walk writes into the output, from its piece: the piece itself (the same
+/// object) for a plain output.
 #[pyfunction]
 fn snp_pileup_blocks<'py>(
     py: Python<'py>,
     argv: Vec<String>,
-    piece: &[u8],
+    piece: Bound<'py, PyBytes>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let bytes = run_native(py, || {
-        Ok(walk::snp_pileup_blocks(&snp_pileup_options(&argv)?, piece))
+    let piece_bytes = piece.as_bytes();
+    let blocks = run_native(py, || {
+        Ok(walk::snp_pileup_blocks(
+            &snp_pileup_options(&argv)?,
+            piece_bytes,
+        ))
     })?;
-    Ok(PyBytes::new(py, &bytes))
+    Ok(blocks.map_or(piece, |blocks| PyBytes::new(py, &blocks)))
 }
 
 /// What the client writes after the parts, from the last part's carry.

@@ -49,7 +49,7 @@ def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, 
     if out is None:
         return snp_pileup_frame(_walk_on_client(client, argv, parts_per_worker, progress))
     with whole_output(argv) as written:
-        _walk_on_workers(client, argv, written, gzip, parts_per_worker, progress)
+        _walk_on_workers(client, argv, written, parts_per_worker, progress)
     return output if not gzip or output.endswith(".gz") else output + ".gz"
 
 
@@ -64,7 +64,7 @@ def _parts(client, argv, parts_per_worker, progress):
 def _walk_on_client(client, argv, parts_per_worker, progress):
     """The rows as columns: the parts' findings walked by the client (the rows are the
     result the client returns)."""
-    walk = _native.SnpPileupWalk(argv, True)
+    walk = _native.SnpPileupWalk(argv)
     for future in _parts(client, argv, parts_per_worker, progress):
         walk.add(future.result())
         future.release()
@@ -87,12 +87,12 @@ def _carry(walked):
     return walked[1]
 
 
-def _blocks(walked, argv, gzip):
+def _blocks(walked, argv):
     """Runs on the worker holding a walk: the bytes it writes into the output."""
-    return _native.snp_pileup_blocks(argv, walked[0]) if gzip else walked[0]
+    return _native.snp_pileup_blocks(argv, walked[0])
 
 
-def _walk_on_workers(client, argv, written, gzip, parts_per_worker, progress):
+def _walk_on_workers(client, argv, written, parts_per_worker, progress):
     """The parts' findings walked on the workers in runs of consecutive parts, one run
     after the other, the walk's carry (where it stands, the lines so far, and the bytes
     of a BGZF output after its last whole block) passed from each walk to the next; the
@@ -104,7 +104,7 @@ def _walk_on_workers(client, argv, written, gzip, parts_per_worker, progress):
         key = found[first].key
         walked = client.submit(_walk, argv, carry, *found[first:last], key=f"{key}-walk", pure=False)
         carry = client.submit(_carry, walked, key=f"{key}-carry", pure=False)
-        blocks.append(client.submit(_blocks, walked, argv, gzip, key=f"{key}-blocks", pure=False))
+        blocks.append(client.submit(_blocks, walked, argv, key=f"{key}-blocks", pure=False))
 
     def trailer():
         # The last walk's carry, or the first one when no part had a task.

@@ -90,7 +90,7 @@ pub struct WalkerState {
     /// Whether the pileup has ended.
     pub finished: bool,
     /// The pseudo-SNP positions offered and not yet consumed, in order.
-    pub pseudo: Vec<OfferedPseudo>,
+    pub pseudo: VecDeque<OfferedPseudo>,
 }
 
 /// A pseudo-SNP position (reference index, 0-based position) with each file's counted
@@ -123,8 +123,13 @@ impl SiteWalker {
 
     /// The CSV header line.
     pub fn header(&self) -> Vec<u8> {
+        Self::header_for(self.files)
+    }
+
+    /// The CSV header line of a walk over `files` BAMs.
+    pub fn header_for(files: usize) -> Vec<u8> {
         let mut h = b"Chromosome,Position,Ref,Alt".to_vec();
-        for i in 1..=self.files {
+        for i in 1..=files {
             for kind in ["R", "A", "E", "D"] {
                 h.extend_from_slice(format!(",File{i}{kind}").as_bytes());
             }
@@ -159,7 +164,7 @@ impl SiteWalker {
         WalkerState {
             cursor: self.cursor,
             finished: self.finished,
-            pseudo: self.pseudo.iter().cloned().collect(),
+            pseudo: self.pseudo.clone(),
         }
     }
 
@@ -168,7 +173,7 @@ impl SiteWalker {
     pub fn restore(&mut self, state: WalkerState) {
         self.cursor = state.cursor;
         self.finished = state.finished;
-        self.pseudo = state.pseudo.into_iter().collect();
+        self.pseudo = state.pseudo;
     }
 
     /// Whether 0-based `pos` is a pseudo-SNP position.

@@ -268,11 +268,6 @@ impl SnpPileupJob {
         self.bams.len()
     }
 
-    /// The output's header line.
-    pub fn header(&self) -> Vec<u8> {
-        self.walker.header()
-    }
-
     /// The collector of the tasks' findings, writing the header and then the rows to
     /// `out` (BGZF-compressed on `threads` threads with `-g`; none: rows kept as values).
     pub fn collector(

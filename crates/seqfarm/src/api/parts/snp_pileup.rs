@@ -15,9 +15,7 @@ use anyhow::Context;
 use seqfarm_farm::{Collector, FarmConfig};
 
 use super::wire::{packed, Unpacker};
-use crate::cmd::snp_pileup::{
-    findings, open_output, PileupTable, SnpPileupJob, SnpPileupOptions, Task,
-};
+use crate::cmd::snp_pileup::{findings, PileupTable, SnpPileupJob, SnpPileupOptions, Task};
 use crate::common::worker_threads;
 
 /// `options` checked for a run in parts (which draws no picture and writes no farm
@@ -64,9 +62,10 @@ pub fn snp_pileup_tasks(
     Ok(packed(&out))
 }
 
-/// The collector of a `snp-pileup` run in parts: takes the parts' findings in VCF order
-/// and writes the command's output, on a thread of its own (it walks one part while the
-/// next is computed).
+/// The collector of a `snp-pileup` run in parts on one machine: takes the parts' findings
+/// in VCF order and keeps the command's rows as values, on a thread of its own (it walks
+/// one part while the next is computed). A run into a file walks on the workers instead
+/// ([`super::snp_pileup_walk`]).
 pub struct SnpPileupMerge {
     parts: Option<SyncSender<Option<Vec<u8>>>>,
     walk: Option<JoinHandle<anyhow::Result<Option<PileupTable>>>>,
@@ -74,29 +73,20 @@ pub struct SnpPileupMerge {
 }
 
 impl SnpPileupMerge {
-    /// Opens the output of the `snp-pileup` run `options` ask for (its OUTPUT file) and
-    /// writes its header, or, with `to_memory`, keeps the rows as values (see
-    /// [`SnpPileupMerge::finish`]).
-    pub fn start(options: &SnpPileupOptions, to_memory: bool) -> anyhow::Result<Self> {
+    /// Starts the walk of the `snp-pileup` run `options` ask for, its rows kept as values
+    /// (see [`SnpPileupMerge::finish`]).
+    pub fn start(options: &SnpPileupOptions) -> anyhow::Result<Self> {
         let options = part_options(options)?;
         let job = SnpPileupJob::for_collector(options)?;
-        let out = match to_memory {
-            true => None,
-            false => Some(open_output(options)?),
-        };
         let files = job.files();
-        let threads = worker_threads(None).div_ceil(2);
         let (sender, parts) = sync_channel::<Option<Vec<u8>>>(2);
         let walk = std::thread::Builder::new().name("seqfarm-snp-walk".into());
         let walk = walk.spawn(move || -> anyhow::Result<Option<PileupTable>> {
-            let mut collector = job.collector(out, threads)?;
-            if to_memory {
-                collector.keep_table();
-            }
+            let mut collector = job.collector(None, 1)?;
+            collector.keep_table();
             let mut task = Task::default();
             let mut unpacker = Unpacker::default();
-            // Parts, then `None` once the last was given; a run given up before that
-            // leaves no output.
+            // Parts, then `None` once the last was given.
             while let Some(compressed) = parts.recv()? {
                 let part = unpacker.unpack(&compressed, "snp-pileup: a part's findings")?;
                 let mut at = 0;
@@ -123,11 +113,11 @@ impl SnpPileupMerge {
         self.send(Some(part))
     }
 
-    /// Waits for the walk; returns the rows when they were kept as values.
-    pub fn finish(mut self) -> anyhow::Result<Option<PileupTable>> {
+    /// Waits for the walk; returns the rows.
+    pub fn finish(mut self) -> anyhow::Result<PileupTable> {
         self.send(None)?;
         self.end()?;
-        Ok(self.table.take())
+        Ok(self.table.take().unwrap_or_default())
     }
 
     /// Sends `part` to the walk (`None`: the last was given).
@@ -178,7 +168,7 @@ mod tests {
         };
         let (task_bytes, tasks) = snp_pileup_plan(&options, 4).unwrap();
         assert!(tasks >= 4, "{tasks}");
-        let mut merge = SnpPileupMerge::start(&options, true).unwrap();
+        let mut merge = SnpPileupMerge::start(&options).unwrap();
         let mut decoded = 0;
         for k in 0..4 {
             let part = tasks * k / 4..tasks * (k + 1) / 4;
@@ -197,7 +187,7 @@ mod tests {
             decoded += figures.containers;
         }
         // The rows of the command, every task in one run.
-        let table = merge.finish().unwrap().unwrap();
+        let table = merge.finish().unwrap();
         assert_eq!(table, crate::cmd::snp_pileup::table(&options).unwrap());
         // Between them the parts decode about the CRAM once, not once each.
         let containers = seqfarm_io::cram::CramFile::open(&cram)
@@ -220,7 +210,7 @@ mod tests {
         let (task_bytes, tasks) = snp_pileup_plan(&options, 1).unwrap();
         let mut part = snp_pileup_tasks(&options, task_bytes, 0..tasks, Some(1)).unwrap();
         part.truncate(part.len() / 2);
-        let mut merge = SnpPileupMerge::start(&options, true).unwrap();
+        let mut merge = SnpPileupMerge::start(&options).unwrap();
         // The walk may end before or after the next part is given.
         let e = merge
             .add(part)

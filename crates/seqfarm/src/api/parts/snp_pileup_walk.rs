@@ -13,7 +13,7 @@
 //! ([`snp_pileup_trailer`]).
 
 use seqfarm_io::bgzf_writer::{BgzfCompressor, BLOCK_INPUT, EOF_MARKER};
-use seqfarm_regions::pileup::visit::WalkerState;
+use seqfarm_regions::pileup::visit::{SiteWalker, WalkerState};
 
 use super::snp_pileup::part_options;
 use super::wire::{packed, Unpacker, WireReader, WireWriter};
@@ -62,7 +62,7 @@ impl Carry {
             _ => Some((contig(r.number()?)?, r.number()? as i64)),
         };
         let finished = r.number()? != 0;
-        let mut pseudo = Vec::new();
+        let mut pseudo = std::collections::VecDeque::new();
         for _ in 0..r.number()? {
             let at = (contig(r.number()?)?, r.number()? as i64);
             let flat = r.numbers()?;
@@ -71,7 +71,7 @@ impl Carry {
                 .chunks_exact(2)
                 .map(|c| Ok([u32::try_from(c[0])?, u32::try_from(c[1])?]))
                 .collect::<anyhow::Result<_>>()?;
-            pseudo.push((at, counts));
+            pseudo.push_back((at, counts));
         }
         let lines = r.number()?;
         let furthest = match r.number()? {
@@ -103,7 +103,7 @@ impl Carry {
 /// holds it), a plain one is written by the client before the parts.
 pub fn snp_pileup_walk_start(options: &SnpPileupOptions) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
     let options = part_options(options)?;
-    let header = SnpPileupJob::for_collector(options)?.header();
+    let header = SiteWalker::header_for(options.bams.len());
     let mut carry = Carry::default();
     if options.gzip {
         carry.pending = header;
@@ -154,15 +154,16 @@ fn whole_blocks(len: usize) -> usize {
     len / BLOCK_INPUT * BLOCK_INPUT
 }
 
-/// The bytes a part writes into the output: its piece as it is, or, for a BGZF output,
-/// the whole blocks of its piece compressed as the command compresses them.
-pub fn snp_pileup_blocks(options: &SnpPileupOptions, piece: &[u8]) -> Vec<u8> {
+/// The bytes a walk writes into the output, for a BGZF output: the whole blocks of its
+/// piece compressed as the command compresses them (`None` for a plain output: the
+/// piece is written as it is).
+pub fn snp_pileup_blocks(options: &SnpPileupOptions, piece: &[u8]) -> Option<Vec<u8>> {
     if !options.gzip {
-        return piece.to_vec();
+        return None;
     }
     let mut out = Vec::new();
     BgzfCompressor::new(GZIP_LEVEL).compress(&piece[..whole_blocks(piece.len())], &mut out);
-    out
+    Some(out)
 }
 
 /// What the client writes after the parts, from the last part's carry: for a BGZF
@@ -206,7 +207,7 @@ mod tests {
         for walked in found.chunks(per_walk) {
             let walked: Vec<&[u8]> = walked.iter().map(Vec::as_slice).collect();
             let (piece, next) = snp_pileup_walk(options, &walked, &carry).unwrap();
-            out.extend(snp_pileup_blocks(options, &piece));
+            out.extend(snp_pileup_blocks(options, &piece).unwrap_or(piece));
             carry = next;
         }
         out.extend(snp_pileup_trailer(options, &carry).unwrap());
@@ -244,10 +245,11 @@ mod tests {
                 walker: WalkerState {
                     cursor: Some((3, 1_000_000)),
                     finished: false,
-                    pseudo: vec![
+                    pseudo: [
                         ((3, 1_000_099), vec![[1, 2], [3, 4]]),
                         ((4, 99), vec![[0, 7], [5, 5]]),
-                    ],
+                    ]
+                    .into(),
                 },
                 lines: 1234,
                 furthest: Some((3, b"chr4".to_vec())),
