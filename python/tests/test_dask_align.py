@@ -9,6 +9,7 @@ import pytest
 import seqfarm
 import seqfarm.dask
 
+from client_received import record_received
 from read_copies import DATA_PAIRS, compressed_copies, plain_copies
 from worker_kill import a_worker_killed_when_busy
 
@@ -290,21 +291,7 @@ def test_parts_are_written_by_the_workers_and_a_failed_write_is_retried(
     # Workers in this process run the patched write: each part's first try fails.
     monkeypatch.setattr(_cluster, "_write_part", functools.partial(_write_fails_once, marks=str(marks)))
     # The client never receives a part's bytes: only its size and counts.
-    received = []
-    original_result, original_gather = distributed.Future.result, distributed.Client.gather
-
-    def recording(future, *args, **kwargs):
-        value = original_result(future, *args, **kwargs)
-        received.append(value)
-        return value
-
-    def recording_gather(client, futures, *args, **kwargs):
-        values = original_gather(client, futures, *args, **kwargs)
-        received.append(values)
-        return values
-
-    monkeypatch.setattr(distributed.Future, "result", recording)
-    monkeypatch.setattr(distributed.Client, "gather", recording_gather)
+    received = record_received(monkeypatch)
     out = tmp_path / "retried.bam"
     with distributed.Client(
         processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0"

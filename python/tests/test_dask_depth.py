@@ -6,6 +6,7 @@ import pytest
 
 import seqfarm
 import seqfarm.dask
+from client_received import byte_size, record_received
 from worker_kill import a_worker_killed_when_busy
 
 OUTPUTS = (
@@ -103,15 +104,7 @@ def test_the_workers_write_and_a_failed_write_is_retried(cli, data, tmp_path, mo
     marks.mkdir()
     monkeypatch.setattr(_depth, "_write", _fails_once(_depth._write, str(marks)))
     # What the client receives: the parts' summaries, sizes and offsets, never a row.
-    received = []
-    original_gather = distributed.Client.gather
-
-    def recording_gather(client, futures, *args, **kwargs):
-        values = original_gather(client, futures, *args, **kwargs)
-        received.append(values)
-        return values
-
-    monkeypatch.setattr(distributed.Client, "gather", recording_gather)
+    received = record_received(monkeypatch)
     prefix = tmp_path / "dask"
     with distributed.Client(processes=False, n_workers=2, threads_per_worker=1, dashboard_address=":0") as client:
         seqfarm.dask.depth(client, bam, prefix, window=20000, per_base=True, parts_per_worker=4)
@@ -119,13 +112,8 @@ def test_the_workers_write_and_a_failed_write_is_retried(cli, data, tmp_path, mo
     assert files(prefix, suffixes) == files(tmp_path / "cli", suffixes)
     assert len(list(marks.iterdir())) > 1
 
-    def size(value):
-        if isinstance(value, (list, tuple)):
-            return sum(size(v) for v in value)
-        return len(value) if isinstance(value, bytes) else 8
-
     outputs = sum(len(b) for b in files(prefix, suffixes).values())
-    assert 0 < size(received) < outputs / 20
+    assert 0 < byte_size(received) < outputs / 20
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 

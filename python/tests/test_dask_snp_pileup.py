@@ -8,6 +8,7 @@ import pytest
 
 import seqfarm
 import seqfarm.dask
+from client_received import byte_size, record_received
 from worker_kill import a_worker_killed_when_busy
 
 #: (keyword options, the command line's options)
@@ -116,8 +117,6 @@ def test_an_existing_output_is_refused_unless_force(dask_client, cli, data, tmp_
 
 
 def test_the_workers_walk_and_write_and_the_client_learns_sizes(dask_client, cli, data, tmp_path, monkeypatch):
-    import distributed
-
     from seqfarm.dask import _snp_pileup
 
     d = data / "snp-pileup"
@@ -126,34 +125,15 @@ def test_the_workers_walk_and_write_and_the_client_learns_sizes(dask_client, cli
     expected = (tmp_path / "cli.csv.gz").read_bytes()
     # Walks of several parts each: their runs' findings meet on one worker.
     monkeypatch.setattr(_snp_pileup, "WALKS", 3)
-    received = []
-    gather, result = distributed.Client.gather, distributed.Future.result
-
-    def recording_gather(client, futures, *args, **kwargs):
-        values = gather(client, futures, *args, **kwargs)
-        received.append(values)
-        return values
-
-    def recording_result(future, *args, **kwargs):
-        value = result(future, *args, **kwargs)
-        received.append(value)
-        return value
-
-    monkeypatch.setattr(distributed.Client, "gather", recording_gather)
-    monkeypatch.setattr(distributed.Future, "result", recording_result)
+    received = record_received(monkeypatch)
     out = tmp_path / "dask.csv"
     seqfarm.dask.snp_pileup(dask_client, vcf, bams, out=out, g=True, P=7, Q=20, task_span=3000,
                             parts_per_worker=4)
     assert (tmp_path / "dask.csv.gz").read_bytes() == expected
 
-    def size(value):
-        if isinstance(value, (list, tuple)):
-            return sum(size(v) for v in value)
-        return len(value) if isinstance(value, bytes) else 8
-
     # The parts' sizes and the last walk's carry (its bytes after the last whole block,
     # compressed): no site, no row.
-    assert 0 < size(received) < len(gzip.decompress(expected)) / 20
+    assert 0 < byte_size(received) < len(gzip.decompress(expected)) / 20
 
 
 def test_a_killed_worker_has_its_parts_and_walks_recomputed(cli, data, tmp_path, local_cluster):

@@ -3,6 +3,7 @@ the workers, their findings walked in VCF order as the command's collector walks
 for a file, by the workers, part after part, each writing its rows; for a DataFrame, by
 the client."""
 
+import operator
 import os
 
 from .. import _native
@@ -83,10 +84,6 @@ def _walk(argv, carry, *findings):
     return _native.snp_pileup_walk(argv, list(findings), carry)
 
 
-def _carry(walked):
-    return walked[1]
-
-
 def _blocks(walked, argv):
     """Runs on the worker holding a walk: the bytes it writes into the output."""
     return _native.snp_pileup_blocks(argv, walked[0])
@@ -103,7 +100,7 @@ def _walk_on_workers(client, argv, written, parts_per_worker, progress):
     for first, last in even_runs(len(found), WALKS):
         key = found[first].key
         walked = client.submit(_walk, argv, carry, *found[first:last], key=f"{key}-walk", pure=False)
-        carry = client.submit(_carry, walked, key=f"{key}-carry", pure=False)
+        carry = client.submit(operator.itemgetter(1), walked, key=f"{key}-carry", pure=False)
         blocks.append(client.submit(_blocks, walked, argv, key=f"{key}-blocks", pure=False))
 
     def trailer():
