@@ -414,6 +414,18 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
             return seconds, same
 
         a, b, same = rounds_of(rounds, snp_pileup_cli, snp_pileup_dask)
+        # What a part costs wherever it lies in the VCF: the plan (one pass over the VCF)
+        # cut into one part per task, and a part of the first task and of the last, each
+        # reading the VCF from its own first line.
+        argv = ["snp-pileup", *map(str, flags), "--", str(sites), str(pileup), str(normal), str(tumor)]
+        started = time.perf_counter()
+        task_bytes, one_task_parts = _native.snp_pileup_plan(argv, 1 << 30)
+        plan_seconds = time.perf_counter() - started
+        part_seconds = []
+        for first, last, start in (one_task_parts[0], one_task_parts[-1]):
+            started = time.perf_counter()
+            _native.snp_pileup_tasks(argv, task_bytes, first, last, start, 1)
+            part_seconds.append(time.perf_counter() - started)
         text = gzip.decompress(expected["snp-pileup"]) if options.get("g") else expected["snp-pileup"]
         rows_out = text.count(b"\n") - 1
         name = " ".join(map(str, flags)) or "default options"
@@ -421,7 +433,9 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
                      f"{traffic.comm / rows_out:.3f} B per row through the client's connections; pickled: "
                      f"{traffic.sent / traffic.parts:.0f} B out per part + {traffic.received / rows_out:.3f} B "
                      f"back per row ({traffic.parts} parts); the walks, one after the other: "
-                     f"{traffic.walk_seconds:.2f} s, {rows_out / max(traffic.walk_seconds, 1e-9) / 1e6:.1f} M rows/s"))
+                     f"{traffic.walk_seconds:.2f} s, {rows_out / max(traffic.walk_seconds, 1e-9) / 1e6:.1f} M rows/s; "
+                     f"the plan: {plan_seconds:.3f} s; a part of one task of {len(one_task_parts)}, on one thread: "
+                     f"the first {part_seconds[0]:.3f} s, the last {part_seconds[1]:.3f} s"))
 
     if "snp-pileup" in jobs:
         snp_pileup_rounds([], {})

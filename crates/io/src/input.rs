@@ -21,6 +21,9 @@ pub struct Input {
     /// Whether the input was compressed (gzip, BGZF or bzip2).
     pub compressed: bool,
     reader: Box<dyn BufRead + Send>,
+    /// Bytes of text (decompressed) read so far, or from where reading began
+    /// ([`Input::open_at`]).
+    position: u64,
 }
 
 impl Input {
@@ -63,6 +66,7 @@ impl Input {
                 path,
                 compressed: false,
                 reader: buffered,
+                position: 0,
             });
         };
         let reader: Box<dyn BufRead + Send> = match InflateThread::spawn(decoder) {
@@ -74,7 +78,14 @@ impl Input {
             path,
             compressed: true,
             reader,
+            position: 0,
         })
+    }
+
+    /// Bytes of text (decompressed) read so far: where the next byte read lies in the
+    /// text.
+    pub fn position(&self) -> u64 {
+        self.position
     }
 
     /// Wraps an I/O error from reading this input with its path.
@@ -335,6 +346,14 @@ impl LineReader {
         Ok(read.is_some())
     }
 
+    /// Where the next line starts: `(bytes of text before it, lines before it)`. The
+    /// rest of a line cut by [`LineReader::next_line_prefix`] is skipped first, as the
+    /// next read would skip it.
+    pub fn next_line_start(&mut self) -> Result<(u64, u64)> {
+        self.skip_cut()?;
+        Ok((self.input.position(), self.number))
+    }
+
     /// The next byte to be read (between lines: the first byte of the next line),
     /// without reading it; `None` at the end of the input.
     pub fn peek(&mut self) -> Result<Option<u8>> {
@@ -387,7 +406,7 @@ impl LineReader {
                 Some(i) => (i + 1, true),
                 None => (buf.len(), false),
             };
-            self.input.reader.consume(n);
+            self.input.consume(n);
             self.in_line = !ended;
         }
         Ok(())
@@ -425,14 +444,14 @@ fn read_part(
         if room == 0 {
             match buf[0] {
                 b'\n' => {
-                    input.reader.consume(1);
+                    input.consume(1);
                     *in_line = false;
                     return Ok(Some(true));
                 }
                 b'\r' if !took_cr => {
                     took_cr = true;
                     out.push(b'\r');
-                    input.reader.consume(1);
+                    input.consume(1);
                     continue;
                 }
                 _ => return Ok(Some(false)),
@@ -445,7 +464,7 @@ fn read_part(
         };
         grow_within(out, take, limit);
         out.extend_from_slice(&window[..take]);
-        input.reader.consume(take + usize::from(ended));
+        input.consume(take + usize::from(ended));
         if ended {
             *in_line = false;
             return Ok(Some(true));
@@ -475,7 +494,9 @@ pub fn human_size(n: usize) -> String {
 
 impl Read for Input {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.reader.read(buf)
+        let n = self.reader.read(buf)?;
+        self.position += n as u64;
+        Ok(n)
     }
 }
 
@@ -485,9 +506,13 @@ impl BufRead for Input {
     }
 
     fn consume(&mut self, amt: usize) {
+        self.position += amt as u64;
         self.reader.consume(amt)
     }
 }
 
+mod resume;
 #[cfg(test)]
 mod tests;
+
+pub use resume::{locate_blocks, BlockStart, TextPoint};

@@ -78,6 +78,20 @@ impl VcfSites {
         }
     }
 
+    /// Reads the records of a VCF's body from `lines`, its header already read (a run
+    /// in parts starting at a line of the body).
+    pub fn from_body(lines: LineReader) -> Self {
+        Self {
+            header_done: true,
+            ..Self::from_lines(lines)
+        }
+    }
+
+    /// Where the next line starts: `(bytes of text before it, lines before it)`.
+    pub fn next_line_start(&mut self) -> Result<(u64, u64)> {
+        self.lines.next_line_start()
+    }
+
     /// The path the VCF was opened by.
     pub fn path(&self) -> &Path {
         &self.lines.input.path

@@ -81,22 +81,17 @@ fn flagstat_render(py: Python<'_>, counts: Vec<u64>, format: String) -> PyResult
     })
 }
 
-/// `(task size in BAM bytes, tasks)` of a `count` or `snp-pileup` command line (its
-/// first argument names it) spread over `parts` parts.
+/// `(task size in BAM bytes, tasks)` of a `count` command line spread over `parts` parts.
 #[pyfunction]
-fn region_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
-    run_native(py, || match region_job(&argv)? {
-        RegionJob::Count(options) => count::count_plan(&options, parts),
-        RegionJob::SnpPileup(options) => snp_pileup::snp_pileup_plan(&options, parts),
-    })
+fn count_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
+    run_native(py, || count::count_plan(&count_options(&argv)?, parts))
 }
 
-/// What tasks `first..last` of a [`region_plan`] give (bytes): `count`'s rows (with
-/// `columns`, as the dict `count_table` returns), or `snp-pileup`'s findings for the
-/// client's walk.
+/// `count`'s rows of tasks `first..last` of a [`count_plan`] (bytes; with `columns`, the
+/// dict `count_table` returns).
 #[pyfunction]
 #[pyo3(signature = (argv, task_bytes, first, last, threads=None, columns=false))]
-fn region_tasks<'py>(
+fn count_tasks<'py>(
     py: Python<'py>,
     argv: Vec<String>,
     task_bytes: u64,
@@ -105,27 +100,58 @@ fn region_tasks<'py>(
     threads: Option<usize>,
     columns: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let job = run_native(py, || region_job(&argv))?;
-    if let (true, RegionJob::Count(options)) = (columns, &job) {
+    let options = run_native(py, || count_options(&argv))?;
+    if columns {
         let table = run_native(py, || {
-            count::count_task_table(options, task_bytes, first..last, threads)
+            count::count_task_table(&options, task_bytes, first..last, threads)
         })?;
         return Ok(count_columns(py, table)?.into_any());
     }
-    let bytes = run_native(py, || match &job {
-        RegionJob::Count(options) => count::count_tasks(options, task_bytes, first..last, threads),
-        RegionJob::SnpPileup(options) => {
-            snp_pileup::snp_pileup_tasks(options, task_bytes, first..last, threads)
-        }
+    let bytes = run_native(py, || {
+        count::count_tasks(&options, task_bytes, first..last, threads)
     })?;
     Ok(PyBytes::new(py, &bytes).into_any())
 }
 
-/// The region commands whose work the Dask layer plans and runs as ranges of tasks,
-/// with their options.
-enum RegionJob {
-    Count(seqfarm::cmd::count::CountOptions),
-    SnpPileup(seqfarm::cmd::snp_pileup::SnpPileupOptions),
+/// A part of a [`snp_pileup_plan`]: `(first task, last task, start)`.
+type PartOfPlan<'py> = (usize, usize, Bound<'py, PyBytes>);
+
+/// `(task size in BAM bytes, parts)` of a `snp-pileup` command line cut into at most
+/// `parts` parts, each part `(first task, last task, start)`: `start` (bytes) is where
+/// the part reads the VCF from.
+#[pyfunction]
+fn snp_pileup_plan<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    parts: usize,
+) -> PyResult<(u64, Vec<PartOfPlan<'py>>)> {
+    let plan = run_native(py, || {
+        snp_pileup::snp_pileup_plan(&snp_pileup_options(&argv)?, parts)
+    })?;
+    let parts = (plan.parts.iter())
+        .map(|p| (p.tasks.start, p.tasks.end, PyBytes::new(py, &p.start)))
+        .collect();
+    Ok((plan.task_bytes, parts))
+}
+
+/// The findings of the tasks `first..last` of a [`snp_pileup_plan`] whose part starts at
+/// `start`, as the client's walk and the workers' walks take them (bytes).
+#[pyfunction]
+#[pyo3(signature = (argv, task_bytes, first, last, start, threads=None))]
+fn snp_pileup_tasks<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    task_bytes: u64,
+    first: usize,
+    last: usize,
+    start: PyBackedBytes,
+    threads: Option<usize>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let bytes = run_native(py, || {
+        let options = snp_pileup_options(&argv)?;
+        snp_pileup::snp_pileup_tasks(&options, task_bytes, first..last, &start, threads)
+    })?;
+    Ok(PyBytes::new(py, &bytes))
 }
 
 /// The arguments after the command word of `argv` (the command first), which must be
@@ -134,15 +160,6 @@ fn args_of<'a>(argv: &'a [String], command: &str) -> anyhow::Result<&'a [String]
     match argv.split_first() {
         Some((first, args)) if first == command => Ok(args),
         _ => anyhow::bail!("not a {command} command line: {argv:?}"),
-    }
-}
-
-/// The region command a command line names (the command first), with its options.
-fn region_job(argv: &[String]) -> anyhow::Result<RegionJob> {
-    match argv.first().map(String::as_str) {
-        Some("count") => Ok(RegionJob::Count(count_options(argv)?)),
-        Some("snp-pileup") => Ok(RegionJob::SnpPileup(snp_pileup_options(argv)?)),
-        other => anyhow::bail!("not a region command: {other:?} (count or snp-pileup)"),
     }
 }
 
@@ -338,8 +355,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flagstat_plan, m)?)?;
     m.add_function(wrap_pyfunction!(flagstat_groups, m)?)?;
     m.add_function(wrap_pyfunction!(flagstat_render, m)?)?;
-    m.add_function(wrap_pyfunction!(region_plan, m)?)?;
-    m.add_function(wrap_pyfunction!(region_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(count_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(count_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(snp_pileup_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(snp_pileup_tasks, m)?)?;
     m.add_class::<SnpPileupWalk>()?;
     m.add_function(wrap_pyfunction!(snp_pileup_walk_start, m)?)?;
     m.add_function(wrap_pyfunction!(snp_pileup_walk, m)?)?;

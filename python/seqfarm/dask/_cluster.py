@@ -208,11 +208,3 @@ def write_parts(client, futures, output, header, trailer):
         raise
     _native.write_at(path, offset, trailer() if callable(trailer) else trailer)
     return counts, offsets
-
-
-def region_tasks(argv, task_bytes, first, last, columns=False):
-    """Runs on a worker: tasks ``first..last`` of a ``count`` or ``snp-pileup`` plan, on
-    one thread of the worker (``count``'s rows, or ``snp-pileup``'s findings, as bytes;
-    with ``columns``, ``count``'s rows as a dict of columns)."""
-    threads = task_threads()
-    return _native.region_tasks(argv, task_bytes, first, last, threads, columns)

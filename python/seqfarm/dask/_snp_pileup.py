@@ -9,7 +9,7 @@ import os
 from .. import _native
 from .._options import option_argv
 from ..tables import snp_pileup_frame
-from ._cluster import even_runs, region_tasks, submit_in_order, total_threads, whole_output, write_parts
+from ._cluster import even_runs, submit_in_order, task_threads, total_threads, whole_output, write_parts
 
 
 def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, progress=False,
@@ -56,10 +56,15 @@ def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, 
 
 def _parts(client, argv, parts_per_worker, progress):
     """The futures of the parts' findings, in VCF order."""
-    parts = total_threads(client) * parts_per_worker
-    task_bytes, tasks = _native.region_plan(argv, parts)
-    arguments = [(argv, task_bytes, a, b) for a, b in even_runs(tasks, parts)]
-    return submit_in_order(client, region_tasks, arguments, "snp-pileup", progress)
+    task_bytes, parts = _native.snp_pileup_plan(argv, total_threads(client) * parts_per_worker)
+    arguments = [(argv, task_bytes, first, last, start) for first, last, start in parts]
+    return submit_in_order(client, _find, arguments, "snp-pileup", progress)
+
+
+def _find(argv, task_bytes, first, last, start):
+    """Runs on a worker: the findings of tasks ``first..last`` of the plan, the VCF read
+    from the part's ``start``, on one thread of the worker."""
+    return _native.snp_pileup_tasks(argv, task_bytes, first, last, start, task_threads())
 
 
 def _walk_on_client(client, argv, parts_per_worker, progress):

@@ -28,9 +28,28 @@ fn refuse_plot_and_stats(
     Ok(())
 }
 
+/// `n` items cut into at most `parts` runs of consecutive items, as even as possible
+/// (none empty).
+fn even_runs(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
+    let parts = parts.clamp(1, n.max(1));
+    let bound = |i: usize| (n as u128 * i as u128 / parts as u128) as usize;
+    (0..parts)
+        .map(|i| bound(i)..bound(i + 1))
+        .filter(|run| !run.is_empty())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use crate::options::FarmOptions;
+
+    #[test]
+    fn even_runs_cover_every_item_once() {
+        assert_eq!(super::even_runs(10, 3), [0..3, 3..6, 6..10]);
+        assert_eq!(super::even_runs(2, 5), [0..1, 1..2]);
+        assert_eq!(super::even_runs(7, 0), vec![(0..7)]);
+        assert!(super::even_runs(0, 4).is_empty());
+    }
 
     #[test]
     fn parts_draw_no_picture_and_write_no_statistics() {

@@ -26,25 +26,26 @@
 
 use std::path::PathBuf;
 
-use seqfarm_farm::{Collector, FarmConfig, Fill};
+use seqfarm_farm::{Collector, FarmConfig};
 use seqfarm_io::alignment_file::{ReadOptions, RegionInputs};
 use seqfarm_io::bam::BamSet;
 use seqfarm_io::bgzf_writer::compressor_threads;
 use seqfarm_io::cram::{CramRanges, Fields, WantedRanges};
-use seqfarm_io::input::{Input, LineReader};
+use seqfarm_io::input::Input;
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
-use seqfarm_io::vcf::VcfSites;
 use seqfarm_regions::pileup::replay::{ReplayFindings, ReplayStats};
 pub use seqfarm_regions::pileup::rows::PileupTable;
 use seqfarm_regions::pileup::visit::{RowRules, Site, SiteWalker};
 use seqfarm_regions::pileup::PileupParams;
 
+use self::emitter::Emitter;
 use crate::common::{farm_error, fill_in_range, refuse_shared_outputs, with_bam_indexes};
 use crate::farm_stats::StatsFile;
 use crate::plot_file::PlotFile;
 
 mod chunk;
 pub mod collect;
+mod emitter;
 pub mod findings;
 mod options;
 mod plan;
@@ -53,7 +54,9 @@ mod rows;
 mod sites;
 mod skipped;
 
+pub use self::emitter::EmitterStart;
 pub use self::options::SnpPileupOptions;
+pub use self::plan::PlannerState;
 
 /// Tasks per worker the BAMs are cut into, about (load balance against the re-reading
 /// each task does at its edges).
@@ -63,9 +66,6 @@ const TASK_BYTES: std::ops::RangeInclusive<u64> = (2 << 20)..=(32 << 20);
 /// An existing OUTPUT is refused unless `--force`, as FACETS snp-pileup refuses it
 /// ("Output file ... already exists!"); so are existing `--plot` and `--stats` files.
 pub const EXISTING_OUTPUT: ExistingOutput = ExistingOutput::RefuseUnlessForced;
-
-/// The emitter of either kind.
-type FillTask<'a> = dyn FnMut(&mut Task) -> anyhow::Result<Fill> + 'a;
 
 /// One piece of work: consecutive VCF sites on one contig and the range they need.
 #[derive(Debug, Default)]
@@ -147,6 +147,8 @@ enum Opening {
     Plan,
     /// Runs and collectors.
     Run,
+    /// A part's run: the VCF opened where the part starts reading it.
+    Part,
     /// A collector only: the VCF is left unopened.
     Collect,
 }
@@ -189,6 +191,12 @@ impl SnpPileupJob {
         Self::open(options, Opening::Collect)
     }
 
+    /// Opens the job for a run of some of its tasks from a start of the plan: the BAMs as
+    /// [`SnpPileupJob::new`] opens them, the VCF where [`SnpPileupJob::run`] starts.
+    pub fn for_part(options: &SnpPileupOptions) -> anyhow::Result<Self> {
+        Self::open(options, Opening::Part)
+    }
+
     fn open(options: &SnpPileupOptions, opening: Opening) -> anyhow::Result<Self> {
         options.check()?;
         let nothing = WantedRanges::default();
@@ -200,7 +208,7 @@ impl SnpPileupJob {
             detect_overlaps: !options.ignore_overlaps,
         };
         let vcf = match opening {
-            Opening::Collect => None,
+            Opening::Collect | Opening::Part => None,
             Opening::Run | Opening::Plan => Some(Input::open(&options.vcf)?),
         };
         let inputs = RegionInputs::sniff(&options.bams);
@@ -213,7 +221,7 @@ impl SnpPileupJob {
         // In `bams`, a CRAM's header and containers' sizes, none decoded.
         let (bams, crams) = match opening {
             Opening::Plan => (inputs.open(&reading)?, Vec::new()),
-            Opening::Run | Opening::Collect => inputs.open_on_demand(&reading)?,
+            Opening::Run | Opening::Part | Opening::Collect => inputs.open_on_demand(&reading)?,
         };
         let names: Vec<String> = bams
             .header()
@@ -287,47 +295,38 @@ impl SnpPileupJob {
         )
     }
 
+    /// The VCF opened by [`SnpPileupJob::new`] for its first run, or opened again.
+    fn take_vcf(&self) -> anyhow::Result<Input> {
+        let opened = self.opened.lock().unwrap_or_else(|e| e.into_inner()).take();
+        Ok(match opened {
+            Some(vcf) => vcf,
+            None => Input::open(&self.vcf)?,
+        })
+    }
+
     /// Runs tasks `tasks` (of `task_bytes` each, numbered from 0 in VCF order; the VCF is
     /// read no further than their end), giving each task, its sites' findings filled in,
-    /// to `collector` in order.
+    /// to `collector` in order. With `start`, where the plan found the emitter before
+    /// task `tasks.start` ([`SnpPileupJob::task_starts`]), the VCF is read from there;
+    /// without it, from its start, the tasks before `tasks.start` planned and skipped.
     pub fn run(
         &self,
         config: &FarmConfig,
         task_bytes: u64,
         tasks: std::ops::Range<usize>,
+        start: Option<&EmitterStart>,
         collector: &mut impl Collector<Task, anyhow::Error>,
     ) -> anyhow::Result<RunFigures> {
-        let opened = self.opened.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let vcf = match opened {
-            Some(vcf) => vcf,
-            None => Input::open(&self.vcf)?,
+        let vcf = match start {
+            Some(start) => Input::open_at(&self.vcf, &start.text)?,
+            None => self.take_vcf()?,
         };
-        let mut planner = None;
-        let mut emit: Box<FillTask<'_>> = if self.pseudo_snps != 0 {
-            let planner = planner.insert(plan::SitePlanner::new(
-                VcfSites::from_lines(LineReader::new(vcf)),
-                &self.bams,
-                &self.contigs,
-                self.pseudo_snps,
-                task_bytes.max(1),
-                self.task_span,
-            ));
-            Box::new(move |task| planner.fill(task))
-        } else {
-            let mut chunker = chunk::VcfChunker::new(
-                LineReader::new(vcf),
-                &self.bams,
-                &self.contigs,
-                task_bytes,
-                self.task_span,
-            );
-            Box::new(move |task| chunker.fill(task))
-        };
-        let mut planned = 0usize;
+        let mut emitter = Emitter::new(self, vcf, task_bytes, start);
+        let mut planned = if start.is_some() { tasks.start } else { 0 };
         let report = seqfarm_farm::run(
             config,
             Task::default,
-            &mut |task: &mut Task| fill_in_range(&tasks, &mut planned, task, &mut emit),
+            &mut |task: &mut Task| fill_in_range(&tasks, &mut planned, task, |t| emitter.fill(t)),
             |_| {
                 replay::SiteWorker::new(
                     replay::BamReads::new(&self.bams, &self.crams)?,
@@ -341,7 +340,6 @@ impl SnpPileupJob {
             collector,
         )
         .map_err(farm_error)?;
-        drop(emit);
         let mut replayed = ReplayStats::default();
         for worker in &report.workers {
             replayed += worker.stats();
@@ -352,7 +350,7 @@ impl SnpPileupJob {
             stats: report.stats,
             replay: replayed,
             planned,
-            skipped: planner.map(|p| p.skipped).unwrap_or_default(),
+            skipped: emitter.into_skipped(),
         })
     }
 }
@@ -431,7 +429,7 @@ fn pileup_into(
     if keep_table {
         collector.keep_table();
     }
-    let figures = job.run(&config, task_bytes, 0..usize::MAX, &mut collector)?;
+    let figures = job.run(&config, task_bytes, 0..usize::MAX, None, &mut collector)?;
     if options.verbose {
         let stats = figures.replay;
         stderr_line!(

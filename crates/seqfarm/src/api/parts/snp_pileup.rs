@@ -14,8 +14,13 @@ use std::thread::JoinHandle;
 use anyhow::Context;
 use seqfarm_farm::{Collector, FarmConfig};
 
-use super::wire::{packed, Unpacker};
-use crate::cmd::snp_pileup::{findings, PileupTable, SnpPileupJob, SnpPileupOptions, Task};
+use seqfarm_io::input::{BlockStart, TextPoint};
+use seqfarm_regions::pileup::visit::Site;
+
+use super::wire::{packed, Unpacker, WireReader, WireWriter};
+use crate::cmd::snp_pileup::{
+    findings, EmitterStart, PileupTable, PlannerState, SnpPileupJob, SnpPileupOptions, Task,
+};
 use crate::common::worker_threads;
 
 /// `options` checked for a run in parts (which draws no picture and writes no farm
@@ -25,41 +30,164 @@ pub(super) fn part_options(options: &SnpPileupOptions) -> anyhow::Result<&SnpPil
     Ok(options)
 }
 
-/// `(task size in BAM bytes, tasks)` of the `snp-pileup` run `options` ask for, spread over
-/// `parts` parts (reads the whole VCF, none of the BAMs).
-pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Result<(u64, usize)> {
+/// A `snp-pileup` run cut into parts: the size of its tasks and, per part, its tasks and
+/// where it starts reading the VCF.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnpPileupPlan {
+    /// Compressed BAM bytes per task.
+    pub task_bytes: u64,
+    /// The parts in VCF order.
+    pub parts: Vec<SnpPileupPart>,
+}
+
+/// One part of a [`SnpPileupPlan`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnpPileupPart {
+    /// Its tasks (numbered from 0 in VCF order).
+    pub tasks: std::ops::Range<usize>,
+    /// Where it starts reading the VCF, as [`snp_pileup_tasks`] takes it: the line
+    /// where its first task's reading starts (with the BGZF block that holds it), and
+    /// the state of the emitter there.
+    pub start: Vec<u8>,
+}
+
+impl SnpPileupPlan {
+    /// Tasks in all.
+    pub fn tasks(&self) -> usize {
+        self.parts.last().map_or(0, |p| p.tasks.end)
+    }
+}
+
+/// The `snp-pileup` run `options` ask for, cut into at most `parts` parts of about equal
+/// BAM bytes (reads the whole VCF, none of the BAMs).
+pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Result<SnpPileupPlan> {
     let options = part_options(options)?;
     let job = SnpPileupJob::planning(options)?;
     let task_bytes = job.task_bytes(parts.max(1));
-    let nothing = usize::MAX..usize::MAX;
-    let figures = job.run(
-        &FarmConfig::new(1),
-        task_bytes,
-        nothing,
-        &mut |_: &mut Task| Ok(()),
-    )?;
-    Ok((task_bytes, figures.planned))
+    let starts = job.task_starts(task_bytes)?;
+    let parts = super::even_runs(starts.len(), parts)
+        .into_iter()
+        .map(|tasks| SnpPileupPart {
+            start: start_to_bytes(&starts[tasks.start]),
+            tasks,
+        })
+        .collect();
+    Ok(SnpPileupPlan { task_bytes, parts })
 }
 
 /// The findings of tasks `tasks` of the plan with tasks of `task_bytes`, on `threads`
 /// threads (`None`: one per core), as [`SnpPileupMerge::add`] takes them: BGZF blocks.
+/// `start` is the part's ([`SnpPileupPart::start`]): the VCF is read from there.
 pub fn snp_pileup_tasks(
     options: &SnpPileupOptions,
     task_bytes: u64,
     tasks: std::ops::Range<usize>,
+    start: &[u8],
     threads: Option<usize>,
 ) -> anyhow::Result<Vec<u8>> {
     let options = part_options(options)?;
-    let job = SnpPileupJob::new(options)?.without_worker_rows();
+    let start = start_from_bytes(start)?;
+    let job = SnpPileupJob::for_part(options)?.without_worker_rows();
     let files = job.files();
     let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
-    job.run(&config, task_bytes, tasks, &mut |task: &mut Task| {
-        findings::encode(task, files, &mut out);
-        Ok(())
-    })?;
+    job.run(
+        &config,
+        task_bytes,
+        tasks,
+        Some(&start),
+        &mut |task: &mut Task| {
+            findings::encode(task, files, &mut out);
+            Ok(())
+        },
+    )?;
     // About a third of their size: they travel to the one machine that walks them all.
     Ok(packed(&out))
+}
+
+/// A part's start as bytes.
+fn start_to_bytes(start: &EmitterStart) -> Vec<u8> {
+    let mut w = WireWriter::<Vec<u8>>::default();
+    let place = |w: &mut WireWriter, at: Option<(i32, i64)>| {
+        match at {
+            Some((ref_id, pos)) => w.number(1).number(ref_id as u64).number(pos as u64),
+            None => w.number(0),
+        };
+    };
+    let text = &start.text;
+    w.number(text.offset).number(text.lines);
+    match text.block {
+        Some(block) => w.number(1).number(block.compressed).number(block.text),
+        None => w.number(0),
+    };
+    match &start.planner {
+        None => w.number(0),
+        Some(state) => {
+            w.number(1);
+            place(&mut w, state.furthest);
+            w.bytes(&state.furthest_name);
+            match state.lookahead {
+                Some(site) => w
+                    .number(1)
+                    .number(site.ref_id as u64)
+                    .number(site.pos as u64)
+                    .number(u64::from(site.reference))
+                    .number(u64::from(site.alternate)),
+                None => w.number(0),
+            };
+            place(&mut w, state.tile_from);
+            &mut w
+        }
+    };
+    w.0
+}
+
+/// A part's start from [`start_to_bytes`]' bytes.
+fn start_from_bytes(bytes: &[u8]) -> anyhow::Result<EmitterStart> {
+    let damaged = || anyhow::anyhow!("snp-pileup: a damaged part start");
+    let mut r = WireReader::new(bytes);
+    let contig = |n: u64| i32::try_from(n as i64).map_err(|_| damaged());
+    let base = |n: u64| u8::try_from(n).map_err(|_| damaged());
+    let place = |r: &mut WireReader| -> anyhow::Result<Option<(i32, i64)>> {
+        Ok(match r.number()? {
+            0 => None,
+            _ => Some((contig(r.number()?)?, r.number()? as i64)),
+        })
+    };
+    let (offset, lines) = (r.number()?, r.number()?);
+    let block = match r.number()? {
+        0 => None,
+        _ => Some(BlockStart {
+            compressed: r.number()?,
+            text: r.number()?,
+        }),
+    };
+    let planner = match r.number()? {
+        0 => None,
+        _ => Some(PlannerState {
+            furthest: place(&mut r)?,
+            furthest_name: r.bytes()?.to_vec(),
+            lookahead: match r.number()? {
+                0 => None,
+                _ => Some(Site {
+                    ref_id: contig(r.number()?)?,
+                    pos: r.number()? as i64,
+                    reference: base(r.number()?)?,
+                    alternate: base(r.number()?)?,
+                }),
+            },
+            tile_from: place(&mut r)?,
+        }),
+    };
+    anyhow::ensure!(r.is_empty(), damaged());
+    Ok(EmitterStart {
+        text: TextPoint {
+            offset,
+            lines,
+            block,
+        },
+        planner,
+    })
 }
 
 /// The collector of a `snp-pileup` run in parts on one machine: takes the parts' findings
@@ -166,21 +294,26 @@ mod tests {
             task_bytes: Some(20_000),
             ..SnpPileupOptions::default()
         };
-        let (task_bytes, tasks) = snp_pileup_plan(&options, 4).unwrap();
-        assert!(tasks >= 4, "{tasks}");
+        let plan = snp_pileup_plan(&options, 4).unwrap();
+        assert_eq!(plan.parts.len(), 4);
         let mut merge = SnpPileupMerge::start(&options).unwrap();
         let mut decoded = 0;
-        for k in 0..4 {
-            let part = tasks * k / 4..tasks * (k + 1) / 4;
+        for part in &plan.parts {
+            let (tasks, start) = (part.tasks.clone(), &part.start);
             merge
-                .add(snp_pileup_tasks(&options, task_bytes, part.clone(), Some(1)).unwrap())
+                .add(
+                    snp_pileup_tasks(&options, plan.task_bytes, tasks.clone(), start, Some(1))
+                        .unwrap(),
+                )
                 .unwrap();
-            let job = SnpPileupJob::new(&options).unwrap();
+            let job = SnpPileupJob::for_part(&options).unwrap();
+            let start = start_from_bytes(start).unwrap();
             let figures = job
                 .run(
                     &FarmConfig::new(1),
-                    task_bytes,
-                    part,
+                    plan.task_bytes,
+                    tasks,
+                    Some(&start),
                     &mut |_: &mut Task| Ok(()),
                 )
                 .unwrap();
@@ -207,8 +340,9 @@ mod tests {
             bams: vec![data("snp-pileup/normal_slice.bam")],
             ..SnpPileupOptions::default()
         };
-        let (task_bytes, tasks) = snp_pileup_plan(&options, 1).unwrap();
-        let mut part = snp_pileup_tasks(&options, task_bytes, 0..tasks, Some(1)).unwrap();
+        let plan = snp_pileup_plan(&options, 1).unwrap();
+        let (tasks, start) = (plan.parts[0].tasks.clone(), &plan.parts[0].start);
+        let mut part = snp_pileup_tasks(&options, plan.task_bytes, tasks, start, Some(1)).unwrap();
         part.truncate(part.len() / 2);
         let mut merge = SnpPileupMerge::start(&options).unwrap();
         // The walk may end before or after the next part is given.
@@ -217,6 +351,72 @@ mod tests {
             .and_then(|()| merge.finish().map(|_| ()))
             .unwrap_err();
         assert!(e.to_string().contains("findings"), "{e:#}");
+    }
+
+    #[test]
+    fn a_part_starts_at_its_own_line_and_block() {
+        for pseudo_snps in [0, 100] {
+            let options = SnpPileupOptions {
+                vcf: data("snp-pileup/sites_slice.vcf.gz"),
+                bams: vec![data("snp-pileup/normal_slice.bam")],
+                pseudo_snps,
+                task_bytes: Some(20_000),
+                ..SnpPileupOptions::default()
+            };
+            let plan = snp_pileup_plan(&options, 3).unwrap();
+            let starts: Vec<EmitterStart> = (plan.parts.iter())
+                .map(|p| start_from_bytes(&p.start).unwrap())
+                .collect();
+            for (start, part) in starts.iter().zip(&plan.parts) {
+                assert_eq!(start_from_bytes(&start_to_bytes(start)).unwrap(), *start);
+                assert_eq!(start.planner.is_some(), pseudo_snps != 0);
+                let text = &start.text;
+                assert_eq!(text.offset == 0, part.tasks.start == 0, "{text:?}");
+                assert!(text.lines > 0 || text.offset == 0, "{text:?}");
+                // A BGZF VCF: the block holding the line, at or before it.
+                let block = text.block.unwrap();
+                assert!(block.text <= text.offset && block.compressed <= block.text);
+            }
+            let bytes = &plan.parts[1].start;
+            assert!(start_from_bytes(&bytes[..bytes.len() - 1]).is_err());
+        }
+    }
+
+    #[test]
+    fn a_vcf_changed_after_planning_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let vcf = dir.path().join("sites.vcf");
+        let mut text = Vec::new();
+        let original = data("snp-pileup/sites_slice.vcf.gz");
+        std::io::Read::read_to_end(
+            &mut flate2::read::MultiGzDecoder::new(std::fs::File::open(original).unwrap()),
+            &mut text,
+        )
+        .unwrap();
+        std::fs::write(&vcf, &text).unwrap();
+        let options = SnpPileupOptions {
+            vcf: vcf.clone(),
+            bams: vec![data("snp-pileup/normal_slice.bam")],
+            task_bytes: Some(20_000),
+            ..SnpPileupOptions::default()
+        };
+        let plan = snp_pileup_plan(&options, 2).unwrap();
+        std::fs::write(&vcf, &text[1..]).unwrap();
+        let part = &plan.parts[1];
+        let e = snp_pileup_tasks(
+            &options,
+            plan.task_bytes,
+            part.tasks.clone(),
+            &part.start,
+            None,
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("the file changed since it was planned"),
+            "{e:#}"
+        );
+        assert!(e.to_string().contains("sites.vcf: line "), "{e:#}");
     }
 
     #[test]

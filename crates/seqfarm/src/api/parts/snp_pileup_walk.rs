@@ -195,12 +195,12 @@ mod tests {
     /// The output of the run `options` ask for, made in `parts` parts walked one after
     /// the other, `per_walk` at a time, each walk from the carry of the one before.
     fn walked_in_parts(options: &SnpPileupOptions, parts: usize, per_walk: usize) -> Vec<u8> {
-        let (task_bytes, tasks) = snp_pileup_plan(options, parts).unwrap();
-        assert!(tasks >= parts, "{tasks}");
-        let found: Vec<Vec<u8>> = (0..parts)
-            .map(|k| {
-                let part = tasks * k / parts..tasks * (k + 1) / parts;
-                snp_pileup_tasks(options, task_bytes, part, Some(1)).unwrap()
+        let plan = snp_pileup_plan(options, parts).unwrap();
+        assert_eq!(plan.parts.len(), parts.min(plan.tasks()));
+        let found: Vec<Vec<u8>> = (plan.parts.iter())
+            .map(|part| {
+                let (tasks, start) = (part.tasks.clone(), &part.start);
+                snp_pileup_tasks(options, plan.task_bytes, tasks, start, Some(1)).unwrap()
             })
             .collect();
         let (mut out, mut carry) = snp_pileup_walk_start(options).unwrap();
@@ -212,6 +212,87 @@ mod tests {
         }
         out.extend(snp_pileup_trailer(options, &carry).unwrap());
         out
+    }
+
+    /// Compressed BAM bytes per task in the tests.
+    const TASK_BYTES: u64 = 20_000;
+
+    /// The test VCF as its text (also with some records of 1.2 MB), in BGZF blocks of
+    /// 1,000 bytes, and as one gzip stream.
+    fn vcf_forms(dir: &std::path::Path) -> Vec<PathBuf> {
+        use std::io::{Read, Write};
+        let mut text = Vec::new();
+        let vcf = data("sites_slice.vcf.gz");
+        flate2::read::MultiGzDecoder::new(std::fs::File::open(&vcf).unwrap())
+            .read_to_end(&mut text)
+            .unwrap();
+        let mut blocks = Vec::new();
+        let mut compressor = seqfarm_io::bgzf_writer::BgzfCompressor::new(6);
+        for piece in text.chunks(1000) {
+            compressor.compress(piece, &mut blocks);
+        }
+        blocks.extend(seqfarm_io::bgzf::EOF_MARKER);
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gzip.write_all(&text).unwrap();
+        // Records longer than a task reads whole (kept to their columns CHROM to ALT),
+        // first in their tasks: a part starts after one that was shortened.
+        let plain = dir.join("sites.vcf");
+        std::fs::write(&plain, &text).unwrap();
+        let options = SnpPileupOptions {
+            vcf: plain,
+            bams: vec![data("normal_slice.bam"), data("tumor_slice.bam")],
+            ..SnpPileupOptions::default()
+        };
+        let starts = SnpPileupJob::planning(&options)
+            .unwrap()
+            .task_starts(TASK_BYTES);
+        let firsts: Vec<usize> = (starts.unwrap().iter().skip(1))
+            .map(|start| start.text.lines as usize)
+            .collect();
+        assert!(firsts.len() >= 3, "{firsts:?}");
+        let mut long = Vec::new();
+        for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+            long.extend_from_slice(line);
+            if firsts.contains(&i) {
+                long.pop();
+                long.extend(std::iter::repeat_n(b'x', 1_200_000));
+                long.push(b'\n');
+            }
+        }
+        let forms = [
+            ("sites_long_lines.vcf", long),
+            ("sites_blocks.vcf.gz", blocks),
+            ("sites_stream.vcf.gz", gzip.finish().unwrap()),
+        ];
+        let mut paths = vec![vcf, dir.join("sites.vcf")];
+        for (name, bytes) in forms {
+            paths.push(dir.join(name));
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+        paths
+    }
+
+    #[test]
+    fn parts_of_a_vcf_in_any_form_read_from_their_own_first_line() {
+        let dir = tempfile::tempdir().unwrap();
+        for vcf in vcf_forms(dir.path()) {
+            for pseudo_snps in [0, 100] {
+                let options = SnpPileupOptions {
+                    vcf: vcf.clone(),
+                    bams: vec![data("normal_slice.bam"), data("tumor_slice.bam")],
+                    output: dir.path().join(format!("cli_{pseudo_snps}.csv")),
+                    pseudo_snps,
+                    task_bytes: Some(TASK_BYTES),
+                    force: true,
+                    ..SnpPileupOptions::default()
+                };
+                crate::cmd::snp_pileup::run(&options).unwrap();
+                let expected = std::fs::read(options.output_path()).unwrap();
+                // A part of each task: every task's start is tried.
+                let got = walked_in_parts(&options, usize::MAX, 5);
+                assert!(got == expected, "{vcf:?} -P {pseudo_snps}");
+            }
+        }
     }
 
     #[test]

@@ -106,6 +106,9 @@ pub struct VcfChunker<'a> {
     eof: bool,
     /// Line breaks read after the header: where a read that fails stopped.
     body_lines: u64,
+    /// The long lines of `carry` shortened to their columns CHROM to ALT: where each ends
+    /// in `carry`, and the bytes of the VCF it left out.
+    shortened: Vec<(usize, u64)>,
 }
 
 impl<'a> VcfChunker<'a> {
@@ -128,7 +131,27 @@ impl<'a> VcfChunker<'a> {
             carry: Vec::new(),
             eof: false,
             body_lines: 0,
+            shortened: Vec::new(),
         }
+    }
+
+    /// The chunker `new` makes, reading the VCF's body from a line start (`lines` opened
+    /// there, counting the lines before it): its header is not read again.
+    pub fn resume(mut self) -> Self {
+        self.header_lines = Some(0);
+        self
+    }
+
+    /// Where the next task's first line starts: `(bytes of text before it, lines
+    /// before it)`.
+    pub fn next_line_start(&self) -> (u64, u64) {
+        let left_out: u64 = self.shortened.iter().map(|&(_, dropped)| dropped).sum();
+        let carried = self.carry.len() as u64 + left_out;
+        let carried_lines = memchr::memchr_iter(b'\n', &self.carry).count() as u64;
+        (
+            self.lines.input.position() - carried,
+            self.lines.number + self.body_lines - carried_lines,
+        )
     }
 
     /// Reads the header up to its `#CHROM` line; returns its lines.
@@ -254,9 +277,13 @@ impl<'a> VcfChunker<'a> {
         let fifth_tab = memchr::memchr_iter(b'\t', line).nth(4);
         match fifth_tab {
             Some(i) => {
+                let (read, before) = (line.len() as u64, self.lines.input.position());
                 text.truncate(start + i);
                 self.skip_line()?;
                 text.push(b'\n');
+                let skipped = self.lines.input.position() - before;
+                self.shortened
+                    .push((start + i + 1, read + skipped - (i as u64 + 1)));
                 Ok(true)
             }
             None if line.len() >= MAX_SITE_COLUMNS => {
@@ -303,6 +330,7 @@ impl<'a> VcfChunker<'a> {
                     long_line = long_line.saturating_mul(2).min(MAX_SITE_COLUMNS);
                     if !self.shorten_long_line(text, checked)? {
                         task.last_line_cut = true;
+                        self.shortened.clear();
                         return Ok(Fill::Task);
                     }
                     if text.last() == Some(&b'\n') {
@@ -352,6 +380,10 @@ impl<'a> VcfChunker<'a> {
                 cut = Some(complete);
             }
             if let Some(cut) = cut.filter(|&c| c > 0 || self.eof) {
+                self.shortened.retain_mut(|(end, _)| {
+                    *end = end.saturating_sub(cut);
+                    *end > 0
+                });
                 self.carry.extend_from_slice(&text[cut..]);
                 text.truncate(cut);
                 return Ok(if text.is_empty() {

@@ -21,6 +21,20 @@ const MAX_SITES: usize = 1 << 17;
 /// Pseudo-SNP positions per task, at most.
 const MAX_PSEUDO: i64 = 1 << 17;
 
+/// What a [`SitePlanner`] carries from one task to the next besides where it reads the
+/// VCF: a part's planner starts from it ([`SitePlanner::resume`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlannerState {
+    /// The furthest site so far: (reference index, position).
+    pub furthest: Option<(i32, i64)>,
+    /// The VCF contig name of `furthest`.
+    pub furthest_name: Vec<u8>,
+    /// A site read and not yet in a task.
+    pub lookahead: Option<Site>,
+    /// Where the next task of the current contig starts.
+    pub tile_from: Option<(i32, i64)>,
+}
+
 /// Reads the VCF and fills tasks (see the module docs).
 pub struct SitePlanner<'a> {
     vcf: VcfSites,
@@ -67,6 +81,31 @@ impl<'a> SitePlanner<'a> {
             tile_from: None,
             ended: false,
             skipped: SkippedSites::default(),
+        }
+    }
+
+    /// Where the planner stands before its next task: its state, and where the VCF's
+    /// next line starts (bytes of text and lines before it).
+    pub fn state(&mut self) -> anyhow::Result<(PlannerState, (u64, u64))> {
+        let at = self.vcf.next_line_start()?;
+        let state = PlannerState {
+            furthest: self.furthest,
+            furthest_name: self.furthest_name.clone(),
+            lookahead: self.lookahead,
+            tile_from: self.tile_from,
+        };
+        Ok((state, at))
+    }
+
+    /// The planner `new` made, continuing from `state` (its VCF read from where the
+    /// state was taken).
+    pub fn resume(self, state: PlannerState) -> Self {
+        Self {
+            furthest: state.furthest,
+            furthest_name: state.furthest_name,
+            lookahead: state.lookahead,
+            tile_from: state.tile_from,
+            ..self
         }
     }
 

@@ -1,0 +1,238 @@
+//! Reading a text input from a line in its middle: a run in parts starts each part where
+//! the plan says its lines begin, rather than reading (and decompressing) every line
+//! before them. A BGZF file starts at the block that holds the line; a plain file skips
+//! to it without copying; other compressed files are decompressed up to it.
+
+use std::fs::File;
+use std::io::{BufRead, Seek, SeekFrom};
+use std::path::Path;
+
+use super::{Input, MappedFile};
+use crate::bgzf::BlockScanner;
+use crate::{Error, Result};
+
+/// The start of a line in a text input: the bytes of text (decompressed) and the lines
+/// before it, and, in a BGZF file, the block that holds its first byte.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextPoint {
+    /// Bytes of text before the line.
+    pub offset: u64,
+    /// Lines before the line.
+    pub lines: u64,
+    /// The BGZF block holding the line's first byte ([`locate_blocks`]).
+    pub block: Option<BlockStart>,
+}
+
+/// Where a BGZF block lies: in the file, and in the text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlockStart {
+    /// File offset of the block's first byte.
+    pub compressed: u64,
+    /// Bytes of text before the block's.
+    pub text: u64,
+}
+
+/// Fills in the BGZF block of each point of `points` (in text order, at most at the
+/// text's end) when `path` is a BGZF file, reading the blocks' headers only; any other
+/// file (plain, one gzip stream, a stream that is not a file) leaves them as they are.
+pub fn locate_blocks(path: &Path, points: &mut [TextPoint]) {
+    let Ok(file) = File::open(path) else {
+        return;
+    };
+    let Some(mapped) = MappedFile::map(&file) else {
+        return;
+    };
+    let file = &mapped.map[..];
+    let mut found = Vec::with_capacity(points.len());
+    let mut text = 0u64;
+    let mut next = points.iter().map(|p| p.offset).peekable();
+    // The last block with text: a point at the text's end reads on from it.
+    let mut last = None;
+    for block in BlockScanner::new(file, 0, file.len() as u64) {
+        let Ok(block) = block else {
+            return;
+        };
+        let start = BlockStart {
+            compressed: block.offset,
+            text,
+        };
+        let end = text + block.inflated_size as u64;
+        while next.next_if(|&offset| offset < end).is_some() {
+            found.push(start);
+        }
+        if end > text {
+            last = Some(start);
+        }
+        text = end;
+    }
+    if let Some(last) = last {
+        while next.next_if(|&offset| offset == text).is_some() {
+            found.push(last);
+        }
+    }
+    for (point, block) in points.iter_mut().zip(found) {
+        point.block = Some(block);
+    }
+}
+
+impl Input {
+    /// Opens `path` to read from `point` on: the next byte read is the first byte of its
+    /// line, and [`Input::position`] counts from the text's start. The byte before the
+    /// point must end a line: a file that changed since its points were found is an
+    /// error naming the line.
+    pub fn open_at(path: impl AsRef<Path>, point: &TextPoint) -> Result<Self> {
+        let path = path.as_ref();
+        let (mut input, before) = match point.block {
+            Some(block) if block.text <= point.offset => {
+                (Self::open_from(path, block.compressed)?, block.text)
+            }
+            _ => (Self::open(path)?, 0),
+        };
+        let changed = || {
+            Error::line(
+                path,
+                point.lines + 1,
+                format!(
+                    "no line starts at byte {} of the text: the file changed since it was planned",
+                    point.offset
+                ),
+            )
+        };
+        if point.offset > before {
+            input.skip(point.offset - before - 1)?;
+            match input.fill_buf() {
+                Ok([b'\n', ..]) => input.consume(1),
+                Ok(_) => return Err(changed()),
+                Err(e) => return Err(input.line_error(point.lines, e)),
+            }
+            if input.position() != point.offset - before {
+                return Err(changed());
+            }
+        }
+        input.position = point.offset;
+        Ok(input)
+    }
+
+    /// Opens `path` from file offset `offset` (a BGZF block's start).
+    fn open_from(path: &Path, offset: u64) -> Result<Self> {
+        let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+        if let Some(mut mapped) = MappedFile::map(&file) {
+            mapped.pos = usize::try_from(offset)
+                .unwrap_or(usize::MAX)
+                .min(mapped.map.len());
+            return Self::from_buffered(path.to_path_buf(), Box::new(mapped));
+        }
+        file.seek(SeekFrom::Start(offset))
+            .map_err(|e| Error::io(path, e))?;
+        Self::from_reader(path, Box::new(file))
+    }
+
+    /// Reads past the next `n` bytes of text (fewer at its end), without keeping them.
+    fn skip(&mut self, mut n: u64) -> Result<()> {
+        while n > 0 {
+            let available = match self.reader.fill_buf() {
+                Ok(buf) => buf.len(),
+                Err(e) => return Err(self.error(e)),
+            };
+            if available == 0 {
+                break;
+            }
+            let take = available.min(usize::try_from(n).unwrap_or(usize::MAX));
+            self.consume(take);
+            n -= take as u64;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::LineReader;
+    use std::io::Write;
+
+    /// Lines `0..n` of a numbered text.
+    fn text(n: usize) -> Vec<u8> {
+        (0..n)
+            .flat_map(|i| format!("line {i}\n").into_bytes())
+            .collect()
+    }
+
+    /// The line starts of `text` as points (`block` not yet located).
+    fn points(text: &[u8]) -> Vec<TextPoint> {
+        let mut points = vec![TextPoint::default()];
+        for (lines, i) in memchr::memchr_iter(b'\n', text).enumerate() {
+            points.push(TextPoint {
+                offset: i as u64 + 1,
+                lines: lines as u64 + 1,
+                block: None,
+            });
+        }
+        points
+    }
+
+    fn files(dir: &Path, text: &[u8]) -> [std::path::PathBuf; 3] {
+        let plain = dir.join("t.txt");
+        std::fs::write(&plain, text).unwrap();
+        let bgzf = dir.join("t.txt.bgz");
+        std::fs::write(&bgzf, crate::bgzf::tests::bgzf(text, 1000)).unwrap();
+        let gz = dir.join("t.txt.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(text).unwrap();
+        std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+        [plain, bgzf, gz]
+    }
+
+    #[test]
+    fn every_line_start_reads_on_as_from_the_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = text(2000);
+        for path in files(dir.path(), &text) {
+            let mut points = points(&text);
+            locate_blocks(&path, &mut points);
+            let bgzf = path.extension().unwrap() == "bgz";
+            assert_eq!(points.iter().all(|p| p.block.is_some()), bgzf, "{path:?}");
+            assert!(bgzf || points.iter().all(|p| p.block.is_none()));
+            for point in points.iter().step_by(97).chain(points.last()) {
+                let mut lines = LineReader::new(Input::open_at(&path, point).unwrap());
+                lines.number = point.lines;
+                let mut rest = Vec::new();
+                while lines.append_line(&mut rest).unwrap() {
+                    rest.push(b'\n');
+                }
+                assert_eq!(rest, &text[point.offset as usize..], "{path:?} {point:?}");
+                assert_eq!(lines.number, 2000);
+                assert_eq!(lines.input.position(), text.len() as u64);
+            }
+        }
+    }
+
+    #[test]
+    fn a_point_off_a_line_start_is_an_error_naming_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = text(2000);
+        for path in files(dir.path(), &text) {
+            let mut points = vec![TextPoint {
+                offset: 7 * 100 + 3,
+                lines: 100,
+                block: None,
+            }];
+            locate_blocks(&path, &mut points);
+            let err = Input::open_at(&path, &points[0]).err().unwrap().to_string();
+            assert!(
+                err.contains("line 101: no line starts at byte 703"),
+                "{err}"
+            );
+            let past = TextPoint {
+                offset: text.len() as u64 + 10,
+                lines: 2010,
+                block: None,
+            };
+            let err = Input::open_at(&path, &past).err().unwrap().to_string();
+            assert!(
+                err.contains("the file changed since it was planned"),
+                "{err}"
+            );
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! The emitter of either kind ([`chunk`] without pseudo-SNPs, [`plan`] with them), and
+//! where it stands between two tasks. A run in parts starts each part's emitter where the
+//! plan found it before the part's first task ([`EmitterStart`]), so that a part reads
+//! the VCF from its own first line, not from the file's.
+
+use seqfarm_farm::Fill;
+use seqfarm_io::input::{locate_blocks, Input, LineReader, TextPoint};
+use seqfarm_io::vcf::VcfSites;
+
+use super::plan::{PlannerState, SitePlanner};
+use super::{chunk, SnpPileupJob, Task};
+
+/// Where an emitter stands before a task: the VCF line its reading resumes at, and with
+/// pseudo-SNPs the planner's state.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EmitterStart {
+    /// The VCF line the reading resumes at.
+    pub text: TextPoint,
+    /// The planner's state (with pseudo-SNPs).
+    pub planner: Option<PlannerState>,
+}
+
+/// Cuts the VCF into tasks.
+pub(super) enum Emitter<'a> {
+    /// Tasks of whole lines, parsed by the workers (without pseudo-SNPs).
+    Lines(chunk::VcfChunker<'a>),
+    /// Tasks of parsed sites tiling the contigs (with pseudo-SNPs).
+    Sites(SitePlanner<'a>),
+}
+
+impl<'a> Emitter<'a> {
+    /// The emitter of `job`'s tasks of `task_bytes` BAM bytes over `vcf`, read from its
+    /// start, or, with `start`, from where that start was taken (`vcf` opened there).
+    pub(super) fn new(
+        job: &'a SnpPileupJob,
+        vcf: Input,
+        task_bytes: u64,
+        start: Option<&EmitterStart>,
+    ) -> Self {
+        // The start before the first task is the file's: its header is read.
+        let start = start.filter(|s| s.text.offset > 0);
+        let mut lines = LineReader::new(vcf);
+        if let Some(start) = start {
+            lines.number = start.text.lines;
+        }
+        if job.pseudo_snps == 0 {
+            let chunker =
+                chunk::VcfChunker::new(lines, &job.bams, &job.contigs, task_bytes, job.task_span);
+            return Self::Lines(match start {
+                Some(_) => chunker.resume(),
+                None => chunker,
+            });
+        }
+        let sites = match start {
+            Some(_) => VcfSites::from_body(lines),
+            None => VcfSites::from_lines(lines),
+        };
+        let planner = SitePlanner::new(
+            sites,
+            &job.bams,
+            &job.contigs,
+            job.pseudo_snps,
+            task_bytes.max(1),
+            job.task_span,
+        );
+        Self::Sites(match start.and_then(|s| s.planner.clone()) {
+            Some(state) => planner.resume(state),
+            None => planner,
+        })
+    }
+
+    /// Fills `task` with the next task; [`Fill::End`] once the VCF is read.
+    pub(super) fn fill(&mut self, task: &mut Task) -> anyhow::Result<Fill> {
+        match self {
+            Self::Lines(chunker) => chunker.fill(task),
+            Self::Sites(planner) => planner.fill(task),
+        }
+    }
+
+    /// Where the emitter stands before its next task.
+    fn start(&mut self) -> anyhow::Result<EmitterStart> {
+        let ((offset, lines), planner) = match self {
+            Self::Lines(chunker) => (chunker.next_line_start(), None),
+            Self::Sites(planner) => {
+                let (state, at) = planner.state()?;
+                (at, Some(state))
+            }
+        };
+        Ok(EmitterStart {
+            text: TextPoint {
+                offset,
+                lines,
+                block: None,
+            },
+            planner,
+        })
+    }
+
+    /// The planner's skipped sites (with pseudo-SNPs), for warnings.
+    pub(super) fn into_skipped(self) -> super::skipped::SkippedSites {
+        match self {
+            Self::Lines(_) => Default::default(),
+            Self::Sites(planner) => planner.skipped,
+        }
+    }
+}
+
+impl SnpPileupJob {
+    /// Plans the whole VCF into tasks of `task_bytes` BAM bytes: where the emitter stands
+    /// before each task, in order (the VCF's BGZF blocks located, when it has them; the
+    /// first task's start is the file's).
+    pub fn task_starts(&self, task_bytes: u64) -> anyhow::Result<Vec<EmitterStart>> {
+        let vcf = self.take_vcf()?;
+        let mut emitter = Emitter::new(self, vcf, task_bytes, None);
+        let mut task = Task::default();
+        let mut starts = Vec::new();
+        loop {
+            let start = emitter.start()?;
+            if let Fill::End = emitter.fill(&mut task)? {
+                break;
+            }
+            starts.push(start);
+        }
+        let mut points: Vec<TextPoint> = starts.iter().map(|s| s.text).collect();
+        locate_blocks(&self.vcf, &mut points);
+        for (start, point) in starts.iter_mut().zip(points) {
+            start.text = point;
+        }
+        Ok(starts)
+    }
+}
