@@ -307,8 +307,9 @@ impl SnpPileupJob {
     /// Runs tasks `tasks` (of `task_bytes` each, numbered from 0 in VCF order; the VCF is
     /// read no further than their end), giving each task, its sites' findings filled in,
     /// to `collector` in order. With `start`, where the plan found the emitter before
-    /// task `tasks.start` ([`SnpPileupJob::task_starts`]), the VCF is read from there;
-    /// without it, from its start, the tasks before `tasks.start` planned and skipped.
+    /// task `tasks.start` ([`SnpPileupJob::task_starts`]), the VCF is read from there
+    /// (up to the start's `end` without pseudo-SNPs, whatever `tasks.end`); without it,
+    /// from its start, the tasks before `tasks.start` planned and skipped.
     pub fn run(
         &self,
         config: &FarmConfig,
@@ -322,7 +323,11 @@ impl SnpPileupJob {
             None => self.take_vcf()?,
         };
         let mut emitter = Emitter::new(self, vcf, task_bytes, start);
-        let mut planned = if start.is_some() { tasks.start } else { 0 };
+        let (mut planned, tasks) = match start {
+            Some(_) if emitter.runs_to_end() => (tasks.start, tasks.start..usize::MAX),
+            Some(_) => (tasks.start, tasks),
+            None => (0, tasks),
+        };
         let report = seqfarm_farm::run(
             config,
             Task::default,

@@ -67,9 +67,15 @@ pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Resu
     let starts = job.task_starts(task_bytes)?;
     let parts = super::even_runs(starts.len(), parts)
         .into_iter()
-        .map(|tasks| SnpPileupPart {
-            start: start_to_bytes(&starts[tasks.start]),
-            tasks,
+        .map(|tasks| {
+            let mut start = starts[tasks.start].clone();
+            if start.planner.is_none() {
+                start.end = starts.get(tasks.end).map(|next| next.text.offset);
+            }
+            SnpPileupPart {
+                start: start_to_bytes(&start),
+                tasks,
+            }
         })
         .collect();
     Ok(SnpPileupPlan { task_bytes, parts })
@@ -116,6 +122,10 @@ fn start_to_bytes(start: &EmitterStart) -> Vec<u8> {
     };
     let text = &start.text;
     w.number(text.offset).number(text.lines);
+    match start.end {
+        Some(end) => w.number(1).number(end),
+        None => w.number(0),
+    };
     match text.block {
         Some(block) => w.number(1).number(block.compressed).number(block.text),
         None => w.number(0),
@@ -155,6 +165,10 @@ fn start_from_bytes(bytes: &[u8]) -> anyhow::Result<EmitterStart> {
         })
     };
     let (offset, lines) = (r.number()?, r.number()?);
+    let end = match r.number()? {
+        0 => None,
+        _ => Some(r.number()?),
+    };
     let block = match r.number()? {
         0 => None,
         _ => Some(BlockStart {
@@ -187,6 +201,7 @@ fn start_from_bytes(bytes: &[u8]) -> anyhow::Result<EmitterStart> {
             block,
         },
         planner,
+        end,
     })
 }
 

@@ -259,7 +259,17 @@ mod tests {
                 long.push(b'\n');
             }
         }
+        // A contig absent from the BAMs between every 40 lines: tasks are cut there as
+        // the text happens to be read in blocks.
+        let mut between = Vec::new();
+        for (i, line) in text.split_inclusive(|&b| b == b'\n').enumerate() {
+            between.extend_from_slice(line);
+            if i % 40 == 39 {
+                between.extend_from_slice(b"GL000192.1\t500\t.\tA\tG\t.\t.\t.\n");
+            }
+        }
         let forms = [
+            ("sites_absent_between.vcf", between),
             ("sites_long_lines.vcf", long),
             ("sites_blocks.vcf.gz", blocks),
             ("sites_stream.vcf.gz", gzip.finish().unwrap()),

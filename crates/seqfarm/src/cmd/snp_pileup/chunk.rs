@@ -109,6 +109,8 @@ pub struct VcfChunker<'a> {
     /// The long lines of `carry` shortened to their columns CHROM to ALT: where each ends
     /// in `carry`, and the bytes of the VCF it left out.
     shortened: Vec<(usize, u64)>,
+    /// Where the text read ends (a line start; `u64::MAX`: at the VCF's end).
+    end: u64,
 }
 
 impl<'a> VcfChunker<'a> {
@@ -132,6 +134,7 @@ impl<'a> VcfChunker<'a> {
             eof: false,
             body_lines: 0,
             shortened: Vec::new(),
+            end: u64::MAX,
         }
     }
 
@@ -140,6 +143,25 @@ impl<'a> VcfChunker<'a> {
     pub fn resume(mut self) -> Self {
         self.header_lines = Some(0);
         self
+    }
+
+    /// The chunker reading no further than the line start `end` (bytes of text before
+    /// it; `None`: to the VCF's end).
+    pub fn until(mut self, end: Option<u64>) -> Self {
+        self.end = end.unwrap_or(u64::MAX);
+        self
+    }
+
+    /// The input's next bytes, none past `end`.
+    fn available(&mut self) -> anyhow::Result<&[u8]> {
+        let line = self.reading_line();
+        let input = &mut self.lines.input;
+        let left = usize::try_from(self.end.saturating_sub(input.position())).unwrap_or(usize::MAX);
+        if let Err(e) = input.fill_buf() {
+            return Err(input.line_error(line, e).into());
+        }
+        let buf = input.fill_buf()?;
+        Ok(&buf[..buf.len().min(left)])
     }
 
     /// Where the next task's first line starts: `(bytes of text before it, lines
@@ -192,14 +214,9 @@ impl<'a> VcfChunker<'a> {
 
     /// Appends up to [`BLOCK`] bytes of the input to `text`; 0 at its end.
     fn read_block(&mut self, text: &mut Vec<u8>) -> anyhow::Result<usize> {
-        let line = self.reading_line();
-        let input = &mut self.lines.input;
-        let buf = match input.fill_buf() {
-            Ok(buf) => buf,
-            Err(e) => return Err(input.line_error(line, e).into()),
-        };
+        let buf = self.available()?;
         let n = buf.len().min(BLOCK);
-        self.body_lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+        let breaks = memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
         // Grow as a vector does, but never past what a task may hold (a long line is
         // cut at MAX_SITE_COLUMNS): doubling a 64 MiB line's buffer would take 128 MiB.
         let want = text.len() + n;
@@ -209,33 +226,27 @@ impl<'a> VcfChunker<'a> {
             text.reserve_exact(grown - text.len());
         }
         text.extend_from_slice(&buf[..n]);
-        input.consume(n);
+        self.body_lines += breaks;
+        self.lines.input.consume(n);
         Ok(n)
     }
 
     /// Skips the input through the end of the current line.
     fn skip_line(&mut self) -> anyhow::Result<()> {
-        let line = self.reading_line();
-        let input = &mut self.lines.input;
         loop {
-            let buf = match input.fill_buf() {
-                Ok(buf) => buf,
-                Err(e) => return Err(input.line_error(line, e).into()),
-            };
+            let buf = self.available()?;
             if buf.is_empty() {
                 self.eof = true;
                 return Ok(());
             }
-            match memchr::memchr(b'\n', buf) {
-                Some(i) => {
-                    input.consume(i + 1);
-                    self.body_lines += 1;
-                    return Ok(());
-                }
-                None => {
-                    let n = buf.len();
-                    input.consume(n);
-                }
+            let (n, ended) = match memchr::memchr(b'\n', buf) {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            self.lines.input.consume(n);
+            if ended {
+                self.body_lines += 1;
+                return Ok(());
             }
         }
     }
@@ -313,8 +324,11 @@ impl<'a> VcfChunker<'a> {
         // The text from `checked` to here holds no line break: a long line's blocks are
         // searched once each, not again with every block that follows.
         let mut unbroken = 0;
+        // The lines carried from the last task are looked at before more is read: tasks
+        // shorter than a block would otherwise leave ever more text carried.
+        let mut carried = !text.is_empty();
         loop {
-            if !self.eof && self.read_block(text)? == 0 {
+            if !std::mem::take(&mut carried) && !self.eof && self.read_block(text)? == 0 {
                 self.eof = true;
             }
             let complete = if self.eof {

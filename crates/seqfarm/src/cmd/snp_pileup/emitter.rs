@@ -18,6 +18,12 @@ pub struct EmitterStart {
     pub text: TextPoint,
     /// The planner's state (with pseudo-SNPs).
     pub planner: Option<PlannerState>,
+    /// Without pseudo-SNPs, where a part that starts here stops reading: the next part's
+    /// first line (`None`: the VCF's end). Its tasks are those it cuts up to there,
+    /// however many: the cuts of tasks of whole lines depend on how the text was read
+    /// in blocks, which differs between the plan and a part. A planner's tasks do not
+    /// (it reads line by line), so a part with pseudo-SNPs runs the plan's tasks.
+    pub end: Option<u64>,
 }
 
 /// Cuts the VCF into tasks.
@@ -37,6 +43,7 @@ impl<'a> Emitter<'a> {
         task_bytes: u64,
         start: Option<&EmitterStart>,
     ) -> Self {
+        let end = start.and_then(|s| s.end);
         // The start before the first task is the file's: its header is read.
         let start = start.filter(|s| s.text.offset > 0);
         let mut lines = LineReader::new(vcf);
@@ -47,8 +54,8 @@ impl<'a> Emitter<'a> {
             let chunker =
                 chunk::VcfChunker::new(lines, &job.bams, &job.contigs, task_bytes, job.task_span);
             return Self::Lines(match start {
-                Some(_) => chunker.resume(),
-                None => chunker,
+                Some(_) => chunker.resume().until(end),
+                None => chunker.until(end),
             });
         }
         let sites = match start {
@@ -67,6 +74,12 @@ impl<'a> Emitter<'a> {
             Some(state) => planner.resume(state),
             None => planner,
         })
+    }
+
+    /// Whether the emitter's tasks are cut as they come, up to where its start says
+    /// it stops, rather than counted as the plan's.
+    pub(super) fn runs_to_end(&self) -> bool {
+        matches!(self, Self::Lines(_))
     }
 
     /// Fills `task` with the next task; [`Fill::End`] once the VCF is read.
@@ -93,6 +106,7 @@ impl<'a> Emitter<'a> {
                 block: None,
             },
             planner,
+            end: None,
         })
     }
 
@@ -127,5 +141,61 @@ impl SnpPileupJob {
             start.text = point;
         }
         Ok(starts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::cmd::snp_pileup::SnpPileupOptions;
+
+    /// Tasks of whole lines that all fit end once their text reaches its most (8 MiB), at
+    /// the end of the block read then; a part read from its own first line reads other
+    /// blocks than the plan did, so it reads up to the next part's first line: the
+    /// parts' tasks hold the VCF's body, each line once.
+    #[test]
+    fn parts_of_whole_lines_hold_each_line_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let vcf = dir.path().join("dense.vcf");
+        let mut body = Vec::new();
+        for pos in 1_000_001..2_200_000 {
+            writeln!(body, "20\t{pos}\t.\tA\tG\t.\t.\t.").unwrap();
+        }
+        let bam = |name: &str| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/data/snp-pileup")
+                .join(name)
+        };
+        // Headers of other lengths: where the blocks end among the lines.
+        for padding in [0, 7, 13, 19] {
+            let mut text = format!("##padding={}\n", "x".repeat(padding)).into_bytes();
+            text.extend_from_slice(b"#CHROM\tPOS\tID\tREF\tALT\tQUAL\tFILTER\tINFO\n");
+            text.extend_from_slice(&body);
+            std::fs::write(&vcf, text).unwrap();
+            let options = SnpPileupOptions {
+                vcf: vcf.clone(),
+                bams: vec![bam("normal_slice.bam")],
+                ..SnpPileupOptions::default()
+            };
+            let job = SnpPileupJob::planning(&options).unwrap();
+            let starts = job.task_starts(1 << 40).unwrap();
+            assert!(starts.len() >= 4, "{}", starts.len());
+            let mut joined = Vec::new();
+            for (k, start) in starts.iter().enumerate() {
+                let start = EmitterStart {
+                    end: starts.get(k + 1).map(|next| next.text.offset),
+                    ..start.clone()
+                };
+                let vcf = Input::open_at(&vcf, &start.text).unwrap();
+                let mut emitter = Emitter::new(&job, vcf, 1 << 40, Some(&start));
+                let mut task = Task::default();
+                while let Fill::Task = emitter.fill(&mut task).unwrap() {
+                    joined.extend_from_slice(&task.text);
+                }
+            }
+            assert!(joined == body, "header padded by {padding}");
+        }
     }
 }
