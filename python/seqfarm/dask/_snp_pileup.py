@@ -30,8 +30,10 @@ def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, 
     not.
 
     The workers read the VCF and the BAMs from a shared filesystem (a CRAM among them:
-    each part, and each walk, decodes only the containers its replays reach). A part
-    finds its sites' counts and next covered positions; the walk of its findings into
+    each part, and each walk, decodes only the containers its replays reach). The client
+    reads the VCF once to plan the parts; a part reads only its own lines of it, from
+    where the plan found them (in a bgzipped VCF, from the block that holds its first
+    line), and finds its sites' counts and next covered positions; the walk of its findings into
     rows runs on the worker holding them, once the walk of the part before has ended,
     from what that walk carries (where it stands, the VCF lines so far, and for a BGZF
     output the bytes after the last whole block: less than 64 KiB). The client learns
