@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::input::{Input, LineReader};
+use crate::input::{Input, LineReader, TextPoint};
 use crate::{Error, Result};
 
 /// One region, borrowed from the reader's line buffer.
@@ -117,6 +117,29 @@ impl BedRegions {
             lines: LineReader::new(Input::open(path)?).with_max_len(MAX_LINE, "BED line"),
             fields: None,
         })
+    }
+
+    /// Opens `path` to read its regions from the line start `point` on (a run in parts),
+    /// `fields` being those of the file's first record when it lies before the point.
+    pub fn open_at(
+        path: impl AsRef<Path>,
+        point: &TextPoint,
+        fields: Option<usize>,
+    ) -> Result<Self> {
+        let mut lines =
+            LineReader::new(Input::open_at(path, point)?).with_max_len(MAX_LINE, "BED line");
+        lines.number = point.lines;
+        Ok(Self { lines, fields })
+    }
+
+    /// Where the next line starts: `(bytes of text before it, lines before it)`.
+    pub fn next_line_start(&mut self) -> Result<(u64, u64)> {
+        self.lines.next_line_start()
+    }
+
+    /// The fields of the first record, once it is read (every record must have as many).
+    pub fn fields(&self) -> Option<usize> {
+        self.fields
     }
 
     /// The path the file was opened by.

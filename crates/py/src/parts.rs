@@ -11,7 +11,7 @@ use seqfarm::api::parts::align;
 use seqfarm::api::parts::search::SearchPart;
 use seqfarm::api::parts::snp_pileup::{self, SnpPileupMerge};
 use seqfarm::api::parts::snp_pileup_walk as walk;
-use seqfarm::api::parts::{count, flagstat, search};
+use seqfarm::api::parts::{count, flagstat, search, RegionPlan};
 use seqfarm::cmd::align::AlignOptions;
 use seqfarm::cmd::search::SearchOptions;
 use seqfarm_regions::FlagstatFormat;
@@ -81,40 +81,57 @@ fn flagstat_render(py: Python<'_>, counts: Vec<u64>, format: String) -> PyResult
     })
 }
 
-/// `(task size in BAM bytes, tasks)` of a `count` command line spread over `parts` parts.
-#[pyfunction]
-fn count_plan(py: Python<'_>, argv: Vec<String>, parts: usize) -> PyResult<(u64, usize)> {
-    run_native(py, || count::count_plan(&count_options(&argv)?, parts))
+/// A part of a [`count_plan`] or [`snp_pileup_plan`]: `(first task, last task, start)`.
+type PartOfPlan<'py> = (usize, usize, Bound<'py, PyBytes>);
+
+/// A region job's plan as Python takes it: `(task size in BAM bytes, parts)`.
+fn plan_to_python(py: Python<'_>, plan: RegionPlan) -> (u64, Vec<PartOfPlan<'_>>) {
+    let parts = (plan.parts.iter())
+        .map(|p| (p.tasks.start, p.tasks.end, PyBytes::new(py, &p.start)))
+        .collect();
+    (plan.task_bytes, parts)
 }
 
-/// `count`'s rows of tasks `first..last` of a [`count_plan`] (bytes; with `columns`, the
-/// dict `count_table` returns).
+/// `(task size in BAM bytes, parts)` of a `count` command line cut into at most `parts`
+/// parts, each part `(first task, last task, start)`: `start` (bytes) is where the part
+/// reads the BED (or the windows) from.
 #[pyfunction]
-#[pyo3(signature = (argv, task_bytes, first, last, threads=None, columns=false))]
+fn count_plan<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    parts: usize,
+) -> PyResult<(u64, Vec<PartOfPlan<'py>>)> {
+    let plan = run_native(py, || count::count_plan(&count_options(&argv)?, parts))?;
+    Ok(plan_to_python(py, plan))
+}
+
+/// `count`'s rows of tasks `first..last` of a [`count_plan`] whose part starts at `start`
+/// (bytes; with `columns`, the dict `count_table` returns).
+#[pyfunction]
+#[pyo3(signature = (argv, task_bytes, first, last, start, threads=None, columns=false))]
+#[allow(clippy::too_many_arguments)]
 fn count_tasks<'py>(
     py: Python<'py>,
     argv: Vec<String>,
     task_bytes: u64,
     first: usize,
     last: usize,
+    start: PyBackedBytes,
     threads: Option<usize>,
     columns: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let options = run_native(py, || count_options(&argv))?;
     if columns {
         let table = run_native(py, || {
-            count::count_task_table(&options, task_bytes, first..last, threads)
+            count::count_task_table(&options, task_bytes, first..last, &start, threads)
         })?;
         return Ok(count_columns(py, table)?.into_any());
     }
     let bytes = run_native(py, || {
-        count::count_tasks(&options, task_bytes, first..last, threads)
+        count::count_tasks(&options, task_bytes, first..last, &start, threads)
     })?;
     Ok(PyBytes::new(py, &bytes).into_any())
 }
-
-/// A part of a [`snp_pileup_plan`]: `(first task, last task, start)`.
-type PartOfPlan<'py> = (usize, usize, Bound<'py, PyBytes>);
 
 /// `(task size in BAM bytes, parts)` of a `snp-pileup` command line cut into at most
 /// `parts` parts, each part `(first task, last task, start)`: `start` (bytes) is where
@@ -128,10 +145,7 @@ fn snp_pileup_plan<'py>(
     let plan = run_native(py, || {
         snp_pileup::snp_pileup_plan(&snp_pileup_options(&argv)?, parts)
     })?;
-    let parts = (plan.parts.iter())
-        .map(|p| (p.tasks.start, p.tasks.end, PyBytes::new(py, &p.start)))
-        .collect();
-    Ok((plan.task_bytes, parts))
+    Ok(plan_to_python(py, plan))
 }
 
 /// The findings of the tasks `first..last` of a [`snp_pileup_plan`] whose part starts at

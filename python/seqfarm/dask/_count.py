@@ -6,7 +6,7 @@ import os
 from .. import _native
 from .._options import option_argv
 from ..tables import count_columns_frame, path_list
-from ._cluster import even_runs, submit_in_order, task_threads, total_threads, whole_output, write_parts
+from ._cluster import submit_in_order, task_threads, total_threads, whole_output, write_parts
 
 
 def count_argv(bams, bed, window, out, options):
@@ -62,13 +62,13 @@ def count(
 def _submit(client, argv, parts_per_worker, progress, columns):
     """The futures of the job's parts, in region order (their rows as text, or with
     ``columns`` as columns)."""
-    parts = total_threads(client) * parts_per_worker
-    task_bytes, tasks = _native.count_plan(argv, parts)
-    arguments = [(argv, task_bytes, a, b, columns) for a, b in even_runs(tasks, parts)]
+    task_bytes, parts = _native.count_plan(argv, total_threads(client) * parts_per_worker)
+    arguments = [(argv, task_bytes, first, last, start, columns) for first, last, start in parts]
     return submit_in_order(client, _tasks, arguments, "count", progress)
 
 
-def _tasks(argv, task_bytes, first, last, columns):
-    """Runs on a worker: the rows of tasks ``first..last`` of the plan, on one thread of
-    the worker (as text, or with ``columns`` as a dict of columns)."""
-    return _native.count_tasks(argv, task_bytes, first, last, task_threads(), columns)
+def _tasks(argv, task_bytes, first, last, start, columns):
+    """Runs on a worker: the rows of tasks ``first..last`` of the plan, the regions read
+    from the part's ``start``, on one thread of the worker (as text, or with ``columns``
+    as a dict of columns)."""
+    return _native.count_tasks(argv, task_bytes, first, last, start, task_threads(), columns)

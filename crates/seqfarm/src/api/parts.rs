@@ -28,6 +28,53 @@ fn refuse_plot_and_stats(
     Ok(())
 }
 
+/// A region job (`count`, `snp-pileup`) cut into parts: the size of its tasks and, per
+/// part, its tasks and where it starts reading its input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionPlan {
+    /// Compressed BAM bytes per task.
+    pub task_bytes: u64,
+    /// The parts in order.
+    pub parts: Vec<RegionPart>,
+}
+
+/// One part of a [`RegionPlan`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionPart {
+    /// Its tasks (numbered from 0 in order).
+    pub tasks: std::ops::Range<usize>,
+    /// Where it starts reading its input (the BED's line or the window, the VCF's line
+    /// with the BGZF block that holds it) and the emitter's state there, as the job's
+    /// part function takes it: a part reads only its own regions or lines.
+    pub start: Vec<u8>,
+}
+
+impl RegionPlan {
+    /// The plan of the tasks whose emitter starts are `starts` (one per task, in order),
+    /// cut into at most `parts` parts; `start` gives a part's start as bytes from the
+    /// start of its first task and that of the next part's (`None` for the last part).
+    fn new<S>(
+        task_bytes: u64,
+        starts: &[S],
+        parts: usize,
+        start: impl Fn(&S, Option<&S>) -> Vec<u8>,
+    ) -> Self {
+        let parts = even_runs(starts.len(), parts)
+            .into_iter()
+            .map(|tasks| RegionPart {
+                start: start(&starts[tasks.start], starts.get(tasks.end)),
+                tasks,
+            })
+            .collect();
+        Self { task_bytes, parts }
+    }
+
+    /// Tasks in all.
+    pub fn tasks(&self) -> usize {
+        self.parts.last().map_or(0, |p| p.tasks.end)
+    }
+}
+
 /// `n` items cut into at most `parts` runs of consecutive items, as even as possible
 /// (none empty).
 fn even_runs(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {

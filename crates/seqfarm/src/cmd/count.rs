@@ -21,6 +21,7 @@ use seqfarm_io::alignment_file::{ReadOptions, RegionInputs};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
 use seqfarm_io::cram::WantedRanges;
+use seqfarm_io::input::{locate_blocks, TextPoint};
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_plot::{file_label, WindowTable, WindowValues};
 use seqfarm_regions::count::{
@@ -28,6 +29,7 @@ use seqfarm_regions::count::{
 };
 
 pub use self::options::CountOptions;
+pub use self::plan::RegionStart;
 pub use self::plan::Task;
 use self::plan::{RegionPlanner, Source};
 pub use self::table::CountTable;
@@ -120,11 +122,13 @@ impl CountJob {
     }
 
     /// Opens the job to run tasks `tasks` of the plan with tasks of `task_bytes` and no
-    /// others (a part of the run): a CRAM is decoded only where their regions lie.
+    /// others (a part of the run, starting at `start`: see [`CountJob::run`]): a CRAM is
+    /// decoded only where their regions lie.
     pub fn for_tasks(
         args: &CountOptions,
         task_bytes: u64,
         tasks: std::ops::Range<usize>,
+        start: Option<&RegionStart>,
     ) -> anyhow::Result<Self> {
         let inputs = RegionInputs::sniff(&args.bams);
         if !inputs.any_cram() {
@@ -132,7 +136,7 @@ impl CountJob {
         }
         args.check()?;
         let (planned, opened) = inputs.open_planned()?;
-        let ranges = Self::with_bams(args, planned)?.task_ranges(task_bytes, tasks)?;
+        let ranges = Self::with_bams(args, planned)?.task_ranges(task_bytes, tasks, start)?;
         let bams = opened.open(&reading(args, Some(&ranges)))?;
         Self::with_bams(args, bams)
     }
@@ -203,17 +207,21 @@ impl CountJob {
     /// Counts the regions of tasks `tasks` (of `task_bytes` each, numbered from 0 in
     /// region order; the regions are planned no further than their end), giving each
     /// task (its rows: [`Task::rows`]) to `collect` in order; returns the farm's figures,
-    /// the regions counted and the tasks planned.
+    /// the regions counted and the tasks planned. With `start`, where the plan found the
+    /// emitter before task `tasks.start` ([`CountJob::task_starts`]), the regions are read
+    /// from there; without it, from the first, those before `tasks.start` planned and
+    /// skipped.
     pub fn run(
         &self,
         config: &FarmConfig,
         task_bytes: u64,
         tasks: std::ops::Range<usize>,
+        start: Option<&RegionStart>,
         mut collect: impl FnMut(&Task) -> anyhow::Result<()>,
     ) -> anyhow::Result<(FarmStats, u64, usize)> {
         let mut regions = 0u64;
-        let mut planned = 0usize;
-        let mut planner = self.planner(task_bytes)?;
+        let mut planned = start.map_or(0, |_| tasks.start);
+        let mut planner = self.planner(task_bytes, start)?;
         let report = seqfarm_farm::run(
             config,
             Task::default,
@@ -243,16 +251,30 @@ impl CountJob {
         self.bams.files().iter().map(|(bam, _)| bam.len()).sum()
     }
 
-    /// The emitter of tasks of `task_bytes`, from the job's first region.
-    fn planner(&self, task_bytes: u64) -> anyhow::Result<RegionPlanner<'_>> {
-        let source = match (&self.bed, self.window) {
-            (Some(bed), _) => Source::Bed(BedRegions::open(bed)?),
-            (None, Some(size)) => Source::Windows {
-                size: size.min(i64::MAX as u64) as i64,
+    /// The emitter of tasks of `task_bytes`, from the job's first region or from `start`.
+    fn planner(
+        &self,
+        task_bytes: u64,
+        start: Option<&RegionStart>,
+    ) -> anyhow::Result<RegionPlanner<'_>> {
+        let size = |size: u64| size.min(i64::MAX as u64) as i64;
+        let source = match (&self.bed, self.window, start) {
+            (Some(bed), _, None) => Source::Bed(BedRegions::open(bed)?),
+            (Some(bed), _, Some(RegionStart::Bed { text, fields })) => {
+                Source::Bed(BedRegions::open_at(bed, text, *fields)?)
+            }
+            (None, Some(window), None) => Source::Windows {
+                size: size(window),
                 ref_id: 0,
                 start: 0,
             },
-            (None, None) => option_error!("give --bed REGIONS.bed or --window SIZE"),
+            (None, Some(window), Some(&RegionStart::Window { ref_id, start })) => Source::Windows {
+                size: size(window),
+                ref_id,
+                start,
+            },
+            (None, None, _) => option_error!("give --bed REGIONS.bed or --window SIZE"),
+            (_, _, Some(start)) => anyhow::bail!("count: a part's start of another job: {start:?}"),
         };
         Ok(RegionPlanner {
             source,
@@ -272,9 +294,11 @@ impl CountJob {
         &self,
         task_bytes: u64,
         tasks: std::ops::Range<usize>,
+        start: Option<&RegionStart>,
     ) -> anyhow::Result<WantedRanges> {
-        let mut planner = self.planner(task_bytes)?;
-        let (mut planned, mut task) = (0, Task::default());
+        let mut planner = self.planner(task_bytes, start)?;
+        let mut planned = start.map_or(0, |_| tasks.start);
+        let mut task = Task::default();
         let mut ranges = Vec::new();
         while let Fill::Task = fill_in_range(&tasks, &mut planned, &mut task, |t| planner.fill(t))?
         {
@@ -297,22 +321,55 @@ impl CountJob {
 }
 
 impl CountJob {
+    /// Plans all the regions into tasks of `task_bytes` BAM bytes: where the emitter stands
+    /// before each task, in order (a BGZF BED's blocks located; the first task's start is
+    /// the first region's).
+    pub fn task_starts(&self, task_bytes: u64) -> anyhow::Result<Vec<RegionStart>> {
+        let mut planner = self.planner(task_bytes, None)?;
+        let mut task = Task::default();
+        let mut starts = Vec::new();
+        loop {
+            let start = planner.start()?;
+            if let Fill::End = planner.fill(&mut task)? {
+                break;
+            }
+            starts.push(start);
+        }
+        if let Some(bed) = &self.bed {
+            let mut points: Vec<TextPoint> = (starts.iter())
+                .filter_map(|start| match start {
+                    RegionStart::Bed { text, .. } => Some(*text),
+                    RegionStart::Window { .. } => None,
+                })
+                .collect();
+            locate_blocks(bed, &mut points);
+            for (start, point) in starts.iter_mut().zip(points) {
+                if let RegionStart::Bed { text, .. } = start {
+                    *text = point;
+                }
+            }
+        }
+        Ok(starts)
+    }
+
     /// The job with no rows written as text: each task's counts are taken as values.
     pub fn without_text_rows(mut self) -> Self {
         self.text_rows = false;
         self
     }
 
-    /// The rows of tasks `tasks` (as [`CountJob::run`] plans them) as columns.
+    /// The rows of tasks `tasks` (as [`CountJob::run`] plans them from `start`) as
+    /// columns.
     pub fn table(
         self,
         config: &FarmConfig,
         task_bytes: u64,
         tasks: std::ops::Range<usize>,
+        start: Option<&RegionStart>,
     ) -> anyhow::Result<CountTable> {
         let job = self.without_text_rows();
         let mut table = CountTable::new(job.bams.len());
-        job.run(config, task_bytes, tasks, |task| {
+        job.run(config, task_bytes, tasks, start, |task| {
             table.add_task(task, &job.names);
             Ok(())
         })?;
@@ -418,7 +475,7 @@ fn count_into(
         EXISTING_OUTPUT.overwrite(args.force),
         &inputs,
     )?;
-    let (farm_stats, regions, _) = job.run(&config, task_bytes, 0..usize::MAX, |task| {
+    let (farm_stats, regions, _) = job.run(&config, task_bytes, 0..usize::MAX, None, |task| {
         out.add(task, &job.names)?;
         if let Some(table) = plot.as_mut() {
             for (contig, start, end, counts) in task.counted() {

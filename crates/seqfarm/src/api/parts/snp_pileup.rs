@@ -14,10 +14,10 @@ use std::thread::JoinHandle;
 use anyhow::Context;
 use seqfarm_farm::{Collector, FarmConfig};
 
-use seqfarm_io::input::{BlockStart, TextPoint};
 use seqfarm_regions::pileup::visit::Site;
 
 use super::wire::{packed, Unpacker, WireReader, WireWriter};
+use super::RegionPlan;
 use crate::cmd::snp_pileup::{
     findings, EmitterStart, PileupTable, PlannerState, SnpPileupJob, SnpPileupOptions, Task,
 };
@@ -30,60 +30,30 @@ pub(super) fn part_options(options: &SnpPileupOptions) -> anyhow::Result<&SnpPil
     Ok(options)
 }
 
-/// A `snp-pileup` run cut into parts: the size of its tasks and, per part, its tasks and
-/// where it starts reading the VCF.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SnpPileupPlan {
-    /// Compressed BAM bytes per task.
-    pub task_bytes: u64,
-    /// The parts in VCF order.
-    pub parts: Vec<SnpPileupPart>,
-}
-
-/// One part of a [`SnpPileupPlan`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SnpPileupPart {
-    /// Its tasks (numbered from 0 in VCF order).
-    pub tasks: std::ops::Range<usize>,
-    /// Where it starts reading the VCF, as [`snp_pileup_tasks`] takes it: the line
-    /// where its first task's reading starts (with the BGZF block that holds it), and
-    /// the state of the emitter there.
-    pub start: Vec<u8>,
-}
-
-impl SnpPileupPlan {
-    /// Tasks in all.
-    pub fn tasks(&self) -> usize {
-        self.parts.last().map_or(0, |p| p.tasks.end)
-    }
-}
-
 /// The `snp-pileup` run `options` ask for, cut into at most `parts` parts of about equal
 /// BAM bytes (reads the whole VCF, none of the BAMs).
-pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Result<SnpPileupPlan> {
+pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Result<RegionPlan> {
     let options = part_options(options)?;
     let job = SnpPileupJob::planning(options)?;
     let task_bytes = job.task_bytes(parts.max(1));
     let starts = job.task_starts(task_bytes)?;
-    let parts = super::even_runs(starts.len(), parts)
-        .into_iter()
-        .map(|tasks| {
-            let mut start = starts[tasks.start].clone();
+    Ok(RegionPlan::new(
+        task_bytes,
+        &starts,
+        parts,
+        |first, next| {
+            let mut start = first.clone();
             if start.planner.is_none() {
-                start.end = starts.get(tasks.end).map(|next| next.text.offset);
+                start.end = next.map(|next| next.text.offset);
             }
-            SnpPileupPart {
-                start: start_to_bytes(&start),
-                tasks,
-            }
-        })
-        .collect();
-    Ok(SnpPileupPlan { task_bytes, parts })
+            start_to_bytes(&start)
+        },
+    ))
 }
 
 /// The findings of tasks `tasks` of the plan with tasks of `task_bytes`, on `threads`
 /// threads (`None`: one per core), as [`SnpPileupMerge::add`] takes them: BGZF blocks.
-/// `start` is the part's ([`SnpPileupPart::start`]): the VCF is read from there.
+/// `start` is the part's ([`super::RegionPart::start`]): the VCF is read from there.
 pub fn snp_pileup_tasks(
     options: &SnpPileupOptions,
     task_bytes: u64,
@@ -115,21 +85,10 @@ pub fn snp_pileup_tasks(
 fn start_to_bytes(start: &EmitterStart) -> Vec<u8> {
     let mut w = WireWriter::<Vec<u8>>::default();
     let place = |w: &mut WireWriter, at: Option<(i32, i64)>| {
-        match at {
-            Some((ref_id, pos)) => w.number(1).number(ref_id as u64).number(pos as u64),
-            None => w.number(0),
-        };
+        w.optional(at.map(|(ref_id, _)| ref_id as u64))
+            .optional(at.map(|(_, pos)| pos as u64));
     };
-    let text = &start.text;
-    w.number(text.offset).number(text.lines);
-    match start.end {
-        Some(end) => w.number(1).number(end),
-        None => w.number(0),
-    };
-    match text.block {
-        Some(block) => w.number(1).number(block.compressed).number(block.text),
-        None => w.number(0),
-    };
+    w.text_point(&start.text).optional(start.end);
     match &start.planner {
         None => w.number(0),
         Some(state) => {
@@ -159,23 +118,12 @@ fn start_from_bytes(bytes: &[u8]) -> anyhow::Result<EmitterStart> {
     let contig = |n: u64| i32::try_from(n as i64).map_err(|_| damaged());
     let base = |n: u64| u8::try_from(n).map_err(|_| damaged());
     let place = |r: &mut WireReader| -> anyhow::Result<Option<(i32, i64)>> {
-        Ok(match r.number()? {
-            0 => None,
-            _ => Some((contig(r.number()?)?, r.number()? as i64)),
+        Ok(match (r.optional()?, r.optional()?) {
+            (Some(ref_id), Some(pos)) => Some((contig(ref_id)?, pos as i64)),
+            _ => None,
         })
     };
-    let (offset, lines) = (r.number()?, r.number()?);
-    let end = match r.number()? {
-        0 => None,
-        _ => Some(r.number()?),
-    };
-    let block = match r.number()? {
-        0 => None,
-        _ => Some(BlockStart {
-            compressed: r.number()?,
-            text: r.number()?,
-        }),
-    };
+    let (text, end) = (r.text_point()?, r.optional()?);
     let planner = match r.number()? {
         0 => None,
         _ => Some(PlannerState {
@@ -194,15 +142,7 @@ fn start_from_bytes(bytes: &[u8]) -> anyhow::Result<EmitterStart> {
         }),
     };
     anyhow::ensure!(r.is_empty(), damaged());
-    Ok(EmitterStart {
-        text: TextPoint {
-            offset,
-            lines,
-            block,
-        },
-        planner,
-        end,
-    })
+    Ok(EmitterStart { text, planner, end })
 }
 
 /// The collector of a `snp-pileup` run in parts on one machine: takes the parts' findings

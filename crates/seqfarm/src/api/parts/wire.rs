@@ -1,6 +1,8 @@
 //! The bytes a part's results travel as between the machines of a cluster: numbers as 8
 //! little-endian bytes, byte strings after their length.
 
+use seqfarm_io::input::{BlockStart, TextPoint};
+
 /// Where [`WireWriter`] puts its bytes.
 pub(crate) trait WireOut {
     fn put(&mut self, bytes: &[u8]);
@@ -54,6 +56,22 @@ impl<O: WireOut> WireWriter<O> {
         self.number(bytes.len() as u64);
         self.0.put(bytes);
         self
+    }
+
+    pub(crate) fn optional(&mut self, n: Option<u64>) -> &mut Self {
+        match n {
+            Some(n) => self.number(1).number(n),
+            None => self.number(0),
+        }
+    }
+
+    /// A line start of a text input (where a part starts reading it).
+    pub(crate) fn text_point(&mut self, point: &TextPoint) -> &mut Self {
+        self.number(point.offset).number(point.lines);
+        match point.block {
+            Some(block) => self.number(1).number(block.compressed).number(block.text),
+            None => self.number(0),
+        }
     }
 
     pub(crate) fn numbers(&mut self, numbers: &[u64]) -> &mut Self {
@@ -159,6 +177,29 @@ impl<'a> WireReader<'a> {
     pub(crate) fn bytes(&mut self) -> anyhow::Result<&'a [u8]> {
         let n = self.number()?;
         self.take(usize::try_from(n)?)
+    }
+
+    pub(crate) fn optional(&mut self) -> anyhow::Result<Option<u64>> {
+        Ok(match self.number()? {
+            0 => None,
+            _ => Some(self.number()?),
+        })
+    }
+
+    pub(crate) fn text_point(&mut self) -> anyhow::Result<TextPoint> {
+        let (offset, lines) = (self.number()?, self.number()?);
+        let block = match self.number()? {
+            0 => None,
+            _ => Some(BlockStart {
+                compressed: self.number()?,
+                text: self.number()?,
+            }),
+        };
+        Ok(TextPoint {
+            offset,
+            lines,
+            block,
+        })
     }
 
     pub(crate) fn numbers(&mut self) -> anyhow::Result<Vec<u64>> {

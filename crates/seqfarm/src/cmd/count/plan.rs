@@ -4,6 +4,7 @@
 use seqfarm_farm::Fill;
 use seqfarm_io::bam::BamSet;
 use seqfarm_io::bed::BedRegions;
+use seqfarm_io::input::TextPoint;
 use seqfarm_regions::count::RegionStrand;
 use seqfarm_regions::pileup::rows::push_number;
 
@@ -71,6 +72,19 @@ pub(super) enum Source {
     },
 }
 
+/// Where the emitter stands before a task: a part of the run starts its emitter there
+/// ([`super::CountJob::task_starts`]) rather than at the first region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegionStart {
+    /// The BED's next line, and the fields of its first record once read.
+    Bed {
+        text: TextPoint,
+        fields: Option<usize>,
+    },
+    /// The next window: its contig (index in the BAMs) and start.
+    Window { ref_id: usize, start: i64 },
+}
+
 /// The emitter: regions in input order, cut into tasks.
 pub(super) struct RegionPlanner<'a> {
     pub(super) source: Source,
@@ -86,6 +100,27 @@ pub(super) struct RegionPlanner<'a> {
 }
 
 impl RegionPlanner<'_> {
+    /// Where the planner stands before its next task.
+    pub(super) fn start(&mut self) -> anyhow::Result<RegionStart> {
+        Ok(match &mut self.source {
+            Source::Bed(bed) => {
+                let (offset, lines) = bed.next_line_start()?;
+                RegionStart::Bed {
+                    text: TextPoint {
+                        offset,
+                        lines,
+                        block: None,
+                    },
+                    fields: bed.fields(),
+                }
+            }
+            Source::Windows { ref_id, start, .. } => RegionStart::Window {
+                ref_id: *ref_id,
+                start: *start,
+            },
+        })
+    }
+
     /// The next region and its echoed columns (appended to the task's `text`, its start
     /// and end to `bed_spans`) and blocks (to `blocks`), or `None`.
     fn next_region(&mut self, task: &mut Task) -> anyhow::Result<Option<Region>> {
