@@ -213,6 +213,22 @@ def timed_dask(traffic, job):
         return seconds, result
 
 
+def part_costs(plan, run_part, argv):
+    """What a part of a region job costs wherever its tasks lie: the plan (one pass over
+    the job's regions or VCF) cut into one part per task, and a part of the first task and
+    of the last, each on one thread, reading from its own first region or line."""
+    started = time.perf_counter()
+    task_bytes, one_task_parts = plan(argv, 1 << 30)
+    plan_seconds = time.perf_counter() - started
+    part_seconds = []
+    for first, last, start in (one_task_parts[0], one_task_parts[-1]):
+        started = time.perf_counter()
+        run_part(argv, task_bytes, first, last, start, 1)
+        part_seconds.append(time.perf_counter() - started)
+    return (f"the plan: {plan_seconds:.3f} s; a part of one task of {len(one_task_parts)}, on one thread: "
+            f"the first {part_seconds[0]:.3f} s, the last {part_seconds[1]:.3f} s")
+
+
 def median(values):
     values = sorted(values)
     return values[len(values) // 2]
@@ -343,10 +359,12 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     if "count" in jobs:
         a, b, same = rounds_of(rounds, count_cli, count_dask)
         windows = expected["count"].count(b"\n")
+        costs = part_costs(_native.count_plan, _native.count_tasks,
+                           ["count", "--window", str(window), "-o", str(counts), str(normal), str(tumor)])
         rows.append((f"count ({windows} windows, 2 BAMs)", a, b, same,
                      f"{traffic.comm / windows:.2f} B per window through the client's connections; pickled: "
                      f"{traffic.sent / windows:.2f} B out + {traffic.received / windows:.1f} B back "
-                     f"({traffic.parts} parts)"))
+                     f"({traffic.parts} parts); {costs}"))
 
     depth_args = ["--window", 500, "-T", "1,10,20", "--per-base"]
     depth_options = {"window": 500, "thresholds": [1, 10, 20], "per_base": True}
@@ -414,18 +432,8 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
             return seconds, same
 
         a, b, same = rounds_of(rounds, snp_pileup_cli, snp_pileup_dask)
-        # What a part costs wherever it lies in the VCF: the plan (one pass over the VCF)
-        # cut into one part per task, and a part of the first task and of the last, each
-        # reading the VCF from its own first line.
         argv = ["snp-pileup", *map(str, flags), "--", str(sites), str(pileup), str(normal), str(tumor)]
-        started = time.perf_counter()
-        task_bytes, one_task_parts = _native.snp_pileup_plan(argv, 1 << 30)
-        plan_seconds = time.perf_counter() - started
-        part_seconds = []
-        for first, last, start in (one_task_parts[0], one_task_parts[-1]):
-            started = time.perf_counter()
-            _native.snp_pileup_tasks(argv, task_bytes, first, last, start, 1)
-            part_seconds.append(time.perf_counter() - started)
+        costs = part_costs(_native.snp_pileup_plan, _native.snp_pileup_tasks, argv)
         text = gzip.decompress(expected["snp-pileup"]) if options.get("g") else expected["snp-pileup"]
         rows_out = text.count(b"\n") - 1
         name = " ".join(map(str, flags)) or "default options"
@@ -434,8 +442,7 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
                      f"{traffic.sent / traffic.parts:.0f} B out per part + {traffic.received / rows_out:.3f} B "
                      f"back per row ({traffic.parts} parts); the walks, one after the other: "
                      f"{traffic.walk_seconds:.2f} s, {rows_out / max(traffic.walk_seconds, 1e-9) / 1e6:.1f} M rows/s; "
-                     f"the plan: {plan_seconds:.3f} s; a part of one task of {len(one_task_parts)}, on one thread: "
-                     f"the first {part_seconds[0]:.3f} s, the last {part_seconds[1]:.3f} s"))
+                     f"{costs}"))
 
     if "snp-pileup" in jobs:
         snp_pileup_rounds([], {})
