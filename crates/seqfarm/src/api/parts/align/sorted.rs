@@ -21,8 +21,6 @@ use seqfarm_io::bam_sort::{index_beside, sort_key, BatchSort};
 use seqfarm_io::bam_writer::{
     index_of_ranges, range_and_cell, IndexedBamWriter, RANGE_CELLS, UNPLACED_RANGE,
 };
-use seqfarm_io::bgzf::{block_at, BgzfErrorKind, InflateBuffer, Inflater};
-use seqfarm_io::bgzf_writer::BgzfCompressor;
 use seqfarm_io::output::Output;
 
 use super::{cached_index, run_part, AlignPart};
@@ -107,38 +105,10 @@ pub fn segments_from_bytes(bytes: &[u8]) -> anyhow::Result<Vec<RangeSegment>> {
 
 /// Bytes of a spill file written at a time.
 const SPILL_BUFFER: usize = 1 << 20;
-/// The spill's libdeflate level: its records are read once, by a merge.
-const SPILL_LEVEL: i32 = 1;
-
-/// Writes a spill as BGZF blocks: a segment's and each of its cells' records start a
-/// block, so a merge of some of a range's cells starts reading at a block.
-struct SpillWriter {
-    file: BufWriter<File>,
-    compressor: BgzfCompressor,
-    /// Records not yet compressed, and their blocks.
-    records: Vec<u8>,
-    blocks: Vec<u8>,
-    /// Bytes of the file written.
-    at: u64,
-}
-
-impl SpillWriter {
-    /// Compresses the records given since the last call into blocks, written to the
-    /// file; returns their size.
-    fn flush_blocks(&mut self) -> std::io::Result<u64> {
-        self.blocks.clear();
-        self.compressor.compress(&self.records, &mut self.blocks);
-        self.records.clear();
-        self.file.write_all(&self.blocks)?;
-        self.at += self.blocks.len() as u64;
-        Ok(self.blocks.len() as u64)
-    }
-}
 
 /// Aligns `part` on `threads` workers, sorts its records by coordinate (input order
 /// breaking ties, as the command sorts) and writes them to `spill`, range after range,
-/// from where they lie (the part is held once, with 16 bytes per record to sort it), as
-/// BGZF blocks (about a third of the records' size).
+/// from where they lie (the part is held once, with 16 bytes per record to sort it).
 pub fn align_part_sorted(
     options: &AlignOptions,
     part: &AlignPart,
@@ -154,54 +124,39 @@ pub fn align_part_sorted(
         let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut name = spill.as_os_str().to_owned();
         name.push(format!(".{}-{n}.tmp", std::process::id()));
-        let mut out = SpillWriter {
-            file: BufWriter::with_capacity(SPILL_BUFFER, File::create(&name)?),
-            compressor: BgzfCompressor::new(SPILL_LEVEL),
-            records: Vec::with_capacity(SPILL_BUFFER),
-            blocks: Vec::new(),
-            at: 0,
-        };
+        let mut file = BufWriter::with_capacity(SPILL_BUFFER, File::create(&name)?);
+        let mut at = 0;
         for record in sort.sorted_records(&aligned.out) {
             let (key, reverse) = sort_key(record);
-            let (range, cell) = range_and_cell(key);
+            let ((range, cell), len) = (range_and_cell(key), record.len() as u64);
             let reverse = range == UNPLACED_RANGE && reverse;
-            let same_segment = segments
-                .last()
-                .is_some_and(|last| last.range == range && last.reverse == reverse);
-            if !same_segment {
-                if let Some(last) = segments.last_mut() {
-                    last.len += out.flush_blocks()?;
-                    last.reach_cell(RANGE_CELLS - 1, last.len);
+            let segment = match segments.last_mut() {
+                Some(last) if last.range == range && last.reverse == reverse => last,
+                last => {
+                    if let Some(last) = last {
+                        last.reach_cell(RANGE_CELLS - 1, last.len);
+                    }
+                    segments.push(RangeSegment {
+                        range,
+                        reverse,
+                        offset: at,
+                        len: 0,
+                        records: 0,
+                        cells: Vec::new(),
+                    });
+                    segments.last_mut().expect("just pushed")
                 }
-                segments.push(RangeSegment {
-                    range,
-                    reverse,
-                    offset: out.at,
-                    len: 0,
-                    records: 0,
-                    cells: Vec::new(),
-                });
-            }
-            let segment = segments.last_mut().expect("a segment");
-            if range != UNPLACED_RANGE && segment.cells.len() < cell {
-                // The cell's records start a block.
-                segment.len += out.flush_blocks()?;
-                segment.reach_cell(cell, segment.len);
-            }
-            out.records.extend_from_slice(record);
+            };
+            segment.reach_cell(cell, segment.len);
+            segment.len += len;
             segment.records += 1;
-            if out.records.len() >= SPILL_BUFFER {
-                segment.len += out.flush_blocks()?;
-            }
+            file.write_all(record)?;
+            at += len;
         }
         if let Some(last) = segments.last_mut() {
-            last.len += out.flush_blocks()?;
             last.reach_cell(RANGE_CELLS - 1, last.len);
         }
-        out.file
-            .into_inner()
-            .map_err(|e| e.into_error())?
-            .sync_data()?;
+        file.into_inner().map_err(|e| e.into_error())?.sync_data()?;
         std::fs::rename(&name, spill)
     };
     write().with_context(|| format!("cannot write {}", spill.display()))?;
@@ -215,22 +170,16 @@ pub fn align_part_sorted(
 /// 256 KiB of a merge's input, whatever filesystem holds it.
 const PIECE: u64 = 1 << 18;
 
-/// One part's records of a range, read in order a piece at a time and inflated a block at
-/// a time. The file is open only while a piece is read: a merge of thousands of parts
-/// holds no file open (`ulimit -n`), and a piece is no longer than what is left of the
-/// segment.
+/// One part's records of a range, read in order a piece at a time. The file is open only
+/// while a piece is read: a merge of thousands of parts holds no file open (`ulimit -n`),
+/// and a piece is no longer than what is left of the segment.
 struct SegmentReader<'a> {
     path: &'a Path,
     /// Where the next piece starts in the file, and the segment's bytes after it.
     next: u64,
     left: u64,
-    /// Blocks read and not yet inflated (the last one perhaps in part).
     piece: Vec<u8>,
-    /// Bytes of `piece` already inflated.
-    inflated: usize,
-    inflater: Inflater,
-    /// The last block's records, and how many of its bytes were taken.
-    block: InflateBuffer,
+    /// Bytes of `piece` already taken.
     taken: usize,
     record: Vec<u8>,
 }
@@ -242,12 +191,14 @@ impl<'a> SegmentReader<'a> {
             next: offset,
             left: len,
             piece: Vec::new(),
-            inflated: 0,
-            inflater: Inflater::new(),
-            block: InflateBuffer::new(),
             taken: 0,
             record: Vec::new(),
         }
+    }
+
+    /// The segment's bytes not yet taken.
+    fn remaining(&self) -> u64 {
+        self.left + (self.piece.len() - self.taken) as u64
     }
 
     /// [`next`](Self::next), its error naming the file.
@@ -256,15 +207,21 @@ impl<'a> SegmentReader<'a> {
             .with_context(|| format!("cannot read {}", self.path.display()))
     }
 
-    /// Reads the next record; `false` at the segment's end (an error if the segment ends
-    /// inside a record).
+    /// Reads the next record; `false` at the segment's end (an error if the file ends
+    /// first).
     fn next(&mut self) -> std::io::Result<bool> {
-        if self.taken == self.block.len() && !self.next_block()? {
+        if self.remaining() == 0 {
             return Ok(false);
         }
         self.record.clear();
         self.take(4)?;
         let body = u32::from_le_bytes(self.record[..4].try_into().expect("4 bytes"));
+        if u64::from(body) > self.remaining() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "a record longer than its range's records (changed since it was written?)",
+            ));
+        }
         self.take(body as usize)?;
         Ok(true)
     }
@@ -272,63 +229,31 @@ impl<'a> SegmentReader<'a> {
     /// Appends the segment's next `n` bytes to the record.
     fn take(&mut self, mut n: usize) -> std::io::Result<()> {
         while n > 0 {
-            if self.taken == self.block.len() && !self.next_block()? {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::UnexpectedEof,
-                    "the segment ends inside a record (changed since it was written?)",
-                ));
+            if self.taken == self.piece.len() {
+                self.read_piece()?;
             }
-            let k = n.min(self.block.len() - self.taken);
-            let block = &self.block.as_slice()[self.taken..self.taken + k];
-            self.record.extend_from_slice(block);
+            let k = n.min(self.piece.len() - self.taken);
+            self.record
+                .extend_from_slice(&self.piece[self.taken..self.taken + k]);
             self.taken += k;
             n -= k;
         }
         Ok(())
     }
 
-    /// Inflates the segment's next block with records; `false` at the segment's end.
-    fn next_block(&mut self) -> std::io::Result<bool> {
-        loop {
-            let rest = &self.piece[self.inflated..];
-            let whole = match block_at(rest, 0) {
-                Ok(info) => Some(info.size),
-                Err(e) if matches!(e.kind, BgzfErrorKind::Truncated { .. }) && self.left > 0 => {
-                    None
-                }
-                Err(_) if rest.is_empty() => return Ok(false),
-                Err(e) => return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, e)),
-            };
-            let Some(size) = whole else {
-                self.read_piece()?;
-                continue;
-            };
-            self.block.clear();
-            self.taken = 0;
-            let at = self.next - (self.piece.len() - self.inflated) as u64;
-            self.inflater
-                .inflate_raw(&rest[..size], at, &mut self.block)
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
-            self.inflated += size;
-            if !self.block.is_empty() {
-                return Ok(true);
-            }
-        }
-    }
-
-    /// Reads the segment's next piece after the blocks not yet inflated.
     fn read_piece(&mut self) -> std::io::Result<()> {
         let len = self.left.min(PIECE);
-        self.piece.drain(..self.inflated);
-        self.inflated = 0;
-        let kept = self.piece.len();
-        self.piece.resize(kept + len as usize, 0);
+        if len == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        self.taken = 0;
+        self.piece.resize(len as usize, 0);
         let read = File::open(self.path).and_then(|mut file| {
             file.seek(SeekFrom::Start(self.next))?;
-            file.read_exact(&mut self.piece[kept..])
+            file.read_exact(&mut self.piece)
         });
         if let Err(e) = read {
-            self.piece.truncate(kept);
+            self.piece.clear();
             return Err(e);
         }
         self.next += len;
@@ -460,28 +385,17 @@ pub fn sorted_index_output(options: &AlignOptions) -> anyhow::Result<Output> {
 mod tests {
     use super::*;
 
-    /// Records of 4-byte length and body (bytes that compress little), one longer than
-    /// a piece.
+    /// Records of 4-byte length and body, one longer than a piece.
     fn records() -> Vec<Vec<u8>> {
-        let mut seed = 12345u32;
         [10usize, 0, (PIECE as usize) + 100, 7, 300]
             .iter()
-            .map(|&n| {
+            .enumerate()
+            .map(|(i, &n)| {
                 let mut record = (n as u32).to_le_bytes().to_vec();
-                record.extend((0..n).map(|_| {
-                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                    (seed >> 16) as u8
-                }));
+                record.extend(std::iter::repeat_n(i as u8, n));
                 record
             })
             .collect()
-    }
-
-    /// `records` as a spill writes them: BGZF blocks.
-    fn blocks(records: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        BgzfCompressor::new(SPILL_LEVEL).compress(records, &mut out);
-        out
     }
 
     #[test]
@@ -513,12 +427,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("spill");
         let records = records();
-        let segment = blocks(&records.concat());
-        assert!(segment.len() as u64 > PIECE, "{}", segment.len());
         let mut file = b"before".to_vec();
-        file.extend_from_slice(&segment);
+        records.iter().for_each(|r| file.extend_from_slice(r));
         std::fs::write(&path, &file).unwrap();
-        let mut reader = SegmentReader::new(&path, 6, segment.len() as u64);
+        let len = records.iter().map(Vec::len).sum::<usize>() as u64;
+        let mut reader = SegmentReader::new(&path, 6, len);
         for record in &records {
             assert!(reader.next().unwrap());
             assert_eq!(&reader.record, record);
@@ -531,25 +444,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("spill");
         let records = records();
-        // The first record's blocks, then the rest's.
-        let (first, rest) = (blocks(&records[0]), blocks(&records[1..].concat()));
-        std::fs::write(&path, [&first[..], &rest[..]].concat()).unwrap();
-        // A segment that ends inside a record (at a block's end).
-        let partial = [&records[0][..], &records[1][..], &records[2][..100]].concat();
-        std::fs::write(&path, [blocks(&partial), rest.clone()].concat()).unwrap();
-        let mut reader = SegmentReader::new(&path, 0, blocks(&partial).len() as u64);
-        assert!(reader.next().unwrap() && reader.next().unwrap());
-        let e = reader.next().unwrap_err();
-        assert_eq!(e.kind(), std::io::ErrorKind::UnexpectedEof);
-        // A segment that ends inside a block.
-        std::fs::write(&path, [&first[..], &rest[..]].concat()).unwrap();
-        let mut reader = SegmentReader::new(&path, 0, first.len() as u64 + 50);
+        std::fs::write(&path, records.concat()).unwrap();
+        // The segment claims the first record and part of the long one.
+        let mut reader = SegmentReader::new(&path, 0, records[0].len() as u64 + 4 + 50);
         assert!(reader.next().unwrap());
+        assert!(reader.next().unwrap() && reader.record.len() == 4);
         let e = reader.next().unwrap_err();
         assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
         // The file shorter than the segment it is read as.
-        let whole = (first.len() + rest.len()) as u64;
-        let mut reader = SegmentReader::new(&path, 0, whole + 10);
+        let mut reader = SegmentReader::new(&path, 0, records.concat().len() as u64 + 10);
         let e = (0..records.len() + 1)
             .find_map(|_| reader.next().err())
             .unwrap();
