@@ -47,13 +47,7 @@ pub fn count_tasks(
     start: &[u8],
     threads: Option<usize>,
 ) -> anyhow::Result<Vec<u8>> {
-    let start = start_from_bytes(start)?;
-    let job = CountJob::for_tasks(
-        part_options(options)?,
-        task_bytes,
-        tasks.clone(),
-        Some(&start),
-    )?;
+    let (job, start) = part_job(options, task_bytes, &tasks, start)?;
     let config = FarmConfig::new(worker_threads(threads));
     let mut out = Vec::new();
     job.run(&config, task_bytes, tasks, Some(&start), |task| {
@@ -71,15 +65,22 @@ pub fn count_task_table(
     start: &[u8],
     threads: Option<usize>,
 ) -> anyhow::Result<CountTable> {
-    let start = start_from_bytes(start)?;
-    let job = CountJob::for_tasks(
-        part_options(options)?,
-        task_bytes,
-        tasks.clone(),
-        Some(&start),
-    )?;
+    let (job, start) = part_job(options, task_bytes, &tasks, start)?;
     let config = FarmConfig::new(worker_threads(threads));
     job.table(&config, task_bytes, tasks, Some(&start))
+}
+
+/// The job of a part of tasks `tasks` starting at `start` (its bytes), and the start.
+fn part_job(
+    options: &CountOptions,
+    task_bytes: u64,
+    tasks: &std::ops::Range<usize>,
+    start: &[u8],
+) -> anyhow::Result<(CountJob, RegionStart)> {
+    let start = start_from_bytes(start)?;
+    let options = part_options(options)?;
+    let job = CountJob::for_tasks(options, task_bytes, tasks.clone(), Some(&start))?;
+    Ok((job, start))
 }
 
 /// A part's start as bytes.
