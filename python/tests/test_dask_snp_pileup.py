@@ -39,6 +39,30 @@ def test_snp_pileup_is_the_cli_csv(dask_client, cli, data, tmp_path, options, fl
     assert out.read_bytes() == expected.read_bytes()
 
 
+@pytest.mark.parametrize("form", ["bgzf", "text", "one gzip stream"])
+def test_parts_read_a_vcf_in_any_form(dask_client, cli, data, tmp_path, capfd, form):
+    """Each part starts at its own line: a BGZF VCF at the block that holds it, a plain
+    one at its offset; a VCF compressed as one stream is read from its start by every
+    part, which the client warns about."""
+    d = data / "snp-pileup"
+    bams = [d / "normal_slice.bam", d / "tumor_slice.bam"]
+    vcf = d / "sites_slice.vcf.gz"
+    text = gzip.decompress(vcf.read_bytes())
+    if form == "text":
+        vcf = tmp_path / "sites.vcf"
+        vcf.write_bytes(text)
+    elif form == "one gzip stream":
+        vcf = tmp_path / "sites.vcf.gz"
+        vcf.write_bytes(gzip.compress(text))
+    expected = cli("snp-pileup", "-P", "100", vcf, "-", *bams).stdout
+    capfd.readouterr()
+    out = tmp_path / "dask.csv"
+    seqfarm.dask.snp_pileup(dask_client, vcf, bams, out=out, parts_per_worker=8, P=100, task_bytes=20000)
+    assert out.read_bytes() == expected
+    warned = "compressed as one stream, not BGZF" in capfd.readouterr().err
+    assert warned == (form == "one gzip stream")
+
+
 @pytest.mark.parametrize("vcf,bam,flags", [
     ("chrM_sites.vcf.gz", "na12878_chrM.bam", ["-P", "101", "-Q", "20", "-d", "150"]),
     ("chm1_sites.vcf.gz", "chm1.bam", ["-P", "7", "-q", "20"]),

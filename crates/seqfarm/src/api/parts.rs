@@ -75,6 +75,23 @@ impl RegionPlan {
     }
 }
 
+/// Warns, on the machine that plans, when the parts of a plan must decompress `path`
+/// from its start: a compressed file that is not BGZF (one gzip or bzip2 stream) has no
+/// block a part can start reading at (`blocks`: whether the parts' starts found some).
+fn warn_unless_blocks(command: &str, path: &std::path::Path, plan: &RegionPlan, blocks: bool) {
+    use seqfarm_io::input::{regular_file, Compression};
+    let compressed = regular_file(path).is_some_and(|(_, c)| c != Compression::None);
+    let parts = plan.parts.len();
+    if compressed && !blocks && parts > 1 {
+        stderr_line!(
+            "seqfarm: warning: {command}: {}: compressed as one stream, not BGZF: each of the \
+             {parts} parts decompresses it from its start up to its own lines (compress it \
+             with bgzip to have each part start at its own)",
+            path.display()
+        );
+    }
+}
+
 /// `n` items cut into at most `parts` runs of consecutive items, as even as possible
 /// (none empty).
 fn even_runs(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {

@@ -32,9 +32,13 @@ pub fn count_plan(options: &CountOptions, parts: usize) -> anyhow::Result<Region
     let job = CountJob::planning(options)?;
     let task_bytes = job.task_bytes(options, parts.max(1));
     let starts = job.task_starts(task_bytes)?;
-    Ok(RegionPlan::new(task_bytes, &starts, parts, |start, _| {
-        start_to_bytes(start)
-    }))
+    let plan = RegionPlan::new(task_bytes, &starts, parts, |start, _| start_to_bytes(start));
+    if let Some(bed) = &options.bed {
+        let located =
+            |s: &RegionStart| matches!(s, RegionStart::Bed { text, .. } if text.block.is_some());
+        super::warn_unless_blocks("count", bed, &plan, starts.iter().any(located));
+    }
+    Ok(plan)
 }
 
 /// The rows of tasks `tasks` of the plan with tasks of `task_bytes`, on `threads`

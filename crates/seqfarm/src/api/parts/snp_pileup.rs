@@ -37,18 +37,16 @@ pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Resu
     let job = SnpPileupJob::planning(options)?;
     let task_bytes = job.task_bytes(parts.max(1));
     let starts = job.task_starts(task_bytes)?;
-    Ok(RegionPlan::new(
-        task_bytes,
-        &starts,
-        parts,
-        |first, next| {
-            let mut start = first.clone();
-            if start.planner.is_none() {
-                start.end = next.map(|next| next.text.offset);
-            }
-            start_to_bytes(&start)
-        },
-    ))
+    let plan = RegionPlan::new(task_bytes, &starts, parts, |first, next| {
+        let mut start = first.clone();
+        if start.planner.is_none() {
+            start.end = next.map(|next| next.text.offset);
+        }
+        start_to_bytes(&start)
+    });
+    let blocks = starts.iter().any(|s| s.text.block.is_some());
+    super::warn_unless_blocks("snp-pileup", &options.vcf, &plan, blocks);
+    Ok(plan)
 }
 
 /// The findings of tasks `tasks` of the plan with tasks of `task_bytes`, on `threads`
