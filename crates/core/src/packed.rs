@@ -93,7 +93,7 @@ impl<'a> PackedBases<'a> {
     }
 
     /// Appends the codes of `start..end` to `out` (`end <= len`). Whole words are
-    /// unpacked a byte (four codes) at a time through [`BYTE_CODES`]: the aligner fetches
+    /// unpacked a byte (four codes) at a time through `BYTE_CODES`: the aligner fetches
     /// a reference window for every candidate place.
     pub fn extend_codes(&self, start: u64, end: u64, out: &mut Vec<u8>) {
         assert!(

@@ -8,7 +8,7 @@
 //! sort that finds the batches' ascending runs and merges them) and writes them as a run (a hidden BGZF file, level 1, beside the output), while the
 //! other half of the budget fills; runs are deleted when read back or when the sorter is
 //! dropped, whatever the exit path (`runs::RunFiles`). Runs are merged in a tree of
-//! [`MERGE_FAN_IN`] runs per merge as they accumulate. [`BamSorter::finish`] sorts
+//! `MERGE_FAN_IN` runs per merge as they accumulate. [`BamSorter::finish`] sorts
 //! what is left in memory and merges it with the runs (a binary heap) into the output
 //! through [`IndexedBamWriter`], which compresses BGZF blocks on a few
 //! threads and records every record's virtual offsets into a BAI (or, for a contig

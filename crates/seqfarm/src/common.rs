@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 const MAX_THREADS_PER_CORE: usize = 4;
 
 /// The worker threads for `-t/-p N` (`None` or 0: one per core this process may use).
-/// A request above [`MAX_THREADS_PER_CORE`] per core is capped there with one warning
+/// A request above `MAX_THREADS_PER_CORE` per core is capped there with one warning
 /// line, so that `-t 100000` neither creates 100,000 threads nor fails.
 pub fn worker_threads(requested: Option<usize>) -> usize {
     let cores = seqfarm_farm::available_cores();

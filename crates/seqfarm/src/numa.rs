@@ -63,7 +63,7 @@ pub struct PlacedIndex {
 impl PlacedIndex {
     /// Loads the index file at `path` for `workers` workers under `mode` (the error
     /// names the file), as `options` ask where `mode` places nothing (see
-    /// [`unplaced_load`]). A memory policy the kernel refuses is one warning line, never
+    /// `unplaced_load`). A memory policy the kernel refuses is one warning line, never
     /// an error: the index is then where the kernel's default policy puts it.
     pub fn load(
         path: &Path,

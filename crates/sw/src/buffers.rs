@@ -57,7 +57,7 @@ pub(crate) const TABLE_STRIDE: usize = 128;
 /// and 16..32 (the high half), as `i8`, each half repeated four times to fill 64 bytes so
 /// that `pshufb` (which looks up within 16-byte lanes) finds it in every lane at any
 /// vector width. Codes outside the alphabet, padding included, score
-/// [`PAD_SCORE`](crate::matrix::PAD_SCORE).
+/// [`PAD_SCORE`].
 #[derive(Clone)]
 pub(crate) struct ScoreTables {
     bytes: AlignedBuf,

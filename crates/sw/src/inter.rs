@@ -14,7 +14,7 @@
 //! minimum and signed saturation floors at 0 for free), 32-bit lanes store the score.
 //! A lane whose best score reaches the type's maximum has overflowed: the caller rescores
 //! that sequence with wider lanes. The ISA modules implement [`Lanes`] with intrinsics
-//! (`#[inline(always)]`, no target features of their own) and call [`score_group`] from
+//! (`#[inline(always)]`, no target features of their own) and call `score_group` from
 //! functions compiled for their ISA, where everything inlines into one loop.
 
 use crate::block::{LaneStreams, COLUMN_BLOCK, NO_SEQUENCE};

@@ -1,6 +1,10 @@
 //! The SAM/BAM output and what goes beside it: the file, the header, the records'
 //! optional fields, the summary and metrics on standard error.
 
+// The options' doc comments are their `--help` text, bowtie2's defaults in brackets
+// (`[1]`, `[6,2]`), not links.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 use std::path::PathBuf;
 
 use super::values::check_header_text;

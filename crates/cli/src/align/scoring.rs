@@ -1,6 +1,10 @@
 //! The scoring options (`--ma --mp --np --rdg --rfg --score-min --n-ceil --gbar
 //! --ignore-quals`), bowtie2's meaning each.
 
+// The options' doc comments are their `--help` text, bowtie2's defaults in brackets
+// (`[1]`, `[6,2]`), not links.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 use super::values::truncated_int;
 
 /// bowtie2's scoring options.

@@ -2,6 +2,10 @@
 //! spellings (`--policy`, `--multiseed`), effort, strands, reporting and the mapping
 //! quality. How they become [`seqfarm_align::AlignParams`] is in `params.rs`.
 
+// The options' doc comments are their `--help` text, bowtie2's defaults in brackets
+// (`[1]`, `[6,2]`), not links.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 use super::values::truncated_int;
 
 /// The mapping quality reported (`--mapq`).

@@ -17,7 +17,7 @@ use crate::Error;
 /// * the tail, from `tail_start` to the EOF marker: the unplaced unmapped reads after the
 ///   last indexed record, or the whole file when there is no index. No record start is
 ///   known inside it, so it is cut at BGZF block boundaries: workers inflate the batches,
-///   and a [`RecordStitcher`](super::RecordStitcher) walks them in order.
+///   and a [`RecordStitcher`] walks them in order.
 ///
 /// [`WorkPlan::units`] hands out both kinds in file order, and also turns ranges the
 /// index could not cut finely enough into block batches, so every unit stays small.
@@ -74,7 +74,7 @@ impl WorkPlan {
     /// cut finely enough, such as deep coverage of a small region, and the tail) as
     /// batches of whole blocks of about `batch_bytes` compressed bytes (and at most about
     /// four times that inflated), walked by one
-    /// [`RecordStitcher`](super::RecordStitcher) per segment.
+    /// [`RecordStitcher`] per segment.
     pub fn units<'a>(&self, bam: &'a BamFile, batch_bytes: u64) -> WorkUnits<'a> {
         let mut segments = Vec::with_capacity(self.ranges.len() + 1);
         for range in &self.ranges {

@@ -18,7 +18,7 @@ const ARRAY_TYPES: [(u8, usize); 7] = [
 
 /// Appends the optional fields of BAM record data `aux` as SAM text, each after a tab
 /// (`\tRG:Z:grp1\tXI:i:3`), as `samtools view` writes them: the integer types as `i`;
-/// a float as the shortest text that reads back to it, which [`push_sam_text_value`]
+/// a float as the shortest text that reads back to it, which `push_sam_text_value`
 /// rounds as samtools does when it writes SAM, and BAM output encodes back unchanged.
 /// A malformed field is an error saying which tag and what is wrong.
 pub fn append_bam_fields_as_text(mut aux: &[u8], out: &mut Vec<u8>) -> Result<(), String> {

@@ -1,7 +1,7 @@
 //! `seqfarm count`: reads per region or per window in one or more BAMs, counted and
 //! printed as `bedtools multicov` does (BED columns echoed, then one count per BAM).
 //! multicov's own spelling (`-bams A.bam B.bam -bed x.bed`, `-split`) is taken too
-//! ([`bedtools_spelling`]), with its options and their meanings.
+//! (the command line's `bedtools_spelling`), with its options and their meanings.
 //!
 //! The emitter reads the BED (or makes the windows from the BAM header) and cuts the
 //! regions into tasks of about equal BAM bytes; a worker sorts its task's regions by

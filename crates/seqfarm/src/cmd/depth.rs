@@ -6,7 +6,7 @@
 //! The emitter walks the contigs in header order and cuts each into stretches of about
 //! equal BAM bytes (at window boundaries; a BED region goes with the stretch holding its
 //! start); a worker reads the stretch's reads through the index, builds its per-base
-//! depth ([`Coverage`]) and computes its rows, statistics and distributions; the collector
+//! depth ([`seqfarm_regions::depth::Coverage`]) and computes its rows, statistics and distributions; the collector
 //! writes the rows in order and adds the statistics up contig by contig.
 
 mod bed;

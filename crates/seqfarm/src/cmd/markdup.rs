@@ -1,7 +1,7 @@
 //! `seqfarm markdup`: duplicate reads of a coordinate-sorted BAM flagged (0x400) as
 //! Picard MarkDuplicates 2.27 flags them with its defaults, and its metrics file.
 //!
-//! Two passes over the memory-mapped BAM ([`scan`]), each on a farm: with an index the
+//! Two passes over the memory-mapped BAM (`scan`), each on a farm: with an index the
 //! file is cut at record starts into ranges of about 1 MB and each worker walks its
 //! range's records itself; without one, workers inflate batches of blocks and the
 //! collector walks the records across them.

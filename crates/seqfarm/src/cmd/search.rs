@@ -9,7 +9,7 @@
 //!    holds an equally long sequence, see [`records`]), packs them into lane streams once
 //!    and scores every query (on both strands, for DNA) against them with its own
 //!    [`Searcher`] (or, for a database of few chunks, one group of the queries, each
-//!    chunk then going to one task per group, see [`QueryGroups`]); the collector,
+//!    chunk then going to one task per group, see `QueryGroups`); the collector,
 //!    which receives chunks in database order, joins the pieces of a record and writes
 //!    the scores (`--scores-only`) or keeps each query's best hits, ties broken by
 //!    database order so the result does not depend on the thread count;

@@ -3,16 +3,16 @@
 //! The master does little per site, so that one master feeds many workers (see the
 //! ceiling in docs/FARM.md):
 //!
-//! * The emitter ([`chunk`]) reads the VCF header, then hands out the body as whole lines,
+//! * The emitter (`chunk`) reads the VCF header, then hands out the body as whole lines,
 //!   unparsed, cut into tasks of about equal BAM bytes (from the indexes); it parses only
 //!   the lines where a task may end.
-//! * Workers ([`replay`]) parse their lines into sites ([`sites`]): biallelic SNVs, the
+//! * Workers ([`replay`]) parse their lines into sites (`sites`): biallelic SNVs, the
 //!   contig found in the BAMs, sites behind an earlier one dropped. They replay htslib's
 //!   pileup over the sites' ranges from a little before them
 //!   ([`seqfarm_regions::pileup::replay`]), widening the replay until nothing before it
 //!   can change the result, and find per site the counts and the next covered
 //!   positions. Then they walk their sites as snp-pileup's loop does and write the rows
-//!   ([`rows`]), from a walk state just before their first site on a BAM contig.
+//!   (`rows`), from a walk state just before their first site on a BAM contig.
 //! * The collector ([`collect`]) handles what crosses tasks: line numbers of errors and
 //!   the contig order of the sites, and the walk's state (the last covered position
 //!   consumed). Where that state lies before a task's first site, the task's rows are
@@ -20,7 +20,7 @@
 //!   a later contig, it walks the sites itself. Rows go out plain or BGZF-compressed.
 //!
 //! With pseudo-SNPs (`-P`) a row can depend on covered positions of any task, so the
-//! emitter ([`plan`]) parses the sites itself and cuts tasks that tile the contigs (every
+//! emitter (`plan`) parses the sites itself and cuts tasks that tile the contigs (every
 //! pseudo-SNP position belongs to one task); the workers only replay, and the collector
 //! walks every site.
 

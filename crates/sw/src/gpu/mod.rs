@@ -123,7 +123,7 @@ impl KernelShape {
 }
 
 /// The query profile the kernels read: for each of 32 residue codes, the score of every
-/// query row against it (16-bit), rows padded to `rows` with [`PAD_PROFILE`], as is the
+/// query row against it (16-bit), rows padded to `rows` with `PAD_PROFILE`, as is the
 /// padding code.
 pub fn query_profile(scoring: &Scoring, query: &[u8], rows: usize) -> Vec<i16> {
     let matrix = scoring.matrix();

@@ -22,7 +22,7 @@
 //! member per task, which every gzip reader reads as one stream); the collector appends
 //! the buffers to the files in task order ([`ReadFiles::write`]), so the files are the
 //! same at any thread count. bzip2 is one stream, compressed by the collector. Every
-//! file is an [`Output`]: a temporary file renamed on [`ReadFiles::commit`], replacing an
+//! file is an [`Output`]: a temporary file renamed on `ReadFiles::commit`, replacing an
 //! existing file as bowtie2 replaces it (the command's policy says so).
 //!
 //! ```ignore
@@ -295,7 +295,7 @@ impl ReadFileBuffers {
 }
 
 /// Which destinations are open and how they are compressed: what the workers need to
-/// fill [`ReadFileBuffers`]. Cheap to copy.
+/// fill `ReadFileBuffers`. Cheap to copy.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReadRouting {
     kinds: [Option<ReadFileCompression>; 4],

@@ -45,7 +45,7 @@ impl DepthJob {
         Self::open(bam, options, None)
     }
 
-    /// Opens the job to plan it ([`DepthJob::run`] on no task) or to name its contigs:
+    /// Opens the job to plan it (`DepthJob::run` on no task) or to name its contigs:
     /// a CRAM is decoded not at all, its containers' sizes pricing the tasks as they do
     /// when it is decoded.
     pub fn planning(bam: &Path, options: &DepthOptions) -> anyhow::Result<Self> {

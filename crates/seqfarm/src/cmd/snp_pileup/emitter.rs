@@ -1,5 +1,5 @@
-//! The emitter of either kind ([`chunk`] without pseudo-SNPs, [`plan`] with them), and
-//! where it stands between two tasks. A run in parts starts each part's emitter where the
+//! The emitter of either kind ([`super::chunk`] without pseudo-SNPs, [`super::plan`]
+//! with them), and where it stands between two tasks. A run in parts starts each part's emitter where the
 //! plan found it before the part's first task ([`EmitterStart`]), so that a part reads
 //! the VCF from its own first line, not from the file's.
 

@@ -21,8 +21,8 @@ const MAX_SITES: usize = 1 << 17;
 /// Pseudo-SNP positions per task, at most.
 const MAX_PSEUDO: i64 = 1 << 17;
 
-/// What a [`SitePlanner`] carries from one task to the next besides where it reads the
-/// VCF: a part's planner starts from it ([`SitePlanner::resume`]).
+/// What the planner with pseudo-SNPs carries from one task to the next besides where it
+/// reads the VCF: a part's planner starts from it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PlannerState {
     /// The furthest site so far: (reference index, position).

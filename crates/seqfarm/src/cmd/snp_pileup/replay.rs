@@ -1,7 +1,7 @@
 //! The worker: replays each BAM's pileup over a task's sites
 //! ([`seqfarm_regions::pileup::replay`]) and reports what the collector's walk needs.
-//! Without pseudo-SNPs it first parses the task's VCF lines ([`super::sites`]) and last
-//! writes the rows it can ([`super::rows`]). The replay reads the BAMs through their
+//! Without pseudo-SNPs it first parses the task's VCF lines (`super::sites`) and last
+//! writes the rows it can (`super::rows`). The replay reads the BAMs through their
 //! indexes ([`BamReads`]).
 
 use std::ops::{ControlFlow, Range};

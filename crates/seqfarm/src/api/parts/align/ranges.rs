@@ -1,7 +1,7 @@
 //! Parts of `align` planned without the planner reading the reads: the read files, on a
 //! filesystem every worker mounts, are cut into byte ranges of their (inflated) streams;
 //! workers count each range's records ([`count_range`]), and the counts place every part
-//! at a record of its files, found again there by the part's worker ([`part_input`]).
+//! at a record of its files, found again there by the part's worker.
 //! A gzip file (one member or BGZF) is entered at access points kept beside it
 //! ([`seqfarm_io::gzip_index`]), made once by one worker ([`gzip_access`]).
 
