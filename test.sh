@@ -5,8 +5,8 @@
 # seqfarm's summary), the peers and MultiQC while the suite compiles; then runs the whole
 # suite as built by default (ISA-L inflate); then the Python package: built with maturin
 # into a virtual environment under target/ (with dask, pandas and pytest from PyPI) and
-# tested against the binary. Last, the IO crate's unit tests once more on its libdeflate
-# back end alone.
+# tested against the binary. Then the IO crate's unit tests once more on its libdeflate
+# back end alone; last, the API documentation, which must build without a broken link.
 set -euo pipefail
 cd "$(dirname "$0")"
 # The suite checks what seqfarm does, not how fast it does it: its release build leaves
@@ -72,3 +72,5 @@ SEQFARM_BIN=$PWD/target/release/seqfarm "$pyvenv/bin/pytest" -q
 # crate, selected beside it, keeps every other crate's features as above, so only the IO
 # crate compiles again.
 cargo test --release --locked -p seqfarm-io -p seqfarm-python --no-default-features --tests
+# The API documentation builds without a broken or private link.
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked --quiet
