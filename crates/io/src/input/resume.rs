@@ -32,10 +32,10 @@ pub struct BlockStart {
     pub text: u64,
 }
 
-/// Fills in the BGZF block of each point of `points` (in text order, at most at the
-/// text's end) when `path` is a BGZF file, reading the blocks' headers only; any other
-/// file (plain, one gzip stream, a stream that is not a file) leaves them as they are.
-pub fn locate_blocks(path: &Path, points: &mut [TextPoint]) {
+/// Fills in the BGZF block of each of `points` (in text order, at most at the text's
+/// end) when `path` is a BGZF file, reading the blocks' headers only; any other file
+/// (plain, one gzip stream, a stream that is not a file) leaves them as they are.
+pub fn locate_blocks<'a>(path: &Path, points: impl IntoIterator<Item = &'a mut TextPoint>) {
     let Ok(file) = File::open(path) else {
         return;
     };
@@ -43,9 +43,9 @@ pub fn locate_blocks(path: &Path, points: &mut [TextPoint]) {
         return;
     };
     let file = &mapped.map[..];
-    let mut found = Vec::with_capacity(points.len());
+    let mut points = points.into_iter().peekable();
+    let mut found = Vec::new();
     let mut text = 0u64;
-    let mut next = points.iter().map(|p| p.offset).peekable();
     // The last block with text: a point at the text's end reads on from it.
     let mut last = None;
     for block in BlockScanner::new(file, 0, file.len() as u64) {
@@ -57,8 +57,8 @@ pub fn locate_blocks(path: &Path, points: &mut [TextPoint]) {
             text,
         };
         let end = text + block.inflated_size as u64;
-        while next.next_if(|&offset| offset < end).is_some() {
-            found.push(start);
+        while let Some(point) = points.next_if(|p| p.offset < end) {
+            found.push((point, start));
         }
         if end > text {
             last = Some(start);
@@ -66,11 +66,12 @@ pub fn locate_blocks(path: &Path, points: &mut [TextPoint]) {
         text = end;
     }
     if let Some(last) = last {
-        while next.next_if(|&offset| offset == text).is_some() {
-            found.push(last);
+        while let Some(point) = points.next_if(|p| p.offset == text) {
+            found.push((point, last));
         }
     }
-    for (point, block) in points.iter_mut().zip(found) {
+    // Filled in only once the whole file read as BGZF.
+    for (point, block) in found {
         point.block = Some(block);
     }
 }
@@ -100,13 +101,11 @@ impl Input {
         };
         if point.offset > before {
             input.skip(point.offset - before - 1)?;
+            // Also an error when the text ends before the point.
             match input.fill_buf() {
                 Ok([b'\n', ..]) => input.consume(1),
                 Ok(_) => return Err(changed()),
                 Err(e) => return Err(input.line_error(point.lines, e)),
-            }
-            if input.position() != point.offset - before {
-                return Err(changed());
             }
         }
         input.position = point.offset;

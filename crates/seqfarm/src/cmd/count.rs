@@ -21,7 +21,7 @@ use seqfarm_io::alignment_file::{ReadOptions, RegionInputs};
 use seqfarm_io::bam::{BamSet, RangeReader};
 use seqfarm_io::bed::BedRegions;
 use seqfarm_io::cram::WantedRanges;
-use seqfarm_io::input::{locate_blocks, TextPoint};
+use seqfarm_io::input::locate_blocks;
 use seqfarm_io::output::{refuse_input_as_output, ExistingOutput, Output};
 use seqfarm_plot::{file_label, WindowTable, WindowValues};
 use seqfarm_regions::count::{
@@ -336,18 +336,11 @@ impl CountJob {
             starts.push(start);
         }
         if let Some(bed) = &self.bed {
-            let mut points: Vec<TextPoint> = (starts.iter())
-                .filter_map(|start| match start {
-                    RegionStart::Bed { text, .. } => Some(*text),
-                    RegionStart::Window { .. } => None,
-                })
-                .collect();
-            locate_blocks(bed, &mut points);
-            for (start, point) in starts.iter_mut().zip(points) {
-                if let RegionStart::Bed { text, .. } = start {
-                    *text = point;
-                }
-            }
+            let points = starts.iter_mut().filter_map(|start| match start {
+                RegionStart::Bed { text, .. } => Some(text),
+                RegionStart::Window { .. } => None,
+            });
+            locate_blocks(bed, points);
         }
         Ok(starts)
     }

@@ -135,11 +135,7 @@ impl SnpPileupJob {
             }
             starts.push(start);
         }
-        let mut points: Vec<TextPoint> = starts.iter().map(|s| s.text).collect();
-        locate_blocks(&self.vcf, &mut points);
-        for (start, point) in starts.iter_mut().zip(points) {
-            start.text = point;
-        }
+        locate_blocks(&self.vcf, starts.iter_mut().map(|s| &mut s.text));
         Ok(starts)
     }
 }
