@@ -103,6 +103,22 @@ fn even_runs(n: usize, parts: usize) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// `text` compressed as a region job's parts find it: in BGZF blocks of 1,000 bytes, and
+/// as one gzip stream.
+#[cfg(test)]
+fn compressed_forms(text: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    use std::io::Write;
+    let mut blocks = Vec::new();
+    let mut compressor = seqfarm_io::bgzf_writer::BgzfCompressor::new(6);
+    for piece in text.chunks(1000) {
+        compressor.compress(piece, &mut blocks);
+    }
+    blocks.extend(seqfarm_io::bgzf::EOF_MARKER);
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gzip.write_all(text).unwrap();
+    (blocks, gzip.finish().unwrap())
+}
+
 #[cfg(test)]
 mod tests {
     use crate::options::FarmOptions;

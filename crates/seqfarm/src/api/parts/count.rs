@@ -151,18 +151,11 @@ mod tests {
             let start = 1_000_000 + i * 250;
             writeln!(bed, "20\t{start}\t{}\tregion{i}\t0\t+", start + 300).unwrap();
         }
-        let mut blocks = Vec::new();
-        let mut compressor = seqfarm_io::bgzf_writer::BgzfCompressor::new(6);
-        for piece in bed.chunks(1000) {
-            compressor.compress(piece, &mut blocks);
-        }
-        blocks.extend(seqfarm_io::bgzf::EOF_MARKER);
-        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gzip.write_all(&bed).unwrap();
+        let (blocks, stream) = super::super::compressed_forms(&bed);
         let forms = [
             ("r.bed", bed.clone()),
             ("r_blocks.bed.gz", blocks),
-            ("r_stream.bed.gz", gzip.finish().unwrap()),
+            ("r_stream.bed.gz", stream),
         ];
         let bam = PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),

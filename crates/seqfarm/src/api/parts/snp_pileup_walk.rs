@@ -220,20 +220,13 @@ mod tests {
     /// The test VCF as its text (also with some records of 1.2 MB), in BGZF blocks of
     /// 1,000 bytes, and as one gzip stream.
     fn vcf_forms(dir: &std::path::Path) -> Vec<PathBuf> {
-        use std::io::{Read, Write};
+        use std::io::Read;
         let mut text = Vec::new();
         let vcf = data("sites_slice.vcf.gz");
         flate2::read::MultiGzDecoder::new(std::fs::File::open(&vcf).unwrap())
             .read_to_end(&mut text)
             .unwrap();
-        let mut blocks = Vec::new();
-        let mut compressor = seqfarm_io::bgzf_writer::BgzfCompressor::new(6);
-        for piece in text.chunks(1000) {
-            compressor.compress(piece, &mut blocks);
-        }
-        blocks.extend(seqfarm_io::bgzf::EOF_MARKER);
-        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gzip.write_all(&text).unwrap();
+        let (blocks, stream) = super::super::compressed_forms(&text);
         // Records longer than a task reads whole (kept to their columns CHROM to ALT),
         // first in their tasks: a part starts after one that was shortened.
         let plain = dir.join("sites.vcf");
@@ -272,7 +265,7 @@ mod tests {
             ("sites_absent_between.vcf", between),
             ("sites_long_lines.vcf", long),
             ("sites_blocks.vcf.gz", blocks),
-            ("sites_stream.vcf.gz", gzip.finish().unwrap()),
+            ("sites_stream.vcf.gz", stream),
         ];
         let mut paths = vec![vcf, dir.join("sites.vcf")];
         for (name, bytes) in forms {
