@@ -267,7 +267,7 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
 
     bai = Path(f"{out}.bai")
 
-    def align_rows(name, m1, m2, fresh_index, sort=False):
+    def align_rows(name, m1, m2, fresh_index, sort=False, tasks_per_part=None):
         def align_cli():
             seconds, done = cli("align", "-p", 2, *(["--sort"] if sort else []), "-x", index, "-1", m1, "-2", m2, "-o", out)
             expected["bam"], expected["summary"] = out.read_bytes(), done.stderr.decode()
@@ -282,7 +282,8 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
                     Path(f"{m}.sfzi").unlink(missing_ok=True)
             traffic.reset()
             seconds, summary = timed_dask(traffic,
-                lambda client: seqfarm.dask.align(client, index, m1, m2, out=out, quiet=True, sort=sort)
+                lambda client: seqfarm.dask.align(client, index, m1, m2, out=out, quiet=True, sort=sort,
+                                              tasks_per_part=tasks_per_part)
             )
             same = out.read_bytes() == expected["bam"] and summary == expected["summary"]
             same = same and (bai.read_bytes() if sort else None) == expected["bai"]
@@ -301,6 +302,8 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     if "align" in jobs:
         align_rows("plain FASTQ", r1, r2, False)
         align_rows("plain FASTQ, --sort (BAM and index compared)", r1, r2, False, sort=True)
+        # Parts of 1024 pairs: as many parts per genomic cell as a large cluster's job.
+        align_rows("plain FASTQ, --sort, a part per 1024 pairs", r1, r2, False, sort=True, tasks_per_part=1)
         packed = []
         for m in (r1, r2):
             packed.append(tmp / (Path(m).name + ".gz"))
@@ -526,14 +529,14 @@ def sorted_merge_rate(client, index, r1, r2, pairs):
         argv = _align.align_argv(index, r1, r2, str(Path(tmp) / "merged.bam"), {"sort": True})
         [part] = _align.plan_by_ranges(client, argv, 1)
         spill = str(Path(tmp) / "spill")
-        table, _ = _native.align_part_sorted(argv, part, spill, None)
-        segments = _native.align_spill_segments(table)
-        placed = [(spill, offset, length) for r, _, offset, length, _, _ in segments if r != _native.UNPLACED_RANGE]
+        sizes, unplaced, _ = _native.align_part_sorted(argv, part, spill, None)
+        cells = _native.align_cell_sizes(sizes)
+        placed = sum(size for *_, size in cells)
         started = time.perf_counter()
-        for segment in placed:
-            _native.align_merge_range(argv, [segment], 1)
+        for range_id in sorted({r for r, *_ in cells}):
+            _native.align_merge_cells(argv, [spill], range_id, 0, _native.RANGE_CELLS, 1)
         seconds = time.perf_counter() - started
-    return sum(s[3] for s in segments) / pairs, sum(s[2] for s in placed) / seconds
+    return (placed + sum(s[2] for s in unplaced)) / pairs, placed / seconds
 
 
 def project_sorted(per_core, spill_per_pair, merge_rate):

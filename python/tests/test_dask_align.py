@@ -395,6 +395,25 @@ def test_sorted_output_is_the_cli_sorted_bam_and_index(dask_client, cli, data, s
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
+def test_sorted_parts_send_the_client_cell_sizes_summed_over_parts(dask_client, cli, data, sim_index, tmp_path, monkeypatch):
+    # Each part's cells stay in the table beside its spill; the client receives the
+    # cell sizes of a task per SIZES_SUMMED parts, and each merge is sent its range and
+    # cells, not a segment of every part.
+    from distributed import get_task_stream
+
+    from seqfarm.dask import _align
+
+    monkeypatch.setattr(_align, "SIZES_SUMMED", 3)
+    reads = plain_copies(tmp_path, data, DATA_PAIRS, times=3)
+    with get_task_stream(dask_client) as tasks:
+        _sorted_as_the_cli(dask_client, cli, sim_index, tmp_path, reads)
+    def count(name):
+        return sum(1 for t in tasks.data if t["key"].startswith(f"seqfarm-{name}-"))
+
+    parts = count("align-sort")
+    assert parts > 3 and count("sort-summary") == -(-parts // 3)
+
+
 def _with_unaligned_pairs(tmp_path, data, every):
     """The bundled pairs with ``every`` pairs of random bases (which align nowhere) after
     each: unplaced reads in every part of a job."""
@@ -436,18 +455,12 @@ def test_unplaced_reads_are_written_in_pieces(dask_client, cli, data, sim_index,
 def test_a_range_is_cut_into_pieces_of_whole_cells():
     from seqfarm.dask import _align
 
-    def segment(spill, offset, cell_bytes):
-        starts = [sum(cell_bytes[:j]) for j in range(1, len(cell_bytes))]
-        return (spill, offset, sum(cell_bytes), starts)
-
-    parts = [segment("a", 100, [10, 0, 30, 0, 0, 0, 0, 5]), segment("b", 0, [5, 0, 10, 0, 0, 0, 0, 0])]
-    # 60 bytes: whole under twice the piece's bytes, else cut after the cells reaching them.
-    assert _align._range_pieces(parts, 30) == [[("a", 100, 45), ("b", 0, 15)]]
-    assert _align._range_pieces(parts, 15) == [
-        [("a", 100, 10), ("b", 0, 5)],
-        [("a", 110, 30), ("b", 5, 10)],
-        [("a", 140, 5)],
-    ]
+    # Every part's bytes of each cell added up: 60 bytes, whole under twice the piece's
+    # bytes, else cut after the cells reaching them, runs without records left out.
+    cells = [15, 0, 40, 0, 0, 0, 0, 5]
+    assert _align._range_pieces(cells, 30) == [(0, 8)]
+    assert _align._range_pieces(cells, 15) == [(0, 1), (1, 3), (3, 8)]
+    assert _align._range_pieces([20, 0, 0, 0, 0, 0, 0, 0], 5) == [(0, 1)]
 
 
 def test_a_range_of_many_reads_is_merged_in_pieces_of_cells(dask_client, cli, tmp_path, monkeypatch):

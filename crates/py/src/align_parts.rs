@@ -31,10 +31,9 @@ type FileTuple<'py> = (
 /// records_before_2, fragments, [file, ...])`.
 type PartTuple<'py> = (usize, u64, u64, u64, u64, Vec<FileTuple<'py>>);
 
-/// Where a genomic range lies in a part's spill file as Python holds it: `(range,
-/// reverse, offset, length, records, cells)` (`cells`: where each of its cells after the
-/// first starts in it).
-type SegmentTuple = (u64, bool, u64, u64, u64, Vec<u64>);
+/// A part's unplaced records of one strand in its spill file as Python holds it:
+/// `(reverse, offset, length, records)`.
+type UnplacedTuple = (bool, u64, u64, u64);
 
 /// A range as Python holds it: `(path, start, end, access point or None)`.
 type RangeTuple = (PathBuf, u64, u64, Option<usize>);
@@ -287,8 +286,10 @@ fn align_parts_by_range<'py>(
 }
 
 /// Runs on a worker: aligns a part for sorted output, its records sorted and written to
-/// `spill`; returns `(table, summary counts)`, the table the compressed bytes of where
-/// its ranges lie in the spill (`align_spill_segments` reads it).
+/// `spill`, with the table of where its cells lie beside it (`SPILL.cells`); returns
+/// `(cell sizes, unplaced, summary counts)`: the compressed bytes of each cell's records
+/// (added up by `align_add_cell_sizes`, read by `align_cell_sizes`) and the segments of
+/// unplaced records, forward strand first.
 #[pyfunction]
 #[pyo3(signature = (argv, part, spill, threads=None))]
 fn align_part_sorted<'py>(
@@ -297,25 +298,59 @@ fn align_part_sorted<'py>(
     part: PartTuple<'_>,
     spill: PathBuf,
     threads: Option<usize>,
-) -> PyResult<(Bound<'py, PyBytes>, Vec<u64>)> {
+) -> PyResult<(Bound<'py, PyBytes>, Vec<UnplacedTuple>, Vec<u64>)> {
     let part = part_of(part);
     let sorted = run_native(py, || {
         sorted::align_part_sorted(&align_options(&argv)?, &part, threads, &spill)
     })?;
-    Ok((PyBytes::new(py, &sorted.segments_to_bytes()), sorted.counts))
+    let unplaced = sorted
+        .unplaced()
+        .map(|s| (s.reverse, s.offset, s.len, s.records))
+        .collect();
+    let sizes = sorted.cell_sizes().to_bytes();
+    Ok((PyBytes::new(py, &sizes), unplaced, sorted.counts))
 }
 
-/// The segments of a sorted part's table (`align_part_sorted`'s bytes): `[(range, reverse,
-/// offset, length, records, cells), ...]` (`reverse`: the unplaced records flagged
-/// reverse, written after every part's others; `cells`: where each of the range's cells
-/// after the first starts in the segment).
+/// The cell sizes of several sorted parts (`align_part_sorted`'s first item, or sums of
+/// them) added up, as bytes of the same kind.
 #[pyfunction]
-fn align_spill_segments(py: Python<'_>, table: &[u8]) -> PyResult<Vec<SegmentTuple>> {
-    let segments = run_native(py, || sorted::segments_from_bytes(table))?;
-    Ok(segments
-        .into_iter()
-        .map(|s| (s.range, s.reverse, s.offset, s.len, s.records, s.cells))
-        .collect())
+fn align_add_cell_sizes<'py>(
+    py: Python<'py>,
+    sizes: Vec<Vec<u8>>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let sum = run_native(py, || {
+        let all = sizes.iter().map(|b| sorted::CellSizes::from_bytes(b));
+        Ok(sorted::CellSizes::sum(all.collect::<anyhow::Result<Vec<_>>>()?).to_bytes())
+    })?;
+    Ok(PyBytes::new(py, &sum))
+}
+
+/// The cells of cell sizes' bytes: `[(range, cell, bytes), ...]` in the genome's order,
+/// cells without records left out.
+#[pyfunction]
+fn align_cell_sizes(py: Python<'_>, sizes: &[u8]) -> PyResult<Vec<(u64, usize, u64)>> {
+    let sizes = run_native(py, || sorted::CellSizes::from_bytes(sizes))?;
+    Ok(sizes.cells().collect())
+}
+
+/// Runs on a worker: the BGZF bytes and index entries of cells `lo..hi` of range
+/// `range`, merged from every part's spill (`spills`, in input order), each part's
+/// records of them found in the table beside its spill.
+#[pyfunction]
+#[pyo3(signature = (argv, spills, range, lo, hi, threads=None))]
+fn align_merge_cells<'py>(
+    py: Python<'py>,
+    argv: Vec<String>,
+    spills: Vec<PathBuf>,
+    range: u64,
+    lo: usize,
+    hi: usize,
+    threads: Option<usize>,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    let (bytes, entries) = run_native(py, || {
+        sorted::merge_cells(&align_options(&argv)?, &spills, range, lo..hi, threads)
+    })?;
+    Ok((PyBytes::new(py, &bytes), PyBytes::new(py, &entries)))
 }
 
 /// Runs on a worker: the BGZF bytes and index entries of one or more consecutive
@@ -365,7 +400,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(align_counts_suffice, m)?)?;
     m.add_function(wrap_pyfunction!(align_parts_by_range, m)?)?;
     m.add_function(wrap_pyfunction!(align_part_sorted, m)?)?;
-    m.add_function(wrap_pyfunction!(align_spill_segments, m)?)?;
+    m.add_function(wrap_pyfunction!(align_add_cell_sizes, m)?)?;
+    m.add_function(wrap_pyfunction!(align_cell_sizes, m)?)?;
+    m.add_function(wrap_pyfunction!(align_merge_cells, m)?)?;
     m.add_function(wrap_pyfunction!(align_merge_range, m)?)?;
     m.add_function(wrap_pyfunction!(align_sorted_index, m)?)?;
     m.add("UNPLACED_RANGE", seqfarm_io::bam_writer::UNPLACED_RANGE)?;

@@ -137,10 +137,23 @@ def _align_part(argv, part):
 
 
 def _align_part_sorted(argv, part, spill):
-    """Runs on a worker: the part's records sorted into ``spill``; where each genomic
-    range lies in it (a few compressed bytes per range, read by
-    ``_native.align_spill_segments``), and the part's summary counts."""
+    """Runs on a worker: the part's records sorted into ``spill``, with the table of
+    where its cells lie beside it; returns the bytes of each cell (compressed), the
+    segments of its unplaced records and the part's summary counts."""
     return _native.align_part_sorted(argv, part, spill, task_threads())
+
+
+#: Sorted parts whose cell sizes one task adds up: the client receives a sum per this
+#: many parts, not each part's (every part of a large cluster's job holds reads in
+#: nearly every cell of the genome).
+SIZES_SUMMED = 32
+
+
+def _sorted_summary(*results):
+    """Runs on a worker: the cell sizes of sorted parts' ``results`` added up, and each
+    part's unplaced segments and counts, all the client learns of the parts."""
+    sizes = _native.align_add_cell_sizes([r[0] for r in results])
+    return sizes, [r[1:] for r in results]
 
 
 #: Unplaced records each task writes (whole runs of ``UNPLACED_RUN``, where the command
@@ -153,12 +166,19 @@ def _spill_path(spill_dir, part):
     return os.path.join(spill_dir, f"part-{part}")
 
 
-def _merge_range(argv, spill_dir, segments, unplaced=None):
-    """Runs on a worker: a range's BGZF bytes and index entries, merged from the
-    parts' spills in ``spill_dir`` (``segments``: ``(part number, offset, length)``,
-    a part named by its number rather than its path, since a merge is sent a segment of
-    every part); with ``unplaced=(skip, records)``, a piece of the unplaced range (see
-    :func:`_unplaced_pieces`)."""
+def _merge_cells(argv, spill_dir, parts, range_id, lo, hi):
+    """Runs on a worker: the BGZF bytes and index entries of cells ``lo..hi`` of range
+    ``range_id``, merged from the spills of the job's ``parts`` parts in ``spill_dir``
+    (each part's records of them found in the table beside its spill, so a merge is
+    sent the range and its cells, not a segment of every part)."""
+    spills = [_spill_path(spill_dir, k) for k in range(parts)]
+    return _native.align_merge_cells(argv, spills, range_id, lo, hi, task_threads())
+
+
+def _merge_unplaced(argv, spill_dir, segments, unplaced):
+    """Runs on a worker: a piece of the unplaced range (see :func:`_unplaced_pieces`),
+    ``unplaced=(skip, records)``, from the parts' spills in ``spill_dir`` (``segments``:
+    ``(part number, offset, length)``): its BGZF bytes and index entries."""
     segments = [(_spill_path(spill_dir, k), offset, length) for k, offset, length in segments]
     return _native.align_merge_range(argv, segments, task_threads(), unplaced)
 
@@ -194,34 +214,48 @@ def _merge_piece_bytes(placed, parts):
     return max(placed // max(parts, 1), 1)
 
 
-def _range_pieces(segments, piece_bytes):
-    """The merges of one genomic range: the parts' ``segments`` (``(part, offset,
-    length, cells)`` in input order) whole, or, when the range holds more than twice
-    ``piece_bytes``, cut into pieces of whole cells of about ``piece_bytes`` each (the
-    command starts a block at each cell of a range too). Each piece is the parts'
-    ``(part, offset, length)`` of its cells, parts with none left out."""
-    cells = _native.RANGE_CELLS
-    bounds = [[0, *c, length] for _, _, length, c in segments]
-    if sum(b[-1] for b in bounds) <= 2 * piece_bytes:
-        return [[s[:3] for s in segments]]
-    sizes = [sum(b[j + 1] - b[j] for b in bounds) for j in range(cells)]
+def _range_pieces(cell_bytes, piece_bytes):
+    """The merges of one genomic range, ``(lo, hi)`` bounds of its cells: the whole
+    range, or, when it holds more than twice ``piece_bytes`` (``cell_bytes``: the bytes
+    of each of its cells, every part's added up), runs of whole cells of about
+    ``piece_bytes`` each (the command starts a block at each cell of a range too), runs
+    without records left out."""
+    cells = len(cell_bytes)
+    if sum(cell_bytes) <= 2 * piece_bytes:
+        return [(0, cells)]
     cuts, size = [0], 0
     for j in range(cells):
-        size += sizes[j]
+        size += cell_bytes[j]
         if size >= piece_bytes and j + 1 < cells:
             cuts.append(j + 1)
             size = 0
     cuts.append(cells)
-    pieces = []
-    for lo, hi in zip(cuts, cuts[1:]):
-        piece = [
-            (part, offset + b[lo], b[hi] - b[lo])
-            for (part, offset, _, _), b in zip(segments, bounds)
-            if b[hi] > b[lo]
-        ]
-        if piece:
-            pieces.append(piece)
-    return pieces
+    return [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if sum(cell_bytes[lo:hi])]
+
+
+def _sorted_parts(client, futures):
+    """What the client learns of the sorted parts (``futures``): the bytes of each cell
+    of every range, added up over the parts (``{range: [bytes per cell]}``), each part's
+    unplaced segments and its counts, in order. The sizes are added up by a task per
+    ``SIZES_SUMMED`` parts, on the workers."""
+    summaries = []
+    try:
+        for first in range(0, len(futures), SIZES_SUMMED):
+            group = futures[first : first + SIZES_SUMMED]
+            key = f"seqfarm-sort-summary-{os.urandom(6).hex()}"
+            summaries.append(client.submit(_sorted_summary, *group, key=key, pure=False))
+        sizes, parts = [], []
+        for _, results in results_in_order(client, summaries):
+            for summed, summary in results:
+                sizes.append(summed)
+                parts += summary
+    except BaseException:
+        client.cancel(summaries)
+        raise
+    cells = {}
+    for range_id, cell, size in _native.align_cell_sizes(_native.align_add_cell_sizes(sizes)):
+        cells.setdefault(range_id, [0] * _native.RANGE_CELLS)[cell] = size
+    return cells, parts
 
 
 def _sorted_index(argv, offsets, path, *entries):
@@ -236,10 +270,12 @@ def _write_sorted(client, argv, parts, output, header, progress):
     writes them, with their index; returns the summary counts added up.
 
     Each part's worker sorts its records into a spill file beside the output (on the
-    shared filesystem), grouped by genomic range; one task per range merges the parts'
-    records of that range into its BGZF blocks (the command starts a block at each
-    range), a range holding more than two parts' worth of records cut into pieces of
-    whole 1 Mbp cells (where the command starts blocks too); the unplaced reads, which
+    shared filesystem), grouped by genomic range, with a table of where each 1 Mbp cell
+    lies beside it; the client learns the bytes of each cell added up over the parts
+    (:func:`_sorted_parts`). One task per range merges the parts' records of that range
+    into its BGZF blocks (the command starts a block at each range), each part's found
+    in its table, a range holding more than two parts' worth of records cut into pieces
+    of whole cells (where the command starts blocks too); the unplaced reads, which
     need no merging, are written in pieces of ``UNPLACED_PIECE`` records by as many
     tasks. The blocks are placed and written as ``align``'s parts are, and the index is
     built and written by a worker from the ranges' index entries. The spill files are
@@ -252,31 +288,24 @@ def _write_sorted(client, argv, parts, output, header, progress):
         futures = submit_in_order(
             client, _align_part_sorted, [(argv, part, spill) for part, spill in zip(parts, spills)], "align-sort", progress
         )
-        counts = [0] * 10
-        # Per range its parts' segments; the unplaced range's of each strand apart, as
-        # the command writes them: forward, then reverse.
-        by_range = {}
-        for k, future in enumerate(futures):
-            table, part_counts = future.result()
-            segments = _native.align_spill_segments(table)
+        cells, summaries = _sorted_parts(client, futures)
+        for future in futures:
             future.release()
+        counts = [0] * 10
+        for _, part_counts in summaries:
             counts = [a + b for a, b in zip(counts, part_counts)]
-            for range_id, reverse, offset, length, records, cells in segments:
-                if range_id == _native.UNPLACED_RANGE:
-                    by_range.setdefault(range_id, ([], []))[reverse].append((k, offset, length, records))
-                else:
-                    by_range.setdefault(range_id, []).append((k, offset, length, cells))
-        placed = sum(s[2] for r, segments in by_range.items() if r != _native.UNPLACED_RANGE for s in segments)
+        # The unplaced range's segments of each strand apart, as the command writes
+        # them: forward, then reverse.
+        unplaced = ([], [])
+        for k, (segments, _) in enumerate(summaries):
+            for reverse, offset, length, records in segments:
+                unplaced[reverse].append((k, offset, length, records))
+        placed = sum(sum(sizes) for sizes in cells.values())
         piece_bytes = _merge_piece_bytes(placed, len(parts))
-        tasks = []
-        for r in sorted(by_range):
-            if r == _native.UNPLACED_RANGE:
-                forward, reverse = by_range[r]
-                pieces = _unplaced_pieces(forward + reverse)
-                tasks += [(argv, spill_dir, piece, skip_take) for piece, skip_take in pieces]
-            else:
-                tasks += [(argv, spill_dir, piece, None) for piece in _range_pieces(by_range[r], piece_bytes)]
-        futures = submit_in_order(client, _merge_range, tasks, "sort-range", progress)
+        merges = [(argv, spill_dir, len(parts), r, lo, hi) for r in sorted(cells) for lo, hi in _range_pieces(cells[r], piece_bytes)]
+        pieces = [(argv, spill_dir, *piece) for piece in _unplaced_pieces(unplaced[0] + unplaced[1])]
+        futures = submit_in_order(client, _merge_cells, merges, "sort-range", progress)
+        futures += submit_in_order(client, _merge_unplaced, pieces, "sort-unplaced", progress)
         blocks = map_results(client, operator.itemgetter(0), futures, "bytes")
         entries = map_results(client, operator.itemgetter(1), futures, "entries")
         # A merge's result is freed once its bytes and entries are taken apart.

@@ -1,8 +1,9 @@
 //! `seqfarm align --sort` in parts: each part's records sorted by coordinate and spilled
 //! to a file on the shared filesystem, grouped by genomic range
-//! ([`sort_range`](seqfarm_io::bam_writer::sort_range)); one task per range (or per run
-//! of its 1 Mbp cells, [`range_and_cell`], for a range holding many of the reads) merges
-//! every part's records of it into the BGZF blocks the command writes for it (the command
+//! ([`sort_range`](seqfarm_io::bam_writer::sort_range)), with a table beside it of where
+//! each 1 Mbp cell ([`range_and_cell`]) lies ([`table_path`]); one task per range (or per
+//! run of its cells, for a range holding many of the reads) merges every part's records
+//! of it ([`merge_cells`]) into the BGZF blocks the command writes for it (the command
 //! starts a block at each range and cell), with its index entries; the ranges' bytes
 //! placed end to end are the command's BAM, and the index built from the ranges' entries
 //! ([`sorted_index`]) is its index. The unplaced reads, often the largest range by far,
@@ -13,7 +14,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -23,10 +25,13 @@ use seqfarm_io::bam_writer::{
 };
 use seqfarm_io::output::Output;
 
+pub use self::cells::{span_in_table, table_path, CellSizes};
+use self::cells::{written_whole, CellTable};
 use super::{cached_index, run_part, AlignPart};
-use crate::api::parts::wire::{packed, Unpacker, WireReader, WireWriter};
 use crate::cmd::align::{peek_contig_lengths, AlignOptions, BAM_LEVEL};
 use crate::common::worker_threads;
+
+mod cells;
 
 /// Where one genomic range's records of a part lie in its spill file (the unplaced
 /// range's records of each strand apart).
@@ -69,46 +74,23 @@ pub struct SortedPart {
 }
 
 impl SortedPart {
-    /// Where the part's ranges lie in its spill, as the bytes it sends back
-    /// ([`segments_from_bytes`]): its numbers compressed, a few bytes per segment.
-    pub fn segments_to_bytes(&self) -> Vec<u8> {
-        let mut table: WireWriter = WireWriter::default();
-        table.number(self.segments.len() as u64);
-        for s in &self.segments {
-            table.number(s.range).number(u64::from(s.reverse));
-            table.number(s.offset).number(s.len).number(s.records);
-            table.numbers(&s.cells);
-        }
-        // The client of a big cluster receives a segment per part and range.
-        packed(&table.0)
+    /// The bytes of each of the part's cells of placed records, as they travel
+    /// ([`CellSizes::to_bytes`]).
+    pub fn cell_sizes(&self) -> CellSizes {
+        CellTable::of_segments(&self.segments).sizes()
+    }
+
+    /// The part's segments of unplaced records (forward strand, then reverse), which the
+    /// client cuts into pieces by their records.
+    pub fn unplaced(&self) -> impl Iterator<Item = &RangeSegment> {
+        self.segments.iter().filter(|s| s.range == UNPLACED_RANGE)
     }
 }
 
-/// The segments of [`SortedPart::segments_to_bytes`].
-pub fn segments_from_bytes(bytes: &[u8]) -> anyhow::Result<Vec<RangeSegment>> {
-    let mut unpacker = Unpacker::default();
-    let table = unpacker.unpack(bytes, "a sorted part's table of segments")?;
-    let mut input = WireReader::new(table);
-    (0..input.number()?)
-        .map(|_| {
-            Ok(RangeSegment {
-                range: input.number()?,
-                reverse: input.number()? != 0,
-                offset: input.number()?,
-                len: input.number()?,
-                records: input.number()?,
-                cells: input.numbers()?,
-            })
-        })
-        .collect()
-}
-
-/// Bytes of a spill file written at a time.
-const SPILL_BUFFER: usize = 1 << 20;
-
 /// Aligns `part` on `threads` workers, sorts its records by coordinate (input order
 /// breaking ties, as the command sorts) and writes them to `spill`, range after range,
-/// from where they lie (the part is held once, with 16 bytes per record to sort it).
+/// from where they lie (the part is held once, with 16 bytes per record to sort it), and
+/// where its cells lie to the spill's table ([`table_path`]).
 pub fn align_part_sorted(
     options: &AlignOptions,
     part: &AlignPart,
@@ -118,13 +100,7 @@ pub fn align_part_sorted(
     let aligned = run_part(options, part, threads, true)?;
     let mut sort = BatchSort::default();
     let mut segments: Vec<RangeSegment> = Vec::new();
-    // Written whole and renamed: a part run twice never shortens a file being read.
-    let mut write = || -> std::io::Result<()> {
-        static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut name = spill.as_os_str().to_owned();
-        name.push(format!(".{}-{n}.tmp", std::process::id()));
-        let mut file = BufWriter::with_capacity(SPILL_BUFFER, File::create(&name)?);
+    written_whole(spill, |file| {
         let mut at = 0;
         for record in sort.sorted_records(&aligned.out) {
             let (key, reverse) = sort_key(record);
@@ -156,10 +132,10 @@ pub fn align_part_sorted(
         if let Some(last) = segments.last_mut() {
             last.reach_cell(RANGE_CELLS - 1, last.len);
         }
-        file.into_inner().map_err(|e| e.into_error())?.sync_data()?;
-        std::fs::rename(&name, spill)
-    };
-    write().with_context(|| format!("cannot write {}", spill.display()))?;
+        Ok(())
+    })?;
+    let table = CellTable::of_segments(&segments);
+    written_whole(&table_path(spill), |file| table.write_to(file))?;
     Ok(SortedPart {
         segments,
         counts: aligned.counts,
@@ -308,6 +284,26 @@ pub fn merge_range(
     })
 }
 
+/// Merges cells `cells` of range `range` from every part's spill (`spills`, in input
+/// order), each part's records of them found in its spill's table ([`table_path`]): the
+/// BGZF bytes and index entries, as [`merge_range`] gives them.
+pub fn merge_cells(
+    options: &AlignOptions,
+    spills: &[PathBuf],
+    range: u64,
+    cells: Range<usize>,
+    threads: Option<usize>,
+) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    let mut segments = Vec::new();
+    for spill in spills {
+        let (offset, len) = span_in_table(&table_path(spill), range, cells.clone())?;
+        if len > 0 {
+            segments.push((spill.clone(), offset, len));
+        }
+    }
+    merge_range(options, &segments, threads)
+}
+
 /// Writes `records` records of the unplaced range, from the parts' unplaced records in
 /// the command's order (`segments`: each part's forward-strand records in input order,
 /// then each part's reverse-strand ones; each `(file, offset, length)`, those from the
@@ -396,30 +392,6 @@ mod tests {
                 record
             })
             .collect()
-    }
-
-    #[test]
-    fn a_table_of_segments_reads_back_as_written() {
-        let segment = |range, reverse, offset, cells: &[u64]| RangeSegment {
-            range,
-            reverse,
-            offset,
-            len: 1000 + offset,
-            records: 7,
-            cells: cells.to_vec(),
-        };
-        let part = SortedPart {
-            segments: vec![
-                segment(0, false, 0, &[10, 10, 20, 300, 300, 300, 900]),
-                segment(3, false, 1000, &[0; 7]),
-                segment(UNPLACED_RANGE, true, 3000, &[]),
-            ],
-            counts: Vec::new(),
-        };
-        let bytes = part.segments_to_bytes();
-        assert_eq!(segments_from_bytes(&bytes).unwrap(), part.segments);
-        let e = segments_from_bytes(&bytes[..bytes.len() / 2]).unwrap_err();
-        assert!(e.to_string().contains("table of segments"), "{e:#}");
     }
 
     #[test]
