@@ -89,7 +89,8 @@ pub struct WalkerState {
     pub cursor: Option<(i32, i64)>,
     /// Whether the pileup has ended.
     pub finished: bool,
-    /// The pseudo-SNP positions offered and not yet consumed, in order.
+    /// The pseudo-SNP positions offered and not yet consumed, in position order, one
+    /// entry per position (they come mostly in order: a queue, not a tree).
     pub pseudo: VecDeque<OfferedPseudo>,
 }
 
@@ -102,11 +103,7 @@ pub type OfferedPseudo = ((i32, i64), Vec<[u32; 2]>);
 pub struct SiteWalker {
     rules: RowRules,
     files: usize,
-    cursor: Option<(i32, i64)>,
-    finished: bool,
-    /// The pseudo-SNP positions offered and not yet consumed, in position order, one
-    /// entry per position (they come mostly in order: a queue, not a tree).
-    pseudo: VecDeque<OfferedPseudo>,
+    state: WalkerState,
 }
 
 impl SiteWalker {
@@ -115,9 +112,7 @@ impl SiteWalker {
         Self {
             rules,
             files,
-            cursor: None,
-            finished: false,
-            pseudo: VecDeque::new(),
+            state: WalkerState::default(),
         }
     }
 
@@ -145,35 +140,29 @@ impl SiteWalker {
 
     /// The last position consumed.
     pub fn cursor(&self) -> Option<(i32, i64)> {
-        self.cursor
+        self.state.cursor
     }
 
     /// Whether the pileup has ended: no site gets a row any more.
     pub fn finished(&self) -> bool {
-        self.finished
+        self.state.finished
     }
 
     /// Continues the walk from `cursor`, the last position consumed by a walk of the
     /// sites before (another walker's [`SiteWalker::cursor`], on the same sites' findings).
     pub fn resume_at(&mut self, cursor: (i32, i64)) {
-        self.cursor = Some(cursor);
+        self.state.cursor = Some(cursor);
     }
 
     /// Where the walk stands (see [`SiteWalker::restore`]).
     pub fn state(&self) -> WalkerState {
-        WalkerState {
-            cursor: self.cursor,
-            finished: self.finished,
-            pseudo: self.pseudo.clone(),
-        }
+        self.state.clone()
     }
 
     /// Goes on from where another walker of the same run stood ([`SiteWalker::state`]),
     /// as if it had walked the sites before.
     pub fn restore(&mut self, state: WalkerState) {
-        self.cursor = state.cursor;
-        self.finished = state.finished;
-        self.pseudo = state.pseudo;
+        self.state = state;
     }
 
     /// Whether 0-based `pos` is a pseudo-SNP position.
@@ -184,17 +173,17 @@ impl SiteWalker {
     /// Offers the counts at a covered pseudo-SNP position (ignored once passed).
     pub fn offer_pseudo(&mut self, ref_id: i32, pos: i64, counts: &[[u32; 2]]) {
         let at = (ref_id, pos);
-        if self.cursor.is_some_and(|c| at <= c) {
+        if self.state.cursor.is_some_and(|c| at <= c) {
             return;
         }
-        match self.pseudo.back() {
+        match self.state.pseudo.back() {
             Some((last, _)) if *last >= at => {
                 // Out of order, or offered again (the first offer stands).
-                if let Err(i) = self.pseudo.binary_search_by(|(k, _)| k.cmp(&at)) {
-                    self.pseudo.insert(i, (at, counts.to_vec()));
+                if let Err(i) = self.state.pseudo.binary_search_by(|(k, _)| k.cmp(&at)) {
+                    self.state.pseudo.insert(i, (at, counts.to_vec()));
                 }
             }
-            _ => self.pseudo.push_back((at, counts.to_vec())),
+            _ => self.state.pseudo.push_back((at, counts.to_vec())),
         }
     }
 
@@ -209,16 +198,16 @@ impl SiteWalker {
         names: &[String],
         out: &mut impl RowSink,
     ) -> Result<(), P::Error> {
-        if self.finished {
+        if self.state.finished {
             return Ok(());
         }
         let key = (site.ref_id, site.pos);
         let (next, counts) = match (site.ref_id, finding) {
             (id, Some(f)) if id >= 0 => {
-                if self.cursor.is_some_and(|c| key < c) {
+                if self.state.cursor.is_some_and(|c| key < c) {
                     return Ok(());
                 }
-                let next = if self.cursor == Some(key) {
+                let next = if self.state.cursor == Some(key) {
                     f.next_after
                 } else {
                     f.next
@@ -226,7 +215,7 @@ impl SiteWalker {
                 (next, Some(f.counts))
             }
             _ => {
-                if self.cursor.is_some() {
+                if self.state.cursor.is_some() {
                     return Ok(());
                 }
                 (Next::PastContig, None)
@@ -261,19 +250,19 @@ impl SiteWalker {
         out: &mut impl RowSink,
     ) {
         let key = (site.ref_id, site.pos);
-        while let Some((at, counts)) = self.pseudo.pop_front() {
+        while let Some((at, counts)) = self.state.pseudo.pop_front() {
             if target.is_some_and(|t| at > t) {
-                self.pseudo.push_front((at, counts));
+                self.state.pseudo.push_front((at, counts));
                 break;
             }
-            if self.cursor.is_some_and(|c| at <= c) || at.0 < site.ref_id || at == key {
+            if self.state.cursor.is_some_and(|c| at <= c) || at.0 < site.ref_id || at == key {
                 continue;
             }
             self.pseudo_row(at, &counts, names, out);
         }
         match target {
-            Some(t) => self.cursor = Some(t),
-            None => self.finished = true,
+            Some(t) => self.state.cursor = Some(t),
+            None => self.state.finished = true,
         }
     }
 
