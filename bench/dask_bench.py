@@ -32,6 +32,8 @@ NWORKERS, NTHREADS = os.environ.get("WORKERS", "1x2").split("x")
 #: Dask job's (workers, scheduler, client); one median per row in ``CPU_ROWS``.
 CPU = {"cli": [], "dask": []}
 CPU_ROWS = []
+#: The sorted align rows' name (``bench/dask.sh`` projects a task's cost from two of them).
+SORTED_ROW = "plain FASTQ, --sort"
 #: Per job, the lowest and highest of its rounds' Dask / command line wall-time ratios.
 RATIO_SPREAD = []
 
@@ -266,6 +268,9 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     _align.plan_parts = lambda *a: client_read.append(1) or plan_parts(*a)
 
     bai = Path(f"{out}.bai")
+    # Per align row, the bytes through the client's connections and the tasks run, in
+    # its last round.
+    client_bytes = {}
 
     def align_rows(name, m1, m2, fresh_index, sort=False, tasks_per_part=None):
         def align_cli():
@@ -292,6 +297,7 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
             return seconds, same
 
         a, b, same = rounds_of(rounds, align_cli, align_dask)
+        client_bytes[name.removesuffix(" (BAM and index compared)")] = (traffic.comm, traffic.tasks)
         rows.append((f"align, {name} ({pairs} pairs)", a, b, same,
                      f"{traffic.comm / pairs:.2f} B per pair through the client's connections; Dask's streams "
                      f"{traffic.to_scheduler / pairs:.2f} B to and {traffic.from_scheduler / pairs:.2f} B from the "
@@ -301,9 +307,9 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
 
     if "align" in jobs:
         align_rows("plain FASTQ", r1, r2, False)
-        align_rows("plain FASTQ, --sort (BAM and index compared)", r1, r2, False, sort=True)
+        align_rows(SORTED_ROW + " (BAM and index compared)", r1, r2, False, sort=True)
         # Parts of 1024 pairs: as many parts per genomic cell as a large cluster's job.
-        align_rows("plain FASTQ, --sort, a part per 1024 pairs", r1, r2, False, sort=True, tasks_per_part=1)
+        align_rows(SORTED_ROW + ", a part per 1024 pairs", r1, r2, False, sort=True, tasks_per_part=1)
         packed = []
         for m in (r1, r2):
             packed.append(tmp / (Path(m).name + ".gz"))
@@ -516,7 +522,13 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
             distributed.wait(traffic.unrecorded_map(client, int, range(n), pure=False))
             task_seconds = (time.perf_counter() - started) / n
             spill_per_pair, merge_rate = sorted_merge_rate(client, index, r1, r2, pairs)
-        project(pairs, per_core, inflate_rate, task_seconds, (os.path.getsize(r1) + os.path.getsize(r2)) / pairs)
+        # What one task more costs the client's connections: the sorted job of 1024-pair
+        # parts against the one of default parts (the job's fixed bytes cancel out).
+        (comm, tasks), (more_comm, more_tasks) = (
+            client_bytes[name] for name in (SORTED_ROW, SORTED_ROW + ", a part per 1024 pairs")
+        )
+        project(pairs, per_core, inflate_rate, task_seconds, (os.path.getsize(r1) + os.path.getsize(r2)) / pairs,
+                (more_comm - comm) / (more_tasks - tasks))
         project_sorted(per_core, spill_per_pair, merge_rate)
 
 
@@ -569,33 +581,40 @@ def project_sorted(per_core, spill_per_pair, merge_rate):
         print(f"| {nodes} | {genome_pairs / (per_core * cores):.0f} | {by_range:.1f} | {by_cell:.1f} |")
 
 
-def project(pairs, per_core, inflate_rate, task_seconds, fastq_per_pair):
+def project(pairs, per_core, inflate_rate, task_seconds, fastq_per_pair, client_per_task):
     """Prints the projection of one 30x human genome's align job onto clusters of
-    32-core nodes from this run's figures."""
+    32-core nodes from this run's figures; the client's bytes from what one task more
+    cost its connections (``client_per_task``: task arguments and Dask's messages
+    alike), for the tasks of the projection."""
     genome_pairs = 400e6
     print()
     print(f"# measured: {per_core:.0f} pairs/s per core (the command line above); the Dask "
           f"scheduler's cost per task {task_seconds * 1e3:.2f} ms (3000 no-op tasks); one pass "
           f"indexing gzip FASTQ {inflate_rate / 1e6:.0f} MB/s inflated (median of 3, counting its records too); {fastq_per_pair:.0f} B of "
-          "FASTQ per pair")
+          f"FASTQ per pair; {client_per_task:.0f} B through the client's connections per task run more (the "
+          "sorted job of 1024-pair parts against the one of default parts, their last rounds)")
     print(f"# projection: a 30x human genome ({genome_pairs / 1e6:.0f} M pairs of 2x150) on N nodes of "
           "32 cores; each part is one scheduler task, and the parts done together are sized and "
           "written by a task per worker holding some: 3 tasks per part when every part comes back "
           "alone, 1 per part and 2 per node when a node's parts come back together; plus one per "
           f"{_align.RANGE_BYTES >> 20} MiB range counted (plain FASTQ, BGZF)")
     print("| nodes | parts per core | aligning (s) | scheduler, parts alone (s) | scheduler, a node's parts together (s) "
-          "| first job on gzip: index pass per file (s) | limit |")
-    print("|---|---|---|---|---|---|---|")
+          "| first job on gzip: index pass per file (s) | limit | client's bytes per pair, parts alone "
+          "| client's bytes per pair, a node's parts together |")
+    print("|---|---|---|---|---|---|---|---|---|")
     index_pass = genome_pairs * fastq_per_pair / 2 / inflate_rate
     for nodes in (10, 100, 1000):
         for per in (4, 2):
             cores = 32 * nodes
             aligning = genome_pairs / (per_core * cores)
             ranges = genome_pairs * fastq_per_pair / _align.RANGE_BYTES
-            scheduler = (3 * per * cores + ranges) * task_seconds
-            together = (per * cores + 2 * nodes + ranges) * task_seconds
+            tasks_alone = 3 * per * cores + ranges
+            tasks_together = per * cores + 2 * nodes + ranges
+            scheduler = tasks_alone * task_seconds
+            together = tasks_together * task_seconds
             limit = max((aligning, "aligning"), (scheduler, "the scheduler"), (index_pass, "a first job's gzip index pass"))[1]
-            print(f"| {nodes} | {per} | {aligning:.0f} | {scheduler:.0f} | {together:.0f} | {index_pass:.0f} | {limit} |")
+            print(f"| {nodes} | {per} | {aligning:.0f} | {scheduler:.0f} | {together:.0f} | {index_pass:.0f} | {limit} "
+                  f"| {tasks_alone * client_per_task / genome_pairs:.2f} | {tasks_together * client_per_task / genome_pairs:.2f} |")
 
 
 if __name__ == "__main__":

@@ -39,11 +39,14 @@ def test_snp_pileup_is_the_cli_csv(dask_client, cli, data, tmp_path, options, fl
     assert out.read_bytes() == expected.read_bytes()
 
 
-@pytest.mark.parametrize("form", ["bgzf", "text", "one gzip stream"])
-def test_parts_read_a_vcf_in_any_form(dask_client, cli, data, tmp_path, capfd, form):
+@pytest.mark.parametrize("form", ["bgzf", "text", "one gzip stream", "one gzip stream, no index kept", "bzip2"])
+def test_parts_read_a_vcf_in_any_form(dask_client, cli, data, tmp_path, capfd, monkeypatch, form):
     """Each part starts at its own line: a BGZF VCF at the block that holds it, a plain
-    one at its offset; a VCF compressed as one stream is read from its start by every
-    part, which the client warns about."""
+    one at its offset, one gzip stream at the access points of the index the client
+    keeps beside it. A VCF compressed as one stream without such an index is read from
+    its start by every part, which the client warns about."""
+    import bz2
+
     d = data / "snp-pileup"
     bams = [d / "normal_slice.bam", d / "tumor_slice.bam"]
     vcf = d / "sites_slice.vcf.gz"
@@ -51,16 +54,25 @@ def test_parts_read_a_vcf_in_any_form(dask_client, cli, data, tmp_path, capfd, f
     if form == "text":
         vcf = tmp_path / "sites.vcf"
         vcf.write_bytes(text)
-    elif form == "one gzip stream":
+    elif form.startswith("one gzip stream"):
         vcf = tmp_path / "sites.vcf.gz"
         vcf.write_bytes(gzip.compress(text))
+    elif form == "bzip2":
+        vcf = tmp_path / "sites.vcf.bz2"
+        vcf.write_bytes(bz2.compress(text))
+    if form.endswith("no index kept"):
+        # Neither beside the VCF nor in the cache directory can an index be written.
+        (tmp_path / "sites.vcf.gz.sfzi").mkdir()
+        (tmp_path / "cache").write_text("not a directory")
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     expected = cli("snp-pileup", "-P", "100", vcf, "-", *bams).stdout
     capfd.readouterr()
     out = tmp_path / "dask.csv"
     seqfarm.dask.snp_pileup(dask_client, vcf, bams, out=out, parts_per_worker=8, P=100, task_bytes=20000)
     assert out.read_bytes() == expected
-    warned = "compressed as one stream, not BGZF" in capfd.readouterr().err
-    assert warned == (form == "one gzip stream")
+    warned = "not BGZF: each of the" in capfd.readouterr().err
+    assert warned == (form in ("one gzip stream, no index kept", "bzip2"))
+    assert (tmp_path / "sites.vcf.gz.sfzi").is_file() == (form == "one gzip stream")
 
 
 @pytest.mark.parametrize("vcf,bam,flags", [

@@ -46,7 +46,9 @@ def count(
     part runs.
 
     The BAMs and the BED are read by the workers from a shared filesystem; a part gets
-    a task range; its rows are written into ``out``'s temporary file (beside ``out``) by
+    a task range and reads only its own lines of the BED (a BED compressed as one gzip
+    stream from the access points of the index the client keeps beside it,
+    ``NAME.sfzi``); its rows are written into ``out``'s temporary file (beside ``out``) by
     its worker, the client learning only their size, or without ``out`` come back as
     columns.
     """

@@ -1,14 +1,17 @@
 //! Reading a text input from a line in its middle: a run in parts starts each part where
 //! the plan says its lines begin, rather than reading (and decompressing) every line
 //! before them. A BGZF file starts at the block that holds the line; a plain file skips
-//! to it without copying; other compressed files are decompressed up to it.
+//! to it without copying; a gzip file with an index of access points kept beside it
+//! ([`GzipIndex`]) is entered at the last point before the line; other compressed files
+//! are decompressed up to it.
 
 use std::fs::File;
 use std::io::{BufRead, Seek, SeekFrom};
 use std::path::Path;
 
-use super::{Input, MappedFile};
+use super::{regular_file, Compression, Input, MappedFile, BUFFER};
 use crate::bgzf::BlockScanner;
+use crate::gzip_index::GzipIndex;
 use crate::{Error, Result};
 
 /// The start of a line in a text input: the bytes of text (decompressed) and the lines
@@ -87,7 +90,10 @@ impl Input {
             Some(block) if block.text <= point.offset => {
                 (Self::open_from(path, block.compressed)?, block.text)
             }
-            _ => (Self::open(path)?, 0),
+            _ => match Self::open_indexed(path, point.offset)? {
+                Some(entered) => entered,
+                None => (Self::open(path)?, 0),
+            },
         };
         let changed = || {
             Error::line(
@@ -110,6 +116,33 @@ impl Input {
         }
         input.position = point.offset;
         Ok(input)
+    }
+
+    /// Opens a gzip file `path` at the last access point of its index ([`GzipIndex`],
+    /// made from the file as it is now) before text offset `offset`, with the text
+    /// offset of the point; `None` when there is no such file, index or point past the
+    /// file's start.
+    fn open_indexed(path: &Path, offset: u64) -> Result<Option<(Self, u64)>> {
+        if offset == 0 || !matches!(regular_file(path), Some((_, Compression::Gzip))) {
+            return Ok(None);
+        }
+        let Ok(index) = GzipIndex::load(path) else {
+            return Ok(None);
+        };
+        let at = index.points.partition_point(|p| p.out <= offset);
+        if at <= 1 {
+            return Ok(None);
+        }
+        let reader = index
+            .reader_at(path, at - 1)
+            .map_err(|e| Error::io(path, e))?;
+        let input = Self {
+            path: path.to_path_buf(),
+            compressed: true,
+            reader: Box::new(std::io::BufReader::with_capacity(BUFFER, reader)),
+            position: 0,
+        };
+        Ok(Some((input, index.points[at - 1].out)))
     }
 
     /// Opens `path` from file offset `offset` (a BGZF block's start).
@@ -182,28 +215,66 @@ mod tests {
         [plain, bgzf, gz]
     }
 
+    /// Checks that `path` opened at every `step`th line start of `text` (and at its end)
+    /// reads on as from the start, with the right line numbers and position.
+    fn reads_on_from_line_starts(path: &Path, text: &[u8], step: usize) {
+        let mut points = points(text);
+        locate_blocks(path, &mut points);
+        let bgzf = path.extension().unwrap() == "bgz";
+        assert_eq!(points.iter().all(|p| p.block.is_some()), bgzf, "{path:?}");
+        assert!(bgzf || points.iter().all(|p| p.block.is_none()));
+        let lines_in_all = points.len() as u64 - 1;
+        for point in points.iter().step_by(step).chain(points.last()) {
+            let mut lines = LineReader::new(Input::open_at(path, point).unwrap());
+            lines.number = point.lines;
+            let mut rest = Vec::new();
+            while lines.append_line(&mut rest).unwrap() {
+                rest.push(b'\n');
+            }
+            assert_eq!(rest, &text[point.offset as usize..], "{path:?} {point:?}");
+            assert_eq!(lines.number, lines_in_all);
+            assert_eq!(lines.input.position(), text.len() as u64);
+        }
+    }
+
     #[test]
     fn every_line_start_reads_on_as_from_the_start() {
         let dir = tempfile::tempdir().unwrap();
         let text = text(2000);
         for path in files(dir.path(), &text) {
-            let mut points = points(&text);
-            locate_blocks(&path, &mut points);
-            let bgzf = path.extension().unwrap() == "bgz";
-            assert_eq!(points.iter().all(|p| p.block.is_some()), bgzf, "{path:?}");
-            assert!(bgzf || points.iter().all(|p| p.block.is_none()));
-            for point in points.iter().step_by(97).chain(points.last()) {
-                let mut lines = LineReader::new(Input::open_at(&path, point).unwrap());
-                lines.number = point.lines;
-                let mut rest = Vec::new();
-                while lines.append_line(&mut rest).unwrap() {
-                    rest.push(b'\n');
-                }
-                assert_eq!(rest, &text[point.offset as usize..], "{path:?} {point:?}");
-                assert_eq!(lines.number, 2000);
-                assert_eq!(lines.input.position(), text.len() as u64);
+            reads_on_from_line_starts(&path, &text, 97);
+        }
+    }
+
+    #[test]
+    fn a_gzip_stream_with_an_index_is_entered_at_its_access_points() {
+        let dir = tempfile::tempdir().unwrap();
+        // Lines that compress in many deflate blocks: a number drawn for each.
+        let mut draw = 1u64;
+        let text: Vec<u8> = (0..30000)
+            .flat_map(|i| {
+                draw = draw
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                format!("line {i} {:x}\n", draw >> 24).into_bytes()
+            })
+            .collect();
+        let gz = dir.path().join("t.txt.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(&text).unwrap();
+        std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+        assert!(Input::open_indexed(&gz, 100_000).unwrap().is_none());
+        let index = GzipIndex::open_or_build(&gz, 8192, None).unwrap();
+        assert!(index.points.len() > 10);
+        let mut entered = 0;
+        for point in points(&text).iter().step_by(101) {
+            if let Some((_, out)) = Input::open_indexed(&gz, point.offset).unwrap() {
+                assert!(out > 0 && out <= point.offset && point.offset - out < 64 << 10);
+                entered += 1;
             }
         }
+        assert!(entered > 200, "{entered}");
+        reads_on_from_line_starts(&gz, &text, 101);
     }
 
     #[test]

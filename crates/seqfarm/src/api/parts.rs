@@ -75,21 +75,41 @@ impl RegionPlan {
     }
 }
 
-/// Warns, on the machine that plans, when the parts of a plan must decompress `path`
-/// from its start: a compressed file that is not BGZF (one gzip or bzip2 stream) has no
-/// block a part can start reading at (`blocks`: whether the parts' starts found some).
-fn warn_unless_blocks(command: &str, path: &std::path::Path, plan: &RegionPlan, blocks: bool) {
+/// Inflated bytes between the access points of the index a plan gives a text input
+/// compressed as one gzip stream (in tests, few enough that their small inputs get
+/// several).
+const TEXT_GZIP_SPAN: u64 = if cfg!(test) { 16 << 10 } else { 4 << 20 };
+
+/// On the machine that plans, when the parts of a plan would decompress `path` from its
+/// start (a compressed file that is not BGZF, so that no block holds a part's start:
+/// `blocks` says whether the parts' starts found some): gives a gzip file an index of
+/// access points kept beside it (or in the cache directory; made in one pass, or kept
+/// from an earlier plan while the file is unchanged), at which each part enters it
+/// ([`Input::open_at`](seqfarm_io::input::Input::open_at)); warns when no index can be
+/// kept, and for bzip2.
+fn index_unless_blocks(command: &str, path: &std::path::Path, plan: &RegionPlan, blocks: bool) {
+    use seqfarm_io::gzip_index::GzipIndex;
     use seqfarm_io::input::{regular_file, Compression};
-    let compressed = regular_file(path).is_some_and(|(_, c)| c != Compression::None);
+    let Some((_, compression)) = regular_file(path) else {
+        return;
+    };
     let parts = plan.parts.len();
-    if compressed && !blocks && parts > 1 {
-        stderr_line!(
-            "seqfarm: warning: {command}: {}: compressed as one stream, not BGZF: each of the \
-             {parts} parts decompresses it from its start up to its own lines (compress it \
-             with bgzip to have each part start at its own)",
-            path.display()
-        );
+    if compression == Compression::None || blocks || parts <= 1 {
+        return;
     }
+    let kind = match compression {
+        Compression::Gzip => match GzipIndex::open_or_build(path, TEXT_GZIP_SPAN, None) {
+            Ok(_) => return,
+            Err(e) => format!("one gzip stream, and no index of it could be kept ({e})"),
+        },
+        _ => "one stream".to_string(),
+    };
+    stderr_line!(
+        "seqfarm: warning: {command}: {}: compressed as {kind}, not BGZF: each of the \
+         {parts} parts decompresses it from its start up to its own lines (compress it \
+         with bgzip to have each part start at its own)",
+        path.display()
+    );
 }
 
 /// `n` items cut into at most `parts` runs of consecutive items, as even as possible
@@ -114,8 +134,13 @@ fn compressed_forms(text: &[u8]) -> (Vec<u8>, Vec<u8>) {
         compressor.compress(piece, &mut blocks);
     }
     blocks.extend(seqfarm_io::bgzf::EOF_MARKER);
-    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    gzip.write_all(text).unwrap();
+    // One stream of a deflate block per 8 kB (flushed), so that a plan's index of it has
+    // several access points.
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    for piece in text.chunks(8 << 10) {
+        gzip.write_all(piece).unwrap();
+        gzip.flush().unwrap();
+    }
     (blocks, gzip.finish().unwrap())
 }
 

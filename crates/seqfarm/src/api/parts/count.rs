@@ -36,7 +36,7 @@ pub fn count_plan(options: &CountOptions, parts: usize) -> anyhow::Result<Region
     if let Some(bed) = &options.bed {
         let located =
             |s: &RegionStart| matches!(s, RegionStart::Bed { text, .. } if text.block.is_some());
-        super::warn_unless_blocks("count", bed, &plan, starts.iter().any(located));
+        super::index_unless_blocks("count", bed, &plan, starts.iter().any(located));
     }
     Ok(plan)
 }
@@ -123,6 +123,8 @@ fn start_from_bytes(bytes: &[u8]) -> anyhow::Result<RegionStart> {
 mod tests {
     use std::path::PathBuf;
 
+    use seqfarm_io::gzip_index::GzipIndex;
+
     use super::*;
 
     /// The rows of the run `options` ask for, in one part and in one part per task.
@@ -148,7 +150,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut bed = b"# regions\ntrack name=test\n".to_vec();
         for i in 0..3000 {
-            let start = 1_000_000 + i * 250;
+            let start = 1_000_000 + i * 50;
             writeln!(bed, "20\t{start}\t{}\tregion{i}\t0\t+", start + 300).unwrap();
         }
         let (blocks, stream) = super::super::compressed_forms(&bed);
@@ -173,6 +175,10 @@ mod tests {
             assert!(whole.len() > 3000 * 20, "{name}");
             assert!(joined == whole, "{name}");
         }
+        // The plan gave the one gzip stream an index, whose access points the parts
+        // entered it at.
+        let index = GzipIndex::load(&dir.path().join("r_stream.bed.gz")).unwrap();
+        assert!(index.points.len() > 2, "{}", index.points.len());
         let windows = CountOptions {
             bams: vec![bam],
             window: Some(500),

@@ -45,7 +45,7 @@ pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Resu
         start_to_bytes(&start)
     });
     let blocks = starts.iter().any(|s| s.text.block.is_some());
-    super::warn_unless_blocks("snp-pileup", &options.vcf, &plan, blocks);
+    super::index_unless_blocks("snp-pileup", &options.vcf, &plan, blocks);
     Ok(plan)
 }
 

@@ -183,6 +183,8 @@ pub fn snp_pileup_trailer(options: &SnpPileupOptions, carry: &[u8]) -> anyhow::R
 mod tests {
     use std::path::PathBuf;
 
+    use seqfarm_io::gzip_index::GzipIndex;
+
     use super::super::snp_pileup::{snp_pileup_plan, snp_pileup_tasks};
     use super::*;
 
@@ -296,6 +298,10 @@ mod tests {
                 assert!(got == expected, "{vcf:?} -P {pseudo_snps}");
             }
         }
+        // The plan gave the one gzip stream an index, whose access points the parts
+        // entered it at.
+        let index = GzipIndex::load(&dir.path().join("sites_stream.vcf.gz")).unwrap();
+        assert!(index.points.len() > 2, "{}", index.points.len());
     }
 
     #[test]
