@@ -231,6 +231,31 @@ def part_costs(plan, run_part, argv):
             f"the first {part_seconds[0]:.3f} s, the last {part_seconds[1]:.3f} s")
 
 
+def stream_part_costs(tmp, sites, pileup, normal, tumor):
+    """What the last part of a snp-pileup job costs when the VCF is one gzip stream
+    rather than BGZF: entering it at the access points of the index its plan keeps
+    beside it, and, that index removed, inflating it from its start."""
+    stream = tmp / "sites-stream.vcf.gz"
+    stream.write_bytes(gzip.compress(gzip.decompress(Path(sites).read_bytes()), compresslevel=6))
+    argv = ["snp-pileup", "--", str(stream), str(pileup), str(normal), str(tumor)]
+    started = time.perf_counter()
+    task_bytes, parts = _native.snp_pileup_plan(argv, 1 << 30)
+    plan_seconds = time.perf_counter() - started
+    seconds = []
+    for keep_index in (True, False):
+        if not keep_index:
+            Path(f"{stream}.sfzi").unlink()
+        first, last, start = parts[-1]
+        started = time.perf_counter()
+        _native.snp_pileup_tasks(argv, task_bytes, first, last, start, 1)
+        seconds.append(time.perf_counter() - started)
+    stream.unlink()
+    return (f"snp-pileup, the VCF as one gzip stream ({os.path.getsize(sites) / 1e6:.1f} MB as BGZF): the plan "
+            f"{plan_seconds:.3f} s (one part per task, {len(parts)}, and the index beside the VCF made); a part of "
+            f"the last task, on one thread: {seconds[0]:.3f} s entering the VCF at the index's access points, "
+            f"{seconds[1]:.3f} s inflating it from its start (the index removed)")
+
+
 def median(values):
     values = sorted(values)
     return values[len(values) // 2]
@@ -453,9 +478,11 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
                      f"{traffic.walk_seconds:.2f} s, {rows_out / max(traffic.walk_seconds, 1e-9) / 1e6:.1f} M rows/s; "
                      f"{costs}"))
 
+    notes = []
     if "snp-pileup" in jobs:
         snp_pileup_rounds([], {})
         snp_pileup_rounds(*facets)
+        notes.append(stream_part_costs(tmp, sites, pileup, normal, tumor))
 
     if "cram" in jobs:
         # normal.bam as CRAM 3.0 with a reference made from its reads and embedded (no
@@ -514,6 +541,8 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
     print("|---|---|---|---|---|---|")
     for (name, *_), (cli_cpu, workers, scheduler, client_cpu) in zip(rows, CPU_ROWS):
         print(f"| {name} | {cli_cpu:.2f} | {workers:.2f} | {workers / cli_cpu:.2f} | {scheduler:.2f} | {client_cpu:.2f} |")
+    for note in notes:
+        print(f"# {note}")
     tmp.rmdir()
     if "align" in jobs:
         with cluster() as client:
