@@ -75,6 +75,43 @@ def test_parts_read_a_vcf_in_any_form(dask_client, cli, data, tmp_path, capfd, m
     assert (tmp_path / "sites.vcf.gz.sfzi").is_file() == (form == "one gzip stream")
 
 
+@pytest.mark.parametrize("pseudo", [0, 100])
+def test_warnings_about_skipped_sites_are_the_command_s(dask_client, cli, data, tmp_path, capfd, pseudo):
+    """Sites on contigs absent from the BAMs, sites behind an earlier one and lowercase
+    REF letters, in every part: the job prints the command's warnings, in a file or a
+    DataFrame, whatever part counted them."""
+    d = data / "snp-pileup"
+    bams = [d / "normal_slice.bam", d / "tumor_slice.bam"]
+    lines = gzip.decompress((d / "sites_slice.vcf.gz").read_bytes()).decode().splitlines(keepends=True)
+    body = [line for line in lines if not line.startswith("#")]
+    edited = [line for line in lines if line.startswith("#")]
+    for i, line in enumerate(body):
+        fields = line.split("\t")
+        if i % 50 == 7:
+            fields[3] = fields[3].lower()
+        edited.append("\t".join(fields))
+        if i % 40 == 39:
+            edited.append(f"GL00019{i % 7}.1\t500\t.\tA\tG\t.\t.\t.\n")
+        if i % 300 == 299:
+            edited.append(body[i - 100])
+    vcf = tmp_path / "edited.vcf"
+    vcf.write_text("".join(edited))
+    done = cli("snp-pileup", "-P", pseudo, vcf, "-", *bams)
+
+    def warnings(text):
+        return [line for line in text.splitlines() if line.startswith("seqfarm: warning: snp-pileup:")]
+
+    expected = warnings(done.stderr.decode())
+    assert len(expected) == 3, expected
+    capfd.readouterr()
+    out = tmp_path / "dask.csv"
+    seqfarm.dask.snp_pileup(dask_client, vcf, bams, out=out, parts_per_worker=8, P=pseudo, task_bytes=20000)
+    assert out.read_bytes() == done.stdout
+    assert warnings(capfd.readouterr().err) == expected
+    seqfarm.dask.snp_pileup(dask_client, vcf, bams, parts_per_worker=8, P=pseudo, task_bytes=20000)
+    assert warnings(capfd.readouterr().err) == expected
+
+
 @pytest.mark.parametrize("vcf,bam,flags", [
     ("chrM_sites.vcf.gz", "na12878_chrM.bam", ["-P", "101", "-Q", "20", "-d", "150"]),
     ("chm1_sites.vcf.gz", "chm1.bam", ["-P", "7", "-q", "20"]),

@@ -228,14 +228,16 @@ impl SnpPileupWalk {
         added
     }
 
-    /// Ends the walk: the rows' columns (as `snp_pileup_table` gives them).
-    fn finish<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    /// Ends the walk: `(columns, warnings)`, the rows' columns (as `snp_pileup_table`
+    /// gives them) and the warnings about the VCF sites skipped, which the command
+    /// prints on standard error.
+    fn finish<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyDict>, Vec<String>)> {
         let merge = self.merge.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let table = run_native(py, || match merge {
+        let (table, warnings) = run_native(py, || match merge {
             Some(m) => m.finish(),
             None => anyhow::bail!("snp-pileup: the walk has already ended"),
         })?;
-        pileup_columns(py, table)
+        Ok((pileup_columns(py, table)?, warnings))
     }
 }
 
@@ -298,6 +300,15 @@ fn snp_pileup_trailer<'py>(
         walk::snp_pileup_trailer(&snp_pileup_options(&argv)?, carry)
     })?;
     Ok(PyBytes::new(py, &bytes))
+}
+
+/// The warnings about the VCF sites skipped, from the last part's carry (the command
+/// prints them on standard error).
+#[pyfunction]
+fn snp_pileup_warnings(py: Python<'_>, argv: Vec<String>, carry: &[u8]) -> PyResult<Vec<String>> {
+    run_native(py, || {
+        walk::snp_pileup_warnings(&snp_pileup_options(&argv)?, carry)
+    })
 }
 
 /// Writes `data` at `offset` of the existing file `path` and waits until it is on the
@@ -378,6 +389,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(snp_pileup_walk, m)?)?;
     m.add_function(wrap_pyfunction!(snp_pileup_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(snp_pileup_trailer, m)?)?;
+    m.add_function(wrap_pyfunction!(snp_pileup_warnings, m)?)?;
     m.add_function(wrap_pyfunction!(search_plan, m)?)?;
     m.add_function(wrap_pyfunction!(search_chunks, m)?)?;
     m.add_function(wrap_pyfunction!(search_finish, m)?)?;

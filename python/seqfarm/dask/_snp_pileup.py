@@ -5,6 +5,7 @@ the client."""
 
 import operator
 import os
+import sys
 
 from .. import _native
 from .._options import option_argv
@@ -77,7 +78,15 @@ def _walk_on_client(client, argv, parts_per_worker, progress):
     for future in _parts(client, argv, parts_per_worker, progress):
         walk.add(future.result())
         future.release()
-    return walk.finish()
+    columns, warnings = walk.finish()
+    _warn(warnings)
+    return columns
+
+
+def _warn(warnings):
+    """Prints the warnings about the VCF sites skipped as ``seqfarm snp-pileup`` does."""
+    for warning in warnings:
+        sys.stderr.write(f"seqfarm: warning: snp-pileup: {warning}\n")
 
 
 #: At most this many walks, one after the other: each walks a run of consecutive parts
@@ -111,9 +120,12 @@ def _walk_on_workers(client, argv, written, parts_per_worker, progress):
         carry = client.submit(operator.itemgetter(1), walked, key=f"{key}-carry", pure=False)
         blocks.append(client.submit(_blocks, walked, argv, key=f"{key}-blocks", pure=False))
 
+    last = []
+
     def trailer():
         # The last walk's carry, or the first one when no part had a task.
-        last = carry if isinstance(carry, bytes) else carry.result()
-        return _native.snp_pileup_trailer(argv, last)
+        last.append(carry if isinstance(carry, bytes) else carry.result())
+        return _native.snp_pileup_trailer(argv, last[0])
 
     write_parts(client, blocks, written, header, trailer)
+    _warn(_native.snp_pileup_warnings(argv, last[0]))

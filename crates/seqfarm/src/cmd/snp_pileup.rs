@@ -52,7 +52,7 @@ mod plan;
 pub mod replay;
 mod rows;
 mod sites;
-mod skipped;
+pub mod skipped;
 
 pub use self::emitter::EmitterStart;
 pub use self::options::SnpPileupOptions;
@@ -166,7 +166,7 @@ pub struct RunFigures {
     /// Tasks planned, up to the end of the range run.
     pub planned: usize,
     /// What the planner skipped (with pseudo-SNPs; otherwise the tasks carry it).
-    skipped: skipped::SkippedSites,
+    pub skipped: skipped::SkippedSites,
 }
 
 impl SnpPileupJob {

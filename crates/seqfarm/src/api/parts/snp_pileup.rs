@@ -18,6 +18,7 @@ use seqfarm_regions::pileup::visit::Site;
 
 use super::wire::{packed, Unpacker, WireReader, WireWriter};
 use super::RegionPlan;
+use crate::cmd::snp_pileup::collect::RowCollector;
 use crate::cmd::snp_pileup::{
     findings, EmitterStart, PileupTable, PlannerState, SnpPileupJob, SnpPileupOptions, Task,
 };
@@ -64,19 +65,40 @@ pub fn snp_pileup_tasks(
     let job = SnpPileupJob::for_part(options)?.without_worker_rows();
     let files = job.files();
     let config = FarmConfig::new(worker_threads(threads));
-    let mut out = Vec::new();
-    job.run(
+    let mut found = Vec::new();
+    let figures = job.run(
         &config,
         task_bytes,
         tasks,
         Some(&start),
         &mut |task: &mut Task| {
-            findings::encode(task, files, &mut out);
+            findings::encode(task, files, &mut found);
             Ok(())
         },
     )?;
+    // The sites the part's planner skipped (with pseudo-SNPs), then the tasks.
+    let mut out = Vec::with_capacity(found.len() + 64);
+    findings::encode_skipped(&figures.skipped, &mut out);
+    out.extend_from_slice(&found);
     // About a third of their size: they travel to the one machine that walks them all.
     Ok(packed(&out))
+}
+
+/// Walks one part's findings ([`snp_pileup_tasks`]' bytes, unpacked) with `collector`:
+/// the sites its planner skipped, then its tasks.
+pub(super) fn walk_part(
+    collector: &mut RowCollector<'_>,
+    part: &[u8],
+    files: usize,
+    task: &mut Task,
+) -> anyhow::Result<()> {
+    let mut at = 0;
+    collector.add_skipped(&findings::decode_skipped(part, &mut at)?);
+    while at < part.len() {
+        findings::decode(part, &mut at, files, task)?;
+        collector.collect(task)?;
+    }
+    Ok(())
 }
 
 /// A part's start as bytes.
@@ -149,9 +171,14 @@ fn start_from_bytes(bytes: &[u8]) -> anyhow::Result<EmitterStart> {
 /// ([`super::snp_pileup_walk`]).
 pub struct SnpPileupMerge {
     parts: Option<SyncSender<Option<Vec<u8>>>>,
-    walk: Option<JoinHandle<anyhow::Result<Option<PileupTable>>>>,
-    table: Option<PileupTable>,
+    walk: Option<JoinHandle<anyhow::Result<Walked>>>,
+    walked: Option<Walked>,
 }
+
+/// What the walk of a run in parts on one machine gives: the rows kept as values (none
+/// without sites) and the warnings about the VCF sites skipped, as the command prints
+/// them.
+type Walked = (Option<PileupTable>, Vec<String>);
 
 impl SnpPileupMerge {
     /// Starts the walk of the `snp-pileup` run `options` ask for, its rows kept as values
@@ -162,7 +189,7 @@ impl SnpPileupMerge {
         let files = job.files();
         let (sender, parts) = sync_channel::<Option<Vec<u8>>>(2);
         let walk = std::thread::Builder::new().name("seqfarm-snp-walk".into());
-        let walk = walk.spawn(move || -> anyhow::Result<Option<PileupTable>> {
+        let walk = walk.spawn(move || -> anyhow::Result<Walked> {
             let mut collector = job.collector(None, 1)?;
             collector.keep_table();
             let mut task = Task::default();
@@ -170,21 +197,18 @@ impl SnpPileupMerge {
             // Parts, then `None` once the last was given.
             while let Some(compressed) = parts.recv()? {
                 let part = unpacker.unpack(&compressed, "snp-pileup: a part's findings")?;
-                let mut at = 0;
-                while at < part.len() {
-                    findings::decode(part, &mut at, files, &mut task)?;
-                    collector.collect(&mut task)?;
-                }
+                walk_part(&mut collector, part, files, &mut task)?;
             }
             let table = collector.take_table();
+            let warnings = collector.skipped_warnings(&Default::default());
             collector.finish()?;
-            Ok(table)
+            Ok((table, warnings))
         });
         let walk = walk.context("snp-pileup: cannot start the walk's thread")?;
         Ok(Self {
             parts: Some(sender),
             walk: Some(walk),
-            table: None,
+            walked: None,
         })
     }
 
@@ -194,11 +218,13 @@ impl SnpPileupMerge {
         self.send(Some(part))
     }
 
-    /// Waits for the walk; returns the rows.
-    pub fn finish(mut self) -> anyhow::Result<PileupTable> {
+    /// Waits for the walk; returns the rows and the warnings about the VCF sites skipped
+    /// (those the command prints on standard error).
+    pub fn finish(mut self) -> anyhow::Result<(PileupTable, Vec<String>)> {
         self.send(None)?;
         self.end()?;
-        Ok(self.table.take().unwrap_or_default())
+        let (table, warnings) = self.walked.take().unwrap_or_default();
+        Ok((table.unwrap_or_default(), warnings))
     }
 
     /// Sends `part` to the walk (`None`: the last was given).
@@ -215,9 +241,10 @@ impl SnpPileupMerge {
     fn end(&mut self) -> anyhow::Result<()> {
         self.parts = None;
         if let Some(walk) = self.walk.take() {
-            self.table = walk
-                .join()
-                .map_err(|_| anyhow::anyhow!("snp-pileup: the walk stopped unexpectedly"))??;
+            self.walked = Some(
+                walk.join()
+                    .map_err(|_| anyhow::anyhow!("snp-pileup: the walk stopped unexpectedly"))??,
+            );
         }
         Ok(())
     }
@@ -273,7 +300,7 @@ mod tests {
             decoded += figures.containers;
         }
         // The rows of the command, every task in one run.
-        let table = merge.finish().unwrap();
+        let (table, _) = merge.finish().unwrap();
         assert_eq!(table, crate::cmd::snp_pileup::table(&options).unwrap());
         // Between them the parts decode about the CRAM once, not once each.
         let containers = seqfarm_io::cram::CramFile::open(&cram)

@@ -15,7 +15,7 @@
 use seqfarm_io::bgzf_writer::{BgzfCompressor, BLOCK_INPUT, EOF_MARKER};
 use seqfarm_regions::pileup::visit::{SiteWalker, WalkerState};
 
-use super::snp_pileup::part_options;
+use super::snp_pileup::{part_options, walk_part};
 use super::wire::{packed, Unpacker, WireReader, WireWriter};
 use crate::cmd::snp_pileup::collect::{WalkCarry, GZIP_LEVEL};
 use crate::cmd::snp_pileup::{findings, SnpPileupJob, SnpPileupOptions, Task};
@@ -48,6 +48,7 @@ impl Carry {
             Some((ref_id, name)) => w.number(1).number(*ref_id as u64).bytes(name),
             None => w.number(0),
         };
+        w.bytes(&findings::tally_to_bytes(&self.walk.skipped));
         w.bytes(&self.pending);
         packed(&w.0)
     }
@@ -78,6 +79,7 @@ impl Carry {
             0 => None,
             _ => Some((contig(r.number()?)?, r.bytes()?.to_vec())),
         };
+        let skipped = findings::tally_from_bytes(r.bytes()?)?;
         let pending = r.bytes()?.to_vec();
         anyhow::ensure!(
             r.is_empty(),
@@ -92,6 +94,7 @@ impl Carry {
                 },
                 lines,
                 furthest,
+                skipped,
             },
             pending,
         })
@@ -132,11 +135,7 @@ pub fn snp_pileup_walk(
     let (mut unpacker, mut task) = (Unpacker::default(), Task::default());
     for part in parts {
         let part = unpacker.unpack(part, "snp-pileup: a part's findings")?;
-        let mut at = 0;
-        while at < part.len() {
-            findings::decode(part, &mut at, files, &mut task)?;
-            seqfarm_farm::Collector::collect(&mut collector, &mut task)?;
-        }
+        walk_part(&mut collector, part, files, &mut task)?;
     }
     let piece = collector.take_rows();
     let mut next = Carry {
@@ -147,6 +146,20 @@ pub fn snp_pileup_walk(
         next.pending = piece[whole_blocks(piece.len())..].to_vec();
     }
     Ok((piece, next.to_bytes()))
+}
+
+/// The warnings about the VCF sites skipped, from the last part's carry, as the command
+/// prints them on standard error once its rows are written.
+pub fn snp_pileup_warnings(
+    options: &SnpPileupOptions,
+    carry: &[u8],
+) -> anyhow::Result<Vec<String>> {
+    let options = part_options(options)?;
+    let Carry { walk, .. } = Carry::from_bytes(carry)?;
+    let job = SnpPileupJob::for_collector(options)?;
+    let mut collector = job.collector(None, 1)?;
+    collector.resume(walk);
+    Ok(collector.skipped_warnings(&Default::default()))
 }
 
 /// Bytes of the whole blocks in a piece of `len` bytes that starts a block.
@@ -187,6 +200,7 @@ mod tests {
 
     use super::super::snp_pileup::{snp_pileup_plan, snp_pileup_tasks};
     use super::*;
+    use crate::cmd::snp_pileup::skipped::{SkipTally, SkippedSites};
 
     fn data(path: &str) -> PathBuf {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -343,6 +357,16 @@ mod tests {
                 },
                 lines: 1234,
                 furthest: Some((3, b"chr4".to_vec())),
+                skipped: SkipTally {
+                    total: SkippedSites {
+                        absent: 3,
+                        absent_names: vec![b"GL000192.1".to_vec(), b"chrUn".to_vec()],
+                        more_names: true,
+                        behind: 2,
+                        lowercase_ref: 1,
+                    },
+                    furthest: Some((3, 1_000_050)),
+                },
             },
             pending: b"chr4,100,A,G,1,2,0,0\n".to_vec(),
         };

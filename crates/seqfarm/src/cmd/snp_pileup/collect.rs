@@ -81,6 +81,8 @@ pub struct WalkCarry {
     pub lines: u64,
     /// The furthest BAM contig of the sites so far, as the VCF first named it.
     pub furthest: Option<(i32, Vec<u8>)>,
+    /// The sites skipped so far, for warnings.
+    pub skipped: SkipTally,
 }
 
 /// Receives the tasks in order, walks their sites and writes the rows.
@@ -186,6 +188,7 @@ impl<'a> RowCollector<'a> {
             walker: self.walker.state(),
             lines: self.lines,
             furthest: self.furthest.clone(),
+            skipped: self.skipped.clone(),
         }
     }
 
@@ -195,6 +198,12 @@ impl<'a> RowCollector<'a> {
         self.walker.restore(carry.walker);
         self.lines = carry.lines;
         self.furthest = carry.furthest;
+        self.skipped = carry.skipped;
+    }
+
+    /// Adds sites skipped that no task carried (a part's planner's, with pseudo-SNPs).
+    pub fn add_skipped(&mut self, skipped: &SkippedSites) {
+        self.skipped.add(skipped);
     }
 
     /// Checks a task's VCF lines against those before it: the first error of the task's

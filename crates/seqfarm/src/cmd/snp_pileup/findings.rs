@@ -13,6 +13,7 @@ use anyhow::{bail, Context};
 use seqfarm_regions::pileup::visit::{Next, Site};
 
 use super::sites::{ChunkSummary, ContigAt, LineFailure};
+use super::skipped::{SkipTally, SkippedSites};
 use super::Task;
 
 /// Appends `task`'s findings (`files` BAMs) to `out`.
@@ -104,7 +105,53 @@ pub fn decode(bytes: &[u8], at: &mut usize, files: usize, task: &mut Task) -> an
     Ok(())
 }
 
+/// Appends the counts of skipped sites `s` to `out` (a part's findings start with those
+/// its planner counted).
+pub fn encode_skipped(s: &SkippedSites, out: &mut Vec<u8>) {
+    Writer(out).skipped(s);
+}
+
+/// Reads counts of skipped sites from `bytes` (from `*at`, moved past them).
+pub fn decode_skipped(bytes: &[u8], at: &mut usize) -> anyhow::Result<SkippedSites> {
+    let mut r = Reader { bytes, at: *at };
+    let skipped = r.skipped().context("snp-pileup findings: damaged counts")?;
+    *at = r.at;
+    Ok(skipped)
+}
+
+/// A walk's counts of skipped sites as bytes (they travel with its carry).
+pub fn tally_to_bytes(tally: &SkipTally) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut w = Writer(&mut out);
+    w.skipped(&tally.total);
+    match tally.furthest {
+        Some((ref_id, pos)) => {
+            w.unsigned(1);
+            w.signed(i64::from(ref_id));
+            w.signed(pos);
+        }
+        None => w.unsigned(0),
+    }
+    out
+}
+
+/// The counts of [`tally_to_bytes`]' bytes.
+pub fn tally_from_bytes(bytes: &[u8]) -> anyhow::Result<SkipTally> {
+    let mut r = Reader { bytes, at: 0 };
+    let tally = (|| -> anyhow::Result<SkipTally> {
+        let total = r.skipped()?;
+        let furthest = match r.unsigned()? {
+            0 => None,
+            _ => Some((r.signed32()?, r.signed()?)),
+        };
+        anyhow::ensure!(r.at == bytes.len(), "bytes after the end");
+        Ok(SkipTally { total, furthest })
+    })();
+    tally.context("snp-pileup: damaged counts of skipped sites")
+}
+
 fn summary(w: &mut Writer<'_>, s: &ChunkSummary) {
+    w.skipped(&s.skipped);
     w.unsigned(s.lines);
     w.contig_at(s.first.as_ref());
     w.contig_at(s.last.as_ref());
@@ -126,6 +173,17 @@ fn summary(w: &mut Writer<'_>, s: &ChunkSummary) {
 struct Writer<'a>(&'a mut Vec<u8>);
 
 impl Writer<'_> {
+    fn skipped(&mut self, s: &SkippedSites) {
+        self.unsigned(s.absent);
+        self.unsigned(s.absent_names.len() as u64);
+        for name in &s.absent_names {
+            self.bytes(name);
+        }
+        self.unsigned(u64::from(s.more_names));
+        self.unsigned(s.behind);
+        self.unsigned(s.lowercase_ref);
+    }
+
     fn unsigned(&mut self, mut v: u64) {
         while v >= 0x80 {
             self.0.push(v as u8 | 0x80);
@@ -235,7 +293,25 @@ impl Reader<'_> {
         }))
     }
 
+    fn skipped(&mut self) -> anyhow::Result<SkippedSites> {
+        let absent = self.unsigned()?;
+        let names = self.unsigned()?;
+        // Each name takes a byte at least: a damaged count fails before it allocates.
+        anyhow::ensure!(names <= (self.bytes.len() - self.at) as u64, "ends early");
+        let absent_names = (0..names)
+            .map(|_| self.byte_string())
+            .collect::<anyhow::Result<_>>()?;
+        Ok(SkippedSites {
+            absent,
+            absent_names,
+            more_names: self.unsigned()? != 0,
+            behind: self.unsigned()?,
+            lowercase_ref: self.unsigned()?,
+        })
+    }
+
     fn summary(&mut self) -> anyhow::Result<ChunkSummary> {
+        let skipped = self.skipped()?;
         let lines = self.unsigned()?;
         let first = self.contig_at()?;
         let last = self.contig_at()?;
@@ -257,8 +333,7 @@ impl Reader<'_> {
             first,
             last,
             failure,
-            // The parts' findings carry no counts for warnings.
-            skipped: Default::default(),
+            skipped,
         })
     }
 }
@@ -284,6 +359,7 @@ mod tests {
             line: 4,
             message: "bad POS".into(),
         });
+        task.summary.skipped = skipped();
         for (ref_id, pos) in [(-1, 7), (1, 1_000_000), (1, 999_999), (1, 1_000_300)] {
             task.sites.push(Site {
                 ref_id,
@@ -318,5 +394,34 @@ mod tests {
         assert!(back.sites.is_empty());
         assert_eq!(at, bytes.len());
         assert!(decode(&bytes[..10], &mut 0, 2, &mut back).is_err());
+    }
+
+    fn skipped() -> SkippedSites {
+        SkippedSites {
+            absent: 40,
+            absent_names: vec![b"GL000192.1".to_vec(), b"chrUn".to_vec()],
+            more_names: true,
+            behind: 3,
+            lowercase_ref: 2,
+        }
+    }
+
+    #[test]
+    fn counts_of_skipped_sites_round_trip() {
+        let mut bytes = b"x".to_vec();
+        encode_skipped(&skipped(), &mut bytes);
+        let mut at = 1;
+        assert_eq!(decode_skipped(&bytes, &mut at).unwrap(), skipped());
+        assert_eq!(at, bytes.len());
+        assert!(decode_skipped(&bytes[..bytes.len() - 1], &mut 1).is_err());
+        let tally = SkipTally {
+            total: skipped(),
+            furthest: Some((2, 1 << 33)),
+        };
+        let bytes = tally_to_bytes(&tally);
+        assert_eq!(tally_from_bytes(&bytes).unwrap(), tally);
+        assert!(tally_from_bytes(&bytes[..bytes.len() - 1]).is_err());
+        let empty = SkipTally::default();
+        assert_eq!(tally_from_bytes(&tally_to_bytes(&empty)).unwrap(), empty);
     }
 }

@@ -65,12 +65,14 @@ impl SkippedSites {
     }
 }
 
-/// The counts of a whole run, added task by task in VCF order.
-#[derive(Debug, Default)]
+/// The counts of a whole run, added task by task in VCF order (carried from one walk to
+/// the next in a run in parts).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SkipTally {
-    total: SkippedSites,
+    /// The counts so far.
+    pub total: SkippedSites,
     /// The furthest site kept so far: (reference index, position).
-    furthest: Option<(i32, i64)>,
+    pub furthest: Option<(i32, i64)>,
 }
 
 impl SkipTally {
