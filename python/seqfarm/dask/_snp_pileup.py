@@ -28,14 +28,17 @@ def snp_pileup(client, vcf, bams, out=None, *, parts_per_worker=2, force=False, 
     existing ``out`` raises :class:`seqfarm.InputError` naming it before any part runs,
     the file left as it was, unless ``force=True``: then it is replaced once the job has
     succeeded. ``out`` is never one of the BAMs, their indexes or the VCF, ``force`` or
-    not.
+    not. The warnings the command prints about the VCF sites it skips (contigs absent
+    from the BAMs, sites out of order, lowercase REF letters) are printed the same, on
+    standard error, once the job has run.
 
     The workers read the VCF and the BAMs from a shared filesystem (a CRAM among them:
     each part, and each walk, decodes only the containers its replays reach). The client
     reads the VCF once to plan the parts; a part reads only its own lines of it, from
     where the plan found them (in a bgzipped VCF, from the block that holds its first
     line; in a VCF compressed as one gzip stream, from the last access point before it
-    of the index the client keeps beside the VCF, ``NAME.sfzi``), and finds its sites' counts and next covered positions; the walk of its findings into
+    of the index the client keeps beside the VCF, ``NAME.sfzi``), and finds its sites'
+    counts and next covered positions; the walk of its findings into
     rows runs on the worker holding them, once the walk of the part before has ended,
     from what that walk carries (where it stands, the VCF lines so far, and for a BGZF
     output the bytes after the last whole block: less than 64 KiB). The client learns
