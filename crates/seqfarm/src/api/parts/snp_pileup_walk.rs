@@ -156,6 +156,10 @@ pub fn snp_pileup_warnings(
 ) -> anyhow::Result<Vec<String>> {
     let options = part_options(options)?;
     let Carry { walk, .. } = Carry::from_bytes(carry)?;
+    if walk.skipped.total == Default::default() {
+        // Nothing to warn about: the BAMs' names are not needed.
+        return Ok(Vec::new());
+    }
     let job = SnpPileupJob::for_collector(options)?;
     let mut collector = job.collector(None, 1)?;
     collector.resume(walk);
