@@ -569,13 +569,13 @@ def sorted_merge_rate(client, index, r1, r2, pairs):
     with tempfile.TemporaryDirectory(prefix="seqfarm-dask-bench-") as tmp:
         argv = _align.align_argv(index, r1, r2, str(Path(tmp) / "merged.bam"), {"sort": True})
         [part] = _align.plan_by_ranges(client, argv, 1)
-        spill = str(Path(tmp) / "spill")
-        sizes, unplaced, _ = _native.align_part_sorted(argv, part, spill, None)
+        spill, sizes, unplaced, _ = _native.align_part_sorted(argv, part, tmp, None)
+        _native.align_write_spill_group(tmp, 0, [spill])
         cells = _native.align_cell_sizes(sizes)
         placed = sum(size for *_, size in cells)
         started = time.perf_counter()
         for range_id in sorted({r for r, *_ in cells}):
-            _native.align_merge_cells(argv, [spill], range_id, 0, _native.RANGE_CELLS, 1)
+            _native.align_merge_cells(argv, tmp, 1, range_id, 0, _native.RANGE_CELLS, 1)
         seconds = time.perf_counter() - started
     return (placed + sum(s[2] for s in unplaced)) / pairs, placed / seconds
 

@@ -2,6 +2,7 @@
 command line's, byte for byte, and so is the summary."""
 
 import gzip
+import os
 import shutil
 
 import pytest
@@ -396,7 +397,7 @@ def test_sorted_output_is_the_cli_sorted_bam_and_index(dask_client, cli, data, s
 
 
 def test_sorted_parts_send_the_client_cell_sizes_summed_over_parts(dask_client, cli, data, sim_index, tmp_path, monkeypatch):
-    # Each part's cells stay in the table beside its spill; the client receives the
+    # Each part's cells stay in the table after its spill; the client receives the
     # cell sizes of a task per SIZES_SUMMED parts, and each merge is sent its range and
     # cells, not a segment of every part.
     from distributed import get_task_stream
@@ -404,6 +405,10 @@ def test_sorted_parts_send_the_client_cell_sizes_summed_over_parts(dask_client, 
     from seqfarm.dask import _align
 
     monkeypatch.setattr(_align, "SIZES_SUMMED", 3)
+    # What the spill directory holds when it is removed.
+    spilled = []
+    rmtree = _align.shutil.rmtree
+    monkeypatch.setattr(_align.shutil, "rmtree", lambda path, **kw: spilled.extend(os.listdir(path)) or rmtree(path, **kw))
     reads = plain_copies(tmp_path, data, DATA_PAIRS, times=3)
     with get_task_stream(dask_client) as tasks:
         _sorted_as_the_cli(dask_client, cli, sim_index, tmp_path, reads)
@@ -412,6 +417,10 @@ def test_sorted_parts_send_the_client_cell_sizes_summed_over_parts(dask_client, 
 
     parts = count("align-sort")
     assert parts > 3 and count("sort-summary") == -(-parts // 3)
+    # One spill file per worker process, not per part, and a file of places per group.
+    workers = len(dask_client.scheduler_info()["workers"])
+    assert 1 <= len([f for f in spilled if f.startswith("worker-")]) <= workers < parts
+    assert len([f for f in spilled if f.startswith("group-")]) == -(-parts // 3)
 
 
 def _with_unaligned_pairs(tmp_path, data, every):

@@ -285,30 +285,63 @@ fn align_parts_by_range<'py>(
     Ok(parts.iter().map(|p| part_tuple(py, p)).collect())
 }
 
-/// Runs on a worker: aligns a part for sorted output, its records sorted and written to
-/// `spill`, with the table of where its cells lie beside it (`SPILL.cells`); returns
-/// `(cell sizes, unplaced, summary counts)`: the compressed bytes of each cell's records
-/// (added up by `align_add_cell_sizes`, read by `align_cell_sizes`) and the segments of
-/// unplaced records, forward strand first.
+/// Where a sorted part's spill lies as Python holds it: `(file, table offset, table
+/// length)`.
+type SpillTuple = (PathBuf, u64, u64);
+
+/// Runs on a worker: aligns a part for sorted output, its records sorted and written,
+/// with its table of cells, into this process's spill file in `spill_dir`; returns
+/// `(spill, cell sizes, unplaced, summary counts)`: where the part's spill lies, the
+/// compressed bytes of each cell's records (added up by `align_add_cell_sizes`, read by
+/// `align_cell_sizes`) and the segments of unplaced records, forward strand first.
 #[pyfunction]
-#[pyo3(signature = (argv, part, spill, threads=None))]
+#[pyo3(signature = (argv, part, spill_dir, threads=None))]
 fn align_part_sorted<'py>(
     py: Python<'py>,
     argv: Vec<String>,
     part: PartTuple<'_>,
-    spill: PathBuf,
+    spill_dir: PathBuf,
     threads: Option<usize>,
-) -> PyResult<(Bound<'py, PyBytes>, Vec<UnplacedTuple>, Vec<u64>)> {
+) -> PyResult<(
+    SpillTuple,
+    Bound<'py, PyBytes>,
+    Vec<UnplacedTuple>,
+    Vec<u64>,
+)> {
     let part = part_of(part);
     let sorted = run_native(py, || {
-        sorted::align_part_sorted(&align_options(&argv)?, &part, threads, &spill)
+        sorted::align_part_sorted(&align_options(&argv)?, &part, threads, &spill_dir)
     })?;
     let unplaced = sorted
         .unplaced()
         .map(|s| (s.reverse, s.offset, s.len, s.records))
         .collect();
     let sizes = sorted.cell_sizes().to_bytes();
-    Ok((PyBytes::new(py, &sizes), unplaced, sorted.counts))
+    let spill = (
+        sorted.spill.file,
+        sorted.spill.table.0,
+        sorted.spill.table.1,
+    );
+    Ok((spill, PyBytes::new(py, &sizes), unplaced, sorted.counts))
+}
+
+/// Writes where the spills of a group of consecutive sorted parts lie (`align_part_sorted`'s
+/// first items, in input order) as group `group` of `spill_dir`, which the merges read.
+#[pyfunction]
+fn align_write_spill_group(
+    py: Python<'_>,
+    spill_dir: PathBuf,
+    group: usize,
+    parts: Vec<SpillTuple>,
+) -> PyResult<()> {
+    let parts: Vec<sorted::PartSpill> = parts
+        .into_iter()
+        .map(|(file, at, len)| sorted::PartSpill {
+            file,
+            table: (at, len),
+        })
+        .collect();
+    run_native(py, || sorted::write_group(&spill_dir, group, &parts))
 }
 
 /// The cell sizes of several sorted parts (`align_part_sorted`'s first item, or sums of
@@ -334,21 +367,25 @@ fn align_cell_sizes(py: Python<'_>, sizes: &[u8]) -> PyResult<Vec<(u64, usize, u
 }
 
 /// Runs on a worker: the BGZF bytes and index entries of cells `lo..hi` of range
-/// `range`, merged from every part's spill (`spills`, in input order), each part's
-/// records of them found in the table beside its spill.
+/// `range`, merged from every part's spill, the parts found in groups `0..groups` of
+/// `spill_dir` (`align_write_spill_group`), each part's records of the cells in its
+/// table.
 #[pyfunction]
-#[pyo3(signature = (argv, spills, range, lo, hi, threads=None))]
+#[pyo3(signature = (argv, spill_dir, groups, range, lo, hi, threads=None))]
+#[allow(clippy::too_many_arguments)]
 fn align_merge_cells<'py>(
     py: Python<'py>,
     argv: Vec<String>,
-    spills: Vec<PathBuf>,
+    spill_dir: PathBuf,
+    groups: usize,
     range: u64,
     lo: usize,
     hi: usize,
     threads: Option<usize>,
 ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
     let (bytes, entries) = run_native(py, || {
-        sorted::merge_cells(&align_options(&argv)?, &spills, range, lo..hi, threads)
+        let parts = sorted::read_groups(&spill_dir, groups)?;
+        sorted::merge_cells(&align_options(&argv)?, &parts, range, lo..hi, threads)
     })?;
     Ok((PyBytes::new(py, &bytes), PyBytes::new(py, &entries)))
 }
@@ -403,6 +440,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(align_add_cell_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(align_cell_sizes, m)?)?;
     m.add_function(wrap_pyfunction!(align_merge_cells, m)?)?;
+    m.add_function(wrap_pyfunction!(align_write_spill_group, m)?)?;
     m.add_function(wrap_pyfunction!(align_merge_range, m)?)?;
     m.add_function(wrap_pyfunction!(align_sorted_index, m)?)?;
     m.add("UNPLACED_RANGE", seqfarm_io::bam_writer::UNPLACED_RANGE)?;

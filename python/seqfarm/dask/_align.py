@@ -136,11 +136,12 @@ def _align_part(argv, part):
     return _native.align_part(argv, part, task_threads())
 
 
-def _align_part_sorted(argv, part, spill):
-    """Runs on a worker: the part's records sorted into ``spill``, with the table of
-    where its cells lie beside it; returns the bytes of each cell (compressed), the
-    segments of its unplaced records and the part's summary counts."""
-    return _native.align_part_sorted(argv, part, spill, task_threads())
+def _align_part_sorted(argv, part, spill_dir):
+    """Runs on a worker: the part's records sorted, with the table of where its cells
+    lie, into the worker process's spill file in ``spill_dir``; returns where the part's
+    spill lies, the bytes of each cell (compressed), the segments of its unplaced records
+    and the part's summary counts."""
+    return _native.align_part_sorted(argv, part, spill_dir, task_threads())
 
 
 #: Sorted parts whose cell sizes one task adds up: the client receives a sum per this
@@ -149,11 +150,14 @@ def _align_part_sorted(argv, part, spill):
 SIZES_SUMMED = 32
 
 
-def _sorted_summary(*results):
-    """Runs on a worker: the cell sizes of sorted parts' ``results`` added up, and each
-    part's unplaced segments and counts, all the client learns of the parts."""
-    sizes = _native.align_add_cell_sizes([r[0] for r in results])
-    return sizes, [r[1:] for r in results]
+def _sorted_summary(spill_dir, group, *results):
+    """Runs on a worker: writes where the spills of sorted parts' ``results`` lie as
+    group ``group`` of ``spill_dir`` (the merges read it); returns their cell sizes added
+    up, and each part's spill file, unplaced segments and counts, all the client learns
+    of the parts."""
+    _native.align_write_spill_group(spill_dir, group, [r[0] for r in results])
+    sizes = _native.align_add_cell_sizes([r[1] for r in results])
+    return sizes, [(r[0][0], *r[2:]) for r in results]
 
 
 #: Unplaced records each task writes (whole runs of ``UNPLACED_RUN``, where the command
@@ -161,31 +165,24 @@ def _sorted_summary(*results):
 UNPLACED_PIECE = 16 * _native.UNPLACED_RUN
 
 
-def _spill_path(spill_dir, part):
-    """The spill file of part number ``part`` in ``spill_dir``."""
-    return os.path.join(spill_dir, f"part-{part}")
-
-
-def _merge_cells(argv, spill_dir, parts, range_id, lo, hi):
+def _merge_cells(argv, spill_dir, groups, range_id, lo, hi):
     """Runs on a worker: the BGZF bytes and index entries of cells ``lo..hi`` of range
-    ``range_id``, merged from the spills of the job's ``parts`` parts in ``spill_dir``
-    (each part's records of them found in the table beside its spill, so a merge is
-    sent the range and its cells, not a segment of every part)."""
-    spills = [_spill_path(spill_dir, k) for k in range(parts)]
-    return _native.align_merge_cells(argv, spills, range_id, lo, hi, task_threads())
+    ``range_id``, merged from every part's spill in ``spill_dir`` (the parts found in its
+    ``groups`` groups, each part's records of the cells in its table), so that a merge is
+    sent the range and its cells, not a segment of every part."""
+    return _native.align_merge_cells(argv, spill_dir, groups, range_id, lo, hi, task_threads())
 
 
-def _merge_unplaced(argv, spill_dir, segments, unplaced):
+def _merge_unplaced(argv, segments, unplaced):
     """Runs on a worker: a piece of the unplaced range (see :func:`_unplaced_pieces`),
-    ``unplaced=(skip, records)``, from the parts' spills in ``spill_dir`` (``segments``:
-    ``(part number, offset, length)``): its BGZF bytes and index entries."""
-    segments = [(_spill_path(spill_dir, k), offset, length) for k, offset, length in segments]
+    ``unplaced=(skip, records)``, from the parts' ``segments`` (``(spill file, offset,
+    length)``): its BGZF bytes and index entries."""
     return _native.align_merge_range(argv, segments, task_threads(), unplaced)
 
 
 def _unplaced_pieces(segments):
     """The tasks that write the unplaced range, ``(segments, (skip, records))`` each:
-    ``segments`` (``(part, offset, length, records)`` in the command's order) cut into
+    ``segments`` (``(spill file, offset, length, records)`` in the command's order) cut into
     pieces of ``UNPLACED_PIECE`` records, each given the segments that hold its records
     and the records to skip in the first."""
     pieces = []
@@ -233,17 +230,19 @@ def _range_pieces(cell_bytes, piece_bytes):
     return [(lo, hi) for lo, hi in zip(cuts, cuts[1:]) if sum(cell_bytes[lo:hi])]
 
 
-def _sorted_parts(client, futures):
+def _sorted_parts(client, futures, spill_dir):
     """What the client learns of the sorted parts (``futures``): the bytes of each cell
     of every range, added up over the parts (``{range: [bytes per cell]}``), each part's
-    unplaced segments and its counts, in order. The sizes are added up by a task per
-    ``SIZES_SUMMED`` parts, on the workers."""
+    spill file, unplaced segments and counts, in order, and the number of groups of
+    parts whose spills' places are written in ``spill_dir``. The sizes are added up, and
+    the places written, by a task per ``SIZES_SUMMED`` parts, on the workers."""
     summaries = []
     try:
         for first in range(0, len(futures), SIZES_SUMMED):
             group = futures[first : first + SIZES_SUMMED]
             key = f"seqfarm-sort-summary-{os.urandom(6).hex()}"
-            summaries.append(client.submit(_sorted_summary, *group, key=key, pure=False))
+            number = len(summaries)
+            summaries.append(client.submit(_sorted_summary, spill_dir, number, *group, key=key, pure=False))
         sizes, parts = [], []
         for _, results in results_in_order(client, summaries):
             for summed, summary in results:
@@ -255,7 +254,7 @@ def _sorted_parts(client, futures):
     cells = {}
     for range_id, cell, size in _native.align_cell_sizes(_native.align_add_cell_sizes(sizes)):
         cells.setdefault(range_id, [0] * _native.RANGE_CELLS)[cell] = size
-    return cells, parts
+    return cells, parts, len(summaries)
 
 
 def _sorted_index(argv, offsets, path, *entries):
@@ -269,10 +268,11 @@ def _write_sorted(client, argv, parts, output, header, progress):
     """Writes the parts' records sorted by coordinate as ``seqfarm align --sort``
     writes them, with their index; returns the summary counts added up.
 
-    Each part's worker sorts its records into a spill file beside the output (on the
-    shared filesystem), grouped by genomic range, with a table of where each 1 Mbp cell
-    lies beside it; the client learns the bytes of each cell added up over the parts
-    (:func:`_sorted_parts`). One task per range merges the parts' records of that range
+    Each part's worker sorts its records into its process's spill file in a directory
+    beside the output (on the shared filesystem), grouped by genomic range, followed by
+    a table of where each 1 Mbp cell lies; the client learns the bytes of each cell added
+    up over the parts (:func:`_sorted_parts`), and a merge opens each worker's spill file
+    once, not a file per part. One task per range merges the parts' records of that range
     into its BGZF blocks (the command starts a block at each range), each part's found
     in its table, a range holding more than two parts' worth of records cut into pieces
     of whole cells (where the command starts blocks too); the unplaced reads, which
@@ -284,26 +284,23 @@ def _write_sorted(client, argv, parts, output, header, progress):
     spill_dir = tempfile.mkdtemp(prefix=".seqfarm-sort-", dir=os.path.dirname(output.temporary_path()))
     futures = []
     try:
-        spills = [_spill_path(spill_dir, k) for k in range(len(parts))]
-        futures = submit_in_order(
-            client, _align_part_sorted, [(argv, part, spill) for part, spill in zip(parts, spills)], "align-sort", progress
-        )
-        cells, summaries = _sorted_parts(client, futures)
+        futures = submit_in_order(client, _align_part_sorted, [(argv, part, spill_dir) for part in parts], "align-sort", progress)
+        cells, summaries, groups = _sorted_parts(client, futures, spill_dir)
         for future in futures:
             future.release()
         counts = [0] * 10
-        for _, part_counts in summaries:
+        for _, _, part_counts in summaries:
             counts = [a + b for a, b in zip(counts, part_counts)]
         # The unplaced range's segments of each strand apart, as the command writes
         # them: forward, then reverse.
         unplaced = ([], [])
-        for k, (segments, _) in enumerate(summaries):
+        for spill, segments, _ in summaries:
             for reverse, offset, length, records in segments:
-                unplaced[reverse].append((k, offset, length, records))
+                unplaced[reverse].append((spill, offset, length, records))
         placed = sum(sum(sizes) for sizes in cells.values())
         piece_bytes = _merge_piece_bytes(placed, len(parts))
-        merges = [(argv, spill_dir, len(parts), r, lo, hi) for r in sorted(cells) for lo, hi in _range_pieces(cells[r], piece_bytes)]
-        pieces = [(argv, spill_dir, *piece) for piece in _unplaced_pieces(unplaced[0] + unplaced[1])]
+        merges = [(argv, spill_dir, groups, r, lo, hi) for r in sorted(cells) for lo, hi in _range_pieces(cells[r], piece_bytes)]
+        pieces = [(argv, *piece) for piece in _unplaced_pieces(unplaced[0] + unplaced[1])]
         futures = submit_in_order(client, _merge_cells, merges, "sort-range", progress)
         futures += submit_in_order(client, _merge_unplaced, pieces, "sort-unplaced", progress)
         blocks = map_results(client, operator.itemgetter(0), futures, "bytes")

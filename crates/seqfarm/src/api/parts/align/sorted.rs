@@ -1,7 +1,7 @@
 //! `seqfarm align --sort` in parts: each part's records sorted by coordinate and spilled
-//! to a file on the shared filesystem, grouped by genomic range
-//! ([`sort_range`](seqfarm_io::bam_writer::sort_range)), with a table beside it of where
-//! each 1 Mbp cell ([`range_and_cell`]) lies ([`table_path`]); one task per range (or per
+//! into its worker process's file on the shared filesystem ([`PartSpill`]), grouped by
+//! genomic range ([`sort_range`](seqfarm_io::bam_writer::sort_range)), followed by a
+//! table of where each 1 Mbp cell ([`range_and_cell`]) lies; one task per range (or per
 //! run of its cells, for a range holding many of the reads) merges every part's records
 //! of it ([`merge_cells`]) into the BGZF blocks the command writes for it (the command
 //! starts a block at each range and cell), with its index entries; the ranges' bytes
@@ -14,8 +14,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::ops::Range;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -25,13 +25,16 @@ use seqfarm_io::bam_writer::{
 };
 use seqfarm_io::output::Output;
 
-pub use self::cells::{span_in_table, table_path, CellSizes};
-use self::cells::{written_whole, CellTable};
+use self::cells::CellTable;
+pub use self::cells::{span_in_table, CellSizes};
+use self::spill::OpenFiles;
+pub use self::spill::{read_groups, write_group, PartSpill};
 use super::{cached_index, run_part, AlignPart};
 use crate::cmd::align::{peek_contig_lengths, AlignOptions, BAM_LEVEL};
 use crate::common::worker_threads;
 
 mod cells;
+mod spill;
 
 /// Where one genomic range's records of a part lie in its spill file (the unplaced
 /// range's records of each strand apart).
@@ -66,9 +69,10 @@ impl RangeSegment {
     }
 }
 
-/// What aligning a part for sorted output gives: where its ranges lie in its spill file,
-/// and the summary's counts.
+/// What aligning a part for sorted output gives: where its spill lies, where its ranges
+/// lie in the spill file, and the summary's counts.
 pub struct SortedPart {
+    pub spill: PartSpill,
     pub segments: Vec<RangeSegment>,
     pub counts: Vec<u64>,
 }
@@ -88,55 +92,64 @@ impl SortedPart {
 }
 
 /// Aligns `part` on `threads` workers, sorts its records by coordinate (input order
-/// breaking ties, as the command sorts) and writes them to `spill`, range after range,
-/// from where they lie (the part is held once, with 16 bytes per record to sort it), and
-/// where its cells lie to the spill's table ([`table_path`]).
+/// breaking ties, as the command sorts) and writes them, range after range, from where
+/// they lie (the part is held once, with 32 bytes per record to sort it), then its table
+/// of cells, into a range of this process's spill file in `spill_dir` reserved for the
+/// part.
 pub fn align_part_sorted(
     options: &AlignOptions,
     part: &AlignPart,
     threads: Option<usize>,
-    spill: &Path,
+    spill_dir: &Path,
 ) -> anyhow::Result<SortedPart> {
     let aligned = run_part(options, part, threads, true)?;
     let mut sort = BatchSort::default();
+    let records: Vec<&[u8]> = sort.sorted_records(&aligned.out).collect();
     let mut segments: Vec<RangeSegment> = Vec::new();
-    written_whole(spill, |file| {
-        let mut at = 0;
-        for record in sort.sorted_records(&aligned.out) {
-            let (key, reverse) = sort_key(record);
-            let ((range, cell), len) = (range_and_cell(key), record.len() as u64);
-            let reverse = range == UNPLACED_RANGE && reverse;
-            let segment = match segments.last_mut() {
-                Some(last) if last.range == range && last.reverse == reverse => last,
-                last => {
-                    if let Some(last) = last {
-                        last.reach_cell(RANGE_CELLS - 1, last.len);
-                    }
-                    segments.push(RangeSegment {
-                        range,
-                        reverse,
-                        offset: at,
-                        len: 0,
-                        records: 0,
-                        cells: Vec::new(),
-                    });
-                    segments.last_mut().expect("just pushed")
+    let mut at = 0;
+    for record in &records {
+        let (key, reverse) = sort_key(record);
+        let ((range, cell), len) = (range_and_cell(key), record.len() as u64);
+        let reverse = range == UNPLACED_RANGE && reverse;
+        let segment = match segments.last_mut() {
+            Some(last) if last.range == range && last.reverse == reverse => last,
+            last => {
+                if let Some(last) = last {
+                    last.reach_cell(RANGE_CELLS - 1, last.len);
                 }
-            };
-            segment.reach_cell(cell, segment.len);
-            segment.len += len;
-            segment.records += 1;
-            file.write_all(record)?;
-            at += len;
-        }
-        if let Some(last) = segments.last_mut() {
-            last.reach_cell(RANGE_CELLS - 1, last.len);
-        }
-        Ok(())
-    })?;
-    let table = CellTable::of_segments(&segments);
-    written_whole(&table_path(spill), |file| table.write_to(file))?;
+                segments.push(RangeSegment {
+                    range,
+                    reverse,
+                    offset: at,
+                    len: 0,
+                    records: 0,
+                    cells: Vec::new(),
+                });
+                segments.last_mut().expect("just pushed")
+            }
+        };
+        segment.reach_cell(cell, segment.len);
+        segment.len += len;
+        segment.records += 1;
+        at += len;
+    }
+    if let Some(last) = segments.last_mut() {
+        last.reach_cell(RANGE_CELLS - 1, last.len);
+    }
+    // The records, then the table, in the range reserved for the part.
+    let table_len = CellTable::of_segments(&segments).to_bytes().len() as u64;
+    let (file, base) = spill::reserve(spill_dir, at + table_len)?;
+    for segment in &mut segments {
+        segment.offset += base;
+    }
+    let table = CellTable::of_segments(&segments).to_bytes();
+    let pieces = records.iter().copied().chain(std::iter::once(&table[..]));
+    spill::write_at(&file, base, pieces)?;
     Ok(SortedPart {
+        spill: PartSpill {
+            file,
+            table: (base + at, table_len),
+        },
         segments,
         counts: aligned.counts,
     })
@@ -218,16 +231,19 @@ impl<'a> SegmentReader<'a> {
     }
 
     fn read_piece(&mut self) -> std::io::Result<()> {
+        let file = File::open(self.path)?;
+        self.read_piece_from(&file)
+    }
+
+    /// Reads the next piece from `file`, the segment's file opened.
+    fn read_piece_from(&mut self, file: &File) -> std::io::Result<()> {
         let len = self.left.min(PIECE);
         if len == 0 {
             return Err(std::io::ErrorKind::UnexpectedEof.into());
         }
         self.taken = 0;
         self.piece.resize(len as usize, 0);
-        let read = File::open(self.path).and_then(|mut file| {
-            file.seek(SeekFrom::Start(self.next))?;
-            file.read_exact(&mut self.piece)
-        });
+        let read = file.read_exact_at(&mut self.piece, self.next);
         if let Err(e) = read {
             self.piece.clear();
             return Err(e);
@@ -260,10 +276,28 @@ pub fn merge_range(
     segments: &[(PathBuf, u64, u64)],
     threads: Option<usize>,
 ) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    merge_segments(options, segments, threads, &mut OpenFiles::default())
+}
+
+/// [`merge_range`], the first piece of each segment read through `files` (a file opened
+/// once for all the segments it holds: those of a merge of one cell are mostly shorter
+/// than a piece).
+fn merge_segments(
+    options: &AlignOptions,
+    segments: &[(PathBuf, u64, u64)],
+    threads: Option<usize>,
+    files: &mut OpenFiles,
+) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
     let mut readers: Vec<_> = segments
         .iter()
         .map(|(path, offset, len)| SegmentReader::new(path, *offset, *len))
         .collect();
+    for reader in &mut readers {
+        let file = files.get(reader.path)?;
+        reader
+            .read_piece_from(file)
+            .with_context(|| format!("cannot read {}", reader.path.display()))?;
+    }
     // The command's order: coordinate, forward strand first, then input order (the
     // parts are in input order, each sorted in it).
     let mut heap = BinaryHeap::new();
@@ -284,24 +318,28 @@ pub fn merge_range(
     })
 }
 
-/// Merges cells `cells` of range `range` from every part's spill (`spills`, in input
-/// order), each part's records of them found in its spill's table ([`table_path`]): the
-/// BGZF bytes and index entries, as [`merge_range`] gives them.
+/// Merges cells `cells` of range `range` from every part's spill (`parts`, in input
+/// order), each part's records of them found in its table of cells: the BGZF bytes and
+/// index entries, as [`merge_range`] gives them. Each spill file is opened once,
+/// however many parts it holds.
 pub fn merge_cells(
     options: &AlignOptions,
-    spills: &[PathBuf],
+    parts: &[PartSpill],
     range: u64,
     cells: Range<usize>,
     threads: Option<usize>,
 ) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
+    let mut files = OpenFiles::default();
     let mut segments = Vec::new();
-    for spill in spills {
-        let (offset, len) = span_in_table(&table_path(spill), range, cells.clone())?;
+    for part in parts {
+        let file = files.get(&part.file)?;
+        let (offset, len) = span_in_table(file, part.table, range, cells.clone())
+            .with_context(|| format!("cannot read {}", part.file.display()))?;
         if len > 0 {
-            segments.push((spill.clone(), offset, len));
+            segments.push((part.file.clone(), offset, len));
         }
     }
-    merge_range(options, &segments, threads)
+    merge_segments(options, &segments, threads, &mut files)
 }
 
 /// Writes `records` records of the unplaced range, from the parts' unplaced records in

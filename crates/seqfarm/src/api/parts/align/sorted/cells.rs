@@ -1,17 +1,14 @@
-//! Where a sorted part's records of each 1 Mbp cell lie in its spill, kept in a file
-//! beside the spill (`SPILL.cells`) rather than sent to the client. A merge task reads
-//! from each part's table only where its own cells start and end; the client learns the
-//! bytes of each cell summed over many parts ([`CellSizes`], summed on the workers). What
+//! Where a sorted part's records of each 1 Mbp cell lie in its spill, kept in the spill
+//! file after the part's records rather than sent to the client. A merge task reads from
+//! each part's table only where its own cells start and end; the client learns the bytes
+//! of each cell summed over many parts ([`CellSizes`], summed on the workers). What
 //! passes through the client grows with the parts plus the cells, not with their product
 //! (every part holds records in nearly every cell of a genome once the parts are many).
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use seqfarm_io::bam_writer::{RANGE_CELLS, UNPLACED_RANGE};
 
 use super::RangeSegment;
@@ -25,13 +22,6 @@ fn cell_key(range: u64, cell: usize) -> u64 {
 
 /// Bytes of one entry of a table file: a cell's key and where it starts, little-endian.
 const ENTRY: u64 = 16;
-
-/// Where a spill's table of cells is kept.
-pub fn table_path(spill: &Path) -> PathBuf {
-    let mut name = spill.as_os_str().to_owned();
-    name.push(".cells");
-    PathBuf::from(name)
-}
 
 /// Where each cell holding placed records starts in a part's spill, in the spill's
 /// (genomic) order, and where the placed records end (the unplaced ones follow).
@@ -61,15 +51,16 @@ impl CellTable {
         Self { starts, end }
     }
 
-    /// Writes the table to `out`: its entries, then one of key `u64::MAX` at the end of
-    /// the placed records, so that every cell's end is the next entry's start.
-    pub(super) fn write_to(&self, out: &mut impl Write) -> std::io::Result<()> {
+    /// The table as bytes: its entries, then one of key `u64::MAX` at the end of the
+    /// placed records, so that every cell's end is the next entry's start.
+    pub(super) fn to_bytes(&self) -> Vec<u8> {
         let last = (u64::MAX, self.end);
+        let mut out = Vec::with_capacity((self.starts.len() + 1) * ENTRY as usize);
         for &(key, start) in self.starts.iter().chain(std::iter::once(&last)) {
-            out.write_all(&key.to_le_bytes())?;
-            out.write_all(&start.to_le_bytes())?;
+            out.extend_from_slice(&key.to_le_bytes());
+            out.extend_from_slice(&start.to_le_bytes());
         }
-        Ok(())
+        out
     }
 
     /// The bytes of each of the part's cells.
@@ -85,43 +76,45 @@ impl CellTable {
     }
 }
 
-/// Where cells `cells` of range `range` lie in the spill whose table is `table`: their
-/// offset and length (0 for none). The table is searched with a few reads of an entry
-/// each, since a merge reads it in every part's table.
-pub fn span_in_table(table: &Path, range: u64, cells: Range<usize>) -> anyhow::Result<(u64, u64)> {
-    let read = || -> anyhow::Result<(u64, u64)> {
-        let file = File::open(table)?;
-        let len = file.metadata()?.len();
-        if len == 0 || len % ENTRY != 0 {
-            anyhow::bail!("not a table of cells ({len} bytes)");
-        }
-        let entry = |i: u64| -> std::io::Result<(u64, u64)> {
-            let mut bytes = [0u8; ENTRY as usize];
-            file.read_exact_at(&mut bytes, i * ENTRY)?;
-            let word = |k: usize| u64::from_le_bytes(bytes[k..k + 8].try_into().expect("8 bytes"));
-            Ok((word(0), word(8)))
-        };
-        // The first entry whose key is at least `key` (the last, `u64::MAX`, is).
-        let first_from = |key: u64| -> std::io::Result<(u64, u64)> {
-            let (mut lo, mut hi) = (0, len / ENTRY - 1);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                if entry(mid)?.0 < key {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            entry(lo)
-        };
-        let (_, start) = first_from(cell_key(range, cells.start))?;
-        let (_, end) = first_from(cell_key(range, cells.end))?;
-        if end < start {
-            anyhow::bail!("its cells are out of order");
-        }
-        Ok((start, end - start))
+/// Where cells `cells` of range `range` lie in `file`, whose table of cells lies at
+/// `table` (offset and length): their offset and length (0 for none). The table is
+/// searched with a few reads of an entry each, since a merge reads it in every part's
+/// table.
+pub fn span_in_table(
+    file: &File,
+    table: (u64, u64),
+    range: u64,
+    cells: Range<usize>,
+) -> anyhow::Result<(u64, u64)> {
+    let (at, len) = table;
+    if len == 0 || len % ENTRY != 0 {
+        anyhow::bail!("not a table of cells ({len} bytes)");
+    }
+    let entry = |i: u64| -> std::io::Result<(u64, u64)> {
+        let mut bytes = [0u8; ENTRY as usize];
+        file.read_exact_at(&mut bytes, at + i * ENTRY)?;
+        let word = |k: usize| u64::from_le_bytes(bytes[k..k + 8].try_into().expect("8 bytes"));
+        Ok((word(0), word(8)))
     };
-    read().with_context(|| format!("cannot read {}", table.display()))
+    // The first entry whose key is at least `key` (the last, `u64::MAX`, is).
+    let first_from = |key: u64| -> std::io::Result<(u64, u64)> {
+        let (mut lo, mut hi) = (0, len / ENTRY - 1);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if entry(mid)?.0 < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        entry(lo)
+    };
+    let (_, start) = first_from(cell_key(range, cells.start))?;
+    let (_, end) = first_from(cell_key(range, cells.end))?;
+    if end < start {
+        anyhow::bail!("its cells are out of order");
+    }
+    Ok((start, end - start))
 }
 
 /// The bytes of each cell holding records (`(key, bytes)` by key), of a part or summed
@@ -176,28 +169,6 @@ impl CellSizes {
     }
 }
 
-/// Writes `write`'s bytes to `path` through a temporary file renamed when they are all
-/// there: a part run twice never shortens a file being read.
-pub(super) fn written_whole(
-    path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
-    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut name = path.as_os_str().to_owned();
-    name.push(format!(".{}-{n}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = BufWriter::with_capacity(1 << 20, File::create(&name)?);
-        write(&mut file)?;
-        file.into_inner().map_err(|e| e.into_error())?.sync_data()?;
-        std::fs::rename(&name, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&name);
-    }
-    result.with_context(|| format!("cannot write {}", path.display()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,10 +200,14 @@ mod tests {
             sizes,
             [(0, 0, 10), (0, 2, 30), (0, 6, 50), (0, 7, 10), (5, 7, 30)]
         );
+        // The table after 3 bytes of something else, as in a spill file.
         let dir = tempfile::tempdir().unwrap();
-        let path = table_path(&dir.path().join("spill"));
-        written_whole(&path, |out| table.write_to(out)).unwrap();
-        let span = |range, cells| span_in_table(&path, range, cells).unwrap();
+        let path = dir.path().join("spill");
+        let bytes = table.to_bytes();
+        std::fs::write(&path, [&b"abc"[..], &bytes].concat()).unwrap();
+        let file = File::open(&path).unwrap();
+        let at = (3, bytes.len() as u64);
+        let span = |range, cells| span_in_table(&file, at, range, cells).unwrap();
         assert_eq!(span(0, 0..RANGE_CELLS), (0, 100));
         assert_eq!(span(0, 1..3), (10, 30));
         assert_eq!(span(0, 3..6), (40, 0));
@@ -241,8 +216,7 @@ mod tests {
         assert_eq!(span(5, 0..8), (100, 30));
         assert_eq!(span(3, 0..8), (100, 0));
         assert_eq!(span(9, 0..8), (130, 0));
-        std::fs::write(&path, [0u8; 20]).unwrap();
-        let e = span_in_table(&path, 0, 0..1).unwrap_err();
+        let e = span_in_table(&file, (3, 20), 0, 0..1).unwrap_err();
         assert!(format!("{e:#}").contains("not a table of cells"), "{e:#}");
     }
 

@@ -1,0 +1,182 @@
+//! Where sorted parts spill: one file per worker process in the job's spill directory,
+//! each part writing its records and its table of cells into a range of it reserved for
+//! the part. A merge opens a file per worker process rather than one per part: on a big
+//! cluster every part holds records of nearly every cell, and a merge of one cell would
+//! otherwise open tens of thousands of files. The parts' places are written by the task
+//! that sums their cell sizes into a small file per group of parts ([`write_group`]),
+//! which the merges read ([`read_groups`]).
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::Context;
+
+use crate::api::parts::wire::{WireReader, WireWriter};
+
+/// Where a part's spill lies: its worker process's spill file, and the offset and length
+/// of the part's table of cells in it (its records lie before the table, at the offsets
+/// the table gives).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartSpill {
+    pub file: PathBuf,
+    pub table: (u64, u64),
+}
+
+/// Per spill directory, this process's spill file and the end of what its parts have
+/// reserved in it.
+static FILES: Mutex<Option<HashMap<PathBuf, (PathBuf, u64)>>> = Mutex::new(None);
+
+/// A range of `len` bytes of this process's spill file in `dir` (made the first time):
+/// the file and the range's offset. Ranges are never given twice, so a part written
+/// again (recomputed) never overwrites what another part wrote.
+pub(super) fn reserve(dir: &Path, len: u64) -> anyhow::Result<(PathBuf, u64)> {
+    let mut files = FILES.lock().unwrap_or_else(|e| e.into_inner());
+    let files = files.get_or_insert_with(HashMap::new);
+    // A directory of the same name as an earlier job's (removed since) gets a new file.
+    if !files.get(dir).is_some_and(|(name, _)| name.exists()) {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let name = dir.join(format!("worker-{}-{nanos:x}", std::process::id()));
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&name)
+            .with_context(|| format!("cannot create {}", name.display()))?;
+        files.insert(dir.to_path_buf(), (name, 0));
+    }
+    let (name, end) = files.get_mut(dir).expect("just inserted");
+    let at = *end;
+    *end += len;
+    Ok((name.clone(), at))
+}
+
+/// Writes `bytes` (given piece by piece by `pieces`) at `offset` of `file`, then waits
+/// until they are on the filesystem.
+pub(super) fn write_at<'a>(
+    file: &Path,
+    mut offset: u64,
+    pieces: impl IntoIterator<Item = &'a [u8]>,
+) -> anyhow::Result<()> {
+    let write = || -> std::io::Result<()> {
+        let out = OpenOptions::new().write(true).open(file)?;
+        let mut buffer = Vec::with_capacity(BUFFER);
+        for piece in pieces {
+            if buffer.len() + piece.len() > BUFFER && !buffer.is_empty() {
+                out.write_all_at(&buffer, offset)?;
+                offset += buffer.len() as u64;
+                buffer.clear();
+            }
+            buffer.extend_from_slice(piece);
+        }
+        out.write_all_at(&buffer, offset)?;
+        out.sync_data()
+    };
+    write().with_context(|| format!("cannot write {}", file.display()))
+}
+
+/// Bytes written at a time.
+const BUFFER: usize = 1 << 20;
+
+/// The file of group `group`'s places in the spill directory `dir`.
+fn group_path(dir: &Path, group: usize) -> PathBuf {
+    dir.join(format!("group-{group}"))
+}
+
+/// Writes the places of a group of consecutive parts (in input order) as group `group`
+/// of the spill directory `dir`.
+pub fn write_group(dir: &Path, group: usize, parts: &[PartSpill]) -> anyhow::Result<()> {
+    let mut w: WireWriter = WireWriter::default();
+    w.number(parts.len() as u64);
+    for part in parts {
+        w.bytes(part.file.as_os_str().as_encoded_bytes())
+            .number(part.table.0)
+            .number(part.table.1);
+    }
+    let path = group_path(dir, group);
+    std::fs::write(&path, &w.0).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The places of every part of the spill directory `dir`, in input order, from its
+/// groups `0..groups`.
+pub fn read_groups(dir: &Path, groups: usize) -> anyhow::Result<Vec<PartSpill>> {
+    let mut parts = Vec::new();
+    for group in 0..groups {
+        let path = group_path(dir, group);
+        let mut read = || -> anyhow::Result<()> {
+            let bytes = std::fs::read(&path)?;
+            let mut r = WireReader::new(&bytes);
+            for _ in 0..r.number()? {
+                let file = PathBuf::from(std::ffi::OsStr::from_bytes(r.bytes()?));
+                parts.push(PartSpill {
+                    file,
+                    table: (r.number()?, r.number()?),
+                });
+            }
+            anyhow::ensure!(r.is_empty(), "bytes after its end");
+            Ok(())
+        };
+        read().with_context(|| format!("cannot read {}", path.display()))?;
+    }
+    Ok(parts)
+}
+
+/// Spill files opened once each for a merge, however many of its parts they hold.
+#[derive(Default)]
+pub(super) struct OpenFiles(HashMap<PathBuf, File>);
+
+impl OpenFiles {
+    /// `path`, opened the first time it is asked for.
+    pub(super) fn get(&mut self, path: &Path) -> anyhow::Result<&File> {
+        if !self.0.contains_key(path) {
+            let file =
+                File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+            self.0.insert(path.to_path_buf(), file);
+        }
+        Ok(&self.0[path])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_reserve_ranges_of_one_file_per_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let (file, a) = reserve(dir.path(), 10).unwrap();
+        let (same, b) = reserve(dir.path(), 5).unwrap();
+        assert_eq!((file.clone(), a, b), (same, 0, 10));
+        write_at(&file, b, [&b"fghij"[..]]).unwrap();
+        write_at(&file, a, [&b"abcd"[..], &b"e"[..], &b"-----"[..]]).unwrap();
+        assert_eq!(std::fs::read(&file).unwrap(), b"abcde-----fghij");
+        let other = tempfile::tempdir().unwrap();
+        assert_ne!(reserve(other.path(), 1).unwrap().0, file);
+    }
+
+    #[test]
+    fn groups_read_back_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let part = |name: &str, at| PartSpill {
+            file: dir.path().join(name),
+            table: (at, 48),
+        };
+        write_group(dir.path(), 0, &[part("worker-1", 100), part("worker-2", 0)]).unwrap();
+        write_group(dir.path(), 1, &[part("worker-1", 500)]).unwrap();
+        let parts = read_groups(dir.path(), 2).unwrap();
+        assert_eq!(
+            parts,
+            [
+                part("worker-1", 100),
+                part("worker-2", 0),
+                part("worker-1", 500)
+            ]
+        );
+        let e = read_groups(dir.path(), 3).unwrap_err();
+        assert!(format!("{e:#}").contains("group-2"), "{e:#}");
+    }
+}
