@@ -289,6 +289,14 @@ fn align_parts_by_range<'py>(
 /// length)`.
 type SpillTuple = (PathBuf, u64, u64);
 
+/// What aligning a sorted part gives Python: `(spill, cell sizes, unplaced, counts)`.
+type SortedPartTuple<'py> = (
+    SpillTuple,
+    Bound<'py, PyBytes>,
+    Vec<UnplacedTuple>,
+    Vec<u64>,
+);
+
 /// Runs on a worker: aligns a part for sorted output, its records sorted and written,
 /// with its table of cells, into this process's spill file in `spill_dir`; returns
 /// `(spill, cell sizes, unplaced, summary counts)`: where the part's spill lies, the
@@ -302,12 +310,7 @@ fn align_part_sorted<'py>(
     part: PartTuple<'_>,
     spill_dir: PathBuf,
     threads: Option<usize>,
-) -> PyResult<(
-    SpillTuple,
-    Bound<'py, PyBytes>,
-    Vec<UnplacedTuple>,
-    Vec<u64>,
-)> {
+) -> PyResult<SortedPartTuple<'py>> {
     let part = part_of(part);
     let sorted = run_native(py, || {
         sorted::align_part_sorted(&align_options(&argv)?, &part, threads, &spill_dir)
