@@ -157,7 +157,9 @@ def _sorted_summary(spill_dir, group, *results):
     of the parts."""
     _native.align_write_spill_group(spill_dir, group, [r[0] for r in results])
     sizes = _native.align_add_cell_sizes([r[1] for r in results])
-    return sizes, [(r[0][0], *r[2:]) for r in results]
+    # Each spill file named once: the group's parts share a few of them.
+    files = list(dict.fromkeys(r[0][0] for r in results))
+    return sizes, files, [(files.index(r[0][0]), *r[2:]) for r in results]
 
 
 #: Unplaced records each task writes (whole runs of ``UNPLACED_RUN``, where the command
@@ -245,9 +247,9 @@ def _sorted_parts(client, futures, spill_dir):
             summaries.append(client.submit(_sorted_summary, spill_dir, number, *group, key=key, pure=False))
         sizes, parts = [], []
         for _, results in results_in_order(client, summaries):
-            for summed, summary in results:
+            for summed, files, summary in results:
                 sizes.append(summed)
-                parts += summary
+                parts += [(files[k], *rest) for k, *rest in summary]
     except BaseException:
         client.cancel(summaries)
         raise
