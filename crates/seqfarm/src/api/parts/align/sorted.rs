@@ -276,28 +276,34 @@ pub fn merge_range(
     segments: &[(PathBuf, u64, u64)],
     threads: Option<usize>,
 ) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
-    merge_segments(options, segments, threads, &mut OpenFiles::default())
+    merge_segments(options, segments, threads, OpenFiles::default())
 }
 
-/// [`merge_range`], the first piece of each segment read through `files` (a file opened
-/// once for all the segments it holds: those of a merge of one cell are mostly shorter
-/// than a piece).
+/// [`merge_range`], the first piece of each segment read through `files`, in order of
+/// their files (a file opened once for all the segments it holds: those of a merge of
+/// one cell are mostly shorter than a piece).
 fn merge_segments(
     options: &AlignOptions,
     segments: &[(PathBuf, u64, u64)],
     threads: Option<usize>,
-    files: &mut OpenFiles,
+    mut files: OpenFiles,
 ) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
     let mut readers: Vec<_> = segments
         .iter()
         .map(|(path, offset, len)| SegmentReader::new(path, *offset, *len))
         .collect();
-    for reader in &mut readers {
+    for i in by_file(segments.len(), |i| &segments[i].0) {
+        let reader = &mut readers[i];
+        if reader.left == 0 {
+            continue;
+        }
         let file = files.get(reader.path)?;
         reader
             .read_piece_from(file)
             .with_context(|| format!("cannot read {}", reader.path.display()))?;
     }
+    // Later pieces (of segments longer than one) open their file each.
+    drop(files);
     // The command's order: coordinate, forward strand first, then input order (the
     // parts are in input order, each sorted in it).
     let mut heap = BinaryHeap::new();
@@ -330,16 +336,26 @@ pub fn merge_cells(
     threads: Option<usize>,
 ) -> anyhow::Result<(Vec<u8>, Vec<u8>)> {
     let mut files = OpenFiles::default();
-    let mut segments = Vec::new();
-    for part in parts {
+    let mut spans = vec![(0, 0); parts.len()];
+    for i in by_file(parts.len(), |i| &parts[i].file) {
+        let part = &parts[i];
         let file = files.get(&part.file)?;
-        let (offset, len) = span_in_table(file, part.table, range, cells.clone())
+        spans[i] = span_in_table(file, part.table, range, cells.clone())
             .with_context(|| format!("cannot read {}", part.file.display()))?;
-        if len > 0 {
-            segments.push((part.file.clone(), offset, len));
-        }
     }
-    merge_segments(options, &segments, threads, &mut files)
+    let segments: Vec<_> = (parts.iter().zip(spans))
+        .filter(|(_, (_, len))| *len > 0)
+        .map(|(part, (offset, len))| (part.file.clone(), offset, len))
+        .collect();
+    merge_segments(options, &segments, threads, files)
+}
+
+/// The numbers `0..n` in the order of the paths `path` gives them (in their order for
+/// equal paths): a file asked for by many of them is asked for in one run.
+fn by_file<'a>(n: usize, path: impl Fn(usize) -> &'a Path) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| path(i));
+    order
 }
 
 /// Writes `records` records of the unplaced range, from the parts' unplaced records in
@@ -447,6 +463,12 @@ mod tests {
             assert_eq!(&reader.record, record);
         }
         assert!(!reader.next().unwrap());
+    }
+
+    #[test]
+    fn files_are_asked_for_in_runs() {
+        let paths = ["b", "a", "b", "c", "a"].map(Path::new);
+        assert_eq!(by_file(paths.len(), |i| paths[i]), [1, 4, 0, 2, 3]);
     }
 
     #[test]

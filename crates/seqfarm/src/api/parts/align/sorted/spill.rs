@@ -125,7 +125,13 @@ pub fn read_groups(dir: &Path, groups: usize) -> anyhow::Result<Vec<PartSpill>> 
     Ok(parts)
 }
 
-/// Spill files opened once each for a merge, however many of its parts they hold.
+/// Files open at once for a merge, at most: a cluster of more worker processes than
+/// that stays within `ulimit -n` (its spill files are asked for in order of their paths,
+/// so each is still opened once).
+const OPEN_AT_ONCE: usize = 64;
+
+/// Spill files opened once each for a merge, however many of its parts they hold (at
+/// most [`OPEN_AT_ONCE`] open at a time).
 #[derive(Default)]
 pub(super) struct OpenFiles(HashMap<PathBuf, File>);
 
@@ -133,6 +139,9 @@ impl OpenFiles {
     /// `path`, opened the first time it is asked for.
     pub(super) fn get(&mut self, path: &Path) -> anyhow::Result<&File> {
         if !self.0.contains_key(path) {
+            if self.0.len() >= OPEN_AT_ONCE {
+                self.0.clear();
+            }
             let file =
                 File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
             self.0.insert(path.to_path_buf(), file);
@@ -156,6 +165,26 @@ mod tests {
         assert_eq!(std::fs::read(&file).unwrap(), b"abcde-----fghij");
         let other = tempfile::tempdir().unwrap();
         assert_ne!(reserve(other.path(), 1).unwrap().0, file);
+    }
+
+    #[test]
+    fn a_merge_holds_a_bounded_number_of_files_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = OpenFiles::default();
+        for i in 0..OPEN_AT_ONCE + 10 {
+            let path = dir.path().join(format!("worker-{i}"));
+            std::fs::write(&path, [i as u8]).unwrap();
+            let mut byte = [0u8];
+            files
+                .get(&path)
+                .unwrap()
+                .read_exact_at(&mut byte, 0)
+                .unwrap();
+            assert_eq!(byte, [i as u8]);
+            assert!(files.0.len() <= OPEN_AT_ONCE);
+        }
+        let e = files.get(&dir.path().join("absent")).unwrap_err();
+        assert!(format!("{e:#}").contains("cannot read"), "{e:#}");
     }
 
     #[test]
