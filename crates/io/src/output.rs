@@ -236,9 +236,6 @@ impl Drop for Output {
     }
 }
 
-/// Fails with [`Error::OutputIsInput`] when `output` is the same file as one of `inputs`
-/// (the same device and inode, so a symbolic or hard link to an input counts too): with
-/// `--force` the output would replace that input. `-`, outputs that do not exist yet,
 /// Writes `data` at `offset` of the existing file `path` and waits until it is on the
 /// filesystem: a part of an output placed by a planner and written by the machine that
 /// made it (an output's temporary file, see [`Output::temporary_path`]). Writing the same
@@ -246,16 +243,50 @@ impl Drop for Output {
 /// filesystem reports only when the data reaches it (a full disk, NFS) is an error here,
 /// so that the write is retried rather than a file committed with a hole.
 pub fn write_at(path: &Path, offset: u64, data: &[u8]) -> Result<()> {
+    write_pieces_at(path, offset, [data])
+}
+
+/// Bytes [`write_pieces_at`] gathers before it writes them.
+const PIECES_BUFFER: usize = 1 << 20;
+
+/// [`write_at`] of the bytes of `pieces`, one after the other: small pieces (records)
+/// are gathered into writes of about a MiB, so that the data need not be copied into one
+/// buffer first.
+pub fn write_pieces_at<'a>(
+    path: &Path,
+    mut offset: u64,
+    pieces: impl IntoIterator<Item = &'a [u8]>,
+) -> Result<()> {
     use std::os::unix::fs::FileExt as _;
     let error = |e| Error::io(path, e);
     let file = std::fs::OpenOptions::new()
         .write(true)
         .open(path)
         .map_err(error)?;
-    file.write_all_at(data, offset).map_err(error)?;
+    let mut buffer = Vec::new();
+    let write = |bytes: &[u8], offset: &mut u64| -> Result<()> {
+        file.write_all_at(bytes, *offset).map_err(error)?;
+        *offset += bytes.len() as u64;
+        Ok(())
+    };
+    for piece in pieces {
+        if buffer.len() + piece.len() > PIECES_BUFFER && !buffer.is_empty() {
+            write(&buffer, &mut offset)?;
+            buffer.clear();
+        }
+        if piece.len() >= PIECES_BUFFER {
+            write(piece, &mut offset)?;
+        } else {
+            buffer.extend_from_slice(piece);
+        }
+    }
+    write(&buffer, &mut offset)?;
     file.sync_data().map_err(error)
 }
 
+/// Fails with [`Error::OutputIsInput`] when `output` is the same file as one of `inputs`
+/// (the same device and inode, so a symbolic or hard link to an input counts too): with
+/// `--force` the output would replace that input. `-`, outputs that do not exist yet,
 /// devices and pipes, and inputs that do not exist pass.
 pub fn refuse_input_as_output<P: AsRef<Path>>(
     output: &Path,

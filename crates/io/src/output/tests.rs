@@ -226,3 +226,19 @@ fn a_replaced_file_keeps_its_permissions() {
     let mode = std::fs::metadata(&dest).unwrap().permissions().mode();
     assert_eq!(mode & 0o777, 0o640);
 }
+
+#[test]
+fn pieces_are_written_one_after_the_other_whatever_their_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out");
+    std::fs::write(&path, b"head").unwrap();
+    // Small pieces gathered, a piece longer than a write's buffer written alone.
+    let big = vec![7u8; PIECES_BUFFER + 3];
+    let small: Vec<Vec<u8>> = (0..3000u32).map(|i| i.to_le_bytes().repeat(100)).collect();
+    let mut pieces: Vec<&[u8]> = small.iter().map(Vec::as_slice).collect();
+    pieces.insert(1500, &big);
+    write_pieces_at(&path, 4, pieces.iter().copied()).unwrap();
+    let written = std::fs::read(&path).unwrap();
+    assert_eq!(&written[..4], b"head");
+    assert_eq!(written[4..], pieces.concat());
+}

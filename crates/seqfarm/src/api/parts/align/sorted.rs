@@ -23,7 +23,7 @@ use seqfarm_io::bam_sort::{index_beside, sort_key, BatchSort};
 use seqfarm_io::bam_writer::{
     index_of_ranges, range_and_cell, IndexedBamWriter, RANGE_CELLS, UNPLACED_RANGE,
 };
-use seqfarm_io::output::Output;
+use seqfarm_io::output::{write_pieces_at, Output};
 
 use self::cells::CellTable;
 pub use self::cells::{span_in_table, CellSizes};
@@ -137,14 +137,16 @@ pub fn align_part_sorted(
         last.reach_cell(RANGE_CELLS - 1, last.len);
     }
     // The records, then the table, in the range reserved for the part.
-    let table_len = CellTable::of_segments(&segments).to_bytes().len() as u64;
+    let mut table = CellTable::of_segments(&segments);
+    let table_len = table.byte_len();
     let (file, base) = spill::reserve(spill_dir, at + table_len)?;
     for segment in &mut segments {
         segment.offset += base;
     }
-    let table = CellTable::of_segments(&segments).to_bytes();
+    table.shift(base);
+    let table = table.to_bytes();
     let pieces = records.iter().copied().chain(std::iter::once(&table[..]));
-    spill::write_at(&file, base, pieces)?;
+    write_pieces_at(&file, base, pieces)?;
     Ok(SortedPart {
         spill: PartSpill {
             file,

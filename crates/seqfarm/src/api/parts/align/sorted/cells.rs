@@ -51,6 +51,19 @@ impl CellTable {
         Self { starts, end }
     }
 
+    /// The length of [`CellTable::to_bytes`].
+    pub(super) fn byte_len(&self) -> u64 {
+        (self.starts.len() as u64 + 1) * ENTRY
+    }
+
+    /// The table of the same records placed `by` bytes further into the file.
+    pub(super) fn shift(&mut self, by: u64) {
+        for (_, start) in &mut self.starts {
+            *start += by;
+        }
+        self.end += by;
+    }
+
     /// The table as bytes: its entries, then one of key `u64::MAX` at the end of the
     /// placed records, so that every cell's end is the next entry's start.
     pub(super) fn to_bytes(&self) -> Vec<u8> {

@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -54,33 +53,6 @@ pub(super) fn reserve(dir: &Path, len: u64) -> anyhow::Result<(PathBuf, u64)> {
     *end += len;
     Ok((name.clone(), at))
 }
-
-/// Writes `bytes` (given piece by piece by `pieces`) at `offset` of `file`, then waits
-/// until they are on the filesystem.
-pub(super) fn write_at<'a>(
-    file: &Path,
-    mut offset: u64,
-    pieces: impl IntoIterator<Item = &'a [u8]>,
-) -> anyhow::Result<()> {
-    let write = || -> std::io::Result<()> {
-        let out = OpenOptions::new().write(true).open(file)?;
-        let mut buffer = Vec::with_capacity(BUFFER);
-        for piece in pieces {
-            if buffer.len() + piece.len() > BUFFER && !buffer.is_empty() {
-                out.write_all_at(&buffer, offset)?;
-                offset += buffer.len() as u64;
-                buffer.clear();
-            }
-            buffer.extend_from_slice(piece);
-        }
-        out.write_all_at(&buffer, offset)?;
-        out.sync_data()
-    };
-    write().with_context(|| format!("cannot write {}", file.display()))
-}
-
-/// Bytes written at a time.
-const BUFFER: usize = 1 << 20;
 
 /// The file of group `group`'s places in the spill directory `dir`.
 fn group_path(dir: &Path, group: usize) -> PathBuf {
@@ -152,6 +124,10 @@ impl OpenFiles {
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::FileExt;
+
+    use seqfarm_io::output::write_pieces_at;
+
     use super::*;
 
     #[test]
@@ -160,8 +136,8 @@ mod tests {
         let (file, a) = reserve(dir.path(), 10).unwrap();
         let (same, b) = reserve(dir.path(), 5).unwrap();
         assert_eq!((file.clone(), a, b), (same, 0, 10));
-        write_at(&file, b, [&b"fghij"[..]]).unwrap();
-        write_at(&file, a, [&b"abcd"[..], &b"e"[..], &b"-----"[..]]).unwrap();
+        write_pieces_at(&file, b, [&b"fghij"[..]]).unwrap();
+        write_pieces_at(&file, a, [&b"abcd"[..], &b"e"[..], &b"-----"[..]]).unwrap();
         assert_eq!(std::fs::read(&file).unwrap(), b"abcde-----fghij");
         let other = tempfile::tempdir().unwrap();
         assert_ne!(reserve(other.path(), 1).unwrap().0, file);
