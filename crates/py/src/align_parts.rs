@@ -319,7 +319,7 @@ fn align_part_sorted<'py>(
         .unplaced()
         .map(|s| (s.reverse, s.offset, s.len, s.records))
         .collect();
-    let sizes = sorted.cell_sizes().to_bytes();
+    let sizes = sorted.cell_sizes.to_bytes();
     let spill = (
         sorted.spill.file,
         sorted.spill.table.0,

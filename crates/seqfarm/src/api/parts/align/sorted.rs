@@ -74,16 +74,13 @@ impl RangeSegment {
 pub struct SortedPart {
     pub spill: PartSpill,
     pub segments: Vec<RangeSegment>,
+    /// The bytes of each of the part's cells of placed records (they travel as
+    /// [`CellSizes::to_bytes`]).
+    pub cell_sizes: CellSizes,
     pub counts: Vec<u64>,
 }
 
 impl SortedPart {
-    /// The bytes of each of the part's cells of placed records, as they travel
-    /// ([`CellSizes::to_bytes`]).
-    pub fn cell_sizes(&self) -> CellSizes {
-        CellTable::of_segments(&self.segments).sizes()
-    }
-
     /// The part's segments of unplaced records (forward strand, then reverse), which the
     /// client cuts into pieces by their records.
     pub fn unplaced(&self) -> impl Iterator<Item = &RangeSegment> {
@@ -144,6 +141,7 @@ pub fn align_part_sorted(
         segment.offset += base;
     }
     table.shift(base);
+    let cell_sizes = table.sizes();
     let table = table.to_bytes();
     let pieces = records.iter().copied().chain(std::iter::once(&table[..]));
     write_pieces_at(&file, base, pieces)?;
@@ -153,6 +151,7 @@ pub fn align_part_sorted(
             table: (base + at, table_len),
         },
         segments,
+        cell_sizes,
         counts: aligned.counts,
     })
 }
