@@ -80,14 +80,72 @@ impl RegionPlan {
 /// several).
 const TEXT_GZIP_SPAN: u64 = if cfg!(test) { 16 << 10 } else { 4 << 20 };
 
+/// Runs `plan`, a region job's plan reading the text file `path` (it gives the plan and
+/// whether its parts' starts found BGZF blocks), then sees to `path` as
+/// [`index_unless_blocks`] does. When `path` is one gzip stream (not BGZF) and more than
+/// one part is asked for, its index is made (or found) during the plan, on a thread of
+/// its own: the plan and the index pass each inflate the whole file, and side by side
+/// the client waits for the longer of the two rather than for both.
+fn plan_beside_text_index(
+    command: &str,
+    path: Option<&std::path::Path>,
+    parts: usize,
+    plan: impl FnOnce() -> anyhow::Result<(RegionPlan, bool)>,
+) -> anyhow::Result<RegionPlan> {
+    use seqfarm_io::gzip_index::GzipIndex;
+    let early = path.filter(|path| parts > 1 && one_gzip_stream(path));
+    std::thread::scope(|scope| {
+        let index = early.map(|path| {
+            std::thread::Builder::new()
+                .name("seqfarm-text-index".into())
+                .spawn_scoped(scope, move || {
+                    GzipIndex::open_or_build(path, TEXT_GZIP_SPAN, None)
+                })
+        });
+        let planned = plan();
+        let index = index.map(|spawned| {
+            spawned.map_err(std::io::Error::other).and_then(|thread| {
+                thread.join().unwrap_or_else(|_| {
+                    Err(std::io::Error::other("the pass that indexes it failed"))
+                })
+            })
+        });
+        let (plan, blocks) = planned?;
+        if let Some(path) = path {
+            index_unless_blocks(command, path, &plan, blocks, index);
+        }
+        Ok(plan)
+    })
+}
+
+/// Whether `path` is a regular file compressed with gzip whose first member is not a
+/// BGZF block (one gzip stream, or members of other sizes).
+fn one_gzip_stream(path: &std::path::Path) -> bool {
+    use seqfarm_io::input::{regular_file, Compression};
+    use std::io::Read;
+    if !matches!(regular_file(path), Some((_, Compression::Gzip))) {
+        return false;
+    }
+    let mut head = Vec::with_capacity(1 << 16);
+    let read = std::fs::File::open(path).and_then(|file| file.take(1 << 16).read_to_end(&mut head));
+    read.is_ok() && seqfarm_io::bgzf::block_at(&head, 0).is_err()
+}
+
 /// On the machine that plans, when the parts of a plan would decompress `path` from its
 /// start (a compressed file that is not BGZF, so that no block holds a part's start:
 /// `blocks` says whether the parts' starts found some): gives a gzip file an index of
 /// access points kept beside it (or in the cache directory; made in one pass, or kept
 /// from an earlier plan while the file is unchanged), at which each part enters it
 /// ([`Input::open_at`](seqfarm_io::input::Input::open_at)); warns when no index can be
-/// kept, and for bzip2.
-fn index_unless_blocks(command: &str, path: &std::path::Path, plan: &RegionPlan, blocks: bool) {
+/// kept, and for bzip2. `made` is the index already made or found during the plan, if
+/// that was tried.
+fn index_unless_blocks(
+    command: &str,
+    path: &std::path::Path,
+    plan: &RegionPlan,
+    blocks: bool,
+    made: Option<std::io::Result<seqfarm_io::gzip_index::GzipIndex>>,
+) {
     use seqfarm_io::gzip_index::GzipIndex;
     use seqfarm_io::input::{regular_file, Compression};
     let Some((_, compression)) = regular_file(path) else {
@@ -98,10 +156,12 @@ fn index_unless_blocks(command: &str, path: &std::path::Path, plan: &RegionPlan,
         return;
     }
     let kind = match compression {
-        Compression::Gzip => match GzipIndex::open_or_build(path, TEXT_GZIP_SPAN, None) {
-            Ok(_) => return,
-            Err(e) => format!("one gzip stream, and no index of it could be kept ({e})"),
-        },
+        Compression::Gzip => {
+            match made.unwrap_or_else(|| GzipIndex::open_or_build(path, TEXT_GZIP_SPAN, None)) {
+                Ok(_) => return,
+                Err(e) => format!("one gzip stream, and no index of it could be kept ({e})"),
+            }
+        }
         _ => "one stream".to_string(),
     };
     stderr_line!(
@@ -154,6 +214,24 @@ mod tests {
         assert_eq!(super::even_runs(2, 5), [0..1, 1..2]);
         assert_eq!(super::even_runs(7, 0), vec![(0..7)]);
         assert!(super::even_runs(0, 4).is_empty());
+    }
+
+    #[test]
+    fn only_one_gzip_stream_is_indexed_during_the_plan() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = b"20\t1000\t2000\n".repeat(5000);
+        let (blocks, stream) = super::compressed_forms(&text);
+        for (name, bytes, one_stream) in [
+            ("text.bed", text.clone(), false),
+            ("blocks.bed.gz", blocks, false),
+            ("stream.bed.gz", stream, true),
+            ("empty.bed.gz", Vec::new(), false),
+        ] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, bytes).unwrap();
+            assert_eq!(super::one_gzip_stream(&path), one_stream, "{name}");
+        }
+        assert!(!super::one_gzip_stream(&dir.path().join("absent.bed.gz")));
     }
 
     #[test]

@@ -29,16 +29,15 @@ pub fn count_output(options: &CountOptions) -> anyhow::Result<Output> {
 /// bytes (reads the whole BED, none of the BAMs).
 pub fn count_plan(options: &CountOptions, parts: usize) -> anyhow::Result<RegionPlan> {
     let options = part_options(options)?;
-    let job = CountJob::planning(options)?;
-    let task_bytes = job.task_bytes(options, parts.max(1));
-    let starts = job.task_starts(task_bytes)?;
-    let plan = RegionPlan::new(task_bytes, &starts, parts, |start, _| start_to_bytes(start));
-    if let Some(bed) = &options.bed {
+    super::plan_beside_text_index("count", options.bed.as_deref(), parts, || {
+        let job = CountJob::planning(options)?;
+        let task_bytes = job.task_bytes(options, parts.max(1));
+        let starts = job.task_starts(task_bytes)?;
+        let plan = RegionPlan::new(task_bytes, &starts, parts, |start, _| start_to_bytes(start));
         let located =
             |s: &RegionStart| matches!(s, RegionStart::Bed { text, .. } if text.block.is_some());
-        super::index_unless_blocks("count", bed, &plan, starts.iter().any(located));
-    }
-    Ok(plan)
+        Ok((plan, starts.iter().any(located)))
+    })
 }
 
 /// The rows of tasks `tasks` of the plan with tasks of `task_bytes`, on `threads`

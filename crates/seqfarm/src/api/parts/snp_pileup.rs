@@ -35,19 +35,19 @@ pub(super) fn part_options(options: &SnpPileupOptions) -> anyhow::Result<&SnpPil
 /// BAM bytes (reads the whole VCF, none of the BAMs).
 pub fn snp_pileup_plan(options: &SnpPileupOptions, parts: usize) -> anyhow::Result<RegionPlan> {
     let options = part_options(options)?;
-    let job = SnpPileupJob::planning(options)?;
-    let task_bytes = job.task_bytes(parts.max(1));
-    let starts = job.task_starts(task_bytes)?;
-    let plan = RegionPlan::new(task_bytes, &starts, parts, |first, next| {
-        let mut start = first.clone();
-        if start.planner.is_none() {
-            start.end = next.map(|next| next.text.offset);
-        }
-        start_to_bytes(&start)
-    });
-    let blocks = starts.iter().any(|s| s.text.block.is_some());
-    super::index_unless_blocks("snp-pileup", &options.vcf, &plan, blocks);
-    Ok(plan)
+    super::plan_beside_text_index("snp-pileup", Some(&options.vcf), parts, || {
+        let job = SnpPileupJob::planning(options)?;
+        let task_bytes = job.task_bytes(parts.max(1));
+        let starts = job.task_starts(task_bytes)?;
+        let plan = RegionPlan::new(task_bytes, &starts, parts, |first, next| {
+            let mut start = first.clone();
+            if start.planner.is_none() {
+                start.end = next.map(|next| next.text.offset);
+            }
+            start_to_bytes(&start)
+        });
+        Ok((plan, starts.iter().any(|s| s.text.block.is_some())))
+    })
 }
 
 /// The findings of tasks `tasks` of the plan with tasks of `task_bytes`, on `threads`
