@@ -13,6 +13,8 @@ use crate::{Error, Result};
 
 /// Read buffer size for streamed inputs.
 const BUFFER: usize = 1 << 20;
+/// Read buffer size for an input opened to look at its first bytes ([`Input::open_head`]).
+const HEAD_BUFFER: usize = 64 << 10;
 
 /// A readable input and the name it was opened by (for error messages).
 pub struct Input {
@@ -44,6 +46,20 @@ impl Input {
         Self::from_reader(path, raw)
     }
 
+    /// Opens `path` as [`Input::open`] does, for a caller that reads only its first bytes
+    /// (to tell its format): a compressed file is decompressed as it is read, on this
+    /// thread and a small buffer at a time, where [`Input::open`] decompresses megabytes
+    /// ahead on a thread of its own, mostly for nothing here.
+    pub fn open_head(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        if path == Path::new("-") {
+            return Self::open(path);
+        }
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let buffered = Box::new(BufReader::with_capacity(HEAD_BUFFER, file));
+        Self::decompressed(path.to_path_buf(), buffered, false)
+    }
+
     /// Reads `raw` (already opened, e.g. a stream whose first bytes were sniffed and
     /// chained back), decompressing gzip, BGZF or bzip2 transparently; `path` names it
     /// in errors.
@@ -52,7 +68,17 @@ impl Input {
     }
 
     /// [`Input::from_reader`] on a reader that buffers (or maps) already.
-    fn from_buffered(path: PathBuf, mut buffered: Box<dyn BufRead + Send>) -> Result<Self> {
+    fn from_buffered(path: PathBuf, buffered: Box<dyn BufRead + Send>) -> Result<Self> {
+        Self::decompressed(path, buffered, true)
+    }
+
+    /// `buffered` decompressed as its magic bytes say, `ahead` on a thread of its own
+    /// or, without `ahead`, as it is read (a small buffer at a time).
+    fn decompressed(
+        path: PathBuf,
+        mut buffered: Box<dyn BufRead + Send>,
+        ahead: bool,
+    ) -> Result<Self> {
         let head = buffered.fill_buf().map_err(|e| Error::io(&path, e))?;
         let (gzipped, bzipped) = (is_gzip(head), is_bzip2(head));
         // Decompressed a block ahead on a thread of its own: the one sequential part
@@ -69,6 +95,14 @@ impl Input {
                 position: 0,
             });
         };
+        if !ahead {
+            return Ok(Self {
+                path,
+                compressed: true,
+                reader: Box::new(BufReader::with_capacity(HEAD_BUFFER, decoder)),
+                position: 0,
+            });
+        }
         let reader: Box<dyn BufRead + Send> = match InflateThread::spawn(decoder) {
             Ok(thread) => Box::new(thread),
             // No thread to be had: inflated as it is read, on this thread.

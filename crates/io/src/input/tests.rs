@@ -33,10 +33,13 @@ fn reads_plain_gzip_and_bzip2_alike() {
     }
     std::fs::write(&bz2, both).unwrap();
     for p in [&plain, &gz, &bz2] {
-        let mut s = String::new();
-        let mut input = Input::open(p).unwrap();
-        input.read_to_string(&mut s).unwrap();
-        assert_eq!(s, "hello\nworld\n");
+        // Opened to be read through, and to look at its head (decompressed as read).
+        for mut input in [Input::open(p).unwrap(), Input::open_head(p).unwrap()] {
+            let mut s = String::new();
+            input.read_to_string(&mut s).unwrap();
+            assert_eq!(s, "hello\nworld\n");
+            assert_eq!(input.compressed, p != &plain);
+        }
     }
     assert!(Input::open(&gz).unwrap().compressed);
     assert!(Input::open(&bz2).unwrap().compressed);

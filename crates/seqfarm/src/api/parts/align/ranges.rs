@@ -493,7 +493,7 @@ fn stream_at(
 fn format_of(options: &AlignOptions, path: &Path) -> anyhow::Result<RecordFormat> {
     Ok(file_record_format(
         options.reads.format,
-        Input::open(path)?,
+        Input::open_head(path)?,
     )?)
 }
 
