@@ -347,9 +347,10 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
         for _ in range(3):
             Path(f"{packed[0]}.sfzi").unlink(missing_ok=True)
             started = time.perf_counter()
-            (_, inflated, _), _ = _native.gzip_access(argv, str(packed[0]), _align.GZIP_SPAN)
+            (_, inflated, points), _ = _native.gzip_access(argv, str(packed[0]), _align.GZIP_SPAN)
             passes.append(inflated / (time.perf_counter() - started))
         inflate_rate = median(passes)
+        index_size = (Path(f"{packed[0]}.sfzi").stat().st_size, len(points))
         for m in packed:
             m.unlink()
             Path(f"{m}.sfzi").unlink(missing_ok=True)
@@ -556,8 +557,8 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
         (comm, tasks), (more_comm, more_tasks) = (
             client_bytes[name] for name in (SORTED_ROW, SORTED_ROW + ", a part per 1024 pairs")
         )
-        project(pairs, per_core, inflate_rate, task_seconds, (os.path.getsize(r1) + os.path.getsize(r2)) / pairs,
-                (more_comm - comm) / (more_tasks - tasks))
+        project(pairs, per_core, inflate_rate, index_size, task_seconds,
+                (os.path.getsize(r1) + os.path.getsize(r2)) / pairs, (more_comm - comm) / (more_tasks - tasks))
         project_sorted(per_core, spill_per_pair, merge_rate)
 
 
@@ -610,7 +611,7 @@ def project_sorted(per_core, spill_per_pair, merge_rate):
         print(f"| {nodes} | {genome_pairs / (per_core * cores):.0f} | {by_range:.1f} | {by_cell:.1f} |")
 
 
-def project(pairs, per_core, inflate_rate, task_seconds, fastq_per_pair, client_per_task):
+def project(pairs, per_core, inflate_rate, index_size, task_seconds, fastq_per_pair, client_per_task):
     """Prints the projection of one 30x human genome's align job onto clusters of
     32-core nodes from this run's figures; the client's bytes from what one task more
     cost its connections (``client_per_task``: task arguments and Dask's messages
@@ -619,7 +620,9 @@ def project(pairs, per_core, inflate_rate, task_seconds, fastq_per_pair, client_
     print()
     print(f"# measured: {per_core:.0f} pairs/s per core (the command line above); the Dask "
           f"scheduler's cost per task {task_seconds * 1e3:.2f} ms (3000 no-op tasks); one pass "
-          f"indexing gzip FASTQ {inflate_rate / 1e6:.0f} MB/s inflated (median of 3, counting its records too); {fastq_per_pair:.0f} B of "
+          f"indexing gzip FASTQ {inflate_rate / 1e6:.0f} MB/s inflated (median of 3, counting its records too), "
+          f"its index {index_size[0]} B for {index_size[1]} access points (a worker process reads the table, "
+          f"and the window of a point only where a part enters); {fastq_per_pair:.0f} B of "
           f"FASTQ per pair; {client_per_task:.0f} B through the client's connections per task run more (the "
           "sorted job of 1024-pair parts against the one of default parts, their last rounds)")
     print(f"# projection: a 30x human genome ({genome_pairs / 1e6:.0f} M pairs of 2x150) on N nodes of "

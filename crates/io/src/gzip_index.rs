@@ -7,24 +7,22 @@
 //! also count the file's records ([`RecordCounting`]), kept in the index beside them.
 
 mod counting;
+mod file;
 #[allow(unsafe_code)]
 mod stream;
 
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
-use crate::output::{Output, Overwrite};
 use crate::reads::RangeRecords;
 
 use self::counting::RecordCounter;
 pub use self::counting::{RecordCounting, StreamRecords};
 pub use self::stream::GzipReader;
 use self::stream::{Inflater, ZlibMode, WINDOW};
-
-/// The first bytes of an index file (format version 3: version 2 and the records).
-const MAGIC: &[u8; 8] = b"SFZI\x03\0\0\0";
 
 /// A place inflating can start from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,11 +36,22 @@ pub struct AccessPoint {
     bits: u8,
     /// The output a block starting here may refer back to, deflate-compressed; `None`
     /// at a member's start.
-    window: Option<Vec<u8>>,
+    window: Option<Window>,
+}
+
+/// Where an access point's window (deflate-compressed) lies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Window {
+    /// In memory, in an index just made.
+    Packed(Vec<u8>),
+    /// In the index file an index was loaded from, read when a reader starts at its
+    /// point: a process that enters a file at a few points reads a few windows, not
+    /// every one (a large file's index holds thousands).
+    Stored { offset: u64, len: usize },
 }
 
 /// The access points of a gzip file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct GzipIndex {
     /// Access points in stream order; the first is the file's start.
     pub points: Vec<AccessPoint>,
@@ -54,6 +63,9 @@ pub struct GzipIndex {
     modified: i128,
     /// The file's records, when the pass that made the index counted them.
     records: Option<StreamRecords>,
+    /// The index file the index was loaded from, open, holding its points' windows
+    /// ([`Window::Stored`]); `None` in an index just made.
+    stored: Option<Arc<File>>,
 }
 
 /// The size and modification time a file's index must match.
@@ -133,6 +145,7 @@ impl GzipIndex {
                 file_len,
                 modified,
                 records: None,
+                stored: None,
             });
         }
         let mut counter = counting.map(RecordCounter::start).transpose()?;
@@ -213,7 +226,7 @@ impl GzipIndex {
                     out: total_out,
                     input: total_in,
                     bits: step.bits,
-                    window: Some(packed),
+                    window: Some(Window::Packed(packed)),
                 });
                 last = total_out;
             }
@@ -224,6 +237,7 @@ impl GzipIndex {
             file_len,
             modified,
             records: counter.and_then(RecordCounter::finish),
+            stored: None,
         })
     }
 
@@ -294,63 +308,6 @@ impl GzipIndex {
         Err(last.unwrap_or_else(|| io::Error::from(io::ErrorKind::NotFound)))
     }
 
-    /// The index of `path` kept at `index_path`.
-    fn load_from(path: &Path, index_path: &Path) -> io::Result<Self> {
-        let mut r = BufReader::new(File::open(index_path)?);
-        let mut magic = [0u8; 8];
-        r.read_exact(&mut magic)?;
-        if &magic != MAGIC {
-            return Err(invalid(format!(
-                "{} is not a seqfarm gzip index",
-                index_path.display()
-            )));
-        }
-        let file_len = read_u64(&mut r)?;
-        let mut modified = [0u8; 16];
-        r.read_exact(&mut modified)?;
-        let modified = i128::from_le_bytes(modified);
-        if (file_len, modified) != fingerprint(path)? {
-            return Err(invalid(format!(
-                "{} was made from an older file",
-                index_path.display()
-            )));
-        }
-        let length = read_u64(&mut r)?;
-        let count = read_u64(&mut r)?;
-        let mut points = Vec::with_capacity(count.min(1 << 20) as usize);
-        for _ in 0..count {
-            let out = read_u64(&mut r)?;
-            let input = read_u64(&mut r)?;
-            let mut b = [0u8; 1];
-            r.read_exact(&mut b)?;
-            let window_len = read_u64(&mut r)?;
-            let window = match window_len {
-                u64::MAX => None,
-                n if n <= 2 * WINDOW as u64 => {
-                    let mut w = vec![0u8; n as usize];
-                    r.read_exact(&mut w)?;
-                    Some(w)
-                }
-                n => return Err(invalid(format!("a window of {n} bytes"))),
-            };
-            points.push(AccessPoint {
-                out,
-                input,
-                bits: b[0] & 7,
-                window,
-            });
-        }
-        let records = read_records(&mut r)?;
-        Self {
-            points,
-            length,
-            file_len,
-            modified,
-            records,
-        }
-        .check()
-    }
-
     /// Whether `path` is still the file this index was made from (same size and
     /// modification time).
     pub fn is_current(&self, path: &Path) -> bool {
@@ -376,36 +333,6 @@ impl GzipIndex {
         }
     }
 
-    /// Writes the index to `index_path` (through a temporary file beside it, renamed, as
-    /// every output is).
-    fn save(&self, index_path: &Path) -> io::Result<()> {
-        let mut bytes = Vec::new();
-        bytes.extend_from_slice(MAGIC);
-        bytes.extend_from_slice(&self.file_len.to_le_bytes());
-        bytes.extend_from_slice(&self.modified.to_le_bytes());
-        bytes.extend_from_slice(&self.length.to_le_bytes());
-        bytes.extend_from_slice(&(self.points.len() as u64).to_le_bytes());
-        for p in &self.points {
-            bytes.extend_from_slice(&p.out.to_le_bytes());
-            bytes.extend_from_slice(&p.input.to_le_bytes());
-            bytes.push(p.bits);
-            match &p.window {
-                None => bytes.extend_from_slice(&u64::MAX.to_le_bytes()),
-                Some(window) => {
-                    bytes.extend_from_slice(&(window.len() as u64).to_le_bytes());
-                    bytes.extend_from_slice(window);
-                }
-            }
-        }
-        write_records(self.records.as_ref(), &mut bytes);
-        let write = || -> crate::Result<()> {
-            let mut out = Output::create(index_path, Overwrite::Allow)?;
-            out.put(&bytes)?;
-            out.commit()
-        };
-        write().map_err(|e| io::Error::other(e.to_string()))
-    }
-
     /// The inflated stream of `path` (the file this index was made from) from access
     /// point `point` on.
     pub fn reader_at(&self, path: &Path, point: usize) -> io::Result<GzipReader> {
@@ -413,7 +340,20 @@ impl GzipIndex {
             .points
             .get(point)
             .ok_or_else(|| invalid(format!("no access point {point}")))?;
-        let window = match &p.window {
+        let stored;
+        let packed = match &p.window {
+            None => None,
+            Some(Window::Packed(packed)) => Some(packed),
+            Some(Window::Stored { offset, len }) => {
+                let file = self
+                    .stored
+                    .as_ref()
+                    .ok_or_else(|| invalid("no index file"))?;
+                stored = file::read_window(file, *offset, *len)?;
+                Some(&stored)
+            }
+        };
+        let window = match packed {
             None => None,
             Some(packed) => {
                 let mut window = vec![0u8; WINDOW];
@@ -453,50 +393,6 @@ fn bgzf_points(file: &File, span: u64) -> io::Result<Option<(Vec<AccessPoint>, u
         out += block.inflated_size as u64;
     }
     Ok((!points.is_empty()).then_some((points, out)))
-}
-
-/// Appends the counted records to an index file's bytes: a byte saying whether there are
-/// any, then their framing, anchor spacing, number and anchors.
-fn write_records(records: Option<&StreamRecords>, bytes: &mut Vec<u8>) {
-    let Some(StreamRecords { key, counted }) = records else {
-        bytes.push(0);
-        return;
-    };
-    bytes.push(1);
-    bytes.push(key.0);
-    for n in [key.1, counted.records, counted.anchors.len() as u64] {
-        bytes.extend_from_slice(&n.to_le_bytes());
-    }
-    for anchor in &counted.anchors {
-        bytes.extend_from_slice(&anchor.to_le_bytes());
-    }
-}
-
-/// The counted records [`write_records`] wrote, checked: one anchor per `every` records.
-fn read_records(r: &mut impl Read) -> io::Result<Option<StreamRecords>> {
-    let mut flags = [0u8; 2];
-    r.read_exact(&mut flags[..1])?;
-    if flags[0] == 0 {
-        return Ok(None);
-    }
-    r.read_exact(&mut flags[1..])?;
-    let (every, records, anchors) = (read_u64(r)?, read_u64(r)?, read_u64(r)?);
-    if every == 0 || anchors != records.div_ceil(every) {
-        return Err(invalid("damaged record counts in a gzip index"));
-    }
-    let anchors = (0..anchors)
-        .map(|_| read_u64(r))
-        .collect::<io::Result<Vec<u64>>>()?;
-    Ok(Some(StreamRecords {
-        key: (flags[1], every),
-        counted: RangeRecords { records, anchors },
-    }))
-}
-
-fn read_u64(r: &mut impl Read) -> io::Result<u64> {
-    let mut b = [0u8; 8];
-    r.read_exact(&mut b)?;
-    Ok(u64::from_le_bytes(b))
 }
 
 #[cfg(test)]
