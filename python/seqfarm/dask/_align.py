@@ -303,15 +303,14 @@ def _write_sorted(client, argv, parts, output, header, progress):
         piece_bytes = _merge_piece_bytes(placed, len(parts))
         merges = [(argv, spill_dir, groups, r, lo, hi) for r in sorted(cells) for lo, hi in _range_pieces(cells[r], piece_bytes)]
         pieces = [(argv, *piece) for piece in _unplaced_pieces(unplaced[0] + unplaced[1])]
-        futures = submit_in_order(client, _merge_cells, merges, "sort-range", progress)
-        futures += submit_in_order(client, _merge_unplaced, pieces, "sort-unplaced", progress)
-        blocks = map_results(client, operator.itemgetter(0), futures, "bytes")
-        entries = map_results(client, operator.itemgetter(1), futures, "entries")
-        # A merge's result is freed once its bytes and entries are taken apart.
-        for future in futures:
-            future.release()
-        futures = blocks + entries
-        _, offsets = write_parts(client, blocks, output, header, _native.align_trailer(argv))
+        merged = submit_in_order(client, _merge_cells, merges, "sort-range", progress)
+        merged += submit_in_order(client, _merge_unplaced, pieces, "sort-unplaced", progress)
+        # The index entries taken apart where each merge ran: its blocks, written where
+        # they are, are freed once written, the entries kept for the index.
+        entries = map_results(client, operator.itemgetter(1), merged, "entries")
+        futures = merged + entries
+        _, offsets = write_parts(client, merged, output, header, _native.align_trailer(argv), counted=False)
+        futures = entries
         index_path = output.temporary_path("index")
         [index] = submit_in_order(client, _sorted_index, [(argv, offsets, index_path, *entries)], "sorted-index")
         futures.append(index)

@@ -84,6 +84,12 @@ def _part_sizes(*results):
     return [(len(_bytes_of(r)), r[1] if isinstance(r, tuple) else None) for r in results]
 
 
+def _part_lengths(*results):
+    """Runs on the worker holding parts' results: each one's byte count alone (what
+    follows the bytes in a result stays on the worker)."""
+    return [(len(_bytes_of(r)), None) for r in results]
+
+
 def _write_part(result, path, offset):
     """Runs on the worker holding a part's result: writes its bytes at ``offset`` of the
     job's temporary file ``path`` on the shared filesystem."""
@@ -133,11 +139,12 @@ def results_in_order(client, futures):
         start = end
 
 
-def write_parts(client, futures, output, header, trailer):
+def write_parts(client, futures, output, header, trailer, counted=True):
     """Writes ``header``, the parts' bytes (each future's result: bytes, or ``(bytes,
     counts)``, in output order) and ``trailer`` (bytes, or a function giving them once
     the parts are written) into ``output``; returns the parts' counts in order (``None``
-    for results of bytes alone) and their offsets in the file.
+    for results of bytes alone, and for all without ``counted``: then what follows the
+    bytes in a result never reaches the client) and their offsets in the file.
 
     With a file on a shared filesystem the parts' bytes never pass through the client:
     it learns each part's size, places it after the parts before it, and the worker
@@ -156,7 +163,7 @@ def write_parts(client, futures, output, header, trailer):
             offsets.append(offset)
             offset += len(_bytes_of(result))
             output.write(_bytes_of(result))
-            counts.append(result[1] if isinstance(result, tuple) else None)
+            counts.append(result[1] if counted and isinstance(result, tuple) else None)
         output.write(trailer() if callable(trailer) else trailer)
         return counts, offsets
     output.flush()
@@ -179,7 +186,8 @@ def write_parts(client, futures, output, header, trailer):
             parts = [f for f in batch if f.key in number]
             for failed in (f for f in parts if f.status == "error"):
                 failed.result()
-            for group, sizing in _on_holders(client, _part_sizes, parts, "size") if parts else ():
+            sizes = _part_sizes if counted else _part_lengths
+            for group, sizing in _on_holders(client, sizes, parts, "size") if parts else ():
                 sized[sizing.key] = [number[f.key] for f in group]
                 sizings.append(sizing)
                 done.add(sizing)
