@@ -270,13 +270,19 @@ impl<T> Replicas<T> {
     where
         T: Send,
     {
+        let caller = std::thread::current().id();
         let made: Vec<Result<T, E>> = std::thread::scope(|scope| {
             let handles: Vec<_> = groups
                 .iter()
                 .map(|group| {
                     let make = &make;
-                    scope.spawn(move || {
-                        crate::pin::pin_to(group.core);
+                    // A copy whose thread cannot start (a process or address-space
+                    // limit) is made on this thread, which stays unpinned: slower, not
+                    // failed.
+                    crate::threads::spawn_scoped_or_run(scope, "seqfarm-replica", move || {
+                        if std::thread::current().id() != caller {
+                            crate::pin::pin_to(group.core);
+                        }
                         make(group)
                     })
                 })
