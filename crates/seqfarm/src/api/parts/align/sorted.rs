@@ -20,9 +20,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use seqfarm_io::bam_sort::{index_beside, sort_key, BatchSort};
-use seqfarm_io::bam_writer::{
-    index_of_ranges, range_and_cell, IndexedBamWriter, RANGE_CELLS, UNPLACED_RANGE,
-};
+use seqfarm_io::bam_writer::{index_of_ranges, range_and_cell, IndexedBamWriter, UNPLACED_RANGE};
 use seqfarm_io::output::{write_pieces_at, Output};
 
 use self::cells::CellTable;
@@ -49,24 +47,6 @@ pub struct RangeSegment {
     pub offset: u64,
     pub len: u64,
     pub records: u64,
-    /// Where each of the range's cells after the first ([`range_and_cell`]) starts, from the
-    /// segment's start (a cell without records starts where the next one does): the
-    /// merge of a range that holds many of the reads is cut at cells. Empty for the
-    /// unplaced range.
-    pub cells: Vec<u64>,
-}
-
-impl RangeSegment {
-    /// Sets the starts of the cells up to `cell` not set yet to `at`: at a record of
-    /// `cell`, `at` from the segment's start, and at its end with the last cell.
-    fn reach_cell(&mut self, cell: usize, at: u64) {
-        if self.range == UNPLACED_RANGE {
-            return;
-        }
-        while self.cells.len() < cell {
-            self.cells.push(at);
-        }
-    }
 }
 
 /// What aligning a part for sorted output gives: where its spill lies, where its ranges
@@ -103,6 +83,9 @@ pub fn align_part_sorted(
     let mut sort = BatchSort::default();
     let records: Vec<&[u8]> = sort.sorted_records(&aligned.out).collect();
     let mut segments: Vec<RangeSegment> = Vec::new();
+    // Where each cell holding placed records starts (the merge of a range that holds
+    // many of the reads is cut at cells).
+    let mut table = CellTable::default();
     let mut at = 0;
     for record in &records {
         let (key, reverse) = sort_key(record);
@@ -110,31 +93,25 @@ pub fn align_part_sorted(
         let reverse = range == UNPLACED_RANGE && reverse;
         let segment = match segments.last_mut() {
             Some(last) if last.range == range && last.reverse == reverse => last,
-            last => {
-                if let Some(last) = last {
-                    last.reach_cell(RANGE_CELLS - 1, last.len);
-                }
+            _ => {
                 segments.push(RangeSegment {
                     range,
                     reverse,
                     offset: at,
                     len: 0,
                     records: 0,
-                    cells: Vec::new(),
                 });
                 segments.last_mut().expect("just pushed")
             }
         };
-        segment.reach_cell(cell, segment.len);
+        if range != UNPLACED_RANGE {
+            table.add(range, cell, at, len);
+        }
         segment.len += len;
         segment.records += 1;
         at += len;
     }
-    if let Some(last) = segments.last_mut() {
-        last.reach_cell(RANGE_CELLS - 1, last.len);
-    }
     // The records, then the table, in the range reserved for the part.
-    let mut table = CellTable::of_segments(&segments);
     let table_len = table.byte_len();
     let (file, base) = spill::reserve(spill_dir, at + table_len)?;
     for segment in &mut segments {

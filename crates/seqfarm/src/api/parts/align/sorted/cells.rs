@@ -9,9 +9,8 @@ use std::fs::File;
 use std::ops::Range;
 use std::os::unix::fs::FileExt;
 
-use seqfarm_io::bam_writer::{RANGE_CELLS, UNPLACED_RANGE};
+use seqfarm_io::bam_writer::RANGE_CELLS;
 
-use super::RangeSegment;
 use crate::api::parts::wire::{packed, Unpacker, WireReader, WireWriter};
 
 /// A cell's place in the genome's order: its range's number times the cells of a range,
@@ -25,30 +24,21 @@ const ENTRY: u64 = 16;
 
 /// Where each cell holding placed records starts in a part's spill, in the spill's
 /// (genomic) order, and where the placed records end (the unplaced ones follow).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CellTable {
     starts: Vec<(u64, u64)>,
     end: u64,
 }
 
 impl CellTable {
-    /// The table of a spill whose ranges lie as `segments` say.
-    pub(super) fn of_segments(segments: &[RangeSegment]) -> Self {
-        let mut starts = Vec::new();
-        let mut end = 0;
-        for s in segments.iter().filter(|s| s.range != UNPLACED_RANGE) {
-            let bounds: Vec<u64> = std::iter::once(0)
-                .chain(s.cells.iter().copied())
-                .chain(std::iter::once(s.len))
-                .collect();
-            for (cell, pair) in bounds.windows(2).enumerate() {
-                if pair[1] > pair[0] {
-                    starts.push((cell_key(s.range, cell), s.offset + pair[0]));
-                }
-            }
-            end = s.offset + s.len;
+    /// Adds a placed record of cell `cell` of range `range`, `len` bytes at `at` in the
+    /// spill: the records come in the spill's order, the unplaced ones (left out) last.
+    pub(super) fn add(&mut self, range: u64, cell: usize, at: u64, len: u64) {
+        let key = cell_key(range, cell);
+        if self.starts.last().is_none_or(|&(last, _)| last != key) {
+            self.starts.push((key, at));
         }
-        Self { starts, end }
+        self.end = at + len;
     }
 
     /// The length of [`CellTable::to_bytes`].
@@ -186,23 +176,22 @@ impl CellSizes {
 mod tests {
     use super::*;
 
-    fn segment(range: u64, offset: u64, len: u64, cells: &[u64]) -> RangeSegment {
-        RangeSegment {
-            range,
-            reverse: false,
-            offset,
-            len,
-            records: 1,
-            cells: cells.to_vec(),
-        }
-    }
-
+    /// A spill of range 0's cells 0, 2, 6 (two records) and 7, then range 5's cell 7,
+    /// then 70 bytes of unplaced records (not in the table).
     fn table() -> CellTable {
-        CellTable::of_segments(&[
-            segment(0, 0, 100, &[10, 10, 40, 40, 40, 40, 90]),
-            segment(5, 100, 30, &[0, 0, 0, 0, 0, 0, 0]),
-            segment(UNPLACED_RANGE, 130, 70, &[]),
-        ])
+        let mut table = CellTable::default();
+        let records = [
+            (0, 0, 0, 10),
+            (0, 2, 10, 30),
+            (0, 6, 40, 20),
+            (0, 6, 60, 30),
+            (0, 7, 90, 10),
+            (5, 7, 100, 30),
+        ];
+        for (range, cell, at, len) in records {
+            table.add(range, cell, at, len);
+        }
+        table
     }
 
     #[test]
