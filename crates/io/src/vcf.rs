@@ -190,9 +190,12 @@ fn parse_site(line: &[u8]) -> std::result::Result<VcfSite<'_>, String> {
     let _id = next("ID")?;
     let reference = next("REF")?;
     let alternates = next("ALT")?;
-    let pos = std::str::from_utf8(pos_text)
-        .ok()
-        .and_then(|s| s.parse::<i64>().ok())
+    let pos = digits_value(pos_text)
+        .or_else(|| {
+            std::str::from_utf8(pos_text)
+                .ok()
+                .and_then(|s| s.parse::<i64>().ok())
+        })
         .filter(|&p| p >= 0)
         .ok_or_else(|| {
             format!(
@@ -208,9 +211,45 @@ fn parse_site(line: &[u8]) -> std::result::Result<VcfSite<'_>, String> {
     })
 }
 
+/// The value of `text` when it is 1 to 18 ASCII digits (every POS in practice, read
+/// without the UTF-8 check and sign handling of `str::parse`); `None` otherwise.
+fn digits_value(text: &[u8]) -> Option<i64> {
+    if text.is_empty() || text.len() > 18 || !text.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(
+        text.iter()
+            .fold(0i64, |value, &digit| value * 10 + i64::from(digit - b'0')),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positions_read_as_str_parse_reads_them() {
+        let line = |pos: &str| format!("1\t{pos}\t.\tA\tC");
+        let accepted = [
+            "0",
+            "7",
+            "0012",
+            "123456789012345678",
+            "1234567890123456789",
+            "+5",
+            "-0",
+        ];
+        for text in accepted {
+            let line = line(text);
+            let site = parse_site(line.as_bytes()).unwrap();
+            assert_eq!(site.pos, text.parse::<i64>().unwrap(), "{text}");
+        }
+        for text in ["-5", "1e3", "12a", "99999999999999999999"] {
+            assert!(parse_site(line(text).as_bytes()).is_err(), "{text}");
+        }
+        assert_eq!(digits_value(b""), None);
+        assert_eq!(digits_value(b"12 "), None);
+    }
 
     type Seen = (String, i64, Option<(u8, u8)>, usize);
 

@@ -122,7 +122,12 @@ impl<'a> SitePlanner<'a> {
                 continue;
             };
             self.skipped.note_snv(reference);
-            let ref_id = self.lookup.ref_id(record.chrom);
+            // The furthest site's contig, named as this one, needs no lookup (nearly
+            // every site: a VCF holds one contig after the other).
+            let ref_id = match self.furthest {
+                Some((id, _)) if record.chrom == self.furthest_name.as_slice() => id,
+                _ => self.lookup.ref_id(record.chrom),
+            };
             let site = Site {
                 ref_id,
                 pos: record.pos - 1,
