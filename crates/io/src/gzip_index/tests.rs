@@ -90,13 +90,20 @@ fn assert_same_points(a: &GzipIndex, b: &GzipIndex) {
     assert_eq!(a.length, b.length);
 }
 
+/// A gzip stream of 1 MiB of text in `dir`, its text, and its index of a point every 64
+/// KiB (kept beside it).
+fn indexed_stream(dir: &std::path::Path) -> (std::path::PathBuf, Vec<u8>, GzipIndex) {
+    let path = dir.join("r.fq.gz");
+    let plain = text(1 << 20);
+    std::fs::write(&path, gzip(&plain)).unwrap();
+    let index = GzipIndex::open_or_build(&path, 1 << 16, None).unwrap();
+    (path, plain, index)
+}
+
 #[test]
 fn a_damaged_or_cut_index_file_is_made_again() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.fq.gz");
-    let plain = text(1 << 20);
-    std::fs::write(&path, gzip(&plain)).unwrap();
-    let made = GzipIndex::open_or_build(&path, 1 << 16, None).unwrap();
+    let (path, _, made) = indexed_stream(dir.path());
     assert!(made.points.len() > 4);
     let index_path = GzipIndex::path_for(&path);
     let whole = std::fs::read(&index_path).unwrap();
@@ -117,10 +124,7 @@ fn a_loaded_index_reads_its_windows_from_the_file_it_opened() {
     // The index file replaced after the index was loaded (by another process making it
     // again): the loaded index still reads the windows of the file it opened.
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("r.fq.gz");
-    let plain = text(1 << 20);
-    std::fs::write(&path, gzip(&plain)).unwrap();
-    GzipIndex::open_or_build(&path, 1 << 16, None).unwrap();
+    let (path, plain, _) = indexed_stream(dir.path());
     let loaded = GzipIndex::load(&path).unwrap();
     let index_path = GzipIndex::path_for(&path);
     std::fs::remove_file(&index_path).unwrap();
