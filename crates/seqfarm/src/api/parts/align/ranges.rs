@@ -432,7 +432,12 @@ pub fn gzip_access(
 /// Gzip indexes loaded by this process, by path.
 static GZIP_INDEXES: Mutex<Option<HashMap<PathBuf, Arc<GzipIndex>>>> = Mutex::new(None);
 
-/// The index kept beside `path`, loaded once per process (again if `path` changed).
+/// Gzip indexes this process keeps at most: each holds its index file open (its
+/// windows are read from it), and a worker process may run jobs on many read files.
+const GZIP_INDEXES_KEPT: usize = 64;
+
+/// The index kept beside `path`, loaded once per process (again if `path` changed, or
+/// after the indexes of [`GZIP_INDEXES_KEPT`] other files were loaded).
 fn cached_gzip_index(path: &Path) -> anyhow::Result<Arc<GzipIndex>> {
     let mut cache = GZIP_INDEXES.lock().unwrap_or_else(|e| e.into_inner());
     let cache = cache.get_or_insert_with(HashMap::new);
@@ -447,6 +452,9 @@ fn cached_gzip_index(path: &Path) -> anyhow::Result<Arc<GzipIndex>> {
         )
     })?;
     let index = Arc::new(index);
+    if cache.len() >= GZIP_INDEXES_KEPT && !cache.contains_key(path) {
+        cache.clear();
+    }
     cache.insert(path.to_path_buf(), index.clone());
     Ok(index)
 }
