@@ -92,23 +92,20 @@ fn plan_beside_text_index(
     parts: usize,
     plan: impl FnOnce() -> anyhow::Result<(RegionPlan, bool)>,
 ) -> anyhow::Result<RegionPlan> {
+    use seqfarm_farm::threads::spawn_scoped_or_run;
     use seqfarm_io::gzip_index::GzipIndex;
     let early = path.filter(|path| parts > 1 && one_gzip_stream(path));
     std::thread::scope(|scope| {
+        // Where no thread can be had, the index is made on this one, before the plan.
         let index = early.map(|path| {
-            std::thread::Builder::new()
-                .name("seqfarm-text-index".into())
-                .spawn_scoped(scope, move || {
-                    GzipIndex::open_or_build(path, TEXT_GZIP_SPAN, None)
-                })
+            spawn_scoped_or_run(scope, "seqfarm-text-index", move || {
+                GzipIndex::open_or_build(path, TEXT_GZIP_SPAN, None)
+            })
         });
         let planned = plan();
-        let index = index.map(|spawned| {
-            spawned.map_err(std::io::Error::other).and_then(|thread| {
-                thread.join().unwrap_or_else(|_| {
-                    Err(std::io::Error::other("the pass that indexes it failed"))
-                })
-            })
+        let index = index.map(|job| {
+            job.join()
+                .unwrap_or_else(|_| Err(std::io::Error::other("the pass that indexes it failed")))
         });
         let (plan, blocks) = planned?;
         if let Some(path) = path {
@@ -217,7 +214,7 @@ mod tests {
     }
 
     #[test]
-    fn only_one_gzip_stream_is_indexed_during_the_plan() {
+    fn one_gzip_stream_is_told_from_text_and_bgzf() {
         let dir = tempfile::tempdir().unwrap();
         let text = b"20\t1000\t2000\n".repeat(5000);
         let (blocks, stream) = super::compressed_forms(&text);
