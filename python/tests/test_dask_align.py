@@ -526,7 +526,7 @@ def test_parts_done_together_are_sized_and_written_by_one_task_per_worker(dask_c
     wait(futures)
     holders = dask_client.who_has(futures)
     # Done parts are sized by one task per worker holding some, each given its own.
-    sizings = list(_cluster._on_holders(dask_client, _cluster._part_sizes, futures, "size"))
+    sizings = list(_cluster._on_holders(dask_client, _cluster._part_sizes, futures, "size", lambda group: (True,)))
     assert len(sizings) == len({held[0] for held in holders.values()})
     for group, sizing in sizings:
         assert {holders[f.key][0] for f in group} == {holders[group[0].key][0]}

@@ -310,10 +310,9 @@ def _write_sorted(client, argv, parts, output, header, progress):
         entries = map_results(client, operator.itemgetter(1), merged, "entries")
         futures = merged + entries
         _, offsets = write_parts(client, merged, output, header, _native.align_trailer(argv), counted=False)
-        futures = entries
         index_path = output.temporary_path("index")
         [index] = submit_in_order(client, _sorted_index, [(argv, offsets, index_path, *entries)], "sorted-index")
-        futures.append(index)
+        futures = entries + [index]
         index.result()
         return counts
     except BaseException:

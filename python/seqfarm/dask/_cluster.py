@@ -78,16 +78,12 @@ def _bytes_of(result):
     return result[0] if isinstance(result, tuple) else result
 
 
-def _part_sizes(*results):
-    """Runs on the worker holding parts' results: each one's byte count and counts
-    (``None`` for a result of bytes alone), all the client learns of them."""
-    return [(len(_bytes_of(r)), r[1] if isinstance(r, tuple) else None) for r in results]
-
-
-def _part_lengths(*results):
-    """Runs on the worker holding parts' results: each one's byte count alone (what
-    follows the bytes in a result stays on the worker)."""
-    return [(len(_bytes_of(r)), None) for r in results]
+def _part_sizes(counted, *results):
+    """Runs on the worker holding parts' results: each one's byte count and, when
+    ``counted``, its counts (``None`` for a result of bytes alone, and for all without
+    ``counted``: what follows the bytes then stays on the worker), all the client learns
+    of them."""
+    return [(len(_bytes_of(r)), r[1] if counted and isinstance(r, tuple) else None) for r in results]
 
 
 def _write_part(result, path, offset):
@@ -160,10 +156,11 @@ def write_parts(client, futures, output, header, trailer, counted=True):
         for future in futures:
             result = future.result()
             future.release()
+            [(length, part_counts)] = _part_sizes(counted, result)
             offsets.append(offset)
-            offset += len(_bytes_of(result))
+            offset += length
             output.write(_bytes_of(result))
-            counts.append(result[1] if counted and isinstance(result, tuple) else None)
+            counts.append(part_counts)
         output.write(trailer() if callable(trailer) else trailer)
         return counts, offsets
     output.flush()
@@ -177,6 +174,11 @@ def write_parts(client, futures, output, header, trailer, counted=True):
     placed = 0
     done = as_completed(futures)
 
+    def counting(group):
+        """The first argument of the sizing of ``group``: whether the client wants the
+        parts' counts."""
+        return (counted,)
+
     def placing(group):
         """The first arguments of the write of ``group``: the file and their offsets."""
         return path, [offsets[number[f.key]] for f in group]
@@ -186,8 +188,7 @@ def write_parts(client, futures, output, header, trailer, counted=True):
             parts = [f for f in batch if f.key in number]
             for failed in (f for f in parts if f.status == "error"):
                 failed.result()
-            sizes = _part_sizes if counted else _part_lengths
-            for group, sizing in _on_holders(client, sizes, parts, "size") if parts else ():
+            for group, sizing in _on_holders(client, _part_sizes, parts, "size", counting) if parts else ():
                 sized[sizing.key] = [number[f.key] for f in group]
                 sizings.append(sizing)
                 done.add(sizing)
