@@ -340,32 +340,29 @@ impl GzipIndex {
             .points
             .get(point)
             .ok_or_else(|| invalid(format!("no access point {point}")))?;
-        let stored;
-        let packed = match &p.window {
+        let window = match &p.window {
             None => None,
-            Some(Window::Packed(packed)) => Some(packed),
+            Some(Window::Packed(packed)) => Some(unpack_window(packed)?),
             Some(Window::Stored { offset, len }) => {
                 let file = self
                     .stored
                     .as_ref()
                     .ok_or_else(|| invalid("no index file"))?;
-                stored = file::read_window(file, *offset, *len)?;
-                Some(&stored)
-            }
-        };
-        let window = match packed {
-            None => None,
-            Some(packed) => {
-                let mut window = vec![0u8; WINDOW];
-                let n = libdeflater::Decompressor::new()
-                    .deflate_decompress(packed, &mut window)
-                    .map_err(|e| invalid(format!("a damaged window in the index: {e:?}")))?;
-                window.truncate(n);
-                Some(window)
+                Some(unpack_window(&file::read_window(file, *offset, *len)?)?)
             }
         };
         GzipReader::open(path, p.input, p.bits, window.as_deref())
     }
+}
+
+/// The 32 KiB (at most) of output a point's `packed` window holds.
+fn unpack_window(packed: &[u8]) -> io::Result<Vec<u8>> {
+    let mut window = vec![0u8; WINDOW];
+    let n = libdeflater::Decompressor::new()
+        .deflate_decompress(packed, &mut window)
+        .map_err(|e| invalid(format!("a damaged window in the index: {e:?}")))?;
+    window.truncate(n);
+    Ok(window)
 }
 
 /// The access points of a BGZF file, found from its blocks' headers and footers alone

@@ -5,7 +5,6 @@
 
 use std::fs::File;
 use std::io::{self, BufReader, Read, Seek};
-#[cfg(unix)]
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::Arc;
@@ -136,14 +135,7 @@ impl GzipIndex {
 /// The `len` bytes at `offset` of the index file `file` (a point's packed window).
 pub(super) fn read_window(file: &File, offset: u64, len: usize) -> io::Result<Vec<u8>> {
     let mut window = vec![0u8; len];
-    #[cfg(unix)]
     file.read_exact_at(&mut window, offset)?;
-    #[cfg(not(unix))]
-    {
-        let mut file = file;
-        file.seek(io::SeekFrom::Start(offset))?;
-        file.read_exact(&mut window)?;
-    }
     Ok(window)
 }
 
