@@ -117,9 +117,8 @@ pub fn align_part_sorted(
     for segment in &mut segments {
         segment.offset += base;
     }
-    table.shift(base);
     let cell_sizes = table.sizes();
-    let table = table.to_bytes();
+    let table = table.to_bytes(base);
     let pieces = records.iter().copied().chain(std::iter::once(&table[..]));
     write_pieces_at(&file, base, pieces)?;
     Ok(SortedPart {

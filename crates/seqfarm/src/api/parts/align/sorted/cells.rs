@@ -46,22 +46,15 @@ impl CellTable {
         (self.starts.len() as u64 + 1) * ENTRY
     }
 
-    /// The table of the same records placed `by` bytes further into the file.
-    pub(super) fn shift(&mut self, by: u64) {
-        for (_, start) in &mut self.starts {
-            *start += by;
-        }
-        self.end += by;
-    }
-
-    /// The table as bytes: its entries, then one of key `u64::MAX` at the end of the
-    /// placed records, so that every cell's end is the next entry's start.
-    pub(super) fn to_bytes(&self) -> Vec<u8> {
+    /// The table as bytes, for records placed `base` bytes into the file: its entries,
+    /// then one of key `u64::MAX` at the end of the placed records, so that every cell's
+    /// end is the next entry's start.
+    pub(super) fn to_bytes(&self, base: u64) -> Vec<u8> {
         let last = (u64::MAX, self.end);
         let mut out = Vec::with_capacity((self.starts.len() + 1) * ENTRY as usize);
         for &(key, start) in self.starts.iter().chain(std::iter::once(&last)) {
             out.extend_from_slice(&key.to_le_bytes());
-            out.extend_from_slice(&start.to_le_bytes());
+            out.extend_from_slice(&(base + start).to_le_bytes());
         }
         out
     }
@@ -205,7 +198,7 @@ mod tests {
         // The table after 3 bytes of something else, as in a spill file.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("spill");
-        let bytes = table.to_bytes();
+        let bytes = table.to_bytes(0);
         std::fs::write(&path, [&b"abc"[..], &bytes].concat()).unwrap();
         let file = File::open(&path).unwrap();
         let at = (3, bytes.len() as u64);
