@@ -4,15 +4,17 @@
 //! cluster every part holds records of nearly every cell, and a merge of one cell would
 //! otherwise open tens of thousands of files. The parts' places are written by the task
 //! that sums their cell sizes into a small file per group of parts ([`write_group`]),
-//! which the merges read ([`read_groups`]).
+//! which the merges read ([`read_groups`]): once per worker process and job, since a
+//! big cluster's job has thousands of groups and each worker process runs many merges.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
+use seqfarm_io::output::{Output, Overwrite};
 
 use crate::api::parts::wire::{WireReader, WireWriter};
 
@@ -69,13 +71,62 @@ pub fn write_group(dir: &Path, group: usize, parts: &[PartSpill]) -> anyhow::Res
             .number(part.table.0)
             .number(part.table.1);
     }
-    let path = group_path(dir, group);
-    std::fs::write(&path, &w.0).with_context(|| format!("cannot write {}", path.display()))
+    // Written beside and renamed: a merge never reads half a group, and the directory's
+    // stamp changes, so no worker process keeps the places it read before.
+    let mut file = Output::create(group_path(dir, group), Overwrite::Allow)?;
+    file.put(&w.0)?;
+    Ok(file.commit()?)
 }
 
 /// The places of every part of the spill directory `dir`, in input order, from its
-/// groups `0..groups`.
-pub fn read_groups(dir: &Path, groups: usize) -> anyhow::Result<Vec<PartSpill>> {
+/// groups `0..groups`; read once by this process while `dir` is unchanged
+/// ([`GROUPS_READ`]).
+pub fn read_groups(dir: &Path, groups: usize) -> anyhow::Result<Arc<[PartSpill]>> {
+    let stamp = DirStamp::of(dir)?;
+    let read = GROUPS_READ.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(found) = read
+        .iter()
+        .find(|r| r.0 == dir && r.1 == groups && r.2 == stamp)
+    {
+        return Ok(Arc::clone(&found.3));
+    }
+    drop(read);
+    let parts: Arc<[PartSpill]> = read_groups_from_files(dir, groups)?.into();
+    let mut read = GROUPS_READ.lock().unwrap_or_else(|e| e.into_inner());
+    read.retain(|r| r.0 != dir);
+    if read.len() >= GROUPS_KEPT {
+        read.remove(0);
+    }
+    read.push((dir.to_path_buf(), groups, stamp, Arc::clone(&parts)));
+    Ok(parts)
+}
+
+/// The jobs whose parts' places a worker process keeps at most (a worker process may
+/// serve several clients' jobs at once).
+const GROUPS_KEPT: usize = 4;
+
+/// Per spill directory, the number of groups read, the directory's stamp when they were
+/// read, and the parts' places, oldest first.
+#[allow(clippy::type_complexity)]
+static GROUPS_READ: Mutex<Vec<(PathBuf, usize, DirStamp, Arc<[PartSpill]>)>> =
+    Mutex::new(Vec::new());
+
+/// What tells a spill directory apart from another of the same name and from itself
+/// after a file was added to it (a part recomputed on a new worker process, a group
+/// written again): its device, inode and modification time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DirStamp(u64, u64, i64, i64);
+
+impl DirStamp {
+    fn of(dir: &Path) -> anyhow::Result<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+        Ok(Self(m.dev(), m.ino(), m.mtime(), m.mtime_nsec()))
+    }
+}
+
+/// [`read_groups`] from the group files themselves.
+fn read_groups_from_files(dir: &Path, groups: usize) -> anyhow::Result<Vec<PartSpill>> {
     let mut parts = Vec::new();
     for group in 0..groups {
         let path = group_path(dir, group);
@@ -174,7 +225,7 @@ mod tests {
         write_group(dir.path(), 1, &[part("worker-1", 500)]).unwrap();
         let parts = read_groups(dir.path(), 2).unwrap();
         assert_eq!(
-            parts,
+            *parts,
             [
                 part("worker-1", 100),
                 part("worker-2", 0),
@@ -183,5 +234,23 @@ mod tests {
         );
         let e = read_groups(dir.path(), 3).unwrap_err();
         assert!(format!("{e:#}").contains("group-2"), "{e:#}");
+    }
+
+    #[test]
+    fn groups_are_read_once_while_their_directory_is_unchanged() {
+        let dir = tempfile::tempdir().unwrap();
+        let part = |at| PartSpill {
+            file: dir.path().join("worker-1"),
+            table: (at, 48),
+        };
+        write_group(dir.path(), 0, &[part(0)]).unwrap();
+        let first = read_groups(dir.path(), 1).unwrap();
+        assert!(Arc::ptr_eq(&first, &read_groups(dir.path(), 1).unwrap()));
+        // A group written again renames its file into the directory, which changes the
+        // directory's time; set here, since the clock may not have moved in between.
+        write_group(dir.path(), 0, &[part(96)]).unwrap();
+        let stamp = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1);
+        File::open(dir.path()).unwrap().set_modified(stamp).unwrap();
+        assert_eq!(&*read_groups(dir.path(), 1).unwrap(), [part(96)]);
     }
 }
