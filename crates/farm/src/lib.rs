@@ -60,6 +60,7 @@
 //! assert_eq!(report.tasks(), 1000);
 //! ```
 
+pub mod allocator;
 mod bell;
 mod config;
 mod error;

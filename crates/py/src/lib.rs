@@ -67,6 +67,13 @@ fn flag_options(command: &str) -> Vec<String> {
     seqfarm_cli::flag_options(command)
 }
 
+/// Has this process keep the memory a part frees for its next part (a Dask worker
+/// process runs part after part; see `seqfarm_farm::allocator`).
+#[pyfunction]
+fn keep_freed_memory() {
+    seqfarm_farm::allocator::keep_freed_memory();
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The farms' threads start under an address-space limit too (see the function).
@@ -77,6 +84,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(flagstat_json, m)?)?;
     m.add_function(wrap_pyfunction!(index::build_index, m)?)?;
     m.add_function(wrap_pyfunction!(flag_options, m)?)?;
+    m.add_function(wrap_pyfunction!(keep_freed_memory, m)?)?;
     m.add_function(wrap_pyfunction!(markdup_metrics, m)?)?;
     tables::register(m)?;
     m.add_class::<index::NativeIndex>()?;

@@ -20,13 +20,16 @@ def total_threads(client):
 def task_threads():
     """Threads a part may use: one on a Dask worker, which runs as many tasks at once
     as it has threads (each its own part, the worker's index shared by them); None
-    outside a worker (one per core)."""
+    outside a worker (one per core). Every part asks, so on a worker this is also where
+    the process is set to keep the memory a part frees for its next part, rather than
+    give it back and fault it in again (``_native.keep_freed_memory``, once)."""
     try:
         from distributed import get_worker
 
         get_worker()
     except (ImportError, ValueError):
         return None
+    _native.keep_freed_memory()
     return 1
 
 

@@ -77,30 +77,6 @@ extern "C" {
 /// `enum hts_fmt_option` values.
 const CRAM_OPT_REFERENCE: c_int = 9;
 const CRAM_OPT_REQUIRED_FIELDS: c_int = 18;
-/// glibc's ceiling for its adaptive mmap threshold (32 MiB on 64-bit).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const MMAP_THRESHOLD_CEILING: c_int = 32 << 20;
-
-/// Lets glibc serve htslib's per-slice buffers (a few hundred KiB to a few MiB,
-/// allocated and freed for every slice) from its heap rather than from fresh `mmap`s.
-///
-/// glibc raises its mmap threshold by itself as large blocks are freed, up to 32 MiB,
-/// unless its trim threshold, top pad or mmap settings were tuned (`MALLOC_TRIM_THRESHOLD_`
-/// and the like): then it stays at 128 KiB. Dask's
-/// workers set `MALLOC_TRIM_THRESHOLD_`, and there every slice's buffers cost a page
-/// fault per page and a TLB shootdown on free, which made a CRAM decode in a worker
-/// take 1.7x the CPU of the same decode on the command line. The threshold is set once,
-/// to the ceiling glibc would reach; a `MALLOC_MMAP_THRESHOLD_` the user set is kept.
-#[allow(unsafe_code)]
-fn keep_slice_buffers_in_heap() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_none() {
-        // SAFETY: mallopt changes a global allocator parameter; blocks already allocated
-        // keep their kind (mmapped or heap) and are freed as such.
-        unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD_CEILING) };
-    }
-}
-
 /// `HTS_LOG_OFF`.
 const HTS_LOG_OFF: c_int = 0;
 
@@ -169,7 +145,8 @@ impl HtsContainerDecoder {
             // SAFETY: sets a global log level; htslib's messages would repeat the errors
             // this module reports itself, naming the file and container.
             unsafe { hts_set_log_level(HTS_LOG_OFF) };
-            keep_slice_buffers_in_heap();
+            // htslib's per-slice buffers come from the heap even in a Dask worker.
+            seqfarm_farm::allocator::heap_for_big_blocks();
         });
         let c_path = c_string(path)?;
         // SAFETY: both arguments are NUL-terminated strings that outlive the call.
