@@ -32,6 +32,10 @@ NWORKERS, NTHREADS = os.environ.get("WORKERS", "1x2").split("x")
 #: Dask job's (workers, scheduler, client); one median per row in ``CPU_ROWS``.
 CPU = {"cli": [], "dask": []}
 CPU_ROWS = []
+#: Minor page faults of each round of the row being measured: the command line's and
+#: the Dask job's worker processes'; one median per row in ``FAULT_ROWS``.
+FAULTS = {"cli": [], "dask": []}
+FAULT_ROWS = []
 #: The sorted align rows' name (``bench/dask.sh`` projects a task's cost from two of them).
 SORTED_ROW = "plain FASTQ, --sort"
 #: Per job, the lowest and highest of its rounds' Dask / command line wall-time ratios.
@@ -45,6 +49,11 @@ def _cpu(dask_scheduler=None):
     return usage.ru_utime + usage.ru_stime
 
 
+def _faults():
+    """Minor page faults of the calling process (run on the workers)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
 def _children_cpu():
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -53,10 +62,12 @@ def _children_cpu():
 def cli(*args):
     """Runs the command line as ``seqfarm ...``; returns (seconds, process)."""
     cpu = _children_cpu()
+    faults = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
     started = time.perf_counter()
     done = subprocess.run(["seqfarm", *map(str, args)], executable=SEQFARM, capture_output=True, check=True)
     seconds = time.perf_counter() - started
     CPU["cli"].append(_children_cpu() - cpu)
+    FAULTS["cli"].append(resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - faults)
     return seconds, done
 
 
@@ -200,6 +211,7 @@ def timed_dask(traffic, job):
     with cluster() as client:
         streams = stream_bytes(client)
         cpu = (sum(client.run(_cpu).values()), client.run_on_scheduler(_cpu), _cpu())
+        faults = sum(client.run(_faults).values())
         comm = CommBytes.total
         tasks = client.run_on_scheduler(_tasks_run)
         started = time.perf_counter()
@@ -208,6 +220,7 @@ def timed_dask(traffic, job):
         traffic.tasks += client.run_on_scheduler(_tasks_run) - tasks
         after = (sum(client.run(_cpu).values()), client.run_on_scheduler(_cpu), _cpu())
         CPU["dask"].append([b - a for a, b in zip(cpu, after)])
+        FAULTS["dask"].append(sum(client.run(_faults).values()) - faults)
         traffic.comm += CommBytes.total - comm
         after = stream_bytes(client)
         traffic.to_scheduler += after[0] - streams[0]
@@ -265,14 +278,15 @@ def rounds_of(rounds, run_cli, run_dask):
     """Runs the command line and the Dask job alternately ``rounds`` times; the median
     seconds of each and whether every Dask output was identical."""
     cli_times, dask_times, same = [], [], True
-    CPU["cli"].clear()
-    CPU["dask"].clear()
+    for side in (*CPU.values(), *FAULTS.values()):
+        side.clear()
     for _ in range(rounds):
         cli_times.append(run_cli())
         seconds, identical = run_dask()
         dask_times.append(seconds)
         same = same and identical
     CPU_ROWS.append((median(CPU["cli"]), *(median(side) for side in zip(*CPU["dask"]))))
+    FAULT_ROWS.append((median(FAULTS["cli"]), median(FAULTS["dask"])))
     ratios = [b / a for a, b in zip(cli_times, dask_times)]
     RATIO_SPREAD.append((min(ratios), max(ratios)))
     return median(cli_times), median(dask_times), same
@@ -537,11 +551,13 @@ def main(index, r1, r2, normal, tumor, sites, window, rounds, jobs):
         print(f"| {name} | {a:.2f} | {b:.2f} | {b / a:.2f} | {low:.2f}–{high:.2f} | {'yes' if same else 'NO'} | {net} |")
     print()
     print("# CPU seconds (user + system), medians of the rounds: the command line's process; the Dask "
-          "job's worker processes, scheduler and client, read from each before and after the job")
-    print("| job | CLI | workers | workers / CLI | scheduler | client |")
-    print("|---|---|---|---|---|---|")
-    for (name, *_), (cli_cpu, workers, scheduler, client_cpu) in zip(rows, CPU_ROWS):
-        print(f"| {name} | {cli_cpu:.2f} | {workers:.2f} | {workers / cli_cpu:.2f} | {scheduler:.2f} | {client_cpu:.2f} |")
+          "job's worker processes, scheduler and client, read from each before and after the job; "
+          "and the minor page faults of the command line's process and of the worker processes")
+    print("| job | CLI | workers | workers / CLI | scheduler | client | page faults, CLI | page faults, workers |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (name, *_), (cli_cpu, workers, scheduler, client_cpu), (cli_faults, worker_faults) in zip(rows, CPU_ROWS, FAULT_ROWS):
+        print(f"| {name} | {cli_cpu:.2f} | {workers:.2f} | {workers / cli_cpu:.2f} | {scheduler:.2f} | {client_cpu:.2f} "
+              f"| {cli_faults:.0f} | {worker_faults:.0f} |")
     for note in notes:
         print(f"# {note}")
     tmp.rmdir()
