@@ -113,7 +113,10 @@ static GROUPS_READ: Mutex<Vec<(PathBuf, usize, DirStamp, Arc<[PartSpill]>)>> =
 
 /// What tells a spill directory apart from another of the same name and from itself
 /// after a file was added to it (a part recomputed on a new worker process, a group
-/// written again): its device, inode and modification time.
+/// written again): its device, inode and modification time. A change within the
+/// filesystem's time resolution goes unseen, which costs nothing: places read before it
+/// still hold their parts' records (a range of a spill file is never given twice, and
+/// spill files stay until the job ends).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct DirStamp(u64, u64, i64, i64);
 
