@@ -29,7 +29,7 @@ const TRIM_THRESHOLD: i32 = 2 * MMAP_THRESHOLD;
 /// `distributed.nanny.pre-spawn-environ`), told apart from a value of the user's own.
 const DASK_TRIM_THRESHOLD: &str = "65536";
 
-/// Has blocks up to [`MMAP_THRESHOLD`] served from the heaps, once per process, unless
+/// Has blocks up to 32 MiB served from the heaps, once per process, unless
 /// the user set the mmap threshold (`MALLOC_MMAP_THRESHOLD_`, or in `GLIBC_TUNABLES`).
 /// Elsewhere than glibc, does nothing.
 pub fn heap_for_big_blocks() {
@@ -41,8 +41,8 @@ pub fn heap_for_big_blocks() {
     });
 }
 
-/// [`heap_for_big_blocks`], and freed memory kept at the top of a heap up to
-/// [`TRIM_THRESHOLD`], once per process: for a process that runs part after part (a
+/// [`heap_for_big_blocks`], and freed memory kept at the top of a heap up to 64 MiB,
+/// once per process: for a process that runs part after part (a
 /// Dask worker). It keeps at most its peak use plus that much per heap. A trim threshold
 /// the user set stands (Dask's default is not the user's).
 pub fn keep_freed_memory() {

@@ -79,8 +79,8 @@ pub fn write_group(dir: &Path, group: usize, parts: &[PartSpill]) -> anyhow::Res
 }
 
 /// The places of every part of the spill directory `dir`, in input order, from its
-/// groups `0..groups`; read once by this process while `dir` is unchanged
-/// ([`GROUPS_READ`]).
+/// groups `0..groups`; read once by this process while `dir` is unchanged (the places
+/// of the last few spill directories read are kept).
 pub fn read_groups(dir: &Path, groups: usize) -> anyhow::Result<Arc<[PartSpill]>> {
     let stamp = DirStamp::of(dir)?;
     let read = GROUPS_READ.lock().unwrap_or_else(|e| e.into_inner());
