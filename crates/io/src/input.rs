@@ -95,18 +95,14 @@ impl Input {
                 position: 0,
             });
         };
-        if !ahead {
-            return Ok(Self {
-                path,
-                compressed: true,
-                reader: Box::new(BufReader::with_capacity(HEAD_BUFFER, decoder)),
-                position: 0,
-            });
-        }
-        let reader: Box<dyn BufRead + Send> = match InflateThread::spawn(decoder) {
-            Ok(thread) => Box::new(thread),
-            // No thread to be had: inflated as it is read, on this thread.
-            Err(decoder) => Box::new(BufReader::with_capacity(BUFFER, decoder)),
+        let reader: Box<dyn BufRead + Send> = if ahead {
+            match InflateThread::spawn(decoder) {
+                Ok(thread) => Box::new(thread),
+                // No thread to be had: inflated as it is read, on this thread.
+                Err(decoder) => Box::new(BufReader::with_capacity(BUFFER, decoder)),
+            }
+        } else {
+            Box::new(BufReader::with_capacity(HEAD_BUFFER, decoder))
         };
         Ok(Self {
             path,
