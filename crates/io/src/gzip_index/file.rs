@@ -46,35 +46,42 @@ impl GzipIndex {
         let length = read_u64(&mut r)?;
         let count = read_u64(&mut r)?;
         let mut points = Vec::with_capacity(count.min(1 << 20) as usize);
-        let mut window_lens = Vec::with_capacity(points.capacity());
+        // Each window's offset from the end of the table and records, which the windows
+        // follow one after the other.
+        let mut windows_len = 0;
         for _ in 0..count {
             let out = read_u64(&mut r)?;
             let input = read_u64(&mut r)?;
             let mut bits = [0u8; 1];
             r.read_exact(&mut bits)?;
-            let window_len = match read_u64(&mut r)? {
+            let window = match read_u64(&mut r)? {
                 NO_WINDOW => None,
-                n if n <= 2 * WINDOW as u64 => Some(n as usize),
+                n if n <= 2 * WINDOW as u64 => {
+                    let offset = windows_len;
+                    windows_len += n;
+                    Some(Window::Stored {
+                        offset,
+                        len: n as usize,
+                    })
+                }
                 n => return Err(invalid(format!("a window of {n} bytes"))),
             };
-            window_lens.push(window_len);
             points.push(AccessPoint {
                 out,
                 input,
                 bits: bits[0] & 7,
-                window: None,
+                window,
             });
         }
         let records = read_records(&mut r)?;
-        let mut offset = r.stream_position()?;
-        for (point, len) in points.iter_mut().zip(window_lens) {
-            if let Some(len) = len {
-                point.window = Some(Window::Stored { offset, len });
-                offset += len as u64;
+        let windows_at = r.stream_position()?;
+        for point in &mut points {
+            if let Some(Window::Stored { offset, .. }) = &mut point.window {
+                *offset += windows_at;
             }
         }
         let file = r.into_inner();
-        if offset != file.metadata()?.len() {
+        if windows_at + windows_len != file.metadata()?.len() {
             return Err(invalid(format!(
                 "{} is cut short or damaged",
                 index_path.display()
