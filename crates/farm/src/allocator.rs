@@ -35,7 +35,7 @@ const DASK_TRIM_THRESHOLD: &str = "65536";
 pub fn heap_for_big_blocks() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        if !user_set("MALLOC_MMAP_THRESHOLD_", "mmap_threshold") {
+        if !set_by_user("MALLOC_MMAP_THRESHOLD_", "mmap_threshold", None) {
             set(Threshold::Mmap, MMAP_THRESHOLD);
         }
     });
@@ -49,26 +49,34 @@ pub fn keep_freed_memory() {
     static ONCE: Once = Once::new();
     heap_for_big_blocks();
     ONCE.call_once(|| {
-        let variable = std::env::var_os("MALLOC_TRIM_THRESHOLD_");
-        let tunables = std::env::var("GLIBC_TUNABLES").ok();
-        if !trim_set_by_user(variable.as_deref(), tunables.as_deref()) {
+        if !set_by_user(
+            "MALLOC_TRIM_THRESHOLD_",
+            "trim_threshold",
+            Some(DASK_TRIM_THRESHOLD),
+        ) {
             set(Threshold::Trim, TRIM_THRESHOLD);
         }
     });
 }
 
-/// Whether the trim threshold is the user's, from `MALLOC_TRIM_THRESHOLD_` and
-/// `GLIBC_TUNABLES`: Dask's default is not.
-fn trim_set_by_user(variable: Option<&std::ffi::OsStr>, tunables: Option<&str>) -> bool {
-    let dask_default = variable == Some(DASK_TRIM_THRESHOLD.as_ref());
-    (variable.is_some() && !dask_default) || tunables.is_some_and(|t| t.contains("trim_threshold"))
+/// Whether the user set a malloc parameter, by its environment variable `variable` or
+/// as `tunable` in `GLIBC_TUNABLES`; the variable at `dask_default` is Dask's, not the
+/// user's.
+fn set_by_user(variable: &str, tunable: &str, dask_default: Option<&str>) -> bool {
+    let value = std::env::var_os(variable);
+    let tunables = std::env::var("GLIBC_TUNABLES").ok();
+    is_users(value.as_deref(), tunables.as_deref(), tunable, dask_default)
 }
 
-/// Whether the user set a malloc parameter, by its environment variable or its name in
-/// `GLIBC_TUNABLES`.
-fn user_set(variable: &str, tunable: &str) -> bool {
-    std::env::var_os(variable).is_some()
-        || std::env::var("GLIBC_TUNABLES").is_ok_and(|t| t.contains(tunable))
+/// [`set_by_user`] from the variable's `value` and `GLIBC_TUNABLES`' `tunables`.
+fn is_users(
+    value: Option<&std::ffi::OsStr>,
+    tunables: Option<&str>,
+    tunable: &str,
+    dask_default: Option<&str>,
+) -> bool {
+    let dask = value.is_some() && value == dask_default.map(std::ffi::OsStr::new);
+    (value.is_some() && !dask) || tunables.is_some_and(|t| t.contains(tunable))
 }
 
 /// The `mallopt` parameters this module sets.
@@ -121,11 +129,15 @@ mod tests {
     #[test]
     fn dasks_trim_threshold_is_not_the_users() {
         let tunables = "glibc.malloc.trim_threshold=1048576";
+        let trim_set_by_user = |value: Option<&str>, tunables| {
+            let value = value.map(std::ffi::OsStr::new);
+            is_users(value, tunables, "trim_threshold", Some(DASK_TRIM_THRESHOLD))
+        };
         assert!(!trim_set_by_user(None, None));
-        assert!(!trim_set_by_user(Some("65536".as_ref()), None));
+        assert!(!trim_set_by_user(Some("65536"), None));
         assert!(!trim_set_by_user(None, Some("glibc.malloc.arena_max=2")));
-        assert!(trim_set_by_user(Some("1048576".as_ref()), None));
-        assert!(trim_set_by_user(Some("65536".as_ref()), Some(tunables)));
+        assert!(trim_set_by_user(Some("1048576"), None));
+        assert!(trim_set_by_user(Some("65536"), Some(tunables)));
         assert!(trim_set_by_user(None, Some(tunables)));
     }
 }
